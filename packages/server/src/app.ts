@@ -1,0 +1,160 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { Scalar } from '@scalar/hono-api-reference';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { randomBytes } from 'node:crypto';
+import type { AppDeps, AppEnv } from './context.js';
+import { fail } from './lib/envelope.js';
+import { ApiError, type ErrorCode } from './lib/errors.js';
+import { partnerRoutes } from './modules/partners/partners.routes.js';
+import { eventRoutes } from './modules/events/events.routes.js';
+import { ruleRoutes } from './modules/rules/rules.routes.js';
+
+/**
+ * Builds the HTTP app from its dependencies: request id, one log line per request, body
+ * limit, one error handler, the envelope for unknown routes and wrong methods, the
+ * modules, and the OpenAPI document generated from the schemas that validate.
+ *
+ * @example
+ * const app = createApp(deps);
+ * const res = await app.request('/v1/events', { method: 'POST', headers, body });
+ */
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use('*', async function requestContext(c, next) {
+    const id = 'req_' + randomBytes(12).toString('base64url');
+    c.set('requestId', id);
+    const started = performance.now();
+    await next();
+    c.header('Request-Id', id);
+    // Path only: query strings carry e-mails and tokens. Never headers: they carry keys.
+    deps.logger.info(
+      {
+        requestId: id,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        partnerId: c.get('auth')?.partner.id,
+      },
+      'request',
+    );
+  });
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.config.maxBodyBytes,
+      onError: () => {
+        throw new ApiError(413, 'payload_too_large', `The body is larger than ${deps.config.maxBodyBytes} bytes`);
+      },
+    }),
+  );
+
+  app.onError((err, c) => errorResponse(err, c, deps));
+  app.notFound((c) => notFoundOrWrongMethod(app, c));
+
+  app.route('/', partnerRoutes(deps));
+  app.route('/', eventRoutes(deps));
+  app.route('/', ruleRoutes(deps));
+
+  registerDocument(app, deps);
+  return app;
+}
+
+function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  const registry = app.openAPIRegistry;
+  registry.registerComponent('securitySchemes', 'privateKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: 'The private key (sk_…), bare or as "Bearer <key>". Server to server only.',
+  });
+  registry.registerComponent('securitySchemes', 'publicKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: 'The public key (pk_…), bare or as "Bearer <key>". Safe in a browser.',
+  });
+  registry.registerComponent('securitySchemes', 'channelsKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: 'The channels key (sk_ch_…), bare or as "Bearer <key>". Channels group only.',
+  });
+  registry.registerComponent('securitySchemes', 'operatorToken', { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' });
+
+  app.doc31('/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'resale API',
+      version: '1.0.0',
+      description:
+        'The official resale market for a ticketing platform. Every response is the envelope {status, data, errors}; ' +
+        'errors are entries {code, message, path?, in?} with stable codes. POSTs that create things accept an Idempotency-Key header.',
+    },
+    servers: [{ url: deps.config.publicBaseUrl }],
+    tags: [
+      { name: 'Events', description: 'Events, shows, ticket options, price types and combinations' },
+      { name: 'Rules', description: 'Resale rules per ticket option and combination' },
+      { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
+    ],
+  });
+  app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'resale API reference' }));
+}
+
+const HTTP_CODES: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/** The one place an exception becomes a response. A 500 never carries a stack or SQL. */
+export function errorResponse(err: Error, c: Context<AppEnv>, deps: AppDeps): Response {
+  if (err instanceof ApiError) {
+    for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+    return c.json(fail(err.status, err.entries), err.status as 400);
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    const status = err.status;
+    const malformed = /malformed json/i.test(err.message);
+    const code: ErrorCode = malformed ? 'invalid_json' : (HTTP_CODES[status] ?? 'bad_request');
+    const message = malformed ? 'The body is not valid JSON' : status === 415 ? 'Send the body as JSON (Content-Type: application/json)' : err.message || 'Bad request';
+    return c.json(fail(status, [{ code, message }]), status);
+  }
+  deps.logger.error({ requestId: c.get('requestId'), err: { message: err.message, stack: err.stack } }, 'unhandled error');
+  return c.json(
+    fail(500, [{ code: 'internal_error', message: `Something went wrong on our side. Quote request id ${c.get('requestId') ?? ''} to support.` }]),
+    500,
+  );
+}
+
+/** 404 for an unknown path; 405 with `Allow` when the path exists for other methods. */
+function notFoundOrWrongMethod(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Response {
+  const allowed = allowedMethods(app, c.req.path);
+  if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+    c.header('Allow', allowed.join(', '));
+    return c.json(fail(405, [{ code: 'method_not_allowed', message: `${c.req.method} is not allowed here; use ${allowed.join(', ')}` }]), 405);
+  }
+  return c.json(fail(404, [{ code: 'route_not_found', message: `No endpoint ${c.req.method} ${c.req.path}` }]), 404);
+}
+
+const matchers = new WeakMap<object, { re: RegExp; method: string }[]>();
+
+function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
+  let list = matchers.get(app);
+  if (!list) {
+    list = app.routes
+      .filter((r) => r.method !== 'ALL' && r.path !== '/*' && r.path !== '*')
+      .map((r) => ({
+        method: r.method,
+        re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+').replace(/\*/g, '.*') + '/?$'),
+      }));
+    matchers.set(app, list);
+  }
+  return [...new Set(list.filter((m) => m.re.test(path)).map((m) => m.method))];
+}

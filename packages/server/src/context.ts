@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import type { Db } from './db/client.js';
+import type { Clock } from './lib/clock.js';
+import type { SecretBox } from './lib/crypto.js';
+import type { DomainEvents } from './lib/domain-events.js';
+import type { RateLimiter } from './middleware/rate-limit.js';
+import type { Authenticated, PartnersService } from './modules/partners/partners.service.js';
+
+/** Settings of the running service (from the environment, see env.ts). */
+export interface AppConfig {
+  env: 'production' | 'development' | 'test';
+  /** Host of every URL the service generates, without a trailing slash. */
+  publicBaseUrl: string;
+  /** Bearer token of the operator API; null disables it. */
+  operatorToken: string | null;
+  maxBodyBytes: number;
+  /** Default per-partner limit of the whole API, per minute. */
+  rateLimitPerMinute: number;
+}
+
+/** Everything the app needs, passed in (never imported singletons). */
+export interface AppDeps {
+  db: Db;
+  clock: Clock;
+  config: AppConfig;
+  logger: Logger;
+  box: SecretBox;
+  bus: DomainEvents;
+  rateLimiter: RateLimiter;
+  partners: PartnersService;
+}
+
+/** Hono environment of every router. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** Set by the key middleware on partner routes. */
+    auth: Authenticated;
+  };
+}

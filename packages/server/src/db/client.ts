@@ -1,0 +1,31 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema.js';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+/** A transaction or the database itself: services accept either. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+
+const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+
+/**
+ * Opens the database with WAL, foreign keys and a busy timeout, and applies the
+ * committed migrations.
+ *
+ * @example const db = createDb(':memory:');
+ */
+export function createDb(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new Database(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  const db = drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
+  migrate(db, { migrationsFolder: MIGRATIONS });
+  return db;
+}

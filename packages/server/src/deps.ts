@@ -1,0 +1,21 @@
+import type { Logger } from 'pino';
+import type { AppConfig, AppDeps } from './context.js';
+import type { Db } from './db/client.js';
+import type { Clock } from './lib/clock.js';
+import { SecretBox } from './lib/crypto.js';
+import { DomainEvents } from './lib/domain-events.js';
+import { RateLimiter } from './middleware/rate-limit.js';
+import { PartnersService } from './modules/partners/partners.service.js';
+
+/** Wires the services together. Used by main.ts and by tests alike. */
+export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
+  const box = new SecretBox(opts.secretKey);
+  const bus = new DomainEvents();
+  return {
+    ...opts,
+    box,
+    bus,
+    rateLimiter: new RateLimiter(opts.clock),
+    partners: new PartnersService(opts.db, opts.clock, box),
+  };
+}

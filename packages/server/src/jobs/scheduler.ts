@@ -1,0 +1,40 @@
+import type { AppDeps } from '../context.js';
+
+/** A piece of scheduled work. `run` must never assume it is the only process (see README). */
+export interface Job {
+  name: string;
+  /** How often the job is looked at, in milliseconds. */
+  everyMs: number;
+  run: (deps: AppDeps) => Promise<void> | void;
+}
+
+/** Every scheduled job of the service. */
+export function jobs(): Job[] {
+  return [];
+}
+
+/**
+ * Runs the jobs on timers. A job that throws is logged and tried again at its next tick;
+ * it never stops the service. A job still running when its next tick comes is skipped.
+ */
+export function startJobs(deps: AppDeps, list: Job[] = jobs()): { stop: () => void } {
+  const timers: NodeJS.Timeout[] = [];
+  for (const job of list) {
+    let running = false;
+    const tick = async () => {
+      if (running) return;
+      running = true;
+      try {
+        await job.run(deps);
+      } catch (err) {
+        deps.logger.error({ job: job.name, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
+      } finally {
+        running = false;
+      }
+    };
+    const timer = setInterval(() => void tick(), job.everyMs);
+    timer.unref();
+    timers.push(timer);
+  }
+  return { stop: () => timers.forEach(clearInterval) };
+}

@@ -1,0 +1,106 @@
+/**
+ * The one typed exception of the service and the closed set of error codes.
+ *
+ * Every error response carries entries of one shape, `{code, message, path?, in?}`:
+ * - `code` is stable and machine readable (the set below only grows within /v1);
+ * - `message` is for humans and may change;
+ * - `path` names the offending field, dotted from the root of its part of the
+ *   request (`shows.0.date`), when one field is to blame;
+ * - `in` says which part of the request `path` is in (`body`, `query`, `path`, `header`).
+ */
+
+/** Stable machine-readable error codes. Additive only within /v1. */
+export const ERROR_CODES = [
+  // 400
+  'missing_field',
+  'invalid_type',
+  'invalid_value',
+  'invalid_format',
+  'out_of_range',
+  'unknown_field',
+  'invalid_json',
+  'deprecated_field',
+  'bad_request',
+  // 401, 403
+  'unauthorized',
+  'forbidden_key_kind',
+  // 404, 405
+  'not_found',
+  'route_not_found',
+  'method_not_allowed',
+  // 409
+  'conflict',
+  'idempotency_in_progress',
+  // 413, 415, 422, 429
+  'payload_too_large',
+  'unsupported_media_type',
+  'idempotency_key_reused',
+  'rate_limited',
+  // 5xx
+  'internal_error',
+  'upstream_unavailable',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Where in the request an offending value is. */
+export type ErrorLocation = 'body' | 'query' | 'path' | 'header';
+
+/** One entry of the envelope's `errors` array. */
+export interface ErrorEntry {
+  code: ErrorCode;
+  message: string;
+  path?: string;
+  in?: ErrorLocation;
+}
+
+/**
+ * The exception services throw. `onError` turns it into the envelope.
+ *
+ * @example
+ * throw ApiError.notFound('event', externalReferenceId);
+ * throw new ApiError(409, 'conflict', 'The show is cancelled', { path: 'showId' });
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly entries: ErrorEntry[];
+  /** Extra response headers (for example `Retry-After`). */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    opts: { path?: string; in?: ErrorLocation; headers?: Record<string, string>; entries?: ErrorEntry[] } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.headers = opts.headers ?? {};
+    const first: ErrorEntry = { code, message };
+    if (opts.path !== undefined) first.path = opts.path;
+    if (opts.in !== undefined) first.in = opts.in;
+    this.entries = opts.entries ?? [first];
+  }
+
+  /** Several field errors at once (validation). */
+  static invalid(entries: ErrorEntry[]): ApiError {
+    const first = entries[0] ?? { code: 'bad_request' as const, message: 'Invalid request' };
+    return new ApiError(400, first.code, first.message, { entries });
+  }
+
+  /** A 400 naming one field. */
+  static field(code: ErrorCode, path: string, message: string, where: ErrorLocation = 'body'): ApiError {
+    return new ApiError(400, code, message, { path, in: where });
+  }
+
+  /** A 404 that reads the same for an unknown id and another partner's id. */
+  static notFound(kind: string, id?: string): ApiError {
+    const what = id === undefined ? kind : `${kind} '${id}'`;
+    return new ApiError(404, 'not_found', `No ${what} was found`);
+  }
+
+  static conflict(message: string, path?: string): ApiError {
+    return new ApiError(409, 'conflict', message, path === undefined ? {} : { path });
+  }
+}

@@ -1,0 +1,77 @@
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { createDb } from './db/client.js';
+import { buildDeps } from './deps.js';
+import { EnvError, parseEnv, type Env } from './env.js';
+import { systemClock } from './lib/clock.js';
+import { createLogger } from './logger.js';
+import { startJobs } from './jobs/scheduler.js';
+
+/**
+ * The only impure entry: env -> db -> migrate -> sandbox -> workers -> serve.
+ * Returns a function that stops everything.
+ */
+export async function start(source: Record<string, string | undefined> = process.env): Promise<{ stop: () => Promise<void>; env: Env }> {
+  const env = parseEnv(source);
+  const logger = createLogger(env.LOG_LEVEL);
+  const db = createDb(env.DATABASE_PATH);
+  const deps = buildDeps({
+    db,
+    clock: systemClock,
+    logger,
+    secretKey: env.SECRET_KEY,
+    config: {
+      env: env.NODE_ENV,
+      publicBaseUrl: env.PUBLIC_BASE_URL,
+      operatorToken: env.OPERATOR_TOKEN ?? null,
+      maxBodyBytes: env.MAX_BODY_BYTES,
+      rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    },
+  });
+
+  if (env.SANDBOX_PRIVATE_KEY && env.SANDBOX_PUBLIC_KEY && env.SANDBOX_CHANNELS_KEY) {
+    const settings: Record<string, string> = {};
+    const map: [keyof Env, string][] = [
+      ['SANDBOX_OWNERSHIP_URL', 'ownershipUrl'],
+      ['SANDBOX_LOGIN_URL', 'loginUrl'],
+      ['SANDBOX_WEBHOOK_URL', 'webhookUrl'],
+      ['SANDBOX_EVENTS_FEED_URL', 'eventsFeedUrl'],
+      ['SANDBOX_CANCELLED_FEED_URL', 'cancelledFeedUrl'],
+      ['SANDBOX_PLATFORM_SECRET', 'platformSecret'],
+    ];
+    for (const [from, to] of map) if (env[from]) settings[to] = String(env[from]);
+    const partner = deps.partners.ensureSandbox({
+      keys: { private: env.SANDBOX_PRIVATE_KEY, public: env.SANDBOX_PUBLIC_KEY, channels: env.SANDBOX_CHANNELS_KEY },
+      ...(env.SANDBOX_WEBHOOK_SECRET ? { webhookSecret: env.SANDBOX_WEBHOOK_SECRET } : {}),
+      settings,
+    });
+    logger.info({ partnerId: partner.id }, 'sandbox partner ready');
+  }
+
+  const jobs = startJobs(deps);
+  const app = createApp(deps);
+  const server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST });
+  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port: env.PORT }, 'resale listening');
+
+  const stop = async () => {
+    jobs.stop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    db.$client.close();
+  };
+  return { stop, env };
+}
+
+const isEntry = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  start().then(
+    ({ stop }) => {
+      const shutdown = () => void stop().then(() => process.exit(0));
+      process.once('SIGTERM', shutdown);
+      process.once('SIGINT', shutdown);
+    },
+    (err: unknown) => {
+      console.error(err instanceof EnvError ? err.message : err);
+      process.exit(1);
+    },
+  );
+}

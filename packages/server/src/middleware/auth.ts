@@ -1,0 +1,50 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppDeps, AppEnv } from '../context.js';
+import { ApiError } from '../lib/errors.js';
+import { safeEqual } from '../lib/crypto.js';
+import type { ApiKeyKind } from '../modules/partners/partners.table.js';
+
+/** The key in `Authorization: <key>` or `Authorization: Bearer <key>`. */
+export function presentedKey(c: Context): string | null {
+  const header = c.req.header('authorization')?.trim();
+  if (!header) return null;
+  const m = /^Bearer\s+(.+)$/i.exec(header);
+  return (m ? m[1]! : header).trim() || null;
+}
+
+const KIND_NAMES: Record<ApiKeyKind, string> = { private: 'private key', public: 'public key', channels: 'channels key' };
+
+/**
+ * Authenticates a partner key and applies the partner's API rate limit.
+ * `kinds` lists the key kinds the route accepts; it may depend on the request (the buy
+ * access layer accepts the public key unless `loginTrust[user]` is sent).
+ *
+ * @example app.openapi(createRoute({ ..., middleware: [partnerKey(deps, ['private'])] }), handler)
+ */
+export function partnerKey(deps: AppDeps, kinds: readonly ApiKeyKind[] | ((c: Context<AppEnv>) => readonly ApiKeyKind[])): MiddlewareHandler<AppEnv> {
+  return async function partnerKeyMiddleware(c, next) {
+    const key = presentedKey(c);
+    if (!key) throw new ApiError(401, 'unauthorized', 'Send your API key in the Authorization header');
+    const auth = deps.partners.authenticate(key);
+    if (!auth) throw new ApiError(401, 'unauthorized', 'The API key is not valid');
+    const accepted = typeof kinds === 'function' ? kinds(c) : kinds;
+    if (!accepted.includes(auth.kind)) {
+      throw new ApiError(403, 'forbidden_key_kind', `This endpoint accepts the ${accepted.map((k) => KIND_NAMES[k]).join(' or the ')}, not the ${KIND_NAMES[auth.kind]}`);
+    }
+    deps.rateLimiter.take(`api:${auth.partner.id}`, auth.partner.settings.rateLimitPerMinute ?? deps.config.rateLimitPerMinute);
+    c.set('auth', auth);
+    await next();
+  };
+}
+
+/** The operator API's bearer token, compared in constant time. */
+export function operatorToken(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async function operatorTokenMiddleware(c, next) {
+    const expected = deps.config.operatorToken;
+    const m = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '');
+    if (!expected || !m || !safeEqual(m[1]!.trim(), expected)) {
+      throw new ApiError(401, 'unauthorized', expected ? 'Send the operator token as Authorization: Bearer <token>' : 'The operator API is disabled (OPERATOR_TOKEN is not set)');
+    }
+    await next();
+  };
+}

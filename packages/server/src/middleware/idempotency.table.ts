@@ -1,0 +1,20 @@
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Stored first answers of POSTs sent with an `Idempotency-Key`. */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    partnerId: text().notNull(),
+    key: text().notNull(),
+    /** SHA-256 of method, path and body of the first request. */
+    requestHash: text().notNull(),
+    state: text({ enum: ['processing', 'done'] }).notNull(),
+    responseStatus: integer(),
+    responseBody: text(),
+    /** A `processing` claim older than this was abandoned (crash) and may be taken over. */
+    lockedUntil: integer().notNull(),
+    createdAt: integer().notNull(),
+    expiresAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.partnerId, t.key] })],
+);

@@ -1,0 +1,263 @@
+import { z } from '@hono/zod-openapi';
+import { isCurrency } from '../../lib/money.js';
+
+/**
+ * Request and response schemas of events, shows, ticket options, price types and
+ * combinations. `eventSchemas(true)` is the API's (unknown fields are rejected, so a
+ * typo is an error, not silence); `eventSchemas(false)` is the pull feed's (unknown
+ * fields are ignored, so one extra field of a partner's feed never drops an event).
+ */
+
+const isoInstant = () =>
+  z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset, such as 2026-05-01T21:00:00+02:00' })
+    .openapi({ example: '2026-05-01T21:00:00+02:00' });
+
+const httpUrl = () =>
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .max(2048)
+    .openapi({ example: 'https://partner.example/img/poster.jpg' });
+
+const text = (max = 500) => z.string().max(max);
+const idString = () => z.string().trim().min(1, 'must not be empty').max(200);
+
+const currency = () =>
+  z
+    .string()
+    .refine(isCurrency, 'must be an ISO 4217 currency code such as EUR')
+    .transform((c) => c.toUpperCase())
+    .openapi({ example: 'EUR', description: 'ISO 4217 currency code' });
+
+/** A price as the partner sends it: a number or a numeric string, in major units, fees excluded. */
+const priceInput = () =>
+  z.union([z.number().nonnegative('must not be negative'), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount such as 19.99')]).openapi({
+    example: 45.5,
+    description: 'Base price in major units, fees and charges excluded. A number or a numeric string.',
+  });
+
+const tag = () =>
+  z
+    .string()
+    .regex(/^[^:\s][^:]*:.+$/, 'must be a key:value tag')
+    .max(200)
+    .openapi({ example: 'genre:rock' });
+
+const PAYMENT_METHODS = ['WALLET', 'CARD', 'BANK_TRANSFER'] as const;
+
+/** Builds the schema family; see the module comment for `strict`. */
+export function eventSchemas(strict: boolean) {
+  const obj = (strict ? z.strictObject : z.object) as typeof z.object;
+  const named = <T extends z.ZodType>(schema: T, name: string): T => (strict ? schema.openapi(name) : schema);
+
+  const location = named(
+    obj({
+      city: text(200).nullable().default('').openapi({ example: 'Madrid' }),
+      state: text(200).nullable().default('').openapi({ example: 'Madrid' }),
+      venueName: text(200).nullable().default('').openapi({ example: 'Arena Norte' }),
+      address: text(300).nullable().default('').openapi({ example: 'Calle Mayor 1' }),
+      country: text(100).nullable().default('').openapi({ example: 'ES' }),
+      postalCode: text(20).nullable().default('').openapi({ example: '28013' }),
+      timeZone: z
+        .string()
+        .refine((tz) => {
+          try {
+            new Intl.DateTimeFormat('en', { timeZone: tz });
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'must be an IANA time zone such as Europe/Madrid')
+        .optional()
+        .openapi({ example: 'Europe/Madrid' }),
+      raw: text(500).optional().openapi({ description: 'The full address as one text, instead of the separate fields.' }),
+      map: obj({
+        thumbnail: httpUrl().optional(),
+        providerMapsUrl: httpUrl().optional().openapi({ description: "Link to the venue on a maps provider." }),
+      }).optional(),
+    }),
+    'Location',
+  );
+
+  const producer = named(
+    obj({
+      producerId: idString().openapi({ example: 'prod-77' }),
+      name: text(200).optional().openapi({ example: 'Live Nation Norte' }),
+      emails: z.array(z.email('must be an e-mail address').max(254)).max(20).optional(),
+    }),
+    'Producer',
+  );
+
+  const configuration = named(
+    obj({
+      ticketDelivery: obj({
+        time: obj({
+          when: z.enum(['BEFORE', 'AFTER']).openapi({ description: 'Relative to the start of the show.' }),
+          seconds: z.number().int().nonnegative().max(366 * 86400).openapi({ example: 10800 }),
+        }),
+      })
+        .optional()
+        .openapi({ description: 'When QR codes and access credentials become available relative to the show.' }),
+      crossBorderPayments: obj({
+        enabled: z.boolean(),
+        paymentMethods: z.array(z.enum(PAYMENT_METHODS)).max(3).openapi({
+          description: 'WALLET (the wallet provider), CARD (the card processor), BANK_TRANSFER.',
+        }),
+      }).optional(),
+      redemption: obj({
+        policy: z.enum(['MANDATORY', 'OPTIONAL', 'NONE']),
+        instructions: text(2000).optional().openapi({ example: 'Box office opens two hours before the show.' }),
+        hoursBeforeShow: z.number().nonnegative().max(8760).optional().openapi({ example: 168 }),
+      }).optional(),
+    }),
+    'Configuration',
+  );
+
+  const image = named(
+    obj({
+      url: httpUrl(),
+      kind: z.enum(['main', 'secondary', 'nft']).default('main'),
+      originalUrl: httpUrl().optional(),
+    }),
+    'Image',
+  );
+
+  const seating = named(
+    obj({
+      image: httpUrl().optional().openapi({ description: 'Seating chart picture.' }),
+      svgCode: z.string().max(1_000_000).optional().openapi({ description: 'Seating chart as SVG; sanitised before it is rendered.' }),
+    }),
+    'Seating',
+  );
+
+  const inventory = obj({
+    releasedTickets: z.number().int().nonnegative().optional(),
+    reservedSpace: z.number().int().nonnegative().optional(),
+    soldOut: z.boolean().optional(),
+    soldPercentage: z.number().min(0).max(100).optional(),
+  });
+
+  const ticketOptionFields = {
+    ticketId: idString().openapi({ example: 'opt-field', description: "The partner's id of the access category (ticketOptionId elsewhere)." }),
+    title: text(200).openapi({ example: 'General field' }),
+    description: text(5000).openapi({ example: 'Standing, field level' }),
+    currency: currency(),
+    price: priceInput().nullable().optional(),
+    stock: z.number().int().nonnegative().optional(),
+    webVisibility: z.boolean().default(true),
+    webSoldOut: z.boolean().optional(),
+    area: text(200).optional().openapi({ example: 'Field', description: 'Zone grouper for filters, navigation and per-zone metrics.' }),
+  };
+  const ticketOption = named(obj(ticketOptionFields), 'TicketOption');
+
+  const priceTypeFields = {
+    priceTypeId: idString().openapi({ example: 'pt-early' }),
+    _id: z.unknown().optional().openapi({ description: "The partner's own object id, kept and echoed as sent." }),
+    title: text(200).optional().openapi({ example: 'Early bird' }),
+    description: text(5000).optional(),
+    webVisibility: z.boolean().default(true),
+    webSoldOut: z.boolean().optional(),
+    stock: z.number().int().nonnegative().optional(),
+    invisible: z.boolean().default(false),
+    inventory: inventory.optional(),
+  };
+  const priceType = named(obj(priceTypeFields), 'PriceType');
+
+  const combination = named(
+    obj({
+      ticketOptionId: idString(),
+      priceTypeId: idString(),
+      price: priceInput(),
+      description: text(1000).optional(),
+    }),
+    'Combination',
+  );
+
+  const dates = obj({
+    startsAt: isoInstant().optional(),
+    salesStartAt: isoInstant().optional(),
+    salesEndAt: isoInstant().optional(),
+    publicAt: isoInstant().optional(),
+  });
+
+  const showFields = {
+    showId: idString().openapi({ example: 'show-2026-05-01' }),
+    title: text(300).openapi({ example: 'Madrid, night one' }),
+    date: isoInstant().openapi({ description: 'Start of the show.' }),
+    primarySalesUrl: httpUrl().optional(),
+    status: (strict
+      ? z.enum(['LIVE', 'CANCELLED'])
+      : z.enum(['ON_SALE', 'CANCELLED', 'RESCHEDULED', 'ANNOUNCED', 'HIDDEN', 'PRIVATE'])
+    ).optional(),
+    ticketOptions: z.array(ticketOption).max(500),
+    priceTypes: z.array(priceType).max(500).optional(),
+    combinations: z.array(combination).max(5000).optional().openapi({
+      description: 'Explicit ticketOption + priceType pairs; mandatory when priceTypes are sent (they may also be posted as COMBINATION rules).',
+    }),
+    images: z.array(image).max(50),
+    configuration,
+    showRescheduled: z.boolean().default(false),
+    location: location.optional(),
+    resaleEnabled: z.boolean().default(true),
+    dates: dates.optional(),
+    tags: z.array(tag()).max(100).optional(),
+  };
+  const show = named(obj(showFields), 'Show');
+
+  /** The spec types `shows` as an object while its examples send an array: we accept both. */
+  const showsField = <T extends z.ZodType>(item: T) =>
+    z.preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? [v] : v), z.array(item).min(1, 'must hold at least one show').max(500));
+
+  const eventFields = {
+    externalReferenceId: idString().openapi({ example: 'tour-2026', description: "The partner's event id, used in every later reference." }),
+    title: text(300).openapi({ example: 'The Big Tour 2026' }),
+    description: text(20_000).openapi({ description: 'Rich text allowed.' }),
+    shows: showsField(show),
+    location,
+    producers: z.array(producer).max(50).optional(),
+    configuration,
+    seating: seating.optional(),
+  };
+  const eventCreate = named(obj(eventFields), 'EventCreate');
+
+  // PUT: only externalReferenceId is required; shows, options and price types merge by id.
+  const ticketOptionPatch = named(obj({ ...ticketOptionFields, webVisibility: z.boolean().optional() }).partial().required({ ticketId: true }), 'TicketOptionUpdate');
+  const priceTypePatch = named(
+    obj({ ...priceTypeFields, webVisibility: z.boolean().optional(), invisible: z.boolean().optional() }).partial().required({ priceTypeId: true }),
+    'PriceTypeUpdate',
+  );
+  const showPatch = named(
+    obj({
+      ...showFields,
+      ticketOptions: z.array(ticketOptionPatch).max(500),
+      priceTypes: z.array(priceTypePatch).max(500),
+      showRescheduled: z.boolean(),
+      resaleEnabled: z.boolean(),
+    })
+      .partial()
+      .required({ showId: true }),
+    'ShowUpdate',
+  );
+  const eventUpdate = named(
+    obj({ ...eventFields, shows: showsField(showPatch) })
+      .partial()
+      .required({ externalReferenceId: true }),
+    'EventUpdate',
+  );
+
+  return { location, producer, configuration, image, seating, ticketOption, priceType, combination, show, eventCreate, eventUpdate, showPatch, dates, inventory };
+}
+
+export const apiSchemas = eventSchemas(true);
+export const feedSchemas = eventSchemas(false);
+
+export type Location = z.output<typeof apiSchemas.location>;
+export type Producer = z.output<typeof apiSchemas.producer>;
+export type Configuration = z.output<typeof apiSchemas.configuration>;
+export type ImageIn = z.output<typeof apiSchemas.image>;
+export type Seating = z.output<typeof apiSchemas.seating>;
+export type ShowDates = z.output<typeof apiSchemas.dates>;
+export type InventoryIn = z.output<typeof apiSchemas.inventory>;
+export type EventCreateInput = z.output<typeof apiSchemas.eventCreate>;
+export type EventUpdateInput = z.output<typeof apiSchemas.eventUpdate>;
+export type ShowPatchInput = z.output<typeof apiSchemas.showPatch>;

@@ -1,0 +1,105 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { AppDeps } from '../../context.js';
+import { toIso } from '../../lib/clock.js';
+import { ok } from '../../lib/envelope.js';
+import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
+import { operatorToken } from '../../middleware/auth.js';
+import {
+  PartnerCreatedSchema,
+  PartnerCreateSchema,
+  PartnerSchema,
+  PartnerUpdateSchema,
+  partnerToApi,
+  RotatedSchema,
+  RotateSchema,
+} from './partners.schemas.js';
+
+const IdParam = z.object({ partnerId: z.string().openapi({ param: { name: 'partnerId', in: 'path' }, example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }) });
+
+/** The operator API for partners, keys and settings, under /admin/v1. */
+export function partnerRoutes(deps: AppDeps) {
+  const app = createRouter();
+  const common = { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/admin/v1/partners',
+      operationId: 'createPartner',
+      summary: 'Create a partner',
+      description: 'Creates a partner with its private, public and channels keys and its webhook signing secret, all shown only in this answer.',
+      request: { body: jsonBody(PartnerCreateSchema) },
+      responses: { 201: jsonResponse(envelope(PartnerCreatedSchema, 201), 'The partner and its secrets'), ...errorResponses() },
+    }),
+    (c) => {
+      const body = c.req.valid('json');
+      const { partner, secrets } = deps.partners.create(body.name, body.settings);
+      return c.json(ok({ partner: partnerToApi(partner), keys: secrets.keys, webhookSecret: secrets.webhookSecret }, 201), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/admin/v1/partners',
+      operationId: 'listPartners',
+      summary: 'List partners',
+      responses: { 200: jsonResponse(envelope(z.array(PartnerSchema)), 'Every partner, newest first'), ...errorResponses() },
+    }),
+    (c) => c.json(ok(deps.partners.list().map(partnerToApi)), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/admin/v1/partners/{partnerId}',
+      operationId: 'getPartner',
+      summary: 'Read a partner and its settings',
+      request: { params: IdParam },
+      responses: { 200: jsonResponse(envelope(PartnerSchema), 'The partner'), ...errorResponses(404) },
+    }),
+    (c) => c.json(ok(partnerToApi(deps.partners.get(c.req.valid('param').partnerId))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'patch',
+      path: '/admin/v1/partners/{partnerId}',
+      operationId: 'updatePartner',
+      summary: 'Update a partner’s name or settings',
+      description: 'Settings sent replace the stored ones; settings omitted keep their values; `null` clears a URL or the platform secret. Unknown settings are rejected.',
+      request: { params: IdParam, body: jsonBody(PartnerUpdateSchema) },
+      responses: { 200: jsonResponse(envelope(PartnerSchema), 'The updated partner'), ...errorResponses(404) },
+    }),
+    (c) => {
+      const body = c.req.valid('json');
+      const change: Parameters<typeof deps.partners.update>[1] = {};
+      if (body.name !== undefined) change.name = body.name;
+      if (body.settings !== undefined) change.settings = body.settings;
+      return c.json(ok(partnerToApi(deps.partners.update(c.req.valid('param').partnerId, change))), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/admin/v1/partners/{partnerId}/keys/rotate',
+      operationId: 'rotatePartnerKey',
+      summary: 'Rotate a key or the webhook secret',
+      request: { params: IdParam, body: jsonBody(RotateSchema) },
+      responses: { 200: jsonResponse(envelope(RotatedSchema), 'The new secret, shown once'), ...errorResponses(404) },
+    }),
+    (c) => {
+      const { kind, graceSeconds } = c.req.valid('json');
+      const r = deps.partners.rotate(c.req.valid('param').partnerId, kind, graceSeconds);
+      return c.json(ok({ kind, secret: r.secret, previousValidUntil: r.previousValidUntil === null ? null : toIso(r.previousValidUntil) }), 200);
+    },
+  );
+
+  return app;
+}

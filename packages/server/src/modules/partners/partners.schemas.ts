@@ -1,0 +1,62 @@
+import { z } from '@hono/zod-openapi';
+import { toIso } from '../../lib/clock.js';
+import { publicSettings, type PartnerRow } from './partners.service.js';
+import { settingsPatchSchema, settingsSchema } from './partners.settings.js';
+
+export const PartnerSchema = z
+  .object({
+    id: z.string().openapi({ example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
+    name: z.string().openapi({ example: 'Acme Tickets' }),
+    settings: settingsSchema.extend({ platformSecretSet: z.boolean().openapi({ description: 'Whether a platform secret is configured (it is never shown).' }) }),
+    createdAt: z.string().openapi({ example: '2026-01-01T10:00:00.000Z' }),
+    updatedAt: z.string().openapi({ example: '2026-01-01T10:00:00.000Z' }),
+  })
+  .openapi('Partner');
+
+export const PartnerCreateSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).openapi({ example: 'Acme Tickets' }),
+    settings: settingsPatchSchema.optional(),
+  })
+  .openapi('PartnerCreate');
+
+export const PartnerUpdateSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    settings: settingsPatchSchema.optional(),
+  })
+  .openapi('PartnerUpdate');
+
+export const PartnerCreatedSchema = z
+  .object({
+    partner: PartnerSchema,
+    keys: z.object({
+      private: z.string().openapi({ example: 'sk_3N9x…', description: 'Server-side key. Shown once.' }),
+      public: z.string().openapi({ example: 'pk_7Qw2…', description: 'Browser-safe key. Shown once.' }),
+      channels: z.string().openapi({ example: 'sk_ch_5Tr1…', description: 'Channels group key. Shown once.' }),
+    }),
+    webhookSecret: z.string().openapi({ example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: 'Standard Webhooks signing secret. Shown once.' }),
+  })
+  .openapi('PartnerCreated');
+
+export const RotateSchema = z
+  .strictObject({
+    kind: z.enum(['private', 'public', 'channels', 'webhookSecret']).openapi({ example: 'private' }),
+    graceSeconds: z.number().int().min(0).max(7 * 86_400).default(0).openapi({
+      example: 3600,
+      description: 'How long the previous key keeps working, so deployments can roll over. 0 revokes it at once.',
+    }),
+  })
+  .openapi('KeyRotation');
+
+export const RotatedSchema = z
+  .object({
+    kind: z.enum(['private', 'public', 'channels', 'webhookSecret']),
+    secret: z.string().openapi({ description: 'The new key or secret. Shown once.' }),
+    previousValidUntil: z.string().nullable().openapi({ description: 'Until when the previous key still works; null when revoked at once.' }),
+  })
+  .openapi('KeyRotated');
+
+export function partnerToApi(p: PartnerRow): z.output<typeof PartnerSchema> {
+  return { id: p.id, name: p.name, settings: publicSettings(p), createdAt: toIso(p.createdAt), updatedAt: toIso(p.updatedAt) };
+}

@@ -1,0 +1,80 @@
+import { z } from '@hono/zod-openapi';
+
+/**
+ * Partner settings: what the operator configures per partner. Unknown settings are
+ * rejected. `platformSecret` is write-only: it is sealed apart from the settings and
+ * reads back as `platformSecretSet`.
+ */
+
+const url = () =>
+  z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).nullable().openapi({ example: 'https://partner.example/api/resale/owned' });
+
+export const feesSchema = z
+  .strictObject({
+    buyerPercent: z.number().min(0).max(50).default(10).openapi({ description: 'Fee the buyer pays on top of the listing price, in percent.', example: 10 }),
+    buyerFixedMinor: z.number().int().min(0).max(100_000).default(0).openapi({ description: 'Fixed buyer fee per ticket, in minor units of the listing currency.', example: 0 }),
+    sellerPercent: z.number().min(0).max(50).default(5).openapi({ description: 'Fee kept from the seller, in percent of the listing price.', example: 5 }),
+    sellerFixedMinor: z.number().int().min(0).max(100_000).default(0).openapi({ description: 'Fixed seller fee per ticket, in minor units.', example: 0 }),
+  })
+  .openapi('Fees');
+
+const settingsShape = {
+  ownershipUrl: url().openapi({ description: "The platform's ticket ownership endpoint (GET ?user=)." }),
+  loginUrl: url().openapi({ description: "The platform's sign-in page for Login Force; receives returnTo." }),
+  webhookUrl: url().openapi({ description: 'Where webhooks are delivered.' }),
+  eventsFeedUrl: url().openapi({ description: 'Pull sync: the JSON array of active events.' }),
+  cancelledFeedUrl: url().openapi({ description: 'Pull sync: the JSON array of cancellations.' }),
+  feedPollSeconds: z.number().int().min(5).max(86_400).openapi({ description: 'How often the feeds are polled.', example: 300 }),
+  qrLockHoursBeforeShow: z.number().min(0).max(720).openapi({ description: 'QR codes unlock this many hours before the show (ticketShield).', example: 3 }),
+  buyIntentionTtlSeconds: z.number().int().min(60).max(3_600).openapi({ description: 'Lifetime of a checkout reservation.', example: 600 }),
+  oneTimeTokenTtlSeconds: z.number().int().min(30).max(3_600).openapi({ description: 'Lifetime of a one-time token.', example: 300 }),
+  payoutDelayDays: z.number().int().min(0).max(90).openapi({ description: "Seller payouts are distributed this many days after the show's date.", example: 7 }),
+  fees: feesSchema,
+  defaultLang: z.enum(['en', 'es']).openapi({ description: 'Language of pages and texts when a request names none.', example: 'en' }),
+  rateLimitPerMinute: z.number().int().min(0).max(1_000_000).nullable().openapi({
+    description: "Requests per minute for the partner's whole API; null uses the server default, 0 disables.",
+    example: null,
+  }),
+};
+
+/** The stored settings, every field present. */
+export const settingsSchema = z.strictObject(settingsShape).openapi('PartnerSettings');
+export type PartnerSettings = z.output<typeof settingsSchema>;
+
+export const DEFAULT_SETTINGS: PartnerSettings = {
+  ownershipUrl: null,
+  loginUrl: null,
+  webhookUrl: null,
+  eventsFeedUrl: null,
+  cancelledFeedUrl: null,
+  feedPollSeconds: 300,
+  qrLockHoursBeforeShow: 3,
+  buyIntentionTtlSeconds: 600,
+  oneTimeTokenTtlSeconds: 300,
+  payoutDelayDays: 7,
+  fees: { buyerPercent: 10, buyerFixedMinor: 0, sellerPercent: 5, sellerFixedMinor: 0 },
+  defaultLang: 'en',
+  rateLimitPerMinute: null,
+};
+
+/** What an operator sends: any subset, plus the write-only `platformSecret` (null clears it). */
+export const settingsPatchSchema = z
+  .strictObject({
+    ...settingsShape,
+    fees: feesSchema.partial(),
+    platformSecret: z.string().min(16, 'must be at least 16 characters').max(500).nullable().openapi({
+      description: 'Secret header value the service sends to the platform on every request. Write-only.',
+    }),
+  })
+  .partial()
+  .openapi('PartnerSettingsPatch');
+export type PartnerSettingsPatch = z.output<typeof settingsPatchSchema>;
+
+/** Applies a patch to stored settings. */
+export function mergeSettings(current: PartnerSettings, patch: PartnerSettingsPatch): PartnerSettings {
+  const { platformSecret: _secret, fees, ...rest } = patch;
+  const next: PartnerSettings = { ...current };
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
+  if (fees) next.fees = { ...current.fees, ...Object.fromEntries(Object.entries(fees).filter(([, v]) => v !== undefined)) };
+  return next;
+}

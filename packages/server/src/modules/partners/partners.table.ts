@@ -1,0 +1,38 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { timestamps } from '../../db/columns.js';
+import type { PartnerSettings } from './partners.settings.js';
+
+/** A tenant: one partner platform. */
+export const partners = sqliteTable('partners', {
+  id: text().primaryKey(),
+  name: text().notNull(),
+  /** Settings without secrets (see partners.settings.ts). */
+  settings: text({ mode: 'json' }).$type<PartnerSettings>().notNull(),
+  /** Standard Webhooks signing secret (`whsec_…`), sealed with SECRET_KEY. */
+  webhookSecretSealed: text().notNull(),
+  /** The secret header value sent to the partner platform, sealed; null when unset. */
+  platformSecretSealed: text(),
+  ...timestamps,
+});
+
+export const API_KEY_KINDS = ['private', 'public', 'channels'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+
+/** API keys, stored only as SHA-256 hashes. */
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text().primaryKey(),
+    partnerId: text()
+      .notNull()
+      .references(() => partners.id, { onDelete: 'cascade' }),
+    kind: text({ enum: API_KEY_KINDS }).notNull(),
+    hash: text().notNull(),
+    /** Last four characters, so operators can tell keys apart. */
+    hint: text().notNull(),
+    createdAt: integer().notNull(),
+    /** Null while valid; set when rotated (a grace period may keep it valid until then). */
+    expiresAt: integer(),
+  },
+  (t) => [uniqueIndex('api_keys_hash_uq').on(t.hash), index('api_keys_partner_idx').on(t.partnerId, t.kind)],
+);

@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+/** One Vitest run for the whole repository; each workspace is a project. */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'server',
+          root: './packages/server',
+          include: ['src/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          testTimeout: 15_000,
+        },
+      },
+    ],
+  },
+});
