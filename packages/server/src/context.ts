@@ -5,6 +5,7 @@ import type { SecretBox } from './lib/crypto.js';
 import type { DomainEvents } from './lib/domain-events.js';
 import type { RateLimiter } from './middleware/rate-limit.js';
 import type { Authenticated, PartnersService } from './modules/partners/partners.service.js';
+import type { EventsService } from './modules/events/events.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -28,6 +29,7 @@ export interface AppDeps {
   bus: DomainEvents;
   rateLimiter: RateLimiter;
   partners: PartnersService;
+  events: EventsService;
 }
 
 /** Hono environment of every router. */

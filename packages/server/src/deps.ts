@@ -6,6 +6,7 @@ import { SecretBox } from './lib/crypto.js';
 import { DomainEvents } from './lib/domain-events.js';
 import { RateLimiter } from './middleware/rate-limit.js';
 import { PartnersService } from './modules/partners/partners.service.js';
+import { EventsService } from './modules/events/events.service.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
@@ -17,5 +18,6 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     bus,
     rateLimiter: new RateLimiter(opts.clock),
     partners: new PartnersService(opts.db, opts.clock, box),
+    events: new EventsService(opts.db, opts.clock, bus),
   };
 }

@@ -12,7 +12,8 @@ export const OPERATOR_TOKEN = 'test-operator-token-000000000000';
 /** A response read back: status, parsed JSON body and headers. */
 export interface TestResponse<T = any> {
   status: number;
-  body: { status: number; data: T; errors: { code: string; message: string; path?: string; in?: string }[] | null };
+  /** `errors` is loosely typed so tests can index it directly. */
+  body: { status: number; data: T; errors: any };
   headers: Headers;
 }
 

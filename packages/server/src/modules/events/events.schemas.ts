@@ -261,3 +261,95 @@ export type InventoryIn = z.output<typeof apiSchemas.inventory>;
 export type EventCreateInput = z.output<typeof apiSchemas.eventCreate>;
 export type EventUpdateInput = z.output<typeof apiSchemas.eventUpdate>;
 export type ShowPatchInput = z.output<typeof apiSchemas.showPatch>;
+
+// ------------------------------------------------------------------ responses
+
+const TicketOptionOut = z
+  .object({
+    ticketId: z.string().openapi({ example: 'opt-field' }),
+    title: z.string(),
+    description: z.string(),
+    currency: z.string().openapi({ example: 'EUR' }),
+    price: z.number().nullable().openapi({ example: 45.5, description: 'Base price in major units, fees excluded; null when none was sent.' }),
+    stock: z.number().int().optional(),
+    webVisibility: z.boolean(),
+    webSoldOut: z.boolean().optional(),
+    area: z.string().optional(),
+  })
+  .openapi('TicketOptionRecord');
+
+const PriceTypeOut = z
+  .object({
+    priceTypeId: z.string(),
+    _id: z.unknown().optional(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    webVisibility: z.boolean(),
+    webSoldOut: z.boolean().optional(),
+    stock: z.number().int().optional(),
+    invisible: z.boolean(),
+    inventory: apiSchemas.inventory.optional(),
+  })
+  .openapi('PriceTypeRecord');
+
+const CombinationOut = z
+  .object({
+    ticketOptionId: z.string(),
+    priceTypeId: z.string(),
+    price: z.number().openapi({ example: 39.0, description: 'Wins over the ticket option’s price.' }),
+    description: z.string().optional(),
+  })
+  .openapi('CombinationRecord');
+
+const LocationOut = z
+  .object({
+    city: z.string().nullable(),
+    state: z.string().nullable(),
+    venueName: z.string().nullable(),
+    address: z.string().nullable(),
+    country: z.string().nullable(),
+    postalCode: z.string().nullable(),
+    timeZone: z.string().optional(),
+    raw: z.string().optional(),
+    map: z.object({ thumbnail: z.string().optional(), providerMapsUrl: z.string().optional() }).optional(),
+  })
+  .openapi('LocationRecord');
+
+const ShowOut = z
+  .object({
+    showId: z.string(),
+    title: z.string(),
+    date: z.string().openapi({ example: '2026-05-01T19:00:00.000Z', description: 'Start of the show, in UTC.' }),
+    status: z.enum(['LIVE', 'CANCELLED', 'ON_SALE', 'ANNOUNCED', 'RESCHEDULED', 'HIDDEN', 'PRIVATE']),
+    primarySalesUrl: z.string().optional(),
+    ticketOptions: z.array(TicketOptionOut),
+    priceTypes: z.array(PriceTypeOut),
+    combinations: z.array(CombinationOut),
+    images: z.array(z.object({ url: z.string(), kind: z.enum(['main', 'secondary', 'nft']), originalUrl: z.string().optional() })),
+    configuration: apiSchemas.configuration,
+    showRescheduled: z.boolean(),
+    resaleEnabled: z.boolean(),
+    location: LocationOut.optional(),
+    dates: apiSchemas.dates.optional(),
+    tags: z.array(z.string()),
+    cancelledAt: z.string().nullable().openapi({ description: 'When the show was cancelled; null while it is not.' }),
+  })
+  .openapi('ShowRecord');
+
+export const EventOut = z
+  .object({
+    id: z.string().openapi({ example: 'evt_01jd8x3k4f5g6h7j8k9m0n1p2q', description: 'The service’s id of the event.' }),
+    externalReferenceId: z.string().openapi({ example: 'tour-2026' }),
+    title: z.string(),
+    description: z.string(),
+    location: LocationOut,
+    producers: z.array(apiSchemas.producer),
+    configuration: apiSchemas.configuration,
+    seating: apiSchemas.seating.optional(),
+    shows: z.array(ShowOut),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('EventRecord');
+
+export type EventOutput = z.output<typeof EventOut>;

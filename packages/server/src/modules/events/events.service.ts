@@ -1,0 +1,596 @@
+import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { fromIso } from '../../lib/clock.js';
+import type { DomainEvents } from '../../lib/domain-events.js';
+import { ApiError, type ErrorEntry } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { toMinor } from '../../lib/money.js';
+import type { EventAggregate, ShowAggregate } from './events.model.js';
+import type { Configuration, ImageIn, InventoryIn, Location, Producer, Seating, ShowDates } from './events.schemas.js';
+import { combinations, events, priceTypes, shows, ticketOptions, type ShowStatus } from './events.table.js';
+
+/**
+ * What `apply` accepts: the API's create and update bodies and the pull feed's events
+ * all fit it. Every field but the ids may be absent (an update); `requireComplete`
+ * decides whether absence is an error.
+ */
+export interface EventInput {
+  externalReferenceId: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  location?: Location | undefined;
+  producers?: Producer[] | undefined;
+  configuration?: Configuration | undefined;
+  seating?: Seating | undefined;
+  shows?: ShowInput[] | undefined;
+}
+
+export interface ShowInput {
+  showId: string;
+  title?: string | undefined;
+  date?: string | undefined;
+  primarySalesUrl?: string | undefined;
+  status?: ShowStatus | undefined;
+  ticketOptions?: TicketOptionInput[] | undefined;
+  priceTypes?: PriceTypeInput[] | undefined;
+  combinations?: CombinationInput[] | undefined;
+  images?: ImageIn[] | undefined;
+  configuration?: Configuration | undefined;
+  showRescheduled?: boolean | undefined;
+  location?: Location | undefined;
+  resaleEnabled?: boolean | undefined;
+  dates?: ShowDates | undefined;
+  tags?: string[] | undefined;
+}
+
+export interface TicketOptionInput {
+  ticketId: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  currency?: string | undefined;
+  price?: number | string | null | undefined;
+  stock?: number | undefined;
+  webVisibility?: boolean | undefined;
+  webSoldOut?: boolean | undefined;
+  area?: string | undefined;
+}
+
+export interface PriceTypeInput {
+  priceTypeId: string;
+  _id?: unknown;
+  title?: string | undefined;
+  description?: string | undefined;
+  webVisibility?: boolean | undefined;
+  webSoldOut?: boolean | undefined;
+  stock?: number | undefined;
+  invisible?: boolean | undefined;
+  inventory?: InventoryIn | undefined;
+}
+
+export interface CombinationInput {
+  ticketOptionId: string;
+  priceTypeId: string;
+  price: number | string;
+  description?: string | undefined;
+}
+
+type Mode = 'create' | 'update' | 'upsert';
+
+/** A show and its event, as other modules look them up. */
+export interface ShowRef {
+  event: typeof events.$inferSelect;
+  show: typeof shows.$inferSelect;
+}
+
+/**
+ * Events, shows, ticket options, price types and combinations. Every write goes through
+ * `apply`: load the aggregate, merge the input into it (collecting every field error
+ * with its path), check the cross references, then save in the caller's transaction.
+ * Merge rules: top-level fields sent replace the stored ones whole (location,
+ * configuration …); collections merge by id (shows by showId, ticket options by
+ * ticketId, price types by priceTypeId, combinations by their pair); nothing is removed
+ * by omission.
+ */
+export class EventsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly bus: DomainEvents,
+  ) {}
+
+  /** POST /v1/events: 409 when the event exists. */
+  create(tx: Tx, partnerId: string, input: EventInput, source: EventAggregate['source'] = 'api'): EventAggregate {
+    return this.apply(tx, partnerId, input, 'create', source);
+  }
+
+  /** PUT /v1/events: 404 when the event does not exist. */
+  update(tx: Tx, partnerId: string, input: EventInput): EventAggregate {
+    return this.apply(tx, partnerId, input, 'update', 'api');
+  }
+
+  /** Pull feed and manual load: create or merge. */
+  upsert(tx: Tx, partnerId: string, input: EventInput, source: EventAggregate['source']): EventAggregate {
+    return this.apply(tx, partnerId, input, 'upsert', source);
+  }
+
+  /** Reads an event; 404 for unknown and for another partner's alike. */
+  get(tx: Tx, partnerId: string, externalReferenceId: string): EventAggregate {
+    const agg = this.load(tx, partnerId, externalReferenceId);
+    if (!agg) throw ApiError.notFound('event', externalReferenceId);
+    return agg;
+  }
+
+  /**
+   * Cancels the whole event or one show. Shows already cancelled are left alone, so
+   * cancelling twice is harmless. Raises `show.cancelled` for each show it cancels.
+   */
+  cancel(tx: Tx, partnerId: string, externalReferenceId: string, showId?: string): EventAggregate {
+    const agg = this.get(tx, partnerId, externalReferenceId);
+    const targets = showId === undefined ? agg.shows : agg.shows.filter((s) => s.showId === showId);
+    if (showId !== undefined && targets.length === 0) throw ApiError.notFound('show', showId);
+    const now = this.clock.now();
+    for (const show of targets) {
+      if (show.status === 'CANCELLED') continue;
+      this.markCancelled(tx, agg, show, now);
+    }
+    return agg;
+  }
+
+  /** ANNOUNCED shows whose `dates.salesStartAt` has come become ON_SALE. Returns how many. */
+  promoteAnnounced(tx: Tx = this.db): number {
+    const now = this.clock.now();
+    const res = tx
+      .update(shows)
+      .set({ status: 'ON_SALE', updatedAt: now })
+      .where(and(eq(shows.status, 'ANNOUNCED'), lte(shows.salesStartAt, now)))
+      .run();
+    return res.changes;
+  }
+
+  /**
+   * Finds a show of a partner's event. Without `showId`, the event's only show; with
+   * several shows `showId` is required (400 naming `field`).
+   */
+  findShow(tx: Tx, partnerId: string, externalReferenceId: string, showId: string | null | undefined, field = 'showId'): ShowRef {
+    const event = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, externalReferenceId))).get();
+    if (!event) throw ApiError.notFound('event', externalReferenceId);
+    if (showId === undefined || showId === null) {
+      const all = tx.select().from(shows).where(eq(shows.eventPk, event.id)).limit(2).all();
+      if (all.length !== 1) throw ApiError.field('missing_field', field, `${field} is required: event '${externalReferenceId}' has several shows`);
+      return { event, show: all[0]! };
+    }
+    const show = tx.select().from(shows).where(and(eq(shows.eventPk, event.id), eq(shows.showId, showId))).get();
+    if (!show) throw ApiError.notFound('show', showId);
+    return { event, show };
+  }
+
+  /** A ticket option of a show, by the partner's id; 404 when it does not exist. */
+  findTicketOption(tx: Tx, showPk: string, ticketOptionId: string) {
+    const row = tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, showPk), eq(ticketOptions.ticketId, ticketOptionId))).get();
+    if (!row) throw ApiError.notFound('ticket option', ticketOptionId);
+    return row;
+  }
+
+  /** A price type of a show, by the partner's id; 404 when it does not exist. */
+  findPriceType(tx: Tx, showPk: string, priceTypeId: string) {
+    const row = tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, showPk), eq(priceTypes.priceTypeId, priceTypeId))).get();
+    if (!row) throw ApiError.notFound('price type', priceTypeId);
+    return row;
+  }
+
+  /**
+   * The combination of a ticket option and a price type, where a flow needs one. A pair
+   * that was never created does not exist, even when both sides do (spec, price detail).
+   */
+  findCombination(tx: Tx, showPk: string, ticketOptionId: string, priceTypeId: string, field = 'priceTypeId') {
+    const option = this.findTicketOption(tx, showPk, ticketOptionId);
+    const priceType = tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, showPk), eq(priceTypes.priceTypeId, priceTypeId))).get();
+    if (!priceType) throw ApiError.field('invalid_value', field, `Price type '${priceTypeId}' does not exist for this show`);
+    const combo = tx.select().from(combinations).where(and(eq(combinations.ticketOptionPk, option.id), eq(combinations.priceTypePk, priceType.id))).get();
+    if (!combo) {
+      throw ApiError.field(
+        'invalid_value',
+        field,
+        `Ticket option '${ticketOptionId}' and price type '${priceTypeId}' form no combination; create it (shows[].combinations or a COMBINATION rule) first`,
+      );
+    }
+    return { option, priceType, combination: combo };
+  }
+
+  /** Creates or updates one combination (COMBINATION rule). */
+  upsertCombination(tx: Tx, partnerId: string, showPk: string, input: { ticketOptionId: string; priceTypeId: string; price: number | string; description?: string | undefined }, path = 'price') {
+    const option = this.findTicketOption(tx, showPk, input.ticketOptionId);
+    const priceType = this.findPriceType(tx, showPk, input.priceTypeId);
+    const now = this.clock.now();
+    const priceMinor = toMinor(input.price, option.currency, path);
+    return tx
+      .insert(combinations)
+      .values({ id: newId('combination'), partnerId, showPk, ticketOptionPk: option.id, priceTypePk: priceType.id, priceMinor, description: input.description ?? null, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({
+        target: [combinations.ticketOptionPk, combinations.priceTypePk],
+        set: { priceMinor, ...(input.description !== undefined ? { description: input.description } : {}), updatedAt: now },
+      })
+      .returning()
+      .get();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private apply(tx: Tx, partnerId: string, input: EventInput, mode: Mode, source: EventAggregate['source']): EventAggregate {
+    const existing = this.load(tx, partnerId, input.externalReferenceId);
+    if (mode === 'create' && existing) {
+      throw ApiError.conflict(`Event '${input.externalReferenceId}' exists already; update it with PUT /v1/events`, 'externalReferenceId');
+    }
+    if (mode === 'update' && !existing) throw ApiError.notFound('event', input.externalReferenceId);
+
+    const errors: ErrorEntry[] = [];
+    const now = this.clock.now();
+    const agg = existing ?? this.blankEvent(partnerId, input, source, errors);
+    const before = new Map(agg.shows.map((s) => [s.showId, s.status]));
+    if (existing) mergeEventFields(agg, input);
+
+    const seenShows = new Set<string>();
+    input.shows?.forEach((showIn, i) => {
+      const path = `shows.${i}`;
+      if (seenShows.has(showIn.showId)) {
+        errors.push({ code: 'invalid_value', message: `${path}.showId '${showIn.showId}' appears twice`, path: `${path}.showId`, in: 'body' });
+        return;
+      }
+      seenShows.add(showIn.showId);
+      let show = agg.shows.find((s) => s.showId === showIn.showId);
+      if (!show) {
+        const created = newShow(showIn, path, errors);
+        if (!created) return;
+        agg.shows.push(created);
+        show = created;
+      }
+      mergeShow(show, showIn, path, errors, now);
+    });
+
+    if (agg.shows.length === 0) errors.push({ code: 'missing_field', message: 'shows must hold at least one show', path: 'shows', in: 'body' });
+    if (errors.length > 0) throw ApiError.invalid(errors);
+
+    for (const show of agg.shows) {
+      const was = before.get(show.showId);
+      if (was === 'CANCELLED' && show.status !== 'CANCELLED') {
+        throw ApiError.conflict(`Show '${show.showId}' is cancelled and cannot be made ${show.status} again`, 'status');
+      }
+    }
+
+    agg.updatedAt = now;
+    this.save(tx, agg, now);
+    for (const show of agg.shows) {
+      const was = before.get(show.showId);
+      if (show.status === 'CANCELLED' && was !== undefined && was !== 'CANCELLED') this.markCancelled(tx, agg, show, now);
+    }
+    return agg;
+  }
+
+  private markCancelled(tx: Tx, agg: EventAggregate, show: ShowAggregate, now: number): void {
+    show.status = 'CANCELLED';
+    show.cancelledAt = now;
+    tx.update(shows).set({ status: 'CANCELLED', cancelledAt: now, updatedAt: now }).where(eq(shows.id, show.id!)).run();
+    this.bus.emit(tx, 'show.cancelled', {
+      partnerId: agg.partnerId,
+      eventPk: agg.id!,
+      showPk: show.id!,
+      externalReferenceId: agg.externalReferenceId,
+      showId: show.showId,
+      cancelledAt: now,
+    });
+  }
+
+  private blankEvent(partnerId: string, input: EventInput, source: EventAggregate['source'], errors: ErrorEntry[]): EventAggregate {
+    for (const field of ['title', 'description', 'location', 'configuration', 'shows'] as const) {
+      if (input[field] === undefined) errors.push({ code: 'missing_field', message: `${field} is required to create an event`, path: field, in: 'body' });
+    }
+    return {
+      partnerId,
+      externalReferenceId: input.externalReferenceId,
+      title: input.title ?? '',
+      description: input.description ?? '',
+      location: input.location ?? emptyLocation(),
+      producers: input.producers ?? [],
+      configuration: input.configuration ?? {},
+      seating: input.seating ?? null,
+      source,
+      shows: [],
+    };
+  }
+
+  private load(tx: Tx, partnerId: string, externalReferenceId: string): EventAggregate | null {
+    const ev = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, externalReferenceId))).get();
+    if (!ev) return null;
+    const showRows = tx.select().from(shows).where(eq(shows.eventPk, ev.id)).orderBy(asc(shows.position)).all();
+    const showPks = showRows.map((s) => s.id);
+    const optionRows = showPks.length ? tx.select().from(ticketOptions).where(inArray(ticketOptions.showPk, showPks)).orderBy(asc(ticketOptions.position)).all() : [];
+    const ptRows = showPks.length ? tx.select().from(priceTypes).where(inArray(priceTypes.showPk, showPks)).orderBy(asc(priceTypes.position)).all() : [];
+    const comboRows = showPks.length ? tx.select().from(combinations).where(inArray(combinations.showPk, showPks)).orderBy(asc(combinations.createdAt), asc(combinations.id)).all() : [];
+    const optionIds = new Map(optionRows.map((o) => [o.id, o.ticketId]));
+    const ptIds = new Map(ptRows.map((p) => [p.id, p.priceTypeId]));
+    return {
+      id: ev.id,
+      partnerId: ev.partnerId,
+      externalReferenceId: ev.externalReferenceId,
+      title: ev.title,
+      description: ev.description,
+      location: ev.location,
+      producers: ev.producers,
+      configuration: ev.configuration,
+      seating: ev.seating,
+      source: ev.source,
+      createdAt: ev.createdAt,
+      updatedAt: ev.updatedAt,
+      shows: showRows.map((s) => ({
+        id: s.id,
+        showId: s.showId,
+        title: s.title,
+        startsAt: s.startsAt,
+        status: s.status,
+        primarySalesUrl: s.primarySalesUrl,
+        images: s.images,
+        configuration: s.configuration,
+        location: s.location,
+        showRescheduled: s.showRescheduled,
+        resaleEnabled: s.resaleEnabled,
+        dates: s.dates,
+        salesStartAt: s.salesStartAt,
+        tags: s.tags,
+        cancelledAt: s.cancelledAt,
+        ticketOptions: optionRows
+          .filter((o) => o.showPk === s.id)
+          .map((o) => ({
+            id: o.id,
+            ticketId: o.ticketId,
+            title: o.title,
+            description: o.description,
+            currency: o.currency,
+            priceMinor: o.priceMinor,
+            stock: o.stock,
+            webVisibility: o.webVisibility,
+            webSoldOut: o.webSoldOut,
+            area: o.area,
+          })),
+        priceTypes: ptRows
+          .filter((p) => p.showPk === s.id)
+          .map((p) => ({
+            id: p.id,
+            priceTypeId: p.priceTypeId,
+            externalObjectId: p.externalObjectId,
+            title: p.title,
+            description: p.description,
+            webVisibility: p.webVisibility,
+            webSoldOut: p.webSoldOut,
+            stock: p.stock,
+            invisible: p.invisible,
+            inventory: p.inventory,
+          })),
+        combinations: comboRows
+          .filter((c) => c.showPk === s.id)
+          .map((c) => ({ id: c.id, ticketOptionId: optionIds.get(c.ticketOptionPk)!, priceTypeId: ptIds.get(c.priceTypePk)!, priceMinor: c.priceMinor, description: c.description })),
+      })),
+    };
+  }
+
+  private save(tx: Tx, agg: EventAggregate, now: number): void {
+    const eventValues = {
+      title: agg.title,
+      description: agg.description,
+      location: agg.location,
+      producers: agg.producers,
+      configuration: agg.configuration,
+      seating: agg.seating,
+      updatedAt: now,
+    };
+    if (agg.id) tx.update(events).set(eventValues).where(eq(events.id, agg.id)).run();
+    else {
+      agg.id = newId('event');
+      agg.createdAt = now;
+      tx.insert(events).values({ ...eventValues, id: agg.id, partnerId: agg.partnerId, externalReferenceId: agg.externalReferenceId, source: agg.source, createdAt: now }).run();
+    }
+    agg.shows.forEach((show, position) => {
+      const values = {
+        title: show.title,
+        startsAt: show.startsAt,
+        status: show.status,
+        primarySalesUrl: show.primarySalesUrl,
+        images: show.images,
+        configuration: show.configuration,
+        location: show.location,
+        showRescheduled: show.showRescheduled,
+        resaleEnabled: show.resaleEnabled,
+        dates: show.dates,
+        salesStartAt: show.salesStartAt,
+        tags: show.tags,
+        cancelledAt: show.cancelledAt,
+        position,
+        updatedAt: now,
+      };
+      // A show that arrives already cancelled is stored cancelled; `apply` raises the
+      // domain event only for shows that were live before.
+      if (show.id) tx.update(shows).set(values).where(eq(shows.id, show.id)).run();
+      else {
+        show.id = newId('show');
+        tx.insert(shows).values({ ...values, id: show.id, partnerId: agg.partnerId, eventPk: agg.id!, showId: show.showId, createdAt: now }).run();
+      }
+      const showPk = show.id;
+      show.ticketOptions.forEach((o, i) => {
+        const v = { title: o.title, description: o.description, currency: o.currency, priceMinor: o.priceMinor, stock: o.stock, webVisibility: o.webVisibility, webSoldOut: o.webSoldOut, area: o.area, position: i, updatedAt: now };
+        if (o.id) tx.update(ticketOptions).set(v).where(eq(ticketOptions.id, o.id)).run();
+        else {
+          o.id = newId('ticketOption');
+          tx.insert(ticketOptions).values({ ...v, id: o.id, partnerId: agg.partnerId, showPk, ticketId: o.ticketId, createdAt: now }).run();
+        }
+      });
+      show.priceTypes.forEach((p, i) => {
+        const v = {
+          externalObjectId: p.externalObjectId,
+          title: p.title,
+          description: p.description,
+          webVisibility: p.webVisibility,
+          webSoldOut: p.webSoldOut,
+          stock: p.stock,
+          invisible: p.invisible,
+          inventory: p.inventory,
+          position: i,
+          updatedAt: now,
+        };
+        if (p.id) tx.update(priceTypes).set(v).where(eq(priceTypes.id, p.id)).run();
+        else {
+          p.id = newId('priceType');
+          tx.insert(priceTypes).values({ ...v, id: p.id, partnerId: agg.partnerId, showPk, priceTypeId: p.priceTypeId, createdAt: now }).run();
+        }
+      });
+      const optionPk = new Map(show.ticketOptions.map((o) => [o.ticketId, o.id!]));
+      const ptPk = new Map(show.priceTypes.map((p) => [p.priceTypeId, p.id!]));
+      for (const c of show.combinations) {
+        const v = { priceMinor: c.priceMinor, description: c.description, updatedAt: now };
+        if (c.id) tx.update(combinations).set(v).where(eq(combinations.id, c.id)).run();
+        else {
+          c.id = newId('combination');
+          tx.insert(combinations)
+            .values({ ...v, id: c.id, partnerId: agg.partnerId, showPk, ticketOptionPk: optionPk.get(c.ticketOptionId)!, priceTypePk: ptPk.get(c.priceTypeId)!, createdAt: now })
+            .run();
+        }
+      }
+    });
+  }
+}
+
+// ------------------------------------------------------------------ merging
+
+function emptyLocation(): Location {
+  return { city: '', state: '', venueName: '', address: '', country: '', postalCode: '' };
+}
+
+function mergeEventFields(agg: EventAggregate, input: EventInput): void {
+  if (input.title !== undefined) agg.title = input.title;
+  if (input.description !== undefined) agg.description = input.description;
+  if (input.location !== undefined) agg.location = input.location;
+  if (input.producers !== undefined) agg.producers = input.producers;
+  if (input.configuration !== undefined) agg.configuration = input.configuration;
+  if (input.seating !== undefined) agg.seating = input.seating;
+}
+
+function newShow(input: ShowInput, path: string, errors: ErrorEntry[]): ShowAggregate | null {
+  const missing = (['title', 'ticketOptions', 'images', 'configuration'] as const).filter((f) => input[f] === undefined);
+  if (input.date === undefined && input.dates?.startsAt === undefined) missing.push('date' as never);
+  for (const f of missing) errors.push({ code: 'missing_field', message: `${path}.${f} is required for a new show`, path: `${path}.${f}`, in: 'body' });
+  if (missing.length > 0) return null;
+  return {
+    showId: input.showId,
+    title: '',
+    startsAt: 0,
+    status: 'LIVE',
+    primarySalesUrl: null,
+    images: [],
+    configuration: {},
+    location: null,
+    showRescheduled: false,
+    resaleEnabled: true,
+    dates: null,
+    salesStartAt: null,
+    tags: [],
+    cancelledAt: null,
+    ticketOptions: [],
+    priceTypes: [],
+    combinations: [],
+  };
+}
+
+function mergeShow(show: ShowAggregate, input: ShowInput, path: string, errors: ErrorEntry[], now: number): void {
+  if (input.title !== undefined) show.title = input.title;
+  const date = input.date ?? input.dates?.startsAt;
+  if (date !== undefined) show.startsAt = fromIso(date);
+  if (input.primarySalesUrl !== undefined) show.primarySalesUrl = input.primarySalesUrl;
+  if (input.images !== undefined) show.images = input.images;
+  if (input.configuration !== undefined) show.configuration = input.configuration;
+  if (input.showRescheduled !== undefined) show.showRescheduled = input.showRescheduled;
+  if (input.location !== undefined) show.location = input.location;
+  if (input.resaleEnabled !== undefined) show.resaleEnabled = input.resaleEnabled;
+  if (input.tags !== undefined) show.tags = input.tags;
+  if (input.dates !== undefined) {
+    show.dates = input.dates;
+    show.salesStartAt = input.dates.salesStartAt ? fromIso(input.dates.salesStartAt) : null;
+  }
+  if (input.status !== undefined) show.status = input.status;
+  // An ANNOUNCED show whose sales have already started is ON_SALE from the start.
+  if (show.status === 'ANNOUNCED' && show.salesStartAt !== null && show.salesStartAt <= now) show.status = 'ON_SALE';
+  if (show.status === 'CANCELLED' && show.cancelledAt === null && show.id === undefined) show.cancelledAt = now;
+
+  const seenOptions = new Set<string>();
+  input.ticketOptions?.forEach((o, i) => {
+    const p = `${path}.ticketOptions.${i}`;
+    if (seenOptions.has(o.ticketId)) return void errors.push({ code: 'invalid_value', message: `${p}.ticketId '${o.ticketId}' appears twice in this show`, path: `${p}.ticketId`, in: 'body' });
+    seenOptions.add(o.ticketId);
+    let option = show.ticketOptions.find((x) => x.ticketId === o.ticketId);
+    if (!option) {
+      const missing = (['title', 'description', 'currency'] as const).filter((f) => o[f] === undefined);
+      for (const f of missing) errors.push({ code: 'missing_field', message: `${p}.${f} is required for a new ticket option`, path: `${p}.${f}`, in: 'body' });
+      if (missing.length > 0) return;
+      option = { ticketId: o.ticketId, title: '', description: '', currency: o.currency!, priceMinor: null, stock: null, webVisibility: true, webSoldOut: null, area: null };
+      show.ticketOptions.push(option);
+    }
+    if (o.title !== undefined) option.title = o.title;
+    if (o.description !== undefined) option.description = o.description;
+    if (o.currency !== undefined) option.currency = o.currency;
+    if (o.stock !== undefined) option.stock = o.stock;
+    if (o.webVisibility !== undefined) option.webVisibility = o.webVisibility;
+    if (o.webSoldOut !== undefined) option.webSoldOut = o.webSoldOut;
+    if (o.area !== undefined) option.area = o.area;
+    if (o.price !== undefined) {
+      try {
+        option.priceMinor = o.price === null ? null : toMinor(o.price, option.currency, `${p}.price`);
+      } catch (err) {
+        if (err instanceof ApiError) errors.push(...err.entries);
+        else throw err;
+      }
+    }
+  });
+
+  const seenPts = new Set<string>();
+  input.priceTypes?.forEach((pt, i) => {
+    const p = `${path}.priceTypes.${i}`;
+    if (seenPts.has(pt.priceTypeId)) return void errors.push({ code: 'invalid_value', message: `${p}.priceTypeId '${pt.priceTypeId}' appears twice in this show`, path: `${p}.priceTypeId`, in: 'body' });
+    seenPts.add(pt.priceTypeId);
+    let priceType = show.priceTypes.find((x) => x.priceTypeId === pt.priceTypeId);
+    if (!priceType) {
+      priceType = { priceTypeId: pt.priceTypeId, externalObjectId: null, title: null, description: null, webVisibility: true, webSoldOut: null, stock: null, invisible: false, inventory: null };
+      show.priceTypes.push(priceType);
+    }
+    if (pt._id !== undefined) priceType.externalObjectId = pt._id;
+    if (pt.title !== undefined) priceType.title = pt.title;
+    if (pt.description !== undefined) priceType.description = pt.description;
+    if (pt.webVisibility !== undefined) priceType.webVisibility = pt.webVisibility;
+    if (pt.webSoldOut !== undefined) priceType.webSoldOut = pt.webSoldOut;
+    if (pt.stock !== undefined) priceType.stock = pt.stock;
+    if (pt.invisible !== undefined) priceType.invisible = pt.invisible;
+    if (pt.inventory !== undefined) priceType.inventory = pt.inventory;
+  });
+
+  const seenPairs = new Set<string>();
+  input.combinations?.forEach((c, i) => {
+    const p = `${path}.combinations.${i}`;
+    const key = `${c.ticketOptionId}\u0000${c.priceTypeId}`;
+    if (seenPairs.has(key)) return void errors.push({ code: 'invalid_value', message: `${p} repeats the pair ${c.ticketOptionId} + ${c.priceTypeId}`, path: p, in: 'body' });
+    seenPairs.add(key);
+    const option = show.ticketOptions.find((o) => o.ticketId === c.ticketOptionId);
+    const priceType = show.priceTypes.find((x) => x.priceTypeId === c.priceTypeId);
+    if (!option) errors.push({ code: 'invalid_value', message: `${p}.ticketOptionId '${c.ticketOptionId}' is not a ticket option of show '${show.showId}'`, path: `${p}.ticketOptionId`, in: 'body' });
+    if (!priceType) errors.push({ code: 'invalid_value', message: `${p}.priceTypeId '${c.priceTypeId}' is not a price type of show '${show.showId}'`, path: `${p}.priceTypeId`, in: 'body' });
+    if (!option || !priceType) return;
+    let priceMinor: number;
+    try {
+      priceMinor = toMinor(c.price, option.currency, `${p}.price`);
+    } catch (err) {
+      if (err instanceof ApiError) return void errors.push(...err.entries);
+      throw err;
+    }
+    const existing = show.combinations.find((x) => x.ticketOptionId === c.ticketOptionId && x.priceTypeId === c.priceTypeId);
+    if (existing) {
+      existing.priceMinor = priceMinor;
+      if (c.description !== undefined) existing.description = c.description;
+    } else show.combinations.push({ ticketOptionId: c.ticketOptionId, priceTypeId: c.priceTypeId, priceMinor, description: c.description ?? null });
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * Request bodies for tests. Each call returns a fresh object; pass overrides for what
+ * the test is about. Ids are the partner's and are chosen by the test, never seeded.
+ */
+
+/** A show in the standard model (ticket options only). */
+export function showBody(showId = 'show-1', overrides: Record<string, unknown> = {}) {
+  return {
+    showId,
+    title: `Night ${showId}`,
+    date: '2026-05-01T21:00:00+02:00',
+    ticketOptions: [
+      { ticketId: 'opt-field', title: 'General field', description: 'Standing', currency: 'EUR', price: 45.5, area: 'Field' },
+      { ticketId: 'opt-vip', title: 'VIP', description: 'Lounge access', currency: 'EUR', price: '120.00', area: 'Lounge' },
+    ],
+    images: [{ url: 'https://partner.example/img/poster.jpg' }],
+    configuration: { redemption: { policy: 'NONE' } },
+    ...overrides,
+  };
+}
+
+/** A show in the price-detail model: price types with explicit combinations. */
+export function priceDetailShowBody(showId = 'show-1', overrides: Record<string, unknown> = {}) {
+  return showBody(showId, {
+    priceTypes: [
+      { priceTypeId: 'pt-early', title: 'Early bird' },
+      { priceTypeId: 'pt-standard', title: 'Standard' },
+    ],
+    combinations: [
+      { ticketOptionId: 'opt-field', priceTypeId: 'pt-early', price: 39 },
+      { ticketOptionId: 'opt-field', priceTypeId: 'pt-standard', price: 45.5 },
+      { ticketOptionId: 'opt-vip', priceTypeId: 'pt-standard', price: 120 },
+    ],
+    ...overrides,
+  });
+}
+
+/** An event with one standard show. */
+export function eventBody(externalReferenceId = 'tour-2026', overrides: Record<string, unknown> = {}) {
+  return {
+    externalReferenceId,
+    title: 'The Big Tour 2026',
+    description: '<p>Rich text</p>',
+    location: { city: 'Madrid', venueName: 'Arena Norte', country: 'ES', timeZone: 'Europe/Madrid' },
+    configuration: { ticketDelivery: { time: { when: 'BEFORE', seconds: 10800 } } },
+    shows: [showBody('show-1')],
+    ...overrides,
+  };
+}
