@@ -17,6 +17,16 @@ z.config({
 
 type Issue = z.core.$ZodIssue;
 
+/**
+ * A custom message for a present but wrong value; a missing value still reads
+ * "is required" (and gets `missing_field`).
+ *
+ * @example z.iso.datetime({ error: whenPresent('must be ISO 8601') })
+ */
+export function whenPresent(message: string) {
+  return (iss: { input?: unknown }) => (iss.input === undefined ? MISSING : message);
+}
+
 function codeOf(issue: Issue): ErrorCode {
   switch (issue.code) {
     case 'invalid_type':

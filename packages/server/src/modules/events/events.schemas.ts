@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { isCurrency } from '../../lib/money.js';
+import { whenPresent } from '../../lib/validation.js';
 
 /**
  * Request and response schemas of events, shows, ticket options, price types and
@@ -10,12 +11,12 @@ import { isCurrency } from '../../lib/money.js';
 
 const isoInstant = () =>
   z.iso
-    .datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset, such as 2026-05-01T21:00:00+02:00' })
+    .datetime({ offset: true, error: whenPresent('must be an ISO 8601 date-time with an offset, such as 2026-05-01T21:00:00+02:00') })
     .openapi({ example: '2026-05-01T21:00:00+02:00' });
 
 const httpUrl = () =>
   z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .url({ protocol: /^https?$/, error: whenPresent('must be an http(s) URL') })
     .max(2048)
     .openapi({ example: 'https://partner.example/img/poster.jpg' });
 

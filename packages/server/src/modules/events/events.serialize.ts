@@ -30,14 +30,14 @@ function withDefaults(c: EventAggregate['configuration']) {
 }
 
 function showToApi(s: ShowAggregate): EventOutput['shows'][number] {
-  return compact({
+  const show = compact({
     showId: s.showId,
     title: s.title,
     date: toIso(s.startsAt),
     status: s.status,
     primarySalesUrl: s.primarySalesUrl,
-    ticketOptions: s.ticketOptions.map((o) =>
-      compact({
+    ticketOptions: s.ticketOptions.map((o) => ({
+      ...compact({
         ticketId: o.ticketId,
         title: o.title,
         description: o.description,
@@ -46,9 +46,10 @@ function showToApi(s: ShowAggregate): EventOutput['shows'][number] {
         webVisibility: o.webVisibility,
         webSoldOut: o.webSoldOut,
         area: o.area,
-        price: o.priceMinor === null ? null : toMajor(o.priceMinor, o.currency),
       }),
-    ),
+      // Always present: null says the partner sent no price.
+      price: o.priceMinor === null ? null : toMajor(o.priceMinor, o.currency),
+    })),
     priceTypes: s.priceTypes.map((p) =>
       compact({
         priceTypeId: p.priceTypeId,
@@ -73,6 +74,7 @@ function showToApi(s: ShowAggregate): EventOutput['shows'][number] {
     location: s.location,
     dates: s.dates,
     tags: s.tags,
-    cancelledAt: s.cancelledAt === null ? null : toIso(s.cancelledAt),
-  }) as EventOutput['shows'][number];
+  });
+  // Always present: null says the show is not cancelled.
+  return { ...show, cancelledAt: s.cancelledAt === null ? null : toIso(s.cancelledAt) } as EventOutput['shows'][number];
 }

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { whenPresent } from '../../lib/validation.js';
 
 /**
  * Partner settings: what the operator configures per partner. Unknown settings are
@@ -7,7 +8,7 @@ import { z } from '@hono/zod-openapi';
  */
 
 const url = () =>
-  z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).nullable().openapi({ example: 'https://partner.example/api/resale/owned' });
+  z.url({ protocol: /^https?$/, error: whenPresent('must be an http(s) URL') }).max(2048).nullable().openapi({ example: 'https://partner.example/api/resale/owned' });
 
 export const feesSchema = z
   .strictObject({
