@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { Writable } from 'node:stream';
 import { createTestApp } from './testing/harness.js';
+import { eventBody } from './testing/factories.js';
 
 describe('HTTP surface', () => {
   it('answers unknown paths with the envelope and 404', async () => {
@@ -51,5 +54,47 @@ describe('HTTP surface', () => {
     const docs = await t.app.request('/docs');
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('/v1/openapi.json');
+  });
+});
+
+describe('logs', () => {
+  it('write one line per request with its id, and never keys, query strings or bodies', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
+    const p = t.partner();
+    await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('secret-tour', { description: 'fan@example.com' }) });
+    const res = await t.request('GET', '/v1/events/secret-tour?loginTrust[user]=fan@example.com&oneTimeToken=tok_123', { key: `Bearer ${p.keys.private}` });
+    const all = lines.join('');
+    expect(lines).toHaveLength(2);
+    const entry = JSON.parse(lines[1]!);
+    expect(entry).toMatchObject({ msg: 'request', method: 'GET', path: '/v1/events/secret-tour', status: 200, partnerId: p.id, requestId: res.headers.get('request-id') });
+    for (const secret of [p.keys.private, 'fan@example.com', 'tok_123', 'loginTrust']) expect(all).not.toContain(secret);
+  });
+
+  it('log an unexpected error with its stack but answer without it', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
+    const p = t.partner();
+    t.db.$client.exec('DROP TABLE combinations');
+    const res = await t.request('GET', '/v1/events/anything', { key: p.keys.private });
+    await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('x') });
+    const failed = await t.request('GET', '/v1/events/x', { key: p.keys.private });
+    expect(res.status).toBe(404);
+    expect(failed.status).toBe(500);
+    expect(failed.body.errors[0].code).toBe('internal_error');
+    expect(JSON.stringify(failed.body)).not.toMatch(/combinations|SQL|sqlite|\.ts/i);
+    expect(lines.join('')).toMatch(/no such table: combinations/);
   });
 });

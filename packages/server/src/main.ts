@@ -11,7 +11,7 @@ import { startJobs } from './jobs/scheduler.js';
  * The only impure entry: env -> db -> migrate -> sandbox -> workers -> serve.
  * Returns a function that stops everything.
  */
-export async function start(source: Record<string, string | undefined> = process.env): Promise<{ stop: () => Promise<void>; env: Env }> {
+export async function start(source: Record<string, string | undefined> = process.env): Promise<{ stop: () => Promise<void>; env: Env; port: number }> {
   const env = parseEnv(source);
   const logger = createLogger(env.LOG_LEVEL);
   const db = createDb(env.DATABASE_PATH);
@@ -50,15 +50,18 @@ export async function start(source: Record<string, string | undefined> = process
 
   const jobs = startJobs(deps);
   const app = createApp(deps);
-  const server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST });
-  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port: env.PORT }, 'resale listening');
+  let server!: ReturnType<typeof serve>;
+  const port = await new Promise<number>((resolve) => {
+    server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, (info) => resolve(info.port));
+  });
+  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port }, 'resale listening');
 
   const stop = async () => {
     jobs.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     db.$client.close();
   };
-  return { stop, env };
+  return { stop, env, port };
 }
 
 const isEntry = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;

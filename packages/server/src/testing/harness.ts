@@ -1,4 +1,4 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../app.js';
 import type { AppConfig, AppDeps, AppEnv } from '../context.js';
@@ -33,7 +33,7 @@ export interface TestPartner {
  * const p = t.partner();
  * const res = await t.request('POST', '/v1/events', { key: p.keys.private, body: event });
  */
-export function createTestApp(overrides: Partial<AppConfig> = {}) {
+export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger?: Logger } = {}) {
   const clock = new ManualClock('2026-03-01T12:00:00Z');
   const db = createDb(':memory:');
   const config: AppConfig = {
@@ -44,7 +44,7 @@ export function createTestApp(overrides: Partial<AppConfig> = {}) {
     rateLimitPerMinute: 10_000,
     ...overrides,
   };
-  const deps: AppDeps = buildDeps({ db, clock, config, logger: pino({ level: 'silent' }), secretKey: 'test-secret-key-0123456789abcdef0123' });
+  const deps: AppDeps = buildDeps({ db, clock, config, logger: opts.logger ?? pino({ level: 'silent' }), secretKey: 'test-secret-key-0123456789abcdef0123' });
   const app: OpenAPIHono<AppEnv> = createApp(deps);
 
   async function request<T = any>(

@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { start } from './main.js';
+import { eventBody } from './testing/factories.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function env(dir: string) {
+  return {
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_PATH: join(dir, 'resale.sqlite'),
+    SECRET_KEY: 'main-test-secret-key-000000000000000',
+    OPERATOR_TOKEN: 'main-test-operator-token-00000000',
+    LOG_LEVEL: 'silent',
+    SANDBOX_PRIVATE_KEY: 'sk_main_test_private_000000',
+    SANDBOX_PUBLIC_KEY: 'pk_main_test_public_0000000',
+    SANDBOX_CHANNELS_KEY: 'sk_ch_main_test_channels_00',
+    SANDBOX_OWNERSHIP_URL: 'http://127.0.0.1:9/owned',
+  };
+}
+
+describe('main: the service over real HTTP', () => {
+  it('starts on a file database with the sandbox partner, serves the API, and keeps data across a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'resale-main-'));
+    dirs.push(dir);
+    const first = await start(env(dir));
+    const base = `http://127.0.0.1:${first.port}`;
+    const created = await fetch(`${base}/v1/events`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_main_test_private_000000', 'content-type': 'application/json' },
+      body: JSON.stringify(eventBody('real-http')),
+    });
+    expect(created.status).toBe(200);
+    expect(created.headers.get('request-id')).toMatch(/^req_/);
+    const partners = await fetch(`${base}/admin/v1/partners`, { headers: { authorization: 'Bearer main-test-operator-token-00000000' } });
+    const list = (await partners.json()) as { data: { name: string; settings: { ownershipUrl: string } }[] };
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0]).toMatchObject({ name: 'sandbox', settings: { ownershipUrl: 'http://127.0.0.1:9/owned' } });
+    await first.stop();
+
+    const second = await start(env(dir));
+    const read = await fetch(`http://127.0.0.1:${second.port}/v1/events/real-http`, { headers: { authorization: 'sk_main_test_private_000000' } });
+    expect(read.status).toBe(200);
+    const again = await fetch(`http://127.0.0.1:${second.port}/admin/v1/partners`, { headers: { authorization: 'Bearer main-test-operator-token-00000000' } });
+    expect(((await again.json()) as { data: unknown[] }).data).toHaveLength(1);
+    await second.stop();
+  });
+
+  it('refuses to start with a bad variable, naming it', async () => {
+    await expect(start({ ...env('/tmp'), PORT: '-1' })).rejects.toThrow(/PORT/);
+  });
+});
