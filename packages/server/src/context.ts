@@ -3,6 +3,7 @@ import type { Db } from './db/client.js';
 import type { Clock } from './lib/clock.js';
 import type { SecretBox } from './lib/crypto.js';
 import type { DomainEvents } from './lib/domain-events.js';
+import type { IdempotencyHandle } from './middleware/idempotency.js';
 import type { RateLimiter } from './middleware/rate-limit.js';
 import type { Authenticated, PartnersService } from './modules/partners/partners.service.js';
 import type { EventsService } from './modules/events/events.service.js';
@@ -17,6 +18,10 @@ export interface AppConfig {
   maxBodyBytes: number;
   /** Default per-partner limit of the whole API, per minute. */
   rateLimitPerMinute: number;
+  /** SMTP transport URL; null keeps messages in the development mailbox. */
+  smtpUrl: string | null;
+  /** From address of e-mails. */
+  mailFrom: string;
 }
 
 /** Everything the app needs, passed in (never imported singletons). */
@@ -38,5 +43,7 @@ export interface AppEnv {
     requestId: string;
     /** Set by the key middleware on partner routes. */
     auth: Authenticated;
+    /** Set by the idempotency middleware when the request carries a claimed Idempotency-Key. */
+    idempotency?: IdempotencyHandle;
   };
 }

@@ -17,6 +17,8 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(5 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z.string().min(3).default('resale <no-reply@resale.invalid>'),
   SANDBOX_PRIVATE_KEY: z.string().min(16).optional(),
   SANDBOX_PUBLIC_KEY: z.string().min(16).optional(),
   SANDBOX_CHANNELS_KEY: z.string().regex(/^sk_ch_.{10,}$/, 'must start with sk_ch_ and be at least 16 characters').optional(),

@@ -26,6 +26,8 @@ export async function start(source: Record<string, string | undefined> = process
       operatorToken: env.OPERATOR_TOKEN ?? null,
       maxBodyBytes: env.MAX_BODY_BYTES,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+      smtpUrl: env.SMTP_URL ?? null,
+      mailFrom: env.MAIL_FROM,
     },
   });
 

@@ -4,3 +4,8 @@ export * from '../middleware/idempotency.table.js';
 export * from '../modules/events/events.table.js';
 export * from '../modules/rules/rules.table.js';
 export * from '../modules/feeds/feeds.table.js';
+export * from '../modules/users/users.table.js';
+export * from '../modules/auth/auth.table.js';
+export * from '../modules/webhooks/webhooks.table.js';
+export * from '../modules/email/email.table.js';
+export * from '../modules/tickets/tickets.table.js';

@@ -15,6 +15,15 @@ export const ID_PREFIX = {
   combination: 'cmb',
   rule: 'rul',
   feedRun: 'frn',
+  user: 'usr',
+  oneTimeToken: 'ott',
+  session: 'ses',
+  otp: 'otp',
+  webhookMessage: 'msg',
+  webhookAttempt: 'att',
+  message: 'eml',
+  ticket: 'tkt',
+  ticketJob: 'job',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -42,6 +42,8 @@ export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger
     operatorToken: OPERATOR_TOKEN,
     maxBodyBytes: 256 * 1024,
     rateLimitPerMinute: 10_000,
+    smtpUrl: null,
+    mailFrom: 'resale test <no-reply@resale.test>',
     ...overrides,
   };
   const deps: AppDeps = buildDeps({ db, clock, config, logger: opts.logger ?? pino({ level: 'silent' }), secretKey: 'test-secret-key-0123456789abcdef0123' });

@@ -59,6 +59,8 @@ export const shows = sqliteTable(
     salesStartAt: integer(),
     tags: text({ mode: 'json' }).$type<string[]>().notNull(),
     cancelledAt: integer(),
+    /** ticketShield: tickets are shown only through the secure ticket view. Switched by the operator. */
+    ticketShield: integer({ mode: 'boolean' }).notNull().default(false),
     position: integer().notNull(),
     ...timestamps,
   },

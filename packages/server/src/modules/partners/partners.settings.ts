@@ -7,6 +7,10 @@ import { whenPresent } from '../../lib/validation.js';
  * reads back as `platformSecretSet`.
  */
 
+/** Every webhook action the service sends (spec + the product's documented kinds). */
+export const WEBHOOK_ACTIONS = ['ticketShield.updated', 'ticket.update', 'listing.created', 'listing.updated', 'listing.deleted', 'event.unlock', 'payouts.delivered'] as const;
+export type WebhookAction = (typeof WEBHOOK_ACTIONS)[number];
+
 const url = () =>
   z.url({ protocol: /^https?$/, error: whenPresent('must be an http(s) URL') }).max(2048).nullable().openapi({ example: 'https://partner.example/api/resale/owned' });
 
@@ -32,6 +36,10 @@ const settingsShape = {
   payoutDelayDays: z.number().int().min(0).max(90).openapi({ description: "Seller payouts are distributed this many days after the show's date.", example: 7 }),
   fees: feesSchema,
   defaultLang: z.enum(['en', 'es']).openapi({ description: 'Language of pages and texts when a request names none.', example: 'en' }),
+  webhookEvents: z
+    .array(z.enum(WEBHOOK_ACTIONS))
+    .nullable()
+    .openapi({ description: 'Webhook actions the partner receives; null receives every kind.', example: ['ticket.update', 'ticketShield.updated'] }),
   rateLimitPerMinute: z.number().int().min(0).max(1_000_000).nullable().openapi({
     description: "Requests per minute for the partner's whole API; null uses the server default, 0 disables.",
     example: null,
@@ -55,6 +63,7 @@ export const DEFAULT_SETTINGS: PartnerSettings = {
   payoutDelayDays: 7,
   fees: { buyerPercent: 10, buyerFixedMinor: 0, sellerPercent: 5, sellerFixedMinor: 0 },
   defaultLang: 'en',
+  webhookEvents: null,
   rateLimitPerMinute: null,
 };
 

@@ -1,0 +1,99 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { partnerColumn, timestamps } from '../../db/columns.js';
+import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
+import { users } from '../users/users.table.js';
+
+/** Lifecycle states of a ticket (see tickets.schemas.ts for the transitions). */
+export const TICKET_STATES = ['VALID', 'LISTED', 'SOLD', 'ADMITTED', 'DELETED', 'CANCELLED'] as const;
+export type TicketState = (typeof TICKET_STATES)[number];
+
+/** How the holder gets in: a URL to the QR, an API-delivered credential, or a plain code. */
+export interface TicketAccess {
+  type: 'URL' | 'API' | 'OTHER';
+  locator: string;
+  status?: string | undefined;
+}
+
+/** A ticket owned by a user; the partner's `ticketId` is unique within the partner. */
+export const tickets = sqliteTable(
+  'tickets',
+  {
+    id: text().primaryKey(),
+    partnerId: partnerColumn(),
+    ticketId: text().notNull(),
+    eventPk: text()
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    showPk: text()
+      .notNull()
+      .references(() => shows.id, { onDelete: 'cascade' }),
+    ticketOptionPk: text()
+      .notNull()
+      .references(() => ticketOptions.id, { onDelete: 'cascade' }),
+    priceTypePk: text().references(() => priceTypes.id, { onDelete: 'cascade' }),
+    ownerPk: text()
+      .notNull()
+      .references(() => users.id),
+    state: text({ enum: TICKET_STATES }).notNull(),
+    /** Final price paid by the user, minor units; null when not sent. */
+    priceMinor: integer(),
+    currency: text(),
+    ticketAccess: text({ mode: 'json' }).$type<TicketAccess>().notNull(),
+    buyerEmailExternal: text(),
+    primarySaleBuyerData: text({ mode: 'json' }).$type<Record<string, unknown>>(),
+    nominalTicket: text({ mode: 'json' }).$type<Record<string, unknown>>(),
+    props: text({ mode: 'json' }).$type<Record<string, unknown>>(),
+    primarySalesFee: text({ mode: 'json' }).$type<Record<string, unknown>>(),
+    flags: text({ mode: 'json' }).$type<Record<string, unknown>>(),
+    tags: text({ mode: 'json' }).$type<string[]>().notNull(),
+    section: text(),
+    row: text(),
+    seat: text(),
+    /** The primary-sale order the ticket belongs to (sell-order flow, will-call). */
+    orderId: text(),
+    admittedAt: integer(),
+    deletedAt: integer(),
+    cancelledAt: integer(),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('tickets_partner_ticket_uq').on(t.partnerId, t.ticketId),
+    index('tickets_show_state_idx').on(t.showPk, t.state),
+    index('tickets_owner_idx').on(t.ownerPk),
+    index('tickets_order_idx').on(t.partnerId, t.orderId),
+  ],
+);
+
+/** Per-item outcome of an ingestion job. */
+export interface TicketJobResult {
+  index: number;
+  ticketId: string | null;
+  status: 'created' | 'updated' | 'rejected';
+  errors?: { code: string; message: string; path?: string }[];
+}
+
+/**
+ * The durable queue of POST /v1/tickets: the accepted items are stored with the job in the
+ * transaction that answers the request; a worker leases the job, applies every item and
+ * marks it done in one transaction, so a crash replays the whole job and nothing twice.
+ */
+export const ticketJobs = sqliteTable(
+  'ticket_jobs',
+  {
+    id: text().primaryKey(),
+    partnerId: partnerColumn(),
+    state: text({ enum: ['queued', 'running', 'done'] }).notNull(),
+    total: integer().notNull(),
+    items: text({ mode: 'json' }).$type<unknown[]>().notNull(),
+    results: text({ mode: 'json' }).$type<TicketJobResult[]>().notNull(),
+    created: integer().notNull(),
+    updated: integer().notNull(),
+    rejected: integer().notNull(),
+    attempts: integer().notNull(),
+    leaseUntil: integer(),
+    createdAt: integer().notNull(),
+    startedAt: integer(),
+    finishedAt: integer(),
+  },
+  (t) => [index('ticket_jobs_state_idx').on(t.state, t.createdAt), index('ticket_jobs_partner_idx').on(t.partnerId, t.createdAt)],
+);

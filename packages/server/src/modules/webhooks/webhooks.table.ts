@@ -1,0 +1,52 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { partnerColumn } from '../../db/columns.js';
+
+/**
+ * The webhook outbox: a message is written in the same transaction as the change that
+ * causes it, then delivered by a worker. `id` is the Standard Webhooks `webhook-id`.
+ */
+export const webhookMessages = sqliteTable(
+  'webhook_messages',
+  {
+    id: text().primaryKey(),
+    partnerId: partnerColumn(),
+    /** `{family}.{verb}` action, e.g. `ticketShield.updated`. */
+    action: text().notNull(),
+    family: text().notNull(),
+    /** Messages of one resource are delivered in order (e.g. `ticket:tkt_…`). */
+    resourceKey: text().notNull(),
+    payload: text({ mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    state: text({ enum: ['pending', 'delivered', 'failed', 'skipped'] }).notNull(),
+    attempts: integer().notNull(),
+    nextAttemptAt: integer(),
+    deliveredAt: integer(),
+    lastStatus: integer(),
+    lastError: text(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [
+    index('webhook_messages_due_idx').on(t.state, t.nextAttemptAt),
+    index('webhook_messages_resource_idx').on(t.partnerId, t.resourceKey, t.createdAt),
+    index('webhook_messages_partner_idx').on(t.partnerId, t.createdAt),
+  ],
+);
+
+/** One delivery attempt: the delivery log operators read. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: text().primaryKey(),
+    messageId: text()
+      .notNull()
+      .references(() => webhookMessages.id, { onDelete: 'cascade' }),
+    partnerId: partnerColumn(),
+    attempt: integer().notNull(),
+    url: text().notNull(),
+    at: integer().notNull(),
+    statusCode: integer(),
+    latencyMs: integer().notNull(),
+    error: text(),
+    nextAttemptAt: integer(),
+  },
+  (t) => [index('webhook_attempts_message_idx').on(t.messageId, t.attempt)],
+);
