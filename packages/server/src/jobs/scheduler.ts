@@ -1,4 +1,5 @@
 import type { AppDeps } from '../context.js';
+import { purgeIdempotencyJob } from './purge-idempotency.js';
 
 /** A piece of scheduled work. `run` must never assume it is the only process (see README). */
 export interface Job {
@@ -10,7 +11,7 @@ export interface Job {
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [];
+  return [purgeIdempotencyJob];
 }
 
 /**

@@ -1,20 +1,226 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
+import { and, eq, lte } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
 import type { AppDeps, AppEnv } from '../context.js';
 import type { Tx } from '../db/client.js';
 import { ok } from '../lib/envelope.js';
+import { ApiError } from '../lib/errors.js';
+import { idempotencyKeys } from './idempotency.table.js';
 
-/** STUB: being implemented. The signatures below are the contract. */
-export function idempotency(_deps: AppDeps): MiddlewareHandler<AppEnv> {
-  return async function idempotencyMiddleware(_c, next) {
-    await next();
+/**
+ * `Idempotency-Key` on the POSTs that create things, as Stripe does it:
+ * - the first answer is stored with a hash of the request and replayed for 24 hours;
+ * - the same key with another request answers 422 `idempotency_key_reused`;
+ * - a key whose first request is still running answers 409 `idempotency_in_progress`;
+ * - a request that fails (4xx, 5xx) stores nothing, so the client may retry with the same key.
+ *
+ * A key is first claimed (a `processing` row, in its own short transaction, so that a
+ * concurrent retry sees it and gets 409), and the answer is stored in the same transaction
+ * as the work (`respondInTransaction`): either both commit or neither does, so a crash can
+ * never leave work done without its answer to replay.
+ */
+
+/** How long the stored answer of a key is replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long a `processing` claim blocks other requests with the same key. A claim older than
+ * this was abandoned (the process crashed mid-request) and the next request takes it over.
+ */
+export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+
+/** The header clients send. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/** Stripe's limit: 255 characters; visible ASCII only, so a key survives every proxy and log. */
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * A claimed key of the current request, set as `c.get('idempotency')` by `idempotency()`.
+ * Handlers rarely use it directly: `respondInTransaction` does.
+ */
+export interface IdempotencyHandle {
+  /** The key the client sent. */
+  readonly key: string;
+  /** True once `complete()` has written the answer (in a transaction that may still roll back). */
+  readonly completed: boolean;
+  /**
+   * Stores the answer as `done` inside the caller's transaction `tx`, so it commits or rolls
+   * back together with the work. `body` is the exact text sent to the client, replayed byte
+   * for byte. Throws a 409 `idempotency_in_progress` ApiError (rolling back the work) when
+   * the claim was taken over meanwhile by a retry after the lock expired.
+   */
+  complete(tx: Tx, status: number, body: string): void;
+}
+
+/**
+ * Middleware that makes a route idempotent per partner and `Idempotency-Key`.
+ * Place it after `partnerKey()` (keys are scoped per partner). Without the header the
+ * request runs as usual. The handler should answer through `respondInTransaction` so that
+ * the stored answer commits with the work; an answer returned otherwise is stored after
+ * the handler, when it is a success.
+ *
+ * @example
+ * app.openapi(
+ *   createRoute({ method: 'post', path: '/v1/things', middleware: [partnerKey(deps, ['private']), idempotency(deps)], ... }),
+ *   (c) => respondInTransaction(c, deps, 201, (tx) => things.create(tx, c.get('auth').partner.id, c.req.valid('json'))),
+ * );
+ */
+export function idempotency(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async function idempotencyMiddleware(c, next) {
+    const key = c.req.header(IDEMPOTENCY_HEADER);
+    if (key === undefined) {
+      await next();
+      return;
+    }
+    if (!KEY_FORMAT.test(key)) {
+      throw ApiError.field('invalid_value', IDEMPOTENCY_HEADER, `${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters`, 'header');
+    }
+    const auth = c.get('auth');
+    // A wiring mistake, not a client error: without a partner the key cannot be scoped.
+    if (!auth) throw new Error('idempotency() must be placed after partnerKey()');
+    const partnerId = auth.partner.id;
+
+    // Hono caches the body, so the validator after this middleware still parses it.
+    const requestHash = hashRequest(c.req.method, c.req.path, await c.req.text());
+    const outcome = claim(deps, partnerId, key, requestHash);
+    if (outcome.kind === 'replay') {
+      // Only the status and body are stored: every answer of these routes is the JSON envelope.
+      // An empty body goes back as no body (a 204 may not carry one).
+      const headers = { 'Content-Type': 'application/json', 'Idempotent-Replayed': 'true' };
+      return outcome.body === ''
+        ? c.body(null, outcome.status as StatusCode, headers)
+        : c.body(outcome.body, outcome.status as ContentfulStatusCode, headers);
+    }
+
+    // The claim is identified by its lock deadline: a takeover always sets a later one, so
+    // a slow request whose claim was taken over can neither complete nor release it.
+    const mine = and(
+      eq(idempotencyKeys.partnerId, partnerId),
+      eq(idempotencyKeys.key, key),
+      eq(idempotencyKeys.state, 'processing'),
+      eq(idempotencyKeys.lockedUntil, outcome.lockedUntil),
+    );
+    let completed = false;
+    const handle: IdempotencyHandle = {
+      key,
+      get completed() {
+        return completed;
+      },
+      complete(tx, status, body) {
+        const res = tx.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine).run();
+        if (res.changes !== 1) throw inProgress();
+        completed = true;
+      },
+    };
+    c.set('idempotency', handle);
+
+    const release = () => deps.db.delete(idempotencyKeys).where(mine).run();
+    try {
+      await next();
+    } catch (err) {
+      // Only reached when no onError caught it on the way; the claim must not outlive the request.
+      release();
+      throw err;
+    }
+
+    const status = c.res.status;
+    if (c.error || status >= 400) {
+      // Nothing is stored for a failed request (as Stripe does for validation errors), so the
+      // client may fix the cause and retry with the same key. A `done` row committed by the
+      // handler before it failed is kept: its work is done and must not run twice.
+      release();
+      return;
+    }
+    if (!handle.completed) {
+      const body = await c.res.clone().text();
+      deps.db.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine).run();
+    }
   };
 }
 
 /**
  * Runs `work` in one transaction and answers `ok(result, status)`. When the request
  * carries a claimed Idempotency-Key, the answer is stored in that same transaction.
+ * `work` must be synchronous (better-sqlite3 transactions are).
+ *
+ * @example
+ * (c) => respondInTransaction(c, deps, 201, (tx) => listings.create(tx, partnerId, body))
  */
-export function respondInTransaction<T>(c: Context<AppEnv>, deps: AppDeps, status: 200 | 201 | 202, work: (tx: Tx) => T): Response {
-  const body = deps.db.transaction((tx) => ok(work(tx), status));
+export function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 201 | 202>(
+  c: Context<AppEnv>,
+  deps: AppDeps,
+  status: S,
+  work: (tx: Tx) => T,
+) {
+  const handle = c.get('idempotency');
+  const body = deps.db.transaction((tx) => {
+    const result = work(tx);
+    // An async `work` would run on after the transaction committed: refuse it loudly.
+    if (isThenable(result)) throw new Error('respondInTransaction: work must be synchronous');
+    const envelope = ok(result, status);
+    handle?.complete(tx, status, JSON.stringify(envelope));
+    return envelope;
+  });
+  // c.json serializes with the same JSON.stringify of the same object, so the stored text
+  // and the text sent are byte-identical (a replay cannot differ from the first answer).
   return c.json(body, status);
+}
+
+type Claim = { kind: 'claimed'; lockedUntil: number } | { kind: 'replay'; status: number; body: string };
+
+/**
+ * Claims `key` for this request, or says what to answer instead. Writes come first and are
+ * conditional (insert if absent, take over if abandoned), so two processes racing for the
+ * same key cannot both win, on SQLite or PostgreSQL alike.
+ */
+function claim(deps: AppDeps, partnerId: string, key: string, requestHash: string): Claim {
+  const now = deps.clock.now();
+  const lockedUntil = now + IDEMPOTENCY_LOCK_MS;
+  const fresh = { requestHash, state: 'processing' as const, responseStatus: null, responseBody: null, lockedUntil, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS };
+  const thisKey = and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key));
+
+  return deps.db.transaction((tx) => {
+    // An expired key is as good as unused, whether or not the purge job has run yet.
+    tx.delete(idempotencyKeys).where(and(thisKey, lte(idempotencyKeys.expiresAt, now))).run();
+    const inserted = tx.insert(idempotencyKeys).values({ partnerId, key, ...fresh }).onConflictDoNothing().run();
+    if (inserted.changes === 1) return { kind: 'claimed', lockedUntil };
+
+    const row = tx.select().from(idempotencyKeys).where(thisKey).get();
+    if (!row) throw inProgress(); // removed between our statements by another process: let the client retry
+    if (row.requestHash !== requestHash) {
+      throw new ApiError(422, 'idempotency_key_reused', `This ${IDEMPOTENCY_HEADER} was already used with another request; send a new key for a new request`, {
+        path: IDEMPOTENCY_HEADER,
+        in: 'header',
+      });
+    }
+    if (row.state === 'done') return { kind: 'replay', status: row.responseStatus ?? 200, body: row.responseBody ?? '' };
+    if (row.lockedUntil > now) throw inProgress();
+
+    // The first request crashed before answering (its work rolled back with it): take over.
+    const taken = tx
+      .update(idempotencyKeys)
+      .set(fresh)
+      .where(and(thisKey, eq(idempotencyKeys.state, 'processing'), eq(idempotencyKeys.lockedUntil, row.lockedUntil)))
+      .run();
+    if (taken.changes !== 1) throw inProgress();
+    return { kind: 'claimed', lockedUntil };
+  });
+}
+
+function inProgress(): ApiError {
+  return new ApiError(409, 'idempotency_in_progress', `A request with this ${IDEMPOTENCY_HEADER} is still being processed; retry later`, {
+    path: IDEMPOTENCY_HEADER,
+    in: 'header',
+  });
+}
+
+/** SHA-256 of what makes two requests the same: method, path and body (newline-separated, so parts cannot run into each other). */
+function hashRequest(method: string, path: string, body: string): string {
+  return createHash('sha256').update(`${method}\n${path}\n${body}`).digest('hex');
+}
+
+function isThenable(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

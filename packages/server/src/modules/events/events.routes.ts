@@ -35,7 +35,7 @@ export function eventRoutes(deps: AppDeps) {
     (c) => {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.create(tx, partnerId, body))) as never;
+      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.create(tx, partnerId, body)));
     },
   );
 
@@ -57,7 +57,7 @@ export function eventRoutes(deps: AppDeps) {
     (c) => {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.update(tx, partnerId, body))) as never;
+      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.update(tx, partnerId, body)));
     },
   );
 
@@ -96,7 +96,7 @@ export function eventRoutes(deps: AppDeps) {
       const { externalReferenceId } = c.req.valid('param');
       const { showId } = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.cancel(tx, partnerId, externalReferenceId, showId))) as never;
+      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.cancel(tx, partnerId, externalReferenceId, showId)));
     },
   );
 
