@@ -10,6 +10,8 @@ import { ApiError, type ErrorCode } from './lib/errors.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { ruleRoutes } from './modules/rules/rules.routes.js';
+import { ticketRoutes } from './modules/tickets/tickets.routes.js';
+import { feedRoutes } from './modules/feeds/feeds.routes.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -59,6 +61,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', partnerRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', ruleRoutes(deps));
+  app.route('/', ticketRoutes(deps));
+  app.route('/', feedRoutes(deps));
 
   registerDocument(app, deps);
   return app;
@@ -99,6 +103,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     tags: [
       { name: 'Events', description: 'Events, shows, ticket options, price types and combinations' },
       { name: 'Rules', description: 'Resale rules per ticket option and combination' },
+      { name: 'Tickets', description: 'Ticket sync, lifecycle, admissions and ticket URLs' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
     ],
   });

@@ -7,6 +7,9 @@ import type { IdempotencyHandle } from './middleware/idempotency.js';
 import type { RateLimiter } from './middleware/rate-limit.js';
 import type { Authenticated, PartnersService } from './modules/partners/partners.service.js';
 import type { EventsService } from './modules/events/events.service.js';
+import type { TicketsService } from './modules/tickets/tickets.service.js';
+import type { UsersService } from './modules/users/users.service.js';
+import type { RulesService } from './modules/rules/rules.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -35,6 +38,9 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   partners: PartnersService;
   events: EventsService;
+  rules: RulesService;
+  users: UsersService;
+  tickets: TicketsService;
 }
 
 /** Hono environment of every router. */

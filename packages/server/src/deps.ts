@@ -5,19 +5,27 @@ import type { Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { DomainEvents } from './lib/domain-events.js';
 import { RateLimiter } from './middleware/rate-limit.js';
-import { PartnersService } from './modules/partners/partners.service.js';
 import { EventsService } from './modules/events/events.service.js';
+import { PartnersService } from './modules/partners/partners.service.js';
+import { RulesService } from './modules/rules/rules.service.js';
+import { TicketsService } from './modules/tickets/tickets.service.js';
+import { UsersService } from './modules/users/users.service.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
   const box = new SecretBox(opts.secretKey);
   const bus = new DomainEvents();
+  const events = new EventsService(opts.db, opts.clock, bus);
+  const users = new UsersService(opts.clock);
   return {
     ...opts,
     box,
     bus,
     rateLimiter: new RateLimiter(opts.clock),
     partners: new PartnersService(opts.db, opts.clock, box),
-    events: new EventsService(opts.db, opts.clock, bus),
+    events,
+    rules: new RulesService(opts.clock, events),
+    users,
+    tickets: new TicketsService(opts.db, opts.clock, bus, events, users),
   };
 }

@@ -1,5 +1,7 @@
 import type { AppDeps } from '../context.js';
 import { purgeIdempotencyJob } from './purge-idempotency.js';
+import { ticketsJob } from '../modules/tickets/tickets.job.js';
+import { feedsJob } from '../modules/feeds/feeds.job.js';
 
 /** A piece of scheduled work. `run` must never assume it is the only process (see README). */
 export interface Job {
@@ -11,7 +13,7 @@ export interface Job {
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [purgeIdempotencyJob];
+  return [purgeIdempotencyJob, ticketsJob, feedsJob];
 }
 
 /**

@@ -16,6 +16,16 @@ export interface DomainEventMap {
     showId: string;
     cancelledAt: number;
   };
+  /**
+   * A ticket can no longer be offered by its holder as it was: deleted, admitted, its show
+   * cancelled, its owner changed, or moved to another show or option. The sell side
+   * terminates its active listing.
+   */
+  'ticket.invalidated': {
+    partnerId: string;
+    ticketPk: string;
+    reason: 'deleted' | 'admitted' | 'cancelled' | 'owner_changed' | 'moved';
+  };
 }
 
 export type DomainEventName = keyof DomainEventMap;

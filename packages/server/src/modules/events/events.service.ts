@@ -240,7 +240,7 @@ export class EventsService {
       seenShows.add(showIn.showId);
       let show = agg.shows.find((s) => s.showId === showIn.showId);
       if (!show) {
-        const created = newShow(showIn, path, errors);
+        const created = newShow(showIn, path, errors, source === 'feed' ? 'ON_SALE' : 'LIVE');
         if (!created) return;
         agg.shows.push(created);
         show = created;
@@ -254,7 +254,10 @@ export class EventsService {
     for (const show of agg.shows) {
       const was = before.get(show.showId);
       if (was === 'CANCELLED' && show.status !== 'CANCELLED') {
-        throw ApiError.conflict(`Show '${show.showId}' is cancelled and cannot be made ${show.status} again`, 'status');
+        // Cancellation is final (buyers refunded, payouts stopped). A feed that still lists
+        // the show is stale: keep it cancelled and apply the rest of the event.
+        if (mode === 'upsert') show.status = 'CANCELLED';
+        else throw ApiError.conflict(`Show '${show.showId}' is cancelled and cannot be made ${show.status} again`, 'status');
       }
     }
 
@@ -473,7 +476,8 @@ function mergeEventFields(agg: EventAggregate, input: EventInput): void {
   if (input.seating !== undefined) agg.seating = input.seating;
 }
 
-function newShow(input: ShowInput, path: string, errors: ErrorEntry[]): ShowAggregate | null {
+/** A show not stored yet; `status` is the default of its source (LIVE for the API, ON_SALE for the feed). */
+function newShow(input: ShowInput, path: string, errors: ErrorEntry[], status: ShowStatus): ShowAggregate | null {
   const missing = (['title', 'ticketOptions', 'images', 'configuration'] as const).filter((f) => input[f] === undefined);
   if (input.date === undefined && input.dates?.startsAt === undefined) missing.push('date' as never);
   for (const f of missing) errors.push({ code: 'missing_field', message: `${path}.${f} is required for a new show`, path: `${path}.${f}`, in: 'body' });
@@ -482,7 +486,7 @@ function newShow(input: ShowInput, path: string, errors: ErrorEntry[]): ShowAggr
     showId: input.showId,
     title: '',
     startsAt: 0,
-    status: 'LIVE',
+    status,
     primarySalesUrl: null,
     images: [],
     configuration: {},
@@ -501,7 +505,8 @@ function newShow(input: ShowInput, path: string, errors: ErrorEntry[]): ShowAggr
 
 function mergeShow(show: ShowAggregate, input: ShowInput, path: string, errors: ErrorEntry[], now: number): void {
   if (input.title !== undefined) show.title = input.title;
-  const date = input.date ?? input.dates?.startsAt;
+  // dates.startsAt holds a rescheduled show's new date, so it wins over `date`.
+  const date = input.dates?.startsAt ?? input.date;
   if (date !== undefined) show.startsAt = fromIso(date);
   if (input.primarySalesUrl !== undefined) show.primarySalesUrl = input.primarySalesUrl;
   if (input.images !== undefined) show.images = input.images;
@@ -534,6 +539,11 @@ function mergeShow(show: ShowAggregate, input: ShowInput, path: string, errors: 
     }
     if (o.title !== undefined) option.title = o.title;
     if (o.description !== undefined) option.description = o.description;
+    if (o.currency !== undefined && option.id !== undefined && o.currency !== option.currency) {
+      // Stored amounts (prices, combinations, rule amounts) are minor units of the old currency.
+      errors.push({ code: 'invalid_value', message: `${p}.currency cannot change from ${option.currency} on an existing ticket option; create a new option`, path: `${p}.currency`, in: 'body' });
+      return;
+    }
     if (o.currency !== undefined) option.currency = o.currency;
     if (o.stock !== undefined) option.stock = o.stock;
     if (o.webVisibility !== undefined) option.webVisibility = o.webVisibility;

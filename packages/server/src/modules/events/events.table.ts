@@ -61,6 +61,8 @@ export const shows = sqliteTable(
     cancelledAt: integer(),
     /** ticketShield: tickets are shown only through the secure ticket view. Switched by the operator. */
     ticketShield: integer({ mode: 'boolean' }).notNull().default(false),
+    /** When the `event.unlock` webhook went out for this show; null until then. */
+    unlockAnnouncedAt: integer(),
     position: integer().notNull(),
     ...timestamps,
   },

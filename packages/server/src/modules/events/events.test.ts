@@ -163,6 +163,15 @@ describe('PUT /v1/events', () => {
     expect(ev.shows[1].title).toBe('Night s2');
   });
 
+  it('refuses to change the currency of an existing ticket option', async () => {
+    const { t, p } = await seeded();
+    const res = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 's1', ticketOptions: [{ ticketId: 'opt-field', currency: 'JPY' }] }] } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ code: 'invalid_value', path: 'shows.0.ticketOptions.0.currency' });
+    const same = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 's1', ticketOptions: [{ ticketId: 'opt-field', currency: 'eur' }] }] } });
+    expect(same.status).toBe(200);
+  });
+
   it('keeps resaleEnabled off only while false is sent', async () => {
     const { t, p } = await seeded();
     const off = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 's2', resaleEnabled: false }] } });

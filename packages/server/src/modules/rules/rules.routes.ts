@@ -1,7 +1,78 @@
+import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
-import { createRouter } from '../../lib/openapi.js';
+import { ok } from '../../lib/envelope.js';
+import { ApiError } from '../../lib/errors.js';
+import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
+import { locationOf } from '../../lib/validation.js';
+import { partnerKey } from '../../middleware/auth.js';
+import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { MAX_RULE_ITEMS, ruleIssuesToEntries, RulesQuery, RulesRequest, ruleToApi, StoredRuleItem } from './rules.schemas.js';
 
-/** POST /v1/rules (being written). */
-export function ruleRoutes(_deps: AppDeps) {
-  return createRouter();
+const RulesResponse = envelope(z.array(StoredRuleItem)).openapi('RulesResponse');
+
+/**
+ * Validation failures of this router: as everywhere, except that the first pass over the
+ * raw items reports deprecated fields as `deprecated_field` (see rules.schemas.ts).
+ */
+function rulesHook(result: { success: true } | { success: false; error: { issues: z.core.$ZodIssue[] }; target: string }): undefined {
+  if (!result.success) throw ApiError.invalid(ruleIssuesToEntries(result.error.issues, locationOf(result.target)));
+  return undefined;
+}
+
+/** POST /v1/rules and GET /v1/rules. */
+export function ruleRoutes(deps: AppDeps) {
+  const app = createRouter();
+  const common = { tags: ['Rules'], security: [SECURITY.public, SECURITY.private] };
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/v1/rules',
+      operationId: 'upsertRules',
+      summary: 'Create or update rules and combinations',
+      description:
+        `Body: 1 to ${MAX_RULE_ITEMS} items, all for the same event and show (another event or show answers 400 invalid_value naming the item, e.g. 3.showId). ` +
+        'Items are applied in order in one transaction: if one fails, nothing is written. Each rule is stored once per ticket option, scope ' +
+        '(the ticket option, or the combination named by priceTypeId) and ruleType; posting it again replaces it, except superSwapConfig, which merges the flags sent. ' +
+        'A COMBINATION item creates or updates a combination (price in major units, fees excluded). ' +
+        'The ids must be those sent at event creation: an unknown event (or another partner’s) or show answers 404; an unknown ticketOptionId or priceTypeId, ' +
+        'or a priceTypeId forming no combination, answers 400 naming the field. Deprecated fields superswap, superswapInit, minPriceSell, maxPriceSell and ' +
+        'ruleType ticketShield answer 400 deprecated_field with their path and what replaces them. Accepts the public or the private key, and Idempotency-Key.',
+      middleware: [partnerKey(deps, ['public', 'private']), idempotency(deps)],
+      request: { body: jsonBody(RulesRequest) },
+      responses: { 200: jsonResponse(RulesResponse, 'The items applied, as stored, in the order sent'), ...errorResponses(404, 409, 413, 415, 422) },
+    }),
+    (c) => {
+      const items = c.req.valid('json');
+      const partnerId = c.get('auth').partner.id;
+      return respondInTransaction(c, deps, 200, (tx) => deps.rules.apply(tx, partnerId, items).map(ruleToApi)) as never;
+    },
+    rulesHook,
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/v1/rules',
+      operationId: 'listRules',
+      summary: 'Read the rules and combinations of a show',
+      description:
+        'The stored combinations and rules of a show (optionally of one ticket option), in the item shape of POST /v1/rules: combinations first, then rules ' +
+        'by ticket option, option-scoped before combination-scoped. Without updatedAt the items are valid POST items (at most 100 per POST). Accepts the public or the private key.',
+      middleware: [partnerKey(deps, ['public', 'private'])],
+      request: { query: RulesQuery },
+      responses: { 200: jsonResponse(RulesResponse, 'The stored rules and combinations'), ...errorResponses(404) },
+    }),
+    (c) => {
+      const query = c.req.valid('query');
+      const partnerId = c.get('auth').partner.id;
+      // One read transaction: the rules and the ids they name come from the same snapshot.
+      return c.json(ok(deps.db.transaction((tx) => deps.rules.list(tx, partnerId, query)).map(ruleToApi)), 200);
+    },
+    rulesHook,
+  );
+
+  return app;
 }

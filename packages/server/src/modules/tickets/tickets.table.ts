@@ -52,6 +52,8 @@ export const tickets = sqliteTable(
     /** The primary-sale order the ticket belongs to (sell-order flow, will-call). */
     orderId: text(),
     admittedAt: integer(),
+    /** When the owner was told the QR unlocked (e-mail with the PDF); null until then. */
+    unlockNotifiedAt: integer(),
     deletedAt: integer(),
     cancelledAt: integer(),
     ...timestamps,

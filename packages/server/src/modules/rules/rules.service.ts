@@ -1,0 +1,358 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { fromIso } from '../../lib/clock.js';
+import { ApiError, type ErrorLocation } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { toMajor, toMinor } from '../../lib/money.js';
+import type { EventsService } from '../events/events.service.js';
+import { combinations, priceTypes, ticketOptions } from '../events/events.table.js';
+import { COMBINATION, isRuleType, RULE_TYPES, type RuleItemInput, type RuleType } from './rules.schemas.js';
+import { rules } from './rules.table.js';
+
+// ------------------------------------------------------------------ domain types
+
+/** A price limit as stored: a percentage of the original price, or an amount in minor units. */
+export type PriceRule = { type: 'PERCENTAGE'; percent: number } | { type: 'ABSOLUTE'; amountMinor: number };
+
+/**
+ * The stored value of each rule type. Money is integer minor units in the ticket option's
+ * currency; instants are UTC epoch milliseconds. The API's shapes are in rules.schemas.ts.
+ */
+export interface RuleValues {
+  /** When the QR of the secure ticket view unlocks: hours before the show, or an instant. */
+  qrUnlock: { hoursBeforeShow: number } | { unlockAt: number };
+  /** From how many hours before the show a Super Swap resale is possible. */
+  superSwapUnlock: { hoursBeforeShow: number };
+  /** Every flag present (merged with the stored value and the defaults). */
+  superSwapConfig: { enabled: boolean; reissueTicketAccess: boolean; allowAfterQrUnlock: boolean };
+  /** Tickets one seller may have listed or sold at once for the show, within the scope. */
+  maxSell: { maxTickets: number };
+  /** Only the fees sent; an absent one falls back to the partner's fee. */
+  platformFees: { buyerPercent?: number; buyerFixedMinor?: number; sellerPercent?: number; sellerFixedMinor?: number };
+  maxPriceSellConfig: PriceRule;
+  minPriceSellConfig: PriceRule;
+  fixedListingPrice: PriceRule;
+}
+
+/** superSwapConfig flags the first time one is posted for a scope. */
+export const SUPER_SWAP_DEFAULTS: RuleValues['superSwapConfig'] = { enabled: false, reissueTicketAccess: true, allowAfterQrUnlock: false };
+
+/** A rule with its type, so that `rules` narrows on `ruleType`. */
+export type RuleEntry = { [K in RuleType]: { ruleType: K; rules: RuleValues[K] } }[RuleType];
+
+/** A combination, as a rules item of type COMBINATION. */
+export interface CombinationEntry {
+  ruleType: typeof COMBINATION;
+  priceMinor: number;
+  description: string | null;
+}
+
+/** A stored rule or combination with the partner's ids, as POST and GET answer it (see `ruleToApi`). */
+export type AppliedRule = {
+  externalReferenceEventId: string;
+  showId: string;
+  ticketOptionId: string;
+  /** null: the rule applies to the whole ticket option. */
+  priceTypeId: string | null;
+  /** The ticket option's currency, the unit of every amount. */
+  currency: string;
+  updatedAt: number;
+} & (RuleEntry | CombinationEntry);
+
+/** Where a rule in force was set. */
+export type RuleScope = 'ticketOption' | 'combination';
+
+/** One rule in force, with the scope it comes from (a PERCENTAGE price rule is relative to that scope's price). */
+export interface EffectiveRule<K extends RuleType> {
+  scope: RuleScope;
+  rules: RuleValues[K];
+  updatedAt: number;
+}
+
+/** The rules in force for a ticket option or a combination: each rule type set for it, and only those. */
+export type EffectiveRules = { [K in RuleType]?: EffectiveRule<K> };
+
+// ------------------------------------------------------------------ effective rules
+
+/**
+ * The rules in force for tickets of one ticket option, optionally of one combination
+ * (`priceTypePk`). For each rule type, a rule scoped to the combination wins over the
+ * ticket option's rule of the same type, whole (fields are not merged across scopes: a
+ * combination's platformFees without sellerPercent falls back to the partner's fee, not
+ * to the option's rule). A type set in neither scope is absent; the caller applies its
+ * default (for example the partner's qrLockHoursBeforeShow or fees).
+ *
+ * Amounts are minor units of the ticket option's currency; instants epoch ms. A
+ * PERCENTAGE price rule is relative to the price of the scope it comes from (`scope`):
+ * the combination's price for 'combination', the ticket option's price for 'ticketOption'.
+ *
+ * @example
+ * const eff = effectiveRules(tx, show.id, option.id, priceType?.id ?? null);
+ * const limit = eff.maxSell?.rules.maxTickets ?? Infinity;
+ * const swap = eff.superSwapConfig?.rules ?? SUPER_SWAP_DEFAULTS;
+ */
+export function effectiveRules(tx: Tx, showPk: string, ticketOptionPk: string, priceTypePk: string | null): EffectiveRules {
+  const rows = tx
+    .select()
+    .from(rules)
+    .where(and(eq(rules.showPk, showPk), eq(rules.ticketOptionPk, ticketOptionPk), inArray(rules.scopeKey, priceTypePk === null ? [''] : ['', priceTypePk])))
+    .all();
+  const out: Record<string, EffectiveRule<RuleType>> = {};
+  for (const row of rows) {
+    if (!isRuleType(row.ruleType)) continue;
+    const scope: RuleScope = row.scopeKey === '' ? 'ticketOption' : 'combination';
+    // At most one row per type and scope: an option-scoped row only fills a gap.
+    if (out[row.ruleType] && scope === 'ticketOption') continue;
+    out[row.ruleType] = { scope, rules: row.rules as unknown as RuleValues[RuleType], updatedAt: row.updatedAt };
+  }
+  return out as EffectiveRules;
+}
+
+// ------------------------------------------------------------------ service
+
+type RuleItem = Exclude<RuleItemInput, { ruleType: typeof COMBINATION }>;
+type OptionRow = ReturnType<EventsService['findTicketOption']>;
+type RuleRow = typeof rules.$inferSelect;
+
+/** A 404 of a lookup becomes a 400 naming the field: the id is wrong, not the resource path. */
+function asInvalid<T>(path: string, message: string, lookup: () => T, where: ErrorLocation = 'body'): T {
+  try {
+    return lookup();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) throw ApiError.field('invalid_value', path, message, where);
+    throw err;
+  }
+}
+
+function describePrice(p: PriceRule, currency: string): string {
+  return p.type === 'PERCENTAGE' ? `PERCENTAGE ${p.percent}` : `ABSOLUTE ${toMajor(p.amountMinor, currency)} ${currency}`;
+}
+
+/**
+ * Resale rules per ticket option or combination, and COMBINATION items (which create or
+ * update combinations through EventsService). Takes the caller's transaction; imports
+ * nothing from Hono; throws ApiError.
+ */
+export class RulesService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly events: EventsService,
+  ) {}
+
+  /**
+   * POST /v1/rules: applies the items in order in the caller's transaction (so a failing
+   * item leaves nothing written once the transaction rolls back). The items were checked
+   * to target one event and one show. Unknown or foreign event, unknown show: 404;
+   * unknown ticket option or price type, or a priceTypeId forming no combination: 400
+   * naming the item's field. One row per ticket option, scope and rule type: a rule
+   * posted again replaces the stored one, except superSwapConfig, which merges.
+   *
+   * @example rules.apply(tx, partnerId, [{ externalReferenceEventId, showId, ticketOptionId, ruleType: 'maxSell', rules: { maxTickets: 4 } }])
+   */
+  apply(tx: Tx, partnerId: string, items: RuleItemInput[]): AppliedRule[] {
+    const first = items[0];
+    if (!first) return [];
+    const { event, show } = this.events.findShow(tx, partnerId, first.externalReferenceEventId, first.showId);
+    const now = this.clock.now();
+    const ids = { externalReferenceEventId: event.externalReferenceId, showId: show.showId };
+    /** Scopes whose min/max price rules changed, with the last item that changed them. */
+    const priceLimitScopes = new Map<string, { index: number; optionPk: string; scopeKey: string; currency: string; label: string }>();
+
+    const applied = items.map((item, i): AppliedRule => {
+      const option = asInvalid(`${i}.ticketOptionId`, `${i}.ticketOptionId '${item.ticketOptionId}' is not a ticket option of show '${show.showId}'`, () =>
+        this.events.findTicketOption(tx, show.id, item.ticketOptionId),
+      );
+      const itemIds = { ...ids, ticketOptionId: option.ticketId, currency: option.currency };
+
+      if (item.ruleType === COMBINATION) {
+        asInvalid(`${i}.priceTypeId`, `${i}.priceTypeId '${item.priceTypeId}' is not a price type of show '${show.showId}'`, () =>
+          this.events.findPriceType(tx, show.id, item.priceTypeId),
+        );
+        const combo = this.events.upsertCombination(
+          tx,
+          partnerId,
+          show.id,
+          { ticketOptionId: item.ticketOptionId, priceTypeId: item.priceTypeId, price: item.price, description: item.description },
+          `${i}.price`,
+        );
+        return { ...itemIds, priceTypeId: item.priceTypeId, ruleType: COMBINATION, priceMinor: combo.priceMinor, description: combo.description, updatedAt: combo.updatedAt };
+      }
+
+      let priceTypePk: string | null = null;
+      if (item.priceTypeId !== undefined) {
+        priceTypePk = this.events.findCombination(tx, show.id, item.ticketOptionId, item.priceTypeId, `${i}.priceTypeId`).priceType.id;
+      }
+      const scopeKey = priceTypePk ?? '';
+      const entry = this.toEntry(tx, item, option, scopeKey, i);
+      const row = tx
+        .insert(rules)
+        .values({ id: newId('rule'), partnerId, showPk: show.id, ticketOptionPk: option.id, priceTypePk, scopeKey, ruleType: entry.ruleType, rules: entry.rules, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: [rules.ticketOptionPk, rules.scopeKey, rules.ruleType], set: { rules: entry.rules, updatedAt: now } })
+        .returning()
+        .get();
+
+      if (entry.ruleType === 'maxPriceSellConfig' || entry.ruleType === 'minPriceSellConfig') {
+        const label = item.priceTypeId === undefined ? `ticket option '${option.ticketId}'` : `combination '${option.ticketId}' + '${item.priceTypeId}'`;
+        priceLimitScopes.set(`${option.id}\u0000${scopeKey}`, { index: i, optionPk: option.id, scopeKey, currency: option.currency, label });
+      }
+      return { ...itemIds, priceTypeId: item.priceTypeId ?? null, ...entry, updatedAt: row.updatedAt } as AppliedRule;
+    });
+
+    // Checked once the batch is applied, so a request may move both limits at once.
+    for (const scope of priceLimitScopes.values()) this.checkPriceLimits(tx, scope);
+    return applied;
+  }
+
+  /**
+   * GET /v1/rules: the stored combinations and rules of a show (optionally of one ticket
+   * option), combinations first, so the answer (without updatedAt) is a valid POST body.
+   * Order: ticket options and price types as sent at event creation, option-scoped rules
+   * before combination-scoped ones, rule types in the order of RULE_TYPES.
+   */
+  list(tx: Tx, partnerId: string, query: { externalReferenceEventId: string; showId: string; ticketOptionId?: string | undefined }): AppliedRule[] {
+    const { event, show } = this.events.findShow(tx, partnerId, query.externalReferenceEventId, query.showId);
+    const only = query.ticketOptionId;
+    if (only !== undefined) {
+      asInvalid('ticketOptionId', `ticketOptionId '${only}' is not a ticket option of show '${show.showId}'`, () => this.events.findTicketOption(tx, show.id, only), 'query');
+    }
+    // Read-only lookups of the show's own ids and positions, to answer the partner's ids.
+    const options = new Map(
+      tx
+        .select({ id: ticketOptions.id, ticketId: ticketOptions.ticketId, currency: ticketOptions.currency, position: ticketOptions.position })
+        .from(ticketOptions)
+        .where(eq(ticketOptions.showPk, show.id))
+        .all()
+        .map((o) => [o.id, o]),
+    );
+    const pts = new Map(
+      tx
+        .select({ id: priceTypes.id, priceTypeId: priceTypes.priceTypeId, position: priceTypes.position })
+        .from(priceTypes)
+        .where(eq(priceTypes.showPk, show.id))
+        .all()
+        .map((p) => [p.id, p]),
+    );
+    const ids = { externalReferenceEventId: event.externalReferenceId, showId: show.showId };
+    const keep = (optionPk: string) => {
+      const o = options.get(optionPk);
+      return o !== undefined && (only === undefined || o.ticketId === only) ? o : undefined;
+    };
+
+    const combos: { sort: number[]; item: AppliedRule }[] = [];
+    for (const c of tx.select().from(combinations).where(eq(combinations.showPk, show.id)).all()) {
+      const o = keep(c.ticketOptionPk);
+      const p = pts.get(c.priceTypePk);
+      if (!o || !p) continue;
+      combos.push({
+        sort: [o.position, p.position],
+        item: { ...ids, ticketOptionId: o.ticketId, priceTypeId: p.priceTypeId, currency: o.currency, ruleType: COMBINATION, priceMinor: c.priceMinor, description: c.description, updatedAt: c.updatedAt },
+      });
+    }
+    const stored: { sort: number[]; item: AppliedRule }[] = [];
+    for (const r of tx.select().from(rules).where(eq(rules.showPk, show.id)).all()) {
+      const o = keep(r.ticketOptionPk);
+      if (!o || !isRuleType(r.ruleType)) continue;
+      const p = r.priceTypePk === null ? undefined : pts.get(r.priceTypePk);
+      if (r.priceTypePk !== null && !p) continue;
+      stored.push({
+        sort: [o.position, p ? 1 + p.position : 0, RULE_TYPES.indexOf(r.ruleType)],
+        item: { ...ids, ticketOptionId: o.ticketId, priceTypeId: p?.priceTypeId ?? null, currency: o.currency, ...decode(r), updatedAt: r.updatedAt } as AppliedRule,
+      });
+    }
+    const bySort = (a: { sort: number[] }, b: { sort: number[] }) => {
+      for (let k = 0; k < a.sort.length; k++) if (a.sort[k] !== b.sort[k]) return a.sort[k]! - b.sort[k]!;
+      return 0;
+    };
+    return [...combos.sort(bySort), ...stored.sort(bySort)].map((x) => x.item);
+  }
+
+  /** The rules in force for a ticket option or combination; see `effectiveRules`. */
+  effective(tx: Tx, showPk: string, ticketOptionPk: string, priceTypePk: string | null): EffectiveRules {
+    return effectiveRules(tx, showPk, ticketOptionPk, priceTypePk);
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** The stored value of a rule item: money to minor units, instants to epoch ms, superSwapConfig merged. */
+  private toEntry(tx: Tx, item: RuleItem, option: OptionRow, scopeKey: string, i: number): RuleEntry {
+    const minor = (amount: number, field: string) => toMinor(amount, option.currency, `${i}.rules.${field}`);
+    const priceRule = (r: { type: 'PERCENTAGE' | 'ABSOLUTE'; value: number }): PriceRule =>
+      r.type === 'PERCENTAGE' ? { type: 'PERCENTAGE', percent: r.value } : { type: 'ABSOLUTE', amountMinor: minor(r.value, 'value') };
+
+    switch (item.ruleType) {
+      case 'qrUnlock': {
+        const r = item.rules;
+        return { ruleType: 'qrUnlock', rules: r.unlockAt !== undefined ? { unlockAt: fromIso(r.unlockAt) } : { hoursBeforeShow: r.hoursBeforeShow! } };
+      }
+      case 'superSwapUnlock':
+        return { ruleType: 'superSwapUnlock', rules: { hoursBeforeShow: item.rules.hoursBeforeShow } };
+      case 'superSwapConfig': {
+        const stored = this.storedRule(tx, option.id, scopeKey, 'superSwapConfig');
+        const current = { ...SUPER_SWAP_DEFAULTS, ...(stored?.rules as Partial<RuleValues['superSwapConfig']> | undefined) };
+        const sent = item.rules;
+        return {
+          ruleType: 'superSwapConfig',
+          rules: {
+            enabled: sent.enabled ?? current.enabled,
+            reissueTicketAccess: sent.reissueTicketAccess ?? current.reissueTicketAccess,
+            allowAfterQrUnlock: sent.allowAfterQrUnlock ?? current.allowAfterQrUnlock,
+          },
+        };
+      }
+      case 'maxSell':
+        return { ruleType: 'maxSell', rules: { maxTickets: item.rules.maxTickets } };
+      case 'platformFees': {
+        const r = item.rules;
+        return {
+          ruleType: 'platformFees',
+          rules: {
+            ...(r.buyerPercent !== undefined ? { buyerPercent: r.buyerPercent } : {}),
+            ...(r.buyerFixed !== undefined ? { buyerFixedMinor: minor(r.buyerFixed, 'buyerFixed') } : {}),
+            ...(r.sellerPercent !== undefined ? { sellerPercent: r.sellerPercent } : {}),
+            ...(r.sellerFixed !== undefined ? { sellerFixedMinor: minor(r.sellerFixed, 'sellerFixed') } : {}),
+          },
+        };
+      }
+      case 'maxPriceSellConfig':
+        return { ruleType: 'maxPriceSellConfig', rules: priceRule(item.rules) };
+      case 'minPriceSellConfig':
+        return { ruleType: 'minPriceSellConfig', rules: priceRule(item.rules) };
+      case 'fixedListingPrice':
+        return { ruleType: 'fixedListingPrice', rules: priceRule(item.rules) };
+    }
+  }
+
+  private storedRule(tx: Tx, optionPk: string, scopeKey: string, ruleType: RuleType): RuleRow | undefined {
+    return tx
+      .select()
+      .from(rules)
+      .where(and(eq(rules.ticketOptionPk, optionPk), eq(rules.scopeKey, scopeKey), eq(rules.ruleType, ruleType)))
+      .get();
+  }
+
+  /** Within one scope the minimum may not exceed the maximum when both have the same type (400 naming the last item that set one). */
+  private checkPriceLimits(tx: Tx, scope: { index: number; optionPk: string; scopeKey: string; currency: string; label: string }): void {
+    const min = this.storedRule(tx, scope.optionPk, scope.scopeKey, 'minPriceSellConfig')?.rules as PriceRule | undefined;
+    const max = this.storedRule(tx, scope.optionPk, scope.scopeKey, 'maxPriceSellConfig')?.rules as PriceRule | undefined;
+    if (!min || !max) return;
+    const exceeds =
+      min.type === 'PERCENTAGE' && max.type === 'PERCENTAGE'
+        ? min.percent > max.percent
+        : min.type === 'ABSOLUTE' && max.type === 'ABSOLUTE'
+          ? min.amountMinor > max.amountMinor
+          : false;
+    if (!exceeds) return;
+    const path = `${scope.index}.rules.value`;
+    throw ApiError.field(
+      'invalid_value',
+      path,
+      `${path}: the minPriceSellConfig of ${scope.label} (${describePrice(min, scope.currency)}) would exceed its maxPriceSellConfig (${describePrice(max, scope.currency)})`,
+    );
+  }
+}
+
+/** A stored row as a typed entry (the JSON column was written by `toEntry`). */
+function decode(row: RuleRow): RuleEntry {
+  return { ruleType: row.ruleType, rules: row.rules } as unknown as RuleEntry;
+}

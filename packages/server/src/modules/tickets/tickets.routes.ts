@@ -1,0 +1,243 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppDeps, AppEnv } from '../../context.js';
+import { toIso } from '../../lib/clock.js';
+import { ok } from '../../lib/envelope.js';
+import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
+import { partnerKey } from '../../middleware/auth.js';
+import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import {
+  AdmissionBatchItemSchema,
+  ItemResultSchema,
+  JobSchema,
+  MAX_ASYNC_ITEMS,
+  MAX_SYNC_ITEMS,
+  TicketInputSchema,
+  TicketRecordSchema,
+  TicketUpdateSchema,
+} from './tickets.schemas.js';
+import type { JobRow } from './tickets.service.js';
+
+/** The spec's limit of the synchronous endpoint, per partner. */
+export const SYNC_TICKETS_PER_MINUTE = 60;
+
+const TicketParam = z.object({ ticketId: z.string().min(1).openapi({ param: { name: 'ticketId', in: 'path' }, example: 'tkt-000123' }) });
+
+/** Items are checked one by one (see TicketInput): the request itself only needs to be an array of objects. */
+const itemsBody = (max: number) =>
+  z
+    .array(z.looseObject({}).openapi({ description: 'A TicketInput (components/schemas/TicketInput), validated on its own.' }))
+    .min(1, 'must hold at least one ticket')
+    .max(max)
+    .openapi({ description: `At most ${max} tickets. Each item is validated on its own; an invalid item is rejected with its reason and the others go on.` });
+
+function jobToApi(job: JobRow) {
+  return {
+    jobId: job.id,
+    state: job.state,
+    total: job.total,
+    created: job.created,
+    updated: job.updated,
+    rejected: job.rejected,
+    createdAt: toIso(job.createdAt),
+    finishedAt: job.finishedAt === null ? null : toIso(job.finishedAt),
+    results: job.results,
+  };
+}
+
+/** Tickets: ingestion, read, update, delete, admissions. */
+export function ticketRoutes(deps: AppDeps) {
+  const app = createRouter();
+  app.openAPIRegistry.register('TicketInput', TicketInputSchema);
+  const svc = deps.tickets;
+  const common = { tags: ['Tickets'], security: [SECURITY.private] };
+  const key = partnerKey(deps, ['private']);
+  const syncLimit: MiddlewareHandler<AppEnv> = async function syncTicketsLimit(c, next) {
+    deps.rateLimiter.take(`sync-tickets:${c.get('auth').partner.id}`, SYNC_TICKETS_PER_MINUTE);
+    await next();
+  };
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/v1/tickets',
+      operationId: 'createTicketsAsync',
+      summary: 'Create tickets asynchronously (queued)',
+      description:
+        'Answers at once with a job id; a durable queue applies the tickets as capacity allows (the endpoint for volume). ' +
+        'Follow the job with GET /v1/tickets/jobs/{jobId}. Sending a ticketId again updates that ticket. Accepts Idempotency-Key.',
+      middleware: [key, idempotency(deps)],
+      request: { body: jsonBody(itemsBody(MAX_ASYNC_ITEMS)) },
+      responses: {
+        202: jsonResponse(envelope(JobSchema, 202), 'The job, queued; items that failed validation are already rejected in `results`'),
+        ...errorResponses(409, 413, 415, 422),
+      },
+    }),
+    (c) => {
+      const items = c.req.valid('json');
+      const partnerId = c.get('auth').partner.id;
+      return respondInTransaction(c, deps, 202, (tx) => jobToApi(svc.enqueue(tx, partnerId, items)));
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/v1/tickets/jobs/{jobId}',
+      operationId: 'getTicketJob',
+      summary: 'Follow an asynchronous ticket job',
+      middleware: [key],
+      request: { params: z.object({ jobId: z.string().openapi({ param: { name: 'jobId', in: 'path' }, example: 'job_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }) },
+      responses: { 200: jsonResponse(envelope(JobSchema), 'The job and, once done, each item’s outcome'), ...errorResponses(404) },
+    }),
+    (c) => c.json(ok(jobToApi(svc.getJob(c.get('auth').partner.id, c.req.valid('param').jobId))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/v1/sync/tickets',
+      operationId: 'createTicketsSync',
+      summary: 'Create tickets synchronously',
+      description:
+        `Applies the tickets now and answers each item's outcome in request order. Not for volume: at most ${MAX_SYNC_ITEMS} items, ` +
+        `${SYNC_TICKETS_PER_MINUTE} requests per minute per partner (429 with Retry-After beyond). A rejected item leaves nothing written; the others are applied. Accepts Idempotency-Key.`,
+      middleware: [key, syncLimit, idempotency(deps)],
+      request: { body: jsonBody(itemsBody(MAX_SYNC_ITEMS)) },
+      responses: {
+        200: jsonResponse(
+          envelope(z.object({ created: z.number().int(), updated: z.number().int(), rejected: z.number().int(), results: z.array(ItemResultSchema) }).openapi('TicketSyncResult')),
+          'Each item’s outcome',
+        ),
+        ...errorResponses(409, 413, 415, 422),
+      },
+    }),
+    (c) => {
+      const items = c.req.valid('json');
+      const partnerId = c.get('auth').partner.id;
+      return respondInTransaction(c, deps, 200, (tx) => {
+        const results = svc.syncCreate(tx, partnerId, items);
+        const count = (s: string) => results.filter((r) => r.status === s).length;
+        return { created: count('created'), updated: count('updated'), rejected: count('rejected'), results };
+      });
+    },
+  );
+
+  // Registered before /v1/tickets/{ticketId}/eventAdmission so that "batch" is never read as a ticket id.
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/v1/tickets/batch/eventAdmission',
+      operationId: 'admitTicketsBatch',
+      summary: 'Register admissions in batch',
+      description:
+        'Records each admission it can. `allRecorded` says whether all were recorded; `failed` lists the others with a reason: unknown, deleted, already_admitted, cancelled, duplicate. At most 1000 items.',
+      middleware: [key],
+      request: { body: jsonBody(z.array(AdmissionBatchItemSchema).min(1).max(1000)) },
+      responses: {
+        200: jsonResponse(
+          envelope(
+            z
+              .object({
+                allRecorded: z.boolean(),
+                recorded: z.number().int(),
+                failed: z.array(
+                  z.object({ index: z.number().int(), ticketId: z.string(), reason: z.enum(['unknown', 'deleted', 'already_admitted', 'cancelled', 'duplicate']), message: z.string() }),
+                ),
+              })
+              .openapi('AdmissionBatchResult'),
+          ),
+          'What was recorded',
+        ),
+        ...errorResponses(413, 415),
+      },
+    }),
+    (c) => {
+      const items = c.req.valid('json');
+      const partnerId = c.get('auth').partner.id;
+      return respondInTransaction(c, deps, 200, (tx) => svc.admitBatch(tx, partnerId, items));
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/v1/tickets/{ticketId}/eventAdmission',
+      operationId: 'admitTicket',
+      summary: 'Register an admission',
+      description: 'Marks the ticket as used at the venue (no body); answers `data: true`. An admitted ticket can no longer be listed; its active listing ends. 409 for a deleted, cancelled or already admitted ticket.',
+      middleware: [key],
+      request: { params: TicketParam },
+      responses: { 200: jsonResponse(envelope(z.literal(true)), 'Recorded'), ...errorResponses(404, 409) },
+    }),
+    (c) => {
+      const { ticketId } = c.req.valid('param');
+      const partnerId = c.get('auth').partner.id;
+      return respondInTransaction(c, deps, 200, (tx) => {
+        svc.admit(tx, partnerId, ticketId, deps.clock.now());
+        return true as const;
+      });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/v1/tickets/{ticketId}',
+      operationId: 'getTicket',
+      summary: 'Read a ticket',
+      middleware: [key],
+      request: { params: TicketParam },
+      responses: { 200: jsonResponse(envelope(TicketRecordSchema), 'The ticket'), ...errorResponses(404) },
+    }),
+    (c) => c.json(ok(svc.toApi(deps.db, svc.get(deps.db, c.get('auth').partner.id, c.req.valid('param').ticketId))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'put',
+      path: '/v1/tickets/{ticketId}',
+      operationId: 'updateTicket',
+      summary: 'Update a ticket',
+      description:
+        'The fields sent replace the stored ones (send them all, changed or not); `flags` are kept as sent. A new buyer is a new owner: an active listing of the former owner ends. A deleted ticket answers 409.',
+      middleware: [key],
+      request: { params: TicketParam, body: jsonBody(TicketUpdateSchema) },
+      responses: { 200: jsonResponse(envelope(TicketRecordSchema), 'The ticket after the change'), ...errorResponses(404, 409, 413, 415) },
+    }),
+    (c) => {
+      const { ticketId } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const partnerId = c.get('auth').partner.id;
+      return respondInTransaction(c, deps, 200, (tx) => svc.toApi(tx, svc.update(tx, partnerId, ticketId, body)));
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'delete',
+      path: '/v1/tickets/{ticketId}',
+      operationId: 'deleteTicket',
+      summary: 'Delete (invalidate) a ticket',
+      description: 'Invalidates the ticket for good: an active listing ends, a pending reservation is released. Cannot be undone; a second DELETE answers 409.',
+      middleware: [key],
+      request: { params: TicketParam },
+      responses: { 200: jsonResponse(envelope(TicketRecordSchema), 'The ticket, now DELETED'), ...errorResponses(404, 409) },
+    }),
+    (c) => {
+      const { ticketId } = c.req.valid('param');
+      const partnerId = c.get('auth').partner.id;
+      return respondInTransaction(c, deps, 200, (tx) => svc.toApi(tx, svc.delete(tx, partnerId, ticketId)));
+    },
+  );
+
+  return app;
+}
