@@ -12,6 +12,9 @@ import { eventRoutes } from './modules/events/events.routes.js';
 import { ruleRoutes } from './modules/rules/rules.routes.js';
 import { ticketRoutes } from './modules/tickets/tickets.routes.js';
 import { feedRoutes } from './modules/feeds/feeds.routes.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { mailboxRoutes } from './modules/email/email.pages.js';
+import { registerWebhookDocs } from './modules/webhooks/webhooks.catalog.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -63,6 +66,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', ruleRoutes(deps));
   app.route('/', ticketRoutes(deps));
   app.route('/', feedRoutes(deps));
+  app.route('/', webhookRoutes(deps));
+  // Development mailbox: no authentication, so never in production (the router is also empty there).
+  if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
 
   registerDocument(app, deps);
   return app;
@@ -89,6 +95,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     description: 'The channels key (sk_ch_…), bare or as "Bearer <key>". Channels group only.',
   });
   registry.registerComponent('securitySchemes', 'operatorToken', { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' });
+  registerWebhookDocs(registry);
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
@@ -105,6 +112,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Rules', description: 'Resale rules per ticket option and combination' },
       { name: 'Tickets', description: 'Ticket sync, lifecycle, admissions and ticket URLs' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
+      { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
     ],
   });
   app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'resale API reference' }));

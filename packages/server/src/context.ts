@@ -10,6 +10,8 @@ import type { EventsService } from './modules/events/events.service.js';
 import type { TicketsService } from './modules/tickets/tickets.service.js';
 import type { UsersService } from './modules/users/users.service.js';
 import type { RulesService } from './modules/rules/rules.service.js';
+import type { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import type { MessagesService } from './modules/email/email.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -41,6 +43,8 @@ export interface AppDeps {
   rules: RulesService;
   users: UsersService;
   tickets: TicketsService;
+  webhooks: WebhooksService;
+  messages: MessagesService;
 }
 
 /** Hono environment of every router. */

@@ -10,22 +10,27 @@ import { PartnersService } from './modules/partners/partners.service.js';
 import { RulesService } from './modules/rules/rules.service.js';
 import { TicketsService } from './modules/tickets/tickets.service.js';
 import { UsersService } from './modules/users/users.service.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { createMessagesService } from './modules/email/email.service.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
   const box = new SecretBox(opts.secretKey);
   const bus = new DomainEvents();
   const events = new EventsService(opts.db, opts.clock, bus);
-  const users = new UsersService(opts.clock);
+  const users = new UsersService(opts.db, opts.clock);
+  const partners = new PartnersService(opts.db, opts.clock, box);
   return {
     ...opts,
     box,
     bus,
     rateLimiter: new RateLimiter(opts.clock),
-    partners: new PartnersService(opts.db, opts.clock, box),
+    partners,
     events,
     rules: new RulesService(opts.clock, events),
     users,
     tickets: new TicketsService(opts.db, opts.clock, bus, events, users),
+    webhooks: new WebhooksService(opts.db, opts.clock, partners, opts.logger),
+    messages: createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger }),
   };
 }

@@ -60,6 +60,7 @@ export async function start(source: Record<string, string | undefined> = process
 
   const stop = async () => {
     jobs.stop();
+    deps.messages.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     db.$client.close();
   };

@@ -30,6 +30,7 @@ start(env).then(
         `  public key    ${env.SANDBOX_PUBLIC_KEY}`,
         `  channels key  ${env.SANDBOX_CHANNELS_KEY}`,
         `  operator      Authorization: Bearer ${env.OPERATOR_TOKEN}`,
+        ...(env.SMTP_URL ? [] : [`  mailbox       ${parsed.PUBLIC_BASE_URL}/dev/mailbox   (e-mails and SMS are kept here while SMTP_URL is unset)`]),
         `  try: curl -H 'Authorization: ${env.SANDBOX_PRIVATE_KEY}' ${parsed.PUBLIC_BASE_URL}/v1/events/demo-tour`,
         '',
       ].join('\n'),

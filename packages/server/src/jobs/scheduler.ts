@@ -2,6 +2,8 @@ import type { AppDeps } from '../context.js';
 import { purgeIdempotencyJob } from './purge-idempotency.js';
 import { ticketsJob } from '../modules/tickets/tickets.job.js';
 import { feedsJob } from '../modules/feeds/feeds.job.js';
+import { webhooksJob } from '../modules/webhooks/webhooks.job.js';
+import { emailJob } from '../modules/email/email.job.js';
 
 /** A piece of scheduled work. `run` must never assume it is the only process (see README). */
 export interface Job {
@@ -13,7 +15,7 @@ export interface Job {
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [purgeIdempotencyJob, ticketsJob, feedsJob];
+  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob];
 }
 
 /**

@@ -22,15 +22,13 @@ export function currencyDigits(currency: string): number {
   return digits;
 }
 
-/** True when `code` is a currency code Intl knows (three letters). */
+let known: Set<string> | null = null;
+
+/** True when `code` is an ISO 4217 currency code Intl knows (any letter case). */
 export function isCurrency(code: string): boolean {
   if (!/^[A-Za-z]{3}$/.test(code)) return false;
-  try {
-    new Intl.NumberFormat('en', { style: 'currency', currency: code });
-    return Intl.supportedValuesOf('currency').includes(code.toUpperCase());
-  } catch {
-    return false;
-  }
+  known ??= new Set(Intl.supportedValuesOf('currency'));
+  return known.has(code.toUpperCase());
 }
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;

@@ -9,7 +9,7 @@ import { isCurrency, toMajor, toMinor } from '../../lib/money.js';
 import { issuesToEntries } from '../../lib/validation.js';
 import type { EventsService, ShowRef } from '../events/events.service.js';
 import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
-import { userToApi, type UserIdentity, type UsersService } from '../users/users.service.js';
+import { userToApi, type UserIdentity, type UserRow, type UsersService } from '../users/users.service.js';
 import { users } from '../users/users.table.js';
 import { TicketInputSchema, type TicketInput, type TicketRecord, type TicketUpdate } from './tickets.schemas.js';
 import { ticketJobs, tickets, type TicketJobResult, type TicketState } from './tickets.table.js';
@@ -28,6 +28,12 @@ interface BatchCache {
   shows: Map<string, ShowRef>;
   options: Map<string, typeof ticketOptions.$inferSelect>;
   combos: Map<string, { priceTypePk: string }>;
+  /** Stored tickets of the batch, read in advance; null means "read each when needed". */
+  existing: Map<string, TicketRow> | null;
+  /** Tickets this batch wrote already: their prefetched row is stale. */
+  touched: Set<string>;
+  /** Owners resolved in this batch, by the buyer as sent. */
+  owners: Map<string, UserRow>;
 }
 
 /** Maps a lookup error of the events service onto the item field it concerns. */
@@ -75,22 +81,33 @@ export class TicketsService {
   }
 
   /**
-   * Applies items in the caller's transaction, each in its own savepoint: a failing item
-   * leaves no rows and does not stop the others.
+   * Applies items in the caller's transaction. A failing item leaves no rows and does not
+   * stop the others: `upsert` makes every check before its first write, so no savepoint is
+   * needed (they cost a statement each, and this path runs for every synchronised ticket).
    */
   applyItems(tx: Tx, partnerId: string, items: readonly { index: number; item: TicketInput }[]): TicketJobResult[] {
-    const cache: BatchCache = { shows: new Map(), options: new Map(), combos: new Map() };
+    const cache: BatchCache = { shows: new Map(), options: new Map(), combos: new Map(), existing: this.prefetch(tx, partnerId, items.map((i) => i.item.ticketId)), touched: new Set(), owners: new Map() };
     const results: TicketJobResult[] = [];
     for (const { index, item } of items) {
       try {
-        const status = tx.transaction((sp) => this.upsert(sp, partnerId, item, cache));
-        results.push({ index, ticketId: item.ticketId, status });
+        results.push({ index, ticketId: item.ticketId, status: this.upsert(tx, partnerId, item, cache) });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         results.push({ index, ticketId: item.ticketId, status: 'rejected', errors: err.entries.map(stripIn) });
       }
     }
     return results;
+  }
+
+  /** The stored tickets among `ticketIds`, in one query per 500 ids. */
+  private prefetch(tx: Tx, partnerId: string, ticketIds: readonly string[]): Map<string, TicketRow> {
+    const found = new Map<string, TicketRow>();
+    const unique = [...new Set(ticketIds)];
+    for (let i = 0; i < unique.length; i += 500) {
+      const rows = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), inArray(tickets.ticketId, unique.slice(i, i + 500)))).all();
+      for (const row of rows) found.set(row.ticketId, row);
+    }
+    return found;
   }
 
   /** POST /v1/sync/tickets: validate and apply now; per-item results in request order. */
@@ -237,7 +254,7 @@ export class TicketsService {
     for (const k of ['buyerEmailExternal', 'primarySaleBuyerData', 'nominalTicket', 'props', 'primarySalesFee', 'tags', 'section', 'row', 'seat', 'orderId', 'flags'] as const) {
       if (patch[k] !== undefined) (merged as Record<string, unknown>)[k] = patch[k];
     }
-    const cache: BatchCache = { shows: new Map(), options: new Map(), combos: new Map() };
+    const cache: BatchCache = { shows: new Map(), options: new Map(), combos: new Map(), existing: null, touched: new Set(), owners: new Map() };
     this.upsert(tx, partnerId, merged, cache, { keepUnsent: true });
     return this.get(tx, partnerId, ticketId);
   }
@@ -370,11 +387,22 @@ export class TicketsService {
     const currency = (item.currency ?? option.currency).toUpperCase();
     if (!isCurrency(currency)) throw ApiError.field('invalid_value', 'currency', 'currency must be an ISO 4217 currency code such as EUR');
     const priceMinor = item.price === undefined ? undefined : toMinor(item.price, currency, 'price');
-    const owner = this.usersService.resolve(tx, partnerId, buyerIdentity(item.buyer), 'buyer');
+    // Read in advance for the batch, unless this batch already wrote the ticket (sent twice).
+    const existing =
+      cache.existing && !cache.touched.has(item.ticketId)
+        ? cache.existing.get(item.ticketId)
+        : tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).get();
+    if (existing?.state === 'DELETED') throw ApiError.conflict(`Ticket '${item.ticketId}' was deleted; deletion is final`, 'ticketId');
+    // Last check, first write: a rejected item must not leave a user behind.
+    const buyerKey = typeof item.buyer === 'string' ? item.buyer : JSON.stringify(item.buyer);
+    let owner = cache.owners.get(buyerKey);
+    if (!owner) {
+      owner = this.usersService.resolve(tx, partnerId, buyerIdentity(item.buyer), 'buyer');
+      cache.owners.set(buyerKey, owner);
+    }
     const seating = item.props?.seating;
     const now = this.clock.now();
 
-    const existing = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).get();
     const keep = <T>(sent: T | undefined, stored: T | null): T | null => (sent !== undefined ? sent : opts.keepUnsent && existing ? stored : null);
     const values = {
       eventPk: ref.event.id,
@@ -398,21 +426,66 @@ export class TicketsService {
       orderId: keep(item.orderId ?? item.props?.orderId, existing?.orderId ?? null),
       updatedAt: now,
     };
+    cache.touched.add(item.ticketId);
 
+    const writes = this.writes();
     if (!existing) {
       const cancelled = ref.show.status === 'CANCELLED';
-      tx.insert(tickets)
-        .values({ ...values, id: newId('ticket'), partnerId, ticketId: item.ticketId, state: cancelled ? 'CANCELLED' : 'VALID', cancelledAt: cancelled ? now : null, createdAt: now })
-        .run();
+      writes.insert.run({ ...values, id: newId('ticket'), partnerId, ticketId: item.ticketId, state: cancelled ? 'CANCELLED' : 'VALID', cancelledAt: cancelled ? now : null, createdAt: now });
       return 'created';
     }
-    if (existing.state === 'DELETED') throw ApiError.conflict(`Ticket '${item.ticketId}' was deleted; deletion is final`, 'ticketId');
     const ownerChanged = existing.ownerPk !== owner.id;
     const moved = existing.showPk !== ref.show.id || existing.ticketOptionPk !== option.id || existing.priceTypePk !== priceTypePk;
     const state: TicketState = existing.state === 'LISTED' && (ownerChanged || moved) ? 'VALID' : existing.state;
-    tx.update(tickets).set({ ...values, state }).where(eq(tickets.id, existing.id)).run();
+    writes.update.run({ ...values, state, id: existing.id });
     if (ownerChanged || moved) this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: existing.id, reason: ownerChanged ? 'owner_changed' : 'moved' });
     return 'updated';
+  }
+
+  private statements?: ReturnType<TicketsService['prepareWrites']>;
+
+  /** The two writes of ingestion, prepared once (they run on the enclosing transaction's connection). */
+  private writes() {
+    return (this.statements ??= this.prepareWrites());
+  }
+
+  private prepareWrites() {
+    const p = <N extends string>(name: N) => sql.placeholder(name);
+    const common = {
+      eventPk: p('eventPk'),
+      showPk: p('showPk'),
+      ticketOptionPk: p('ticketOptionPk'),
+      priceTypePk: p('priceTypePk'),
+      ownerPk: p('ownerPk'),
+      priceMinor: p('priceMinor'),
+      currency: p('currency'),
+      ticketAccess: p('ticketAccess'),
+      buyerEmailExternal: p('buyerEmailExternal'),
+      primarySaleBuyerData: p('primarySaleBuyerData'),
+      nominalTicket: p('nominalTicket'),
+      props: p('props'),
+      primarySalesFee: p('primarySalesFee'),
+      flags: p('flags'),
+      tags: p('tags'),
+      section: p('section'),
+      row: p('row'),
+      seat: p('seat'),
+      orderId: p('orderId'),
+      state: p('state'),
+      updatedAt: p('updatedAt'),
+    };
+    return {
+      insert: this.db
+        .insert(tickets)
+        .values({ ...common, id: p('id'), partnerId: p('partnerId'), ticketId: p('ticketId'), cancelledAt: p('cancelledAt'), createdAt: p('createdAt') })
+        .prepare(),
+      // drizzle's types do not admit placeholders in set(); its runtime does (tested by the update paths).
+      update: this.db
+        .update(tickets)
+        .set(common as unknown as Partial<TicketRow>)
+        .where(eq(tickets.id, p('id')))
+        .prepare(),
+    };
   }
 
   private cancelShowTickets(tx: Tx, partnerId: string, showPk: string, at: number): void {

@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
@@ -34,7 +35,17 @@ export function normalizePhone(phone: string): string | null {
  * matched user when no other user of the partner holds them.
  */
 export class UsersService {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Lookups prepared once: user resolution runs for every synchronised ticket. They run on
+   * the connection of the enclosing transaction (better-sqlite3 has one connection).
+   */
+  private insertStatement?: { run: (row: UserRow) => unknown };
+  private lookups?: Record<'externalId' | 'email' | 'phone', { get: (v: { partnerId: string; value: string }) => UserRow | undefined }>;
 
   /** Finds or creates the user named by `who`. @throws 400 when no identifier is usable. */
   resolve(tx: Tx, partnerId: string, who: UserIdentity, path = 'buyer'): UserRow {
@@ -54,11 +65,13 @@ export class UsersService {
       null;
     const now = this.clock.now();
     if (!found) {
-      return tx
+      const row: UserRow = { id: newId('user'), partnerId, externalId, email, phone, firstName: who.firstName ?? null, lastName: who.lastName ?? null, createdAt: now, updatedAt: now };
+      this.insertStatement ??= this.db
         .insert(users)
-        .values({ id: newId('user'), partnerId, externalId, email, phone, firstName: who.firstName ?? null, lastName: who.lastName ?? null, createdAt: now, updatedAt: now })
-        .returning()
-        .get();
+        .values(Object.fromEntries(Object.keys(row).map((k) => [k, sql.placeholder(k)])) as never)
+        .prepare();
+      this.insertStatement.run(row);
+      return row;
     }
     const patch: Partial<UserRow> = {};
     if (externalId && !found.externalId && !this.findBy(tx, partnerId, 'externalId', externalId)) patch.externalId = externalId;
@@ -90,8 +103,22 @@ export class UsersService {
     return (phone && this.findBy(tx, partnerId, 'phone', phone)) || this.findBy(tx, partnerId, 'externalId', value);
   }
 
-  private findBy(tx: Tx, partnerId: string, field: 'externalId' | 'email' | 'phone', value: string): UserRow | null {
-    return tx.select().from(users).where(and(eq(users.partnerId, partnerId), eq(users[field], value))).get() ?? null;
+  private findBy(_tx: Tx, partnerId: string, field: 'externalId' | 'email' | 'phone', value: string): UserRow | null {
+    this.lookups ??= {
+      externalId: this.prepareLookup('externalId'),
+      email: this.prepareLookup('email'),
+      phone: this.prepareLookup('phone'),
+    };
+    return this.lookups[field].get({ partnerId, value }) ?? null;
+  }
+
+  private prepareLookup(field: 'externalId' | 'email' | 'phone') {
+    return this.db
+      .select()
+      .from(users)
+      .where(and(eq(users.partnerId, sql.placeholder('partnerId')), eq(users[field], sql.placeholder('value'))))
+      .limit(1)
+      .prepare();
   }
 }
 

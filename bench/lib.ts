@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const KEYS = {
+  private: 'sk_bench_private_key_000000000000',
+  public: 'pk_bench_public_key_0000000000000',
+  channels: 'sk_ch_bench_channels_key_00000000',
+};
+
+/**
+ * Starts the real service (main.ts) in its own process on a fresh file database, so the
+ * load generator and the server each have a core, as in production.
+ */
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<{ base: string; dir: string; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'resale-bench-'));
+  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  // BENCH_CPU_PROF=<dir> writes a CPU profile of the server process there.
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', join(ROOT, 'packages/server/src/main.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_PATH: join(dir, 'bench.sqlite'),
+      SECRET_KEY: 'bench-secret-key-0000000000000000000000',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      MAX_BODY_BYTES: String(20 * 1024 * 1024),
+      SANDBOX_PRIVATE_KEY: KEYS.private,
+      SANDBOX_PUBLIC_KEY: KEYS.public,
+      SANDBOX_CHANNELS_KEY: KEYS.channels,
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(`${base}/v1/openapi.json`);
+      if (res.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    dir,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function api(base: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: KEYS.private, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await res.json()) as { status: number; data: unknown; errors: unknown };
+  if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(json.errors)}`);
+  return json.data;
+}
+
+export function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en');
+}

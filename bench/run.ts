@@ -1,0 +1,9 @@
+/** npm run bench: every benchmark, one after the other. Never part of npm test. */
+import { run as ticketsIngest } from './tickets-ingest.js';
+
+const benches: [string, () => Promise<unknown>][] = [['tickets-ingest', ticketsIngest]];
+const only = process.argv[2];
+for (const [name, bench] of benches) {
+  if (only && only !== name) continue;
+  await bench();
+}

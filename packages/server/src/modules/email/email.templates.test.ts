@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { escapeHtml, formatter, LANGS, pickLang, renderMessage, TEMPLATE_NAMES, type TemplateName, type TemplateVars } from './email.templates.js';
+
+/** Sample variables of every template, with distinctive values to find in the output. */
+const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
+  ticketUnlocked: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', ticketUrl: 'https://resale.test/t/tkt_1?x=1&y=2' },
+  listingSold: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', amount: { minor: 4550, currency: 'EUR' }, payoutDate: '2026-06-15' },
+  delistNotice: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', reason: 'Venue capacity changed' },
+  oneTimePassword: { code: '493817', minutes: 10 },
+  payoutScheduled: { amount: { minor: 12000, currency: 'EUR' }, payoutDate: '2026-06-15' },
+  refund: { eventTitle: 'Aurora Tour', amount: '€91.00' },
+};
+
+/** What each template must show, per language (formatted with Intl). */
+const EXPECTED: Record<TemplateName, Record<'en' | 'es', string[]>> = {
+  ticketUnlocked: {
+    en: ['Aurora Tour', 'Madrid night', 'May 1, 2026', '9:00', 'https://resale.test/t/tkt_1?x=1&y=2'],
+    es: ['Aurora Tour', 'Madrid night', '1 de mayo de 2026', '21:00', 'https://resale.test/t/tkt_1?x=1&y=2'],
+  },
+  listingSold: { en: ['Aurora Tour', 'Madrid night', '€45.50', 'June 15, 2026'], es: ['Aurora Tour', 'Madrid night', '45,50 €', '15 de junio de 2026'] },
+  delistNotice: { en: ['Aurora Tour', 'Madrid night', 'Venue capacity changed'], es: ['Aurora Tour', 'Madrid night', 'Venue capacity changed'] },
+  oneTimePassword: { en: ['493817', '10 minutes'], es: ['493817', '10 minutos'] },
+  payoutScheduled: { en: ['€120.00', 'June 15, 2026'], es: ['120,00 €', '15 de junio de 2026'] },
+  refund: { en: ['Aurora Tour', '€91.00'], es: ['Aurora Tour', '€91.00'] },
+};
+
+/** Intl separates with no-break spaces (U+00A0, U+202F); compare with plain ones. */
+const plain = (s: string | null) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
+
+const BAD_OUTPUT = /undefined|null|NaN|\[object|\$\{/;
+
+describe('message templates', () => {
+  it('has the six templates the other modules use', () => {
+    expect([...TEMPLATE_NAMES].sort()).toEqual(['delistNotice', 'listingSold', 'oneTimePassword', 'payoutScheduled', 'refund', 'ticketUnlocked']);
+  });
+
+  for (const name of TEMPLATE_NAMES) {
+    it(`renders ${name} in en and es, e-mail and SMS, with every placeholder filled`, () => {
+      const out = Object.fromEntries(
+        LANGS.map((lang) => [lang, { email: renderMessage(name, lang, SAMPLES[name]), sms: renderMessage(name, lang, SAMPLES[name], 'sms') }]),
+      ) as Record<'en' | 'es', { email: ReturnType<typeof renderMessage>; sms: ReturnType<typeof renderMessage> }>;
+
+      for (const lang of LANGS) {
+        const { email, sms } = out[lang];
+        for (const part of [email.subject, email.text, email.html ?? '', sms.subject, sms.text]) {
+          expect(part).not.toMatch(BAD_OUTPUT);
+          expect(part.length).toBeGreaterThan(5);
+        }
+        for (const value of EXPECTED[name][lang]) expect(plain(email.text)).toContain(value);
+        expect(email.html).toContain(`<html lang="${lang}">`);
+        expect(email.html).not.toMatch(/<img|<script|src=/i);
+        expect(sms.html).toBeNull();
+        expect(sms.text).not.toContain('\n');
+        expect(sms.text.length).toBeLessThan(200);
+        expect(email.subject).not.toMatch(/[\r\n]/);
+      }
+      expect(out.en.email.subject).not.toBe(out.es.email.subject);
+      expect(out.en.email.text).not.toBe(out.es.email.text);
+      expect(out.en.sms.text).not.toBe(out.es.sms.text);
+    });
+  }
+
+  it('puts the one-time code in the SMS text', () => {
+    expect(renderMessage('oneTimePassword', 'es', { code: '123456', minutes: 10 }, 'sms').text).toBe(
+      '123456 es tu código de acceso a la reventa. Caduca en 10 minutos. No lo compartas.',
+    );
+    expect(renderMessage('oneTimePassword', 'en', { code: '123456', minutes: 1 }, 'sms').text).toContain('1 minute.');
+  });
+
+  it('leaves the optional delist reason out when absent', () => {
+    const { text } = renderMessage('delistNotice', 'en', { eventTitle: 'A', showTitle: 'B' });
+    expect(text).not.toMatch(/Reason/);
+    expect(renderMessage('delistNotice', 'es', { eventTitle: 'A', showTitle: 'B', reason: null }).text).not.toMatch(/Motivo/);
+  });
+
+  it('escapes every interpolated value in the HTML part, never in the text part', () => {
+    const evil = '<script>alert("x")</script> & \'co\'';
+    const r = renderMessage('ticketUnlocked', 'en', { ...SAMPLES.ticketUnlocked, eventTitle: evil, showTitle: '<img src=x onerror=alert(1)>' });
+    expect(r.html).not.toContain('<script');
+    expect(r.html).not.toContain('<img');
+    expect(r.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39;');
+    expect(r.html).toContain('href="https://resale.test/t/tkt_1?x=1&amp;y=2"');
+    expect(r.text).toContain(evil);
+    expect(r.subject).toBe(`Your ticket for ${evil} is ready`);
+    const delist = renderMessage('delistNotice', 'es', { eventTitle: 'A', showTitle: 'B', reason: '</p><script>x()</script>' });
+    expect(delist.html).not.toContain('<script');
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  });
+
+  it('refuses variables that do not fit, instead of mailing "undefined" or a javascript: link', () => {
+    expect(() => renderMessage('ticketUnlocked', 'en', { ...SAMPLES.ticketUnlocked, ticketUrl: 'javascript:alert(1)' })).toThrow(/ticketUrl/);
+    expect(() => renderMessage('ticketUnlocked', 'en', { ...SAMPLES.ticketUnlocked, showDate: 'tomorrow' })).toThrow(/showDate/);
+    expect(() => renderMessage('listingSold', 'en', { ...SAMPLES.listingSold, eventTitle: undefined as unknown as string })).toThrow(/eventTitle/);
+    expect(() => renderMessage('oneTimePassword', 'en', { code: '12345', minutes: 10 })).toThrow(/code/);
+    expect(() => renderMessage('nope' as TemplateName, 'en', {} as never)).toThrow(/Unknown message template/);
+  });
+
+  it('formats dates and money with Intl for the language', () => {
+    const en = formatter('en');
+    const es = formatter('es');
+    expect(plain(en.money({ minor: 1999, currency: 'EUR' }))).toBe('€19.99');
+    expect(plain(es.money({ minor: 1999, currency: 'EUR' }))).toBe('19,99 €');
+    expect(plain(es.money({ minor: 1500, currency: 'JPY' }))).toMatch(/^1\.?500\s(JPY|¥)$/); // no minor digits
+    expect(plain(en.money('  $5  '))).toBe('$5');
+    expect(plain(en.date('2026-06-15'))).toBe('June 15, 2026');
+    expect(plain(es.date('2026-06-15'))).toBe('15 de junio de 2026');
+    // The wall time of the offset written in the instant (the venue's), or of the given zone.
+    expect(plain(es.dateTime('2026-05-01T21:00:00+02:00'))).toBe('viernes, 1 de mayo de 2026, 21:00');
+    expect(plain(es.dateTime('2026-05-01T19:00:00Z', 'Europe/Madrid'))).toBe('viernes, 1 de mayo de 2026, 21:00');
+    expect(plain(en.dateTime('2026-05-01T19:00:00Z'))).toMatch(/May 1, 2026.*7:00\sPM UTC$/);
+    expect(plain(es.minutes(5))).toBe('5 minutos');
+  });
+
+  it('picks the template language from a requested one', () => {
+    expect(pickLang('es-AR')).toBe('es');
+    expect(pickLang('EN')).toBe('en');
+    expect(pickLang('fr')).toBe('en');
+    expect(pickLang(undefined)).toBe('en');
+  });
+});

@@ -1,0 +1,332 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { count, eq } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { ApiError } from '../../lib/errors.js';
+import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, retryDelayMs } from './webhooks.delivery.js';
+import { webhookAttempts, webhookMessages } from './webhooks.table.js';
+import { closedPort, closeReceivers, enqueue, newService, receiver, setup, shield } from './webhooks.testing.js';
+
+afterEach(closeReceivers);
+
+describe('webhooks: outbox', () => {
+  it('stores a message only when the transaction that enqueues it commits', async () => {
+    const { t, partner, svc } = setup();
+    expect(() =>
+      t.db.transaction((tx) => {
+        svc.enqueue(tx, partner.id, shield('show-1'));
+        throw new Error('the change failed after the webhook was enqueued');
+      }),
+    ).toThrow(/the change failed/);
+    expect(t.db.select({ n: count() }).from(webhookMessages).get()!.n).toBe(0);
+
+    const row = enqueue(t, svc, partner.id, shield('show-2'));
+    expect(row).toMatchObject({ partnerId: partner.id, action: 'ticketShield.updated', family: 'ticketShield', state: 'pending', attempts: 0, nextAttemptAt: t.clock.now() });
+    expect(row.id).toMatch(/^msg_[0-9a-z]{26}$/);
+    expect(row.payload).toEqual({ family: 'ticketShield', action: 'ticketShield.updated', data: { status: true, eventId: 'tour-2026', showId: 'show-2' } });
+    expect(t.db.select({ n: count() }).from(webhookMessages).get()!.n).toBe(1);
+  });
+
+  it('refuses data that does not match the catalog, an empty resource key and an unknown partner, rolling the caller back', () => {
+    const { t, partner, svc } = setup();
+    const bad = { action: 'ticketShield.updated' as const, resourceKey: 'show:x', data: { status: 'yes', eventId: 'e' } as never };
+    expect(() => enqueue(t, svc, partner.id, bad)).toThrow(/data of webhook ticketShield.updated does not match its schema: status: .*showId/);
+    expect(() => enqueue(t, svc, partner.id, { ...shield(), resourceKey: '' })).toThrow(/resourceKey/);
+    expect(() => enqueue(t, svc, 'ptr_unknown', shield())).toThrow(ApiError);
+    // ticket.update takes any object for now; event.unlock and listing.* have their shapes.
+    enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { anything: { goes: [1] } } });
+    enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-1', data: { eventId: 'tour-2026', showId: 'show-1' } });
+    expect(t.db.select({ n: count() }).from(webhookMessages).get()!.n).toBe(2);
+  });
+});
+
+describe('webhooks: delivery', () => {
+  it('delivers once, with the Standard Webhooks headers, the exact body, and a signature the partner verifies', async () => {
+    const rx = await receiver();
+    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    t.clock.set(Date.now()); // the verifier checks the timestamp against the real time
+    const msg = enqueue(t, svc, partner.id, shield('show-1', false));
+
+    expect(await svc.deliverDue()).toEqual({ attempted: 1, delivered: 1, retrying: 0, failed: 0, claimedElsewhere: 0 });
+    expect(await svc.deliverDue()).toEqual({ attempted: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 });
+    expect(rx.received).toHaveLength(1);
+
+    const req = rx.received[0]!;
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/hooks/resale');
+    expect(req.body).toBe(JSON.stringify({ family: 'ticketShield', action: 'ticketShield.updated', data: { status: false, eventId: 'tour-2026', showId: 'show-1' } }));
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['user-agent']).toBe('resale-webhooks/1.0');
+    expect(req.headers['webhook-id']).toBe(msg.id);
+    expect(req.headers['webhook-timestamp']).toBe(String(Math.floor(t.clock.now() / 1000)));
+    expect(req.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+
+    // What a partner does with any Standard Webhooks library.
+    const verified = new Webhook(partner.webhookSecret).verify(req.body, req.headers);
+    expect(verified).toEqual({ family: 'ticketShield', action: 'ticketShield.updated', data: { status: false, eventId: 'tour-2026', showId: 'show-1' } });
+    expect(() => new Webhook(partner.webhookSecret).verify(req.body.replace('false', 'true'), req.headers)).toThrow(/signature/);
+    const otherSecret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    expect(() => new Webhook(otherSecret).verify(req.body, req.headers)).toThrow(/signature/);
+
+    const { message, attempts } = svc.get(partner.id, msg.id);
+    expect(message).toMatchObject({ state: 'delivered', attempts: 1, nextAttemptAt: null, deliveredAt: t.clock.now(), lastStatus: 200, lastError: null });
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ attempt: 1, url: rx.url, at: t.clock.now(), statusCode: 200, error: null, nextAttemptAt: null });
+    expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('retries a 500 on schedule: not before 5 s of clock time, then delivers; each attempt is logged', async () => {
+    const rx = await receiver((n) => (n === 1 ? 500 : 200));
+    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    const msg = enqueue(t, svc, partner.id, shield());
+    const start = t.clock.now();
+
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
+    let { message, attempts } = svc.get(partner.id, msg.id);
+    expect(message).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: start + 5_000, lastStatus: 500, lastError: 'HTTP 500: upstream unavailable' });
+    expect(attempts[0]).toMatchObject({ attempt: 1, statusCode: 500, error: 'HTTP 500: upstream unavailable', nextAttemptAt: start + 5_000 });
+
+    t.clock.advance(4_999);
+    expect((await svc.deliverDue()).attempted).toBe(0);
+    expect(rx.received).toHaveLength(1);
+
+    t.clock.advance(1);
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received).toHaveLength(2);
+    expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([msg.id, msg.id]);
+    expect(rx.received[1]!.headers['webhook-timestamp']).toBe(String(Math.floor((start + 5_000) / 1000)));
+
+    ({ message, attempts } = svc.get(partner.id, msg.id));
+    expect(message).toMatchObject({ state: 'delivered', attempts: 2, deliveredAt: start + 5_000, lastStatus: 200, lastError: null, nextAttemptAt: null });
+    expect(attempts.map((x) => [x.attempt, x.statusCode, x.at])).toEqual([
+      [1, 500, start],
+      [2, 200, start + 5_000],
+    ]);
+    for (const x of attempts) expect(Number.isInteger(x.latencyMs) && x.latencyMs >= 0).toBe(true);
+  });
+
+  it('keeps at most ~200 characters of a failed answer in the log', async () => {
+    const rx = await receiver(() => 503, { errorBody: 'x'.repeat(5_000) });
+    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    const msg = enqueue(t, svc, partner.id, shield());
+    await svc.deliverDue();
+    const error = svc.get(partner.id, msg.id).attempts[0]!.error!;
+    expect(error.startsWith('HTTP 503: xxx')).toBe(true);
+    expect(error.length).toBeLessThanOrEqual('HTTP 503: '.length + 201);
+  });
+
+  it('keeps retrying while the endpoint is down and delivers once it is up', async () => {
+    const port = await closedPort();
+    const { t, partner, svc } = setup({ webhookUrl: `http://127.0.0.1:${port}/hooks` });
+    const msg = enqueue(t, svc, partner.id, shield());
+
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
+    let attempts = svc.get(partner.id, msg.id).attempts;
+    expect(attempts[0]).toMatchObject({ statusCode: null, error: 'The endpoint could not be reached (ECONNREFUSED)' });
+
+    t.clock.advance(5_000);
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
+
+    const rx = await receiver(() => 204, { port });
+    t.clock.advance(5 * 60_000);
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received).toHaveLength(1);
+    expect(rx.received[0]!.headers['webhook-id']).toBe(msg.id);
+    attempts = svc.get(partner.id, msg.id).attempts;
+    expect(attempts.map((x) => x.statusCode)).toEqual([null, null, 204]);
+    expect(svc.get(partner.id, msg.id).message.state).toBe('delivered');
+  });
+
+  it('counts an endpoint that does not answer within the time limit as a failed attempt', async () => {
+    const rx = await receiver(() => 'hang');
+    const { t, partner, svc } = setup({ webhookUrl: rx.url }, { timeoutMs: 200 });
+    const msg = enqueue(t, svc, partner.id, shield());
+
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1, delivered: 0 });
+    expect(rx.received).toHaveLength(1);
+    const { message, attempts } = svc.get(partner.id, msg.id);
+    expect(message).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: t.clock.now() + 5_000, lastStatus: null, lastError: 'No answer within 200 ms' });
+    expect(attempts[0]).toMatchObject({ statusCode: null, error: 'No answer within 200 ms' });
+    expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(150);
+    expect(attempts[0]!.latencyMs).toBeLessThan(2_000);
+  });
+
+  it('gives up after the whole schedule (10 attempts over about 3 days): the message is failed', async () => {
+    const total = RETRY_SCHEDULE_MS.reduce((s, x) => s + x, 0);
+    expect(total).toBe(((75 * 60 + 35) * 60 + 5) * 1000); // 75 h 35 min 5 s
+    expect(MAX_ATTEMPTS).toBe(10);
+    expect(retryDelayMs(1)).toBe(5_000);
+    expect(retryDelayMs(MAX_ATTEMPTS)).toBeNull();
+
+    const rx = await receiver(() => 500);
+    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    const msg = enqueue(t, svc, partner.id, shield());
+    const start = t.clock.now();
+
+    for (let n = 1; n <= MAX_ATTEMPTS; n++) {
+      const report = await svc.deliverDue();
+      expect(report.attempted).toBe(1);
+      const { message } = svc.get(partner.id, msg.id);
+      expect(message.attempts).toBe(n);
+      if (n < MAX_ATTEMPTS) {
+        expect(report.retrying).toBe(1);
+        expect(message.nextAttemptAt).toBe(t.clock.now() + RETRY_SCHEDULE_MS[n - 1]!);
+        t.clock.advance(RETRY_SCHEDULE_MS[n - 1]! - 1);
+        expect((await svc.deliverDue()).attempted).toBe(0); // not a millisecond early
+        t.clock.advance(1);
+      } else {
+        expect(report.failed).toBe(1);
+      }
+    }
+    expect(t.clock.now() - start).toBe(total);
+    const { message, attempts } = svc.get(partner.id, msg.id);
+    expect(message).toMatchObject({ state: 'failed', attempts: 10, nextAttemptAt: null, deliveredAt: null, lastStatus: 500 });
+    expect(attempts.map((x) => x.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(attempts.at(-1)!.nextAttemptAt).toBeNull();
+
+    t.clock.advance(30 * 86_400_000);
+    expect((await svc.deliverDue()).attempted).toBe(0);
+    expect(rx.received).toHaveLength(10);
+  });
+
+  it('delivers the messages of one resource in order; a failing one holds back only its own resource', async () => {
+    let failFirst = true;
+    let firstId = '';
+    const rx = await receiver((_n, req) => (failFirst && req.headers['webhook-id'] === firstId ? 500 : 200));
+    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    const a1 = enqueue(t, svc, partner.id, shield('show-a', true));
+    firstId = a1.id;
+    const a2 = enqueue(t, svc, partner.id, shield('show-a', false));
+    const b1 = enqueue(t, svc, partner.id, shield('show-b', true));
+    const sent = () => rx.received.map((r) => r.headers['webhook-id']);
+
+    await svc.deliverDue();
+    expect(sent()).toEqual([a1.id, b1.id]); // a2 waits behind the failing a1; b1 is not blocked
+
+    t.clock.advance(5_000);
+    await svc.deliverDue();
+    expect(sent()).toEqual([a1.id, b1.id, a1.id]);
+    expect(svc.get(partner.id, a2.id).message).toMatchObject({ state: 'pending', attempts: 0 }); // waiting spends no attempts
+
+    failFirst = false;
+    t.clock.advance(5 * 60_000);
+    await svc.deliverDue();
+    expect(sent()).toEqual([a1.id, b1.id, a1.id, a1.id]);
+    await svc.deliverDue();
+    expect(sent()).toEqual([a1.id, b1.id, a1.id, a1.id, a2.id]);
+    expect(svc.get(partner.id, a2.id).message).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
+  it('lets the next message of a resource go once the one before it failed for good', async () => {
+    const rx = await receiver(() => 500);
+    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    const first = enqueue(t, svc, partner.id, shield('show-a', true));
+    const second = enqueue(t, svc, partner.id, shield('show-a', false));
+    for (const delay of [...RETRY_SCHEDULE_MS, 0]) {
+      await svc.deliverDue();
+      t.clock.advance(delay);
+    }
+    expect(svc.get(partner.id, first.id).message.state).toBe('failed');
+    expect(rx.received.every((r) => r.headers['webhook-id'] === first.id)).toBe(true);
+    rx.reply(() => 200);
+    await svc.deliverDue();
+    expect(rx.received.at(-1)!.headers['webhook-id']).toBe(second.id);
+  });
+
+  it('stores an action the partner does not subscribe to as skipped and never sends it', async () => {
+    const rx = await receiver();
+    const { t, partner, svc } = setup({ webhookUrl: rx.url, webhookEvents: ['listing.created'] });
+    const skipped = enqueue(t, svc, partner.id, shield());
+    const listing = enqueue(t, svc, partner.id, {
+      action: 'listing.created',
+      resourceKey: 'listing:lst_1',
+      data: { listingId: 'lst_1', ticketIds: ['t-1'], eventId: 'tour-2026', showId: 'show-1', ticketOptionId: 'opt-field', price: 50, currency: 'EUR', state: 'ACTIVE' },
+    });
+    expect(skipped).toMatchObject({ state: 'skipped', nextAttemptAt: null });
+    expect(skipped.lastError).toMatch(/does not subscribe to ticketShield.updated/);
+
+    t.clock.advance(86_400_000);
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([listing.id]);
+    expect(svc.get(partner.id, skipped.id)).toMatchObject({ message: { state: 'skipped', attempts: 0 }, attempts: [] });
+  });
+
+  it('fails attempts clearly while no webhookUrl is configured, and delivers once one is', async () => {
+    const { t, partner, svc } = setup();
+    const msg = enqueue(t, svc, partner.id, shield());
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
+    const { message, attempts } = svc.get(partner.id, msg.id);
+    expect(message.lastError).toBe('Not sent: the partner has no webhookUrl configured (settings.webhookUrl)');
+    expect(attempts[0]).toMatchObject({ attempt: 1, url: '', statusCode: null, latencyMs: 0, nextAttemptAt: t.clock.now() + 5_000 });
+
+    const rx = await receiver();
+    t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
+    t.clock.advance(5_000);
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received).toHaveLength(1);
+    expect(svc.get(partner.id, msg.id).attempts.map((x) => x.url)).toEqual(['', rx.url]);
+  });
+
+  it('loses nothing across a restart: a new service instance delivers what was committed', async () => {
+    const rx = await receiver();
+    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    const msg = enqueue(t, svc, partner.id, shield());
+    // The process stops here, after the commit and before any delivery.
+    const afterRestart = newService(t);
+    expect(await afterRestart.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([msg.id]);
+  });
+
+  it('retries a message whose worker died after claiming it, once the lease is over', async () => {
+    const rx = await receiver();
+    const { t, partner, svc } = setup({ webhookUrl: rx.url }, { timeoutMs: 1_000, leaseMarginMs: 4_000 });
+    const msg = enqueue(t, svc, partner.id, shield());
+    expect(svc.claim(msg)).toBe(t.clock.now() + 5_000); // claimed, then the process dies before sending
+
+    const other = newService(t, { timeoutMs: 1_000, leaseMarginMs: 4_000 });
+    expect((await other.deliverDue()).attempted).toBe(0);
+    t.clock.advance(4_999);
+    expect((await other.deliverDue()).attempted).toBe(0);
+    t.clock.advance(1);
+    expect(await other.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received).toHaveLength(1);
+    expect(svc.get(partner.id, msg.id).message).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
+  it('sends once when two workers deliver at the same time', async () => {
+    const rx = await receiver();
+    const { t, partner, svc } = setup({ webhookUrl: rx.url }, { concurrency: 2 });
+    const msgs = Array.from({ length: 6 }, (_, i) => enqueue(t, svc, partner.id, shield(`show-${i}`)));
+    // Both read the same batch; with two lanes each, the second worker tries to claim
+    // messages the first has not sent yet: the conditional update lets one of them win.
+    const [r1, r2] = await Promise.all([svc.deliverDue(), newService(t, { concurrency: 2 }).deliverDue()]);
+    expect(r1!.delivered + r2!.delivered).toBe(6);
+    expect(r1!.claimedElsewhere + r2!.claimedElsewhere).toBeGreaterThan(0); // the race did happen
+    expect(rx.received.map((r) => r.headers['webhook-id']).sort()).toEqual(msgs.map((m) => m.id).sort());
+    expect(t.db.select({ n: count() }).from(webhookAttempts).get()!.n).toBe(6);
+  });
+
+  it('claims an attempt only for the first of two workers that read the same row, and never past an older pending message', () => {
+    const { t, partner, svc } = setup();
+    const msg = enqueue(t, svc, partner.id, shield('show-1'));
+    const read = t.db.select().from(webhookMessages).where(eq(webhookMessages.id, msg.id)).get()!;
+    expect(svc.claim(read)).not.toBeNull();
+    expect(newService(t).claim(read)).toBeNull();
+    expect(svc.claim(read)).toBeNull();
+
+    const older = enqueue(t, svc, partner.id, shield('show-2'));
+    const newer = enqueue(t, svc, partner.id, shield('show-2'));
+    expect(svc.claim(newer)).toBeNull();
+    expect(svc.claim(older)).not.toBeNull();
+  });
+
+  it('never puts the signing secret in the log, even when an answer quotes it', async () => {
+    const { t, partner, svc } = setup();
+    const rx = await receiver(() => 400, { errorBody: `bad signature; your secret is ${partner.webhookSecret}` });
+    t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
+    enqueue(t, svc, partner.id, shield());
+    await svc.deliverDue();
+    const dump = JSON.stringify(t.db.select().from(webhookAttempts).all()) + JSON.stringify(t.db.select().from(webhookMessages).all());
+    expect(dump).not.toContain(partner.webhookSecret);
+    expect(dump).toContain('HTTP 400: bad signature; your secret is [redacted]');
+  });
+});

@@ -1,0 +1,413 @@
+import { and, asc, desc, eq, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import type { Logger } from 'pino';
+import type { AppDeps } from '../../context.js';
+import type { Db, Tx } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { PartnerRow, PartnersService } from '../partners/partners.service.js';
+import { WEBHOOK_ACTIONS, WEBHOOK_DATA_SCHEMAS, familyOf, type WebhookAction, type WebhookBody, type WebhookData } from './webhooks.catalog.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS, postWebhook, retryDelayMs, signedHeaders, type AttemptOutcome } from './webhooks.delivery.js';
+import { webhookAttempts, webhookMessages } from './webhooks.table.js';
+
+export type WebhookMessageRow = typeof webhookMessages.$inferSelect;
+export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
+export type WebhookMessageState = WebhookMessageRow['state'];
+export const WEBHOOK_MESSAGE_STATES = ['pending', 'delivered', 'failed', 'skipped'] as const satisfies readonly WebhookMessageState[];
+
+/** A message with its delivery log, oldest attempt first. */
+export interface WebhookMessageWithAttempts {
+  message: WebhookMessageRow;
+  attempts: WebhookAttemptRow[];
+}
+
+/** What `enqueue` takes. `resourceKey` orders delivery: messages of one key go out in order (e.g. `listing:lst_…`, `show:tour-2026/show-1`). */
+export interface EnqueueInput<A extends WebhookAction> {
+  action: A;
+  resourceKey: string;
+  data: WebhookData<A>;
+}
+
+/** What one `deliverDue()` did. */
+export interface DeliveryReport {
+  /** Attempts made (messages claimed and sent, or failed for want of a URL). */
+  attempted: number;
+  /** Attempts answered with a 2xx. */
+  delivered: number;
+  /** Failed attempts with a retry scheduled. */
+  retrying: number;
+  /** Failed attempts after which the schedule was exhausted: the message is now `failed`. */
+  failed: number;
+  /** Due messages another worker claimed first, or that changed since they were read (not sent by this call). */
+  claimedElsewhere: number;
+}
+
+export interface WebhooksServiceOptions {
+  /** Time limit of one attempt. Default 10 s. */
+  timeoutMs?: number;
+  /** The HTTP client; default the global fetch. */
+  fetch?: typeof fetch;
+  /** Messages looked at per `deliverDue()`. Default 50. */
+  batchSize?: number;
+  /** Attempts in flight at once within one `deliverDue()`. Default 8. */
+  concurrency?: number;
+  /** Added to the time limit to form the lease of a claim. Default 30 s. */
+  leaseMarginMs?: number;
+}
+
+export const DEFAULT_BATCH_SIZE = 50;
+export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_LEASE_MARGIN_MS = 30_000;
+export const MAX_LIST_LIMIT = 200;
+
+const m = webhookMessages;
+const a = webhookAttempts;
+
+/**
+ * The webhook outbox and its delivery.
+ *
+ * - `enqueue` writes a message in the caller's transaction: it commits with the change that
+ *   caused it, or not at all. An action the partner does not subscribe to
+ *   (`settings.webhookEvents`, null = every action) is stored as `skipped` and never sent.
+ * - `deliverDue` sends due messages (at least once): POST to the partner's `webhookUrl`,
+ *   signed by the Standard Webhooks scheme. Any 2xx delivers; anything else is retried
+ *   on `RETRY_SCHEDULE_MS` (about 3 days), then the message is `failed`.
+ * - Order per resource: a message is not sent while an older message of the same partner
+ *   and `resourceKey` is `pending` (it waits without spending attempts). A `failed`
+ *   message no longer holds the ones after it back.
+ * - Claims: before sending, a worker moves `nextAttemptAt` to a lease (time limit + margin)
+ *   with a conditional update; only the worker whose update matched sends. If the process
+ *   dies after the claim, the message is due again when the lease ends. Safe with several
+ *   workers and several processes on one database.
+ *
+ * No HTTP framework here; every instant comes from the injected clock (the HTTP call's
+ * latency is measured on the wall clock).
+ *
+ * @example
+ * db.transaction((tx) => {
+ *   // … the change …
+ *   webhooks.enqueue(tx, partnerId, {
+ *     action: 'ticketShield.updated',
+ *     resourceKey: `show:${eventId}/${showId}`,
+ *     data: { status: true, eventId, showId },
+ *   });
+ * });
+ * await webhooks.deliverDue(); // the job does this every second
+ */
+export class WebhooksService {
+  private readonly timeoutMs: number;
+  private readonly fetch: typeof fetch;
+  private readonly batchSize: number;
+  private readonly concurrency: number;
+  private readonly leaseMarginMs: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly partners: PartnersService,
+    private readonly logger: Logger,
+    opts: WebhooksServiceOptions = {},
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+    this.fetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
+    this.leaseMarginMs = opts.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS;
+  }
+
+  /**
+   * Puts a webhook in the outbox, in the caller's transaction (`tx`). The body will be
+   * `{family, action, data}`, `family` being the part of `action` before the first dot.
+   *
+   * @throws ApiError 404 for an unknown partner; Error when `data` does not match the
+   *   action's schema in the catalog or `resourceKey` is empty (both programming errors:
+   *   they roll the caller's transaction back).
+   */
+  enqueue<A extends WebhookAction>(tx: Tx, partnerId: string, input: EnqueueInput<A>): WebhookMessageRow {
+    const { action, resourceKey } = input;
+    if (!(WEBHOOK_ACTIONS as readonly string[]).includes(action)) throw new Error(`Unknown webhook action '${action}'`);
+    if (typeof resourceKey !== 'string' || resourceKey === '') throw new Error('A webhook needs a resourceKey');
+    const parsed = WEBHOOK_DATA_SCHEMAS[action].safeParse(input.data);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`).join('; ');
+      throw new Error(`The data of webhook ${action} does not match its schema: ${problems}`);
+    }
+    const partner = this.partners.get(partnerId);
+    const now = this.clock.now();
+    const subscribed = isSubscribed(partner, action);
+    const body: WebhookBody = { family: familyOf(action), action, data: parsed.data as Record<string, unknown> };
+    return tx
+      .insert(m)
+      .values({
+        id: newId('webhookMessage'),
+        partnerId,
+        action,
+        family: body.family,
+        resourceKey,
+        payload: body as unknown as Record<string, unknown>,
+        state: subscribed ? 'pending' : 'skipped',
+        attempts: 0,
+        nextAttemptAt: subscribed ? now : null,
+        deliveredAt: null,
+        lastStatus: null,
+        lastError: subscribed ? null : `Not sent: the partner does not subscribe to ${action} (settings.webhookEvents)`,
+        createdAt: now,
+      })
+      .returning()
+      .get();
+  }
+
+  /**
+   * Sends what is due: pending messages whose `nextAttemptAt` has come, oldest first, at
+   * most `batchSize`, skipping any with an older pending message of the same resource;
+   * at most `concurrency` attempts in flight. Each message is claimed right before it is
+   * sent, so concurrent calls (here or in another process) never send the same attempt
+   * twice. One pass per call: a message held back by an older one goes out at the next
+   * call after that one is delivered. Never throws for a remote failure.
+   */
+  async deliverDue(): Promise<DeliveryReport> {
+    const report: DeliveryReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 };
+    const due = this.due(this.clock.now());
+    // Each message is claimed right before it is sent (not the whole batch up front), so a
+    // lease never runs out while the message waits for a free lane.
+    await runPool(due, this.concurrency, async (row) => {
+      const leaseUntil = this.claim(row);
+      if (leaseUntil === null) {
+        report.claimedElsewhere++;
+        return;
+      }
+      const result = await this.attempt(row, leaseUntil);
+      report.attempted++;
+      report[result]++;
+    });
+    return report;
+  }
+
+  /**
+   * Claims one attempt of a message read from the database: moves `nextAttemptAt` to the
+   * lease end, only if the message is still pending with the `nextAttemptAt` and
+   * `attempts` that were read. Returns the lease end, or null when another worker (or an
+   * operator's replay) changed the message first. Used by `deliverDue`; public for tests.
+   */
+  claim(row: Pick<WebhookMessageRow, 'id' | 'nextAttemptAt' | 'attempts'>): number | null {
+    const leaseUntil = this.clock.now() + this.timeoutMs + this.leaseMarginMs;
+    const res = this.db
+      .update(m)
+      .set({ nextAttemptAt: leaseUntil })
+      .where(
+        and(
+          eq(m.id, row.id),
+          eq(m.state, 'pending'),
+          eq(m.attempts, row.attempts),
+          row.nextAttemptAt === null ? isNull(m.nextAttemptAt) : eq(m.nextAttemptAt, row.nextAttemptAt),
+          // Order per resource is checked again at the claim: a replay may have made an
+          // older message of the resource pending since the batch was read.
+          notExists(this.olderPending()),
+        ),
+      )
+      .run();
+    return res.changes === 1 ? leaseUntil : null;
+  }
+
+  /**
+   * A partner's messages, newest first, each with its delivery log.
+   *
+   * @throws ApiError 404 for an unknown partner.
+   */
+  list(partnerId: string, filter: { state?: WebhookMessageState; action?: WebhookAction; limit?: number } = {}): WebhookMessageWithAttempts[] {
+    this.partners.get(partnerId);
+    const limit = Math.min(Math.max(1, filter.limit ?? 50), MAX_LIST_LIMIT);
+    const rows = this.db
+      .select()
+      .from(m)
+      .where(and(eq(m.partnerId, partnerId), filter.state ? eq(m.state, filter.state) : undefined, filter.action ? eq(m.action, filter.action) : undefined))
+      .orderBy(desc(m.createdAt), desc(m.id))
+      .limit(limit)
+      .all();
+    return this.withAttempts(partnerId, rows);
+  }
+
+  /**
+   * One message of a partner with its delivery log.
+   *
+   * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
+   */
+  get(partnerId: string, messageId: string): WebhookMessageWithAttempts {
+    this.partners.get(partnerId);
+    const row = this.db.select().from(m).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).get();
+    if (!row) throw ApiError.notFound('webhook message', messageId);
+    return this.withAttempts(partnerId, [row])[0]!;
+  }
+
+  /**
+   * Sends a message again, with the same `webhook-id` (partners deduplicate on it).
+   * A pending message is made due now (its retry count is kept). A delivered, failed or
+   * skipped one becomes pending again, due now, with a fresh retry schedule (attempt
+   * numbers start again at 1; the earlier attempts stay in the log). A skipped message is
+   * sent even though the partner does not subscribe to its action: the operator asked.
+   * Order per resource still applies.
+   *
+   * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
+   */
+  replay(partnerId: string, messageId: string): WebhookMessageWithAttempts {
+    const current = this.get(partnerId, messageId).message;
+    const now = this.clock.now();
+    const change =
+      current.state === 'pending' ? { nextAttemptAt: now } : { state: 'pending' as const, attempts: 0, nextAttemptAt: now, deliveredAt: null };
+    this.db.update(m).set(change).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).run();
+    this.logger.info({ partnerId, messageId, action: current.action, previousState: current.state }, 'webhook replay requested');
+    return this.get(partnerId, messageId);
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** Due pending messages that no older pending message of their resource holds back. */
+  private due(now: number): WebhookMessageRow[] {
+    return this.db
+      .select()
+      .from(m)
+      .where(and(eq(m.state, 'pending'), lte(m.nextAttemptAt, now), notExists(this.olderPending())))
+      .orderBy(asc(m.createdAt), asc(m.id))
+      .limit(this.batchSize)
+      .all();
+  }
+
+  /** Correlated subquery: an older pending message of the same partner and resource as the `webhook_messages` row at hand. */
+  private olderPending() {
+    const older = alias(webhookMessages, 'older');
+    return this.db
+      .select({ one: sql`1` })
+      .from(older)
+      .where(
+        and(
+          eq(older.partnerId, m.partnerId),
+          eq(older.resourceKey, m.resourceKey),
+          eq(older.state, 'pending'),
+          or(lt(older.createdAt, m.createdAt), and(eq(older.createdAt, m.createdAt), lt(older.id, m.id))),
+        ),
+      );
+  }
+
+  /** Makes one claimed attempt and records it. Never throws. */
+  private async attempt(row: WebhookMessageRow, leaseUntil: number): Promise<'delivered' | 'retrying' | 'failed'> {
+    const attempt = row.attempts + 1;
+    const at = this.clock.now();
+    let url = '';
+    let outcome: AttemptOutcome;
+    try {
+      const partner = this.partners.get(row.partnerId);
+      url = partner.settings.webhookUrl ?? '';
+      if (!url) {
+        outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: the partner has no webhookUrl configured (settings.webhookUrl)' };
+      } else {
+        const secret = this.partners.webhookSecret(partner);
+        const body = JSON.stringify(row.payload);
+        outcome = await postWebhook(url, signedHeaders(secret, row.id, body, at), body, { timeoutMs: this.timeoutMs, fetch: this.fetch, redact: [secret] });
+      }
+    } catch (err) {
+      // Not a remote failure (the partner vanished, the secret cannot be opened): count it
+      // as a failed attempt so the message is retried, and tell the logs.
+      this.logger.error({ messageId: row.id, partnerId: row.partnerId, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'webhook attempt failed internally');
+      outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: internal error of the service (see its logs)' };
+    }
+    return this.record(row, attempt, leaseUntil, url, at, outcome);
+  }
+
+  /** Writes the attempt to the log and moves the message on, if the claim still holds. */
+  private record(row: WebhookMessageRow, attempt: number, leaseUntil: number, url: string, at: number, outcome: AttemptOutcome): 'delivered' | 'retrying' | 'failed' {
+    const finishedAt = this.clock.now();
+    const delay = outcome.ok ? null : retryDelayMs(attempt);
+    const result = outcome.ok ? 'delivered' : delay === null ? 'failed' : 'retrying';
+    const nextAttemptAt = result === 'retrying' ? finishedAt + delay! : null;
+    const held = this.db.transaction((tx) => {
+      tx.insert(a)
+        .values({
+          id: newId('webhookAttempt'),
+          messageId: row.id,
+          partnerId: row.partnerId,
+          attempt,
+          url,
+          at,
+          statusCode: outcome.statusCode,
+          latencyMs: outcome.latencyMs,
+          error: outcome.error,
+          nextAttemptAt,
+        })
+        .run();
+      return (
+        tx
+          .update(m)
+          .set({
+            state: result === 'retrying' ? 'pending' : result,
+            attempts: attempt,
+            nextAttemptAt,
+            ...(outcome.ok ? { deliveredAt: finishedAt } : {}),
+            lastStatus: outcome.statusCode,
+            lastError: outcome.error,
+          })
+          .where(and(eq(m.id, row.id), eq(m.state, 'pending'), eq(m.attempts, row.attempts), eq(m.nextAttemptAt, leaseUntil)))
+          .run().changes === 1
+      );
+    });
+    const log = { messageId: row.id, partnerId: row.partnerId, action: row.action, attempt, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs };
+    if (!held) {
+      // Replayed during the attempt, or the lease ran out and another worker took it: the
+      // attempt stays in the log, the message follows the newer decision.
+      this.logger.warn({ ...log, error: outcome.error }, 'webhook message changed during the attempt; attempt logged only');
+    } else if (outcome.ok) {
+      this.logger.info(log, 'webhook delivered');
+    } else {
+      this.logger.warn({ ...log, error: outcome.error, nextAttemptAt }, result === 'failed' ? 'webhook failed for good' : 'webhook attempt failed; will retry');
+    }
+    return result;
+  }
+
+  private withAttempts(partnerId: string, rows: WebhookMessageRow[]): WebhookMessageWithAttempts[] {
+    if (rows.length === 0) return [];
+    const logs = this.db
+      .select()
+      .from(a)
+      .where(and(eq(a.partnerId, partnerId), inArray(a.messageId, rows.map((r) => r.id))))
+      .orderBy(asc(a.at), asc(a.id))
+      .all();
+    const byMessage = new Map<string, WebhookAttemptRow[]>();
+    for (const log of logs) {
+      const list = byMessage.get(log.messageId) ?? [];
+      list.push(log);
+      byMessage.set(log.messageId, list);
+    }
+    return rows.map((message) => ({ message, attempts: byMessage.get(message.id) ?? [] }));
+  }
+}
+
+/** Whether the partner receives `action` (`webhookEvents` null or absent: every action). */
+export function isSubscribed(partner: PartnerRow, action: WebhookAction): boolean {
+  const events = partner.settings.webhookEvents ?? null;
+  return events === null || events.includes(action);
+}
+
+const fallbacks = new WeakMap<object, WebhooksService>();
+
+/**
+ * The app's WebhooksService: `deps.webhooks` once AppDeps carries it, otherwise one built
+ * from the deps (and kept per deps object).
+ */
+export function webhooksServiceOf(deps: Pick<AppDeps, 'db' | 'clock' | 'partners' | 'logger'> & { webhooks?: WebhooksService }): WebhooksService {
+  if (deps.webhooks) return deps.webhooks;
+  let service = fallbacks.get(deps);
+  if (!service) {
+    service = new WebhooksService(deps.db, deps.clock, deps.partners, deps.logger);
+    fallbacks.set(deps, service);
+  }
+  return service;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function runPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
