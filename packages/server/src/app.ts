@@ -15,6 +15,7 @@ import { feedRoutes } from './modules/feeds/feeds.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { mailboxRoutes } from './modules/email/email.pages.js';
 import { registerWebhookDocs } from './modules/webhooks/webhooks.catalog.js';
+import { ticketShieldRoutes } from './modules/tickets/tickets.shield.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', ticketRoutes(deps));
   app.route('/', feedRoutes(deps));
   app.route('/', webhookRoutes(deps));
+  app.route('/', ticketShieldRoutes(deps));
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
 

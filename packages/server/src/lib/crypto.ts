@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual, hkdfSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual, hkdfSync } from 'node:crypto';
 
 /**
  * Secrets: API keys are only ever stored as SHA-256 hashes (they are 256-bit random
@@ -38,8 +38,23 @@ export function safeEqual(a: string, b: string): boolean {
 /** Seals and opens small secrets at rest. */
 export class SecretBox {
   private readonly key: Buffer;
+  private readonly signingKey: Buffer;
   constructor(secretKey: string) {
     this.key = Buffer.from(hkdfSync('sha256', secretKey, 'resale', 'at-rest-encryption', 32));
+    this.signingKey = Buffer.from(hkdfSync('sha256', secretKey, 'resale', 'url-signing', 32));
+  }
+
+  /**
+   * A URL-safe HMAC-SHA256 of `data` for `purpose` (distinct purposes never share a
+   * signature), truncated to 128 bits.
+   */
+  sign(purpose: string, data: string): string {
+    return createHmac('sha256', this.signingKey).update(`${purpose}\u0000${data}`).digest().subarray(0, 16).toString('base64url');
+  }
+
+  /** Checks a signature made by `sign`, in constant time. */
+  verify(purpose: string, data: string, signature: string): boolean {
+    return safeEqual(this.sign(purpose, data), signature);
   }
   /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
   seal(plain: string): string {

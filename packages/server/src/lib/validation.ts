@@ -12,7 +12,8 @@ const MISSING = 'is required';
 
 // One global rule, set once: a missing value says so instead of "expected string, received undefined".
 z.config({
-  customError: (iss) => (iss.code === 'invalid_type' && iss.input === undefined ? MISSING : undefined),
+  customError: (iss) =>
+    iss.input === undefined && (iss.code === 'invalid_type' || iss.code === 'invalid_value' || iss.code === 'invalid_union') ? MISSING : undefined,
 });
 
 type Issue = z.core.$ZodIssue;
@@ -28,6 +29,7 @@ export function whenPresent(message: string) {
 }
 
 function codeOf(issue: Issue): ErrorCode {
+  if (issue.message === MISSING) return 'missing_field';
   switch (issue.code) {
     case 'invalid_type':
       return issue.message === MISSING ? 'missing_field' : 'invalid_type';
@@ -52,6 +54,7 @@ function codeOf(issue: Issue): ErrorCode {
 
 function messageOf(issue: Issue, path: string): string {
   const field = path === '' ? 'the request' : path;
+  if (issue.message === MISSING) return `${field} is required`;
   switch (issue.code) {
     case 'invalid_type':
       return issue.message === MISSING ? `${field} is required` : `${field} must be of type ${issue.expected}`;

@@ -17,6 +17,7 @@ import {
   TicketUpdateSchema,
 } from './tickets.schemas.js';
 import type { JobRow } from './tickets.service.js';
+import { salePublicUrl, secureViewUrl } from './tickets.view.js';
 
 /** The spec's limit of the synchronous endpoint, per partner. */
 export const SYNC_TICKETS_PER_MINUTE = 60;
@@ -182,6 +183,48 @@ export function ticketRoutes(deps: AppDeps) {
         svc.admit(tx, partnerId, ticketId, deps.clock.now());
         return true as const;
       });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/v1/tickets/{ticketId}/url',
+      operationId: 'getTicketSecureUrl',
+      summary: 'Get the secure ticket-view URL (ticketShield)',
+      description:
+        'The URL of the secure view with the locked QR. Show it wherever the ticket is viewed while ticketShield is on. ' +
+        'It is the holder’s credential: it stops working when the ticket changes hands. The QR stays out of the page until the unlock moment.',
+      middleware: [key],
+      request: { params: TicketParam },
+      responses: { 200: jsonResponse(envelope(z.string().openapi({ example: 'https://resale.example/tickets/view/tkt_01jd….Zq3…' })), 'The URL'), ...errorResponses(404) },
+    }),
+    (c) => c.json(ok(secureViewUrl(deps, svc.get(deps.db, c.get('auth').partner.id, c.req.valid('param').ticketId))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/v1/events/tickets/salePublicUrl',
+      operationId: 'getSalePublicUrl',
+      summary: 'Get the public URL of a ticket’s listing',
+      description: 'The public market page of the ticket’s event, filtered to that ticket, for sellers to share.',
+      middleware: [key],
+      request: {
+        query: z.object({
+          ticketId: z.string().min(1).openapi({ param: { name: 'ticketId', in: 'query' }, example: 'tkt-000123' }),
+          lang: z.enum(['en', 'es']).openapi({ param: { name: 'lang', in: 'query' }, example: 'es' }),
+        }),
+      },
+      responses: { 200: jsonResponse(envelope(z.string().openapi({ example: 'https://resale.example/market/ptr_…/tour-2026?showId=show-1&ticketId=tkt-000123&lang=es' })), 'The URL'), ...errorResponses(404) },
+    }),
+    (c) => {
+      const { ticketId, lang } = c.req.valid('query');
+      const partnerId = c.get('auth').partner.id;
+      const record = svc.toApi(deps.db, svc.get(deps.db, partnerId, ticketId));
+      return c.json(ok(salePublicUrl(deps, { partnerId, externalReferenceEventId: record.externalReferenceEventId, showId: record.showId, ticketId }, lang)), 200);
     },
   );
 

@@ -1,0 +1,77 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { and, eq } from 'drizzle-orm';
+import type { AppDeps } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
+import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
+import { operatorToken } from '../../middleware/auth.js';
+import { events, shows } from '../events/events.table.js';
+import { respondInTransaction } from '../../middleware/idempotency.js';
+import type { Tx } from '../../db/client.js';
+
+/**
+ * ticketShield is switched per event or show by the operator (the spec rejects it as a
+ * rule). Every switch that changes a show emits the spec's `ticketShield.updated` webhook,
+ * in the same transaction, so the partner flips between the secure view and its own.
+ */
+export function setTicketShield(deps: AppDeps, tx: Tx, partnerId: string, input: { eventId: string; showId?: string | undefined; status: boolean }) {
+  deps.partners.get(partnerId);
+  const event = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, input.eventId))).get();
+  if (!event) throw ApiError.notFound('event', input.eventId);
+  const targets = tx
+    .select()
+    .from(shows)
+    .where(input.showId === undefined ? eq(shows.eventPk, event.id) : and(eq(shows.eventPk, event.id), eq(shows.showId, input.showId)))
+    .all();
+  if (targets.length === 0) throw ApiError.notFound('show', input.showId);
+  return targets.map((show) => {
+    const changed = show.ticketShield !== input.status;
+    if (changed) {
+      tx.update(shows).set({ ticketShield: input.status, updatedAt: deps.clock.now() }).where(eq(shows.id, show.id)).run();
+      deps.webhooks.enqueue(tx, partnerId, {
+        action: 'ticketShield.updated',
+        resourceKey: `show:${input.eventId}/${show.showId}`,
+        data: { status: input.status, eventId: input.eventId, showId: show.showId },
+      });
+    }
+    return { showId: show.showId, status: input.status, changed };
+  });
+}
+
+const ShieldBody = z
+  .strictObject({
+    eventId: z.string().min(1).openapi({ example: 'tour-2026', description: "The partner's event id." }),
+    showId: z.string().min(1).optional().openapi({ example: 'show-1', description: 'Without it, every show of the event.' }),
+    status: z.boolean().openapi({ description: 'true activates ticketShield, false deactivates it.' }),
+  })
+  .openapi('TicketShieldSwitch');
+
+/** PUT /admin/v1/partners/:partnerId/ticketShield. */
+export function ticketShieldRoutes(deps: AppDeps) {
+  const app = createRouter();
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/admin/v1/partners/{partnerId}/ticketShield',
+      operationId: 'setTicketShield',
+      tags: ['Operator'],
+      summary: 'Switch ticketShield for an event or a show',
+      description: 'Each show whose flag changes emits a ticketShield.updated webhook ({status, eventId, showId}); a switch that changes nothing emits none.',
+      security: [SECURITY.operator],
+      middleware: operatorToken(deps),
+      request: {
+        params: z.object({ partnerId: z.string().openapi({ param: { name: 'partnerId', in: 'path' }, example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }),
+        body: jsonBody(ShieldBody),
+      },
+      responses: {
+        200: jsonResponse(envelope(z.array(z.object({ showId: z.string(), status: z.boolean(), changed: z.boolean() })).openapi('TicketShieldState')), 'The shows and whether each changed'),
+        ...errorResponses(404),
+      },
+    }),
+    (c) => {
+      const { partnerId } = c.req.valid('param');
+      const body = c.req.valid('json');
+      return respondInTransaction(c, deps, 200, (tx) => setTicketShield(deps, tx, partnerId, body));
+    },
+  );
+  return app;
+}

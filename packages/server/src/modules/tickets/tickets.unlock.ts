@@ -1,0 +1,89 @@
+import { and, eq, gte, isNull, lte, ne } from 'drizzle-orm';
+import type { AppDeps } from '../../context.js';
+import type { Job } from '../../jobs/scheduler.js';
+import { toIso } from '../../lib/clock.js';
+import { effectiveConfiguration } from '../events/events.model.js';
+import { events, shows } from '../events/events.table.js';
+import { partners } from '../partners/partners.table.js';
+import { users } from '../users/users.table.js';
+import { qrUnlockAt } from './tickets.access.js';
+import { ticketPdf } from './tickets.pdf.js';
+import { tickets } from './tickets.table.js';
+import { buildTicketView, secureViewUrl } from './tickets.view.js';
+
+const DAY = 86_400_000;
+/** A qrUnlock rule may open at most 720 h (30 days) before the show. */
+const LOOKAHEAD = 31 * DAY;
+
+/**
+ * At the QR unlock moment of ticketShield shows:
+ * - the partner gets `event.unlock` `{eventId, showId}` once per show (at the show's unlock
+ *   moment without option rules);
+ * - each owner of a valid ticket gets the "your ticket is available" e-mail (or SMS) with
+ *   the ticket as a PDF, once per ticket (its own unlock moment, rules included).
+ * Marks are set with conditional updates, so two workers never notify twice.
+ */
+export async function runUnlocks(deps: AppDeps, limit = 200): Promise<{ announced: number; notified: number }> {
+  const now = deps.clock.now();
+  const candidates = deps.db
+    .select({ show: shows, event: events, partner: partners })
+    .from(shows)
+    .innerJoin(events, eq(events.id, shows.eventPk))
+    .innerJoin(partners, eq(partners.id, shows.partnerId))
+    .where(and(eq(shows.ticketShield, true), ne(shows.status, 'CANCELLED'), gte(shows.startsAt, now - DAY), lte(shows.startsAt, now + LOOKAHEAD)))
+    .all();
+  let announced = 0;
+  let notified = 0;
+  for (const { show, event, partner } of candidates) {
+    const configuration = effectiveConfiguration(event.configuration, show.configuration);
+    const showUnlock = qrUnlockAt({ startsAt: show.startsAt, configuration, partnerHoursBeforeShow: partner.settings.qrLockHoursBeforeShow });
+    if (show.unlockAnnouncedAt === null && showUnlock <= now) {
+      deps.db.transaction((tx) => {
+        const claimed = tx.update(shows).set({ unlockAnnouncedAt: now }).where(and(eq(shows.id, show.id), isNull(shows.unlockAnnouncedAt))).run();
+        if (claimed.changes === 1) {
+          deps.webhooks.enqueue(tx, partner.id, { action: 'event.unlock', resourceKey: `show:${event.externalReferenceId}/${show.showId}`, data: { eventId: event.externalReferenceId, showId: show.showId } });
+          announced++;
+        }
+      });
+    }
+    const pending = deps.db
+      .select({ ticket: tickets, owner: users })
+      .from(tickets)
+      .innerJoin(users, eq(users.id, tickets.ownerPk))
+      .where(and(eq(tickets.showPk, show.id), eq(tickets.state, 'VALID'), isNull(tickets.unlockNotifiedAt)))
+      .limit(limit - notified)
+      .all();
+    for (const { ticket, owner } of pending) {
+      const view = await buildTicketView(deps, deps.db, ticket.id);
+      if (view.access.unlockAt > now) continue;
+      const url = secureViewUrl(deps, ticket);
+      const lang = partner.settings.defaultLang;
+      const pdf = view.access.showQr || view.willCall ? await ticketPdf(view, url, lang) : null;
+      deps.db.transaction((tx) => {
+        const claimed = tx.update(tickets).set({ unlockNotifiedAt: now }).where(and(eq(tickets.id, ticket.id), isNull(tickets.unlockNotifiedAt))).run();
+        if (claimed.changes !== 1) return;
+        const vars = { eventTitle: event.title, showTitle: show.title, showDate: toIso(show.startsAt), ticketUrl: url, ...(view.timeZone ? { timeZone: view.timeZone } : {}) };
+        if (owner.email) {
+          deps.messages.send(tx, {
+            partnerId: partner.id,
+            channel: 'email',
+            to: owner.email,
+            template: 'ticketUnlocked',
+            lang,
+            vars,
+            ...(pdf ? { attachments: [{ filename: `ticket-${ticket.ticketId}.pdf`.replace(/[^\w.-]/g, '_'), contentType: 'application/pdf', content: pdf }] } : {}),
+          });
+        } else if (owner.phone) {
+          deps.messages.send(tx, { partnerId: partner.id, channel: 'sms', to: owner.phone, template: 'ticketUnlocked', lang, vars });
+        } else {
+          deps.logger.warn({ ticketPk: ticket.id }, 'ticket unlocked but its owner has no e-mail or phone');
+        }
+        notified++;
+      });
+      if (notified >= limit) return { announced, notified };
+    }
+  }
+  return { announced, notified };
+}
+
+export const unlocksJob: Job = { name: 'ticket-unlocks', everyMs: 30_000, run: (deps) => runUnlocks(deps).then(() => undefined) };

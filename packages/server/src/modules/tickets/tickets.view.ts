@@ -1,0 +1,125 @@
+import { and, eq } from 'drizzle-orm';
+import QRCode from 'qrcode';
+import type { AppDeps } from '../../context.js';
+import type { Tx } from '../../db/client.js';
+import { effectiveConfiguration } from '../events/events.model.js';
+import { events, shows, ticketOptions } from '../events/events.table.js';
+import type { Location } from '../events/events.schemas.js';
+import { partners } from '../partners/partners.table.js';
+import { users } from '../users/users.table.js';
+import { accessView, qrUnlockAt, type AccessView } from './tickets.access.js';
+import { tickets } from './tickets.table.js';
+
+/**
+ * The secure ticket view (ticketShield): its signed URL and the data its page shows.
+ *
+ * The URL is `/tickets/view/<ticket id>.<signature>`, the signature an HMAC over the ticket
+ * id and its current owner: the link is the holder's credential, and it stops working the
+ * moment the ticket changes hands (a resale, a new buyer sent by the partner).
+ */
+const PURPOSE = 'ticket-view';
+
+export function secureViewToken(deps: Pick<AppDeps, 'box'>, ticket: { id: string; ownerPk: string }): string {
+  return `${ticket.id}.${deps.box.sign(PURPOSE, `${ticket.id}:${ticket.ownerPk}`)}`;
+}
+
+export function secureViewUrl(deps: Pick<AppDeps, 'box' | 'config'>, ticket: { id: string; ownerPk: string }): string {
+  return `${deps.config.publicBaseUrl}/tickets/view/${secureViewToken(deps, ticket)}`;
+}
+
+/** The public market page of the event, filtered to a ticket (for sellers to share). */
+export function salePublicUrl(deps: Pick<AppDeps, 'config'>, t: { partnerId: string; externalReferenceEventId: string; showId: string; ticketId: string }, lang: string): string {
+  const q = new URLSearchParams({ showId: t.showId, ticketId: t.ticketId, lang });
+  return `${deps.config.publicBaseUrl}/market/${encodeURIComponent(t.partnerId)}/${encodeURIComponent(t.externalReferenceEventId)}?${q}`;
+}
+
+/** Everything the secure view page shows. */
+export interface TicketView {
+  ticketId: string;
+  state: 'VALID' | 'LISTED' | 'SOLD' | 'ADMITTED' | 'DELETED' | 'CANCELLED';
+  eventTitle: string;
+  showTitle: string;
+  startsAt: number;
+  timeZone: string | undefined;
+  venue: string;
+  optionTitle: string;
+  seating: { section: string | null; row: string | null; seat: string | null };
+  access: AccessView;
+  /** Present only when `access.showQr`: never computed for a locked ticket. */
+  qr: { kind: 'svg'; svg: string } | { kind: 'image'; url: string } | null;
+  code: string | null;
+  willCall: { number: string; instructions: string | null } | null;
+  ownerEmail: string | null;
+  defaultLang: string;
+  ticketShield: boolean;
+}
+
+/** Reads and checks a view token; null when it is malformed, unknown, or the owner changed. */
+export function ticketForToken(deps: Pick<AppDeps, 'db' | 'box'>, token: string) {
+  const dot = token.lastIndexOf('.');
+  if (dot <= 0) return null;
+  const id = token.slice(0, dot);
+  const row = deps.db.select().from(tickets).where(eq(tickets.id, id)).get();
+  if (!row || !deps.box.verify(PURPOSE, `${row.id}:${row.ownerPk}`, token.slice(dot + 1))) return null;
+  return row;
+}
+
+function venueOf(location: Location | null | undefined): string {
+  if (!location) return '';
+  return [location.venueName, location.city].filter((x) => x).join(', ') || location.raw || '';
+}
+
+/** Gathers the page data for a ticket, applying the unlock and will-call rules at `now`. */
+export async function buildTicketView(deps: AppDeps, tx: Tx, ticketPk: string): Promise<TicketView> {
+  const r = tx
+    .select({ ticket: tickets, event: events, show: shows, option: ticketOptions, partner: partners, owner: users })
+    .from(tickets)
+    .innerJoin(events, eq(events.id, tickets.eventPk))
+    .innerJoin(shows, eq(shows.id, tickets.showPk))
+    .innerJoin(ticketOptions, eq(ticketOptions.id, tickets.ticketOptionPk))
+    .innerJoin(partners, eq(partners.id, tickets.partnerId))
+    .innerJoin(users, and(eq(users.id, tickets.ownerPk)))
+    .where(eq(tickets.id, ticketPk))
+    .get()!;
+  const configuration = effectiveConfiguration(r.event.configuration, r.show.configuration);
+  const rule = deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk).qrUnlock?.rules as { hoursBeforeShow?: number; unlockAt?: number } | undefined;
+  const unlockAt = qrUnlockAt({ startsAt: r.show.startsAt, qrUnlockRule: rule, configuration, partnerHoursBeforeShow: r.partner.settings.qrLockHoursBeforeShow });
+  const willCallNumber = (typeof r.ticket.props?.willCallNumber === 'string' ? r.ticket.props.willCallNumber : null) ?? r.ticket.orderId;
+  const access = accessView({
+    now: deps.clock.now(),
+    state: r.ticket.state,
+    unlockAt,
+    startsAt: r.show.startsAt,
+    redemption: configuration.redemption,
+    hasWillCallNumber: willCallNumber !== null,
+  });
+  let qr: TicketView['qr'] = null;
+  let code: string | null = null;
+  if (access.showQr) {
+    const a = r.ticket.ticketAccess;
+    if (a.type === 'URL') qr = { kind: 'image', url: a.locator };
+    else {
+      qr = { kind: 'svg', svg: await QRCode.toString(a.locator, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
+      code = a.locator;
+    }
+  }
+  const location = r.show.location ?? r.event.location;
+  return {
+    ticketId: r.ticket.ticketId,
+    state: r.ticket.state,
+    eventTitle: r.event.title,
+    showTitle: r.show.title,
+    startsAt: r.show.startsAt,
+    timeZone: location.timeZone,
+    venue: venueOf(location),
+    optionTitle: r.option.title,
+    seating: { section: r.ticket.section, row: r.ticket.row, seat: r.ticket.seat },
+    access,
+    qr,
+    code,
+    willCall: access.showWillCall && willCallNumber ? { number: willCallNumber, instructions: configuration.redemption?.instructions ?? null } : null,
+    ownerEmail: r.owner.email,
+    defaultLang: r.partner.settings.defaultLang,
+    ticketShield: r.show.ticketShield,
+  };
+}
