@@ -16,6 +16,7 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { mailboxRoutes } from './modules/email/email.pages.js';
 import { registerWebhookDocs } from './modules/webhooks/webhooks.catalog.js';
 import { ticketShieldRoutes } from './modules/tickets/tickets.shield.js';
+import { ticketPageRoutes } from './modules/tickets/tickets.pages.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', feedRoutes(deps));
   app.route('/', webhookRoutes(deps));
   app.route('/', ticketShieldRoutes(deps));
+  app.route('/', ticketPageRoutes(deps));
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
 

@@ -1,3 +1,6 @@
+import { expect } from 'vitest';
+import type { TestApp, TestPartner } from './harness.js';
+
 /**
  * Request bodies for tests. Each call returns a fresh object; pass overrides for what
  * the test is about. Ids are the partner's and are chosen by the test, never seeded.
@@ -47,3 +50,24 @@ export function eventBody(externalReferenceId = 'tour-2026', overrides: Record<s
     ...overrides,
   };
 }
+
+/** A ticket for event `tour`, show `show-1`, option `opt-field`. */
+export function ticketBody(ticketId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    externalReferenceEventId: 'tour',
+    showId: 'show-1',
+    buyer: 'fan@example.com',
+    ticketId,
+    ticketAccess: { type: 'URL', locator: `https://partner.example/qr/${ticketId}` },
+    ticketOptionId: 'opt-field',
+    price: 45.5,
+    ...overrides,
+  };
+}
+
+/** Creates event `tour` with a price-detail show `show-1` and a standard show `show-2`. */
+export async function withEvent(t: TestApp, p: TestPartner, body = eventBody('tour', { shows: [priceDetailShowBody('show-1'), showBody('show-2')] })) {
+  const res = await t.request('POST', '/v1/events', { key: p.keys.private, body });
+  expect(res.status).toBe(200);
+}
+

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
-import { eventBody, showBody } from '../../testing/factories.js';
+import { eventBody, showBody, ticketBody } from '../../testing/factories.js';
 import { runUnlocks } from './tickets.unlock.js';
-import { ticketBody } from './tickets.test.js';
 
 async function setup(showDate = '2026-03-01T16:00:00Z') {
   const t = createTestApp();

@@ -1,24 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
-import { eventBody, priceDetailShowBody, showBody } from '../../testing/factories.js';
-
-export function ticketBody(ticketId: string, overrides: Record<string, unknown> = {}) {
-  return {
-    externalReferenceEventId: 'tour',
-    showId: 'show-1',
-    buyer: 'fan@example.com',
-    ticketId,
-    ticketAccess: { type: 'URL', locator: `https://partner.example/qr/${ticketId}` },
-    ticketOptionId: 'opt-field',
-    price: 45.5,
-    ...overrides,
-  };
-}
-
-export async function withEvent(t: TestApp, p: TestPartner, body = eventBody('tour', { shows: [priceDetailShowBody('show-1'), showBody('show-2')] })) {
-  const res = await t.request('POST', '/v1/events', { key: p.keys.private, body });
-  expect(res.status).toBe(200);
-}
+import { ticketBody, withEvent } from '../../testing/factories.js';
 
 describe('POST /v1/sync/tickets', () => {
   it('creates tickets, answers each item, and updates (never duplicates) on a repeated ticketId', async () => {

@@ -1,0 +1,241 @@
+/** @jsxImportSource hono/jsx */
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { raw } from 'hono/html';
+import { createHash } from 'node:crypto';
+import type { AppDeps, AppEnv } from '../../context.js';
+import { ticketPdf } from './tickets.pdf.js';
+import { buildTicketView, secureViewUrl, ticketForToken, type TicketView } from './tickets.view.js';
+
+type Lang = 'en' | 'es';
+
+const TEXT = {
+  en: {
+    title: 'Your ticket',
+    ticket: 'Ticket',
+    category: 'Category',
+    section: 'Section',
+    row: 'Row',
+    seat: 'Seat',
+    status: 'Status',
+    access: 'Access',
+    states: { VALID: 'Valid', LISTED: 'For sale', SOLD: 'Sold', ADMITTED: 'Used', DELETED: 'Cancelled', CANCELLED: 'Cancelled' },
+    locked: (when: string) => `Your QR code unlocks on ${when}. We will e-mail you when it is ready.`,
+    listed: 'This ticket is for sale. Its QR code is hidden while it is listed.',
+    transferred: 'This ticket was sold and now belongs to its buyer.',
+    used: 'This ticket has been used.',
+    invalid: 'This ticket is no longer valid.',
+    willCallOnly: 'Collect your tickets at the box office with the number below.',
+    willCall: 'Will-call number',
+    qrLabel: (id: string) => `QR code of ticket ${id}`,
+    code: 'Code',
+    pdf: 'Download the ticket (PDF)',
+    gone: 'This ticket link does not work',
+    goneText: 'The link is wrong, or the ticket has changed hands. Open your tickets from the ticketing site to get a fresh link.',
+  },
+  es: {
+    title: 'Tu entrada',
+    ticket: 'Entrada',
+    category: 'Categoría',
+    section: 'Sector',
+    row: 'Fila',
+    seat: 'Asiento',
+    status: 'Estado',
+    access: 'Acceso',
+    states: { VALID: 'Válida', LISTED: 'En venta', SOLD: 'Vendida', ADMITTED: 'Usada', DELETED: 'Anulada', CANCELLED: 'Anulada' },
+    locked: (when: string) => `Tu código QR se desbloquea el ${when}. Te avisaremos por e-mail cuando esté listo.`,
+    listed: 'Esta entrada está a la venta. Su código QR está oculto mientras siga publicada.',
+    transferred: 'Esta entrada se vendió y ahora pertenece a quien la compró.',
+    used: 'Esta entrada ya se ha usado.',
+    invalid: 'Esta entrada ya no es válida.',
+    willCallOnly: 'Recoge tus entradas en taquilla con el número de abajo.',
+    willCall: 'Número de recogida',
+    qrLabel: (id: string) => `Código QR de la entrada ${id}`,
+    code: 'Código',
+    pdf: 'Descargar la entrada (PDF)',
+    gone: 'Este enlace de entrada no funciona',
+    goneText: 'El enlace no es correcto o la entrada ha cambiado de titular. Abre tus entradas desde la web de venta para obtener un enlace nuevo.',
+  },
+} as const;
+
+const CSS = `body{font-family:system-ui,sans-serif;margin:0;background:#f4f4f6;color:#1a1a1f;line-height:1.5}
+main{max-width:32rem;margin:0 auto;padding:1.5rem}
+h1{font-size:1.5rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+.card{background:#fff;border-radius:12px;padding:1rem 1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#4a4a55}dd{margin:0;font-weight:600}
+.qr svg,.qr img{width:100%;max-width:18rem;height:auto;display:block;margin:0 auto}
+.notice{background:#fff7e0;border-left:4px solid #8a5a00;padding:.75rem 1rem}
+.willcall{font-size:1.4rem;letter-spacing:.05em}a{color:#0b4fb3}`;
+const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
+
+function langOf(c: Context, fallback: string): Lang {
+  const q = c.req.query('lang');
+  if (q === 'en' || q === 'es') return q;
+  return fallback === 'es' ? 'es' : 'en';
+}
+
+/** Headers of pages that carry a ticket: never cached, never leaked by Referer, never indexed. */
+function secureHeaders(c: Context): void {
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('X-Robots-Tag', 'noindex, nofollow');
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Content-Security-Policy', `default-src 'none'; img-src https: http: data:; style-src 'sha256-${CSS_HASH}'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`);
+}
+
+function Page(props: { lang: Lang; title: string; children: unknown }) {
+  return (
+    <html lang={props.lang}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{props.title}</title>
+        <style>{raw(CSS)}</style>
+      </head>
+      <body>
+        <main>{props.children as never}</main>
+      </body>
+    </html>
+  );
+}
+
+function formatWhen(ms: number, lang: Lang, timeZone: string | undefined): string {
+  return new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeStyle: 'short', timeZone: timeZone ?? 'UTC', timeZoneName: timeZone ? undefined : 'short' }).format(ms);
+}
+
+function TicketPage({ v, lang, pdfHref }: { v: TicketView; lang: Lang; pdfHref: string | null }) {
+  const T = TEXT[lang];
+  const absence = v.access.qrAbsence;
+  const message =
+    absence === 'locked'
+      ? T.locked(formatWhen(v.access.unlockAt, lang, v.timeZone))
+      : absence === 'listed'
+        ? T.listed
+        : absence === 'transferred'
+          ? T.transferred
+          : absence === 'used'
+            ? T.used
+            : absence === 'invalid'
+              ? T.invalid
+              : absence === 'will_call_only'
+                ? T.willCallOnly
+                : null;
+  return (
+    <Page lang={lang} title={`${v.eventTitle} · ${T.title}`}>
+      <h1>{v.eventTitle}</h1>
+      <p>
+        {v.showTitle} · <time datetime={new Date(v.startsAt).toISOString()}>{formatWhen(v.startsAt, lang, v.timeZone)}</time>
+        {v.venue ? ` · ${v.venue}` : ''}
+      </p>
+      <section class="card" aria-labelledby="ticket-h">
+        <h2 id="ticket-h">{T.title}</h2>
+        <dl>
+          <dt>{T.category}</dt>
+          <dd>{v.optionTitle}</dd>
+          {v.seating.section ? (
+            <>
+              <dt>{T.section}</dt>
+              <dd>{v.seating.section}</dd>
+            </>
+          ) : null}
+          {v.seating.row ? (
+            <>
+              <dt>{T.row}</dt>
+              <dd>{v.seating.row}</dd>
+            </>
+          ) : null}
+          {v.seating.seat ? (
+            <>
+              <dt>{T.seat}</dt>
+              <dd>{v.seating.seat}</dd>
+            </>
+          ) : null}
+          <dt>{T.ticket}</dt>
+          <dd>{v.ticketId}</dd>
+          <dt>{T.status}</dt>
+          <dd>{T.states[v.state]}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="access-h">
+        <h2 id="access-h">{T.access}</h2>
+        {message ? (
+          <p class="notice" role="status">
+            {message}
+          </p>
+        ) : null}
+        {v.qr?.kind === 'svg' ? (
+          <div class="qr" role="img" aria-label={T.qrLabel(v.ticketId)}>
+            {raw(v.qr.svg)}
+          </div>
+        ) : null}
+        {v.qr?.kind === 'image' ? (
+          <div class="qr">
+            <img src={v.qr.url} alt={T.qrLabel(v.ticketId)} referrerpolicy="no-referrer" />
+          </div>
+        ) : null}
+        {v.code ? (
+          <p>
+            {T.code}: <strong>{v.code}</strong>
+          </p>
+        ) : null}
+        {v.willCall ? (
+          <>
+            <p>
+              {T.willCall}: <strong class="willcall">{v.willCall.number}</strong>
+            </p>
+            {v.willCall.instructions ? <p>{v.willCall.instructions}</p> : null}
+          </>
+        ) : null}
+        {pdfHref ? (
+          <p>
+            <a href={pdfHref}>{T.pdf}</a>
+          </p>
+        ) : null}
+      </section>
+    </Page>
+  );
+}
+
+function Gone({ lang }: { lang: Lang }) {
+  const T = TEXT[lang];
+  return (
+    <Page lang={lang} title={T.gone}>
+      <h1>{T.gone}</h1>
+      <p>{T.goneText}</p>
+    </Page>
+  );
+}
+
+/**
+ * The secure ticket view (`/tickets/view/:token`) and its PDF. Server-rendered, no script.
+ * The QR (an SVG drawn from the ticket's code, or the partner's QR image for URL access) is
+ * put in the HTML only after the unlock moment; before it the page says when.
+ */
+export function ticketPageRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+
+  app.get('/tickets/view/:token', async (c) => {
+    secureHeaders(c);
+    const ticket = ticketForToken(deps, c.req.param('token'));
+    if (!ticket) return c.html(<Gone lang={langOf(c, 'en')} />, 404);
+    const v = await buildTicketView(deps, deps.db, ticket.id);
+    const lang = langOf(c, v.defaultLang);
+    const pdfHref = v.access.showQr || v.willCall ? `${c.req.path}/ticket.pdf?lang=${lang}` : null;
+    return c.html(<TicketPage v={v} lang={lang} pdfHref={pdfHref} />);
+  });
+
+  app.get('/tickets/view/:token/ticket.pdf', async (c) => {
+    secureHeaders(c);
+    const ticket = ticketForToken(deps, c.req.param('token'));
+    if (!ticket) return c.html(<Gone lang={langOf(c, 'en')} />, 404);
+    const v = await buildTicketView(deps, deps.db, ticket.id);
+    const lang = langOf(c, v.defaultLang);
+    if (!v.access.showQr && !v.willCall) return c.html(<Gone lang={lang} />, 404);
+    const pdf = await ticketPdf(v, secureViewUrl(deps, ticket), lang);
+    c.header('Content-Type', 'application/pdf');
+    c.header('Content-Disposition', `attachment; filename="ticket-${v.ticketId.replace(/[^\w.-]/g, '_')}.pdf"`);
+    return c.body(new Uint8Array(pdf));
+  });
+
+  return app;
+}
