@@ -57,15 +57,21 @@ describe('HTTP surface', () => {
   });
 });
 
+/** A pino destination that keeps every line. */
+function logSink() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, sink };
+}
+
 describe('logs', () => {
   it('write one line per request with its id, and never keys, query strings or bodies', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
+    const { lines, sink } = logSink();
     const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
     const p = t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('secret-tour', { description: 'fan@example.com' }) });
@@ -78,13 +84,7 @@ describe('logs', () => {
   });
 
   it('log an unexpected error with its stack but answer without it', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
+    const { lines, sink } = logSink();
     const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
     const p = t.partner();
     t.db.$client.exec('DROP TABLE combinations');

@@ -325,52 +325,13 @@ export class EventsService {
       source: ev.source,
       createdAt: ev.createdAt,
       updatedAt: ev.updatedAt,
-      shows: showRows.map((s) => ({
-        id: s.id,
-        showId: s.showId,
-        title: s.title,
-        startsAt: s.startsAt,
-        status: s.status,
-        primarySalesUrl: s.primarySalesUrl,
-        images: s.images,
-        configuration: s.configuration,
-        location: s.location,
-        showRescheduled: s.showRescheduled,
-        resaleEnabled: s.resaleEnabled,
-        dates: s.dates,
-        salesStartAt: s.salesStartAt,
-        tags: s.tags,
-        cancelledAt: s.cancelledAt,
-        ticketOptions: optionRows
-          .filter((o) => o.showPk === s.id)
-          .map((o) => ({
-            id: o.id,
-            ticketId: o.ticketId,
-            title: o.title,
-            description: o.description,
-            currency: o.currency,
-            priceMinor: o.priceMinor,
-            stock: o.stock,
-            webVisibility: o.webVisibility,
-            webSoldOut: o.webSoldOut,
-            area: o.area,
-          })),
-        priceTypes: ptRows
-          .filter((p) => p.showPk === s.id)
-          .map((p) => ({
-            id: p.id,
-            priceTypeId: p.priceTypeId,
-            externalObjectId: p.externalObjectId,
-            title: p.title,
-            description: p.description,
-            webVisibility: p.webVisibility,
-            webSoldOut: p.webSoldOut,
-            stock: p.stock,
-            invisible: p.invisible,
-            inventory: p.inventory,
-          })),
+      // Rows map onto the aggregate by dropping the bookkeeping columns.
+      shows: showRows.map(({ partnerId: _p, eventPk: _e, position: _o, createdAt: _c, updatedAt: _u, ticketShield: _t, unlockAnnouncedAt: _a, ...show }) => ({
+        ...show,
+        ticketOptions: optionRows.filter((o) => o.showPk === show.id).map(({ partnerId: _p2, showPk: _s, position: _o2, createdAt: _c2, updatedAt: _u2, ...o }) => o),
+        priceTypes: ptRows.filter((p) => p.showPk === show.id).map(({ partnerId: _p3, showPk: _s3, position: _o3, createdAt: _c3, updatedAt: _u3, ...p }) => p),
         combinations: comboRows
-          .filter((c) => c.showPk === s.id)
+          .filter((c) => c.showPk === show.id)
           .map((c) => ({ id: c.id, ticketOptionId: optionIds.get(c.ticketOptionPk)!, priceTypeId: ptIds.get(c.priceTypePk)!, priceMinor: c.priceMinor, description: c.description })),
       })),
     };

@@ -1,3 +1,4 @@
+import { PartnerIdParam } from '../partners/partners.schemas.js';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
@@ -6,7 +7,6 @@ import { operatorToken } from '../../middleware/auth.js';
 import { feedRunToApi, FeedRunSchema } from './feeds.schemas.js';
 import { FEED_KINDS, FeedsService, type FeedRun } from './feeds.service.js';
 
-const IdParam = z.object({ partnerId: z.string().openapi({ param: { name: 'partnerId', in: 'path' }, example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }) });
 
 /**
  * The operator's view of pull sync, under /admin/v1: the latest feed runs of a partner,
@@ -24,7 +24,7 @@ export function feedRoutes(deps: AppDeps, feeds: FeedsService = new FeedsService
       operationId: 'listFeedRuns',
       summary: 'List the latest feed runs of a partner',
       description: 'The 50 latest polls of the partner’s events feed and cancelled-events feed, newest first, with what was applied, skipped and why.',
-      request: { params: IdParam },
+      request: { params: PartnerIdParam },
       responses: { 200: jsonResponse(envelope(z.array(FeedRunSchema)), 'The runs, newest first'), ...errorResponses(404) },
     }),
     (c) => {
@@ -43,7 +43,7 @@ export function feedRoutes(deps: AppDeps, feeds: FeedsService = new FeedsService
       description:
         'Polls the events feed, then the cancelled-events feed, now, whatever the schedule, and answers the runs. ' +
         'A feed without a URL in the partner’s settings is not polled. A feed that fails is a run with ok false, not an error of this call.',
-      request: { params: IdParam },
+      request: { params: PartnerIdParam },
       responses: { 200: jsonResponse(envelope(z.array(FeedRunSchema)), 'The runs just made'), ...errorResponses(404) },
     }),
     async (c) => {

@@ -5,6 +5,7 @@ import { ok } from '../../lib/envelope.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { operatorToken } from '../../middleware/auth.js';
 import {
+  PartnerIdParam,
   PartnerCreatedSchema,
   PartnerCreateSchema,
   PartnerSchema,
@@ -14,7 +15,6 @@ import {
   RotateSchema,
 } from './partners.schemas.js';
 
-const IdParam = z.object({ partnerId: z.string().openapi({ param: { name: 'partnerId', in: 'path' }, example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }) });
 
 /** The operator API for partners, keys and settings, under /admin/v1. */
 export function partnerRoutes(deps: AppDeps) {
@@ -58,7 +58,7 @@ export function partnerRoutes(deps: AppDeps) {
       path: '/admin/v1/partners/{partnerId}',
       operationId: 'getPartner',
       summary: 'Read a partner and its settings',
-      request: { params: IdParam },
+      request: { params: PartnerIdParam },
       responses: { 200: jsonResponse(envelope(PartnerSchema), 'The partner'), ...errorResponses(404) },
     }),
     (c) => c.json(ok(partnerToApi(deps.partners.get(c.req.valid('param').partnerId))), 200),
@@ -72,7 +72,7 @@ export function partnerRoutes(deps: AppDeps) {
       operationId: 'updatePartner',
       summary: 'Update a partner’s name or settings',
       description: 'Settings sent replace the stored ones; settings omitted keep their values; `null` clears a URL or the platform secret. Unknown settings are rejected.',
-      request: { params: IdParam, body: jsonBody(PartnerUpdateSchema) },
+      request: { params: PartnerIdParam, body: jsonBody(PartnerUpdateSchema) },
       responses: { 200: jsonResponse(envelope(PartnerSchema), 'The updated partner'), ...errorResponses(404) },
     }),
     (c) => {
@@ -91,7 +91,7 @@ export function partnerRoutes(deps: AppDeps) {
       path: '/admin/v1/partners/{partnerId}/keys/rotate',
       operationId: 'rotatePartnerKey',
       summary: 'Rotate a key or the webhook secret',
-      request: { params: IdParam, body: jsonBody(RotateSchema) },
+      request: { params: PartnerIdParam, body: jsonBody(RotateSchema) },
       responses: { 200: jsonResponse(envelope(RotatedSchema), 'The new secret, shown once'), ...errorResponses(404) },
     }),
     (c) => {

@@ -3,6 +3,11 @@ import { toIso } from '../../lib/clock.js';
 import { publicSettings, type PartnerRow } from './partners.service.js';
 import { settingsPatchSchema, settingsSchema } from './partners.settings.js';
 
+/** The `{partnerId}` path parameter of operator routes. */
+export const PartnerIdParam = z.object({
+  partnerId: z.string().openapi({ param: { name: 'partnerId', in: 'path' }, example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
+});
+
 export const PartnerSchema = z
   .object({
     id: z.string().openapi({ example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }),

@@ -7,6 +7,7 @@ import { operatorToken } from '../../middleware/auth.js';
 import { events, shows } from '../events/events.table.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
 import type { Tx } from '../../db/client.js';
+import { PartnerIdParam } from '../partners/partners.schemas.js';
 
 /**
  * ticketShield is switched per event or show by the operator (the spec rejects it as a
@@ -59,7 +60,7 @@ export function ticketShieldRoutes(deps: AppDeps) {
       security: [SECURITY.operator],
       middleware: operatorToken(deps),
       request: {
-        params: z.object({ partnerId: z.string().openapi({ param: { name: 'partnerId', in: 'path' }, example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }),
+        params: PartnerIdParam,
         body: jsonBody(ShieldBody),
       },
       responses: {

@@ -3,7 +3,8 @@ import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { createRouter, envelope, errorResponses, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { operatorToken } from '../../middleware/auth.js';
-import { WebhookListQuery, WebhookMessageParams, WebhookMessageSchema, WebhookPathParams, webhookMessageToApi } from './webhooks.schemas.js';
+import { PartnerIdParam } from '../partners/partners.schemas.js';
+import { WebhookListQuery, WebhookMessageParams, WebhookMessageSchema, webhookMessageToApi } from './webhooks.schemas.js';
 import { webhooksServiceOf, type WebhooksService } from './webhooks.service.js';
 
 /**
@@ -26,7 +27,7 @@ export function webhookRoutes(deps: AppDeps, webhooks: WebhooksService = webhook
       description:
         'Newest first, each message with its delivery log (status code, latency, error, next attempt). ' +
         'Filter by state (pending, delivered, failed, skipped) and action.',
-      request: { params: WebhookPathParams, query: WebhookListQuery },
+      request: { params: PartnerIdParam, query: WebhookListQuery },
       responses: { 200: jsonResponse(envelope(z.array(WebhookMessageSchema)), 'The messages, newest first'), ...errorResponses(404) },
     }),
     (c) => {

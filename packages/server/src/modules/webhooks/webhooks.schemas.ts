@@ -1,3 +1,4 @@
+import { PartnerIdParam } from '../partners/partners.schemas.js';
 import { z } from '@hono/zod-openapi';
 import { toIso } from '../../lib/clock.js';
 import { WEBHOOK_ACTIONS } from './webhooks.catalog.js';
@@ -62,11 +63,7 @@ export const WebhookListQuery = z.object({
     .openapi({ param: { name: 'limit', in: 'query' }, description: `How many messages, newest first (1–${MAX_LIST_LIMIT}).`, example: 50 }),
 });
 
-export const WebhookPathParams = z.object({
-  partnerId: z.string().openapi({ param: { name: 'partnerId', in: 'path' }, example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
-});
-
-export const WebhookMessageParams = WebhookPathParams.extend({
+export const WebhookMessageParams = PartnerIdParam.extend({
   messageId: z.string().openapi({ param: { name: 'messageId', in: 'path' }, example: 'msg_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
 });
 
