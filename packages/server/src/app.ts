@@ -17,6 +17,7 @@ import { mailboxRoutes } from './modules/email/email.pages.js';
 import { registerWebhookDocs } from './modules/webhooks/webhooks.catalog.js';
 import { ticketShieldRoutes } from './modules/tickets/tickets.shield.js';
 import { ticketPageRoutes } from './modules/tickets/tickets.pages.js';
+import { listingRoutes } from './modules/listings/listings.routes.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', feedRoutes(deps));
   app.route('/', webhookRoutes(deps));
   app.route('/', ticketShieldRoutes(deps));
+  app.route('/', listingRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
@@ -115,6 +117,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Events', description: 'Events, shows, ticket options, price types and combinations' },
       { name: 'Rules', description: 'Resale rules per ticket option and combination' },
       { name: 'Tickets', description: 'Ticket sync, lifecycle, admissions and ticket URLs' },
+      { name: 'Marketplace', description: 'Listings, delist, and the sell and buy flows' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
     ],

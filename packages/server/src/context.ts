@@ -12,6 +12,7 @@ import type { UsersService } from './modules/users/users.service.js';
 import type { RulesService } from './modules/rules/rules.service.js';
 import type { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import type { MessagesService } from './modules/email/email.service.js';
+import type { ListingsService } from './modules/listings/listings.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -45,6 +46,7 @@ export interface AppDeps {
   tickets: TicketsService;
   webhooks: WebhooksService;
   messages: MessagesService;
+  listings: ListingsService;
 }
 
 /** Hono environment of every router. */

@@ -12,6 +12,7 @@ import { TicketsService } from './modules/tickets/tickets.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { createMessagesService } from './modules/email/email.service.js';
+import { ListingsService } from './modules/listings/listings.service.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
@@ -20,6 +21,9 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
   const events = new EventsService(opts.db, opts.clock, bus);
   const users = new UsersService(opts.db, opts.clock);
   const partners = new PartnersService(opts.db, opts.clock, box);
+  const rules = new RulesService(opts.clock, events);
+  const webhooks = new WebhooksService(opts.db, opts.clock, partners, opts.logger);
+  const messages = createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger });
   return {
     ...opts,
     box,
@@ -27,10 +31,11 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     rateLimiter: new RateLimiter(opts.clock),
     partners,
     events,
-    rules: new RulesService(opts.clock, events),
+    rules,
     users,
     tickets: new TicketsService(opts.db, opts.clock, bus, events, users),
-    webhooks: new WebhooksService(opts.db, opts.clock, partners, opts.logger),
-    messages: createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger }),
+    webhooks,
+    messages,
+    listings: new ListingsService({ ...opts, bus, rules, webhooks, messages }),
   };
 }

@@ -9,3 +9,4 @@ export * from '../modules/auth/auth.table.js';
 export * from '../modules/webhooks/webhooks.table.js';
 export * from '../modules/email/email.table.js';
 export * from '../modules/tickets/tickets.table.js';
+export * from '../modules/listings/listings.table.js';

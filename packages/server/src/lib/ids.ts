@@ -24,6 +24,7 @@ export const ID_PREFIX = {
   message: 'eml',
   ticket: 'tkt',
   ticketJob: 'job',
+  listing: 'lst',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
