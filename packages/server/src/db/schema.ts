@@ -10,3 +10,4 @@ export * from '../modules/webhooks/webhooks.table.js';
 export * from '../modules/email/email.table.js';
 export * from '../modules/tickets/tickets.table.js';
 export * from '../modules/listings/listings.table.js';
+export * from '../modules/payouts/payouts.table.js';

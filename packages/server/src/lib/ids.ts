@@ -25,6 +25,7 @@ export const ID_PREFIX = {
   ticket: 'tkt',
   ticketJob: 'job',
   listing: 'lst',
+  payoutAccount: 'pac',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

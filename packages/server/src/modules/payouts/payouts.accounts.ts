@@ -1,0 +1,50 @@
+import { eq } from 'drizzle-orm';
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import type { AppDeps } from '../../context.js';
+import type { Tx } from '../../db/client.js';
+import { ApiError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { payoutAccounts } from './payouts.table.js';
+
+/** What a seller (and the pages) may see of a payout account: never the number itself. */
+export interface PayoutAccountView {
+  holderName: string;
+  accountHint: string;
+}
+
+/**
+ * Sellers' payout accounts (IBAN), sealed at rest. `PENDING_PAYOUT_INFO` is shown while a
+ * seller with listings has none.
+ */
+export class PayoutAccounts {
+  constructor(private readonly deps: Pick<AppDeps, 'clock' | 'box'>) {}
+
+  view(tx: Tx, userPk: string): PayoutAccountView | null {
+    const row = tx.select().from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).get();
+    return row ? { holderName: row.holderName, accountHint: row.accountHint } : null;
+  }
+
+  /**
+   * Stores or replaces the user's account.
+   * @throws 400 naming `iban` or `holderName`
+   */
+  save(tx: Tx, partnerId: string, userPk: string, input: { holderName: string; iban: string }): PayoutAccountView {
+    const holderName = input.holderName.trim().replace(/\s+/g, ' ');
+    if (holderName.length < 2 || holderName.length > 140) throw ApiError.field('invalid_value', 'holderName', 'Enter the account holder’s name');
+    const iban = electronicFormatIBAN(input.iban) ?? '';
+    if (!isValidIBAN(iban)) throw ApiError.field('invalid_format', 'iban', 'Enter a valid IBAN, such as ES91 2100 0418 4502 0005 1332');
+    const now = this.deps.clock.now();
+    const values = { holderName, accountSealed: this.deps.box.seal(iban), accountHint: iban.slice(-4), updatedAt: now };
+    tx.insert(payoutAccounts)
+      .values({ id: newId('payoutAccount'), partnerId, userPk, createdAt: now, ...values })
+      .onConflictDoUpdate({ target: payoutAccounts.userPk, set: values })
+      .run();
+    return { holderName, accountHint: values.accountHint };
+  }
+
+  /** The clear account number, for the payout run only. */
+  reveal(tx: Tx, userPk: string): string | null {
+    const row = tx.select().from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).get();
+    return row ? this.deps.box.open(row.accountSealed) : null;
+  }
+}
