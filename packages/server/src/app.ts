@@ -18,6 +18,11 @@ import { registerWebhookDocs } from './modules/webhooks/webhooks.catalog.js';
 import { ticketShieldRoutes } from './modules/tickets/tickets.shield.js';
 import { ticketPageRoutes } from './modules/tickets/tickets.pages.js';
 import { listingRoutes } from './modules/listings/listings.routes.js';
+import { accessLayerRoutes } from './modules/accesslayer/accesslayer.routes.js';
+import { sellPageRoutes } from './modules/sell/sell.pages.js';
+import { sellEntryRoutes } from './modules/sell/sell.routes.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { authPageRoutes } from './modules/auth/auth.pages.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -72,6 +77,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', webhookRoutes(deps));
   app.route('/', ticketShieldRoutes(deps));
   app.route('/', listingRoutes(deps));
+  app.route('/', accessLayerRoutes(deps));
+  app.route('/', sellPageRoutes(deps));
+  app.route('/', sellEntryRoutes(deps));
+  app.route('/', authRoutes(deps));
+  app.route('/', authPageRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
@@ -118,6 +128,8 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Rules', description: 'Resale rules per ticket option and combination' },
       { name: 'Tickets', description: 'Ticket sync, lifecycle, admissions and ticket URLs' },
       { name: 'Marketplace', description: 'Listings, delist, and the sell and buy flows' },
+      { name: 'Access layer', description: 'Statuses, calls to action and components partners render' },
+      { name: 'Auth', description: 'One-time tokens for Login Force and Login Trust' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
     ],

@@ -13,6 +13,7 @@ import type { RulesService } from './modules/rules/rules.service.js';
 import type { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import type { MessagesService } from './modules/email/email.service.js';
 import type { ListingsService } from './modules/listings/listings.service.js';
+import type { AuthService } from './modules/auth/auth.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -47,6 +48,7 @@ export interface AppDeps {
   webhooks: WebhooksService;
   messages: MessagesService;
   listings: ListingsService;
+  auth: AuthService;
 }
 
 /** Hono environment of every router. */

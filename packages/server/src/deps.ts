@@ -13,6 +13,7 @@ import { UsersService } from './modules/users/users.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { createMessagesService } from './modules/email/email.service.js';
 import { ListingsService } from './modules/listings/listings.service.js';
+import { AuthService } from './modules/auth/auth.service.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
@@ -37,5 +38,6 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     webhooks,
     messages,
     listings: new ListingsService({ ...opts, bus, rules, webhooks, messages }),
+    auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
   };
 }

@@ -5,6 +5,7 @@ import { feedsJob } from '../modules/feeds/feeds.job.js';
 import { webhooksJob } from '../modules/webhooks/webhooks.job.js';
 import { emailJob } from '../modules/email/email.job.js';
 import { unlocksJob } from '../modules/tickets/tickets.unlock.js';
+import { authPurgeJob } from '../modules/auth/auth.job.js';
 
 /** A piece of scheduled work. `run` must never assume it is the only process (see README). */
 export interface Job {
@@ -16,7 +17,7 @@ export interface Job {
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob];
+  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob];
 }
 
 /**

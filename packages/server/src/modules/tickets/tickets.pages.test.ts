@@ -89,6 +89,16 @@ describe('secure ticket view', () => {
     expect((await page(new URL(`http://x${u2.pathname}/ticket.pdf`))).status).toBe(404);
   });
 
+  it('writes times in UTC, said so, when the venue has no time zone', async () => {
+    const t = createTestApp();
+    const p = t.partner();
+    await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tz', { location: { city: 'Madrid' }, shows: [showBody('show-1', { date: '2026-03-01T16:00:00Z' })] }) });
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('z1', { externalReferenceEventId: 'tz' })] });
+    const url = new URL((await t.request('GET', '/v1/tickets/z1/url', { key: p.keys.private })).body.data as string);
+    const html = await (await t.app.request(url.pathname)).text();
+    expect(html).toContain('Sunday, March 1, 2026 at 4:00 PM UTC');
+  });
+
   it('is localised and escapes every partner string', async () => {
     const { url, page } = await setup({}, '<script>alert(1)</script> & Friends');
     const es = await page(await url('code-1'), '?lang=es');

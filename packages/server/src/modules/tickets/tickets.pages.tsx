@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { raw } from 'hono/html';
 import { createHash } from 'node:crypto';
 import type { AppDeps, AppEnv } from '../../context.js';
+import { formatInstant } from '../../pages/format.js';
 import { ticketPdf } from './tickets.pdf.js';
 import { buildTicketView, secureViewUrl, ticketForToken, type TicketView } from './tickets.view.js';
 
@@ -99,9 +100,7 @@ function Page(props: { lang: Lang; title: string; children: unknown }) {
   );
 }
 
-function formatWhen(ms: number, lang: Lang, timeZone: string | undefined): string {
-  return new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeStyle: 'short', timeZone: timeZone ?? 'UTC', timeZoneName: timeZone ? undefined : 'short' }).format(ms);
-}
+const formatWhen = (ms: number, lang: Lang, timeZone: string | undefined) => formatInstant(ms, lang, timeZone);
 
 function TicketPage({ v, lang, pdfHref }: { v: TicketView; lang: Lang; pdfHref: string | null }) {
   const T = TEXT[lang];

@@ -1,5 +1,6 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
+import { formatInstant } from '../../pages/format.js';
 import type { TicketView } from './tickets.view.js';
 
 /**
@@ -16,7 +17,7 @@ export async function ticketPdf(view: TicketView, viewUrl: string, lang: 'en' | 
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
 
-  const when = new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timeZone ?? 'UTC' }).format(view.startsAt);
+  const when = formatInstant(view.startsAt, lang, view.timeZone);
   doc.fontSize(18).text(view.eventTitle);
   doc.moveDown(0.3).fontSize(12).text(view.showTitle).text(when).text(view.venue);
   doc.moveDown(0.6).fontSize(11).text(view.optionTitle);

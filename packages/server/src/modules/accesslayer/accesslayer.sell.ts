@@ -1,0 +1,224 @@
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { AppDeps } from '../../context.js';
+import type { Tx } from '../../db/client.js';
+import { toIso } from '../../lib/clock.js';
+import { toMajor } from '../../lib/money.js';
+import { isResaleOpen } from '../events/events.model.js';
+import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
+import { listings, listingTickets } from '../listings/listings.table.js';
+import type { ListingRow } from '../listings/listings.service.js';
+import { tickets } from '../tickets/tickets.table.js';
+import type { UserRow } from '../users/users.service.js';
+import { PayoutAccounts } from '../payouts/payouts.accounts.js';
+
+/**
+ * The sell access layer (POST /v1/wrapper/accesslayer): for each ticket or order the
+ * partner shows on its "My tickets" page, the resale status and the calls to action.
+ * Business logic stays here so partners never replicate it.
+ */
+export type SellStatus = 'SELLABLE' | 'NOT_SELLABLE' | 'FOR_SALE' | 'SOLD';
+export type CtaKey = 'SELL' | 'EDIT' | 'DETAILS' | 'P2P' | 'PENDING_PAYOUT_INFO' | 'MANAGE';
+export type Lang = 'en' | 'es';
+
+export interface Cta {
+  key: CtaKey;
+  text: string;
+  url: string;
+  enabled: boolean;
+}
+
+const CTA_TEXT: Record<Lang, Record<CtaKey, string>> = {
+  en: { SELL: 'Sell', EDIT: 'Edit listing', DETAILS: 'View sale', P2P: 'Share', PENDING_PAYOUT_INFO: 'Add payout details', MANAGE: 'Manage' },
+  es: { SELL: 'Vender', EDIT: 'Editar anuncio', DETAILS: 'Ver venta', P2P: 'Compartir', PENDING_PAYOUT_INFO: 'Añadir datos de cobro', MANAGE: 'Gestionar' },
+};
+
+export interface TicketRef {
+  eventId: string;
+  showId: string;
+  ticketId: string;
+  ticketOptionId: string;
+  priceTypeId?: string | undefined;
+}
+
+export interface OrderRef {
+  orderId: string;
+  eventId: string;
+  showId: string;
+  combinations: { ticketOptionId: string; priceTypeId?: string | undefined }[];
+}
+
+/** One ticket's evaluation: its status and, when listed or sold, the listing (its group). */
+export interface Evaluated {
+  status: SellStatus;
+  sync: boolean;
+  listing: ListingRow | null;
+}
+
+export class SellAccessLayer {
+  private readonly accounts: PayoutAccounts;
+  constructor(private readonly deps: AppDeps) {
+    this.accounts = new PayoutAccounts(deps);
+  }
+
+  /** PENDING_PAYOUT_INFO goes beside the other CTAs while a seller with listings has no payout account. */
+  private needsPayout(tx: Tx, user: UserRow | null, status: SellStatus): boolean {
+    return !!user && (status === 'FOR_SALE' || status === 'SOLD') && this.accounts.view(tx, user.id) === null;
+  }
+
+  /** Tickets mode: status, `sync` (known to the service) and CTAs per ticket, in request order. */
+  tickets(tx: Tx, partnerId: string, user: UserRow | null, refs: readonly TicketRef[], lang: Lang, sign: (url: string) => string) {
+    return refs.map((ref) => {
+      const e = this.evaluate(tx, partnerId, user, ref);
+      const ctas: Cta[] = [];
+      const cta = (key: CtaKey, url: string) => ctas.push({ key, text: CTA_TEXT[lang][key], url: sign(url), enabled: true });
+      const base = this.deps.config.publicBaseUrl;
+      const q = (extra: Record<string, string> = {}) => `?${new URLSearchParams({ lang, ...extra })}`;
+      if (e.status === 'SELLABLE') cta('SELL', `${base}/sell/${partnerId}/ticket/${encodeURIComponent(ref.ticketId)}${q(e.sync ? {} : { sync: '1', eventId: ref.eventId, showId: ref.showId })}`);
+      if (e.status === 'FOR_SALE' && e.listing) {
+        cta('EDIT', `${base}/sell/${partnerId}/listings/${e.listing.id}${q()}`);
+        cta('P2P', this.deps.listings.toApi(tx, e.listing).shareUrl);
+      }
+      if (e.status === 'SOLD' && e.listing) cta('DETAILS', `${base}/sell/${partnerId}/listings/${e.listing.id}${q()}`);
+      if (this.needsPayout(tx, user, e.status)) cta('PENDING_PAYOUT_INFO', `${base}/sell/${partnerId}/payout${q()}`);
+      return { status: e.status, ticketId: ref.ticketId, ticketOptionId: ref.ticketOptionId, priceTypeId: ref.priceTypeId ?? null, sync: e.sync, callToActions: ctas };
+    });
+  }
+
+  /**
+   * Orders mode: each order's tickets are evaluated and the order's status is the first
+   * matching row of the spec's table:
+   * 1. all NOT_SELLABLE → NOT_SELLABLE, no CTA;
+   * 2. some SELLABLE and others listed or sold → SELLABLE, MANAGE;
+   * 3. all SELLABLE → SELLABLE, SELL;
+   * 4. the listed/sold tickets share one listing and some are listed → FOR_SALE, EDIT;
+   * 5. the listed/sold tickets share one listing and all are sold → SOLD, DETAILS;
+   * 6. the listed/sold tickets are in different listings → FOR_SALE, MANAGE.
+   */
+  orders(tx: Tx, partnerId: string, user: UserRow | null, refs: readonly OrderRef[], lang: Lang, sign: (url: string) => string) {
+    const base = this.deps.config.publicBaseUrl;
+    return refs.map((order) => {
+      const known = tx
+        .select({ t: tickets, optionId: ticketOptions.ticketId, priceTypeId: priceTypes.priceTypeId })
+        .from(tickets)
+        .innerJoin(events, eq(events.id, tickets.eventPk))
+        .innerJoin(shows, eq(shows.id, tickets.showPk))
+        .innerJoin(ticketOptions, eq(ticketOptions.id, tickets.ticketOptionPk))
+        .leftJoin(priceTypes, eq(priceTypes.id, tickets.priceTypePk))
+        .where(and(eq(tickets.partnerId, partnerId), eq(tickets.orderId, order.orderId), eq(events.externalReferenceId, order.eventId), eq(shows.showId, order.showId)))
+        .all()
+        .filter((r) => order.combinations.length === 0 || order.combinations.some((c) => c.ticketOptionId === r.optionId && (c.priceTypeId === undefined || c.priceTypeId === r.priceTypeId)));
+      const evaluated: Evaluated[] =
+        known.length > 0
+          ? known.map((r) => this.evaluate(tx, partnerId, user, { eventId: order.eventId, showId: order.showId, ticketId: r.t.ticketId, ticketOptionId: r.optionId }))
+          : // An order the service has not seen yet: sellable when its show and options allow, synchronised when the seller starts.
+            order.combinations.map((c) => this.evaluate(tx, partnerId, user, { eventId: order.eventId, showId: order.showId, ticketId: '', ticketOptionId: c.ticketOptionId }));
+      const { status, cta } = aggregate(evaluated);
+      const q = `?${new URLSearchParams({ lang, ...(known.length === 0 ? { sync: '1', eventId: order.eventId, showId: order.showId } : {}) })}`;
+      const groups = [...new Set(evaluated.filter((e) => e.listing).map((e) => e.listing!.id))];
+      const url =
+        cta === 'SELL' || cta === 'MANAGE'
+          ? `${base}/sell/${partnerId}/order/${encodeURIComponent(order.orderId)}${q}`
+          : cta === 'EDIT' || cta === 'DETAILS'
+            ? `${base}/sell/${partnerId}/listings/${groups[0]}?lang=${lang}`
+            : null;
+      const callToActions: Cta[] = cta && url ? [{ key: cta, text: CTA_TEXT[lang][cta], url: sign(url), enabled: true }] : [];
+      if (this.needsPayout(tx, user, status)) {
+        callToActions.push({ key: 'PENDING_PAYOUT_INFO', text: CTA_TEXT[lang].PENDING_PAYOUT_INFO, url: sign(`${base}/sell/${partnerId}/payout?lang=${lang}`), enabled: true });
+      }
+      return { orderId: order.orderId, status, callToActions };
+    });
+  }
+
+  /**
+   * E-mail-only mode: the seller's sales across all events. `soldTickets` is flat;
+   * `soldOrders` groups them by primary-sale order (tickets without an order form their own group).
+   */
+  sales(tx: Tx, partnerId: string, user: UserRow | null) {
+    if (!user) return { soldTickets: [], soldOrders: [] };
+    const rows = tx
+      .select({ l: listings, t: tickets, eventRef: events.externalReferenceId, showId: shows.showId, optionId: ticketOptions.ticketId })
+      .from(listings)
+      .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
+      .innerJoin(tickets, eq(tickets.id, listingTickets.ticketPk))
+      .innerJoin(events, eq(events.id, listings.eventPk))
+      .innerJoin(shows, eq(shows.id, listings.showPk))
+      .innerJoin(ticketOptions, eq(ticketOptions.id, listings.ticketOptionPk))
+      .where(and(eq(listings.partnerId, partnerId), eq(listings.sellerPk, user.id), eq(listings.state, 'SOLD')))
+      .orderBy(desc(listings.soldAt))
+      .all();
+    const soldTickets = rows.map((r) => ({
+      ticketId: r.t.ticketId,
+      orderId: r.t.orderId,
+      eventId: r.eventRef,
+      showId: r.showId,
+      ticketOptionId: r.optionId,
+      listingId: r.l.id,
+      currency: r.l.currency,
+      price: toMajor(r.l.priceMinor, r.l.currency),
+      payout: toMajor(r.l.payoutMinor, r.l.currency),
+      soldAt: r.l.soldAt === null ? null : toIso(r.l.soldAt),
+    }));
+    const byOrder = new Map<string, typeof soldTickets>();
+    for (const s of soldTickets) {
+      const key = s.orderId ?? `ticket:${s.ticketId}`;
+      byOrder.set(key, [...(byOrder.get(key) ?? []), s]);
+    }
+    const soldOrders = [...byOrder.values()].map((list) => ({
+      orderId: list[0]!.orderId,
+      eventId: list[0]!.eventId,
+      showId: list[0]!.showId,
+      currency: list[0]!.currency,
+      payout: Math.round(list.reduce((sum, s) => sum + s.payout * 100, 0)) / 100,
+      tickets: list,
+    }));
+    return { soldTickets, soldOrders };
+  }
+
+  private evaluate(tx: Tx, partnerId: string, user: UserRow | null, ref: TicketRef): Evaluated {
+    const ticket = ref.ticketId ? tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ref.ticketId))).get() : undefined;
+    if (!ticket) {
+      // Unknown to the service: sellable when the event, show and option exist and resale is open.
+      const event = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, ref.eventId))).get();
+      const show = event && tx.select().from(shows).where(and(eq(shows.eventPk, event.id), eq(shows.showId, ref.showId))).get();
+      const option = show && tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, show.id), eq(ticketOptions.ticketId, ref.ticketOptionId))).get();
+      const open = !!show && !!option && isResaleOpen(show) && this.deps.clock.now() < show.startsAt;
+      return { status: open ? 'SELLABLE' : 'NOT_SELLABLE', sync: false, listing: null };
+    }
+    const mine = (l: ListingRow | null | undefined) => (l && user && l.sellerPk === user.id ? l : null);
+    if (ticket.state === 'LISTED') {
+      const listing = mine(this.deps.listings.liveListingOf(tx, ticket.id));
+      return { status: listing ? 'FOR_SALE' : 'NOT_SELLABLE', sync: true, listing };
+    }
+    if (ticket.state === 'SOLD') {
+      const sold = tx
+        .select({ l: listings })
+        .from(listings)
+        .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
+        .where(and(eq(listingTickets.ticketPk, ticket.id), inArray(listings.state, ['SOLD'])))
+        .get()?.l;
+      const listing = mine(sold);
+      return { status: listing ? 'SOLD' : 'NOT_SELLABLE', sync: true, listing };
+    }
+    const sellable = this.deps.listings.notSellable(tx, ticket) === null ? 'SELLABLE' : 'NOT_SELLABLE';
+    // Our record names another owner: the platform is the source of truth, so treat it as not
+    // synchronised; the sell flow re-synchronises and checks ownership live before listing.
+    if (!user || ticket.ownerPk !== user.id) return { status: sellable, sync: false, listing: null };
+    return { status: sellable, sync: true, listing: null };
+  }
+}
+
+/** The order aggregation table (see `orders`). Exported for its own tests. */
+export function aggregate(items: readonly Evaluated[]): { status: SellStatus; cta: CtaKey | null } {
+  const sellable = items.filter((i) => i.status === 'SELLABLE').length;
+  const placed = items.filter((i) => i.status === 'FOR_SALE' || i.status === 'SOLD');
+  if (items.length === 0 || items.every((i) => i.status === 'NOT_SELLABLE')) return { status: 'NOT_SELLABLE', cta: null };
+  if (sellable > 0 && placed.length > 0) return { status: 'SELLABLE', cta: 'MANAGE' };
+  if (sellable === items.length) return { status: 'SELLABLE', cta: 'SELL' };
+  const groups = new Set(placed.map((p) => p.listing?.id));
+  if (groups.size === 1 && placed.some((p) => p.status === 'FOR_SALE')) return { status: 'FOR_SALE', cta: 'EDIT' };
+  if (groups.size === 1) return { status: 'SOLD', cta: 'DETAILS' };
+  if (placed.length > 0) return { status: 'FOR_SALE', cta: 'MANAGE' };
+  // Some sellable next to not-sellable ones, none placed: row 3 asks for *all* sellable, so
+  // this mix falls through the table; we offer SELL for the sellable ones.
+  return { status: 'SELLABLE', cta: 'SELL' };
+}

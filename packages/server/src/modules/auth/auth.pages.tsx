@@ -1,0 +1,301 @@
+/** @jsxImportSource hono/jsx */
+import { Hono, type Context } from 'hono';
+import type { AppDeps } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
+import { pageLang, t, type Lang } from '../../pages/i18n.js';
+import { Layout, noticePage, renderPage } from '../../pages/layout.js';
+import type { PartnerRow } from '../partners/partners.service.js';
+import { m } from './auth.messages.js';
+import { authService, OTP_LIMITS, type AuthServiceDeps } from './auth.service.js';
+import {
+  clearSessionCookie,
+  clientIp,
+  csrfField,
+  csrfRejected,
+  LOGOUT_PATH,
+  OTP_PATH,
+  safeRedirect,
+  sessionFromRequest,
+  setSessionCookie,
+  signInUrl,
+  verifyCsrf,
+  type SessionEnv,
+} from './auth.session.js';
+import { safeReturnTo } from './auth.urls.js';
+
+/**
+ * The sign-in pages of the service (server-rendered, no script, localised):
+ *
+ * - `GET/POST /auth/otp?p=<partner id>&returnTo=<url>&lang=` — the one-time-password
+ *   fallback for partners without Login Force: the person types an e-mail or phone, a
+ *   6-digit code is sent (e-mail or SMS), then `303` to the code page. The partner is
+ *   named by `p` (its id), so the page works without a session and does not depend on
+ *   what `returnTo` points at; `returnTo` is checked separately and kept through the flow.
+ *   A partner with a `loginUrl` uses Login Force: these pages send the person there.
+ * - `GET/POST /auth/otp/verify?o=<code id>&p=…&returnTo=…&lang=` — the code. The right code
+ *   starts a session and redirects (303) to `returnTo`, or to `/auth/session` without one.
+ * - `GET /auth/session` — who is signed in, with the sign-out button.
+ * - `POST /auth/logout` — revokes the session (CSRF-checked), then 303 to a safe
+ *   `returnTo` form field or `/auth/session`.
+ *
+ * Errors are pages: 400 (form again, with the error tied to its input), 403 (CSRF), 404
+ * (unknown partner), 410 (dead code), 429 (limits, with Retry-After).
+ */
+
+type Ctx = Context<SessionEnv, any, any>;
+type PageDeps = AuthServiceDeps & Pick<AppDeps, 'config' | 'rateLimiter'>;
+
+/** The flow's parameters, checked. */
+interface Flow {
+  partner: PartnerRow;
+  lang: Lang;
+  /** Absolute URL on the service, or null. */
+  returnTo: string | null;
+}
+
+function loadFlow(deps: PageDeps, c: Ctx): Flow | null {
+  const id = c.req.query('p');
+  if (!id) return null;
+  let partner: PartnerRow;
+  try {
+    partner = deps.partners.get(id);
+  } catch {
+    return null;
+  }
+  return { partner, lang: pageLang(c, partner.settings.defaultLang), returnTo: safeReturnTo(c.req.query('returnTo'), deps.config.publicBaseUrl) };
+}
+
+/** A path of the flow with its parameters. */
+function flowPath(path: string, flow: Flow, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams({ p: flow.partner.id });
+  if (flow.returnTo) q.set('returnTo', flow.returnTo);
+  q.set('lang', flow.lang);
+  for (const [k, v] of Object.entries(extra)) q.set(k, v);
+  return `${path}?${q}`;
+}
+
+function sessionPath(lang: Lang): string {
+  return `/auth/session?lang=${lang}`;
+}
+
+function incomplete(c: Ctx): Promise<Response> {
+  const lang = pageLang(c);
+  return noticePage(c, { lang, status: 404, title: m(lang, 'incompleteTitle'), text: m(lang, 'incompleteText') });
+}
+
+function tooMany(c: Ctx, lang: Lang, retryAfterSeconds: number): Promise<Response> {
+  return noticePage(c, {
+    lang,
+    status: 429,
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+    title: t(lang, 'tooManyTitle'),
+    text: t(lang, 'tooManyText', { minutes: Math.max(1, Math.ceil(retryAfterSeconds / 60)) }),
+  });
+}
+
+function codeDead(c: Ctx, flow: Flow): Promise<Response> {
+  return noticePage(c, {
+    lang: flow.lang,
+    status: 410,
+    title: m(flow.lang, 'codeDeadTitle'),
+    text: m(flow.lang, 'codeDeadText'),
+    link: { href: flowPath(OTP_PATH, flow), label: m(flow.lang, 'requestNew') },
+  });
+}
+
+/** Login Force partners sign in on their own site. */
+function toPartnerLogin(c: Ctx, deps: PageDeps, flow: Flow): Response {
+  const back = flow.returnTo ?? `${deps.config.publicBaseUrl}${sessionPath(flow.lang)}`;
+  return safeRedirect(c, signInUrl(flow.partner, deps.config.publicBaseUrl, back));
+}
+
+function IdentifierForm(props: { c: Ctx; flow: Flow; value?: string; error?: string }) {
+  const { c, flow } = props;
+  const L = flow.lang;
+  const describedBy = props.error ? 'identifier-error identifier-hint' : 'identifier-hint';
+  return (
+    <Layout lang={L} title={m(L, 'signInTitle')}>
+      <h1>{m(L, 'signInTitle')}</h1>
+      <div class="card">
+        <p>{m(L, 'signInIntro')}</p>
+        <form method="post" action={flowPath(OTP_PATH, flow)} novalidate>
+          {csrfField(c, OTP_PATH)}
+          <label for="identifier">{m(L, 'identifierLabel')}</label>
+          <input
+            id="identifier"
+            name="identifier"
+            type="text"
+            inputmode="email"
+            autocomplete="username"
+            required
+            value={props.value ?? ''}
+            aria-describedby={describedBy}
+            aria-invalid={props.error ? 'true' : undefined}
+          />
+          {props.error ? (
+            <p id="identifier-error" class="error" role="alert">
+              {props.error}
+            </p>
+          ) : null}
+          <p id="identifier-hint" class="hint">
+            {m(L, 'identifierHint')}
+          </p>
+          <button type="submit">{m(L, 'sendCode')}</button>
+        </form>
+      </div>
+    </Layout>
+  );
+}
+
+function CodeForm(props: { c: Ctx; flow: Flow; otpId: string; channel: 'email' | 'sms'; masked: string; error?: string }) {
+  const { c, flow } = props;
+  const L = flow.lang;
+  const describedBy = props.error ? 'code-error code-hint' : 'code-hint';
+  return (
+    <Layout lang={L} title={m(L, 'codeTitle')}>
+      <h1>{m(L, 'codeTitle')}</h1>
+      <div class="card">
+        <p>{m(L, props.channel === 'sms' ? 'codeSentSms' : 'codeSentEmail', { to: props.masked })}</p>
+        <form method="post" action={flowPath(`${OTP_PATH}/verify`, flow, { o: props.otpId })} novalidate>
+          {csrfField(c, `${OTP_PATH}/verify`)}
+          <label for="code">{m(L, 'codeLabel')}</label>
+          <input
+            id="code"
+            name="code"
+            type="text"
+            inputmode="numeric"
+            autocomplete="one-time-code"
+            pattern="[0-9]{6}"
+            maxlength={6}
+            required
+            aria-describedby={describedBy}
+            aria-invalid={props.error ? 'true' : undefined}
+          />
+          {props.error ? (
+            <p id="code-error" class="error" role="alert">
+              {props.error}
+            </p>
+          ) : null}
+          <p id="code-hint" class="hint">
+            {m(L, 'codeHint')}
+          </p>
+          <button type="submit">{m(L, 'verify')}</button>
+        </form>
+        <p>
+          <a href={flowPath(OTP_PATH, flow)}>{m(L, 'requestNew')}</a>
+        </p>
+      </div>
+    </Layout>
+  );
+}
+
+/** Routes of the sign-in pages. Mount with `app.route('/', authPageRoutes(deps))`. */
+export function authPageRoutes(deps: PageDeps) {
+  const app = new Hono<SessionEnv>();
+  const auth = () => authService(deps);
+  app.use('/auth/*', sessionFromRequest(deps, { partnerId: (c) => c.req.query('p') ?? null }));
+
+  app.get(OTP_PATH, (c) => {
+    const flow = loadFlow(deps, c);
+    if (!flow) return incomplete(c);
+    if (flow.partner.settings.loginUrl) return toPartnerLogin(c, deps, flow);
+    if (c.get('session')) return safeRedirect(c, flow.returnTo ?? sessionPath(flow.lang));
+    return renderPage(c, <IdentifierForm c={c} flow={flow} />);
+  });
+
+  app.post(OTP_PATH, async (c) => {
+    const flow = loadFlow(deps, c);
+    if (!flow) return incomplete(c);
+    if (flow.partner.settings.loginUrl) return toPartnerLogin(c, deps, flow);
+    if (!(await verifyCsrf(c, OTP_PATH))) return csrfRejected(c, flow.lang);
+    const body = await c.req.parseBody();
+    const identifier = typeof body.identifier === 'string' ? body.identifier.slice(0, 300) : '';
+    const result = deps.db.transaction((tx) => auth().requestOtp(tx, { partnerId: flow.partner.id, identifier, lang: flow.lang, ip: clientIp(c) }));
+    if (result.ok) return safeRedirect(c, flowPath(`${OTP_PATH}/verify`, flow, { o: result.otpId }), 303);
+    if (result.reason === 'rate_limited') return tooMany(c, flow.lang, result.retryAfterSeconds);
+    return renderPage(c, <IdentifierForm c={c} flow={flow} value={identifier} error={m(flow.lang, 'identifierInvalid')} />, { status: 400 });
+  });
+
+  app.get(`${OTP_PATH}/verify`, (c) => {
+    const flow = loadFlow(deps, c);
+    if (!flow) return incomplete(c);
+    const view = deps.db.transaction((tx) => auth().viewOtp(tx, flow.partner.id, c.req.query('o') ?? ''));
+    if (!view || !view.live) return codeDead(c, flow);
+    return renderPage(c, <CodeForm c={c} flow={flow} otpId={view.id} channel={view.channel} masked={view.masked} />);
+  });
+
+  app.post(`${OTP_PATH}/verify`, async (c) => {
+    const flow = loadFlow(deps, c);
+    if (!flow) return incomplete(c);
+    if (!(await verifyCsrf(c, `${OTP_PATH}/verify`))) return csrfRejected(c, flow.lang);
+    try {
+      deps.rateLimiter.take(`otp-verify:${clientIp(c)}`, OTP_LIMITS.verifyPerIpPerMinute);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) return tooMany(c, flow.lang, Number(err.headers['Retry-After'] ?? 60));
+      throw err;
+    }
+    const body = await c.req.parseBody();
+    const code = typeof body.code === 'string' ? body.code.slice(0, 20) : '';
+    const otpId = c.req.query('o') ?? '';
+    const current = c.get('session');
+    const outcome = deps.db.transaction((tx) => {
+      const result = auth().verifyOtp(tx, { partnerId: flow.partner.id, otpId, code });
+      if (!result.ok) return { result, started: null, view: auth().viewOtp(tx, flow.partner.id, otpId) };
+      if (current) auth().revokeSession(tx, current.id);
+      return { result, started: auth().startSession(tx, flow.partner.id, result.user.id), view: null };
+    });
+    if (outcome.started) {
+      setSessionCookie(c, deps.config, outcome.started.token);
+      return safeRedirect(c, flow.returnTo ?? sessionPath(flow.lang), 303);
+    }
+    const r = outcome.result;
+    const view = outcome.view;
+    if (r.ok || !view) return codeDead(c, flow);
+    if (r.reason === 'malformed' && view.live) {
+      return renderPage(c, <CodeForm c={c} flow={flow} otpId={view.id} channel={view.channel} masked={view.masked} error={m(flow.lang, 'codeMalformed')} />, { status: 400 });
+    }
+    if (r.reason === 'wrong' && r.attemptsLeft > 0) {
+      return renderPage(c, <CodeForm c={c} flow={flow} otpId={view.id} channel={view.channel} masked={view.masked} error={m(flow.lang, 'codeWrong', { n: r.attemptsLeft })} />, {
+        status: 400,
+      });
+    }
+    return codeDead(c, flow);
+  });
+
+  app.get('/auth/session', async (c) => {
+    const session = c.get('session');
+    const partner = session ? deps.partners.get(session.partnerId) : null;
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!session) return noticePage(c, { lang, status: 200, title: m(lang, 'signedOutTitle'), text: m(lang, 'signedOutText') });
+    const user = deps.users.get(deps.db, session.partnerId, session.userPk);
+    const who = user.email ?? user.phone ?? user.externalId ?? '';
+    return renderPage(
+      c,
+      <Layout lang={lang} title={m(lang, 'signedInTitle')}>
+        <h1>{m(lang, 'signedInTitle')}</h1>
+        <div class="card">
+          <p>{m(lang, 'signedInAs', { who })}</p>
+          <form method="post" action={`${LOGOUT_PATH}?lang=${lang}`}>
+            {csrfField(c, LOGOUT_PATH)}
+            <button type="submit" class="secondary">
+              {m(lang, 'signOut')}
+            </button>
+          </form>
+        </div>
+      </Layout>,
+    );
+  });
+
+  app.post(LOGOUT_PATH, async (c) => {
+    const lang = pageLang(c);
+    if (!(await verifyCsrf(c, LOGOUT_PATH))) return csrfRejected(c, lang);
+    const session = c.get('session');
+    if (session) deps.db.transaction((tx) => auth().revokeSession(tx, session.id));
+    clearSessionCookie(c, deps.config);
+    const body = await c.req.parseBody();
+    const back = safeReturnTo(typeof body.returnTo === 'string' ? body.returnTo : null, deps.config.publicBaseUrl);
+    return safeRedirect(c, back ?? sessionPath(lang), 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,403 @@
+import { and, desc, eq, gt, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { createHmac, randomInt } from 'node:crypto';
+import { z } from 'zod';
+import type { AppDeps } from '../../context.js';
+import type { Tx } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { hashSecret, randomToken, safeEqual, type SecretBox } from '../../lib/crypto.js';
+import { ApiError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { MessagesService } from '../email/email.service.js';
+import type { Lang } from '../email/email.templates.js';
+import type { PartnersService } from '../partners/partners.service.js';
+import { normalizeEmail, normalizePhone, type UserIdentity, type UserRow, type UsersService } from '../users/users.service.js';
+import { SlidingWindowLimiter } from './auth.limits.js';
+import { oneTimeTokens, otpCodes, sessions } from './auth.table.js';
+
+/**
+ * Authentication of people on the hosted pages: one-time tokens (Login Trust, Login Force,
+ * smart publish), sessions, and the one-time-password fallback. No HTTP here (see
+ * auth.session.tsx for cookies, CSRF and redirects, auth.pages.tsx for the pages).
+ *
+ * Secrets are random and stored only as SHA-256 hashes (tokens, session cookies) or as an
+ * HMAC under the server key salted with the row id (one-time passwords: six digits are
+ * too few for a plain hash). Every "use once" is a conditional update, so two requests
+ * racing for the same token or code cannot both win.
+ */
+
+/** Bits of randomness of one-time tokens and session cookies (base62, 43 characters). */
+export const TOKEN_BITS = 256;
+/** Longest token we bother hashing; anything longer is unknown. */
+const MAX_TOKEN_LENGTH = 200;
+
+/** Sessions last 12 hours from sign-in (no sliding renewal). */
+export const SESSION_TTL_MS = 12 * 60 * 60_000;
+
+/** A one-time password expires 10 minutes after it is sent. */
+export const OTP_TTL_MS = 10 * 60_000;
+/** Wrong guesses a code survives; the 5th wrong one kills it. */
+export const OTP_MAX_ATTEMPTS = 5;
+
+/** Limits of one-time-password requests (sending a code) and of code guesses. */
+export const OTP_LIMITS = {
+  /** Codes sent to one e-mail or phone of a partner, counted in the database. */
+  perIdentifier: { limit: 5, windowMs: 15 * 60_000 },
+  /** …and per day, so guessing cannot go on slowly forever. */
+  perIdentifierDaily: { limit: 20, windowMs: 24 * 60 * 60_000 },
+  /** Code requests from one client address (any identifier, any partner). */
+  perIp: { limit: 20, windowMs: 15 * 60_000 },
+  /** Code submissions from one client address, per minute (the shared RateLimiter). */
+  verifyPerIpPerMinute: 30,
+} as const;
+
+/**
+ * How `user` of GET /v1/auth/oneTimeToken is read:
+ * - `email`: an e-mail address;
+ * - `phone`: a phone number in international format (`+34600111222`);
+ * - `id`: the partner's user id, as sent.
+ * Without `method`: an e-mail when it contains `@`, a phone when it starts with `+`,
+ * otherwise the partner's user id.
+ */
+export const USER_METHODS = ['email', 'phone', 'id'] as const;
+export type UserMethod = (typeof USER_METHODS)[number];
+
+/** A session of the hosted pages, as the pages see it. */
+export interface SessionData {
+  id: string;
+  partnerId: string;
+  /** The user's service id (`usr_…`). */
+  userPk: string;
+  /** Per-session secret of the CSRF synchronizer tokens. */
+  csrfSecret: string;
+  expiresAt: number;
+}
+
+/** What redeeming a one-time token gave. A foreign token reads as `unknown`. */
+export type Redemption =
+  | { ok: true; partnerId: string; userPk: string; purpose: string }
+  | { ok: false; reason: 'unknown' }
+  | { ok: false; reason: 'used' | 'expired'; partnerId: string; userPk: string };
+
+/** An e-mail or phone a code is sent to. */
+export interface OtpIdentifier {
+  channel: 'email' | 'sms';
+  /** The normalised address (lowercased e-mail, E.164 phone). */
+  to: string;
+  /** The stored identifier: `email:<lowercased>` or `phone:<E.164>`. */
+  key: string;
+  identity: UserIdentity;
+}
+
+export type OtpRequestResult =
+  | { ok: true; otpId: string; channel: 'email' | 'sms'; to: string }
+  | { ok: false; reason: 'invalid_identifier' }
+  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number };
+
+export type OtpVerifyResult =
+  | { ok: true; user: UserRow }
+  /** Not six digits: not counted as an attempt (it cannot be right). */
+  | { ok: false; reason: 'malformed' }
+  | { ok: false; reason: 'wrong'; attemptsLeft: number }
+  /** Unknown or another partner's code, used, expired, or out of attempts: ask for a new one. */
+  | { ok: false; reason: 'unknown' | 'used' | 'expired' | 'exhausted' };
+
+/** A pending code as its page shows it. */
+export interface OtpView {
+  id: string;
+  channel: 'email' | 'sms';
+  /** The destination, masked (`a•••@example.com`, `•••••••222`). */
+  masked: string;
+  live: boolean;
+}
+
+const Email = z.email();
+
+/**
+ * Reads what a person typed on the one-time-password page: an e-mail address, or a phone
+ * number in international format. null when it is neither.
+ */
+export function parseOtpIdentifier(raw: string): OtpIdentifier | null {
+  const value = raw.trim();
+  if (value === '' || value.length > 254) return null;
+  if (value.includes('@')) {
+    if (!Email.safeParse(value).success) return null;
+    const email = normalizeEmail(value);
+    return { channel: 'email', to: email, key: `email:${email}`, identity: { email } };
+  }
+  if (!value.startsWith('+')) return null;
+  const phone = normalizePhone(value);
+  if (!phone) return null;
+  return { channel: 'sms', to: phone, key: `phone:${phone}`, identity: { phone } };
+}
+
+/** `ana@example.com` -> `a•••@example.com`; `+34600111222` -> `•••••••••222`. */
+export function maskDestination(channel: 'email' | 'sms', to: string): string {
+  if (channel === 'email') {
+    const at = to.lastIndexOf('@');
+    return `${to.slice(0, 1)}•••${to.slice(at)}`;
+  }
+  return '•'.repeat(Math.max(0, to.length - 3)) + to.slice(-3);
+}
+
+/** What AuthService needs. */
+export type AuthServiceDeps = Pick<AppDeps, 'db' | 'clock' | 'box' | 'partners' | 'users' | 'messages'>;
+
+/**
+ * Tokens, sessions and one-time passwords.
+ *
+ * @example
+ * db.transaction((tx) => {
+ *   const user = deps.users.resolve(tx, partnerId, { email: 'ana@example.com' });
+ *   const token = auth.mintOneTimeToken(tx, partnerId, user.id, 'smartPublish');
+ *   return signUrl(`${base}/sell/...`, token);
+ * });
+ */
+export class AuthService {
+  private readonly clock: Clock;
+  private readonly box: SecretBox;
+  private readonly partners: PartnersService;
+  private readonly users: UsersService;
+  private readonly messages: MessagesService;
+  private readonly ipLimiter: SlidingWindowLimiter;
+
+  constructor(deps: AuthServiceDeps) {
+    this.clock = deps.clock;
+    this.box = deps.box;
+    this.partners = deps.partners;
+    this.users = deps.users;
+    this.messages = deps.messages;
+    this.ipLimiter = new SlidingWindowLimiter(deps.clock);
+  }
+
+  // ------------------------------------------------------------------ one-time tokens
+
+  /**
+   * A fresh single-use token for the user, valid the partner's `oneTimeTokenTtlSeconds`
+   * (or `ttlSeconds`). Only its hash is stored; the token is returned once.
+   *
+   * @param purpose what it is for (`login`, `loginTrust`, `smartPublish`, `accessLayer` …), for audit
+   */
+  mintOneTimeToken(tx: Tx, partnerId: string, userPk: string, purpose: string, opts: { ttlSeconds?: number } = {}): string {
+    const ttlSeconds = opts.ttlSeconds ?? this.partners.get(partnerId).settings.oneTimeTokenTtlSeconds;
+    const token = randomToken(TOKEN_BITS);
+    const now = this.clock.now();
+    tx.insert(oneTimeTokens)
+      .values({ id: newId('oneTimeToken'), partnerId, userPk, tokenHash: hashSecret(token), purpose, expiresAt: now + ttlSeconds * 1000, usedAt: null, createdAt: now })
+      .run();
+    return token;
+  }
+
+  /**
+   * Uses a token: one conditional update (`used_at IS NULL AND expires_at > now`, and the
+   * expected partner when given), so it succeeds once. A token of another partner is not
+   * touched and reads as unknown.
+   */
+  redeemOneTimeToken(tx: Tx, token: string, expectedPartnerId?: string | null): Redemption {
+    if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'unknown' };
+    const now = this.clock.now();
+    const hash = hashSecret(token);
+    const conditions = [eq(oneTimeTokens.tokenHash, hash), isNull(oneTimeTokens.usedAt), gt(oneTimeTokens.expiresAt, now)];
+    if (expectedPartnerId) conditions.push(eq(oneTimeTokens.partnerId, expectedPartnerId));
+    const used = tx.update(oneTimeTokens).set({ usedAt: now }).where(and(...conditions)).returning().get();
+    if (used) return { ok: true, partnerId: used.partnerId, userPk: used.userPk, purpose: used.purpose };
+    const row = tx.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hash)).get();
+    if (!row || (expectedPartnerId && row.partnerId !== expectedPartnerId)) return { ok: false, reason: 'unknown' };
+    return { ok: false, reason: row.usedAt !== null ? 'used' : 'expired', partnerId: row.partnerId, userPk: row.userPk };
+  }
+
+  /**
+   * The user named by `user` (GET /v1/auth/oneTimeToken, `loginTrust[user]`), created on
+   * first sight. See {@link USER_METHODS} for how `user` is read.
+   *
+   * @param opts.path the request field named in errors (default `user`, in the query)
+   * @throws ApiError 400 `invalid_format` when `user` does not fit `method`
+   */
+  resolveUser(tx: Tx, partnerId: string, user: string, opts: { method?: UserMethod | undefined; path?: string } = {}): UserRow {
+    const path = opts.path ?? 'user';
+    const value = user.trim();
+    const how: UserMethod = opts.method ?? (value.includes('@') ? 'email' : value.startsWith('+') ? 'phone' : 'id');
+    if (how === 'email') {
+      if (value.length > 254 || !Email.safeParse(value).success) throw ApiError.field('invalid_format', path, `${path} must be an e-mail address`, 'query');
+      return this.users.resolve(tx, partnerId, { email: value }, path);
+    }
+    if (how === 'phone') {
+      const phone = normalizePhone(value);
+      if (!phone) throw ApiError.field('invalid_format', path, `${path} must be a phone number in international format, such as +34600111222`, 'query');
+      return this.users.resolve(tx, partnerId, { phone }, path);
+    }
+    if (value === '' || value.length > 200) throw ApiError.field('invalid_format', path, `${path} must be the partner's user id (1 to 200 characters)`, 'query');
+    return this.users.resolve(tx, partnerId, { id: value }, path);
+  }
+
+  // ------------------------------------------------------------------ sessions
+
+  /** Starts a session; the token (the cookie value) is returned once, its hash stored. */
+  startSession(tx: Tx, partnerId: string, userPk: string): { token: string; session: SessionData } {
+    const token = randomToken(TOKEN_BITS);
+    const now = this.clock.now();
+    const session: SessionData = { id: newId('session'), partnerId, userPk, csrfSecret: randomToken(TOKEN_BITS), expiresAt: now + SESSION_TTL_MS };
+    tx.insert(sessions)
+      .values({ ...session, tokenHash: hashSecret(token), revokedAt: null, createdAt: now })
+      .run();
+    return { token, session };
+  }
+
+  /** The live session of a cookie value: not revoked, not expired. */
+  findSession(tx: Tx, token: string): SessionData | null {
+    if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
+    const row = tx
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.tokenHash, hashSecret(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, this.clock.now())))
+      .get();
+    return row ? { id: row.id, partnerId: row.partnerId, userPk: row.userPk, csrfSecret: row.csrfSecret, expiresAt: row.expiresAt } : null;
+  }
+
+  /** Ends a session; true when it was live. */
+  revokeSession(tx: Tx, sessionId: string): boolean {
+    return tx.update(sessions).set({ revokedAt: this.clock.now() }).where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt))).run().changes === 1;
+  }
+
+  // ------------------------------------------------------------------ one-time passwords
+
+  /**
+   * Sends a six-digit code to an e-mail (template `oneTimePassword`, e-mail) or a phone
+   * (SMS), in the caller's transaction (the message goes through the outbox). Earlier live
+   * codes of the same identifier stop working. The user is not created here, only when
+   * a code is verified.
+   *
+   * Limits: `OTP_LIMITS.perIp` (in memory) first, then the identifier's codes of the last
+   * 15 minutes and day (counted in the database).
+   */
+  requestOtp(tx: Tx, input: { partnerId: string; identifier: string; lang: Lang; ip: string }): OtpRequestResult {
+    const ipWait = this.ipLimiter.take(`otp:${input.ip}`, OTP_LIMITS.perIp.limit, OTP_LIMITS.perIp.windowMs);
+    if (ipWait > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.ceil(ipWait / 1000) };
+    const who = parseOtpIdentifier(input.identifier);
+    if (!who) return { ok: false, reason: 'invalid_identifier' };
+
+    const now = this.clock.now();
+    for (const { limit, windowMs } of [OTP_LIMITS.perIdentifier, OTP_LIMITS.perIdentifierDaily]) {
+      const recent = tx
+        .select({ createdAt: otpCodes.createdAt })
+        .from(otpCodes)
+        .where(and(eq(otpCodes.partnerId, input.partnerId), eq(otpCodes.identifier, who.key), gt(otpCodes.createdAt, now - windowMs)))
+        .orderBy(desc(otpCodes.createdAt))
+        .limit(limit)
+        .all();
+      if (recent.length >= limit) {
+        const wait = recent[limit - 1]!.createdAt + windowMs - now;
+        return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) };
+      }
+    }
+
+    tx.update(otpCodes)
+      .set({ expiresAt: now })
+      .where(and(eq(otpCodes.partnerId, input.partnerId), eq(otpCodes.identifier, who.key), isNull(otpCodes.usedAt), gt(otpCodes.expiresAt, now)))
+      .run();
+    const id = newId('otp');
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    tx.insert(otpCodes)
+      .values({ id, partnerId: input.partnerId, identifier: who.key, codeHash: this.codeHash(id, code), attempts: 0, expiresAt: now + OTP_TTL_MS, usedAt: null, createdAt: now })
+      .run();
+    this.messages.send(tx, {
+      partnerId: input.partnerId,
+      channel: who.channel,
+      to: who.to,
+      template: 'oneTimePassword',
+      lang: input.lang,
+      vars: { code, minutes: OTP_TTL_MS / 60_000 },
+    });
+    return { ok: true, otpId: id, channel: who.channel, to: who.to };
+  }
+
+  /** A code of the partner as its page shows it; null when unknown or foreign. */
+  viewOtp(tx: Tx, partnerId: string, otpId: string): OtpView | null {
+    const row = tx.select().from(otpCodes).where(and(eq(otpCodes.id, otpId), eq(otpCodes.partnerId, partnerId))).get();
+    if (!row) return null;
+    const channel = row.identifier.startsWith('phone:') ? 'sms' : 'email';
+    const to = row.identifier.slice(row.identifier.indexOf(':') + 1);
+    const live = row.usedAt === null && row.expiresAt > this.clock.now() && row.attempts < OTP_MAX_ATTEMPTS;
+    return { id: row.id, channel, masked: maskDestination(channel, to), live };
+  }
+
+  /**
+   * Checks a code. Every well-formed guess takes one attempt first (a conditional update
+   * that also requires the code to be live), then compares in constant time; the right code
+   * is then claimed with a second conditional update. On success the user is found or
+   * created by the e-mail or phone the code was sent to.
+   */
+  verifyOtp(tx: Tx, input: { partnerId: string; otpId: string; code: string }): OtpVerifyResult {
+    const code = input.code.replace(/\s+/g, '');
+    if (!/^\d{6}$/.test(code)) return { ok: false, reason: 'malformed' };
+    const now = this.clock.now();
+    const thisCode = and(eq(otpCodes.id, input.otpId), eq(otpCodes.partnerId, input.partnerId));
+    const row = tx
+      .update(otpCodes)
+      .set({ attempts: sql`${otpCodes.attempts} + 1` })
+      .where(and(thisCode, isNull(otpCodes.usedAt), gt(otpCodes.expiresAt, now), lt(otpCodes.attempts, OTP_MAX_ATTEMPTS)))
+      .returning()
+      .get();
+    if (!row) {
+      const dead = tx.select().from(otpCodes).where(thisCode).get();
+      if (!dead) return { ok: false, reason: 'unknown' };
+      if (dead.usedAt !== null) return { ok: false, reason: 'used' };
+      if (dead.attempts >= OTP_MAX_ATTEMPTS) return { ok: false, reason: 'exhausted' };
+      return { ok: false, reason: 'expired' };
+    }
+    if (!safeEqual(row.codeHash, this.codeHash(row.id, code))) return { ok: false, reason: 'wrong', attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - row.attempts) };
+    const claimed = tx.update(otpCodes).set({ usedAt: now }).where(and(thisCode, isNull(otpCodes.usedAt))).run();
+    if (claimed.changes !== 1) return { ok: false, reason: 'used' };
+    const colon = row.identifier.indexOf(':');
+    const value = row.identifier.slice(colon + 1);
+    const phone = row.identifier.slice(0, colon) === 'phone';
+    const user = this.users.resolve(tx, input.partnerId, phone ? { phone: value } : { email: value }, phone ? 'phone' : 'email');
+    return { ok: true, user };
+  }
+
+  /** HMAC under the server key (SECRET_KEY), salted with the code's id. */
+  private codeHash(otpId: string, code: string): string {
+    return this.box.sign('one-time-password', `${otpId}:${code}`);
+  }
+
+  // ------------------------------------------------------------------ housekeeping
+
+  /**
+   * Deletes what can no longer be used: tokens and sessions a day after they expired (or
+   * were revoked), codes two days after they were created (the daily limit counts them).
+   */
+  purgeExpired(tx: Tx): { tokens: number; sessions: number; codes: number } {
+    const now = this.clock.now();
+    const day = 24 * 60 * 60_000;
+    return {
+      tokens: tx.delete(oneTimeTokens).where(lte(oneTimeTokens.expiresAt, now - day)).run().changes,
+      sessions: tx
+        .delete(sessions)
+        .where(or(lte(sessions.expiresAt, now - day), and(isNotNull(sessions.revokedAt), lte(sessions.revokedAt, now - day))))
+        .run().changes,
+      codes: tx.delete(otpCodes).where(lte(otpCodes.createdAt, now - 2 * day)).run().changes,
+    };
+  }
+}
+
+const instances = new WeakMap<object, AuthService>();
+
+/**
+ * The AuthService of these deps: `deps.auth` once AppDeps carries it (see the wiring in
+ * deps.ts), otherwise one instance per deps object. Written so the module works before
+ * and after the wiring.
+ */
+export function authService(deps: AuthServiceDeps): AuthService {
+  const wired = (deps as AuthServiceDeps & { auth?: AuthService }).auth;
+  if (wired) return wired;
+  let svc = instances.get(deps);
+  if (!svc) {
+    svc = new AuthService(deps);
+    instances.set(deps, svc);
+  }
+  return svc;
+}
+
+/** HMAC-SHA256 of a form action under a session's CSRF secret, base64url (the synchronizer token). */
+export function csrfTokenFor(secret: string, action: string): string {
+  return createHmac('sha256', secret).update(`csrf\u0000${action}`).digest('base64url');
+}

@@ -1,0 +1,311 @@
+/** @jsxImportSource hono/jsx */
+import type { Context, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { AppConfig, AppDeps, AppEnv } from '../../context.js';
+import { randomToken, safeEqual } from '../../lib/crypto.js';
+import { isLang, pageLang, t } from '../../pages/i18n.js';
+import { noticePage } from '../../pages/layout.js';
+import type { PartnerRow } from '../partners/partners.service.js';
+import { m } from './auth.messages.js';
+import { authService, csrfTokenFor, SESSION_TTL_MS, type AuthServiceDeps, type SessionData } from './auth.service.js';
+import { ONE_TIME_TOKEN_PARAM, safeReturnTo } from './auth.urls.js';
+
+/**
+ * Sessions of the hosted pages over HTTP: the session cookie, redeeming one-time tokens,
+ * Login Force, and CSRF tokens for forms.
+ *
+ * Cookie: `resale_session` holds a random 256-bit token; the database keeps only its
+ * SHA-256 and looks sessions up by it. The cookie is not signed: a signature protects a
+ * value the client could otherwise forge (a user id), but a random token looked up by hash
+ * cannot be forged or guessed, and revoking is deleting a row, which a signed stateless
+ * cookie could not do. HttpOnly, SameSite=Lax, Path=/, Secure in production (and whenever
+ * the public URL is https), 12 hours.
+ *
+ * CSRF: every form carries `_csrf`, an HMAC-SHA256 of the form's action (its path) under
+ * the session's `csrfSecret` (synchronizer token, checked on every POST with `verifyCsrf`).
+ * Forms shown before sign-in (the one-time-password pages) use a random secret kept in the
+ * `resale_csrf` cookie (HttpOnly, SameSite=Lax) instead, so signing someone into another
+ * account (login CSRF) is refused too.
+ *
+ * @example
+ * const app = new Hono<SessionEnv>();
+ * app.use('/sell/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') }));
+ * app.get('/sell/:partnerId/:ticketId', async (c) => {
+ *   const partner = deps.partners.get(c.req.param('partnerId'));
+ *   const session = requireUser(c, partner);
+ *   if (session instanceof Response) return session;
+ *   return renderPage(c, <Layout ...><form method="post" action="/sell/…">{csrfField(c, '/sell/…')}…</form></Layout>);
+ * });
+ * app.post('/sell/:partnerId/:ticketId', async (c) => {
+ *   if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c);
+ *   …
+ * });
+ */
+
+export const SESSION_COOKIE = 'resale_session';
+export const CSRF_COOKIE = 'resale_csrf';
+/** Name of the hidden form field (or send the `X-CSRF-Token` header). */
+export const CSRF_FIELD = '_csrf';
+export const CSRF_HEADER = 'X-CSRF-Token';
+/** Path of the sign-out form's action (POST, CSRF-checked). */
+export const LOGOUT_PATH = '/auth/logout';
+/** Path of the one-time-password page. */
+export const OTP_PATH = '/auth/otp';
+
+/** What the helpers need from the request, set by {@link sessionFromRequest}. */
+export interface SessionConfig {
+  publicBaseUrl: string;
+  secureCookies: boolean;
+  /** The pre-session CSRF secret; created (and its cookie set) on first use. */
+  anonymousCsrfSecret(): string;
+}
+
+/** Hono environment of routes behind {@link sessionFromRequest}. */
+export interface SessionEnv extends AppEnv {
+  Variables: AppEnv['Variables'] & {
+    /** The signed-in user of this partner, or null. */
+    session: SessionData | null;
+    sessionConfig: SessionConfig;
+  };
+}
+
+type AnyContext = Context<any, any, any>;
+type SessionContext = Context<SessionEnv, any, any>;
+
+export interface SessionOptions {
+  /**
+   * The partner the page belongs to, when the route knows it (from the path, say). A token
+   * of another partner is then refused as unknown, and a session of another partner is
+   * ignored (`session` is null).
+   */
+  partnerId?: (c: SessionContext) => string | null | undefined;
+}
+
+/** Whether cookies get `Secure`. */
+export function secureCookies(config: Pick<AppConfig, 'env' | 'publicBaseUrl'>): boolean {
+  return config.env === 'production' || config.publicBaseUrl.startsWith('https:');
+}
+
+/** Sets the session cookie. */
+export function setSessionCookie(c: AnyContext, config: Pick<AppConfig, 'env' | 'publicBaseUrl'>, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'Lax', secure: secureCookies(config), path: '/', maxAge: SESSION_TTL_MS / 1000 });
+}
+
+/** Removes the session cookie. */
+export function clearSessionCookie(c: AnyContext, config: Pick<AppConfig, 'env' | 'publicBaseUrl'>): void {
+  deleteCookie(c, SESSION_COOKIE, { httpOnly: true, sameSite: 'Lax', secure: secureCookies(config), path: '/' });
+}
+
+/** A redirect no cache keeps and no Referer repeats. */
+export function safeRedirect(c: AnyContext, location: string, status: 302 | 303 = 302): Response {
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  return c.redirect(location, status);
+}
+
+/** The request's path and query without `oneTimeToken` (relative: same origin by construction). */
+function withoutToken(c: AnyContext): string {
+  const u = new URL(c.req.url);
+  u.searchParams.delete(ONE_TIME_TOKEN_PARAM);
+  return u.pathname + u.search;
+}
+
+/** The current page as an absolute URL on the public base URL, without `oneTimeToken`. */
+export function currentServiceUrl(c: AnyContext, publicBaseUrl: string): string {
+  return publicBaseUrl.replace(/\/+$/, '') + withoutToken(c);
+}
+
+function partnerOrNull(deps: Pick<AppDeps, 'partners'>, id: string | null | undefined): PartnerRow | null {
+  if (!id) return null;
+  try {
+    return deps.partners.get(id);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Middleware of every hosted page that knows users. Sets `c.var.session` and the helpers'
+ * configuration.
+ *
+ * - A GET with `?oneTimeToken=` redeems the token (once: a conditional update), starts a
+ *   session (replacing and revoking any other one of this browser), sets the cookie and
+ *   redirects (302) to the same URL without the token, so the token never stays in the
+ *   address bar, the history or a Referer. A used, expired, unknown or foreign token gets a
+ *   plain localised page (410 used/expired, 401 unknown or another partner's), except a
+ *   dead token of the very user already signed in, which is just dropped from the URL.
+ * - Otherwise the session cookie is read (a revoked or expired session is no session).
+ * - HEAD requests never redeem (link scanners send them).
+ */
+export function sessionFromRequest(deps: AuthServiceDeps & Pick<AppDeps, 'config'>, opts: SessionOptions = {}): MiddlewareHandler<SessionEnv> {
+  return async function sessionMiddleware(c, next) {
+    const auth = authService(deps);
+    const secure = secureCookies(deps.config);
+    let anonymous = getCookie(c, CSRF_COOKIE);
+    c.set('sessionConfig', {
+      publicBaseUrl: deps.config.publicBaseUrl,
+      secureCookies: secure,
+      anonymousCsrfSecret() {
+        if (anonymous && anonymous.length >= 32) return anonymous;
+        anonymous = randomToken(256);
+        setCookie(c, CSRF_COOKIE, anonymous, { httpOnly: true, sameSite: 'Lax', secure, path: '/', maxAge: SESSION_TTL_MS / 1000 });
+        return anonymous;
+      },
+    });
+    const expected = opts.partnerId?.(c) ?? null;
+    const cookie = getCookie(c, SESSION_COOKIE);
+    const current = cookie ? auth.findSession(deps.db, cookie) : null;
+
+    const token = c.req.query(ONE_TIME_TOKEN_PARAM);
+    if (token !== undefined && c.req.method === 'GET') {
+      const outcome = deps.db.transaction((tx) => {
+        const redemption = auth.redeemOneTimeToken(tx, token, expected);
+        if (!redemption.ok) return { redemption, started: null };
+        if (current) auth.revokeSession(tx, current.id);
+        return { redemption, started: auth.startSession(tx, redemption.partnerId, redemption.userPk) };
+      });
+      if (outcome.started) {
+        setSessionCookie(c, deps.config, outcome.started.token);
+        return safeRedirect(c, withoutToken(c));
+      }
+      const r = outcome.redemption;
+      if (r.ok) throw new Error('unreachable');
+      if (r.reason !== 'unknown' && current && current.partnerId === r.partnerId && current.userPk === r.userPk) return safeRedirect(c, withoutToken(c));
+      const partner = partnerOrNull(deps, expected ?? (r.reason !== 'unknown' ? r.partnerId : null));
+      const lang = pageLang(c, partner?.settings.defaultLang);
+      const title = r.reason === 'used' ? m(lang, 'linkUsedTitle') : r.reason === 'expired' ? m(lang, 'linkExpiredTitle') : m(lang, 'linkInvalidTitle');
+      return noticePage(c, { lang, status: r.reason === 'unknown' ? 401 : 410, title, text: m(lang, 'linkDeadText') });
+    }
+
+    c.set('session', current && (!expected || current.partnerId === expected) ? current : null);
+    await next();
+  };
+}
+
+function configOf(c: SessionContext): SessionConfig {
+  const config = c.get('sessionConfig');
+  if (!config) throw new Error('This route needs the sessionFromRequest middleware');
+  return config;
+}
+
+/** Options of {@link requireUser}. */
+export interface RequireUserOptions {
+  /**
+   * Where the user comes back after signing in: a URL on the service. Default: the current
+   * page. A URL elsewhere is ignored (the current page is used).
+   */
+  returnTo?: string;
+}
+
+/**
+ * Login Force. The session when the user is signed in with this partner; otherwise a
+ * redirect (302) to the partner's `loginUrl` with `returnTo` (absolute, on the public base
+ * URL), or, for a partner without `loginUrl`, to the one-time-password page
+ * (`/auth/otp?p=<partner id>&returnTo=…&lang=…`).
+ *
+ * Use it on GET pages; a POST should name the page of its form in `returnTo`.
+ *
+ * @example
+ * const session = requireUser(c, partner);
+ * if (session instanceof Response) return session;
+ */
+export function requireUser(c: SessionContext, partner: Pick<PartnerRow, 'id' | 'settings'>, opts: RequireUserOptions = {}): SessionData | Response {
+  const config = configOf(c);
+  const session = c.get('session');
+  if (session && session.partnerId === partner.id) return session;
+  const returnTo = (opts.returnTo !== undefined ? safeReturnTo(opts.returnTo, config.publicBaseUrl) : null) ?? currentServiceUrl(c, config.publicBaseUrl);
+  return safeRedirect(c, signInUrl(partner, config.publicBaseUrl, returnTo, c.req.query('lang')));
+}
+
+/**
+ * Where a user of `partner` signs in to come back to `returnTo` (already checked): the
+ * partner's login page, or our one-time-password page.
+ */
+export function signInUrl(partner: Pick<PartnerRow, 'id' | 'settings'>, publicBaseUrl: string, returnTo: string, lang?: string | null): string {
+  if (partner.settings.loginUrl) {
+    const login = new URL(partner.settings.loginUrl);
+    login.searchParams.set('returnTo', returnTo);
+    return login.href;
+  }
+  const otp = new URL(publicBaseUrl.replace(/\/+$/, '') + OTP_PATH);
+  otp.searchParams.set('p', partner.id);
+  otp.searchParams.set('returnTo', returnTo);
+  if (isLang(lang)) otp.searchParams.set('lang', lang);
+  return otp.href;
+}
+
+/**
+ * The CSRF token of a form posting to `action` (its path, without the query): bound to the
+ * session, or before sign-in to this browser's `resale_csrf` cookie.
+ */
+export function csrfToken(c: SessionContext, action: string): string {
+  const session = c.get('session');
+  return csrfTokenFor(session ? session.csrfSecret : configOf(c).anonymousCsrfSecret(), action);
+}
+
+/**
+ * The hidden CSRF field of a form posting to `action` (the path of its `action` attribute).
+ *
+ * @example <form method="post" action="/auth/logout">{csrfField(c, '/auth/logout')}<button>Sign out</button></form>
+ */
+export function csrfField(c: SessionContext, action: string) {
+  return <input type="hidden" name={CSRF_FIELD} value={csrfToken(c, action)} />;
+}
+
+/**
+ * Whether the POST carries the right CSRF token for `action`, in the `_csrf` form field or
+ * the `X-CSRF-Token` header. Compared in constant time. Reads (and caches) the form body.
+ */
+export async function verifyCsrf(c: SessionContext, action: string): Promise<boolean> {
+  let sent = c.req.header(CSRF_HEADER);
+  if (!sent) {
+    const type = c.req.header('content-type') ?? '';
+    if (/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) {
+      const value = (await c.req.parseBody())[CSRF_FIELD];
+      if (typeof value === 'string') sent = value;
+    }
+  }
+  if (!sent) return false;
+  const session = c.get('session');
+  if (session && safeEqual(sent, csrfTokenFor(session.csrfSecret, action))) return true;
+  const anonymous = getCookie(c, CSRF_COOKIE);
+  return Boolean(anonymous && anonymous.length >= 32 && safeEqual(sent, csrfTokenFor(anonymous, action)));
+}
+
+/** The 403 page of a form whose CSRF token is missing or wrong. */
+export function csrfRejected(c: AnyContext, fallbackLang?: string | null): Promise<Response> {
+  const lang = pageLang(c, fallbackLang);
+  return noticePage(c, { lang, status: 403, title: t(lang, 'formExpiredTitle'), text: t(lang, 'formExpiredText') });
+}
+
+/** IPv4/IPv6 addresses of this host or a private network (where our own proxy would be). */
+function isPrivateAddress(ip: string): boolean {
+  const v4 = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(v4)) {
+    const [a, b] = v4.split('.').map(Number) as [number, number];
+    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
+  }
+  const lower = ip.toLowerCase();
+  return lower === '::1' || lower.startsWith('fc') || lower.startsWith('fd');
+}
+
+/**
+ * The client's address, for rate limits: the connection's peer; when that peer is this
+ * host or a private network (our reverse proxy), the last `X-Forwarded-For` entry (the
+ * address that proxy saw). A client connecting directly cannot choose its address this
+ * way. `unknown` when there is no socket (in-process requests).
+ */
+export function clientIp(c: AnyContext): string {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  const peer = incoming?.socket?.remoteAddress;
+  if (!peer) return 'unknown';
+  if (isPrivateAddress(peer)) {
+    const forwarded = (c.req.header('x-forwarded-for') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop();
+    if (forwarded && forwarded.length <= 64) return forwarded;
+  }
+  return peer;
+}

@@ -1,0 +1,276 @@
+/** @jsxImportSource hono/jsx */
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import { Hono, type Context } from 'hono';
+import type { AppDeps } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
+import { formatInstant } from '../../pages/format.js';
+import { pageLang, t, type Lang } from '../../pages/i18n.js';
+import { Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { events, shows, ticketOptions } from '../events/events.table.js';
+import type { PartnerRow } from '../partners/partners.service.js';
+import { PayoutAccounts } from '../payouts/payouts.accounts.js';
+import { tickets } from '../tickets/tickets.table.js';
+import { parseTypedPrice, verifyOwnership } from './sell.flow.js';
+import { sm } from './sell.messages.js';
+
+type C = Context<SessionEnv>;
+
+/** A ticket of the seller in the hub pages, with what can be done with it. */
+interface HubTicket {
+  ticketId: string;
+  orderId: string | null;
+  showPk: string;
+  showTitle: string;
+  eventTitle: string;
+  startsAt: number;
+  optionTitle: string;
+  groupKey: string;
+  sellable: boolean;
+  listingId: string | null;
+}
+
+/**
+ * Smart publish (`/sell/:partnerId/start`) and the pages it routes to, the order flow
+ * (`/sell/:partnerId/order/:orderId`) and payout details (`/sell/:partnerId/payout`).
+ */
+export function sellHubRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  const accounts = new PayoutAccounts(deps);
+  // Mounted by sellPageRoutes, whose session middleware covers these paths.
+
+  const partnerOf = (c: C): PartnerRow | null => {
+    try {
+      return deps.partners.get(c.req.param('partnerId') ?? '');
+    } catch {
+      return null;
+    }
+  };
+
+  /** Signs in, verifies ownership live (synchronising what we did not know), and lists the seller's tickets. */
+  async function sellerTickets(c: C, partner: PartnerRow, lang: Lang): Promise<{ userPk: string; list: HubTicket[] } | Response> {
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const user = deps.users.get(deps.db, partner.id, session.userPk);
+    const v = await verifyOwnership(deps, partner, user);
+    if (v.kind === 'no_account') return safeRedirect(c, signInUrl(partner, deps.config.publicBaseUrl, currentServiceUrl(c, deps.config.publicBaseUrl), lang));
+    if (v.kind === 'unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
+    const ids = [...v.ticketIds];
+    const rows = ids.length
+      ? deps.db
+          .select({ t: tickets, showTitle: shows.title, startsAt: shows.startsAt, eventTitle: events.title, optionTitle: ticketOptions.title })
+          .from(tickets)
+          .innerJoin(shows, eq(shows.id, tickets.showPk))
+          .innerJoin(events, eq(events.id, tickets.eventPk))
+          .innerJoin(ticketOptions, eq(ticketOptions.id, tickets.ticketOptionPk))
+          .where(and(eq(tickets.partnerId, partner.id), inArray(tickets.ticketId, ids), eq(tickets.ownerPk, user.id), inArray(tickets.state, ['VALID', 'LISTED']), gt(shows.startsAt, deps.clock.now())))
+          .orderBy(asc(shows.startsAt), asc(tickets.ticketId))
+          .all()
+      : [];
+    const list = rows.map((r) => {
+      const live = r.t.state === 'LISTED' ? deps.listings.liveListingOf(deps.db, r.t.id) : undefined;
+      return {
+        ticketId: r.t.ticketId,
+        orderId: r.t.orderId,
+        showPk: r.t.showPk,
+        showTitle: r.showTitle,
+        eventTitle: r.eventTitle,
+        startsAt: r.startsAt,
+        optionTitle: r.optionTitle,
+        groupKey: `${r.t.ticketOptionPk}|${r.t.priceTypePk ?? ''}`,
+        sellable: r.t.state === 'VALID' && deps.listings.notSellable(deps.db, r.t) === null,
+        listingId: live && live.sellerPk === user.id ? live.id : null,
+      };
+    });
+    return { userPk: user.id, list };
+  }
+
+  function TicketList({ partner, list, lang }: { partner: PartnerRow; list: HubTicket[]; lang: Lang }) {
+    return (
+      <ul>
+        {list.map((x) => (
+          <li>
+            {x.optionTitle} · {x.ticketId}{' '}
+            {x.listingId ? (
+              <a href={`/sell/${partner.id}/listings/${x.listingId}?lang=${lang}`}>{sm(lang, 'manage')}</a>
+            ) : x.sellable ? (
+              <a href={`/sell/${partner.id}/ticket/${encodeURIComponent(x.ticketId)}?lang=${lang}`}>{sm(lang, 'sell')}</a>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    );
+  }
+
+  app.get('/sell/:partnerId/start', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    const r = await sellerTickets(c, partner, lang);
+    if (r instanceof Response) return r;
+    const useful = r.list.filter((x) => x.sellable || x.listingId);
+    const sellable = useful.filter((x) => x.sellable);
+    if (useful.length === 0) return renderPage(c, <Layout lang={lang} title={sm(lang, 'emptyTitle')}><h1>{sm(lang, 'emptyTitle')}</h1><p>{sm(lang, 'emptyText')}</p></Layout>);
+    if (sellable.length === 0) {
+      return renderPage(c, <Layout lang={lang} title={sm(lang, 'yourListings')}><h1>{sm(lang, 'yourListings')}</h1><TicketList partner={partner} list={useful} lang={lang} /></Layout>);
+    }
+    if (useful.length === 1) return safeRedirect(c, `/sell/${partner.id}/ticket/${encodeURIComponent(sellable[0]!.ticketId)}?lang=${lang}`);
+    const byShow = [...new Map(useful.map((x) => [x.showPk, x])).values()];
+    if (byShow.length === 1) return safeRedirect(c, `/sell/${partner.id}/show/${byShow[0]!.showPk}?lang=${lang}`);
+    return renderPage(
+      c,
+      <Layout lang={lang} title={sm(lang, 'showsTitle')}>
+        <h1>{sm(lang, 'showsTitle')}</h1>
+        <ul>
+          {byShow.map((s) => (
+            <li>
+              <a href={`/sell/${partner.id}/show/${s.showPk}?lang=${lang}`}>
+                {s.eventTitle} · {s.showTitle}
+              </a>{' '}
+              · {formatInstant(s.startsAt, lang, null, 'long')}
+            </li>
+          ))}
+        </ul>
+      </Layout>,
+    );
+  });
+
+  app.get('/sell/:partnerId/show/:showPk', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    const r = await sellerTickets(c, partner, lang);
+    if (r instanceof Response) return r;
+    const list = r.list.filter((x) => x.showPk === c.req.param('showPk'));
+    if (list.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    const title = sm(lang, 'hubTitle', { show: `${list[0]!.eventTitle} · ${list[0]!.showTitle}` });
+    return renderPage(c, <Layout lang={lang} title={title}><h1>{title}</h1><TicketList partner={partner} list={list} lang={lang} /></Layout>);
+  });
+
+  async function orderPage(c: C, partner: PartnerRow, lang: Lang, error?: string) {
+    const r = await sellerTickets(c, partner, lang);
+    if (r instanceof Response) return r;
+    const orderId = c.req.param('orderId') ?? '';
+    const list = r.list.filter((x) => x.orderId === orderId);
+    if (list.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    const action = `/sell/${partner.id}/order/${encodeURIComponent(orderId)}`;
+    const sellable = list.filter((x) => x.sellable);
+    const title = sm(lang, 'sellOrderTitle', { orderId });
+    return renderPage(
+      c,
+      <Layout lang={lang} title={title}>
+        <h1>{title}</h1>
+        <p>
+          <strong>{list[0]!.eventTitle}</strong> · {list[0]!.showTitle}
+        </p>
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <TicketList partner={partner} list={list} lang={lang} />
+        {sellable.length > 0 ? (
+          <form method="post" action={action} class="card" novalidate>
+            {csrfField(c, action)}
+            <label for="price">{sm(lang, 'price', { currency: deps.listings.quote(deps.db, deps.tickets.get(deps.db, partner.id, sellable[0]!.ticketId), null).currency })}</label>
+            <input type="text" id="price" name="price" inputmode="decimal" required />
+            <button type="submit">{sm(lang, 'publish')}</button>
+          </form>
+        ) : null}
+      </Layout>,
+      { status: error ? 400 : 200 },
+    );
+  }
+
+  app.get('/sell/:partnerId/order/:orderId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    return orderPage(c, partner, lang);
+  });
+
+  /** Lists the order's sellable tickets in one transaction: one pack per ticket option and price type. */
+  app.post('/sell/:partnerId/order/:orderId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+    const r = await sellerTickets(c, partner, lang);
+    if (r instanceof Response) return r;
+    const orderId = c.req.param('orderId') ?? '';
+    const sellable = r.list.filter((x) => x.orderId === orderId && x.sellable);
+    if (sellable.length === 0) return orderPage(c, partner, lang);
+    const form = await c.req.parseBody();
+    const groups = new Map<string, HubTicket[]>();
+    for (const x of sellable) groups.set(x.groupKey, [...(groups.get(x.groupKey) ?? []), x]);
+    try {
+      const first = deps.tickets.get(deps.db, partner.id, sellable[0]!.ticketId);
+      const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', deps.listings.quote(deps.db, first, null).currency);
+      deps.db.transaction((tx) => {
+        for (const group of groups.values()) {
+          deps.listings.create(tx, partner.id, { sellerPk: r.userPk, ticketPks: group.map((x) => deps.tickets.get(tx, partner.id, x.ticketId).id), priceMinor });
+        }
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return orderPage(c, partner, lang, err.message);
+    }
+    return safeRedirect(c, `/sell/${partner.id}/order/${encodeURIComponent(orderId)}?lang=${lang}`, 303);
+  });
+
+  app.get('/sell/:partnerId/payout', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    return payoutPage(c, partner, lang, session.userPk, {});
+  });
+
+  app.post('/sell/:partnerId/payout', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const form = await c.req.parseBody();
+    const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
+    try {
+      deps.db.transaction((tx) => accounts.save(tx, partner.id, session.userPk, { holderName: str('holderName'), iban: str('iban') }));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return payoutPage(c, partner, lang, session.userPk, { [err.entries[0]!.path ?? 'iban']: err.message });
+    }
+    return safeRedirect(c, `/sell/${partner.id}/payout?lang=${lang}&saved=1`, 303);
+  });
+
+  function payoutPage(c: C, partner: PartnerRow, lang: Lang, userPk: string, errors: Record<string, string>) {
+    const saved = accounts.view(deps.db, userPk);
+    const action = `/sell/${partner.id}/payout`;
+    return renderPage(
+      c,
+      <Layout lang={lang} title={sm(lang, 'payoutTitle')}>
+        <h1>{sm(lang, 'payoutTitle')}</h1>
+        <p>{sm(lang, 'payoutIntro', { days: partner.settings.payoutDelayDays })}</p>
+        {saved ? <p role="status">{sm(lang, 'payoutSaved', { hint: saved.accountHint, name: saved.holderName })}</p> : null}
+        <form method="post" action={action} class="card" novalidate>
+          {csrfField(c, action)}
+          <label for="holderName">{sm(lang, 'holderName')}</label>
+          <input type="text" id="holderName" name="holderName" autocomplete="name" aria-invalid={errors.holderName ? 'true' : undefined} />
+          {errors.holderName ? <p class="error">{errors.holderName}</p> : null}
+          <label for="iban">{sm(lang, 'iban')}</label>
+          <input type="text" id="iban" name="iban" autocomplete="off" aria-invalid={errors.iban ? 'true' : undefined} aria-describedby="iban-hint" />
+          <p class="hint" id="iban-hint">
+            {sm(lang, 'ibanHint')}
+          </p>
+          {errors.iban ? <p class="error">{errors.iban}</p> : null}
+          <button type="submit">{sm(lang, 'save')}</button>
+        </form>
+      </Layout>,
+      { status: Object.keys(errors).length ? 400 : 200 },
+    );
+  }
+
+  return app;
+}

@@ -1,0 +1,404 @@
+/** @jsxImportSource hono/jsx */
+import { Hono, type Context } from 'hono';
+import type { AppDeps } from '../../context.js';
+import { toIso } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
+import { priceBreakdown, type PriceBreakdown } from '../../lib/fees.js';
+import { currencyDigits } from '../../lib/money.js';
+import { formatInstant } from '../../pages/format.js';
+import { pageLang, t, type Lang } from '../../pages/i18n.js';
+import { Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, sessionFromRequest, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import type { ListingRow } from '../listings/listings.service.js';
+import type { PriceLimits } from '../listings/listings.pricing.js';
+import type { PartnerRow } from '../partners/partners.service.js';
+import { PayoutAccounts, type PayoutAccountView } from '../payouts/payouts.accounts.js';
+import { eventOfTicket } from './sell.queries.js';
+import { parseTypedPrice, verifyOwnership } from './sell.flow.js';
+import { sellHubRoutes } from './sell.hub.js';
+import { sm } from './sell.messages.js';
+
+type C = Context<SessionEnv>;
+type FieldErrors = Partial<Record<'price' | 'holderName' | 'iban' | 'form', string>>;
+
+function money(minor: number, currency: string, lang: Lang): string {
+  return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
+}
+
+function typed(minor: number | null, currency: string): string {
+  return minor === null ? '' : (minor / 10 ** currencyDigits(currency)).toFixed(currencyDigits(currency));
+}
+
+function Breakdown({ b, currency, lang }: { b: PriceBreakdown; currency: string; lang: Lang }) {
+  return (
+    <table aria-label={sm(lang, 'breakdown')}>
+      <caption>{sm(lang, 'breakdown')} ({sm(lang, 'perTicket')})</caption>
+      <tbody>
+        <tr>
+          <th scope="row">{sm(lang, 'buyerPays')}</th>
+          <td>{money(b.buyerTotalMinor, currency, lang)}</td>
+        </tr>
+        <tr>
+          <th scope="row">{sm(lang, 'sellerFee')}</th>
+          <td>− {money(b.sellerFeeMinor, currency, lang)}</td>
+        </tr>
+        <tr>
+          <th scope="row">{sm(lang, 'youReceive')}</th>
+          <td>
+            <strong>{money(b.payoutMinor, currency, lang)}</strong>
+          </td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
+function limitsText(l: PriceLimits, currency: string, lang: Lang): string | null {
+  const f = (m: number) => money(m, currency, lang);
+  if (l.fixedMinor !== null) return sm(lang, 'priceFixed', { price: f(l.fixedMinor) });
+  if (l.minMinor !== null && l.maxMinor !== null) return sm(lang, 'priceRange', { min: f(l.minMinor), max: f(l.maxMinor) });
+  if (l.minMinor !== null) return sm(lang, 'priceMin', { min: f(l.minMinor) });
+  if (l.maxMinor !== null) return sm(lang, 'priceMax', { max: f(l.maxMinor) });
+  return null;
+}
+
+function FieldError({ id, text }: { id: string; text: string | undefined }) {
+  return text ? (
+    <p class="error" id={id}>
+      {text}
+    </p>
+  ) : null;
+}
+
+function PayoutFields({ c, lang, partner, errors, values }: { c: C; lang: Lang; partner: PartnerRow; errors: FieldErrors; values: { holderName?: string } }) {
+  void c;
+  return (
+    <fieldset>
+      <legend>{sm(lang, 'payoutTitle')}</legend>
+      <p class="hint">{sm(lang, 'payoutIntro', { days: partner.settings.payoutDelayDays })}</p>
+      <label for="holderName">{sm(lang, 'holderName')}</label>
+      <input type="text" id="holderName" name="holderName" autocomplete="name" value={values.holderName ?? ''} aria-invalid={errors.holderName ? 'true' : undefined} aria-describedby={errors.holderName ? 'holderName-error' : undefined} />
+      <FieldError id="holderName-error" text={errors.holderName} />
+      <label for="iban">{sm(lang, 'iban')}</label>
+      <input type="text" id="iban" name="iban" autocomplete="off" spellcheck={false} aria-invalid={errors.iban ? 'true' : undefined} aria-describedby={errors.iban ? 'iban-error iban-hint' : 'iban-hint'} />
+      <p class="hint" id="iban-hint">
+        {sm(lang, 'ibanHint')}
+      </p>
+      <FieldError id="iban-error" text={errors.iban} />
+    </fieldset>
+  );
+}
+
+interface SellFormProps {
+  c: C;
+  lang: Lang;
+  partner: PartnerRow;
+  action: string;
+  heading: string;
+  facts: { eventTitle: string; showTitle: string; startsAt: number; timeZone: string | null; optionTitle: string; seat: string | null };
+  currency: string;
+  limits: PriceLimits;
+  price: string;
+  breakdown: PriceBreakdown | null;
+  payout: PayoutAccountView | null;
+  errors: FieldErrors;
+  holderName?: string;
+}
+
+function SellForm(p: SellFormProps) {
+  const { lang } = p;
+  const hint = limitsText(p.limits, p.currency, lang);
+  const when = formatInstant(p.facts.startsAt, lang, p.facts.timeZone);
+  return (
+    <Layout lang={lang} title={p.heading}>
+      <h1>{p.heading}</h1>
+      <p>
+        <strong>{p.facts.eventTitle}</strong> · {p.facts.showTitle} · <time datetime={toIso(p.facts.startsAt)}>{when}</time>
+      </p>
+      <p>
+        {sm(lang, 'category')}: {p.facts.optionTitle}
+        {p.facts.seat ? ` · ${sm(lang, 'seat')}: ${p.facts.seat}` : ''}
+      </p>
+      {p.errors.form ? (
+        <p class="error" role="alert">
+          {p.errors.form}
+        </p>
+      ) : null}
+      <form method="post" action={p.action} class="card" novalidate>
+        {csrfField(p.c, p.action)}
+        {p.limits.fixedMinor !== null ? (
+          <p>{hint}</p>
+        ) : (
+          <>
+            <label for="price">{sm(lang, 'price', { currency: p.currency })}</label>
+            <input
+              type="text"
+              id="price"
+              name="price"
+              inputmode="decimal"
+              value={p.price}
+              required
+              aria-invalid={p.errors.price ? 'true' : undefined}
+              aria-describedby={[hint ? 'price-hint' : '', p.errors.price ? 'price-error' : ''].filter(Boolean).join(' ') || undefined}
+            />
+            {hint ? (
+              <p class="hint" id="price-hint">
+                {hint}
+              </p>
+            ) : null}
+            <FieldError id="price-error" text={p.errors.price} />
+          </>
+        )}
+        {p.breakdown ? <Breakdown b={p.breakdown} currency={p.currency} lang={lang} /> : null}
+        {p.payout ? <p>{sm(lang, 'payoutSaved', { hint: p.payout.accountHint, name: p.payout.holderName })}</p> : <PayoutFields c={p.c} lang={lang} partner={p.partner} errors={p.errors} values={{ holderName: p.holderName ?? '' }} />}
+        <p>
+          {p.limits.fixedMinor === null ? (
+            <button type="submit" name="intent" value="preview" class="secondary">
+              {sm(lang, 'calculate')}
+            </button>
+          ) : null}{' '}
+          <button type="submit" name="intent" value="publish">
+            {sm(lang, 'publish')}
+          </button>
+        </p>
+      </form>
+    </Layout>
+  );
+}
+
+/**
+ * The hosted sell flow: `/sell/:partnerId/ticket/:ticketId` (verify, price, payout details,
+ * publish), `/sell/:partnerId/listings/:listingId` (status, share link, change price,
+ * remove) and `/sell/:partnerId/payout`. Server-rendered forms that work without script;
+ * every POST is CSRF-checked, re-verifies ownership with the platform when it lists, and is
+ * validated again on the server.
+ */
+export function sellPageRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  const accounts = new PayoutAccounts(deps);
+  app.use('/sell/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
+  app.route('/', sellHubRoutes(deps));
+
+  const partnerOf = (c: C): PartnerRow | null => {
+    try {
+      return deps.partners.get(c.req.param('partnerId') ?? '');
+    } catch {
+      return null;
+    }
+  };
+  const notFound = (c: C, lang: Lang) => noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+
+  /** Verifies the user still owns `ticketId` (live), or answers the page that says why not. */
+  async function owned(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang): Promise<Response | null> {
+    const user = deps.users.get(deps.db, partner.id, userPk);
+    const v = await verifyOwnership(deps, partner, user, [ticketId]);
+    if (v.kind === 'no_account') return safeRedirect(c, signInUrl(partner, deps.config.publicBaseUrl, currentServiceUrl(c, deps.config.publicBaseUrl), lang));
+    if (v.kind === 'unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
+    if (!v.ticketIds.has(ticketId)) return noticePage(c, { lang, status: 403, title: sm(lang, 'notYoursTitle'), text: sm(lang, 'notYoursText') });
+    return null;
+  }
+
+  async function sellForm(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang, state: { price?: string; errors?: FieldErrors; preview?: number | null; holderName?: string }) {
+    const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
+    const facts = eventOfTicket(deps.db, ticket);
+    const quote = deps.listings.quote(deps.db, ticket, state.preview ?? null);
+    const breakdown = quote.limits.fixedMinor !== null || state.preview != null ? quote.breakdown : null;
+    const action = `/sell/${partner.id}/ticket/${encodeURIComponent(ticketId)}`;
+    return renderPage(
+      c,
+      <SellForm
+        c={c}
+        lang={lang}
+        partner={partner}
+        action={action}
+        heading={sm(lang, 'sellTitle')}
+        facts={{ ...facts, seat: [ticket.section, ticket.row, ticket.seat].filter(Boolean).join(' · ') || null }}
+        currency={quote.currency}
+        limits={quote.limits}
+        price={state.price ?? typed(quote.limits.originalMinor, quote.currency)}
+        breakdown={breakdown}
+        payout={accounts.view(deps.db, userPk)}
+        errors={state.errors ?? {}}
+        holderName={state.holderName ?? ''}
+      />,
+      { status: state.errors && Object.keys(state.errors).length ? 400 : 200 },
+    );
+  }
+
+  app.get('/sell/:partnerId/ticket/:ticketId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const ticketId = c.req.param('ticketId');
+    const refused = await owned(c, partner, session.userPk, ticketId, lang);
+    if (refused) return refused;
+    const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
+    const live = deps.listings.liveListingOf(deps.db, ticket.id);
+    if (live && live.sellerPk === session.userPk) return safeRedirect(c, `/sell/${partner.id}/listings/${live.id}?lang=${lang}`);
+    const reason = deps.listings.notSellable(deps.db, ticket);
+    if (reason) return noticePage(c, { lang, status: 409, title: sm(lang, 'notSellableTitle'), text: sm(lang, `reason_${reason}`) });
+    return sellForm(c, partner, session.userPk, ticketId, lang, {});
+  });
+
+  app.post('/sell/:partnerId/ticket/:ticketId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const ticketId = c.req.param('ticketId');
+    const form = await c.req.parseBody();
+    const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
+    const refused = await owned(c, partner, session.userPk, ticketId, lang);
+    if (refused) return refused;
+    const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
+    const currency = deps.listings.quote(deps.db, ticket, null).currency;
+    const errors: FieldErrors = {};
+    let priceMinor: number | null = null;
+    try {
+      priceMinor = parseTypedPrice(str('price'), currency);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      errors.price = err.message;
+    }
+    const state = { price: str('price'), holderName: str('holderName') };
+    if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
+    try {
+      const listing = deps.db.transaction((tx) => {
+        if (str('iban') || str('holderName')) {
+          try {
+            accounts.save(tx, partner.id, session.userPk, { holderName: str('holderName'), iban: str('iban') });
+          } catch (err) {
+            if (err instanceof ApiError) errors[err.entries[0]!.path as 'iban' | 'holderName'] = err.message;
+            throw err;
+          }
+        }
+        return deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
+      });
+      return safeRedirect(c, `/sell/${partner.id}/listings/${listing.id}?lang=${lang}&published=1`, 303);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (!errors.iban && !errors.holderName) {
+        if (err.entries[0]?.path === 'price') errors.price = err.message;
+        else errors.form = err.message;
+      }
+      return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
+    }
+  });
+
+  async function listingPage(c: C, partner: PartnerRow, listing: ListingRow, lang: Lang, errors: FieldErrors = {}) {
+    const api = deps.listings.toApi(deps.db, listing);
+    const first = deps.listings.ticketsOf(deps.db, listing.id)[0]!;
+    const facts = eventOfTicket(deps.db, first);
+    const b = priceBreakdown(listing.priceMinor, { buyerPercent: 0, buyerFixedMinor: listing.buyerFeeMinor, sellerPercent: 0, sellerFixedMinor: listing.sellerFeeMinor });
+    const base = `/sell/${partner.id}/listings/${listing.id}`;
+    const flag = (k: string) => c.req.query(k) === '1';
+    const payoutDay = new Date(facts.startsAt + partner.settings.payoutDelayDays * 86_400_000);
+    return renderPage(
+      c,
+      <Layout lang={lang} title={sm(lang, 'listingTitle')}>
+        <h1>{sm(lang, 'listingTitle')}</h1>
+        {['published', 'updated', 'removed'].filter(flag).map((k) => (
+          <p role="status" class="card">
+            {sm(lang, k as 'published')}
+          </p>
+        ))}
+        {errors.form ? (
+          <p class="error" role="alert">
+            {errors.form}
+          </p>
+        ) : null}
+        <p>
+          <strong>{facts.eventTitle}</strong> · {facts.showTitle}
+        </p>
+        <p>
+          {sm(lang, 'status')}: <strong>{sm(lang, `state_${listing.state}`)}</strong> · {sm(lang, 'tickets')}: {api.ticketIds.join(', ')}
+        </p>
+        <Breakdown b={b} currency={listing.currency} lang={lang} />
+        {listing.state === 'ACTIVE' ? (
+          <>
+            <p>
+              {sm(lang, 'share')} <a href={api.shareUrl}>{api.shareUrl}</a>
+            </p>
+            <form method="post" action={`${base}/price`} class="card" novalidate>
+              {csrfField(c, `${base}/price`)}
+              <label for="price">{sm(lang, 'changePrice')} ({listing.currency})</label>
+              <input type="text" id="price" name="price" inputmode="decimal" value={typed(listing.priceMinor, listing.currency)} aria-invalid={errors.price ? 'true' : undefined} aria-describedby={errors.price ? 'price-error' : undefined} />
+              <FieldError id="price-error" text={errors.price} />
+              <button type="submit">{sm(lang, 'save')}</button>
+            </form>
+            <form method="post" action={`${base}/remove`}>
+              {csrfField(c, `${base}/remove`)}
+              <button type="submit" class="secondary">
+                {sm(lang, 'remove')}
+              </button>
+            </form>
+          </>
+        ) : null}
+        {listing.state === 'RESERVED' ? <p class="card">{sm(lang, 'reservedNote')}</p> : null}
+        {listing.state === 'SOLD' ? (
+          <p class="card">
+            {sm(lang, 'soldNote', {
+              amount: money(listing.payoutMinor * listing.quantity, listing.currency, lang),
+              date: new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(payoutDay),
+            })}
+          </p>
+        ) : null}
+      </Layout>,
+      { status: Object.keys(errors).length ? 400 : 200 },
+    );
+  }
+
+  /** The seller's own listing, or null (another seller's reads as not found). */
+  function ownListing(c: C, partner: PartnerRow, userPk: string): ListingRow | null {
+    try {
+      const l = deps.listings.get(deps.db, partner.id, c.req.param('listingId') ?? '');
+      return l.sellerPk === userPk ? l : null;
+    } catch {
+      return null;
+    }
+  }
+
+  app.get('/sell/:partnerId/listings/:listingId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const listing = ownListing(c, partner, session.userPk);
+    return listing ? listingPage(c, partner, listing, lang) : notFound(c, lang);
+  });
+
+  app.post('/sell/:partnerId/listings/:listingId/:action{price|remove}', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const listing = ownListing(c, partner, session.userPk);
+    if (!listing) return notFound(c, lang);
+    const base = `/sell/${partner.id}/listings/${listing.id}?lang=${lang}`;
+    const form = await c.req.parseBody();
+    try {
+      if (c.req.param('action') === 'price') {
+        const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', listing.currency);
+        if (priceMinor === null) throw ApiError.field('missing_field', 'price', t(lang, 'errorText'));
+        deps.db.transaction((tx) => deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
+        return safeRedirect(c, `${base}&updated=1`, 303);
+      }
+      const ticketId = deps.listings.ticketsOf(deps.db, listing.id)[0]!.ticketId;
+      deps.db.transaction((tx) => deps.listings.terminateByTicket(tx, partner.id, ticketId, session.userPk));
+      return safeRedirect(c, `${base}&removed=1`, 303);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const fresh = deps.listings.get(deps.db, partner.id, listing.id);
+      return listingPage(c, partner, fresh, lang, err.entries[0]?.path === 'price' ? { price: err.message } : { form: err.message });
+    }
+  });
+
+  return app;
+}
