@@ -4,7 +4,7 @@ import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURIT
 import { partnerKey } from '../../middleware/auth.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
 import { loginTrustSigner } from '../auth/auth.urls.js';
-import { SellAccessLayer, type Lang } from './accesslayer.sell.js';
+import { SellAccessLayer, sellBannerComponent, type Lang } from './accesslayer.sell.js';
 import { SellAccessLayerBody, SellAccessLayerResponse } from './accesslayer.schemas.js';
 
 /** The smart access layer (sell mode). */
@@ -40,8 +40,9 @@ export function accessLayerRoutes(deps: AppDeps) {
           ...(body.includeTicketSales ? { soldTickets: sales!.soldTickets } : {}),
           ...(body.includeOrderSales ? { soldOrders: sales!.soldOrders } : {}),
         };
-        if (body.tickets) return { user: body.user, tickets: sell.tickets(tx, partner.id, user, body.tickets, lang, sign), components: [], ...extras };
-        if (body.orders) return { user: body.user, orders: sell.orders(tx, partner.id, user, body.orders, lang, sign), components: [], ...extras };
+        const components = sellBannerComponent(deps, partner, lang, sign);
+        if (body.tickets) return { user: body.user, tickets: sell.tickets(tx, partner.id, user, body.tickets, lang, sign), components, ...extras };
+        if (body.orders) return { user: body.user, orders: sell.orders(tx, partner.id, user, body.orders, lang, sign), components, ...extras };
         return extras;
       });
     },

@@ -72,7 +72,23 @@ export const SellAccessLayerResponse = z
     orders: z
       .array(z.object({ orderId: z.string(), status: z.enum(['SELLABLE', 'NOT_SELLABLE', 'FOR_SALE', 'SOLD']), callToActions: z.array(CtaSchema) }))
       .optional(),
-    components: z.array(z.unknown()).optional().openapi({ description: 'The sell banner when configured.' }),
+    components: z
+      .array(
+        z.object({
+          type: z.literal('banner'),
+          class: z.literal('sellBanner'),
+          sellBanner: z.object({
+            title: z.string(),
+            description: z.string(),
+            image: z.string().nullable(),
+            visible: z.boolean().openapi({ description: 'false: do not render it.' }),
+            colors: z.object({ background: z.string(), text: z.string() }),
+            callToAction: z.object({ text: z.string(), url: z.string(), enabled: z.boolean() }),
+          }),
+        }).openapi('SellBannerComponent'),
+      )
+      .optional()
+      .openapi({ description: 'The sell banner when the partner configured one.' }),
     soldTickets: z.array(SoldTicket).optional(),
     soldOrders: z
       .array(z.object({ orderId: z.string().nullable(), eventId: z.string(), showId: z.string(), currency: z.string(), payout: z.number(), tickets: z.array(SoldTicket) }).openapi('SoldOrder'))

@@ -9,6 +9,7 @@ import { listings, listingTickets } from '../listings/listings.table.js';
 import type { ListingRow } from '../listings/listings.service.js';
 import { tickets } from '../tickets/tickets.table.js';
 import type { UserRow } from '../users/users.service.js';
+import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts } from '../payouts/payouts.accounts.js';
 
 /**
@@ -205,6 +206,30 @@ export class SellAccessLayer {
     if (!user || ticket.ownerPk !== user.id) return { status: sellable, sync: false, listing: null };
     return { status: sellable, sync: true, listing: null };
   }
+}
+
+/**
+ * The sell banner component when the partner configured one: `{type: 'banner', class:
+ * 'sellBanner', sellBanner: {title, description, image, visible, colors, callToAction}}`. Its
+ * call to action opens smart publish for the seller.
+ */
+export function sellBannerComponent(deps: Pick<AppDeps, 'config'>, partner: PartnerRow, lang: Lang, sign: (url: string) => string) {
+  const b = partner.settings.sellBanner;
+  if (!b) return [];
+  return [
+    {
+      type: 'banner' as const,
+      class: 'sellBanner' as const,
+      sellBanner: {
+        title: b.title[lang],
+        description: b.description[lang],
+        image: b.image ?? null,
+        visible: b.visible,
+        colors: b.colors,
+        callToAction: { text: b.ctaText[lang], url: sign(`${deps.config.publicBaseUrl}/sell/${partner.id}/start?lang=${lang}`), enabled: true },
+      },
+    },
+  ];
 }
 
 /** The order aggregation table (see `orders`). Exported for its own tests. */

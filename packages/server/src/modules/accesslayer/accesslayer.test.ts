@@ -136,6 +136,28 @@ describe('sell access layer: orders mode', () => {
   });
 });
 
+describe('sell banner', () => {
+  it('is returned, localised, with its call to action to smart publish, when configured', async () => {
+    const { t, p, layer, ref } = await setup();
+    const banner = {
+      visible: true,
+      title: { en: 'Can’t go?', es: '¿No puedes ir?' },
+      description: { en: 'Resell safely at a fair price.', es: 'Revende con seguridad a un precio justo.' },
+      ctaText: { en: 'Sell my ticket', es: 'Vender mi entrada' },
+      colors: { background: '#0b4fb3', text: '#ffffff' },
+    };
+    const bad = await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { sellBanner: { ...banner, colors: { background: 'red', text: '#fff' }, image: 'http://x.example/i.png' } } } });
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['settings.sellBanner.colors.background', 'settings.sellBanner.colors.text', 'settings.sellBanner.image']);
+    await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { sellBanner: banner } } });
+    const res = await layer({ user: 'fan@example.com', tickets: [ref('a1')], autologin: true }, '?lang=es');
+    const c = res.body.data.components[0];
+    expect(c).toMatchObject({ type: 'banner', class: 'sellBanner', sellBanner: { title: '¿No puedes ir?', visible: true, image: null, colors: banner.colors, callToAction: { text: 'Vender mi entrada', enabled: true } } });
+    const url = new URL(c.sellBanner.callToAction.url);
+    expect(url.pathname).toBe(`/sell/${p.id}/start`);
+    expect(url.searchParams.get('oneTimeToken')).toBeTruthy();
+  });
+});
+
 describe('sell access layer: e-mail-only mode and bad input', () => {
   it('answers the seller’s sales flat and by order, or nothing without a flag', async () => {
     const { list, markSold, layer } = await setup();

@@ -23,6 +23,21 @@ export const feesSchema = z
   })
   .openapi('Fees');
 
+const hex = () => z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour such as #0b4fb3').openapi({ example: '#0b4fb3' });
+const localized = (max: number) => z.strictObject({ en: z.string().trim().min(1).max(max), es: z.string().trim().min(1).max(max) }).openapi({ example: { en: 'Can’t go?', es: '¿No puedes ir?' } });
+
+/** The sell banner of the sell access layer (shown on the partner's My tickets page). */
+export const sellBannerSchema = z
+  .strictObject({
+    visible: z.boolean(),
+    title: localized(120),
+    description: localized(400),
+    ctaText: localized(60),
+    image: z.url({ protocol: /^https$/, error: whenPresent('must be an https URL') }).max(2048).optional(),
+    colors: z.strictObject({ background: hex(), text: hex() }),
+  })
+  .openapi('SellBannerSettings');
+
 const settingsShape = {
   ownershipUrl: url().openapi({ description: "The platform's ticket ownership endpoint (GET ?user=)." }),
   loginUrl: url().openapi({ description: "The platform's sign-in page for Login Force; receives returnTo." }),
@@ -40,6 +55,7 @@ const settingsShape = {
     .array(z.enum(WEBHOOK_ACTIONS))
     .nullable()
     .openapi({ description: 'Webhook actions the partner receives; null receives every kind.', example: ['ticket.update', 'ticketShield.updated'] }),
+  sellBanner: sellBannerSchema.nullable().openapi({ description: 'The sell banner component; null shows none.' }),
   rateLimitPerMinute: z.number().int().min(0).max(1_000_000).nullable().openapi({
     description: "Requests per minute for the partner's whole API; null uses the server default, 0 disables.",
     example: null,
@@ -64,6 +80,7 @@ export const DEFAULT_SETTINGS: PartnerSettings = {
   fees: { buyerPercent: 10, buyerFixedMinor: 0, sellerPercent: 5, sellerFixedMinor: 0 },
   defaultLang: 'en',
   webhookEvents: null,
+  sellBanner: null,
   rateLimitPerMinute: null,
 };
 
