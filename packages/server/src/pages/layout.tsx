@@ -43,10 +43,18 @@ button.secondary{background:#fff;color:#0b4fb3;border:1px solid #0b4fb3}
 a{color:#0b4fb3}
 a:focus,button:focus,input:focus{outline:3px solid #0b4fb3;outline-offset:2px}`;
 
-const CSS_HASH = createHash('sha256').update(PAGE_CSS).digest('base64');
+/**
+ * A page's Content-Security-Policy: the shared stylesheet plus `styles` (each allowed by its
+ * hash), images from the service, data: and `imgSrc`, no script.
+ */
+export function cspWith(opts: { styles?: readonly string[]; imgSrc?: readonly string[] } = {}): string {
+  const styleHashes = [PAGE_CSS, ...(opts.styles ?? [])].map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+  const img = ["'self'", 'data:', ...(opts.imgSrc ?? [])].join(' ');
+  return `default-src 'none'; style-src ${styleHashes.join(' ')}; img-src ${img}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+}
 
 /** The default policy: the page's stylesheet, images from the service or data:, no script. */
-export const PAGE_CSP = `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+export const PAGE_CSP = cspWith();
 
 export interface LayoutProps {
   lang: Lang;

@@ -2,9 +2,9 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
-import { createHash } from 'node:crypto';
 import type { AppDeps, AppEnv } from '../../context.js';
 import { formatInstant } from '../../pages/format.js';
+import { cspWith, Layout, renderPage } from '../../pages/layout.js';
 import { ticketPdf } from './tickets.pdf.js';
 import { buildTicketView, secureViewUrl, ticketForToken, type TicketView } from './tickets.view.js';
 
@@ -59,15 +59,12 @@ const TEXT = {
   },
 } as const;
 
-const CSS = `body{font-family:system-ui,sans-serif;margin:0;background:#f4f4f6;color:#1a1a1f;line-height:1.5}
-main{max-width:32rem;margin:0 auto;padding:1.5rem}
-h1{font-size:1.5rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
-.card{background:#fff;border-radius:12px;padding:1rem 1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
-dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#4a4a55}dd{margin:0;font-weight:600}
-.qr svg,.qr img{width:100%;max-width:18rem;height:auto;display:block;margin:0 auto}
-.notice{background:#fff7e0;border-left:4px solid #8a5a00;padding:.75rem 1rem}
-.willcall{font-size:1.4rem;letter-spacing:.05em}a{color:#0b4fb3}`;
-const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
+/** What the ticket view adds to the shared stylesheet. */
+const VIEW_CSS = `dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#4a4a55}dd{margin:0;font-weight:600}
+.card+.card{margin-top:1rem}.qr svg,.qr img{width:100%;max-width:18rem;height:auto;display:block;margin:0 auto}
+.notice{background:#fff7e0;border-left:4px solid #8a5a00;padding:.75rem 1rem}.willcall{font-size:1.4rem;letter-spacing:.05em}`;
+/** The partner's QR image (URL access) may be on any https host. */
+const VIEW_CSP = cspWith({ styles: [VIEW_CSS], imgSrc: ['https:'] });
 
 function langOf(c: Context, fallback: string): Lang {
   const q = c.req.query('lang');
@@ -75,29 +72,18 @@ function langOf(c: Context, fallback: string): Lang {
   return fallback === 'es' ? 'es' : 'en';
 }
 
-/** Headers of pages that carry a ticket: never cached, never leaked by Referer, never indexed. */
-function secureHeaders(c: Context): void {
-  c.header('Cache-Control', 'no-store');
-  c.header('Referrer-Policy', 'no-referrer');
-  c.header('X-Robots-Tag', 'noindex, nofollow');
-  c.header('X-Content-Type-Options', 'nosniff');
-  c.header('Content-Security-Policy', `default-src 'none'; img-src https: http: data:; style-src 'sha256-${CSS_HASH}'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`);
-}
-
 function Page(props: { lang: Lang; title: string; children: unknown }) {
   return (
-    <html lang={props.lang}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{props.title}</title>
-        <style>{raw(CSS)}</style>
-      </head>
-      <body>
-        <main>{props.children as never}</main>
-      </body>
-    </html>
+    <Layout lang={props.lang} title={props.title} head={<style>{raw(VIEW_CSS)}</style>}>
+      {props.children as never}
+    </Layout>
   );
+}
+
+/** Pages that carry a ticket: the shared headers with the view's policy, and never indexed. */
+function render(c: Context, node: { toString(): string | Promise<string> }, status = 200) {
+  c.header('X-Robots-Tag', 'noindex, nofollow');
+  return renderPage(c, node, { csp: VIEW_CSP, status });
 }
 
 const formatWhen = (ms: number, lang: Lang, timeZone: string | undefined) => formatInstant(ms, lang, timeZone);
@@ -214,22 +200,22 @@ export function ticketPageRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
 
   app.get('/tickets/view/:token', async (c) => {
-    secureHeaders(c);
     const ticket = ticketForToken(deps, c.req.param('token'));
-    if (!ticket) return c.html(<Gone lang={langOf(c, 'en')} />, 404);
+    if (!ticket) return render(c, <Gone lang={langOf(c, 'en')} />, 404);
     const v = await buildTicketView(deps, deps.db, ticket.id);
     const lang = langOf(c, v.defaultLang);
     const pdfHref = v.access.showQr || v.willCall ? `${c.req.path}/ticket.pdf?lang=${lang}` : null;
-    return c.html(<TicketPage v={v} lang={lang} pdfHref={pdfHref} />);
+    return render(c, <TicketPage v={v} lang={lang} pdfHref={pdfHref} />);
   });
 
   app.get('/tickets/view/:token/ticket.pdf', async (c) => {
-    secureHeaders(c);
     const ticket = ticketForToken(deps, c.req.param('token'));
-    if (!ticket) return c.html(<Gone lang={langOf(c, 'en')} />, 404);
+    if (!ticket) return render(c, <Gone lang={langOf(c, 'en')} />, 404);
     const v = await buildTicketView(deps, deps.db, ticket.id);
     const lang = langOf(c, v.defaultLang);
-    if (!v.access.showQr && !v.willCall) return c.html(<Gone lang={lang} />, 404);
+    if (!v.access.showQr && !v.willCall) return render(c, <Gone lang={lang} />, 404);
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
     const pdf = await ticketPdf(v, secureViewUrl(deps, ticket), lang);
     c.header('Content-Type', 'application/pdf');
     c.header('Content-Disposition', `attachment; filename="ticket-${v.ticketId.replace(/[^\w.-]/g, '_')}.pdf"`);
