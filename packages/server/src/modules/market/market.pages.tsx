@@ -1,0 +1,142 @@
+/** @jsxImportSource hono/jsx */
+import { Hono } from 'hono';
+import { raw } from 'hono/html';
+import type { AppDeps, AppEnv } from '../../context.js';
+import { currencyDigits } from '../../lib/money.js';
+import { formatInstant } from '../../pages/format.js';
+import { defineMessages, pageLang, t, type Lang } from '../../pages/i18n.js';
+import { cspWith, Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { marketEvent, offers, type Offer } from './market.queries.js';
+
+const mm = defineMessages(
+  {
+    forSale: 'Tickets for sale',
+    none: 'No tickets are for sale for this show right now.',
+    shows: 'Other dates',
+    perTicket: 'per ticket, fees included',
+    tickets: '{n} tickets, sold together',
+    section: 'Section',
+    row: 'Row',
+    seat: 'Seat',
+    shared: 'The ticket you were sent',
+    cancelled: 'This show has been cancelled.',
+    all: 'All categories',
+  },
+  {
+    forSale: 'Entradas a la venta',
+    none: 'Ahora mismo no hay entradas a la venta para este espectáculo.',
+    shows: 'Otras fechas',
+    perTicket: 'por entrada, gastos incluidos',
+    tickets: '{n} entradas, se venden juntas',
+    section: 'Sector',
+    row: 'Fila',
+    seat: 'Asiento',
+    shared: 'La entrada que te han enviado',
+    cancelled: 'Este espectáculo se ha cancelado.',
+    all: 'Todas las categorías',
+  },
+);
+
+const MARKET_CSS = `.offers{list-style:none;padding:0}.offers li{margin:0 0 .75rem}.offers li.shared{outline:3px solid #0b4fb3}
+h2{font-size:1.15rem;margin:1.5rem 0 .5rem}.price{font-size:1.2rem;font-weight:700}`;
+const MARKET_CSP = cspWith({ styles: [MARKET_CSS] });
+
+function money(minor: number, currency: string, lang: Lang): string {
+  return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
+}
+
+function seatText(s: Offer['seats'][number], lang: Lang): string {
+  return [s.section && `${mm(lang, 'section')} ${s.section}`, s.row && `${mm(lang, 'row')} ${s.row}`, s.seat && `${mm(lang, 'seat')} ${s.seat}`].filter(Boolean).join(' · ');
+}
+
+/**
+ * The public market page of an event (`/market/:partnerId/:eventRef?showId&ticketOptionId&listingId&ticketId&lang`):
+ * the show's offers grouped by ticket option and area, cheapest first, prices with the
+ * buyer fee; a shared listing or ticket is marked. No sign-in to look.
+ */
+export function marketPageRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.get('/market/:partnerId/:eventRef', async (c) => {
+    const fallback = (() => {
+      try {
+        return deps.partners.get(c.req.param('partnerId')).settings.defaultLang;
+      } catch {
+        return null;
+      }
+    })();
+    const lang = pageLang(c, fallback);
+    const notFound = () => noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    if (fallback === null) return notFound();
+    const found = marketEvent(deps.db, c.req.param('partnerId'), c.req.param('eventRef'));
+    const visible = found?.shows.filter((s) => s.status !== 'HIDDEN') ?? [];
+    if (!found || visible.length === 0) return notFound();
+    const show = visible.find((s) => s.showId === c.req.query('showId')) ?? visible[0]!;
+    const optionFilter = c.req.query('ticketOptionId');
+    const all = show.status === 'CANCELLED' ? [] : offers(deps.db, show.id).filter((o) => !optionFilter || o.ticketOptionId === optionFilter);
+    const sharedListing = c.req.query('listingId');
+    const sharedTicket = c.req.query('ticketId');
+    const isShared = (o: Offer) => o.listingId === sharedListing || o.seats.some((s) => s.ticketId === sharedTicket);
+    const groups = new Map<string, Offer[]>();
+    for (const o of all) {
+      const key = o.area ? `${o.area} · ${o.optionTitle}` : o.optionTitle;
+      groups.set(key, [...(groups.get(key) ?? []), o]);
+    }
+    const location = show.location ?? found.event.location;
+    const base = `/market/${encodeURIComponent(c.req.param('partnerId'))}/${encodeURIComponent(found.event.externalReferenceId)}`;
+    c.header('Cache-Control', 'no-store');
+    return renderPage(
+      c,
+      <Layout lang={lang} title={found.event.title} head={<style>{raw(MARKET_CSS)}</style>}>
+        <h1>{found.event.title}</h1>
+        <p>
+          {show.title} · <time datetime={new Date(show.startsAt).toISOString()}>{formatInstant(show.startsAt, lang, location.timeZone)}</time>
+          {location.venueName ? ` · ${location.venueName}` : ''}
+        </p>
+        {show.status === 'CANCELLED' ? <p role="status">{mm(lang, 'cancelled')}</p> : null}
+        <h2>{mm(lang, 'forSale')}</h2>
+        {all.length === 0 && show.status !== 'CANCELLED' ? <p>{mm(lang, 'none')}</p> : null}
+        {[...groups.entries()].map(([title, list]) => (
+          <section aria-label={title}>
+            <h3>{title}</h3>
+            <ul class="offers">
+              {list.map((o) => (
+                <li class={isShared(o) ? 'card shared' : 'card'} aria-current={isShared(o) ? 'true' : undefined}>
+                  {isShared(o) ? <p>{mm(lang, 'shared')}</p> : null}
+                  <p>
+                    <span class="price">{money(o.buyerTotalMinor, o.currency, lang)}</span> {mm(lang, 'perTicket')}
+                  </p>
+                  {o.quantity > 1 ? <p>{mm(lang, 'tickets', { n: o.quantity })}</p> : null}
+                  {o.seats.some((s) => s.section || s.row || s.seat) ? (
+                    <ul>
+                      {o.seats.map((s) => (
+                        <li>{seatText(s, lang)}</li>
+                      ))}
+                    </ul>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
+        {visible.length > 1 ? (
+          <nav aria-label={mm(lang, 'shows')}>
+            <h2>{mm(lang, 'shows')}</h2>
+            <ul>
+              {visible
+                .filter((s) => s.id !== show.id)
+                .map((s) => (
+                  <li>
+                    <a href={`${base}?showId=${encodeURIComponent(s.showId)}&lang=${lang}`}>
+                      {s.title} · {formatInstant(s.startsAt, lang, (s.location ?? found.event.location).timeZone, 'long')}
+                    </a>
+                  </li>
+                ))}
+            </ul>
+          </nav>
+        ) : null}
+      </Layout>,
+      { csp: MARKET_CSP },
+    );
+  });
+  return app;
+}
