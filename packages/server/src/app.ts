@@ -24,6 +24,7 @@ import { sellEntryRoutes } from './modules/sell/sell.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { authPageRoutes } from './modules/auth/auth.pages.js';
 import { marketPageRoutes } from './modules/market/market.pages.js';
+import { intentionRoutes } from './modules/intentions/intentions.routes.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -84,6 +85,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', authRoutes(deps));
   app.route('/', authPageRoutes(deps));
   app.route('/', marketPageRoutes(deps));
+  app.route('/', intentionRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));

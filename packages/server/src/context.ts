@@ -14,6 +14,7 @@ import type { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import type { MessagesService } from './modules/email/email.service.js';
 import type { ListingsService } from './modules/listings/listings.service.js';
 import type { AuthService } from './modules/auth/auth.service.js';
+import type { IntentionsService } from './modules/intentions/intentions.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -49,6 +50,7 @@ export interface AppDeps {
   messages: MessagesService;
   listings: ListingsService;
   auth: AuthService;
+  intentions: IntentionsService;
 }
 
 /** Hono environment of every router. */

@@ -14,6 +14,7 @@ import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { createMessagesService } from './modules/email/email.service.js';
 import { ListingsService } from './modules/listings/listings.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { IntentionsService } from './modules/intentions/intentions.service.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
@@ -25,6 +26,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
   const rules = new RulesService(opts.clock, events);
   const webhooks = new WebhooksService(opts.db, opts.clock, partners, opts.logger);
   const messages = createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger });
+  const listings = new ListingsService({ ...opts, bus, rules, webhooks, messages });
   return {
     ...opts,
     box,
@@ -37,7 +39,8 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     tickets: new TicketsService(opts.db, opts.clock, bus, events, users),
     webhooks,
     messages,
-    listings: new ListingsService({ ...opts, bus, rules, webhooks, messages }),
+    listings,
+    intentions: new IntentionsService({ ...opts, bus, listings }),
     auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
   };
 }

@@ -11,3 +11,4 @@ export * from '../modules/email/email.table.js';
 export * from '../modules/tickets/tickets.table.js';
 export * from '../modules/listings/listings.table.js';
 export * from '../modules/payouts/payouts.table.js';
+export * from '../modules/intentions/intentions.table.js';

@@ -6,6 +6,7 @@ import { webhooksJob } from '../modules/webhooks/webhooks.job.js';
 import { emailJob } from '../modules/email/email.job.js';
 import { unlocksJob } from '../modules/tickets/tickets.unlock.js';
 import { authPurgeJob } from '../modules/auth/auth.job.js';
+import { intentionsJob } from '../modules/intentions/intentions.job.js';
 
 /** A piece of scheduled work. `run` must never assume it is the only process (see README). */
 export interface Job {
@@ -17,7 +18,7 @@ export interface Job {
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob];
+  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob];
 }
 
 /**

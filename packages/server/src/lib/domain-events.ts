@@ -26,6 +26,12 @@ export interface DomainEventMap {
     ticketPk: string;
     reason: 'deleted' | 'admitted' | 'cancelled' | 'owner_changed' | 'moved';
   };
+  /** A listing ended (terminated or delisted). `intentionId` is set when it was reserved. */
+  'listing.ended': {
+    partnerId: string;
+    listingId: string;
+    intentionId: string | null;
+  };
 }
 
 export type DomainEventName = keyof DomainEventMap;

@@ -26,6 +26,7 @@ export const ID_PREFIX = {
   ticketJob: 'job',
   listing: 'lst',
   payoutAccount: 'pac',
+  intention: 'bi',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

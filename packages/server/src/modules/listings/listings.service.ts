@@ -350,6 +350,7 @@ export class ListingsService {
       tx.update(tickets).set({ state: 'VALID', updatedAt: now }).where(and(inArray(tickets.id, ids), eq(tickets.state, 'LISTED'))).run();
     }
     this.notify(tx, ended, 'listing.deleted');
+    this.deps.bus.emit(tx, 'listing.ended', { partnerId: listing.partnerId, listingId: listing.id, intentionId: listing.intentionId });
     return ended;
   }
 

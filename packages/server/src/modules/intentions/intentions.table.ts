@@ -1,0 +1,40 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { partnerColumn, timestamps } from '../../db/columns.js';
+import { shows } from '../events/events.table.js';
+import { users } from '../users/users.table.js';
+
+/**
+ * Buy intention states. PENDING holds its listings (RESERVED) until `expiresAt`; from there:
+ * PAID (payment succeeded, listings SOLD), FAILED (payment refused), EXPIRED (time ran out),
+ * CANCELLED (by the buyer, or because a listing or its show stopped being sellable). Every
+ * state but PENDING is final and has released (or sold) its listings.
+ */
+export const INTENTION_STATES = ['PENDING', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
+export type IntentionState = (typeof INTENTION_STATES)[number];
+
+export const buyIntentions = sqliteTable(
+  'buy_intentions',
+  {
+    id: text().primaryKey(),
+    partnerId: partnerColumn(),
+    showPk: text()
+      .notNull()
+      .references(() => shows.id, { onDelete: 'cascade' }),
+    /** Known when created for a user (buyIntention), else set when the buyer signs in at checkout. */
+    buyerPk: text().references(() => users.id),
+    state: text({ enum: INTENTION_STATES }).notNull(),
+    /** The listings it holds (or held): kept after they are released, for history and payment. */
+    listingIds: text({ mode: 'json' }).$type<string[]>().notNull(),
+    currency: text().notNull(),
+    /** What the buyer pays in all: every listing's quantity × (price + buyer fee). */
+    totalMinor: integer().notNull(),
+    expiresAt: integer().notNull(),
+    /** The partner page to go back to (buying flow's returnTo), if any. */
+    returnTo: text(),
+    endReason: text(),
+    paidAt: integer(),
+    endedAt: integer(),
+    ...timestamps,
+  },
+  (t) => [index('buy_intentions_due_idx').on(t.state, t.expiresAt), index('buy_intentions_partner_idx').on(t.partnerId, t.createdAt)],
+);
