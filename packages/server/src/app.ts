@@ -25,6 +25,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { authPageRoutes } from './modules/auth/auth.pages.js';
 import { marketPageRoutes } from './modules/market/market.pages.js';
 import { intentionRoutes } from './modules/intentions/intentions.routes.js';
+import { checkoutPageRoutes } from './modules/payments/checkout.pages.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', authPageRoutes(deps));
   app.route('/', marketPageRoutes(deps));
   app.route('/', intentionRoutes(deps));
+  app.route('/', checkoutPageRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));

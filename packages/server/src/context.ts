@@ -15,6 +15,7 @@ import type { MessagesService } from './modules/email/email.service.js';
 import type { ListingsService } from './modules/listings/listings.service.js';
 import type { AuthService } from './modules/auth/auth.service.js';
 import type { IntentionsService } from './modules/intentions/intentions.service.js';
+import type { PaymentsService } from './modules/payments/payments.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -51,6 +52,7 @@ export interface AppDeps {
   listings: ListingsService;
   auth: AuthService;
   intentions: IntentionsService;
+  payments: PaymentsService;
 }
 
 /** Hono environment of every router. */

@@ -15,6 +15,8 @@ import { createMessagesService } from './modules/email/email.service.js';
 import { ListingsService } from './modules/listings/listings.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { IntentionsService } from './modules/intentions/intentions.service.js';
+import { PaymentsService } from './modules/payments/payments.service.js';
+import { SandboxProvider } from './modules/payments/payments.provider.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
@@ -27,6 +29,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
   const webhooks = new WebhooksService(opts.db, opts.clock, partners, opts.logger);
   const messages = createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger });
   const listings = new ListingsService({ ...opts, bus, rules, webhooks, messages });
+  const intentions = new IntentionsService({ ...opts, bus, listings });
   return {
     ...opts,
     box,
@@ -40,7 +43,9 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     webhooks,
     messages,
     listings,
-    intentions: new IntentionsService({ ...opts, bus, listings }),
+    intentions,
+    // The sandbox provider until a real one is configured (see payments.provider.ts).
+    payments: new PaymentsService({ ...opts, bus, intentions, listings, webhooks, messages }, new SandboxProvider(() => opts.clock.now())),
     auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
   };
 }

@@ -12,3 +12,4 @@ export * from '../modules/tickets/tickets.table.js';
 export * from '../modules/listings/listings.table.js';
 export * from '../modules/payouts/payouts.table.js';
 export * from '../modules/intentions/intentions.table.js';
+export * from '../modules/payments/payments.table.js';

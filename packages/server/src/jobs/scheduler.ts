@@ -7,6 +7,7 @@ import { emailJob } from '../modules/email/email.job.js';
 import { unlocksJob } from '../modules/tickets/tickets.unlock.js';
 import { authPurgeJob } from '../modules/auth/auth.job.js';
 import { intentionsJob } from '../modules/intentions/intentions.job.js';
+import { paymentsJob } from '../modules/payments/payments.job.js';
 
 /** A piece of scheduled work. `run` must never assume it is the only process (see README). */
 export interface Job {
@@ -18,7 +19,7 @@ export interface Job {
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob];
+  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob];
 }
 
 /**

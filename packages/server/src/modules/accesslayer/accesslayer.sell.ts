@@ -186,6 +186,16 @@ export class SellAccessLayer {
       return { status: open ? 'SELLABLE' : 'NOT_SELLABLE', sync: false, listing: null };
     }
     const mine = (l: ListingRow | null | undefined) => (l && user && l.sellerPk === user.id ? l : null);
+    // Resold: the ticket now belongs to its buyer; to its seller it shows as SOLD.
+    if (user && ticket.ownerPk !== user.id) {
+      const soldByUser = tx
+        .select({ l: listings })
+        .from(listings)
+        .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
+        .where(and(eq(listingTickets.ticketPk, ticket.id), eq(listings.state, 'SOLD'), eq(listings.sellerPk, user.id)))
+        .get()?.l;
+      if (soldByUser) return { status: 'SOLD', sync: true, listing: soldByUser };
+    }
     if (ticket.state === 'LISTED') {
       const listing = mine(this.deps.listings.liveListingOf(tx, ticket.id));
       return { status: listing ? 'FOR_SALE' : 'NOT_SELLABLE', sync: true, listing };

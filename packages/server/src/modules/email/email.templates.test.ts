@@ -9,6 +9,7 @@ const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
   oneTimePassword: { code: '493817', minutes: 10 },
   payoutScheduled: { amount: { minor: 12000, currency: 'EUR' }, payoutDate: '2026-06-15' },
   refund: { eventTitle: 'Aurora Tour', amount: '€91.00' },
+  purchaseConfirmed: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', amount: { minor: 10010, currency: 'EUR' }, quantity: 2 },
 };
 
 /** What each template must show, per language (formatted with Intl). */
@@ -22,6 +23,7 @@ const EXPECTED: Record<TemplateName, Record<'en' | 'es', string[]>> = {
   oneTimePassword: { en: ['493817', '10 minutes'], es: ['493817', '10 minutos'] },
   payoutScheduled: { en: ['€120.00', 'June 15, 2026'], es: ['120,00 €', '15 de junio de 2026'] },
   refund: { en: ['Aurora Tour', '€91.00'], es: ['Aurora Tour', '€91.00'] },
+  purchaseConfirmed: { en: ['Aurora Tour', 'Madrid night', '2 ticket(s)', '€100.10', 'May 1, 2026'], es: ['Aurora Tour', 'Madrid night', '2 entrada(s)', '100,10 €', '1 de mayo de 2026'] },
 };
 
 /** Intl separates with no-break spaces (U+00A0, U+202F); compare with plain ones. */
@@ -30,8 +32,8 @@ const plain = (s: string | null) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
 const BAD_OUTPUT = /undefined|null|NaN|\[object|\$\{/;
 
 describe('message templates', () => {
-  it('has the six templates the other modules use', () => {
-    expect([...TEMPLATE_NAMES].sort()).toEqual(['delistNotice', 'listingSold', 'oneTimePassword', 'payoutScheduled', 'refund', 'ticketUnlocked']);
+  it('has the templates the other modules use', () => {
+    expect([...TEMPLATE_NAMES].sort()).toEqual(['delistNotice', 'listingSold', 'oneTimePassword', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'ticketUnlocked']);
   });
 
   for (const name of TEMPLATE_NAMES) {

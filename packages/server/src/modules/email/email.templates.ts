@@ -46,6 +46,8 @@ export interface TemplateVars {
   payoutScheduled: { amount: MoneyVar; payoutDate: string };
   /** A resale buyer is refunded because the show was cancelled. */
   refund: { eventTitle: string; amount: MoneyVar };
+  /** A resale buyer's purchase went through. */
+  purchaseConfirmed: { eventTitle: string; showTitle: string; showDate: string; amount: MoneyVar; quantity: number; timeZone?: string };
 }
 
 export type TemplateName = keyof TemplateVars;
@@ -91,6 +93,7 @@ const SCHEMAS: { [K in TemplateName]: z.ZodType<TemplateVars[K], any> } = {
   oneTimePassword: z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits'), minutes: z.number().int().min(1).max(1440) }),
   payoutScheduled: z.object({ amount: money, payoutDate: isoDay }),
   refund: z.object({ eventTitle: title, amount: money }),
+  purchaseConfirmed: z.object({ eventTitle: title, showTitle: title, showDate: isoInstant, amount: money, quantity: z.number().int().min(1).max(100), timeZone: timeZone.optional() }),
 };
 
 /** Every template name. */
@@ -171,6 +174,24 @@ const FOOTER: Record<Lang, string> = {
 };
 
 const COPY: { [K in TemplateName]: Written<K> } = {
+  purchaseConfirmed: {
+    en: (v, f) => ({
+      subject: `Your tickets for ${v.eventTitle}`,
+      blocks: [
+        `Thank you. You bought ${v.quantity} ticket(s) for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) on the official resale market, for ${f.money(v.amount)} in all.`,
+        'The ticketing site moves the tickets to your account; you will find them in your tickets there.',
+      ],
+      sms: `You bought ${v.quantity} ticket(s) for ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) for ${f.money(v.amount)}.`,
+    }),
+    es: (v, f) => ({
+      subject: `Tus entradas para ${v.eventTitle}`,
+      blocks: [
+        `Gracias. Has comprado ${v.quantity} entrada(s) para ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) en el mercado oficial de reventa, por ${f.money(v.amount)} en total.`,
+        'La web de venta pasa las entradas a tu cuenta; las encontrarás en tus entradas allí.',
+      ],
+      sms: `Has comprado ${v.quantity} entrada(s) para ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) por ${f.money(v.amount)}.`,
+    }),
+  },
   ticketUnlocked: {
     en: (v, f) => ({
       subject: `Your ticket for ${v.eventTitle} is ready`,

@@ -1,7 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
-import type { AppDeps, AppEnv } from '../../context.js';
+import type { AppDeps } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
+import { csrfField, csrfRejected, safeRedirect, sessionFromRequest, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { cm } from '../payments/checkout.messages.js';
 import { currencyDigits } from '../../lib/money.js';
 import { formatInstant } from '../../pages/format.js';
 import { defineMessages, pageLang, t, type Lang } from '../../pages/i18n.js';
@@ -55,7 +58,29 @@ function seatText(s: Offer['seats'][number], lang: Lang): string {
  * buyer fee; a shared listing or ticket is marked. No sign-in to look.
  */
 export function marketPageRoutes(deps: AppDeps) {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<SessionEnv>();
+  app.use('/market/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
+
+  /** Buy: reserves the listing (for the signed-in buyer, if any) and goes to checkout, which signs the buyer in. */
+  app.post('/market/:partnerId/:eventRef/buy', async (c) => {
+    const partnerId = c.req.param('partnerId');
+    const lang = pageLang(c);
+    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+    const form = await c.req.parseBody();
+    const listingId = typeof form.listingId === 'string' ? form.listingId : '';
+    const session = c.get('session');
+    try {
+      const intention = deps.db.transaction((tx) =>
+        deps.intentions.create(tx, partnerId, { listingIds: [listingId], buyerPk: session?.partnerId === partnerId ? session.userPk : null, returnTo: typeof form.returnTo === 'string' && /^https?:\/\//.test(form.returnTo) ? form.returnTo : null }),
+      );
+      return safeRedirect(c, `/checkout/${partnerId}/${intention.id}?lang=${lang}`, 303);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.status === 404) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+      return noticePage(c, { lang, status: 409, title: cm(lang, 'takenTitle'), text: err.message === 'You cannot buy your own listing' ? err.message : cm(lang, 'takenText') });
+    }
+  });
+
   app.get('/market/:partnerId/:eventRef', async (c) => {
     const fallback = (() => {
       try {
@@ -106,6 +131,14 @@ export function marketPageRoutes(deps: AppDeps) {
                     <span class="price">{money(o.buyerTotalMinor, o.currency, lang)}</span> {mm(lang, 'perTicket')}
                   </p>
                   {o.quantity > 1 ? <p>{mm(lang, 'tickets', { n: o.quantity })}</p> : null}
+                  <form method="post" action={`${base}/buy`}>
+                    {csrfField(c, `${base}/buy`)}
+                    <input type="hidden" name="listingId" value={o.listingId} />
+                    {c.req.query('returnTo') ? <input type="hidden" name="returnTo" value={c.req.query('returnTo')} /> : null}
+                    <button type="submit" aria-label={`${cm(lang, 'buy')} · ${o.optionTitle} · ${money(o.buyerTotalMinor, o.currency, lang)}`}>
+                      {cm(lang, 'buy')}
+                    </button>
+                  </form>
                   {o.seats.some((s) => s.section || s.row || s.seat) ? (
                     <ul>
                       {o.seats.map((s) => (

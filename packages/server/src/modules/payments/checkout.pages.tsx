@@ -1,0 +1,263 @@
+/** @jsxImportSource hono/jsx */
+import { and, eq, isNull } from 'drizzle-orm';
+import { Hono, type Context } from 'hono';
+import type { AppDeps } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
+import { currencyDigits } from '../../lib/money.js';
+import { formatInstant } from '../../pages/format.js';
+import { pageLang, t, type Lang } from '../../pages/i18n.js';
+import { Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { csrfField, csrfRejected, requireUser, safeRedirect, sessionFromRequest, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { events, shows } from '../events/events.table.js';
+import { buyIntentions } from '../intentions/intentions.table.js';
+import type { IntentionRow } from '../intentions/intentions.service.js';
+import type { PartnerRow } from '../partners/partners.service.js';
+import { checkOwnership } from '../platform/ownership.js';
+import { cm } from './checkout.messages.js';
+import type { CardInput, PayOutcome } from './payments.provider.js';
+import { payments } from './payments.table.js';
+
+type C = Context<SessionEnv>;
+
+function money(minor: number, currency: string, lang: Lang): string {
+  return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
+}
+
+/** Reads the card fields; null values mean the field is wrong. The card is never stored. */
+function readCard(form: Record<string, unknown>): { card: CardInput | null; errors: Record<string, 'badCard' | 'badExpiry' | 'badCvc'> } {
+  const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
+  const errors: Record<string, 'badCard' | 'badExpiry' | 'badCvc'> = {};
+  const number = str('cardNumber').replace(/[\s-]/g, '');
+  if (!/^\d{12,19}$/.test(number)) errors.cardNumber = 'badCard';
+  const exp = /^(\d{1,2})\s*\/\s*(\d{2}|\d{4})$/.exec(str('expiry').trim());
+  const month = exp ? Number(exp[1]) : 0;
+  if (!exp || month < 1 || month > 12) errors.expiry = 'badExpiry';
+  const cvc = str('cvc').trim();
+  if (!/^\d{3,4}$/.test(cvc)) errors.cvc = 'badCvc';
+  if (Object.keys(errors).length) return { card: null, errors };
+  const year = Number(exp![2]);
+  return { card: { number, expMonth: month, expYear: year < 100 ? 2000 + year : year, cvc }, errors };
+}
+
+/**
+ * The hosted checkout (`/checkout/:partnerId/:intentionId`): the buyer signs in (Login
+ * Force, or a one-time password for partners without login), every seller's ticket is
+ * checked live with the platform (a ticket that moved cancels the reservation), then the
+ * card is charged through the payment provider. Also the provider's extra-verification step
+ * and the confirmation. Forms work without script and carry CSRF tokens.
+ */
+export function checkoutPageRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  app.use('/checkout/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
+
+  const partnerOf = (c: C): PartnerRow | null => {
+    try {
+      return deps.partners.get(c.req.param('partnerId') ?? '');
+    } catch {
+      return null;
+    }
+  };
+  const notFound = (c: C, lang: Lang) => noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+  const marketLink = (partner: PartnerRow, intention: IntentionRow, lang: Lang) => {
+    const r = deps.db.select({ ref: events.externalReferenceId, showId: shows.showId }).from(shows).innerJoin(events, eq(events.id, shows.eventPk)).where(eq(shows.id, intention.showPk)).get()!;
+    return { href: `/market/${partner.id}/${encodeURIComponent(r.ref)}?showId=${encodeURIComponent(r.showId)}&lang=${lang}`, label: cm(lang, 'backToMarket') };
+  };
+
+  /** The intention of the signed-in buyer (claiming an unclaimed one), or the page that says why not. */
+  async function load(c: C, partner: PartnerRow, lang: Lang): Promise<{ intention: IntentionRow; userPk: string } | Response> {
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    let intention: IntentionRow;
+    try {
+      intention = deps.db.transaction((tx) => deps.intentions.get(tx, partner.id, c.req.param('intentionId') ?? ''));
+    } catch {
+      return notFound(c, lang);
+    }
+    if (!intention.buyerPk) {
+      deps.db.update(buyIntentions).set({ buyerPk: session.userPk }).where(and(eq(buyIntentions.id, intention.id), isNull(buyIntentions.buyerPk))).run();
+      intention = deps.intentions.get(deps.db, partner.id, intention.id);
+    }
+    if (intention.buyerPk !== session.userPk) return noticePage(c, { lang, status: 403, title: cm(lang, 'notYoursTitle'), text: cm(lang, 'notYoursText') });
+    return { intention, userPk: session.userPk };
+  }
+
+  /**
+   * Live check that each seller still owns each ticket. A ticket that moved cancels the
+   * reservation and ends its listing; a platform that does not answer fails the step safely.
+   */
+  async function sellersStillOwn(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang): Promise<Response | null> {
+    for (const listingId of intention.listingIds) {
+      const listing = deps.listings.get(deps.db, partner.id, listingId);
+      const seller = deps.users.get(deps.db, partner.id, listing.sellerPk);
+      const held = deps.listings.ticketsOf(deps.db, listingId);
+      const owned = await checkOwnership(deps, partner, seller.externalId ?? seller.email ?? seller.phone ?? '');
+      if (owned.kind === 'unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
+      const ids = new Set(owned.kind === 'owned' ? owned.tickets.map((x) => x.ticketId) : []);
+      const moved = held.filter((x) => !ids.has(x.ticketId));
+      if (moved.length > 0) {
+        deps.db.transaction((tx) => {
+          deps.intentions.endIfPending(tx, intention.id, 'CANCELLED', 'ticket_moved');
+          deps.listings.terminateByTicket(tx, partner.id, moved[0]!.ticketId);
+        });
+        return noticePage(c, { lang, status: 409, title: cm(lang, 'movedTitle'), text: cm(lang, 'movedText'), link: marketLink(partner, intention, lang) });
+      }
+    }
+    return null;
+  }
+
+  function outcomePage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, outcome: PayOutcome) {
+    if (outcome.kind === 'paid') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
+    if (outcome.kind === 'verify') return safeRedirect(c, `/checkout/${partner.id}/verify/${outcome.paymentId}?lang=${lang}`, 303);
+    if (outcome.kind === 'declined') return noticePage(c, { lang, status: 402, title: cm(lang, 'declinedTitle'), text: cm(lang, 'declinedText', { code: outcome.code }), link: marketLink(partner, intention, lang) });
+    return noticePage(c, { lang, status: 409, title: cm(lang, 'endedTitle'), text: cm(lang, 'endedText'), link: marketLink(partner, intention, lang) });
+  }
+
+  function checkoutPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, errors: Record<string, string> = {}) {
+    const ev = deps.db.select({ title: events.title, showTitle: shows.title, startsAt: shows.startsAt, location: shows.location, eventLocation: events.location }).from(shows).innerJoin(events, eq(events.id, shows.eventPk)).where(eq(shows.id, intention.showPk)).get()!;
+    const timeZone = (ev.location ?? ev.eventLocation).timeZone;
+    const action = `/checkout/${partner.id}/${intention.id}`;
+    const items = intention.listingIds.map((id) => deps.listings.get(deps.db, partner.id, id));
+    const field = (name: string, label: string, auto: string, mode: 'numeric' | 'text' = 'numeric') => (
+      <>
+        <label for={name}>{label}</label>
+        <input type="text" id={name} name={name} inputmode={mode} autocomplete={auto} aria-invalid={errors[name] ? 'true' : undefined} aria-describedby={errors[name] ? `${name}-error` : undefined} />
+        {errors[name] ? (
+          <p class="error" id={`${name}-error`}>
+            {errors[name]}
+          </p>
+        ) : null}
+      </>
+    );
+    return renderPage(
+      c,
+      <Layout lang={lang} title={cm(lang, 'title')}>
+        <h1>{cm(lang, 'title')}</h1>
+        <p>
+          <strong>{ev.title}</strong> · {ev.showTitle} · {formatInstant(ev.startsAt, lang, timeZone)}
+        </p>
+        <ul>
+          {items.map((l) => (
+            <li>
+              {deps.listings.ticketsOf(deps.db, l.id).map((x) => [x.section, x.row, x.seat].filter(Boolean).join(' · ') || x.ticketId).join(', ')} —{' '}
+              {cm(lang, 'perTicket', { price: money(l.priceMinor, l.currency, lang), fee: money(l.buyerFeeMinor, l.currency, lang) })}
+            </li>
+          ))}
+        </ul>
+        <p>
+          {cm(lang, 'total')}: <strong>{money(intention.totalMinor, intention.currency, lang)}</strong>
+        </p>
+        <p role="status">{cm(lang, 'reservedUntil', { time: formatInstant(intention.expiresAt, lang, timeZone) })}</p>
+        <form method="post" action={action} class="card" novalidate>
+          {csrfField(c, action)}
+          <h2>{cm(lang, 'payTitle')}</h2>
+          {field('cardNumber', cm(lang, 'cardNumber'), 'cc-number')}
+          {field('expiry', cm(lang, 'expiry'), 'cc-exp', 'text')}
+          {field('cvc', cm(lang, 'cvc'), 'cc-csc')}
+          {deps.payments.provider.name === 'sandbox' ? <p class="hint">{cm(lang, 'sandbox')}</p> : null}
+          <button type="submit">{cm(lang, 'pay', { amount: money(intention.totalMinor, intention.currency, lang) })}</button>
+        </form>
+      </Layout>,
+      { status: Object.keys(errors).length ? 400 : 200 },
+    );
+  }
+
+  app.get('/checkout/:partnerId/:intentionId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    const loaded = await load(c, partner, lang);
+    if (loaded instanceof Response) return loaded;
+    const { intention } = loaded;
+    if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`);
+    if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+    const refused = await sellersStillOwn(c, partner, intention, lang);
+    return refused ?? checkoutPage(c, partner, intention, lang);
+  });
+
+  app.post('/checkout/:partnerId/:intentionId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+    const loaded = await load(c, partner, lang);
+    if (loaded instanceof Response) return loaded;
+    const { intention } = loaded;
+    if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+    const { card, errors } = readCard(await c.req.parseBody());
+    if (!card) return checkoutPage(c, partner, intention, lang, Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, cm(lang, v)])));
+    const refused = await sellersStillOwn(c, partner, intention, lang);
+    if (refused) return refused;
+    return outcomePage(c, partner, intention, lang, await deps.payments.pay(intention, card));
+  });
+
+  /** The payment of the signed-in buyer awaiting verification, or null. */
+  function pendingPayment(c: C, partner: PartnerRow, userPk: string) {
+    const row = deps.db
+      .select({ p: payments, i: buyIntentions })
+      .from(payments)
+      .innerJoin(buyIntentions, eq(buyIntentions.id, payments.intentionId))
+      .where(and(eq(payments.id, c.req.param('paymentId') ?? ''), eq(payments.partnerId, partner.id)))
+      .get();
+    return row && row.i.buyerPk === userPk ? row : null;
+  }
+
+  app.get('/checkout/:partnerId/verify/:paymentId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const row = pendingPayment(c, partner, session.userPk);
+    if (!row) return notFound(c, lang);
+    if (row.p.state !== 'requires_action') return outcomePage(c, partner, row.i, lang, row.i.state === 'PAID' ? { kind: 'paid', intentionId: row.i.id } : { kind: 'ended', state: row.p.state });
+    const action = c.req.path;
+    return renderPage(
+      c,
+      <Layout lang={lang} title={cm(lang, 'verifyTitle')}>
+        <h1>{cm(lang, 'verifyTitle')}</h1>
+        <p>{cm(lang, 'verifyText', { amount: money(row.p.amountMinor, row.p.currency, lang) })}</p>
+        <form method="post" action={action}>
+          {csrfField(c, action)}
+          <button type="submit" name="answer" value="approve">
+            {cm(lang, 'approve')}
+          </button>{' '}
+          <button type="submit" name="answer" value="reject" class="secondary">
+            {cm(lang, 'reject')}
+          </button>
+        </form>
+      </Layout>,
+    );
+  });
+
+  app.post('/checkout/:partnerId/verify/:paymentId', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const row = pendingPayment(c, partner, session.userPk);
+    if (!row) return notFound(c, lang);
+    const form = await c.req.parseBody();
+    try {
+      return outcomePage(c, partner, row.i, lang, await deps.payments.verify(row.p.id, form.answer === 'approve'));
+    } catch (err) {
+      if (err instanceof ApiError) return notFound(c, lang);
+      throw err;
+    }
+  });
+
+  app.get('/checkout/:partnerId/:intentionId/done', async (c) => {
+    const partner = partnerOf(c);
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFound(c, lang);
+    const loaded = await load(c, partner, lang);
+    if (loaded instanceof Response) return loaded;
+    const { intention } = loaded;
+    if (intention.state !== 'PAID') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+    const back = intention.returnTo ? { href: intention.returnTo, label: cm(lang, 'backToSite') } : marketLink(partner, intention, lang);
+    return noticePage(c, { lang, status: 200, title: cm(lang, 'doneTitle'), text: cm(lang, 'doneText'), link: back });
+  });
+
+  return app;
+}

@@ -1,0 +1,11 @@
+import type { Job } from '../../jobs/scheduler.js';
+
+/** Performs pending refunds and delivers payouts whose date has come. */
+export const paymentsJob: Job = {
+  name: 'refunds-and-payouts',
+  everyMs: 10_000,
+  run: async (deps) => {
+    await deps.payments.runRefunds();
+    deps.payments.runPayouts();
+  },
+};
