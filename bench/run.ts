@@ -1,7 +1,11 @@
 /** npm run bench: every benchmark, one after the other. Never part of npm test. */
 import { run as ticketsIngest } from './tickets-ingest.js';
+import { run as intentionsContention } from './intentions-contention.js';
 
-const benches: [string, () => Promise<unknown>][] = [['tickets-ingest', ticketsIngest]];
+const benches: [string, () => Promise<unknown>][] = [
+  ['tickets-ingest', ticketsIngest],
+  ['intentions-contention', intentionsContention],
+];
 const only = process.argv[2];
 for (const [name, bench] of benches) {
   if (only && only !== name) continue;

@@ -26,6 +26,12 @@ export function createDb(path: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   const db = drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
+  // Transactions take the write lock when they begin (BEGIN IMMEDIATE). A deferred one that
+  // reads, then writes, fails with SQLITE_BUSY_SNAPSHOT when another connection (another
+  // process, the ingestion worker) wrote in between, and busy_timeout does not retry that;
+  // an immediate one waits its turn instead. Nested calls are savepoints and unaffected.
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((fn, config) => transaction(fn, { behavior: 'immediate', ...config })) as Db['transaction'];
   migrate(db, { migrationsFolder: MIGRATIONS });
   return db;
 }
