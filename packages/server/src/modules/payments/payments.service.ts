@@ -15,6 +15,7 @@ import { userToApi } from '../users/users.service.js';
 import { users } from '../users/users.table.js';
 import type { CardInput, ChargeResult, PayOutcome, PaymentProvider } from './payments.provider.js';
 import { payments, payouts } from './payments.table.js';
+import type { WebhookData } from '../webhooks/webhooks.catalog.js';
 
 const DAY = 86_400_000;
 
@@ -135,7 +136,7 @@ export class PaymentsService {
     const buyer = tx.select().from(users).where(eq(users.id, paid.buyerPk)).get()!;
     const lang = ctx.partner.settings.defaultLang;
     const dueAt = ctx.show.startsAt + ctx.partner.settings.payoutDelayDays * DAY;
-    const resold: Record<string, unknown>[] = [];
+    const resold: WebhookData<'ticket.update'>['tickets'] = [];
     for (const listing of sold) {
       const seller = tx.select().from(users).where(eq(users.id, listing.sellerPk)).get()!;
       const held = this.deps.listings.ticketsOf(tx, listing.id);

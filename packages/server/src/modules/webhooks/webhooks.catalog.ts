@@ -25,13 +25,40 @@ export const TicketShieldUpdatedDataSchema = z
   })
   .openapi('TicketShieldUpdatedData', { description: 'ticketShield was switched on or off for a show.' });
 
+const PersonSchema = z.object({
+  id: z.string().nullable().openapi({ description: "The partner's user id, when known." }),
+  email: z.string().nullable(),
+  phone: z.string().nullable().openapi({ description: 'E.164.' }),
+});
+
 export const TicketUpdateDataSchema = z
-  .looseObject({})
+  .object({
+    resaleId: z.string().openapi({ description: 'The buy intention that was paid (one resale, one or more tickets).', example: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
+    eventId: eventId(),
+    showId: showId(),
+    paidAt: z.iso.datetime({ offset: true }),
+    total: z.number().openapi({ description: 'What the buyer paid in all, fees included, major units.', example: 88 }),
+    currency: z.string().length(3),
+    buyer: PersonSchema.extend({ firstName: z.string().nullable(), lastName: z.string().nullable() }).openapi({
+      description: 'The new holder: register them for will-call and check identity against them, not the primary buyer.',
+    }),
+    tickets: z.array(
+      z.object({
+        ticketId: z.string().openapi({ description: "The partner's ticket id.", example: 't-1001' }),
+        ticketOptionId: z.string(),
+        priceTypeId: z.string().optional(),
+        seating: z.object({ section: z.string().nullable(), row: z.string().nullable(), seat: z.string().nullable() }),
+        orderId: z.string().nullable().openapi({ description: 'The primary-sale order the ticket leaves: stop it from collecting this ticket.' }),
+        listingId: z.string(),
+        pricePaid: z.number().openapi({ description: 'Per ticket, fees included.' }),
+        currency: z.string().length(3),
+        previousOwner: PersonSchema.openapi({ description: 'The seller.' }),
+      }),
+    ),
+  })
   .openapi('TicketUpdateData', {
     description:
-      'A resale completed. The fields are defined by the resale-completion flow (the resold tickets and the buying user’s personal data, ' +
-      'so the partner removes the tickets from the original buyer/order and registers the new buyer, also for will-call). Any object for now.',
-    example: { ticketIds: ['t-1001'], eventId: 'tour-2026', showId: 'show-2026-05-01' },
+      'A resale completed (action `ticket.update`). Move the tickets out of the original buyer and order and give them to `buyer`: issue a new pick-up number (or let the buyer collect with their e-mail or the ticket id), so the original order no longer collects them.',
   });
 
 const LISTING_EXAMPLE = {

@@ -34,7 +34,7 @@ describe('operator API: webhooks', () => {
     t.clock.advance(1_000);
     const unlock = enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-2', data: { eventId: 'tour-2026', showId: 'show-2' } });
     t.clock.advance(1_000);
-    const skipped = enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { ticketIds: ['t-1'] } });
+    const skipped = enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { resaleId: 'bi_1', eventId: 'tour-2026', showId: 'show-1', paidAt: '2026-03-01T12:00:00.000Z', total: 44, currency: 'EUR', buyer: { id: null, email: 'b@example.com', phone: null, firstName: null, lastName: null }, tickets: [{ ticketId: 't-1', ticketOptionId: 'opt', seating: { section: null, row: null, seat: null }, orderId: null, listingId: 'lst_1', pricePaid: 44, currency: 'EUR', previousOwner: { id: null, email: 's@example.com', phone: null } }] } });
     await svc.deliverDue(); // first: 500, unlock: 200
 
     const res = await api.call('GET', `/admin/v1/partners/${partner.id}/webhooks`);

@@ -32,8 +32,8 @@ describe('webhooks: outbox', () => {
     expect(() => enqueue(t, svc, partner.id, bad)).toThrow(/data of webhook ticketShield.updated does not match its schema: status: .*showId/);
     expect(() => enqueue(t, svc, partner.id, { ...shield(), resourceKey: '' })).toThrow(/resourceKey/);
     expect(() => enqueue(t, svc, 'ptr_unknown', shield())).toThrow(ApiError);
-    // ticket.update takes any object for now; event.unlock and listing.* have their shapes.
-    enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { anything: { goes: [1] } } });
+    expect(() => enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { anything: { goes: [1] } } as never })).toThrow(/ticket.update does not match/);
+    enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'intention:bi_1', data: { resaleId: 'bi_1', eventId: 'tour-2026', showId: 'show-1', paidAt: '2026-03-01T12:00:00.000Z', total: 44, currency: 'EUR', buyer: { id: null, email: 'b@example.com', phone: null, firstName: null, lastName: null }, tickets: [{ ticketId: 't-1', ticketOptionId: 'opt', seating: { section: null, row: null, seat: null }, orderId: null, listingId: 'lst_1', pricePaid: 44, currency: 'EUR', previousOwner: { id: null, email: 's@example.com', phone: null } }] } });
     enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-1', data: { eventId: 'tour-2026', showId: 'show-1' } });
     expect(t.db.select({ n: count() }).from(webhookMessages).get()!.n).toBe(2);
   });
