@@ -5,8 +5,9 @@ import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import { currencyDigits } from '../../lib/money.js';
 import { formatInstant } from '../../pages/format.js';
-import { pageLang, t, type Lang } from '../../pages/i18n.js';
+import { t, type Lang } from '../../pages/i18n.js';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
 import { csrfField, csrfRejected, requireUser, safeRedirect, sessionFromRequest, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
 import { events, shows } from '../events/events.table.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
@@ -50,14 +51,6 @@ export function checkoutPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use('/checkout/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
 
-  const partnerOf = (c: C): PartnerRow | null => {
-    try {
-      return deps.partners.get(c.req.param('partnerId') ?? '');
-    } catch {
-      return null;
-    }
-  };
-  const notFound = (c: C, lang: Lang) => noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
   const marketLink = (partner: PartnerRow, intention: IntentionRow, lang: Lang) => {
     const r = deps.db.select({ ref: events.externalReferenceId, showId: shows.showId }).from(shows).innerJoin(events, eq(events.id, shows.eventPk)).where(eq(shows.id, intention.showPk)).get()!;
     return { href: `/market/${partner.id}/${encodeURIComponent(r.ref)}?showId=${encodeURIComponent(r.showId)}&lang=${lang}`, label: cm(lang, 'backToMarket') };
@@ -71,7 +64,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
     try {
       intention = deps.db.transaction((tx) => deps.intentions.get(tx, partner.id, c.req.param('intentionId') ?? ''));
     } catch {
-      return notFound(c, lang);
+      return notFoundPage(c, lang);
     }
     if (!intention.buyerPk) {
       deps.db.update(buyIntentions).set({ buyerPk: session.userPk }).where(and(eq(buyIntentions.id, intention.id), isNull(buyIntentions.buyerPk))).run();
@@ -161,34 +154,34 @@ export function checkoutPageRoutes(deps: AppDeps) {
     );
   }
 
-  app.get('/checkout/:partnerId/:intentionId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    const loaded = await load(c, partner, lang);
-    if (loaded instanceof Response) return loaded;
-    const { intention } = loaded;
-    if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`);
-    if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
-    const refused = await sellersStillOwn(c, partner, intention, lang);
-    return refused ?? checkoutPage(c, partner, intention, lang);
-  });
+  app.get(
+    '/checkout/:partnerId/:intentionId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const loaded = await load(c, partner, lang);
+      if (loaded instanceof Response) return loaded;
+      const { intention } = loaded;
+      if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`);
+      if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+      const refused = await sellersStillOwn(c, partner, intention, lang);
+      return refused ?? checkoutPage(c, partner, intention, lang);
+    }),
+  );
 
-  app.post('/checkout/:partnerId/:intentionId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
-    const loaded = await load(c, partner, lang);
-    if (loaded instanceof Response) return loaded;
-    const { intention } = loaded;
-    if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
-    const { card, errors } = readCard(await c.req.parseBody());
-    if (!card) return checkoutPage(c, partner, intention, lang, Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, cm(lang, v)])));
-    const refused = await sellersStillOwn(c, partner, intention, lang);
-    if (refused) return refused;
-    return outcomePage(c, partner, intention, lang, await deps.payments.pay(intention, card));
-  });
+  app.post(
+    '/checkout/:partnerId/:intentionId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+      const loaded = await load(c, partner, lang);
+      if (loaded instanceof Response) return loaded;
+      const { intention } = loaded;
+      if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+      const { card, errors } = readCard(await c.req.parseBody());
+      if (!card) return checkoutPage(c, partner, intention, lang, Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, cm(lang, v)])));
+      const refused = await sellersStillOwn(c, partner, intention, lang);
+      if (refused) return refused;
+      return outcomePage(c, partner, intention, lang, await deps.payments.pay(intention, card));
+    }),
+  );
 
   /** The payment of the signed-in buyer awaiting verification, or null. */
   function pendingPayment(c: C, partner: PartnerRow, userPk: string) {
@@ -201,63 +194,63 @@ export function checkoutPageRoutes(deps: AppDeps) {
     return row && row.i.buyerPk === userPk ? row : null;
   }
 
-  app.get('/checkout/:partnerId/verify/:paymentId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    const session = requireUser(c, partner);
-    if (session instanceof Response) return session;
-    const row = pendingPayment(c, partner, session.userPk);
-    if (!row) return notFound(c, lang);
-    if (row.p.state !== 'requires_action') return outcomePage(c, partner, row.i, lang, row.i.state === 'PAID' ? { kind: 'paid', intentionId: row.i.id } : { kind: 'ended', state: row.p.state });
-    const action = c.req.path;
-    return renderPage(
-      c,
-      <Layout lang={lang} title={cm(lang, 'verifyTitle')}>
-        <h1>{cm(lang, 'verifyTitle')}</h1>
-        <p>{cm(lang, 'verifyText', { amount: money(row.p.amountMinor, row.p.currency, lang) })}</p>
-        <form method="post" action={action}>
-          {csrfField(c, action)}
-          <button type="submit" name="answer" value="approve">
-            {cm(lang, 'approve')}
-          </button>{' '}
-          <button type="submit" name="answer" value="reject" class="secondary">
-            {cm(lang, 'reject')}
-          </button>
-        </form>
-      </Layout>,
-    );
-  });
+  app.get(
+    '/checkout/:partnerId/verify/:paymentId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      const row = pendingPayment(c, partner, session.userPk);
+      if (!row) return notFoundPage(c, lang);
+      if (row.p.state !== 'requires_action') return outcomePage(c, partner, row.i, lang, row.i.state === 'PAID' ? { kind: 'paid', intentionId: row.i.id } : { kind: 'ended', state: row.p.state });
+      const action = c.req.path;
+      return renderPage(
+        c,
+        <Layout lang={lang} title={cm(lang, 'verifyTitle')}>
+          <h1>{cm(lang, 'verifyTitle')}</h1>
+          <p>{cm(lang, 'verifyText', { amount: money(row.p.amountMinor, row.p.currency, lang) })}</p>
+          <form method="post" action={action}>
+            {csrfField(c, action)}
+            <button type="submit" name="answer" value="approve">
+              {cm(lang, 'approve')}
+            </button>{' '}
+            <button type="submit" name="answer" value="reject" class="secondary">
+              {cm(lang, 'reject')}
+            </button>
+          </form>
+        </Layout>,
+      );
+    }),
+  );
 
-  app.post('/checkout/:partnerId/verify/:paymentId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
-    const session = requireUser(c, partner);
-    if (session instanceof Response) return session;
-    const row = pendingPayment(c, partner, session.userPk);
-    if (!row) return notFound(c, lang);
-    const form = await c.req.parseBody();
-    try {
-      return outcomePage(c, partner, row.i, lang, await deps.payments.verify(row.p.id, form.answer === 'approve'));
-    } catch (err) {
-      if (err instanceof ApiError) return notFound(c, lang);
-      throw err;
-    }
-  });
+  app.post(
+    '/checkout/:partnerId/verify/:paymentId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      const row = pendingPayment(c, partner, session.userPk);
+      if (!row) return notFoundPage(c, lang);
+      const form = await c.req.parseBody();
+      try {
+        return outcomePage(c, partner, row.i, lang, await deps.payments.verify(row.p.id, form.answer === 'approve'));
+      } catch (err) {
+        if (err instanceof ApiError) return notFoundPage(c, lang);
+        throw err;
+      }
+    }),
+  );
 
-  app.get('/checkout/:partnerId/:intentionId/done', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    const loaded = await load(c, partner, lang);
-    if (loaded instanceof Response) return loaded;
-    const { intention } = loaded;
-    if (intention.state !== 'PAID') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
-    const back = intention.returnTo ? { href: intention.returnTo, label: cm(lang, 'backToSite') } : marketLink(partner, intention, lang);
-    return noticePage(c, { lang, status: 200, title: cm(lang, 'doneTitle'), text: cm(lang, 'doneText'), link: back });
-  });
+  app.get(
+    '/checkout/:partnerId/:intentionId/done',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const loaded = await load(c, partner, lang);
+      if (loaded instanceof Response) return loaded;
+      const { intention } = loaded;
+      if (intention.state !== 'PAID') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+      const back = intention.returnTo ? { href: intention.returnTo, label: cm(lang, 'backToSite') } : marketLink(partner, intention, lang);
+      return noticePage(c, { lang, status: 200, title: cm(lang, 'doneTitle'), text: cm(lang, 'doneText'), link: back });
+    }),
+  );
 
   return app;
 }

@@ -4,8 +4,9 @@ import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import { formatInstant } from '../../pages/format.js';
-import { pageLang, t, type Lang } from '../../pages/i18n.js';
+import { t, type Lang } from '../../pages/i18n.js';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
 import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
 import { events, shows, ticketOptions } from '../events/events.table.js';
 import type { PartnerRow } from '../partners/partners.service.js';
@@ -39,13 +40,6 @@ export function sellHubRoutes(deps: AppDeps) {
   const accounts = new PayoutAccounts(deps);
   // Mounted by sellPageRoutes, whose session middleware covers these paths.
 
-  const partnerOf = (c: C): PartnerRow | null => {
-    try {
-      return deps.partners.get(c.req.param('partnerId') ?? '');
-    } catch {
-      return null;
-    }
-  };
 
   /** Signs in, verifies ownership live (synchronising what we did not know), and lists the seller's tickets. */
   async function sellerTickets(c: C, partner: PartnerRow, lang: Lang): Promise<{ userPk: string; list: HubTicket[] } | Response> {
@@ -102,57 +96,57 @@ export function sellHubRoutes(deps: AppDeps) {
     );
   }
 
-  app.get('/sell/:partnerId/start', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-    const r = await sellerTickets(c, partner, lang);
-    if (r instanceof Response) return r;
-    const useful = r.list.filter((x) => x.sellable || x.listingId);
-    const sellable = useful.filter((x) => x.sellable);
-    if (useful.length === 0) return renderPage(c, <Layout lang={lang} title={sm(lang, 'emptyTitle')}><h1>{sm(lang, 'emptyTitle')}</h1><p>{sm(lang, 'emptyText')}</p></Layout>);
-    if (sellable.length === 0) {
-      return renderPage(c, <Layout lang={lang} title={sm(lang, 'yourListings')}><h1>{sm(lang, 'yourListings')}</h1><TicketList partner={partner} list={useful} lang={lang} /></Layout>);
-    }
-    if (useful.length === 1) return safeRedirect(c, `/sell/${partner.id}/ticket/${encodeURIComponent(sellable[0]!.ticketId)}?lang=${lang}`);
-    const byShow = [...new Map(useful.map((x) => [x.showPk, x])).values()];
-    if (byShow.length === 1) return safeRedirect(c, `/sell/${partner.id}/show/${byShow[0]!.showPk}?lang=${lang}`);
-    return renderPage(
-      c,
-      <Layout lang={lang} title={sm(lang, 'showsTitle')}>
-        <h1>{sm(lang, 'showsTitle')}</h1>
-        <ul>
-          {byShow.map((s) => (
-            <li>
-              <a href={`/sell/${partner.id}/show/${s.showPk}?lang=${lang}`}>
-                {s.eventTitle} · {s.showTitle}
-              </a>{' '}
-              · {formatInstant(s.startsAt, lang, null, 'long')}
-            </li>
-          ))}
-        </ul>
-      </Layout>,
-    );
-  });
+  app.get(
+    '/sell/:partnerId/start',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const r = await sellerTickets(c, partner, lang);
+      if (r instanceof Response) return r;
+      const useful = r.list.filter((x) => x.sellable || x.listingId);
+      const sellable = useful.filter((x) => x.sellable);
+      if (useful.length === 0) return renderPage(c, <Layout lang={lang} title={sm(lang, 'emptyTitle')}><h1>{sm(lang, 'emptyTitle')}</h1><p>{sm(lang, 'emptyText')}</p></Layout>);
+      if (sellable.length === 0) {
+        return renderPage(c, <Layout lang={lang} title={sm(lang, 'yourListings')}><h1>{sm(lang, 'yourListings')}</h1><TicketList partner={partner} list={useful} lang={lang} /></Layout>);
+      }
+      if (useful.length === 1) return safeRedirect(c, `/sell/${partner.id}/ticket/${encodeURIComponent(sellable[0]!.ticketId)}?lang=${lang}`);
+      const byShow = [...new Map(useful.map((x) => [x.showPk, x])).values()];
+      if (byShow.length === 1) return safeRedirect(c, `/sell/${partner.id}/show/${byShow[0]!.showPk}?lang=${lang}`);
+      return renderPage(
+        c,
+        <Layout lang={lang} title={sm(lang, 'showsTitle')}>
+          <h1>{sm(lang, 'showsTitle')}</h1>
+          <ul>
+            {byShow.map((s) => (
+              <li>
+                <a href={`/sell/${partner.id}/show/${s.showPk}?lang=${lang}`}>
+                  {s.eventTitle} · {s.showTitle}
+                </a>{' '}
+                · {formatInstant(s.startsAt, lang, null, 'long')}
+              </li>
+            ))}
+          </ul>
+        </Layout>,
+      );
+    }),
+  );
 
-  app.get('/sell/:partnerId/show/:showPk', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-    const r = await sellerTickets(c, partner, lang);
-    if (r instanceof Response) return r;
-    const list = r.list.filter((x) => x.showPk === c.req.param('showPk'));
-    if (list.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-    const title = sm(lang, 'hubTitle', { show: `${list[0]!.eventTitle} · ${list[0]!.showTitle}` });
-    return renderPage(c, <Layout lang={lang} title={title}><h1>{title}</h1><TicketList partner={partner} list={list} lang={lang} /></Layout>);
-  });
+  app.get(
+    '/sell/:partnerId/show/:showPk',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const r = await sellerTickets(c, partner, lang);
+      if (r instanceof Response) return r;
+      const list = r.list.filter((x) => x.showPk === c.req.param('showPk'));
+      if (list.length === 0) return notFoundPage(c, lang);
+      const title = sm(lang, 'hubTitle', { show: `${list[0]!.eventTitle} · ${list[0]!.showTitle}` });
+      return renderPage(c, <Layout lang={lang} title={title}><h1>{title}</h1><TicketList partner={partner} list={list} lang={lang} /></Layout>);
+    }),
+  );
 
   async function orderPage(c: C, partner: PartnerRow, lang: Lang, error?: string) {
     const r = await sellerTickets(c, partner, lang);
     if (r instanceof Response) return r;
     const orderId = c.req.param('orderId') ?? '';
     const list = r.list.filter((x) => x.orderId === orderId);
-    if (list.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    if (list.length === 0) return notFoundPage(c, lang);
     const action = `/sell/${partner.id}/order/${encodeURIComponent(orderId)}`;
     const sellable = list.filter((x) => x.sellable);
     const title = sm(lang, 'sellOrderTitle', { orderId });
@@ -182,68 +176,68 @@ export function sellHubRoutes(deps: AppDeps) {
     );
   }
 
-  app.get('/sell/:partnerId/order/:orderId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-    return orderPage(c, partner, lang);
-  });
+  app.get(
+    '/sell/:partnerId/order/:orderId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      return orderPage(c, partner, lang);
+    }),
+  );
 
   /** Lists the order's sellable tickets in one transaction: one pack per ticket option and price type. */
-  app.post('/sell/:partnerId/order/:orderId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
-    const r = await sellerTickets(c, partner, lang);
-    if (r instanceof Response) return r;
-    const orderId = c.req.param('orderId') ?? '';
-    const sellable = r.list.filter((x) => x.orderId === orderId && x.sellable);
-    if (sellable.length === 0) return orderPage(c, partner, lang);
-    const form = await c.req.parseBody();
-    const groups = new Map<string, HubTicket[]>();
-    for (const x of sellable) groups.set(x.groupKey, [...(groups.get(x.groupKey) ?? []), x]);
-    try {
-      const first = deps.tickets.get(deps.db, partner.id, sellable[0]!.ticketId);
-      const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', deps.listings.quote(deps.db, first, null).currency);
-      deps.db.transaction((tx) => {
-        for (const group of groups.values()) {
-          deps.listings.create(tx, partner.id, { sellerPk: r.userPk, ticketPks: group.map((x) => deps.tickets.get(tx, partner.id, x.ticketId).id), priceMinor });
-        }
-      });
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return orderPage(c, partner, lang, err.message);
-    }
-    return safeRedirect(c, `/sell/${partner.id}/order/${encodeURIComponent(orderId)}?lang=${lang}`, 303);
-  });
+  app.post(
+    '/sell/:partnerId/order/:orderId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+      const r = await sellerTickets(c, partner, lang);
+      if (r instanceof Response) return r;
+      const orderId = c.req.param('orderId') ?? '';
+      const sellable = r.list.filter((x) => x.orderId === orderId && x.sellable);
+      if (sellable.length === 0) return orderPage(c, partner, lang);
+      const form = await c.req.parseBody();
+      const groups = new Map<string, HubTicket[]>();
+      for (const x of sellable) groups.set(x.groupKey, [...(groups.get(x.groupKey) ?? []), x]);
+      try {
+        const first = deps.tickets.get(deps.db, partner.id, sellable[0]!.ticketId);
+        const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', deps.listings.quote(deps.db, first, null).currency);
+        deps.db.transaction((tx) => {
+          for (const group of groups.values()) {
+            deps.listings.create(tx, partner.id, { sellerPk: r.userPk, ticketPks: group.map((x) => deps.tickets.get(tx, partner.id, x.ticketId).id), priceMinor });
+          }
+        });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        return orderPage(c, partner, lang, err.message);
+      }
+      return safeRedirect(c, `/sell/${partner.id}/order/${encodeURIComponent(orderId)}?lang=${lang}`, 303);
+    }),
+  );
 
-  app.get('/sell/:partnerId/payout', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-    const session = requireUser(c, partner);
-    if (session instanceof Response) return session;
-    return payoutPage(c, partner, lang, session.userPk, {});
-  });
+  app.get(
+    '/sell/:partnerId/payout',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      return payoutPage(c, partner, lang, session.userPk, {});
+    }),
+  );
 
-  app.post('/sell/:partnerId/payout', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
-    const session = requireUser(c, partner);
-    if (session instanceof Response) return session;
-    const form = await c.req.parseBody();
-    const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
-    try {
-      deps.db.transaction((tx) => accounts.save(tx, partner.id, session.userPk, { holderName: str('holderName'), iban: str('iban') }));
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return payoutPage(c, partner, lang, session.userPk, { [err.entries[0]!.path ?? 'iban']: err.message });
-    }
-    return safeRedirect(c, `/sell/${partner.id}/payout?lang=${lang}&saved=1`, 303);
-  });
+  app.post(
+    '/sell/:partnerId/payout',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      const form = await c.req.parseBody();
+      const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
+      try {
+        deps.db.transaction((tx) => accounts.save(tx, partner.id, session.userPk, { holderName: str('holderName'), iban: str('iban') }));
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        return payoutPage(c, partner, lang, session.userPk, { [err.entries[0]!.path ?? 'iban']: err.message });
+      }
+      return safeRedirect(c, `/sell/${partner.id}/payout?lang=${lang}&saved=1`, 303);
+    }),
+  );
 
   function payoutPage(c: C, partner: PartnerRow, lang: Lang, userPk: string, errors: Record<string, string>) {
     const saved = accounts.view(deps.db, userPk);

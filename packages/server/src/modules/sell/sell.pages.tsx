@@ -6,8 +6,9 @@ import { ApiError } from '../../lib/errors.js';
 import { priceBreakdown, type PriceBreakdown } from '../../lib/fees.js';
 import { currencyDigits } from '../../lib/money.js';
 import { formatInstant } from '../../pages/format.js';
-import { pageLang, t, type Lang } from '../../pages/i18n.js';
+import { t, type Lang } from '../../pages/i18n.js';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
 import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, sessionFromRequest, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
 import type { ListingRow } from '../listings/listings.service.js';
 import type { PriceLimits } from '../listings/listings.pricing.js';
@@ -179,14 +180,6 @@ export function sellPageRoutes(deps: AppDeps) {
   app.use('/sell/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
   app.route('/', sellHubRoutes(deps));
 
-  const partnerOf = (c: C): PartnerRow | null => {
-    try {
-      return deps.partners.get(c.req.param('partnerId') ?? '');
-    } catch {
-      return null;
-    }
-  };
-  const notFound = (c: C, lang: Lang) => noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
 
   /** Verifies the user still owns `ticketId` (live), or answers the page that says why not. */
   async function owned(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang): Promise<Response | null> {
@@ -225,69 +218,69 @@ export function sellPageRoutes(deps: AppDeps) {
     );
   }
 
-  app.get('/sell/:partnerId/ticket/:ticketId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    const session = requireUser(c, partner);
-    if (session instanceof Response) return session;
-    const ticketId = c.req.param('ticketId');
-    const refused = await owned(c, partner, session.userPk, ticketId, lang);
-    if (refused) return refused;
-    const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
-    const live = deps.listings.liveListingOf(deps.db, ticket.id);
-    if (live && live.sellerPk === session.userPk) return safeRedirect(c, `/sell/${partner.id}/listings/${live.id}?lang=${lang}`);
-    const reason = deps.listings.notSellable(deps.db, ticket);
-    if (reason) return noticePage(c, { lang, status: 409, title: sm(lang, 'notSellableTitle'), text: sm(lang, `reason_${reason}`) });
-    return sellForm(c, partner, session.userPk, ticketId, lang, {});
-  });
+  app.get(
+    '/sell/:partnerId/ticket/:ticketId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      const ticketId = c.req.param('ticketId') ?? '';
+      const refused = await owned(c, partner, session.userPk, ticketId, lang);
+      if (refused) return refused;
+      const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
+      const live = deps.listings.liveListingOf(deps.db, ticket.id);
+      if (live && live.sellerPk === session.userPk) return safeRedirect(c, `/sell/${partner.id}/listings/${live.id}?lang=${lang}`);
+      const reason = deps.listings.notSellable(deps.db, ticket);
+      if (reason) return noticePage(c, { lang, status: 409, title: sm(lang, 'notSellableTitle'), text: sm(lang, `reason_${reason}`) });
+      return sellForm(c, partner, session.userPk, ticketId, lang, {});
+    }),
+  );
 
-  app.post('/sell/:partnerId/ticket/:ticketId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
-    const session = requireUser(c, partner);
-    if (session instanceof Response) return session;
-    const ticketId = c.req.param('ticketId');
-    const form = await c.req.parseBody();
-    const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
-    const refused = await owned(c, partner, session.userPk, ticketId, lang);
-    if (refused) return refused;
-    const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
-    const currency = deps.listings.quote(deps.db, ticket, null).currency;
-    const errors: FieldErrors = {};
-    let priceMinor: number | null = null;
-    try {
-      priceMinor = parseTypedPrice(str('price'), currency);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      errors.price = err.message;
-    }
-    const state = { price: str('price'), holderName: str('holderName') };
-    if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
-    try {
-      const listing = deps.db.transaction((tx) => {
-        if (str('iban') || str('holderName')) {
-          try {
-            accounts.save(tx, partner.id, session.userPk, { holderName: str('holderName'), iban: str('iban') });
-          } catch (err) {
-            if (err instanceof ApiError) errors[err.entries[0]!.path as 'iban' | 'holderName'] = err.message;
-            throw err;
-          }
-        }
-        return deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
-      });
-      return safeRedirect(c, `/sell/${partner.id}/listings/${listing.id}?lang=${lang}&published=1`, 303);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      if (!errors.iban && !errors.holderName) {
-        if (err.entries[0]?.path === 'price') errors.price = err.message;
-        else errors.form = err.message;
+  app.post(
+    '/sell/:partnerId/ticket/:ticketId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      const ticketId = c.req.param('ticketId') ?? '';
+      const form = await c.req.parseBody();
+      const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
+      const refused = await owned(c, partner, session.userPk, ticketId, lang);
+      if (refused) return refused;
+      const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
+      const currency = deps.listings.quote(deps.db, ticket, null).currency;
+      const errors: FieldErrors = {};
+      let priceMinor: number | null = null;
+      try {
+        priceMinor = parseTypedPrice(str('price'), currency);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        errors.price = err.message;
       }
-      return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
-    }
-  });
+      const state = { price: str('price'), holderName: str('holderName') };
+      if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
+      try {
+        const listing = deps.db.transaction((tx) => {
+          if (str('iban') || str('holderName')) {
+            try {
+              accounts.save(tx, partner.id, session.userPk, { holderName: str('holderName'), iban: str('iban') });
+            } catch (err) {
+              if (err instanceof ApiError) errors[err.entries[0]!.path as 'iban' | 'holderName'] = err.message;
+              throw err;
+            }
+          }
+          return deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
+        });
+        return safeRedirect(c, `/sell/${partner.id}/listings/${listing.id}?lang=${lang}&published=1`, 303);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        if (!errors.iban && !errors.holderName) {
+          if (err.entries[0]?.path === 'price') errors.price = err.message;
+          else errors.form = err.message;
+        }
+        return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
+      }
+    }),
+  );
 
   async function listingPage(c: C, partner: PartnerRow, listing: ListingRow, lang: Lang, errors: FieldErrors = {}) {
     const api = deps.listings.toApi(deps.db, listing);
@@ -362,43 +355,43 @@ export function sellPageRoutes(deps: AppDeps) {
     }
   }
 
-  app.get('/sell/:partnerId/listings/:listingId', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    const session = requireUser(c, partner);
-    if (session instanceof Response) return session;
-    const listing = ownListing(c, partner, session.userPk);
-    return listing ? listingPage(c, partner, listing, lang) : notFound(c, lang);
-  });
+  app.get(
+    '/sell/:partnerId/listings/:listingId',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      const listing = ownListing(c, partner, session.userPk);
+      return listing ? listingPage(c, partner, listing, lang) : notFoundPage(c, lang);
+    }),
+  );
 
-  app.post('/sell/:partnerId/listings/:listingId/:action{price|remove}', async (c) => {
-    const partner = partnerOf(c);
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFound(c, lang);
-    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
-    const session = requireUser(c, partner);
-    if (session instanceof Response) return session;
-    const listing = ownListing(c, partner, session.userPk);
-    if (!listing) return notFound(c, lang);
-    const base = `/sell/${partner.id}/listings/${listing.id}?lang=${lang}`;
-    const form = await c.req.parseBody();
-    try {
-      if (c.req.param('action') === 'price') {
-        const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', listing.currency);
-        if (priceMinor === null) throw ApiError.field('missing_field', 'price', t(lang, 'errorText'));
-        deps.db.transaction((tx) => deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
-        return safeRedirect(c, `${base}&updated=1`, 303);
+  app.post(
+    '/sell/:partnerId/listings/:listingId/:action{price|remove}',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      const listing = ownListing(c, partner, session.userPk);
+      if (!listing) return notFoundPage(c, lang);
+      const base = `/sell/${partner.id}/listings/${listing.id}?lang=${lang}`;
+      const form = await c.req.parseBody();
+      try {
+        if (c.req.param('action') === 'price') {
+          const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', listing.currency);
+          if (priceMinor === null) throw ApiError.field('missing_field', 'price', t(lang, 'errorText'));
+          deps.db.transaction((tx) => deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
+          return safeRedirect(c, `${base}&updated=1`, 303);
+        }
+        const ticketId = deps.listings.ticketsOf(deps.db, listing.id)[0]!.ticketId;
+        deps.db.transaction((tx) => deps.listings.terminateByTicket(tx, partner.id, ticketId, session.userPk));
+        return safeRedirect(c, `${base}&removed=1`, 303);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        const fresh = deps.listings.get(deps.db, partner.id, listing.id);
+        return listingPage(c, partner, fresh, lang, err.entries[0]?.path === 'price' ? { price: err.message } : { form: err.message });
       }
-      const ticketId = deps.listings.ticketsOf(deps.db, listing.id)[0]!.ticketId;
-      deps.db.transaction((tx) => deps.listings.terminateByTicket(tx, partner.id, ticketId, session.userPk));
-      return safeRedirect(c, `${base}&removed=1`, 303);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      const fresh = deps.listings.get(deps.db, partner.id, listing.id);
-      return listingPage(c, partner, fresh, lang, err.entries[0]?.path === 'price' ? { price: err.message } : { form: err.message });
-    }
-  });
+    }),
+  );
 
   return app;
 }
