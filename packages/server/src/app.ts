@@ -26,6 +26,7 @@ import { authPageRoutes } from './modules/auth/auth.pages.js';
 import { marketPageRoutes } from './modules/market/market.pages.js';
 import { intentionRoutes } from './modules/intentions/intentions.routes.js';
 import { checkoutPageRoutes } from './modules/payments/checkout.pages.js';
+import { riskRoutes } from './modules/risk/risk.routes.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', marketPageRoutes(deps));
   app.route('/', intentionRoutes(deps));
   app.route('/', checkoutPageRoutes(deps));
+  app.route('/', riskRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
@@ -136,6 +138,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Marketplace', description: 'Listings, delist, and the sell and buy flows' },
       { name: 'Access layer', description: 'Statuses, calls to action and components partners render' },
       { name: 'Auth', description: 'One-time tokens for Login Force and Login Trust' },
+      { name: 'Risk', description: 'Purchase risk evaluation and feedback' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
     ],

@@ -16,6 +16,7 @@ import type { ListingsService } from './modules/listings/listings.service.js';
 import type { AuthService } from './modules/auth/auth.service.js';
 import type { IntentionsService } from './modules/intentions/intentions.service.js';
 import type { PaymentsService } from './modules/payments/payments.service.js';
+import type { RiskService } from './modules/risk/risk.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -53,6 +54,7 @@ export interface AppDeps {
   auth: AuthService;
   intentions: IntentionsService;
   payments: PaymentsService;
+  risk: RiskService;
 }
 
 /** Hono environment of every router. */

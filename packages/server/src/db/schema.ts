@@ -13,3 +13,4 @@ export * from '../modules/listings/listings.table.js';
 export * from '../modules/payouts/payouts.table.js';
 export * from '../modules/intentions/intentions.table.js';
 export * from '../modules/payments/payments.table.js';
+export * from '../modules/risk/risk.table.js';

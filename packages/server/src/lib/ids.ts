@@ -29,6 +29,8 @@ export const ID_PREFIX = {
   intention: 'bi',
   payment: 'pmt',
   payout: 'po',
+  riskEvaluation: 'rsk',
+  riskFeedback: 'rfb',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -35,6 +35,8 @@ export const cm = defineMessages(
     backToMarket: 'Back to the tickets for sale',
     backToSite: 'Back to the ticketing site',
     buy: 'Buy',
+    riskTitle: 'We could not accept this payment',
+    riskText: 'For your security this purchase was stopped and nothing was charged. The tickets are available again. If you think this is a mistake, contact the ticketing site.',
   },
   {
     title: 'Pago',
@@ -69,5 +71,7 @@ export const cm = defineMessages(
     backToMarket: 'Volver a las entradas a la venta',
     backToSite: 'Volver a la web de venta',
     buy: 'Comprar',
+    riskTitle: 'No hemos podido aceptar este pago',
+    riskText: 'Por tu seguridad hemos detenido esta compra y no se ha cobrado nada. Las entradas vuelven a estar disponibles. Si crees que es un error, contacta con la web de venta.',
   },
 );

@@ -3,7 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
-import { currencyDigits } from '../../lib/money.js';
+import { currencyDigits, toMajor } from '../../lib/money.js';
 import { formatInstant } from '../../pages/format.js';
 import { t, type Lang } from '../../pages/i18n.js';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
@@ -179,6 +179,25 @@ export function checkoutPageRoutes(deps: AppDeps) {
       if (!card) return checkoutPage(c, partner, intention, lang, Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, cm(lang, v)])));
       const refused = await sellersStillOwn(c, partner, intention, lang);
       if (refused) return refused;
+      // Risk before payment: a high result stops the purchase and releases the tickets.
+      const buyer = deps.users.get(deps.db, partner.id, loaded.userPk);
+      const risk = deps.db.transaction((tx) =>
+        deps.risk.evaluate(tx, partner.id, {
+          customer: {
+            id: buyer.externalId ?? buyer.id,
+            ...(buyer.email ? { email: { address: buyer.email, verified: true } } : {}),
+            ...(buyer.phone ? { phone: { number: buyer.phone, verified: true } } : {}),
+            ...(buyer.firstName ? { firstName: buyer.firstName } : {}),
+            ...(buyer.lastName ? { lastName: buyer.lastName } : {}),
+          },
+          device: { userId: buyer.id },
+          transaction: { id: intention.id, amount: toMajor(intention.totalMinor, intention.currency), currency: intention.currency, action: 'resale_purchase', cardData: { bin: card.number.slice(0, 6), last4Digits: card.number.slice(-4) } },
+        }),
+      );
+      if (risk.overall_risk === 'high') {
+        deps.db.transaction((tx) => deps.intentions.fail(tx, intention.id, 'risk_high'));
+        return noticePage(c, { lang, status: 402, title: cm(lang, 'riskTitle'), text: cm(lang, 'riskText'), link: marketLink(partner, intention, lang) });
+      }
       return outcomePage(c, partner, intention, lang, await deps.payments.pay(intention, card));
     }),
   );

@@ -181,6 +181,22 @@ describe('checkout', () => {
   });
 });
 
+describe('risk at checkout', () => {
+  it('stops a purchase whose card had a chargeback, charging nothing and releasing the tickets', async () => {
+    const { t, p, list, checkout, pay } = await setup();
+    const first = await checkout(list('s1').id);
+    await pay(first.path, first.page.text, SANDBOX_CARDS.success);
+    await t.request('POST', '/v1/risk/feedback', { key: p.keys.private, body: { transactionId: first.bi.id, userId: 'buyer@example.com', result: 'chargeback' } });
+    const l2 = list('s2');
+    const second = await checkout(l2.id);
+    const res = await pay(second.path, second.page.text, SANDBOX_CARDS.success);
+    expect(res.status).toBe(402);
+    expect(res.text).toContain('We could not accept this payment');
+    expect(t.deps.listings.get(t.db, p.id, l2.id).state).toBe('ACTIVE');
+    expect(t.db.select().from(payments).all()).toHaveLength(1);
+  });
+});
+
 describe('cancellation after resale', () => {
   it('refunds resale buyers, stops undelivered payouts, and never touches a delivered one', async () => {
     const { t, p, state, list, checkout, pay } = await setup();
