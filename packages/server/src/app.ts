@@ -27,6 +27,7 @@ import { marketPageRoutes } from './modules/market/market.pages.js';
 import { intentionRoutes } from './modules/intentions/intentions.routes.js';
 import { checkoutPageRoutes } from './modules/payments/checkout.pages.js';
 import { riskRoutes } from './modules/risk/risk.routes.js';
+import { marketDataRoutes } from './modules/marketdata/marketdata.routes.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', intentionRoutes(deps));
   app.route('/', checkoutPageRoutes(deps));
   app.route('/', riskRoutes(deps));
+  app.route('/', marketDataRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
@@ -139,6 +141,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Access layer', description: 'Statuses, calls to action and components partners render' },
       { name: 'Auth', description: 'One-time tokens for Login Force and Login Trust' },
       { name: 'Risk', description: 'Purchase risk evaluation and feedback' },
+      { name: 'Market data', description: 'Primary-sale inventory of shows' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
     ],

@@ -14,3 +14,4 @@ export * from '../modules/payouts/payouts.table.js';
 export * from '../modules/intentions/intentions.table.js';
 export * from '../modules/payments/payments.table.js';
 export * from '../modules/risk/risk.table.js';
+export * from '../modules/marketdata/marketdata.table.js';

@@ -1,0 +1,82 @@
+import { and, eq } from 'drizzle-orm';
+import type { AppDeps } from '../../context.js';
+import type { Tx } from '../../db/client.js';
+import { toIso } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
+import { priceTypes, ticketOptions } from '../events/events.table.js';
+import { showInventory, type InventoryItem } from './marketdata.table.js';
+
+export interface InventoryCounts {
+  capacity?: number | null | undefined;
+  releasedTickets?: number | null | undefined;
+  reservedSpace?: number | null | undefined;
+  soldOut?: boolean | null | undefined;
+  soldPercentage?: number | null | undefined;
+}
+
+/**
+ * Primary-sale inventory per show. The show-level PUT replaces the fields sent and keeps the
+ * others; the details PUT replaces the items (per ticket option, optionally per price type),
+ * each checked against the show.
+ */
+export class MarketDataService {
+  constructor(private readonly deps: Pick<AppDeps, 'clock' | 'events'>) {}
+
+  setInventory(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined, counts: InventoryCounts) {
+    const { show } = this.deps.events.findShow(tx, partnerId, eventRef, showId);
+    const current = this.row(tx, show.id);
+    const next = { ...current, ...Object.fromEntries(Object.entries(counts).filter(([, v]) => v !== undefined)) };
+    return this.save(tx, partnerId, show.id, show.showId, next, current?.items ?? []);
+  }
+
+  setDetails(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined, items: InventoryItem[]) {
+    const { show } = this.deps.events.findShow(tx, partnerId, eventRef, showId);
+    items.forEach((item, i) => {
+      const option = tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, show.id), eq(ticketOptions.ticketId, item.ticketOptionId))).get();
+      if (!option) throw ApiError.field('invalid_value', `items.${i}.ticketOptionId`, `items.${i}.ticketOptionId '${item.ticketOptionId}' is not a ticket option of show '${show.showId}'`);
+      if (item.priceTypeId && !tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, show.id), eq(priceTypes.priceTypeId, item.priceTypeId))).get()) {
+        throw ApiError.field('invalid_value', `items.${i}.priceTypeId`, `items.${i}.priceTypeId '${item.priceTypeId}' is not a price type of show '${show.showId}'`);
+      }
+    });
+    const current = this.row(tx, show.id);
+    return this.save(tx, partnerId, show.id, show.showId, current ?? {}, items);
+  }
+
+  get(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined) {
+    const { show } = this.deps.events.findShow(tx, partnerId, eventRef, showId);
+    const row = this.row(tx, show.id);
+    if (!row) throw ApiError.notFound('inventory of show', show.showId);
+    return toApi(show.showId, row);
+  }
+
+  private row(tx: Tx, showPk: string) {
+    return tx.select().from(showInventory).where(eq(showInventory.showPk, showPk)).get();
+  }
+
+  private save(tx: Tx, partnerId: string, showPk: string, showId: string, counts: InventoryCounts, items: InventoryItem[]) {
+    const values = {
+      capacity: counts.capacity ?? null,
+      releasedTickets: counts.releasedTickets ?? null,
+      reservedSpace: counts.reservedSpace ?? null,
+      soldOut: counts.soldOut ?? null,
+      soldPercentage: counts.soldPercentage ?? null,
+      items,
+      updatedAt: this.deps.clock.now(),
+    };
+    const row = tx.insert(showInventory).values({ showPk, partnerId, ...values }).onConflictDoUpdate({ target: showInventory.showPk, set: values }).returning().get();
+    return toApi(showId, row);
+  }
+}
+
+function toApi(showId: string, row: typeof showInventory.$inferSelect) {
+  return {
+    showId,
+    capacity: row.capacity,
+    releasedTickets: row.releasedTickets,
+    reservedSpace: row.reservedSpace,
+    soldOut: row.soldOut,
+    soldPercentage: row.soldPercentage,
+    items: row.items,
+    updatedAt: toIso(row.updatedAt),
+  };
+}
