@@ -19,6 +19,7 @@ import { ticketShieldRoutes } from './modules/tickets/tickets.shield.js';
 import { ticketPageRoutes } from './modules/tickets/tickets.pages.js';
 import { listingRoutes } from './modules/listings/listings.routes.js';
 import { accessLayerRoutes } from './modules/accesslayer/accesslayer.routes.js';
+import { buyAccessLayerRoutes } from './modules/accesslayer/accesslayer.buy.routes.js';
 import { sellPageRoutes } from './modules/sell/sell.pages.js';
 import { sellEntryRoutes } from './modules/sell/sell.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', ticketShieldRoutes(deps));
   app.route('/', listingRoutes(deps));
   app.route('/', accessLayerRoutes(deps));
+  app.route('/', buyAccessLayerRoutes(deps));
   app.route('/', sellPageRoutes(deps));
   app.route('/', sellEntryRoutes(deps));
   app.route('/', authRoutes(deps));

@@ -38,6 +38,80 @@ export const sellBannerSchema = z
   })
   .openapi('SellBannerSettings');
 
+const httpsImage = () => z.url({ protocol: /^https$/, error: whenPresent('must be an https URL') }).max(2048).openapi({ example: 'https://partner.example/img/resale.jpg' });
+const colorPair = () => z.strictObject({ background: hex(), text: hex() }).openapi({ example: { background: '#0b4fb3', text: '#ffffff' } });
+const ref = () => z.string().trim().min(1).max(200);
+
+/**
+ * The buy access layer (GET /v1/wrapper/accesslayer?type=buy and its bulk form): which
+ * components a partner gets on its event pages and how they look. A component set to null
+ * (or left out) is not returned; `visible: false` returns it with `visible: false` (the
+ * partner keeps the slot but must not render it). Texts are localised (`en`, `es`),
+ * colours are hex, images https. `disabledTicketOptions` removes ticket options from the
+ * answer altogether (categories, map, counts, best listing), for one show or for every show
+ * of an event when `showId` is left out.
+ */
+export const buyAccessLayerSchema = z
+  .strictObject({
+    buyButton: z
+      .strictObject({
+        visible: z.boolean(),
+        ctaText: localized(60).openapi({ example: { en: 'Buy resale tickets', es: 'Comprar entradas de reventa' } }),
+        colors: colorPair(),
+        ctaColors: colorPair().optional().openapi({ description: 'Colours of the call to action; they take priority over `colors`.' }),
+      })
+      .nullable()
+      .optional()
+      .openapi({ description: 'The buy button (type button).' }),
+    buyBanner: z
+      .strictObject({
+        visible: z.boolean(),
+        title: localized(120),
+        description: localized(400),
+        ctaText: localized(60),
+        image: httpsImage().optional(),
+        colors: colorPair(),
+      })
+      .nullable()
+      .optional()
+      .openapi({ description: 'The buy banner (type banner).' }),
+    buyModal: z
+      .strictObject({
+        visible: z.boolean(),
+        title: localized(120),
+        description: localized(400),
+        ctaText: localized(60),
+        image: httpsImage(),
+      })
+      .nullable()
+      .optional()
+      .openapi({ description: 'The buy modal (type modal); the partner supplies its overlay and close behaviour.' }),
+    categoriesList: z
+      .strictObject({
+        visible: z.boolean(),
+        ctaText: localized(60).openapi({ example: { en: 'See tickets', es: 'Ver entradas' } }),
+        colors: colorPair().optional(),
+        ctaColors: colorPair().optional(),
+      })
+      .nullable()
+      .optional()
+      .openapi({ description: 'The list of categories (type list): one per ticket option of the show.' }),
+    integratedMap: z
+      .strictObject({
+        allowOrphanTicketSelection: z.boolean().openapi({ description: 'Whether a seated selection may leave a single seat free.' }),
+      })
+      .nullable()
+      .optional()
+      .openapi({ description: 'The map (type map); returned only for events with seating whose offers carry an area.' }),
+    disabledTicketOptions: z
+      .array(z.strictObject({ eventId: ref(), showId: ref().optional(), ticketOptionId: ref() }))
+      .max(1_000)
+      .default([])
+      .openapi({ description: 'Ticket options left out of the buy access layer; without showId, in every show of the event.', example: [{ eventId: 'tour-2026', ticketOptionId: 'opt-vip' }] }),
+  })
+  .openapi('BuyAccessLayerSettings');
+export type BuyAccessLayerSettings = z.output<typeof buyAccessLayerSchema>;
+
 const settingsShape = {
   ownershipUrl: url().openapi({ description: "The platform's ticket ownership endpoint (GET ?user=)." }),
   loginUrl: url().openapi({ description: "The platform's sign-in page for Login Force; receives returnTo." }),
@@ -56,6 +130,7 @@ const settingsShape = {
     .nullable()
     .openapi({ description: 'Webhook actions the partner receives; null receives every kind.', example: ['ticket.update', 'ticketShield.updated'] }),
   sellBanner: sellBannerSchema.nullable().openapi({ description: 'The sell banner component; null shows none.' }),
+  buyAccessLayer: buyAccessLayerSchema.nullable().openapi({ description: 'Components of the buy access layer; null gives the default set (a visible buy button and the categories list).' }),
   rateLimitPerMinute: z.number().int().min(0).max(1_000_000).nullable().openapi({
     description: "Requests per minute for the partner's whole API; null uses the server default, 0 disables.",
     example: null,
@@ -81,6 +156,7 @@ export const DEFAULT_SETTINGS: PartnerSettings = {
   defaultLang: 'en',
   webhookEvents: null,
   sellBanner: null,
+  buyAccessLayer: null,
   rateLimitPerMinute: null,
 };
 

@@ -1,0 +1,551 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { createDb } from '../../db/client.js';
+import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
+import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
+import type { PartnerSettingsPatch } from '../partners/partners.settings.js';
+import { oneTimeTokens } from '../auth/auth.table.js';
+import { buyAccessLayerRoutes } from './accesslayer.buy.routes.js';
+import { ShowSnapshots } from './accesslayer.buy.cache.js';
+
+/**
+ * Event `tour`, show-1 with four ticket options in this order:
+ * - opt-field  45.50 EUR, area Field
+ * - opt-vip   120.00 EUR, area Lounge
+ * - opt-box   200.00 EUR, area Lounge, webVisibility false
+ * - opt-stand  30.00 EUR, no area
+ * and show-2 (opt-field, opt-vip). Partner fees: buyer 10 %, so a listing at 40.00 costs the buyer 44.00 per ticket.
+ */
+const SHOW_1 = showBody('show-1', {
+  ticketOptions: [
+    { ticketId: 'opt-field', title: 'General field', description: 'Standing', currency: 'EUR', price: 45.5, area: 'Field' },
+    { ticketId: 'opt-vip', title: 'VIP', description: 'Lounge access', currency: 'EUR', price: 120, area: 'Lounge' },
+    { ticketId: 'opt-box', title: 'Box', description: 'Private box', currency: 'EUR', price: 200, area: 'Lounge', webVisibility: false },
+    { ticketId: 'opt-stand', title: 'Standing', description: 'Back', currency: 'EUR', price: 30 },
+  ],
+});
+
+const BRAND = {
+  buyBanner: {
+    visible: true,
+    title: { en: 'Sold out? Not quite.', es: '¿Agotado? No del todo.' },
+    description: { en: 'Official resale from fans.', es: 'Reventa oficial entre fans.' },
+    ctaText: { en: 'See resale', es: 'Ver reventa' },
+    image: 'https://partner.example/img/banner.jpg',
+    colors: { background: '#112233', text: '#fafafa' },
+  },
+  buyModal: {
+    visible: false,
+    title: { en: 'Tickets from fans', es: 'Entradas de fans' },
+    description: { en: 'Safe and official.', es: 'Seguro y oficial.' },
+    ctaText: { en: 'Open', es: 'Abrir' },
+    image: 'https://partner.example/img/modal.jpg',
+  },
+  buyButton: {
+    visible: true,
+    ctaText: { en: 'Resale', es: 'Reventa' },
+    colors: { background: '#000000', text: '#ffffff' },
+    ctaColors: { background: '#ff0000', text: '#00ff00' },
+  },
+  categoriesList: { visible: true, ctaText: { en: 'Buy', es: 'Comprar' }, colors: { background: '#eeeeee', text: '#111111' }, ctaColors: { background: '#123456', text: '#abcdef' } },
+  integratedMap: { allowOrphanTicketSelection: false },
+  disabledTicketOptions: [] as { eventId: string; showId?: string; ticketOptionId: string }[],
+};
+
+async function setup(opts: { seating?: boolean; settings?: PartnerSettingsPatch } = {}) {
+  const t = createTestApp();
+  mountBuy(t);
+  const p = t.partner('Acme Tickets', opts.settings ?? {});
+  await withEvent(t, p, eventBody('tour', { shows: [SHOW_1, showBody('show-2')], ...(opts.seating ? { seating: { svgCode: '<svg viewBox="0 0 10 10"/>' } } : {}) }));
+  const sync = await t.request('POST', '/v1/sync/tickets', {
+    key: p.keys.private,
+    body: [
+      ticketBody('f1', { orderId: 'o-1', section: 'A', row: '1', seat: '2' }),
+      ticketBody('f2', { orderId: 'o-1', section: 'A', row: '1', seat: '1' }),
+      ticketBody('f3'),
+      ticketBody('f4'),
+      ticketBody('v1', { ticketOptionId: 'opt-vip', price: 120 }),
+      ticketBody('v2', { ticketOptionId: 'opt-vip', price: 120 }),
+      ticketBody('b1', { ticketOptionId: 'opt-box', price: 200 }),
+      ticketBody('s1', { ticketOptionId: 'opt-stand', price: 30 }),
+      ticketBody('x1', { showId: 'show-2' }),
+    ],
+  });
+  expect(sync.status).toBe(200);
+  return { t, p, ...helpers(t, p) };
+}
+
+/** Mounts the router unless app.ts already does (the wiring is added there separately). */
+function mountBuy(t: TestApp) {
+  if (!t.app.routes.some((r) => r.method === 'POST' && r.path === '/v1/wrapper/accesslayer/bulk')) t.app.route('/', buyAccessLayerRoutes(t.deps));
+}
+
+function helpers(t: TestApp, p: TestPartner) {
+  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
+  const list = (ids: string[], priceMinor: number) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(ids[0]!).ownerPk, ticketPks: ids.map((id) => ticket(id).id), priceMinor }));
+  const reprice = (listingId: string, priceMinor: number) => t.db.transaction((tx) => t.deps.listings.updatePrice(tx, p.id, listingId, t.deps.listings.get(tx, p.id, listingId).sellerPk, priceMinor));
+  const terminate = (ticketId: string) => t.db.transaction((tx) => t.deps.listings.terminateByTicket(tx, p.id, ticketId));
+  const buy = (query: Record<string, string> = {}, key: string | null = p.keys.public) =>
+    t.request('GET', `/v1/wrapper/accesslayer?${new URLSearchParams({ type: 'buy', eventId: 'tour', showId: 'show-1', ...query })}`, { key });
+  const bulk = (body: unknown, query: Record<string, string> = {}, key: string = p.keys.public) =>
+    t.request('POST', `/v1/wrapper/accesslayer/bulk?${new URLSearchParams({ type: 'buy', ...query })}`, { key, body });
+  const settings = (buyAccessLayer: unknown) => t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { buyAccessLayer } } });
+  return { ticket, list, reprice, terminate, buy, bulk, settings };
+}
+
+type Component = { type: string; class: string } & Record<string, any>;
+const find = (data: Component[], cls: string) => data.find((c) => c.class === cls)?.[cls];
+const categories = (data: Component[]) => find(data, 'categoriesList').categories as { ticketOptionId: string; quantityForSale: number; floorPrice: number; visible: boolean; callToAction: { enabled: boolean; url: string } }[];
+const numbers = (data: Component[]) => Object.fromEntries(categories(data).map((c) => [c.ticketOptionId, [c.quantityForSale, c.floorPrice]]));
+const market = (p: TestPartner, q: string) => `http://resale.test/market/${p.id}/tour?showId=show-1&lang=${q}`;
+
+describe('buy access layer: the default set', () => {
+  it('answers a visible buy button and every category, in the show’s order, to the public key', async () => {
+    const { p, list, buy } = await setup();
+    list(['f3'], 4000);
+    list(['v1'], 12000);
+    const res = await buy();
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeNull();
+    expect(res.body.data.map((c: Component) => [c.type, c.class])).toEqual([
+      ['button', 'buyButton'],
+      ['list', 'categoriesList'],
+    ]);
+    expect(res.body.data[0].buyButton).toEqual({
+      visible: true,
+      callToAction: { text: 'Buy resale tickets', url: market(p, 'en'), enabled: true },
+      colors: { background: '#0b4fb3', text: '#ffffff' },
+    });
+    const cats = categories(res.body.data);
+    expect(cats.map((c) => c.ticketOptionId)).toEqual(['opt-field', 'opt-vip', 'opt-box', 'opt-stand']);
+    expect(cats[0]).toEqual({
+      ticketOptionId: 'opt-field',
+      quantityForSale: 1,
+      floorPrice: 44,
+      visible: true,
+      callToAction: { text: 'See tickets', url: `${market(p, 'en')}&ticketOptionId=opt-field`, enabled: true },
+    });
+    expect(numbers(res.body.data)).toEqual({ 'opt-field': [1, 44], 'opt-vip': [1, 132], 'opt-box': [0, 0], 'opt-stand': [0, 0] });
+    // Nothing of a category for sale: its call to action is disabled. webVisibility false: not visible.
+    expect(cats[2]).toMatchObject({ visible: false, callToAction: { enabled: false } });
+    expect(cats[3]).toMatchObject({ visible: true, callToAction: { enabled: false } });
+    // No seating, no map setting: no map.
+    expect(find(res.body.data, 'integratedMap')).toBeUndefined();
+  });
+
+  it('speaks Spanish when asked, and the partner’s language by default', async () => {
+    const { t, p, buy } = await setup();
+    const es = await buy({ lang: 'es' });
+    expect(es.body.data[0].buyButton.callToAction).toMatchObject({ text: 'Comprar entradas de reventa', url: market(p, 'es') });
+    expect(categories(es.body.data)[0]!.callToAction).toMatchObject({ url: `${market(p, 'es')}&ticketOptionId=opt-field` });
+    expect(find(es.body.data, 'categoriesList').categories[0].callToAction.text).toBe('Ver entradas');
+    await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { defaultLang: 'es' } } });
+    expect((await buy()).body.data[0].buyButton.callToAction.text).toBe('Comprar entradas de reventa');
+    expect((await buy({ lang: 'fr' })).status).toBe(400);
+  });
+});
+
+describe('buy access layer: live numbers', () => {
+  it('follows listings created, repriced, packed, terminated and delisted, at once and without moving the clock', async () => {
+    const { t, p, list, reprice, terminate, buy } = await setup();
+    const before = await buy();
+    expect(numbers(before.body.data)['opt-field']).toEqual([0, 0]);
+    expect(before.body.data[0].buyButton.callToAction.enabled).toBe(false);
+
+    const a = list(['f3'], 4000);
+    expect(numbers((await buy()).body.data)['opt-field']).toEqual([1, 44]);
+    // Same millisecond, new numbers: a cheaper listing lowers the floor; a pack counts each ticket.
+    list(['f4'], 3000);
+    expect(numbers((await buy()).body.data)['opt-field']).toEqual([2, 33]);
+    list(['f1', 'f2'], 5000);
+    expect(numbers((await buy()).body.data)['opt-field']).toEqual([4, 33]);
+    // Repricing the cheapest below and above.
+    const f4 = t.deps.listings.getByTicket(t.db, p.id, 'f4');
+    reprice(f4.id, 2500);
+    expect(numbers((await buy()).body.data)['opt-field']).toEqual([4, 27.5]);
+    reprice(f4.id, 6000);
+    expect(numbers((await buy()).body.data)['opt-field']).toEqual([4, 44]);
+    // Terminated by its seller.
+    terminate('f3');
+    expect(a.id).toBeTruthy();
+    expect(numbers((await buy()).body.data)['opt-field']).toEqual([3, 55]);
+    // Delisted by the organiser.
+    const delist = await t.request('POST', '/v1/delist', { key: p.keys.public, body: { externalReferenceEventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field' } });
+    expect(delist.body.data.delisted).toBe(2);
+    const after = await buy();
+    expect(numbers(after.body.data)['opt-field']).toEqual([0, 0]);
+    expect(after.body.data[0].buyButton.callToAction.enabled).toBe(false);
+    expect(categories(after.body.data)[0]!.callToAction.enabled).toBe(false);
+  });
+
+  it('sees writes made by another connection to the same database file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'buy-snapshots-'));
+    try {
+      const file = join(dir, 'db.sqlite');
+      const a = createDb(file);
+      const b = createDb(file);
+      const counter = new ShowSnapshots(a).counter;
+      const v0 = counter.read();
+      expect(counter.same(v0, counter.read())).toBe(true);
+      b.$client.exec("insert into partners (id, name, settings, webhook_secret_sealed, created_at, updated_at) values ('ptr_x', 'x', '{}', 'x', 0, 0)");
+      expect(counter.same(v0, counter.read())).toBe(false);
+      a.$client.close();
+      b.$client.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves repeated requests from its cache, and rebuilds once after any write', async () => {
+    const { t, p, list } = await setup();
+    const snapshots = new ShowSnapshots(t.db);
+    const read = () => snapshots.get(p.id, 'tour', 'show-1', snapshots.counter.read());
+    read();
+    read();
+    read();
+    expect(snapshots.rebuilds).toBe(1);
+    list(['f3'], 4000);
+    const r = read();
+    expect(snapshots.rebuilds).toBe(2);
+    expect(r.found && r.snapshot.options[0]).toMatchObject({ ticketOptionId: 'opt-field', quantityForSale: 1, floorMinor: 4400 });
+    read();
+    expect(snapshots.rebuilds).toBe(2);
+    // Writes forgiven (Login Trust's tokens) do not evict.
+    snapshots.counter.forgive(() => t.db.delete(oneTimeTokens).where(eq(oneTimeTokens.partnerId, 'nobody')).run());
+    t.db.transaction((tx) => snapshots.counter.forgive(() => t.deps.auth.mintOneTimeToken(tx, p.id, t.deps.tickets.get(t.db, p.id, 'f1').ownerPk, 'test')));
+    read();
+    expect(snapshots.rebuilds).toBe(2);
+    expect(snapshots.get(p.id, 'tour', 'show-9', snapshots.counter.read())).toEqual({ found: false, missing: 'show' });
+    expect(snapshots.get(p.id, 'nope', 'show-1', snapshots.counter.read())).toEqual({ found: false, missing: 'event' });
+  });
+});
+
+describe('buy access layer: resale closed', () => {
+  it('disables every call to action when resale is off, the show cancelled, or the show started', async () => {
+    const { t, p, list, buy } = await setup();
+    list(['f3'], 4000);
+    const enabled = async () => {
+      const data = (await buy()).body.data as Component[];
+      return [data[0]!.buyButton.callToAction.enabled, categories(data)[0]!.callToAction.enabled];
+    };
+    expect(await enabled()).toEqual([true, true]);
+    const off = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 'show-1', resaleEnabled: false }] } });
+    expect(off.status).toBe(200);
+    expect(await enabled()).toEqual([false, false]);
+    // Still counted: the listing is on the market, it just cannot be bought now.
+    expect(numbers((await buy()).body.data)['opt-field']).toEqual([1, 44]);
+    await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 'show-1', resaleEnabled: true }] } });
+    expect(await enabled()).toEqual([true, true]);
+    // The show starts: only the clock moves, no write.
+    t.clock.set('2026-05-01T19:00:00Z');
+    expect(await enabled()).toEqual([false, false]);
+    t.clock.set('2026-05-01T18:59:59Z');
+    expect(await enabled()).toEqual([true, true]);
+    await t.request('POST', '/v1/events/tour/cancellation?showId=show-1', { key: p.keys.private });
+    const cancelled = (await buy()).body.data as Component[];
+    expect(cancelled[0]!.buyButton.callToAction.enabled).toBe(false);
+    expect(numbers(cancelled)['opt-field']).toEqual([0, 0]);
+  });
+});
+
+describe('buy access layer: the partner’s settings', () => {
+  it('returns the configured components with their texts, colours and images, keeps visible false, leaves disabled categories out', async () => {
+    const { t, p, list, buy, settings } = await setup();
+    list(['f3'], 4000);
+    list(['v1'], 12000);
+    const saved = await settings({ ...BRAND, disabledTicketOptions: [{ eventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-vip' }, { eventId: 'tour', ticketOptionId: 'opt-stand' }, { eventId: 'other', ticketOptionId: 'opt-field' }] });
+    expect(saved.status).toBe(200);
+    const res = await buy({ lang: 'es' });
+    expect(res.body.data.map((c: Component) => c.class)).toEqual(['buyBanner', 'buyModal', 'buyButton', 'categoriesList']);
+    const url = market(p, 'es');
+    expect(find(res.body.data, 'buyBanner')).toEqual({
+      title: '¿Agotado? No del todo.',
+      description: 'Reventa oficial entre fans.',
+      image: 'https://partner.example/img/banner.jpg',
+      visible: true,
+      colors: { background: '#112233', text: '#fafafa' },
+      callToAction: { text: 'Ver reventa', url, enabled: true },
+    });
+    expect(find(res.body.data, 'buyModal')).toEqual({
+      title: 'Entradas de fans',
+      description: 'Seguro y oficial.',
+      image: 'https://partner.example/img/modal.jpg',
+      visible: false,
+      callToAction: { text: 'Abrir', url, enabled: true },
+    });
+    expect(find(res.body.data, 'buyButton')).toEqual({
+      visible: true,
+      callToAction: { text: 'Reventa', url, enabled: true, colors: { background: '#ff0000', text: '#00ff00' } },
+      colors: { background: '#000000', text: '#ffffff' },
+    });
+    const cats = categories(res.body.data);
+    expect(cats.map((c) => c.ticketOptionId)).toEqual(['opt-field', 'opt-box']);
+    expect(cats[0]).toMatchObject({
+      colors: { background: '#eeeeee', text: '#111111' },
+      callToAction: { text: 'Comprar', enabled: true, colors: { background: '#123456', text: '#abcdef' } },
+    });
+    // The disabled VIP listing counts nowhere: only the field listing is for sale.
+    await settings({ ...BRAND, disabledTicketOptions: [{ eventId: 'tour', ticketOptionId: 'opt-field' }] });
+    const noField = await buy();
+    expect(categories(noField.body.data).map((c) => c.ticketOptionId)).toEqual(['opt-vip', 'opt-box', 'opt-stand']);
+    await settings({ ...BRAND, disabledTicketOptions: [{ eventId: 'tour', ticketOptionId: 'opt-field' }, { eventId: 'tour', ticketOptionId: 'opt-vip' }] });
+    expect(find((await buy()).body.data, 'buyButton').callToAction.enabled).toBe(false);
+    // Another show of the event is not touched by a show-scoped entry.
+    await settings({ ...BRAND, disabledTicketOptions: [{ eventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field' }] });
+    expect(categories((await buy({ showId: 'show-2' })).body.data).map((c) => c.ticketOptionId)).toEqual(['opt-field', 'opt-vip']);
+    // A hidden list is returned hidden, category by category.
+    await settings({ categoriesList: { ...BRAND.categoriesList, visible: false } });
+    const hidden = await buy();
+    expect(hidden.body.data.map((c: Component) => c.class)).toEqual(['categoriesList']);
+    expect(find(hidden.body.data, 'categoriesList').visible).toBe(false);
+    expect(categories(hidden.body.data).every((c) => c.visible === false)).toBe(true);
+    // Back to the default set.
+    await settings(null);
+    expect((await buy()).body.data.map((c: Component) => c.class)).toEqual(['buyButton', 'categoriesList']);
+    expect((await t.request('GET', `/admin/v1/partners/${p.id}`, { operator: true })).body.data.settings.buyAccessLayer).toBeNull();
+  });
+
+  it('refuses invalid settings: colours not hex, images not https, unknown fields, texts not localised', async () => {
+    const { t, p, settings } = await setup();
+    const bad = await settings({
+      ...BRAND,
+      buyBanner: { ...BRAND.buyBanner, image: 'http://partner.example/i.png', colors: { background: 'red', text: '#fff' } },
+      buyModal: { ...BRAND.buyModal, image: 'javascript:alert(1)' },
+      buyButton: { ...BRAND.buyButton, ctaColors: { background: '#12345g', text: '#000000' } },
+      categoriesList: { ...BRAND.categoriesList, ctaText: { en: 'Buy' } },
+      integratedMap: { allowOrphanTicketSelection: false, zoom: 3 },
+      disabledTicketOptions: [{ eventId: 'tour' }],
+      sparkles: true,
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'settings.buyAccessLayer.buyBanner.colors.background',
+      'settings.buyAccessLayer.buyBanner.colors.text',
+      'settings.buyAccessLayer.buyBanner.image',
+      'settings.buyAccessLayer.buyButton.ctaColors.background',
+      'settings.buyAccessLayer.buyModal.image',
+      'settings.buyAccessLayer.categoriesList.ctaText.es',
+      'settings.buyAccessLayer.disabledTicketOptions.0.ticketOptionId',
+      'settings.buyAccessLayer.integratedMap.zoom',
+      'settings.buyAccessLayer.sparkles',
+    ]);
+    expect(bad.body.errors.find((e: { path: string }) => e.path === 'settings.buyAccessLayer.sparkles').code).toBe('unknown_field');
+    expect(t.deps.partners.get(p.id).settings.buyAccessLayer).toBeNull();
+    // Valid: stored, disabledTicketOptions defaulted.
+    const good = await settings({ buyButton: BRAND.buyButton });
+    expect(good.status).toBe(200);
+    expect(good.body.data.settings.buyAccessLayer).toEqual({ buyButton: BRAND.buyButton, disabledTicketOptions: [] });
+  });
+});
+
+describe('buy access layer: the map', () => {
+  it('is returned only for an event with seating, with the map setting, and offers in an area', async () => {
+    const { p, list, buy, settings } = await setup({ seating: true });
+    await settings({ ...BRAND, integratedMap: { allowOrphanTicketSelection: true } });
+    // Nothing for sale yet: no map.
+    expect(find((await buy()).body.data, 'integratedMap')).toBeUndefined();
+    // An offer without an area: still no map.
+    list(['s1'], 2000);
+    expect(find((await buy()).body.data, 'integratedMap')).toBeUndefined();
+    list(['f1', 'f2'], 4000);
+    list(['f3'], 5000);
+    list(['v1'], 12000);
+    list(['b1'], 15000);
+    const res = await buy();
+    expect(res.body.data.map((c: Component) => c.class)).toEqual(['buyBanner', 'buyModal', 'buyButton', 'categoriesList', 'integratedMap']);
+    const map = find(res.body.data, 'integratedMap').map;
+    expect(map.config).toEqual({ allowOrphanTicketSelection: true });
+    expect(map.totalCount).toBe(6);
+    // The cheapest offer is the standing one (no area): 20.00 + 10 %.
+    expect(map.bestListing).toMatchObject({ ticketOptionId: 'opt-stand', area: null, quantity: 1, currency: 'EUR', price: 22 });
+    expect(map.bestListing.url).toMatch(new RegExp(`^${market(p, 'en').replace(/[?]/g, '\\?')}&ticketOptionId=opt-stand&listingId=lst_`));
+    expect(map.results).toEqual([
+      { area: 'Field', quantityForSale: 3, floorPrice: 44, ticketOptionIds: ['opt-field'] },
+      { area: 'Lounge', quantityForSale: 2, floorPrice: 132, ticketOptionIds: ['opt-vip', 'opt-box'] },
+    ]);
+    // Disabled options leave the map too; the best listing is then the field pack, seats in order.
+    await settings({ ...BRAND, disabledTicketOptions: [{ eventId: 'tour', ticketOptionId: 'opt-stand' }, { eventId: 'tour', ticketOptionId: 'opt-box' }] });
+    const filtered = find((await buy()).body.data, 'integratedMap').map;
+    expect(filtered.totalCount).toBe(4);
+    expect(filtered.bestListing).toMatchObject({ ticketOptionId: 'opt-field', area: 'Field', quantity: 2, price: 44, seats: [{ section: 'A', row: '1', seat: '1' }, { section: 'A', row: '1', seat: '2' }] });
+    expect(filtered.results[1]).toEqual({ area: 'Lounge', quantityForSale: 1, floorPrice: 132, ticketOptionIds: ['opt-vip'] });
+    // Without the map setting: no map.
+    await settings({ ...BRAND, integratedMap: null });
+    expect(find((await buy()).body.data, 'integratedMap')).toBeUndefined();
+  });
+
+  it('is not returned for an event without seating', async () => {
+    const { list, buy, settings } = await setup();
+    await settings(BRAND);
+    list(['f3'], 4000);
+    expect(find((await buy()).body.data, 'integratedMap')).toBeUndefined();
+  });
+});
+
+describe('buy access layer: requests and keys', () => {
+  it('takes type in any letter case and refuses another type or missing ids', async () => {
+    const { buy } = await setup();
+    expect((await buy({ type: 'BUY' })).status).toBe(200);
+    expect((await buy({ type: 'Buy' })).status).toBe(200);
+    const sell = await buy({ type: 'sell' });
+    expect(sell.status).toBe(400);
+    expect(sell.body.errors[0]).toMatchObject({ code: 'invalid_value', path: 'type', in: 'query', message: 'type must be buy (any letter case)' });
+    const { t, p } = await setup();
+    const none = await t.request('GET', '/v1/wrapper/accesslayer?eventId=tour&showId=show-1', { key: p.keys.public });
+    expect(none.body.errors[0]).toMatchObject({ code: 'missing_field', path: 'type' });
+    const missing = await t.request('GET', '/v1/wrapper/accesslayer?type=buy', { key: p.keys.public });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]).sort()).toEqual([
+      ['eventId', 'missing_field'],
+      ['showId', 'missing_field'],
+    ]);
+    expect((await buy({ showId: '' })).body.errors[0]).toMatchObject({ path: 'showId' });
+  });
+
+  it('accepts the public or the private key, refuses the channels key and no key', async () => {
+    const { p, buy } = await setup();
+    expect((await buy({}, p.keys.private)).status).toBe(200);
+    const channels = await buy({}, p.keys.channels);
+    expect(channels.status).toBe(403);
+    expect(channels.body.errors[0].code).toBe('forbidden_key_kind');
+    expect((await buy({}, null)).status).toBe(401);
+  });
+
+  it('signs every URL with its own single-use token for loginTrust[user], with the private key only', async () => {
+    const { t, p, list, buy, settings } = await setup({ seating: true });
+    await settings(BRAND);
+    list(['f3'], 4000);
+    const pub = await buy({ 'loginTrust[user]': 'fan@example.com' });
+    expect(pub.status).toBe(403);
+    expect(pub.body.errors[0]).toMatchObject({ code: 'forbidden_key_kind' });
+    // Percent-encoded brackets are the same parameter.
+    const encoded = await t.request('GET', '/v1/wrapper/accesslayer?type=buy&eventId=tour&showId=show-1&loginTrust%5Buser%5D=fan%40example.com', { key: p.keys.public });
+    expect(encoded.status).toBe(403);
+
+    const res = await buy({ 'loginTrust[user]': 'fan@example.com' }, p.keys.private);
+    expect(res.status).toBe(200);
+    const urls: string[] = [];
+    const walk = (v: unknown) => {
+      if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) k === 'url' && typeof x === 'string' ? urls.push(x) : walk(x);
+    };
+    walk(res.body.data);
+    // banner, modal, button, 4 categories, the best listing.
+    expect(urls).toHaveLength(8);
+    const tokens = urls.map((u) => new URL(u).searchParams.get('oneTimeToken'));
+    expect(tokens.every((tok) => tok && tok.length >= 22)).toBe(true);
+    expect(new Set(tokens).size).toBe(urls.length);
+    expect(new URL(urls[0]!).pathname).toBe(`/market/${p.id}/tour`);
+    // Each token opens once, for that user.
+    const fan = t.deps.tickets.get(t.db, p.id, 'f1').ownerPk;
+    const first = t.db.transaction((tx) => t.deps.auth.redeemOneTimeToken(tx, tokens[0]!, p.id));
+    expect(first).toMatchObject({ ok: true, userPk: fan, purpose: 'accessLayer' });
+    expect(t.db.transaction((tx) => t.deps.auth.redeemOneTimeToken(tx, tokens[0]!, p.id))).toMatchObject({ ok: false, reason: 'used' });
+    expect(t.db.transaction((tx) => t.deps.auth.redeemOneTimeToken(tx, tokens[1]!, p.id))).toMatchObject({ ok: true });
+    // They live as long as the partner's oneTimeTokenTtlSeconds (300 s by default).
+    t.clock.advance(300_000);
+    expect(t.db.transaction((tx) => t.deps.auth.redeemOneTimeToken(tx, tokens[2]!, p.id))).toMatchObject({ ok: false, reason: 'expired' });
+    // A bad user is a 400 naming the parameter.
+    const badUser = await buy({ 'loginTrust[user]': 'not an e-mail@' }, p.keys.private);
+    expect(badUser.body.errors[0]).toMatchObject({ path: 'loginTrust[user]' });
+  });
+
+  it('answers 404 for an unknown event or show and for another partner’s', async () => {
+    const { t, buy } = await setup();
+    const event = await buy({ eventId: 'nope' });
+    expect(event.status).toBe(404);
+    expect(event.body).toMatchObject({ status: 404, data: null, errors: [{ code: 'not_found', message: "No event 'nope' was found" }] });
+    expect((await buy({ showId: 'show-9' })).body.errors[0]).toMatchObject({ code: 'not_found', message: "No show 'show-9' was found" });
+    const other = t.partner('Other');
+    const foreign = await t.request('GET', '/v1/wrapper/accesslayer?type=buy&eventId=tour&showId=show-1', { key: other.keys.public });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.errors[0].code).toBe('not_found');
+  });
+});
+
+describe('buy access layer: the OpenAPI document', () => {
+  it('documents both operations with their parameters, keys and components', async () => {
+    const { t } = await setup();
+    const doc = (await t.request('GET', '/v1/openapi.json')).body as unknown as Record<string, any>;
+    const get = doc.paths['/v1/wrapper/accesslayer'].get;
+    expect(get.operationId).toBe('buyAccessLayer');
+    expect(get.parameters.map((p: { name: string; required?: boolean }) => [p.name, !!p.required])).toEqual([
+      ['type', true],
+      ['eventId', true],
+      ['showId', true],
+      ['lang', false],
+      ['loginTrust[user]', false],
+    ]);
+    expect(get.security).toEqual([{ publicKey: [] }, { privateKey: [] }]);
+    expect(doc.paths['/v1/wrapper/accesslayer'].post.operationId).toBe('sellAccessLayer');
+    expect(doc.paths['/v1/wrapper/accesslayer/bulk'].post.operationId).toBe('buyAccessLayerBulk');
+    for (const name of ['BuyBannerComponent', 'BuyModalComponent', 'BuyButtonComponent', 'CategoriesListComponent', 'IntegratedMapComponent', 'BuyAccessLayerSettings']) {
+      expect(doc.components.schemas[name]).toBeDefined();
+    }
+  });
+});
+
+describe('buy access layer: bulk', () => {
+  it('answers buttons, modals and banners per show, in request order; unknown or foreign shows get an empty list', async () => {
+    const { t, p, list, bulk, settings } = await setup({ seating: true });
+    await settings(BRAND);
+    list(['f3'], 4000);
+    const res = await bulk([
+      { eventId: 'tour', showIds: ['show-2', 'show-1', 'show-9'] },
+      { eventId: 'nope', showIds: ['show-1'] },
+    ], { type: 'BUY', lang: 'es' });
+    expect(res.status).toBe(200);
+    const data = res.body.data as { eventId: string; showId: string; components: Component[] }[];
+    expect(data.map((d) => [d.eventId, d.showId, d.components.map((c) => c.class).join()])).toEqual([
+      ['tour', 'show-2', 'buyBanner,buyModal,buyButton'],
+      ['tour', 'show-1', 'buyBanner,buyModal,buyButton'],
+      ['tour', 'show-9', ''],
+      ['nope', 'show-1', ''],
+    ]);
+    expect(data[1]!.components[2]!.buyButton.callToAction).toEqual({ text: 'Reventa', url: market(p, 'es'), enabled: true, colors: BRAND.buyButton.ctaColors });
+    // show-2 has nothing for sale.
+    expect(data[0]!.components[2]!.buyButton.callToAction.enabled).toBe(false);
+    // Another partner reads the same ids as unknown.
+    const other = t.partner('Other', { buyAccessLayer: BRAND });
+    const foreign = await t.request('POST', '/v1/wrapper/accesslayer/bulk?type=buy', { key: other.keys.public, body: [{ eventId: 'tour', showIds: ['show-1'] }] });
+    expect(foreign.body.data).toEqual([{ eventId: 'tour', showId: 'show-1', components: [] }]);
+    // The default set in bulk is the button alone.
+    await settings(null);
+    expect((await bulk([{ eventId: 'tour', showIds: ['show-1'] }])).body.data[0].components.map((c: Component) => c.class)).toEqual(['buyButton']);
+    expect((await bulk([])).body.data).toEqual([]);
+  });
+
+  it('signs every URL of every show with loginTrust[user] (private key only)', async () => {
+    const { p, bulk, settings } = await setup();
+    await settings(BRAND);
+    expect((await bulk([{ eventId: 'tour', showIds: ['show-1'] }], { 'loginTrust[user]': 'fan@example.com' })).status).toBe(403);
+    const res = await bulk([{ eventId: 'tour', showIds: ['show-1', 'show-2'] }], { 'loginTrust[user]': 'fan@example.com' }, p.keys.private);
+    const urls = res.body.data.flatMap((d: { components: Component[] }) => d.components.map((c) => c[c.class].callToAction.url as string));
+    expect(urls).toHaveLength(6);
+    const tokens = urls.map((u: string) => new URL(u).searchParams.get('oneTimeToken'));
+    expect(tokens.every(Boolean)).toBe(true);
+    expect(new Set(tokens).size).toBe(6);
+  });
+
+  it('refuses a wrong type, too many events or shows, and malformed items', async () => {
+    const { p, bulk } = await setup();
+    expect((await bulk([{ eventId: 'tour', showIds: ['show-1'] }], { type: 'sell' })).body.errors[0]).toMatchObject({ path: 'type', in: 'query' });
+    const events = await bulk(Array.from({ length: 51 }, (_, i) => ({ eventId: `e${i}`, showIds: ['s'] })));
+    expect(events.status).toBe(400);
+    expect(events.body.errors[0]).toMatchObject({ code: 'out_of_range', message: 'the request must hold at most 50 item(s)' });
+    const shows = await bulk([
+      { eventId: 'a', showIds: Array.from({ length: 150 }, (_, i) => `s${i}`) },
+      { eventId: 'b', showIds: Array.from({ length: 51 }, (_, i) => `s${i}`) },
+    ]);
+    expect(shows.status).toBe(400);
+    expect(shows.body.errors[0].message).toMatch(/at most 200 shows in all \(201 sent\)/);
+    expect((await bulk([{ eventId: 'a', showIds: Array.from({ length: 201 }, (_, i) => `s${i}`) }])).body.errors[0]).toMatchObject({ path: '0.showIds', code: 'out_of_range' });
+    expect((await bulk([{ eventId: 'tour', showIds: [] }])).body.errors[0]).toMatchObject({ path: '0.showIds', code: 'out_of_range' });
+    expect((await bulk([{ eventId: 'tour' }])).body.errors[0]).toMatchObject({ path: '0.showIds', code: 'missing_field' });
+    expect((await bulk([{ eventId: 'tour', showIds: ['show-1'], extra: 1 }])).body.errors[0]).toMatchObject({ path: '0.extra', code: 'unknown_field' });
+    expect((await bulk({ eventId: 'tour' })).status).toBe(400);
+    expect((await bulk([{ eventId: 'tour', showIds: ['show-1'] }], {}, p.keys.channels)).status).toBe(403);
+  });
+});
