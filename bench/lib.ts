@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ export const KEYS = {
  * Starts the real service (main.ts) in its own process on a fresh file database, so the
  * load generator and the server each have a core, as in production.
  */
-export async function startServer(extraEnv: Record<string, string> = {}): Promise<{ base: string; dir: string; stop: () => Promise<void> }> {
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<{ base: string; dir: string; pid: number | undefined; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'resale-bench-'));
   const port = 30_000 + Math.floor(Math.random() * 20_000);
   // BENCH_CPU_PROF=<dir> writes a CPU profile of the server process there.
@@ -52,6 +52,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   return {
     base,
     dir,
+    pid: child.pid,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -69,6 +70,19 @@ export async function api(base: string, method: string, path: string, body?: unk
   const json = (await res.json()) as { status: number; data: unknown; errors: unknown };
   if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(json.errors)}`);
   return json.data;
+}
+
+/** CPU seconds (user + system, all threads) a process has used so far; null where /proc is missing. */
+export function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // Fields after the command name: state is 3rd, utime 14th, stime 15th (in clock ticks, 100 per second on Linux).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 export function fmt(n: number): string {

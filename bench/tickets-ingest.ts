@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { api, fmt, startServer } from './lib.js';
+import { api, cpuSeconds, fmt, startServer } from './lib.js';
 
 const TOTAL = Number(process.env.BENCH_TICKETS ?? 100_000);
 const BATCH = 1_000;
@@ -54,6 +54,8 @@ export async function run(): Promise<Record<string, number>> {
     const batches = Array.from({ length: TOTAL / BATCH }, (_, b) => JSON.stringify(Array.from({ length: BATCH }, (_, i) => ticket(b * BATCH + i))));
 
     const started = performance.now();
+    const serverCpu0 = cpuSeconds(server.pid);
+    const clientCpu0 = process.cpuUsage();
     const jobIds: string[] = [];
     let next = 0;
     await Promise.all(
@@ -81,6 +83,9 @@ export async function run(): Promise<Record<string, number>> {
       }
     }
     const endToEndS = (performance.now() - started) / 1000;
+    const serverCpuS = serverCpu0 === null ? null : cpuSeconds(server.pid)! - serverCpu0;
+    const clientCpu = process.cpuUsage(clientCpu0);
+    const clientCpuS = (clientCpu.user + clientCpu.system) / 1e6;
     if (created !== TOTAL) throw new Error(`created ${created} of ${TOTAL}`);
 
     // Baseline: the same rows straight into SQLite, one transaction, one prepared statement.
@@ -108,6 +113,8 @@ export async function run(): Promise<Record<string, number>> {
     console.log(`  end to end (all jobs done) ${endToEndS.toFixed(2)} s  = ${fmt(e2e)} tickets/s   (target >= 50,000)`);
     console.log(`  straight into SQLite       ${directS.toFixed(2)} s  = ${fmt(direct)} tickets/s`);
     console.log(`  ratio end-to-end / direct  ${(e2e / direct).toFixed(3)}`);
+    // Both processes share the machine's cores: CPU per ticket shows where the time goes.
+    if (serverCpuS !== null) console.log(`  CPU while measured         server ${serverCpuS.toFixed(2)} s (${((serverCpuS * 1e6) / TOTAL).toFixed(1)} µs/ticket), load generator ${clientCpuS.toFixed(2)} s`);
     return { ticketsPerSecond: e2e, directPerSecond: direct, ratio: e2e / direct };
   } finally {
     await server.stop();

@@ -6,6 +6,7 @@ import { EnvError, parseEnv, type Env } from './env.js';
 import { systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
 import { startJobs } from './jobs/scheduler.js';
+import { startIngestionWorker } from './modules/tickets/tickets.worker.js';
 
 /**
  * The only impure entry: env -> db -> migrate -> sandbox -> workers -> serve.
@@ -51,6 +52,9 @@ export async function start(source: Record<string, string | undefined> = process
   }
 
   const jobs = startJobs(deps);
+  // Ticket ingestion drains on a worker thread over a file database (an in-memory one cannot be shared).
+  const ingestion = env.DATABASE_PATH === ':memory:' ? null : startIngestionWorker(deps, { databasePath: env.DATABASE_PATH, secretKey: env.SECRET_KEY, logLevel: env.LOG_LEVEL });
+  await ingestion?.ready;
   const app = createApp(deps);
   let server!: ReturnType<typeof serve>;
   const port = await new Promise<number>((resolve) => {
@@ -60,6 +64,7 @@ export async function start(source: Record<string, string | undefined> = process
 
   const stop = async () => {
     jobs.stop();
+    await ingestion?.stop();
     deps.messages.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     db.$client.close();

@@ -1,13 +1,14 @@
 import type { Job } from '../../jobs/scheduler.js';
 
 /**
- * Drains the ticket ingestion queue. Each tick works for at most 200 ms so HTTP requests
- * are served between jobs; the next tick goes on.
+ * Drains the ticket ingestion queue in-process. Each tick works for at most 200 ms so HTTP
+ * requests are served between jobs; the next tick goes on. It stands down while a worker
+ * thread drains the queue (tickets.worker.ts: main.ts over a file database).
  */
 export const ticketsJob: Job = {
   name: 'tickets-ingestion',
   everyMs: 25,
   run: (deps) => {
-    deps.tickets.drain(200);
+    if (deps.tickets.drainsHere) deps.tickets.drain(200);
   },
 };

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, ne, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { toIso } from '../../lib/clock.js';
@@ -9,31 +9,44 @@ import { isCurrency, toMajor, toMinor } from '../../lib/money.js';
 import { issuesToEntries } from '../../lib/validation.js';
 import type { EventsService, ShowRef } from '../events/events.service.js';
 import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
-import { userToApi, type UserIdentity, type UserRow, type UsersService } from '../users/users.service.js';
+import { userToApi, type UserBatch, type UserIdentity, type UserRow, type UsersService } from '../users/users.service.js';
 import { users } from '../users/users.table.js';
 import { TicketInputSchema, type TicketInput, type TicketRecord, type TicketUpdate } from './tickets.schemas.js';
+import { TicketBulkWriter, type TicketRow } from './tickets.bulk.js';
 import { ticketJobs, tickets, type TicketJobResult, type TicketState } from './tickets.table.js';
 
-export type TicketRow = typeof tickets.$inferSelect;
+export type { TicketRow };
 export type JobRow = typeof ticketJobs.$inferSelect;
 
 /** A job lease: long enough for the largest job, short enough to recover quickly after a crash. */
 export const JOB_LEASE_MS = 60_000;
 
+/** Ticket ids per prepared lookup when a batch reads its stored tickets in advance. */
+const PREFETCH_CHUNK = 250;
+
 /** States from which a ticket can still change hands or be admitted. */
 const LIVE_STATES: readonly TicketState[] = ['VALID', 'LISTED', 'SOLD'];
 
-/** Lookups that repeat within a batch (one event, a few options, many tickets). */
-interface BatchCache {
+/**
+ * One batch of ingestion: the lookups that repeat (one event, a few options, many
+ * tickets) and the writes waiting for the next flush.
+ */
+interface Batch {
   shows: Map<string, ShowRef>;
   options: Map<string, typeof ticketOptions.$inferSelect>;
   combos: Map<string, { priceTypePk: string }>;
-  /** Stored tickets of the batch, read in advance; null means "read each when needed". */
-  existing: Map<string, TicketRow> | null;
-  /** Tickets this batch wrote already: their prefetched row is stale. */
-  touched: Set<string>;
+  /**
+   * Tickets as they stand for this batch: as stored, or as this batch will write them;
+   * null when there is no such ticket. A ticketId not in the map is read when needed.
+   */
+  known: Map<string, TicketRow | null>;
+  /** Rows the next flush writes, by ticketId: a ticket sent twice is written once, as last sent. */
+  pending: Map<string, TicketRow>;
   /** Owners resolved in this batch, by the buyer as sent. */
   owners: Map<string, UserRow>;
+  users: UserBatch;
+  /** Prices converted to minor units, by currency and amount as sent. */
+  prices: Map<string, number>;
 }
 
 /** Maps a lookup error of the events service onto the item field it concerns. */
@@ -82,32 +95,83 @@ export class TicketsService {
 
   /**
    * Applies items in the caller's transaction. A failing item leaves no rows and does not
-   * stop the others: `upsert` makes every check before its first write, so no savepoint is
-   * needed (they cost a statement each, and this path runs for every synchronised ticket).
+   * stop the others: every check of an item comes before anything of it is written, so no
+   * savepoint is needed.
+   *
+   * Set-based: the items are checked and resolved one by one, in order, against what the
+   * batch has seen (stored rows read in advance, plus the batch's own unwritten rows), and
+   * the tickets and new users are written together in multi-row statements at the end
+   * (tickets.bulk.ts). The outcome is the one of applying the items one at a time: a
+   * ticket sent twice is written once as last sent ('created', then 'updated'). When an
+   * update changes a stored ticket's owner, show or option, everything so far is written
+   * before `ticket.invalidated` is raised, so its handlers see the batch's writes; what they
+   * change is read again afterwards.
    */
   applyItems(tx: Tx, partnerId: string, items: readonly { index: number; item: TicketInput }[]): TicketJobResult[] {
-    const cache: BatchCache = { shows: new Map(), options: new Map(), combos: new Map(), existing: this.prefetch(tx, partnerId, items.map((i) => i.item.ticketId)), touched: new Set(), owners: new Map() };
+    const batch = this.newBatch(tx, partnerId);
+    this.prefetch(tx, partnerId, batch, items.map((i) => i.item.ticketId));
+    batch.users.prefetch(items.map((i) => buyerIdentity(i.item.buyer)));
     const results: TicketJobResult[] = [];
     for (const { index, item } of items) {
       try {
-        results.push({ index, ticketId: item.ticketId, status: this.upsert(tx, partnerId, item, cache) });
+        results.push({ index, ticketId: item.ticketId, status: this.stage(tx, partnerId, item, batch) });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         results.push({ index, ticketId: item.ticketId, status: 'rejected', errors: err.entries.map(stripIn) });
       }
     }
+    this.flush(batch);
     return results;
   }
 
-  /** The stored tickets among `ticketIds`, in one query per 500 ids. */
-  private prefetch(tx: Tx, partnerId: string, ticketIds: readonly string[]): Map<string, TicketRow> {
-    const found = new Map<string, TicketRow>();
+  private newBatch(tx: Tx, partnerId: string): Batch {
+    return {
+      shows: new Map(),
+      options: new Map(),
+      combos: new Map(),
+      known: new Map(),
+      pending: new Map(),
+      owners: new Map(),
+      users: this.usersService.batch(tx, partnerId),
+      prices: new Map(),
+    };
+  }
+
+  private existingStatement?: { all: (v: Record<string, string>) => TicketRow[] };
+
+  /**
+   * Reads the stored tickets among `ticketIds` into the batch: one prepared statement per
+   * `PREFETCH_CHUNK` ids (a short chunk is padded by repeating an id).
+   */
+  private prefetch(_tx: Tx, partnerId: string, batch: Batch, ticketIds: readonly string[]): void {
     const unique = [...new Set(ticketIds)];
-    for (let i = 0; i < unique.length; i += 500) {
-      const rows = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), inArray(tickets.ticketId, unique.slice(i, i + 500)))).all();
-      for (const row of rows) found.set(row.ticketId, row);
+    this.existingStatement ??= this.db
+      .select()
+      .from(tickets)
+      .where(and(eq(tickets.partnerId, sql.placeholder('partnerId')), inArray(tickets.ticketId, Array.from({ length: PREFETCH_CHUNK }, (_, k) => sql.placeholder(`t${k}`)))))
+      .prepare();
+    const params: Record<string, string> = { partnerId };
+    for (let i = 0; i < unique.length; i += PREFETCH_CHUNK) {
+      for (let k = 0; k < PREFETCH_CHUNK; k++) params[`t${k}`] = unique[Math.min(i + k, unique.length - 1)]!;
+      for (const row of this.existingStatement.all(params)) batch.known.set(row.ticketId, row);
     }
-    return found;
+    for (const id of unique) if (!batch.known.has(id)) batch.known.set(id, null);
+  }
+
+  /** Writes what the batch holds: new users first (tickets reference them), then the tickets. */
+  private flush(batch: Batch): void {
+    batch.users.flush();
+    if (batch.pending.size === 0) return;
+    const rows = [...batch.pending.values()];
+    batch.pending.clear();
+    this.bulk().upsert(rows);
+  }
+
+  private bulkWriter?: TicketBulkWriter;
+
+  /** The multi-row writer, prepared once (its statements run on the enclosing transaction's connection). */
+  private bulk(): TicketBulkWriter {
+    return (this.bulkWriter ??= new TicketBulkWriter(this.db));
   }
 
   /** POST /v1/sync/tickets: validate and apply now; per-item results in request order. */
@@ -119,27 +183,29 @@ export class TicketsService {
   /** POST /v1/tickets: stores the job with its items in the caller's transaction. */
   enqueue(tx: Tx, partnerId: string, raw: readonly unknown[]): JobRow {
     const { valid, rejected } = this.parseItems(raw);
+    // A worker thread drains the queue: wake it once the caller's transaction has committed
+    // (better-sqlite3 transactions are synchronous, so by the next turn it has).
+    if (this.wakeDrainer && valid.length > 0) setImmediate(this.wakeDrainer);
     const now = this.clock.now();
-    return tx
-      .insert(ticketJobs)
-      .values({
-        id: newId('ticketJob'),
-        partnerId,
-        state: valid.length === 0 ? 'done' : 'queued',
-        total: raw.length,
-        items: valid,
-        results: rejected,
-        created: 0,
-        updated: 0,
-        rejected: rejected.length,
-        attempts: 0,
-        leaseUntil: null,
-        createdAt: now,
-        startedAt: null,
-        finishedAt: valid.length === 0 ? now : null,
-      })
-      .returning()
-      .get();
+    const job: JobRow = {
+      id: newId('ticketJob'),
+      partnerId,
+      state: valid.length === 0 ? 'done' : 'queued',
+      total: raw.length,
+      items: valid,
+      results: rejected,
+      created: 0,
+      updated: 0,
+      rejected: rejected.length,
+      attempts: 0,
+      leaseUntil: null,
+      createdAt: now,
+      startedAt: null,
+      finishedAt: valid.length === 0 ? now : null,
+    };
+    // The row is known: reading it back (RETURNING) would parse the items again.
+    tx.insert(ticketJobs).values(job).run();
+    return job;
   }
 
   /**
@@ -149,13 +215,24 @@ export class TicketsService {
   leaseNext(): JobRow | null {
     const now = this.clock.now();
     for (;;) {
-      const candidate = this.db
-        .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil })
+      // Two indexed lookups rather than one with OR: that one sorts every queued job and
+      // reads each one's lease_until, which lies behind its items (up to megabytes).
+      // A queued job has no lease yet.
+      const queued = this.db
+        .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt })
         .from(ticketJobs)
-        .where(or(eq(ticketJobs.state, 'queued'), and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now))))
+        .where(eq(ticketJobs.state, 'queued'))
         .orderBy(asc(ticketJobs.createdAt))
         .limit(1)
         .get();
+      const expired = this.db
+        .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil, createdAt: ticketJobs.createdAt })
+        .from(ticketJobs)
+        .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
+        .orderBy(asc(ticketJobs.createdAt))
+        .limit(1)
+        .get();
+      const candidate = queued && (!expired || queued.createdAt <= expired.createdAt) ? { id: queued.id, leaseUntil: null } : expired;
       if (!candidate) return null;
       const leased = this.db
         .update(ticketJobs)
@@ -201,19 +278,46 @@ export class TicketsService {
     });
   }
 
-  /** Leases and processes jobs until none is due or `budgetMs` is spent. Returns how many. */
-  drain(budgetMs = 200): number {
+  /**
+   * Leases and processes jobs until none is due or `budgetMs` is spent. Returns how many.
+   * `beforeJob` and `afterJob` bracket each lease and its job (the worker thread takes
+   * turns with the HTTP thread's writes there).
+   */
+  drain(budgetMs = 200, opts: { beforeJob?: () => void; afterJob?: () => void } = {}): number {
     const started = performance.now();
     let n = 0;
-    for (let job = this.leaseNext(); job; job = performance.now() - started < budgetMs ? this.leaseNext() : null) {
+    while (n === 0 || performance.now() - started < budgetMs) {
+      opts.beforeJob?.();
       try {
-        this.process(job);
-      } catch (err) {
-        if ((err as Error).name !== 'TransactionRollbackError') throw err;
+        const job = this.leaseNext();
+        if (!job) break;
+        try {
+          this.process(job);
+        } catch (err) {
+          if ((err as Error).name !== 'TransactionRollbackError') throw err;
+        }
+        n++;
+      } finally {
+        opts.afterJob?.();
       }
-      n++;
     }
     return n;
+  }
+
+  private wakeDrainer: (() => void) | null = null;
+
+  /**
+   * Hands the queue to a worker thread (tickets.worker.ts), or back with null. While handed
+   * off, the in-process job does not drain (`drainsHere` is false) and each enqueue calls
+   * `wake` once its transaction has ended.
+   */
+  handOffQueue(wake: (() => void) | null): void {
+    this.wakeDrainer = wake;
+  }
+
+  /** False while a worker thread drains the queue. */
+  get drainsHere(): boolean {
+    return this.wakeDrainer === null;
   }
 
   /** A job of the partner; 404 for unknown and foreign alike. */
@@ -254,8 +358,10 @@ export class TicketsService {
     for (const k of ['buyerEmailExternal', 'primarySaleBuyerData', 'nominalTicket', 'props', 'primarySalesFee', 'tags', 'section', 'row', 'seat', 'orderId', 'flags'] as const) {
       if (patch[k] !== undefined) (merged as Record<string, unknown>)[k] = patch[k];
     }
-    const cache: BatchCache = { shows: new Map(), options: new Map(), combos: new Map(), existing: null, touched: new Set(), owners: new Map() };
-    this.upsert(tx, partnerId, merged, cache, { keepUnsent: true });
+    const batch = this.newBatch(tx, partnerId);
+    batch.known.set(ticketId, current);
+    this.stage(tx, partnerId, merged, batch, { keepUnsent: true });
+    this.flush(batch);
     return this.get(tx, partnerId, ticketId);
   }
 
@@ -348,8 +454,11 @@ export class TicketsService {
     return { ...row, priceTypeId };
   }
 
-  /** Creates or updates one ticket; throws an item-level ApiError (400) naming the field. */
-  private upsert(tx: Tx, partnerId: string, item: TicketInput & { flags?: Record<string, unknown> }, cache: BatchCache, opts: { keepUnsent?: boolean } = {}): 'created' | 'updated' {
+  /**
+   * Checks one item and stages its ticket in the batch (the write waits for `flush`);
+   * throws an item-level ApiError (400) naming the field, before staging anything.
+   */
+  private stage(tx: Tx, partnerId: string, item: TicketInput & { flags?: Record<string, unknown> }, cache: Batch, opts: { keepUnsent?: boolean } = {}): 'created' | 'updated' {
     const showKey = `${item.externalReferenceEventId}\u0000${item.showId ?? ''}`;
     let ref = cache.shows.get(showKey);
     if (!ref) {
@@ -386,106 +495,88 @@ export class TicketsService {
     }
     const currency = (item.currency ?? option.currency).toUpperCase();
     if (!isCurrency(currency)) throw ApiError.field('invalid_value', 'currency', 'currency must be an ISO 4217 currency code such as EUR');
-    const priceMinor = item.price === undefined ? undefined : toMinor(item.price, currency, 'price');
-    // Read in advance for the batch, unless this batch already wrote the ticket (sent twice).
-    const existing =
-      cache.existing && !cache.touched.has(item.ticketId)
-        ? cache.existing.get(item.ticketId)
-        : tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).get();
+    let priceMinor: number | undefined;
+    if (item.price !== undefined) {
+      // Prices repeat within a batch; an amount that fails is not cached (it throws each time).
+      const key = `${currency}\u0000${typeof item.price}\u0000${item.price}`;
+      priceMinor = cache.prices.get(key);
+      if (priceMinor === undefined) cache.prices.set(key, (priceMinor = toMinor(item.price, currency, 'price')));
+    }
+    // Read in advance for the batch, or staged by it (a ticket sent twice); else read now.
+    let existing = cache.known.get(item.ticketId);
+    if (existing === undefined) {
+      existing = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).get() ?? null;
+      cache.known.set(item.ticketId, existing);
+    }
     if (existing?.state === 'DELETED') throw ApiError.conflict(`Ticket '${item.ticketId}' was deleted; deletion is final`, 'ticketId');
     // Last check, first write: a rejected item must not leave a user behind.
     const buyerKey = typeof item.buyer === 'string' ? item.buyer : JSON.stringify(item.buyer);
     let owner = cache.owners.get(buyerKey);
     if (!owner) {
-      owner = this.usersService.resolve(tx, partnerId, buyerIdentity(item.buyer), 'buyer');
+      owner = cache.users.resolve(buyerIdentity(item.buyer), 'buyer');
       cache.owners.set(buyerKey, owner);
     }
     const seating = item.props?.seating;
     const now = this.clock.now();
 
-    const keep = <T>(sent: T | undefined, stored: T | null): T | null => (sent !== undefined ? sent : opts.keepUnsent && existing ? stored : null);
-    const values = {
+    // PUT keeps what it does not send; ingestion replaces the whole ticket.
+    const kept = opts.keepUnsent && existing ? existing : null;
+    let state: TicketState;
+    let ownerChanged = false;
+    let moved = false;
+    if (!existing) state = ref.show.status === 'CANCELLED' ? 'CANCELLED' : 'VALID';
+    else {
+      ownerChanged = existing.ownerPk !== owner.id;
+      moved = existing.showPk !== ref.show.id || existing.ticketOptionPk !== option.id || existing.priceTypePk !== priceTypePk;
+      state = existing.state === 'LISTED' && (ownerChanged || moved) ? 'VALID' : existing.state;
+    }
+    // One literal with every column (no spreads: this runs per ticket, and the compiler
+    // makes a new column a type error here).
+    const row: TicketRow = {
+      id: existing ? existing.id : newId('ticket'),
+      partnerId,
+      ticketId: item.ticketId,
       eventPk: ref.event.id,
       showPk: ref.show.id,
       ticketOptionPk: option.id,
       priceTypePk,
       ownerPk: owner.id,
-      priceMinor: priceMinor !== undefined ? priceMinor : keep(undefined, existing?.priceMinor ?? null),
+      state,
+      priceMinor: priceMinor !== undefined ? priceMinor : kept ? kept.priceMinor : null,
       currency: item.price !== undefined || item.currency !== undefined || !existing ? currency : existing.currency,
       ticketAccess: item.ticketAccess,
-      buyerEmailExternal: keep(item.buyerEmailExternal, existing?.buyerEmailExternal ?? null),
-      primarySaleBuyerData: keep(item.primarySaleBuyerData, existing?.primarySaleBuyerData ?? null),
-      nominalTicket: keep(item.nominalTicket, existing?.nominalTicket ?? null),
-      props: keep(item.props as Record<string, unknown> | undefined, existing?.props ?? null),
-      primarySalesFee: keep(item.primarySalesFee, existing?.primarySalesFee ?? null),
-      flags: keep(item.flags, existing?.flags ?? null),
-      tags: item.tags ?? (opts.keepUnsent && existing ? existing.tags : []),
-      section: keep(item.section ?? seating?.section, existing?.section ?? null),
-      row: keep(item.row ?? seating?.row, existing?.row ?? null),
-      seat: keep(item.seat ?? seating?.seat, existing?.seat ?? null),
-      orderId: keep(item.orderId ?? item.props?.orderId, existing?.orderId ?? null),
+      buyerEmailExternal: keep(item.buyerEmailExternal, kept?.buyerEmailExternal),
+      primarySaleBuyerData: keep(item.primarySaleBuyerData, kept?.primarySaleBuyerData),
+      nominalTicket: keep(item.nominalTicket, kept?.nominalTicket),
+      props: keep(item.props as Record<string, unknown> | undefined, kept?.props),
+      primarySalesFee: keep(item.primarySalesFee, kept?.primarySalesFee),
+      flags: keep(item.flags, kept?.flags),
+      tags: item.tags ?? (kept ? kept.tags : []),
+      section: keep(item.section ?? seating?.section, kept?.section),
+      row: keep(item.row ?? seating?.row, kept?.row),
+      seat: keep(item.seat ?? seating?.seat, kept?.seat),
+      orderId: keep(item.orderId ?? item.props?.orderId, kept?.orderId),
+      admittedAt: existing ? existing.admittedAt : null,
+      unlockNotifiedAt: existing ? existing.unlockNotifiedAt : null,
+      deletedAt: existing ? existing.deletedAt : null,
+      cancelledAt: existing ? existing.cancelledAt : state === 'CANCELLED' ? now : null,
+      createdAt: existing ? existing.createdAt : now,
       updatedAt: now,
     };
-    cache.touched.add(item.ticketId);
-
-    const writes = this.writes();
-    if (!existing) {
-      const cancelled = ref.show.status === 'CANCELLED';
-      writes.insert.run({ ...values, id: newId('ticket'), partnerId, ticketId: item.ticketId, state: cancelled ? 'CANCELLED' : 'VALID', cancelledAt: cancelled ? now : null, createdAt: now });
-      return 'created';
+    cache.known.set(item.ticketId, row);
+    cache.pending.set(item.ticketId, row);
+    if (!existing) return 'created';
+    if (ownerChanged || moved) {
+      // Handlers (the sell side ends a listing) must see the batch's writes, and may change
+      // tickets this batch read in advance: write first, forget what was read after.
+      this.flush(cache);
+      try {
+        this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: existing.id, reason: ownerChanged ? 'owner_changed' : 'moved' });
+      } finally {
+        cache.known.clear();
+      }
     }
-    const ownerChanged = existing.ownerPk !== owner.id;
-    const moved = existing.showPk !== ref.show.id || existing.ticketOptionPk !== option.id || existing.priceTypePk !== priceTypePk;
-    const state: TicketState = existing.state === 'LISTED' && (ownerChanged || moved) ? 'VALID' : existing.state;
-    writes.update.run({ ...values, state, id: existing.id });
-    if (ownerChanged || moved) this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: existing.id, reason: ownerChanged ? 'owner_changed' : 'moved' });
     return 'updated';
-  }
-
-  private statements?: ReturnType<TicketsService['prepareWrites']>;
-
-  /** The two writes of ingestion, prepared once (they run on the enclosing transaction's connection). */
-  private writes() {
-    return (this.statements ??= this.prepareWrites());
-  }
-
-  private prepareWrites() {
-    const p = <N extends string>(name: N) => sql.placeholder(name);
-    const common = {
-      eventPk: p('eventPk'),
-      showPk: p('showPk'),
-      ticketOptionPk: p('ticketOptionPk'),
-      priceTypePk: p('priceTypePk'),
-      ownerPk: p('ownerPk'),
-      priceMinor: p('priceMinor'),
-      currency: p('currency'),
-      ticketAccess: p('ticketAccess'),
-      buyerEmailExternal: p('buyerEmailExternal'),
-      primarySaleBuyerData: p('primarySaleBuyerData'),
-      nominalTicket: p('nominalTicket'),
-      props: p('props'),
-      primarySalesFee: p('primarySalesFee'),
-      flags: p('flags'),
-      tags: p('tags'),
-      section: p('section'),
-      row: p('row'),
-      seat: p('seat'),
-      orderId: p('orderId'),
-      state: p('state'),
-      updatedAt: p('updatedAt'),
-    };
-    return {
-      insert: this.db
-        .insert(tickets)
-        .values({ ...common, id: p('id'), partnerId: p('partnerId'), ticketId: p('ticketId'), cancelledAt: p('cancelledAt'), createdAt: p('createdAt') })
-        .prepare(),
-      // drizzle's types do not admit placeholders in set(); its runtime does (tested by the update paths).
-      update: this.db
-        .update(tickets)
-        .set(common as unknown as Partial<TicketRow>)
-        .where(eq(tickets.id, p('id')))
-        .prepare(),
-    };
   }
 
   private cancelShowTickets(tx: Tx, partnerId: string, showPk: string, at: number): void {
@@ -504,6 +595,11 @@ function admissionRefusal(t: TicketRow): { reason: 'deleted' | 'already_admitted
   if (t.state === 'ADMITTED') return { reason: 'already_admitted', message: `Ticket '${t.ticketId}' was already admitted` };
   if (t.state === 'CANCELLED') return { reason: 'cancelled', message: `Ticket '${t.ticketId}' belongs to a cancelled show` };
   return null;
+}
+
+/** The value sent, else the stored one when kept (PUT), else null. */
+function keep<T>(sent: T | undefined, stored: T | null | undefined): T | null {
+  return sent !== undefined ? sent : (stored ?? null);
 }
 
 function stripIn(e: ErrorEntry): { code: string; message: string; path?: string } {

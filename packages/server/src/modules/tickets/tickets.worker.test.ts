@@ -1,0 +1,169 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDb } from '../../db/client.js';
+import { buildDeps } from '../../deps.js';
+import { systemClock } from '../../lib/clock.js';
+import { start } from '../../main.js';
+import { eventBody, ticketBody } from '../../testing/factories.js';
+import { startIngestionWorker, takeTurns, WriterGate } from './tickets.worker.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'resale-worker-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function until<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('ingestion worker thread', () => {
+  it('drains POST /v1/tickets on its own connection to the file database while the main thread serves HTTP', async () => {
+    const dir = tempDir();
+    const key = 'sk_worker_test_private_00000';
+    const service = await start({
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_PATH: join(dir, 'resale.sqlite'),
+      SECRET_KEY: 'worker-test-secret-key-0000000000000',
+      LOG_LEVEL: 'silent',
+      SANDBOX_PRIVATE_KEY: key,
+      SANDBOX_PUBLIC_KEY: 'pk_worker_test_public_000000',
+      SANDBOX_CHANNELS_KEY: 'sk_ch_worker_test_channels_0',
+    });
+    try {
+      const base = `http://127.0.0.1:${service.port}`;
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(base + path, { method, headers: { authorization: key, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        return { status: res.status, body: (await res.json()) as { data: any } };
+      };
+      expect((await call('POST', '/v1/events', eventBody('tour'))).status).toBe(200);
+      const batches = [0, 1, 2].map((b) =>
+        Array.from({ length: 400 }, (_, i) => ticketBody(`w${b}-${i}`, { externalReferenceEventId: 'tour', buyer: `fan${i % 50}@example.com`, seat: String(i) })),
+      );
+      // The second batch sends some tickets of the first again: they are updates.
+      batches[1]!.push(ticketBody('w0-1', { externalReferenceEventId: 'tour', buyer: 'fan1@example.com', seat: 'again' }));
+      const accepted = await Promise.all(batches.map((items) => call('POST', '/v1/tickets', items)));
+      expect(accepted.map((a) => a.status)).toEqual([202, 202, 202]);
+      const done = await Promise.all(
+        accepted.map((a) =>
+          until(
+            () => call('GET', `/v1/tickets/jobs/${a.body.data.jobId}`),
+            (r) => r.body.data.state === 'done',
+          ),
+        ),
+      );
+      expect(done.map((d) => [d.body.data.created, d.body.data.updated, d.body.data.rejected])).toEqual([
+        [400, 0, 0],
+        [400, 1, 0],
+        [400, 0, 0],
+      ]);
+      const ticket = await call('GET', '/v1/tickets/w0-1');
+      expect(ticket.body.data).toMatchObject({ ticketId: 'w0-1', owner: { email: 'fan1@example.com' }, seating: { seat: 'again' } });
+      // Main-thread writes keep working beside the thread (they take turns with its jobs).
+      expect((await call('DELETE', '/v1/tickets/w2-7')).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
+
+  it('hands the queue to the thread once it is up, and back to the in-process job when stopped', async () => {
+    const dir = tempDir();
+    const databasePath = join(dir, 'resale.sqlite');
+    const db = createDb(databasePath);
+    const deps = buildDeps({
+      db,
+      clock: systemClock,
+      logger: pino({ level: 'silent' }),
+      secretKey: 'worker-test-secret-key-0000000000000',
+      config: { env: 'test', publicBaseUrl: 'http://resale.test', operatorToken: null, maxBodyBytes: 1 << 20, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'x <x@resale.test>' },
+    });
+    const { partner } = deps.partners.create('Acme', {});
+    // The route would pass the validated body; its defaults do not matter here.
+    db.transaction((tx) => deps.events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof deps.events.create>[2]));
+    const ownTransaction = db.transaction;
+    expect(deps.tickets.drainsHere).toBe(true);
+
+    const worker = startIngestionWorker(deps, { databasePath, secretKey: 'worker-test-secret-key-0000000000000', logLevel: 'silent' });
+    await worker.ready;
+    try {
+      expect(deps.tickets.drainsHere).toBe(false);
+      expect(db.transaction).not.toBe(ownTransaction);
+      const job = db.transaction((tx) => deps.tickets.enqueue(tx, partner.id, [ticketBody('h1', { externalReferenceEventId: 'tour' }), { bad: true }]));
+      const done = await until(
+        () => deps.tickets.getJob(partner.id, job.id),
+        (j) => j.state === 'done',
+      );
+      expect(done).toMatchObject({ created: 1, rejected: 1 });
+      expect(deps.tickets.get(db, partner.id, 'h1').state).toBe('VALID');
+    } finally {
+      await worker.stop();
+    }
+    expect(deps.tickets.drainsHere).toBe(true);
+    expect(db.transaction).toBe(ownTransaction);
+    const later = db.transaction((tx) => deps.tickets.enqueue(tx, partner.id, [ticketBody('h2', { externalReferenceEventId: 'tour' })]));
+    expect(deps.tickets.drain()).toBe(1);
+    expect(deps.tickets.getJob(partner.id, later.id).state).toBe('done');
+    db.$client.close();
+  }, 60_000);
+});
+
+describe('WriterGate', () => {
+  const elapsed = (fn: () => void) => {
+    const t0 = performance.now();
+    fn();
+    return performance.now() - t0;
+  };
+
+  it('makes a main-thread transaction wait for the job in progress, and a new job wait for announced transactions (bounded)', () => {
+    const gate = new WriterGate(WriterGate.buffer());
+    // Nothing going on: neither side waits.
+    expect(elapsed(() => gate.awaitTurn(1000))).toBeLessThan(50);
+    expect(elapsed(() => gate.enterJob(1000))).toBeLessThan(50);
+    // A job in progress: the main thread waits (here until its bound, as the job never ends).
+    gate.announce();
+    expect(elapsed(() => gate.awaitTurn(30))).toBeGreaterThanOrEqual(25);
+    gate.leaveJob();
+    expect(elapsed(() => gate.awaitTurn(1000))).toBeLessThan(50);
+    // An announced transaction: the next job waits for it (here until its bound).
+    expect(elapsed(() => gate.enterJob(30))).toBeGreaterThanOrEqual(25);
+    gate.leaveJob();
+    gate.withdraw();
+    expect(elapsed(() => gate.enterJob(1000))).toBeLessThan(50);
+    gate.leaveJob();
+  });
+
+  it('wraps only outermost transactions of the main connection, and can be undone', () => {
+    const db = createDb(':memory:');
+    const buffer = WriterGate.buffer();
+    const cells = new Int32Array(buffer);
+    const original = db.transaction;
+    const undo = takeTurns(db, new WriterGate(buffer));
+    const seen: number[] = [];
+    db.transaction(() => {
+      seen.push(cells[0]!);
+      // A nested call is a savepoint: it does not announce itself again.
+      db.transaction(() => seen.push(cells[0]!));
+    });
+    expect(seen).toEqual([1, 1]);
+    expect(cells[0]).toBe(0);
+    expect(() => db.transaction(() => { throw new Error('boom'); })).toThrow('boom');
+    expect(cells[0]).toBe(0);
+    undo();
+    expect(db.transaction).toBe(original);
+  });
+});
