@@ -16,6 +16,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -127,7 +128,7 @@ async function setup(base: string, dbPath: string): Promise<void> {
   });
   const partnerId = deps.partners.authenticate(KEYS.private)!.partner.id;
   // Short transactions with a pause between them, so the server's jobs get the write lock too.
-  const PER_TX = 250;
+  const PER_TX = 200;
   for (let b = 0; b < LISTINGS / PER_TX; b++) {
     db.transaction((tx) => {
       for (let i = b * PER_TX; i < (b + 1) * PER_TX; i++) {
@@ -135,7 +136,7 @@ async function setup(base: string, dbPath: string): Promise<void> {
         deps.listings.create(tx, partnerId, { sellerPk: t.ownerPk, ticketPks: [t.id], priceMinor: 3_000 + ((i * 7_919) % 9_000) });
       }
     });
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 100));
   }
   db.$client.close();
 }
@@ -179,7 +180,9 @@ export async function run(): Promise<Record<string, number>> {
     const url = `${server.base}/v1/wrapper/accesslayer?type=buy&eventId=bench-tour&showId=show-1&lang=en`;
     const headers = { authorization: KEYS.public };
     // A fresh connection: the setup's keep-alive sockets may have been closed by the server meanwhile.
-    const check = (await (await fetch(url, { headers, keepalive: false }).catch(() => fetch(url, { headers }))).json()) as { data: { class: string; integratedMap?: { map: { totalCount: number } }; categoriesList?: { categories: unknown[] } }[] };
+    const first = await fetch(url, { headers, keepalive: false }).catch(() => fetch(url, { headers }));
+    if (first.status === 404) throw new Error(`GET ${url} answered 404: is buyAccessLayerRoutes(deps) mounted in app.ts?`);
+    const check = (await first.json()) as { data: { class: string; integratedMap?: { map: { totalCount: number } }; categoriesList?: { categories: unknown[] } }[] };
     const map = check.data.find((c) => c.class === 'integratedMap')?.integratedMap?.map;
     const cats = check.data.find((c) => c.class === 'categoriesList')?.categoriesList?.categories;
     if (map?.totalCount !== LISTINGS || cats?.length !== OPTIONS) throw new Error(`unexpected answer: ${JSON.stringify(check).slice(0, 500)}`);
@@ -189,12 +192,14 @@ export async function run(): Promise<Record<string, number>> {
     // Warm-up (JIT, connections), then the measured runs back to back.
     await load(url, headers, 2);
     await load(bare.url, {}, 2);
+    const loadBefore = loadavg()[0]!;
     const buy = await load(url, headers, SECONDS);
     const plain = await load(bare.url, {}, SECONDS);
+    const loadAfter = loadavg()[0]!;
     const ratio = buy.rps / plain.rps;
 
     console.log(`accesslayer-buy: ${OPTIONS} ticket options, ${fmt(LISTINGS)} active listings, every component on (${fmt(bytes)}-byte answer); setup ${setupS.toFixed(1)} s`);
-    console.log(`  autocannon: ${CONNECTIONS} connections, ${SECONDS} s per run, load generator and server on the same ${(await import('node:os')).cpus().length}-core machine`);
+    console.log(`  autocannon: ${CONNECTIONS} connections, ${SECONDS} s per run, load generator and server on the same ${cpus().length}-core machine (1-min load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after: other work on the machine skews both runs)`);
     console.log(`  GET /v1/wrapper/accesslayer?type=buy  ${fmt(buy.rps)} req/s   p50 ${buy.p50} ms   p99 ${buy.p99} ms   (target >= 8,000 req/s, p99 < 20 ms)`);
     console.log(`  bare Hono handler                     ${fmt(plain.rps)} req/s   p50 ${plain.p50} ms   p99 ${plain.p99} ms`);
     console.log(`  ratio buy / bare                      ${ratio.toFixed(3)}   (target >= 0.25)`);

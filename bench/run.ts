@@ -1,10 +1,12 @@
 /** npm run bench: every benchmark, one after the other. Never part of npm test. */
 import { run as ticketsIngest } from './tickets-ingest.js';
+import { run as ticketsApply } from './tickets-apply.js';
 import { run as intentionsContention } from './intentions-contention.js';
 import { run as accessLayerBuy } from './accesslayer-buy.js';
 
 const benches: [string, () => Promise<unknown>][] = [
   ['tickets-ingest', ticketsIngest],
+  ['tickets-apply', ticketsApply],
   ['intentions-contention', intentionsContention],
   ['accesslayer-buy', accessLayerBuy],
 ];

@@ -12,7 +12,8 @@ const TOTAL = Number(process.env.BENCH_TICKETS ?? 100_000);
 const BATCH = 1_000;
 const IN_FLIGHT = 4;
 
-function ticket(i: number) {
+/** The i-th ticket of the benchmark (shared with tickets-apply). */
+export function ticket(i: number) {
   return {
     externalReferenceEventId: 'bench-tour',
     showId: 'show-1',

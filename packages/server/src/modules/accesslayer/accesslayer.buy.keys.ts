@@ -12,11 +12,12 @@ import type { DbChangeCounter, DbVersion } from './accesslayer.buy.cache.js';
  * The cache only wraps the lookup: `partnerKey()` still does everything else (key kinds,
  * errors, the rate limit), given a `partners` whose `authenticate` is {@link authenticate}.
  *
- * Freshness is exact, by the same database change counter as the show snapshots (see
+ * Freshness: the same database change counter as the show snapshots (see
  * accesslayer.buy.cache.ts): an entry is used only while no row of the database changed since
  * it was read, so a rotated or revoked key, a key kind changed or the partner's settings
- * edited are seen by the next request. A key that expires with time alone (the grace period
- * of a rotation) is checked against the clock on every hit, from its `expires_at` read with it.
+ * edited are seen by the next request (within a millisecond when another process wrote them).
+ * A key that expires with time alone (the grace period of a rotation) is checked against the
+ * clock on every hit, from its `expires_at` read with it.
  * Entries are keyed by the key's SHA-256 (no plain keys kept in memory); unknown keys are not
  * cached.
  */

@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../db/client.js';
+import { ManualClock } from '../../lib/clock.js';
 import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
 import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
 import type { PartnerSettingsPatch } from '../partners/partners.settings.js';
-import { oneTimeTokens } from '../auth/auth.table.js';
 import { buyAccessLayerRoutes } from './accesslayer.buy.routes.js';
-import { ShowSnapshots } from './accesslayer.buy.cache.js';
+import { FULL_REBUILD_MS, ShowSnapshots } from './accesslayer.buy.cache.js';
 
 /**
  * Event `tour`, show-1 with four ticket options in this order:
@@ -109,6 +108,8 @@ describe('buy access layer: the default set', () => {
     list(['v1'], 12000);
     const res = await buy();
     expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.body.status).toBe(200);
     expect(res.body.errors).toBeNull();
     expect(res.body.data.map((c: Component) => [c.type, c.class])).toEqual([
       ['button', 'buyButton'],
@@ -181,17 +182,24 @@ describe('buy access layer: live numbers', () => {
     expect(categories(after.body.data)[0]!.callToAction.enabled).toBe(false);
   });
 
-  it('sees writes made by another connection to the same database file', () => {
+  it('sees writes made by another connection to the same database file, and its own at once', () => {
     const dir = mkdtempSync(join(tmpdir(), 'buy-snapshots-'));
     try {
       const file = join(dir, 'db.sqlite');
       const a = createDb(file);
       const b = createDb(file);
-      const counter = new ShowSnapshots(a).counter;
+      const clock = new ManualClock();
+      const counter = new ShowSnapshots(a, clock).counter;
       const v0 = counter.read();
       expect(counter.same(v0, counter.read())).toBe(true);
       b.$client.exec("insert into partners (id, name, settings, webhook_secret_sealed, created_at, updated_at) values ('ptr_x', 'x', '{}', 'x', 0, 0)");
+      // Another process's commit shows within a millisecond (the check costs a read transaction, so once per ms).
+      clock.advance(1);
       expect(counter.same(v0, counter.read())).toBe(false);
+      // This process's writes show at once.
+      const v1 = counter.read();
+      a.$client.exec("update partners set name = 'y' where id = 'ptr_x'");
+      expect(counter.same(v1, counter.read())).toBe(false);
       a.$client.close();
       b.$client.close();
     } finally {
@@ -199,25 +207,43 @@ describe('buy access layer: live numbers', () => {
     }
   });
 
-  it('serves repeated requests from its cache, and rebuilds once after any write', async () => {
-    const { t, p, list } = await setup();
-    const snapshots = new ShowSnapshots(t.db);
+  it('serves repeated requests from memory, checks the fingerprint after a write elsewhere, rebuilds after a listing change', async () => {
+    const { t, p, list, reprice } = await setup();
+    const snapshots = new ShowSnapshots(t.db, t.clock);
     const read = () => snapshots.get(p.id, 'tour', 'show-1', snapshots.counter.read());
+    const field = () => {
+      const r = read();
+      return r.found ? r.snapshot.options[0] : null;
+    };
     read();
     read();
     read();
-    expect(snapshots.rebuilds).toBe(1);
-    list(['f3'], 4000);
-    const r = read();
-    expect(snapshots.rebuilds).toBe(2);
-    expect(r.found && r.snapshot.options[0]).toMatchObject({ ticketOptionId: 'opt-field', quantityForSale: 1, floorMinor: 4400 });
+    expect([snapshots.rebuilds, snapshots.checks]).toEqual([1, 0]);
+    // A write that does not concern the show: one fingerprint check, no rebuild.
+    t.partner('Someone else');
     read();
-    expect(snapshots.rebuilds).toBe(2);
-    // Writes forgiven (Login Trust's tokens) do not evict.
-    snapshots.counter.forgive(() => t.db.delete(oneTimeTokens).where(eq(oneTimeTokens.partnerId, 'nobody')).run());
+    read();
+    expect([snapshots.rebuilds, snapshots.checks]).toEqual([1, 1]);
+    // A listing of the show: the fingerprint differs, so it is rebuilt.
+    const l = list(['f3'], 4000);
+    expect(field()).toMatchObject({ ticketOptionId: 'opt-field', quantityForSale: 1, floorMinor: 4400, cheapest: { listingId: l.id, buyerTotalMinor: 4400 } });
+    expect([snapshots.rebuilds, snapshots.checks]).toEqual([2, 2]);
+    // A seat of the cheapest listing changed.
+    await t.request('PUT', '/v1/tickets/f3', { key: p.keys.private, body: { ...ticketBody('f3'), section: 'Z', row: '9', seat: '99' } });
+    expect(field()?.cheapest?.seats).toEqual([{ section: 'Z', row: '9', seat: '99' }]);
+    // Writes forgiven (Login Trust's tokens) cost nothing at all.
+    const checks = snapshots.checks;
     t.db.transaction((tx) => snapshots.counter.forgive(() => t.deps.auth.mintOneTimeToken(tx, p.id, t.deps.tickets.get(t.db, p.id, 'f1').ownerPk, 'test')));
     read();
-    expect(snapshots.rebuilds).toBe(2);
+    expect(snapshots.checks).toBe(checks);
+    // The one change the fingerprint cannot see: a buyer fee changed at the same price (the
+    // partner's fees changed, the seller saves the same price). It shows once the entry is FULL_REBUILD_MS old.
+    t.deps.partners.update(p.id, { settings: { fees: { buyerPercent: 20 } } });
+    reprice(l.id, 4000);
+    expect(field()?.floorMinor).toBe(4400);
+    t.clock.advance(FULL_REBUILD_MS);
+    expect(field()?.floorMinor).toBe(4800);
+    // Unknown ids are remembered as such.
     expect(snapshots.get(p.id, 'tour', 'show-9', snapshots.counter.read())).toEqual({ found: false, missing: 'show' });
     expect(snapshots.get(p.id, 'nope', 'show-1', snapshots.counter.read())).toEqual({ found: false, missing: 'event' });
   });
@@ -412,6 +438,19 @@ describe('buy access layer: requests and keys', () => {
     expect(channels.status).toBe(403);
     expect(channels.body.errors[0].code).toBe('forbidden_key_kind');
     expect((await buy({}, null)).status).toBe(401);
+  });
+
+  it('sees a rotated key at once, and the end of a grace period with only the clock moving (the key lookup is cached)', async () => {
+    const { t, p, buy } = await setup();
+    expect((await buy()).status).toBe(200);
+    const rotated = await t.request('POST', `/admin/v1/partners/${p.id}/keys/rotate`, { operator: true, body: { kind: 'public', graceSeconds: 60 } });
+    expect((await buy()).status).toBe(200);
+    expect((await buy({}, rotated.body.data.secret)).status).toBe(200);
+    t.clock.advance(60_000);
+    expect((await buy()).status).toBe(401);
+    const again = await t.request('POST', `/admin/v1/partners/${p.id}/keys/rotate`, { operator: true, body: { kind: 'public' } });
+    expect((await buy({}, rotated.body.data.secret)).status).toBe(401);
+    expect((await buy({}, again.body.data.secret)).status).toBe(200);
   });
 
   it('signs every URL with its own single-use token for loginTrust[user], with the private key only', async () => {

@@ -15,7 +15,8 @@ import { ShowSnapshots, type DbVersion, type OptionSnapshot, type ShowSnapshot }
  * components a partner renders on its event pages to show resale inventory and send buyers
  * to the market. Which components, their texts, colours and images come from the partner's
  * `buyAccessLayer` setting (see partners.settings.ts); the numbers come from the show's
- * ACTIVE listings through an exact in-memory cache (see accesslayer.buy.cache.ts).
+ * ACTIVE listings through an in-memory cache that the next request after any write checks
+ * (see accesslayer.buy.cache.ts for the rule and its two bounds).
  *
  * Rendering rules (the spec's, and ours where it is silent):
  * - components come in this order: buyBanner, buyModal, buyButton, categoriesList, integratedMap;
@@ -163,7 +164,7 @@ export class BuyAccessLayer {
   readonly snapshots: ShowSnapshots;
 
   constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) {
-    this.snapshots = new ShowSnapshots(deps.db);
+    this.snapshots = new ShowSnapshots(deps.db, deps.clock);
   }
 
   /**
@@ -180,14 +181,15 @@ export class BuyAccessLayer {
   }
 
   /**
-   * The unsigned answer of one show as the JSON text of the envelope. With `cacheable` (the
-   * partner was read at `version`, so its settings are those of the snapshot's moment) the
-   * text is kept with the snapshot, per language and resale state (open or closed, which the
-   * clock alone can change), and served again while `version` holds.
+   * The unsigned answer of one show: the envelope `ok(components)` as UTF-8 JSON bytes (what
+   * `c.json` would send; bytes, so the server neither re-encodes nor re-measures them). With
+   * `cacheable` (the partner was read at `version`, so its settings are those of the snapshot's
+   * moment) the bytes are kept with the snapshot, per language and resale state (open or
+   * closed, which the clock alone can change), and served again while the snapshot holds.
    *
    * @throws ApiError 404 as {@link show}
    */
-  showJson(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, version: DbVersion, cacheable: boolean): string {
+  showJson(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, version: DbVersion, cacheable: boolean): Uint8Array<ArrayBuffer> {
     const entry = this.snapshots.entry(partner.id, ref.eventId, ref.showId, version);
     const r = entry.result;
     if (!r.found) throw notFound(r.missing, ref);
@@ -195,9 +197,9 @@ export class BuyAccessLayer {
     const key = `${lang}|${resaleOpen(r.snapshot, now) ? 'open' : 'closed'}`;
     const hit = cacheable ? entry.rendered.get(key) : undefined;
     if (hit !== undefined) return hit;
-    const text = JSON.stringify(ok(this.render(partner, r.snapshot, lang, (url) => url, false, now)));
-    if (cacheable) entry.rendered.set(key, text);
-    return text;
+    const bytes = Buffer.from(JSON.stringify(ok(this.render(partner, r.snapshot, lang, (url) => url, false, now))), 'utf8');
+    if (cacheable) entry.rendered.set(key, bytes);
+    return bytes;
   }
 
   /**

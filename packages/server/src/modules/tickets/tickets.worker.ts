@@ -170,6 +170,7 @@ export function startIngestionWorker(deps: AppDeps, opts: { databasePath: string
       restoreTransactions = takeTurns(deps.db, gate);
       deps.tickets.handOffQueue(() => worker.postMessage({ type: 'wake' } satisfies ToThread));
       handedOff = true;
+      deps.logger.info('ticket ingestion drains on a worker thread');
       resolve();
     });
     void exited.then(resolve);
