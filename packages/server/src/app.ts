@@ -6,6 +6,7 @@ import { HTTPException } from 'hono/http-exception';
 import { randomBytes } from 'node:crypto';
 import type { AppDeps, AppEnv } from './context.js';
 import { fail } from './lib/envelope.js';
+import { preflight } from './middleware/cors.js';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
@@ -25,6 +26,8 @@ import { sellEntryRoutes } from './modules/sell/sell.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { authPageRoutes } from './modules/auth/auth.pages.js';
 import { marketPageRoutes } from './modules/market/market.pages.js';
+import { seatMapRoutes } from './modules/market/market.seatmap.routes.js';
+import { widgetRoutes } from './modules/widgets/widgets.static.js';
 import { intentionRoutes } from './modules/intentions/intentions.routes.js';
 import { checkoutPageRoutes } from './modules/payments/checkout.pages.js';
 import { riskRoutes } from './modules/risk/risk.routes.js';
@@ -72,6 +75,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
   );
 
+  app.use('*', preflight(deps));
+
   app.onError((err, c) => errorResponse(err, c, deps));
   app.notFound((c) => notFoundOrWrongMethod(app, c));
 
@@ -85,6 +90,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', listingRoutes(deps));
   app.route('/', accessLayerRoutes(deps));
   app.route('/', buyAccessLayerRoutes(deps));
+  app.route('/', seatMapRoutes(deps));
   app.route('/', sellPageRoutes(deps));
   app.route('/', sellEntryRoutes(deps));
   app.route('/', authRoutes(deps));
@@ -95,6 +101,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', riskRoutes(deps));
   app.route('/', marketDataRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
+  app.route('/', widgetRoutes());
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
 

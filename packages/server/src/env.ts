@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { normaliseOrigin, ORIGIN_PATTERN } from './lib/origins.js';
 
 /**
  * The service is configured only by environment variables, validated at start. A bad
@@ -29,6 +30,13 @@ export const EnvSchema = z.object({
   SANDBOX_PLATFORM_SECRET: z.string().min(16).optional(),
   SANDBOX_EVENTS_FEED_URL: optionalUrl,
   SANDBOX_CANCELLED_FEED_URL: optionalUrl,
+  /** Comma-separated origins whose pages may call the sandbox partner's public-key endpoints (CORS). */
+  SANDBOX_ALLOWED_ORIGINS: z
+    .string()
+    .max(2000)
+    .transform((s) => s.split(',').map(normaliseOrigin).filter(Boolean))
+    .refine((list) => list.every((o) => ORIGIN_PATTERN.test(o)), 'must be comma-separated origins such as http://localhost:3001')
+    .optional(),
 });
 
 export type Env = z.output<typeof EnvSchema> & { PUBLIC_BASE_URL: string; SECRET_KEY: string };

@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   // 401, 403
   'unauthorized',
   'forbidden_key_kind',
+  'origin_not_allowed',
   // 404, 405
   'not_found',
   'route_not_found',

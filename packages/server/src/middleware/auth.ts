@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from '../context.js';
 import { ApiError } from '../lib/errors.js';
 import { safeEqual } from '../lib/crypto.js';
+import { applyBrowserOrigin } from './cors.js';
 import type { ApiKeyKind } from '../modules/partners/partners.table.js';
 
 /** The key in `Authorization: <key>` or `Authorization: Bearer <key>`. */
@@ -31,6 +32,7 @@ export function partnerKey(deps: AppDeps, kinds: readonly ApiKeyKind[] | ((c: Co
     if (!accepted.includes(auth.kind)) {
       throw new ApiError(403, 'forbidden_key_kind', `This endpoint accepts the ${accepted.map((k) => KIND_NAMES[k]).join(' or the ')}, not the ${KIND_NAMES[auth.kind]}`);
     }
+    applyBrowserOrigin(c, deps, auth);
     deps.rateLimiter.take(`api:${auth.partner.id}`, auth.partner.settings.rateLimitPerMinute ?? deps.config.rateLimitPerMinute);
     c.set('auth', auth);
     await next();

@@ -205,7 +205,7 @@ export class PartnersService {
 
 /** Settings as shown to operators: stored settings plus whether a platform secret is set. */
 export function publicSettings(p: PartnerRow): PartnerSettings & { platformSecretSet: boolean } {
-  return { ...p.settings, platformSecretSet: p.platformSecretSealed !== null };
+  return { ...DEFAULT_SETTINGS, ...p.settings, platformSecretSet: p.platformSecretSealed !== null };
 }
 
 export type { PartnerSettings };

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { whenPresent } from '../../lib/validation.js';
+import { normaliseOrigin, ORIGIN_PATTERN } from '../../lib/origins.js';
 
 /**
  * Partner settings: what the operator configures per partner. Unknown settings are
@@ -131,6 +132,20 @@ const settingsShape = {
     .openapi({ description: 'Webhook actions the partner receives; null receives every kind.', example: ['ticket.update', 'ticketShield.updated'] }),
   sellBanner: sellBannerSchema.nullable().openapi({ description: 'The sell banner component; null shows none.' }),
   buyAccessLayer: buyAccessLayerSchema.nullable().openapi({ description: 'Components of the buy access layer; null gives the default set (a visible buy button and the categories list).' }),
+  allowedOrigins: z
+    .array(
+      z
+        .string()
+        .max(200)
+        .transform(normaliseOrigin)
+        .pipe(z.string().regex(ORIGIN_PATTERN, 'must be an origin: http(s)://host[:port], no path')),
+    )
+    .max(50)
+    .openapi({
+      description:
+        'Origins of the partner’s web pages that may call the public-key endpoints from a browser (the widgets): CORS is answered for them only. Private-key endpoints never answer CORS.',
+      example: ['https://tickets.partner.example'],
+    }),
   rateLimitPerMinute: z.number().int().min(0).max(1_000_000).nullable().openapi({
     description: "Requests per minute for the partner's whole API; null uses the server default, 0 disables.",
     example: null,
@@ -157,6 +172,7 @@ export const DEFAULT_SETTINGS: PartnerSettings = {
   webhookEvents: null,
   sellBanner: null,
   buyAccessLayer: null,
+  allowedOrigins: [],
   rateLimitPerMinute: null,
 };
 
