@@ -75,7 +75,8 @@ export class TestBrowser {
     return this.send(url, { method: 'GET', headers });
   }
 
-  async post(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<BrowserResponse> {
+  /** Posts a form; a URLSearchParams may repeat a field. */
+  async post(url: string, form: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}): Promise<BrowserResponse> {
     return this.send(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
   }
 

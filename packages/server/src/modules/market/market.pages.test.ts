@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
-import { ticketBody, withEvent } from '../../testing/factories.js';
+import { eventBody, ticketBody, withEvent } from '../../testing/factories.js';
+import { inputValue, TestBrowser } from '../auth/auth.testing.js';
 
 async function setup() {
   const t = createTestApp();
@@ -60,5 +61,83 @@ describe('market page', () => {
     expect((await t.app.request('/market/ptr_nope/tour')).status).toBe(404);
     const other = t.partner('Other');
     expect((await t.app.request(`/market/${other.id}/tour`)).status).toBe(404);
+  });
+});
+
+describe('market page: seat map and a pick of several listings', () => {
+  async function seated() {
+    const t = createTestApp();
+    const p = t.partner();
+    await withEvent(t, p, eventBody('tour', { seating: { svgCode: '<svg viewBox="0 0 10 10"><rect data-area="Field"/></svg>' } }));
+    await t.request('POST', '/v1/sync/tickets', {
+      key: p.keys.private,
+      body: [ticketBody('a1', { buyer: 'seller@example.com', section: 'A', row: '1', seat: '1' }), ticketBody('a2', { buyer: 'seller@example.com', section: 'A', row: '1', seat: '2' }), ticketBody('v1', { ticketOptionId: 'opt-vip' })],
+    });
+    const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
+    const list = (ids: string[], price: number) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(ids[0]!).ownerPk, ticketPks: ids.map((i) => ticket(i).id), priceMinor: price }));
+    return { t, p, list };
+  }
+
+  it('embeds the seat map (widget script from the service, data from a same-origin route) only for a seated event with offers', async () => {
+    const { t, p, list } = await seated();
+    const empty = await t.app.request(`/market/${p.id}/tour?showId=show-1`);
+    expect(await empty.text()).not.toContain('<resale-seat-map');
+    list(['a1'], 4000);
+    const res = await t.app.request(`/market/${p.id}/tour?showId=show-1&lang=es`);
+    const html = await res.text();
+    expect(html).toContain('<script type="module" src="/widgets/v1/resale.js"></script>');
+    expect(html).toContain(`<resale-seat-map lang="es" src="/market/${p.id}/tour/seatmap.json?showId=show-1&amp;lang=es"></resale-seat-map>`);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain('unsafe');
+    const data = await t.app.request(`/market/${p.id}/tour/seatmap.json?showId=show-1&lang=es`);
+    expect(data.status).toBe(200);
+    const body = (await data.json()) as { data: { listings: unknown[]; selectUrl: string } };
+    expect(body.data.listings).toHaveLength(1);
+    expect(body.data.selectUrl).toBe(`http://resale.test/market/${p.id}/tour?showId=show-1&lang=es`);
+    // An unseated event's page carries no script at all.
+    await withEvent(t, p, eventBody('plain'));
+    expect(await (await t.app.request(`/market/${p.id}/plain`)).text()).not.toContain('<script');
+    expect((await t.app.request(`/market/${p.id}/tour/seatmap.json?showId=show-9`)).status).toBe(404);
+    expect((await t.app.request(`/market/ptr_nope/tour/seatmap.json?showId=show-1`)).status).toBe(404);
+  });
+
+  it('shows the listings picked on the map with their total, reserves them together, and says when one is gone', async () => {
+    const { t, p, list } = await seated();
+    const one = list(['a1'], 4000);
+    const two = list(['a2'], 4000);
+    const browser = new TestBrowser(t.app);
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${one.id},${two.id}`);
+    expect(page.text).toContain('Your selection');
+    expect(page.text).toContain('€88.00');
+    expect(page.text).not.toContain('no longer for sale');
+    const form = new URLSearchParams({ _csrf: inputValue(page.text, '_csrf')! });
+    form.append('listingId', one.id);
+    form.append('listingId', two.id);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, form);
+    expect(res.status).toBe(303);
+    const intentionId = /\/checkout\/[^/]+\/(bi_[^?]+)/.exec(res.location!)![1]!;
+    expect(t.deps.listings.get(t.db, p.id, one.id).state).toBe('RESERVED');
+    expect(t.deps.listings.get(t.db, p.id, two.id).state).toBe('RESERVED');
+    expect(intentionId).toMatch(/^bi_/);
+    const gone = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${one.id}`);
+    expect(gone.text).toContain('Some of the tickets you picked are no longer for sale.');
+  });
+
+  it('refuses a pick across ticket options with a clear page, reserving nothing', async () => {
+    const { t, p, list } = await seated();
+    const field = list(['a1'], 4000);
+    const vip = list(['v1'], 9000);
+    const browser = new TestBrowser(t.app);
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${field.id},${vip.id}`);
+    const form = new URLSearchParams({ _csrf: inputValue(page.text, '_csrf')! });
+    form.append('listingId', field.id);
+    form.append('listingId', vip.id);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, form);
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('One checkout holds listings of one show and one ticket option');
+    expect(t.deps.listings.get(t.db, p.id, field.id).state).toBe('ACTIVE');
+    expect(t.deps.listings.get(t.db, p.id, vip.id).state).toBe('ACTIVE');
   });
 });

@@ -9,7 +9,9 @@ import { currencyDigits } from '../../lib/money.js';
 import { formatInstant } from '../../pages/format.js';
 import { defineMessages, pageLang, t, type Lang } from '../../pages/i18n.js';
 import { cspWith, Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { ok } from '../../lib/envelope.js';
 import { marketEvent, offers, type Offer } from './market.queries.js';
+import { seatMapData } from './market.seatmap.js';
 
 const mm = defineMessages(
   {
@@ -24,6 +26,11 @@ const mm = defineMessages(
     shared: 'The ticket you were sent',
     cancelled: 'This show has been cancelled.',
     all: 'All categories',
+    map: 'Seat map',
+    selection: 'Your selection',
+    selectionGone: 'Some of the tickets you picked are no longer for sale.',
+    selectionTotal: 'Total, fees included',
+    reserve: 'Reserve and pay',
   },
   {
     forSale: 'Entradas a la venta',
@@ -37,12 +44,21 @@ const mm = defineMessages(
     shared: 'La entrada que te han enviado',
     cancelled: 'Este espectáculo se ha cancelado.',
     all: 'Todas las categorías',
+    map: 'Mapa de asientos',
+    selection: 'Tu selección',
+    selectionGone: 'Algunas de las entradas que elegiste ya no están a la venta.',
+    selectionTotal: 'Total, gastos incluidos',
+    reserve: 'Reservar y pagar',
   },
 );
 
 const MARKET_CSS = `.offers{list-style:none;padding:0}.offers li{margin:0 0 .75rem}.offers li.shared{outline:3px solid #0b4fb3}
 h2{font-size:1.15rem;margin:1.5rem 0 .5rem}.price{font-size:1.2rem;font-weight:700}`;
 const MARKET_CSP = cspWith({ styles: [MARKET_CSS] });
+/** With the seat map: the widget bundle and its data from the service itself, the chart image from the partner (https). */
+const MARKET_MAP_CSP = cspWith({ styles: [MARKET_CSS], widgets: true, imgSrc: ['https:'] });
+/** Most listings one checkout takes from the seat map (a pick of many singles). */
+const MAX_SELECTION = 20;
 
 function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
@@ -66,19 +82,36 @@ export function marketPageRoutes(deps: AppDeps) {
     const partnerId = c.req.param('partnerId');
     const lang = pageLang(c);
     if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
-    const form = await c.req.parseBody();
-    const listingId = typeof form.listingId === 'string' ? form.listingId : '';
+    const form = await c.req.parseBody({ all: true });
+    // One listing from a Buy button, or several picked on the seat map (one option, one checkout).
+    const listingIds = [form.listingId ?? []].flat().filter((v): v is string => typeof v === 'string').slice(0, MAX_SELECTION);
     const session = c.get('session');
     try {
       const intention = deps.db.transaction((tx) =>
-        deps.intentions.create(tx, partnerId, { listingIds: [listingId], buyerPk: session?.partnerId === partnerId ? session.userPk : null, returnTo: typeof form.returnTo === 'string' && /^https?:\/\//.test(form.returnTo) ? form.returnTo : null }),
+        deps.intentions.create(tx, partnerId, { listingIds, buyerPk: session?.partnerId === partnerId ? session.userPk : null, returnTo: typeof form.returnTo === 'string' && /^https?:\/\//.test(form.returnTo) ? form.returnTo : null }),
       );
       return safeRedirect(c, `/checkout/${partnerId}/${intention.id}?lang=${lang}`, 303);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      if (err.status === 404) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+      if (err.status === 404 || listingIds.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+      // A pick across ticket options (one checkout holds one option): say so.
+      if (err.status === 400) return noticePage(c, { lang, status: 400, title: cm(lang, 'takenTitle'), text: err.message });
       return noticePage(c, { lang, status: 409, title: cm(lang, 'takenTitle'), text: err.message === 'You cannot buy your own listing' ? err.message : cm(lang, 'takenText') });
     }
+  });
+
+  /** The seat map's data for the page's `<resale-seat-map src>`: public, as the page is. */
+  app.get('/market/:partnerId/:eventRef/seatmap.json', (c) => {
+    let partner;
+    try {
+      partner = deps.partners.get(c.req.param('partnerId'));
+    } catch {
+      throw ApiError.notFound('event', c.req.param('eventRef'));
+    }
+    const showId = c.req.query('showId') ?? '';
+    const lang = pageLang(c, partner.settings.defaultLang);
+    c.header('Cache-Control', 'no-store');
+    return c.json(ok(seatMapData(deps.db, partner, { eventId: c.req.param('eventRef'), showId }, { publicBaseUrl: deps.config.publicBaseUrl, lang })), 200);
   });
 
   app.get('/market/:partnerId/:eventRef', async (c) => {
@@ -97,7 +130,14 @@ export function marketPageRoutes(deps: AppDeps) {
     if (!found || visible.length === 0) return notFound();
     const show = visible.find((s) => s.showId === c.req.query('showId')) ?? visible[0]!;
     const optionFilter = c.req.query('ticketOptionId');
-    const all = show.status === 'CANCELLED' ? [] : offers(deps.db, show.id).filter((o) => !optionFilter || o.ticketOptionId === optionFilter);
+    const everything = show.status === 'CANCELLED' ? [] : offers(deps.db, show.id);
+    const all = everything.filter((o) => !optionFilter || o.ticketOptionId === optionFilter);
+    // Listings picked on the seat map (`listingIds=a,b`): reserved together with one form.
+    const picked = (c.req.query('listingIds') ?? '').split(',').map((s) => s.trim()).filter(Boolean).slice(0, MAX_SELECTION);
+    const selection = everything.filter((o) => picked.includes(o.listingId));
+    const selectionTotal = selection.reduce((sum, o) => sum + o.buyerTotalMinor * o.quantity, 0);
+    const seating = found.event.seating;
+    const hasMap = Boolean(seating?.svgCode || seating?.image) && everything.length > 0;
     const sharedListing = c.req.query('listingId');
     const sharedTicket = c.req.query('ticketId');
     const isShared = (o: Offer) => o.listingId === sharedListing || o.seats.some((s) => s.ticketId === sharedTicket);
@@ -111,13 +151,53 @@ export function marketPageRoutes(deps: AppDeps) {
     c.header('Cache-Control', 'no-store');
     return renderPage(
       c,
-      <Layout lang={lang} title={found.event.title} head={<style>{raw(MARKET_CSS)}</style>}>
+      <Layout
+        lang={lang}
+        title={found.event.title}
+        head={
+          <>
+            <style>{raw(MARKET_CSS)}</style>
+            {hasMap ? <script type="module" src="/widgets/v1/resale.js"></script> : null}
+          </>
+        }
+      >
         <h1>{found.event.title}</h1>
         <p>
           {show.title} · <time datetime={new Date(show.startsAt).toISOString()}>{formatInstant(show.startsAt, lang, location.timeZone)}</time>
           {location.venueName ? ` · ${location.venueName}` : ''}
         </p>
         {show.status === 'CANCELLED' ? <p role="status">{mm(lang, 'cancelled')}</p> : null}
+        {picked.length > 0 ? (
+          <section aria-labelledby="selection">
+            <h2 id="selection">{mm(lang, 'selection')}</h2>
+            {selection.length < picked.length ? <p role="alert">{mm(lang, 'selectionGone')}</p> : null}
+            {selection.length > 0 ? (
+              <form method="post" action={`${base}/buy`}>
+                {csrfField(c, `${base}/buy`)}
+                <ul>
+                  {selection.map((o) => (
+                    <li>
+                      {o.optionTitle} · {o.seats.map((s) => seatText(s, lang)).filter(Boolean).join(', ') || mm(lang, 'tickets', { n: o.quantity })} ·{' '}
+                      {money(o.buyerTotalMinor * o.quantity, o.currency, lang)}
+                      <input type="hidden" name="listingId" value={o.listingId} />
+                    </li>
+                  ))}
+                </ul>
+                <p>
+                  {mm(lang, 'selectionTotal')}: <span class="price">{money(selectionTotal, selection[0]!.currency, lang)}</span>
+                </p>
+                {c.req.query('returnTo') ? <input type="hidden" name="returnTo" value={c.req.query('returnTo')} /> : null}
+                <button type="submit">{mm(lang, 'reserve')}</button>
+              </form>
+            ) : null}
+          </section>
+        ) : null}
+        {hasMap ? (
+          <section aria-labelledby="seat-map">
+            <h2 id="seat-map">{mm(lang, 'map')}</h2>
+            <resale-seat-map lang={lang} src={`${base}/seatmap.json?${new URLSearchParams({ showId: show.showId, lang })}`}></resale-seat-map>
+          </section>
+        ) : null}
         <h2>{mm(lang, 'forSale')}</h2>
         {all.length === 0 && show.status !== 'CANCELLED' ? <p>{mm(lang, 'none')}</p> : null}
         {[...groups.entries()].map(([title, list]) => (
@@ -168,7 +248,7 @@ export function marketPageRoutes(deps: AppDeps) {
           </nav>
         ) : null}
       </Layout>,
-      { csp: MARKET_CSP },
+      { csp: hasMap ? MARKET_MAP_CSP : MARKET_CSP },
     );
   });
   return app;
