@@ -81,9 +81,10 @@ export function preflight(deps: AppDeps): MiddlewareHandler<AppEnv> {
     .limit(1)
     .prepare();
   return async function preflightMiddleware(c, next) {
+    if (c.req.method !== 'OPTIONS') return next();
     const origin = c.req.header('origin');
     const method = c.req.header('access-control-request-method');
-    if (c.req.method !== 'OPTIONS' || origin === undefined || method === undefined) return next();
+    if (origin === undefined || method === undefined) return next();
     const methods = allowedMethods(c.req.path);
     if (methods.length === 0) throw new ApiError(403, 'origin_not_allowed', 'This endpoint is for servers: it never answers browsers (only public-key endpoints do)');
     if (!methods.includes(method.toUpperCase())) throw new ApiError(403, 'origin_not_allowed', `${method.slice(0, 20)} is not allowed from a browser here; use ${methods.join(', ')}`);
