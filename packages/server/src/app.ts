@@ -32,6 +32,7 @@ import { intentionRoutes } from './modules/intentions/intentions.routes.js';
 import { checkoutPageRoutes } from './modules/payments/checkout.pages.js';
 import { riskRoutes } from './modules/risk/risk.routes.js';
 import { marketDataRoutes } from './modules/marketdata/marketdata.routes.js';
+import { channelRoutes } from './modules/channels/channels.routes.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -110,6 +111,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/', checkoutPageRoutes(deps));
   app.route('/', riskRoutes(deps));
   app.route('/', marketDataRoutes(deps));
+  app.route('/', channelRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
   app.route('/', widgetRoutes());
   // Development mailbox: no authentication, so never in production (the router is also empty there).
@@ -160,7 +162,8 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Access layer', description: 'Statuses, calls to action and components partners render' },
       { name: 'Auth', description: 'One-time tokens for Login Force and Login Trust' },
       { name: 'Risk', description: 'Purchase risk evaluation and feedback' },
-      { name: 'Market data', description: 'Primary-sale inventory of shows' },
+      { name: 'Channels', description: 'Inbound listings from other resale platforms (channels key)' },
+      { name: 'Market data', description: 'Primary-sale inventory of shows, and leads (ticket holders, abandoned carts, virtual queue, wishlists)' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
     ],

@@ -1,3 +1,4 @@
+import type { ChannelsService } from './modules/channels/channels.service.js';
 import type { Logger } from 'pino';
 import type { Db } from './db/client.js';
 import type { Clock } from './lib/clock.js';
@@ -55,6 +56,7 @@ export interface AppDeps {
   intentions: IntentionsService;
   payments: PaymentsService;
   risk: RiskService;
+  channels: ChannelsService;
 }
 
 /** Hono environment of every router. */

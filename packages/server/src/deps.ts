@@ -18,6 +18,7 @@ import { IntentionsService } from './modules/intentions/intentions.service.js';
 import { PaymentsService } from './modules/payments/payments.service.js';
 import { SandboxProvider } from './modules/payments/payments.provider.js';
 import { RiskService } from './modules/risk/risk.service.js';
+import { ChannelsService } from './modules/channels/channels.service.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
@@ -47,6 +48,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     intentions,
     // The sandbox provider until a real one is configured (see payments.provider.ts).
     risk: new RiskService(opts),
+    channels: new ChannelsService({ ...opts, bus, events, rules, users, webhooks, listings }),
     payments: new PaymentsService({ ...opts, bus, intentions, listings, webhooks, messages }, new SandboxProvider(() => opts.clock.now())),
     auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
   };

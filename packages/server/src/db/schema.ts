@@ -15,3 +15,5 @@ export * from '../modules/intentions/intentions.table.js';
 export * from '../modules/payments/payments.table.js';
 export * from '../modules/risk/risk.table.js';
 export * from '../modules/marketdata/marketdata.table.js';
+export * from '../modules/marketdata/leads.table.js';
+export * from '../modules/channels/channels.table.js';

@@ -8,6 +8,7 @@ import { unlocksJob } from '../modules/tickets/tickets.unlock.js';
 import { authPurgeJob } from '../modules/auth/auth.job.js';
 import { intentionsJob } from '../modules/intentions/intentions.job.js';
 import { paymentsJob } from '../modules/payments/payments.job.js';
+import { wishlistJob } from '../modules/marketdata/wishlist.job.js';
 
 /** A piece of scheduled work. `run` must never assume it is the only process (see README). */
 export interface Job {
@@ -19,7 +20,7 @@ export interface Job {
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob];
+  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob, wishlistJob];
 }
 
 /**

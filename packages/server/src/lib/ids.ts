@@ -31,6 +31,7 @@ export const ID_PREFIX = {
   payout: 'po',
   riskEvaluation: 'rsk',
   riskFeedback: 'rfb',
+  lead: 'ld',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { ShowStatus } from '../events/events.table.js';
 import { events, shows, ticketOptions } from '../events/events.table.js';
 import { listings, listingTickets } from '../listings/listings.table.js';
+import { showInventory } from '../marketdata/marketdata.table.js';
 import { tickets } from '../tickets/tickets.table.js';
 
 /**
@@ -15,7 +16,8 @@ import { tickets } from '../tickets/tickets.table.js';
  * A {@link ShowSnapshot} per (partner, event, show): the event's seating flag, the show's
  * status, dates and resale flag, its ticket options in the show's order, and per option the
  * number of tickets in ACTIVE listings, the lowest price per ticket with the buyer fee, and
- * the cheapest ACTIVE listing (with its seats). Unknown (partner, event, show) triples are
+ * the cheapest ACTIVE listing (with its seats), and the primary sale's `soldOut` /
+ * `soldPercentage` as the partner reported them (market data). Unknown (partner, event, show) triples are
  * cached too, as "not found", so a page with a wrong id does not query every time. Beside each
  * snapshot, the JSON text of its unsigned answers (per language, and per resale state, which
  * the clock alone can change), so a repeated page view serialises nothing. The partner's key
@@ -33,7 +35,8 @@ import { tickets } from '../tickets/tickets.table.js';
  *    nothing is queried but the counter.
  * 2. When the counter moved (something was written somewhere), the next request of each show
  *    compares the show's fingerprint (see `fingerprint`: the event's seating flag, the show's
- *    status, resale flag and start, its options, the set of its ACTIVE listings and their
+ *    status, resale flag and start, its options, its primary-sale soldOut and soldPercentage,
+ *    the set of its ACTIVE listings and their
  *    prices from a covering scan of `listings_show_state_idx`, the seats of its cheapest
  *    listings; about 2 ms for 10,000 listings) with the one the snapshot was built from. Same:
  *    the entry is kept and becomes valid at the new counter value (its rendered texts are
@@ -43,7 +46,8 @@ import { tickets } from '../tickets/tickets.table.js';
  *
  * So a listing created, repriced, reserved, released, sold, terminated or delisted, a seat of a
  * cheapest listing changed, a show cancelled, hidden, rescheduled or its resale switched off,
- * an option added, moved or given an area, seating added: all are seen by the very next
+ * an option added, moved or given an area, seating added, the primary sale reported sold out:
+ * all are seen by the very next
  * request, whatever the clock says, even within the same millisecond. The one change the
  * fingerprint cannot see is a buyer fee changed while the price stays the same (a seller
  * re-saving the same price after the partner's fees changed): the fee is not in the index.
@@ -103,6 +107,8 @@ export interface ShowSnapshot {
   startsAt: number;
   /** In the show's order. */
   options: OptionSnapshot[];
+  /** The primary sale as the partner reported it (PUT …/inventory); null before any report. */
+  primary: { soldOut: boolean | null; soldPercentage: number | null } | null;
 }
 
 /** A snapshot, or why there is none (404 on GET, an empty list in bulk). */
@@ -243,6 +249,7 @@ export class ShowSnapshots {
         .from(shows)
         .where(and(eq(shows.eventPk, p('eventPk')), eq(shows.showId, p('showId'))))
         .prepare(),
+      primary: db.select({ soldOut: showInventory.soldOut, soldPercentage: showInventory.soldPercentage }).from(showInventory).where(eq(showInventory.showPk, p('showPk'))).prepare(),
       showByPk: db.select({ status: shows.status, resaleEnabled: shows.resaleEnabled, startsAt: shows.startsAt }).from(shows).where(eq(shows.id, p('showPk'))).prepare(),
       options: db
         .select({ pk: ticketOptions.id, ticketOptionId: ticketOptions.ticketId, currency: ticketOptions.currency, area: ticketOptions.area, webVisibility: ticketOptions.webVisibility })
@@ -351,6 +358,7 @@ export class ShowSnapshots {
           cheapest: cheapest.get(o.pk) ?? null,
         };
       }),
+      primary: this.q.primary.get({ showPk: show.id }) ?? null,
     };
     return {
       version,
@@ -365,7 +373,7 @@ export class ShowSnapshots {
   /**
    * Everything a snapshot was built from, as one string, read cheaply: the event's seating
    * flag, the show's status, resale flag and start, its options (ids, order, currency, area,
-   * visibility), the set of its ACTIVE listings with their prices (a covering scan of
+   * visibility), its primary sale's soldOut and soldPercentage, the set of its ACTIVE listings with their prices (a covering scan of
    * listings_show_state_idx: the count, the sum of rowids and the sum of a hash of each rowid
    * with its price, so a listing in or out of ACTIVE or repriced changes it), and the seats of
    * the cheapest listings. Not in it: the buyer fee (not in the index), hence
@@ -377,6 +385,8 @@ export class ShowSnapshots {
     if (!event || !show) return '';
     const parts: unknown[] = [event.hasSeating, show.status, show.resaleEnabled, show.startsAt];
     for (const o of this.q.options.all({ showPk })) parts.push(o.pk, o.ticketOptionId, o.currency, o.area, o.webVisibility);
+    const primary = this.q.primary.get({ showPk });
+    parts.push(primary?.soldOut ?? null, primary?.soldPercentage ?? null);
     const l = this.q.listingsFingerprint.get({ showPk });
     parts.push(l?.n, l?.rowids, l?.pairs);
     for (const s of this.seats(tx, listingIds)) parts.push(s.listingId, s.section, s.row, s.seat);

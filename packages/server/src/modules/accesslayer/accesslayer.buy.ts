@@ -8,6 +8,7 @@ import { signUrl } from '../auth/auth.urls.js';
 import { isResaleOpen } from '../events/events.model.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import type { BuyAccessLayerSettings } from '../partners/partners.settings.js';
+import { isPrimaryScarce } from '../marketdata/marketdata.service.js';
 import { ShowSnapshots, type DbVersion, type OptionSnapshot, type ShowSnapshot } from './accesslayer.buy.cache.js';
 
 /**
@@ -23,6 +24,11 @@ import { ShowSnapshots, type DbVersion, type OptionSnapshot, type ShowSnapshot }
  *   a component the partner has not configured is absent; `visible: false` is returned as such;
  * - ticket options disabled for the event or show are absent everywhere (categories, counts,
  *   floors, map, best listing), as if they had no listings;
+ * - a configured buyBanner is `visible: true`, whatever its `visible` setting, while the show's
+ *   primary sale is sold out or nearly (the partner reported `soldOut: true` or `soldPercentage`
+ *   ≥ 90 through PUT /v1/marketdata/events/…/inventory, see `isPrimaryScarce`) and resale is
+ *   open: that is when resale is the official way to get tickets. Otherwise it follows the
+ *   setting. Only the banner, and only when configured: no component appears on its own;
  * - a call to action is `enabled: false` when resale is closed (show cancelled or hidden,
  *   `resaleEnabled` false, or the show has started) or nothing is for sale (for a category:
  *   nothing of that category);
@@ -238,6 +244,8 @@ export class BuyAccessLayer {
 
     if (cfg.buyBanner) {
       const b = cfg.buyBanner;
+      // Prominent while the primary is (nearly) sold out and resale is open (see the rules above).
+      const visible = b.visible || (open && isPrimaryScarce(s.primary));
       out.push({
         type: 'banner',
         class: 'buyBanner',
@@ -245,7 +253,7 @@ export class BuyAccessLayer {
           title: b.title[lang],
           description: b.description[lang],
           image: b.image ?? null,
-          visible: b.visible,
+          visible,
           colors: b.colors,
           callToAction: { text: b.ctaText[lang], url: sign(base), enabled },
         },

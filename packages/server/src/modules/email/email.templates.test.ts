@@ -10,6 +10,7 @@ const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
   payoutScheduled: { amount: { minor: 12000, currency: 'EUR' }, payoutDate: '2026-06-15' },
   refund: { eventTitle: 'Aurora Tour', amount: '€91.00' },
   purchaseConfirmed: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', amount: { minor: 10010, currency: 'EUR' }, quantity: 2 },
+  wishlistAvailable: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', marketUrl: 'https://resale.test/market/ptr_1/aurora?showId=s1&lang=en', ticketOptionTitle: 'Field' },
 };
 
 /** What each template must show, per language (formatted with Intl). */
@@ -24,6 +25,10 @@ const EXPECTED: Record<TemplateName, Record<'en' | 'es', string[]>> = {
   payoutScheduled: { en: ['€120.00', 'June 15, 2026'], es: ['120,00 €', '15 de junio de 2026'] },
   refund: { en: ['Aurora Tour', '€91.00'], es: ['Aurora Tour', '€91.00'] },
   purchaseConfirmed: { en: ['Aurora Tour', 'Madrid night', '2 ticket(s)', '€100.10', 'May 1, 2026'], es: ['Aurora Tour', 'Madrid night', '2 entrada(s)', '100,10 €', '1 de mayo de 2026'] },
+  wishlistAvailable: {
+    en: ['Aurora Tour', 'Madrid night', '(Field)', 'May 1, 2026', 'See the tickets: https://resale.test/market/ptr_1/aurora?showId=s1&lang=en'],
+    es: ['Aurora Tour', 'Madrid night', '(Field)', '1 de mayo de 2026', 'Ver las entradas: https://resale.test/market/ptr_1/aurora?showId=s1&lang=en'],
+  },
 };
 
 /** Intl separates with no-break spaces (U+00A0, U+202F); compare with plain ones. */
@@ -33,7 +38,7 @@ const BAD_OUTPUT = /undefined|null|NaN|\[object|\$\{/;
 
 describe('message templates', () => {
   it('has the templates the other modules use', () => {
-    expect([...TEMPLATE_NAMES].sort()).toEqual(['delistNotice', 'listingSold', 'oneTimePassword', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'ticketUnlocked']);
+    expect([...TEMPLATE_NAMES].sort()).toEqual(['delistNotice', 'listingSold', 'oneTimePassword', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'ticketUnlocked', 'wishlistAvailable']);
   });
 
   for (const name of TEMPLATE_NAMES) {
@@ -73,6 +78,13 @@ describe('message templates', () => {
     const { text } = renderMessage('delistNotice', 'en', { eventTitle: 'A', showTitle: 'B' });
     expect(text).not.toMatch(/Reason/);
     expect(renderMessage('delistNotice', 'es', { eventTitle: 'A', showTitle: 'B', reason: null }).text).not.toMatch(/Motivo/);
+  });
+
+  it('leaves the wishlist option out when absent, and refuses a market link that is not http(s)', () => {
+    const { text } = renderMessage('wishlistAvailable', 'en', { ...SAMPLES.wishlistAvailable, ticketOptionTitle: null });
+    expect(text).toContain('Tickets for Aurora Tour – Madrid night');
+    expect(text).not.toMatch(/Tickets \(|\(\)/);
+    expect(() => renderMessage('wishlistAvailable', 'es', { ...SAMPLES.wishlistAvailable, marketUrl: 'javascript:alert(1)' })).toThrow(/marketUrl/);
   });
 
   it('escapes every interpolated value in the HTML part, never in the text part', () => {

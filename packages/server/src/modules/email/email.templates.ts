@@ -48,6 +48,17 @@ export interface TemplateVars {
   refund: { eventTitle: string; amount: MoneyVar };
   /** A resale buyer's purchase went through. */
   purchaseConfirmed: { eventTitle: string; showTitle: string; showDate: string; amount: MoneyVar; quantity: number; timeZone?: string };
+  /** Resale tickets appeared for a show a wishlist lead subscribed to (sent once per lead). */
+  wishlistAvailable: {
+    eventTitle: string;
+    showTitle: string;
+    showDate: string;
+    /** http(s) URL of the show's market page. */
+    marketUrl: string;
+    /** The ticket option the lead asked for, when it named one. */
+    ticketOptionTitle?: string | null;
+    timeZone?: string;
+  };
 }
 
 export type TemplateName = keyof TemplateVars;
@@ -94,6 +105,14 @@ const SCHEMAS: { [K in TemplateName]: z.ZodType<TemplateVars[K], any> } = {
   payoutScheduled: z.object({ amount: money, payoutDate: isoDay }),
   refund: z.object({ eventTitle: title, amount: money }),
   purchaseConfirmed: z.object({ eventTitle: title, showTitle: title, showDate: isoInstant, amount: money, quantity: z.number().int().min(1).max(100), timeZone: timeZone.optional() }),
+  wishlistAvailable: z.object({
+    eventTitle: title,
+    showTitle: title,
+    showDate: isoInstant,
+    marketUrl: z.url({ protocol: /^https?$/ }),
+    ticketOptionTitle: title.nullish(),
+    timeZone: timeZone.optional(),
+  }),
 };
 
 /** Every template name. */
@@ -174,6 +193,26 @@ const FOOTER: Record<Lang, string> = {
 };
 
 const COPY: { [K in TemplateName]: Written<K> } = {
+  wishlistAvailable: {
+    en: (v, f) => ({
+      subject: `Resale tickets are available for ${v.eventTitle}`,
+      blocks: [
+        `Tickets${v.ticketOptionTitle ? ` (${v.ticketOptionTitle})` : ''} for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) are now on sale on the official resale market.`,
+        { href: v.marketUrl, label: 'See the tickets' },
+        'Resale tickets go fast, and this is the only message we send you about this show.',
+      ],
+      sms: `Resale tickets for ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) are available: ${v.marketUrl}`,
+    }),
+    es: (v, f) => ({
+      subject: `Hay entradas de reventa para ${v.eventTitle}`,
+      blocks: [
+        `Ya hay entradas${v.ticketOptionTitle ? ` (${v.ticketOptionTitle})` : ''} para ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) a la venta en el mercado oficial de reventa.`,
+        { href: v.marketUrl, label: 'Ver las entradas' },
+        'Las entradas de reventa vuelan, y este es el único mensaje que te enviamos sobre este espectáculo.',
+      ],
+      sms: `Hay entradas de reventa para ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}): ${v.marketUrl}`,
+    }),
+  },
   purchaseConfirmed: {
     en: (v, f) => ({
       subject: `Your tickets for ${v.eventTitle}`,

@@ -10,6 +10,7 @@ import { formatInstant } from '../../pages/format.js';
 import { defineMessages, pageLang, t, type Lang } from '../../pages/i18n.js';
 import { cspWith, Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { ok } from '../../lib/envelope.js';
+import { isPrimaryScarce, primarySale } from '../marketdata/marketdata.service.js';
 import { marketEvent, offers, type Offer } from './market.queries.js';
 import { seatMapData } from './market.seatmap.js';
 
@@ -31,6 +32,8 @@ const mm = defineMessages(
     selectionGone: 'Some of the tickets you picked are no longer for sale.',
     selectionTotal: 'Total, fees included',
     reserve: 'Reserve and pay',
+    primarySoldOut: 'Sold out in the primary sale — resale is the official way to get tickets.',
+    primaryAlmostSoldOut: 'Almost sold out in the primary sale — resale is the official way to get tickets.',
   },
   {
     forSale: 'Entradas a la venta',
@@ -49,6 +52,8 @@ const mm = defineMessages(
     selectionGone: 'Algunas de las entradas que elegiste ya no están a la venta.',
     selectionTotal: 'Total, gastos incluidos',
     reserve: 'Reservar y pagar',
+    primarySoldOut: 'Agotado en la venta oficial: la reventa es la forma oficial de conseguir entradas.',
+    primaryAlmostSoldOut: 'Casi agotado en la venta oficial: la reventa es la forma oficial de conseguir entradas.',
   },
 );
 
@@ -146,6 +151,8 @@ export function marketPageRoutes(deps: AppDeps) {
       const key = o.area ? `${o.area} · ${o.optionTitle}` : o.optionTitle;
       groups.set(key, [...(groups.get(key) ?? []), o]);
     }
+    // The partner's primary-sale report (market data): say when resale is the way in.
+    const primary = show.status === 'CANCELLED' ? null : primarySale(deps.db, show.id);
     const location = show.location ?? found.event.location;
     const base = `/market/${encodeURIComponent(c.req.param('partnerId'))}/${encodeURIComponent(found.event.externalReferenceId)}`;
     c.header('Cache-Control', 'no-store');
@@ -167,6 +174,7 @@ export function marketPageRoutes(deps: AppDeps) {
           {location.venueName ? ` · ${location.venueName}` : ''}
         </p>
         {show.status === 'CANCELLED' ? <p role="status">{mm(lang, 'cancelled')}</p> : null}
+        {isPrimaryScarce(primary) ? <p role="status">{mm(lang, primary?.soldOut ? 'primarySoldOut' : 'primaryAlmostSoldOut')}</p> : null}
         {picked.length > 0 ? (
           <section aria-labelledby="selection">
             <h2 id="selection">{mm(lang, 'selection')}</h2>

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../context.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
+import { leadRoutes } from './leads.routes.js';
 import { MarketDataService } from './marketdata.service.js';
 
 const counts = {
@@ -28,7 +29,7 @@ const InventoryOut = z
   })
   .openapi('Inventory');
 
-/** PUT/GET /v1/marketdata/events/:externalReferenceId/inventory[/details]. */
+/** PUT/GET /v1/marketdata/events/:externalReferenceId/inventory[/details], and the leads (/v1/marketdata/users, leads.routes.ts). */
 export function marketDataRoutes(deps: AppDeps) {
   const app = createRouter();
   const svc = new MarketDataService(deps);
@@ -58,5 +59,6 @@ export function marketDataRoutes(deps: AppDeps) {
     createRoute({ ...common, method: 'get', path: '/v1/marketdata/events/{externalReferenceId}/inventory', operationId: 'getInventory', summary: 'Read the inventory of a show', request: { params, query }, responses: ok }),
     (c) => respondInTransaction(c, deps, 200, (tx) => svc.get(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId)),
   );
+  app.route('/', leadRoutes(deps));
   return app;
 }

@@ -15,6 +15,30 @@ export interface InventoryCounts {
 }
 
 /**
+ * From this share sold in the primary sale (`soldPercentage`), a show counts as (nearly) sold out.
+ * The spec is silent; 90 % is where a partner's own page typically says "last tickets".
+ */
+export const PRIMARY_SCARCE_PERCENTAGE = 90;
+
+/**
+ * Whether the show's primary sale is sold out or nearly (the partner reported `soldOut: true`,
+ * or `soldPercentage` ≥ {@link PRIMARY_SCARCE_PERCENTAGE}): resale is then the official way to
+ * get tickets, so the buy side makes it prominent (a configured buyBanner is shown, the market
+ * page says so). Unknown inventory (no PUT yet, or null fields) is not scarce.
+ *
+ * @example isPrimaryScarce({ soldOut: null, soldPercentage: 92.5 }) // true
+ */
+export function isPrimaryScarce(inv: { soldOut: boolean | null; soldPercentage: number | null } | null | undefined): boolean {
+  if (!inv) return false;
+  return inv.soldOut === true || (inv.soldPercentage !== null && inv.soldPercentage >= PRIMARY_SCARCE_PERCENTAGE);
+}
+
+/** The primary-sale state of a show as the buy side reads it (null before any inventory PUT). */
+export function primarySale(tx: Tx, showPk: string): { soldOut: boolean | null; soldPercentage: number | null } | null {
+  return tx.select({ soldOut: showInventory.soldOut, soldPercentage: showInventory.soldPercentage }).from(showInventory).where(eq(showInventory.showPk, showPk)).get() ?? null;
+}
+
+/**
  * Primary-sale inventory per show. The show-level PUT replaces the fields sent and keeps the
  * others; the details PUT replaces the items (per ticket option, optionally per price type),
  * each checked against the show.

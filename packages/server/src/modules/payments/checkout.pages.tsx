@@ -14,6 +14,7 @@ import { buyIntentions } from '../intentions/intentions.table.js';
 import type { IntentionRow } from '../intentions/intentions.service.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { checkOwnership } from '../platform/ownership.js';
+import { channelListingOf } from '../channels/channels.service.js';
 import { cm } from './checkout.messages.js';
 import type { CardInput, PayOutcome } from './payments.provider.js';
 import { payments } from './payments.table.js';
@@ -80,6 +81,8 @@ export function checkoutPageRoutes(deps: AppDeps) {
    */
   async function sellersStillOwn(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang): Promise<Response | null> {
     for (const listingId of intention.listingIds) {
+      // A channel's listing: its tickets are not the partner's to check; the channel vouches for them.
+      if (channelListingOf(deps.db, listingId)) continue;
       const listing = deps.listings.get(deps.db, partner.id, listingId);
       const seller = deps.users.get(deps.db, partner.id, listing.sellerPk);
       const held = deps.listings.ticketsOf(deps.db, listingId);

@@ -16,6 +16,7 @@ import { users } from '../users/users.table.js';
 import type { CardInput, ChargeResult, PayOutcome, PaymentProvider } from './payments.provider.js';
 import { payments, payouts } from './payments.table.js';
 import type { WebhookData } from '../webhooks/webhooks.catalog.js';
+import { channelListingOf } from '../channels/channels.service.js';
 
 const DAY = 86_400_000;
 
@@ -150,6 +151,9 @@ export class PaymentsService {
         .run();
       const option = tx.select().from(ticketOptions).where(eq(ticketOptions.id, listing.ticketOptionPk)).get()!;
       const priceTypeId = listing.priceTypePk ? tx.select().from(priceTypes).where(eq(priceTypes.id, listing.priceTypePk)).get()?.priceTypeId : undefined;
+      // A channel's listing: the partner fulfils these tickets with the channel that sold them.
+      const ch = channelListingOf(tx, listing.id);
+      const channel = ch ? { channel: { channelId: ch.channelId, externalListingId: ch.externalListingId, sellerReference: ch.sellerReference } } : {};
       for (const t of held) {
         resold.push({
           ticketId: t.ticketId,
@@ -161,6 +165,7 @@ export class PaymentsService {
           pricePaid: toMajor(listing.priceMinor + listing.buyerFeeMinor, listing.currency),
           currency: listing.currency,
           previousOwner: userToApi(seller),
+          ...channel,
         });
       }
       const to = seller.email ?? seller.phone;

@@ -52,7 +52,18 @@ export const TicketUpdateDataSchema = z
         listingId: z.string(),
         pricePaid: z.number().openapi({ description: 'Per ticket, fees included.' }),
         currency: z.string().length(3),
-        previousOwner: PersonSchema.openapi({ description: 'The seller.' }),
+        previousOwner: PersonSchema.openapi({ description: 'The seller (for a channel listing, the user `channel:<channelId>`).' }),
+        channel: z
+          .object({
+            channelId: z.string().openapi({ description: 'The external platform that sold it.', example: 'resellr' }),
+            externalListingId: z.string().openapi({ description: 'The channel’s id of the listing.', example: 'rs-884120' }),
+            sellerReference: z.string().nullable().openapi({ description: 'The channel’s reference of its seller.', example: 'seller-5521' }),
+          })
+          .optional()
+          .openapi({
+            description:
+              'Present only when the ticket came from a channel (POST /v1/channels/listings): it is not one of your tickets. Get the real ticket from the channel and deliver it to the buyer (PUT /v1/tickets/:ticketId with its ticketAccess, or your own channel).',
+          }),
       }),
     ),
   })

@@ -1,0 +1,160 @@
+import { and, eq, gt, isNull, notInArray, sql } from 'drizzle-orm';
+import type { AppDeps } from '../../context.js';
+import type { Tx } from '../../db/client.js';
+import type { Job } from '../../jobs/scheduler.js';
+import { toIso } from '../../lib/clock.js';
+import type { Lang } from '../email/email.templates.js';
+import { events, shows, ticketOptions } from '../events/events.table.js';
+import { listings } from '../listings/listings.table.js';
+import { leads } from './leads.table.js';
+
+/**
+ * Wishlist notifications: a WISHLIST lead with an e-mail is e-mailed once (template
+ * `wishlistAvailable`, linking to the show's market page) when the show has resale stock,
+ * i.e. an ACTIVE listing of the show, of the lead's ticket option when it named one, while
+ * resale of the show is open (resale enabled, not cancelled or hidden, not started).
+ *
+ * Why a scheduled scan rather than a `listing.activated` domain event handled in the listing's
+ * transaction:
+ * - a listing becomes ACTIVE in several places (created in the sell flow, released by an
+ *   expired or failed checkout, pushed by a channel), owned by other modules; the scan sees
+ *   every one of them, and ones added later, without touching them;
+ * - a lead sent when stock is already on the market is notified too (no event would fire);
+ * - the e-mails of a popular show (thousands of leads) are rendered here, in batches, not
+ *   inside a seller's listing transaction, which would hold SQLite's write lock meanwhile.
+ * The cost is latency (at most {@link WISHLIST_EVERY_MS}) and one indexed scan per tick over
+ * the leads still waiting (partial index `marketdata_leads_wishlist_pending_idx`).
+ *
+ * Once, also with several processes: each lead is marked (`notifiedAt`, a conditional update
+ * on `notified_at is null`) in the same transaction that puts its e-mail in the outbox, so
+ * either both commit or neither does; the outbox guarantees delivery. `notifiedAt` is never
+ * reset (an update of the lead keeps it), so a buyer is told once per event and show. A lead
+ * whose e-mail cannot be made (a programming error, logged) is marked without a message so it
+ * does not block the queue.
+ */
+
+/** How often the job looks for leads to notify. */
+export const WISHLIST_EVERY_MS = 30_000;
+/** Leads notified per transaction. */
+export const WISHLIST_BATCH = 200;
+/** Batches per tick at most (the rest waits for the next tick). */
+const MAX_BATCHES = 10;
+
+type Deps = Pick<AppDeps, 'db' | 'clock' | 'config' | 'messages' | 'partners' | 'logger'>;
+
+class Skip extends Error {}
+
+/**
+ * One batch: notifies up to `limit` waiting wishlist leads whose show now has stock.
+ *
+ * @returns how many leads were marked notified (e-mailed, or skipped for a logged error)
+ * @example notifyWishlists(deps); // 0 when no waiting lead's show has ACTIVE listings
+ */
+export function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): number {
+  const now = deps.clock.now();
+  // A read without the write lock first: most ticks find nothing, and take no lock for it.
+  if (dueLeads(deps.db, now, 1).length === 0) return 0;
+  return deps.db.transaction((tx) => {
+    const due = dueLeads(tx, now, limit);
+
+    const langs = new Map<string, Lang>();
+    const langOf = (partnerId: string): Lang => {
+      let lang = langs.get(partnerId);
+      if (lang === undefined) {
+        lang = deps.partners.get(partnerId).settings.defaultLang;
+        langs.set(partnerId, lang);
+      }
+      return lang;
+    };
+
+    let marked = 0;
+    for (const lead of due) {
+      const lang = langOf(lead.partnerId);
+      const query = new URLSearchParams({ showId: lead.showId, lang, ...(lead.ticketOptionId ? { ticketOptionId: lead.ticketOptionId } : {}) });
+      const marketUrl = `${deps.config.publicBaseUrl}/market/${encodeURIComponent(lead.partnerId)}/${encodeURIComponent(lead.eventRef)}?${query}`;
+      const timeZone = (lead.showLocation ?? lead.eventLocation).timeZone;
+      const mark = (notificationId: string | null) =>
+        tx.update(leads).set({ notifiedAt: now, notificationId }).where(and(eq(leads.id, lead.id), isNull(leads.notifiedAt))).run().changes === 1;
+      try {
+        tx.transaction((sp) => {
+          const messageId = deps.messages.send(sp, {
+            partnerId: lead.partnerId,
+            channel: 'email',
+            to: lead.email!,
+            template: 'wishlistAvailable',
+            lang,
+            vars: {
+              eventTitle: lead.eventTitle,
+              showTitle: lead.showTitle,
+              showDate: toIso(lead.startsAt),
+              marketUrl,
+              ticketOptionTitle: lead.optionTitle,
+              ...(timeZone ? { timeZone } : {}),
+            },
+          });
+          // Marked by someone else meanwhile: take the message back with the savepoint.
+          if (!mark(messageId)) throw new Skip();
+        });
+        marked++;
+      } catch (err) {
+        if (err instanceof Skip) continue;
+        deps.logger.error({ job: 'wishlist', leadId: lead.id, err: { message: (err as Error).message } }, 'wishlist e-mail could not be made; lead marked without a message');
+        if (mark(null)) marked++;
+      }
+    }
+    return marked;
+  });
+}
+
+/** Notifies wishlist leads every {@link WISHLIST_EVERY_MS}, batch after batch while there are more. */
+export const wishlistJob: Job = {
+  name: 'wishlist',
+  everyMs: WISHLIST_EVERY_MS,
+  run(deps) {
+    let total = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const n = notifyWishlists(deps);
+      total += n;
+      if (n < WISHLIST_BATCH) break;
+    }
+    if (total > 0) deps.logger.info({ job: 'wishlist', notified: total }, 'wishlist leads notified');
+  },
+};
+
+/** Waiting wishlist leads whose show has stock now, with what their e-mail needs. */
+function dueLeads(tx: Tx, now: number, limit: number) {
+  return tx
+    .select({
+      id: leads.id,
+      partnerId: leads.partnerId,
+      email: leads.buyerEmail,
+      ticketOptionId: leads.ticketOptionId,
+      eventRef: events.externalReferenceId,
+      eventTitle: events.title,
+      eventLocation: events.location,
+      showId: shows.showId,
+      showTitle: shows.title,
+      showLocation: shows.location,
+      startsAt: shows.startsAt,
+      optionTitle: ticketOptions.title,
+    })
+    .from(leads)
+    .innerJoin(shows, eq(shows.id, leads.showPk))
+    .innerJoin(events, eq(events.id, leads.eventPk))
+    // The option the lead named (null when none, or when it no longer exists: then no stock matches).
+    .leftJoin(ticketOptions, and(eq(ticketOptions.showPk, leads.showPk), eq(ticketOptions.ticketId, leads.ticketOptionId)))
+    .where(
+      and(
+        // The partial index's condition, word for word, so SQLite uses it.
+        sql`${leads.type} = 'WISHLIST' and ${leads.notifiedAt} is null and ${leads.buyerEmail} is not null`,
+        eq(shows.resaleEnabled, true),
+        notInArray(shows.status, ['CANCELLED', 'HIDDEN']),
+        gt(shows.startsAt, now),
+        sql`exists (select 1 from ${listings} where ${listings.showPk} = ${leads.showPk} and ${listings.state} = 'ACTIVE'
+              and (${leads.ticketOptionId} is null or ${listings.ticketOptionPk} = ${ticketOptions.id}))`,
+      ),
+    )
+    // No ORDER BY: with one, SQLite walks the whole table in id order instead of the partial index.
+    .limit(limit)
+    .all();
+}
