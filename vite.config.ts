@@ -14,6 +14,24 @@ export default defineConfig({
           testTimeout: 15_000,
         },
       },
+      {
+        test: {
+          name: 'widgets',
+          root: './packages/widgets',
+          include: ['src/**/*.test.ts'],
+          environment: 'happy-dom',
+        },
+      },
+      {
+        test: {
+          name: 'demo',
+          root: './demo',
+          include: ['src/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          testTimeout: 30_000,
+        },
+      },
     ],
   },
 });

@@ -86,6 +86,8 @@ export interface CheapestListing {
 /** A ticket option of the show with its live market numbers. */
 export interface OptionSnapshot {
   ticketOptionId: string;
+  /** The option's visible name, as the partner sent it. */
+  title: string;
   currency: string;
   area: string | null;
   webVisibility: boolean;
@@ -252,7 +254,7 @@ export class ShowSnapshots {
       primary: db.select({ soldOut: showInventory.soldOut, soldPercentage: showInventory.soldPercentage }).from(showInventory).where(eq(showInventory.showPk, p('showPk'))).prepare(),
       showByPk: db.select({ status: shows.status, resaleEnabled: shows.resaleEnabled, startsAt: shows.startsAt }).from(shows).where(eq(shows.id, p('showPk'))).prepare(),
       options: db
-        .select({ pk: ticketOptions.id, ticketOptionId: ticketOptions.ticketId, currency: ticketOptions.currency, area: ticketOptions.area, webVisibility: ticketOptions.webVisibility })
+        .select({ pk: ticketOptions.id, ticketOptionId: ticketOptions.ticketId, title: ticketOptions.title, currency: ticketOptions.currency, area: ticketOptions.area, webVisibility: ticketOptions.webVisibility })
         .from(ticketOptions)
         .where(eq(ticketOptions.showPk, p('showPk')))
         .orderBy(asc(ticketOptions.position), asc(ticketOptions.id))
@@ -350,6 +352,7 @@ export class ShowSnapshots {
         const s = stats.get(o.pk);
         return {
           ticketOptionId: o.ticketOptionId,
+          title: o.title,
           currency: o.currency,
           area: o.area,
           webVisibility: o.webVisibility,

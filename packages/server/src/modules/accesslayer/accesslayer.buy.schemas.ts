@@ -84,6 +84,8 @@ export const BuyButtonComponentSchema = z
 const CategorySchema = z
   .object({
     ticketOptionId: z.string().openapi({ example: 'opt-field' }),
+    title: z.string().openapi({ example: 'General field', description: 'The ticket option’s visible name (`title` in the event). Added to the spec’s shape.' }),
+    currency: z.string().openapi({ example: 'EUR', description: 'ISO 4217 code of `floorPrice`. Added to the spec’s shape.' }),
     quantityForSale: z.number().int().openapi({ example: 12, description: 'Tickets for sale now; 0 = none.' }),
     floorPrice: z.number().openapi({ example: 50.05, description: 'Lowest price per ticket, buyer fee included, in major units of the ticket option’s currency; 0 when nothing is for sale.' }),
     visible,

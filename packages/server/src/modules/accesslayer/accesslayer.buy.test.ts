@@ -124,6 +124,8 @@ describe('buy access layer: the default set', () => {
     expect(cats.map((c) => c.ticketOptionId)).toEqual(['opt-field', 'opt-vip', 'opt-box', 'opt-stand']);
     expect(cats[0]).toEqual({
       ticketOptionId: 'opt-field',
+      title: 'General field',
+      currency: 'EUR',
       quantityForSale: 1,
       floorPrice: 44,
       visible: true,

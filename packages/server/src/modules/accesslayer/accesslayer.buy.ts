@@ -77,6 +77,10 @@ export interface BuyButtonComponent {
 
 export interface Category {
   ticketOptionId: string;
+  /** Additive to the spec's shape: the option's visible name, so a widget need not map ids. */
+  title: string;
+  /** Additive: ISO 4217 code of floorPrice. */
+  currency: string;
   quantityForSale: number;
   floorPrice: number;
   visible: boolean;
@@ -286,6 +290,8 @@ export class BuyAccessLayer {
           visible: l.visible,
           categories: options.map((o) => ({
             ticketOptionId: o.ticketOptionId,
+            title: o.title,
+            currency: o.currency,
             quantityForSale: o.quantityForSale,
             floorPrice: o.floorMinor === null ? 0 : toMajor(o.floorMinor, o.currency),
             visible: l.visible && o.webVisibility,

@@ -62,6 +62,8 @@ describe('GET /widgets/v1/*', () => {
     const unbuilt = setup(null);
     const res = await unbuilt.get('/widgets/v1/resale.js');
     expect(res.status).toBe(404);
+    // Readable cross-origin, so a partner's console shows this rather than a CORS error.
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toContain('npm run build -w @resale/widgets');
   });
 

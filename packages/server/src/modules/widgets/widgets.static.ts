@@ -61,7 +61,8 @@ export function widgetRoutes(dir: string = DEFAULT_WIDGETS_DIR) {
     if (!file) {
       // Answered here rather than thrown, so the router stands alone (tests mount it bare).
       const message = existsDir(dir) ? `No widget file '${name.slice(0, 100)}'` : 'The widgets are not built: run npm run build -w @resale/widgets';
-      return c.json(fail(404, [{ code: 'not_found', message }]), 404);
+      // With ACAO the page's console shows the 404 and its message, not an opaque CORS error.
+      return c.json(fail(404, [{ code: 'not_found', message }]), 404, { 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' });
     }
     const headers: Record<string, string> = {
       'Content-Type': TYPES[name.slice(name.lastIndexOf('.') + 1)]!,

@@ -1,0 +1,39 @@
+import { nothing, type PropertyDeclarations } from 'lit';
+import { ResaleElement } from '../../internal/base-element.js';
+import { renderCta } from '../../internal/cta.js';
+import { pickColors } from '../../internal/safe.js';
+import type { BuyButtonComponent } from '../../internal/types.js';
+import { buttonStyles } from './buy-button.styles.js';
+
+/**
+ * The "buy resale tickets" button of an event page. Colours: the call to action's when
+ * configured, else the component's, else the `--resale-color-primary` / `--resale-color-on-primary`
+ * tokens; anything but `#rgb`/`#rrggbb` is ignored.
+ *
+ * @csspart cta - the button-looking link (`<a>`), or `<button disabled>` (then also `cta-disabled`)
+ * @cssproperty --resale-color-primary - background when the server sends no colours
+ * @cssproperty --resale-color-on-primary - text colour when the server sends no colours
+ * @event resale-cta-click - before navigating; cancelable
+ */
+export class ResaleBuyButton extends ResaleElement {
+  static override styles = buttonStyles;
+  static override properties: PropertyDeclarations = {
+    component: { attribute: false },
+  };
+
+  /** The `buyButton` item of the buy access layer. */
+  declare component: BuyButtonComponent | undefined;
+
+  override render() {
+    const button = this.component?.buyButton;
+    if (!button || button.visible !== true) return nothing;
+    const colors = pickColors(button.callToAction.colors, button.colors);
+    return renderCta({ cta: button.callToAction, colors, host: this, detail: { componentClass: 'buyButton' } });
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'resale-buy-button': ResaleBuyButton;
+  }
+}

@@ -1,0 +1,45 @@
+import { css } from 'lit';
+import { ctaStyles, tokenStyles } from '../../styles/tokens.js';
+
+export const listStyles = [
+  tokenStyles,
+  ctaStyles,
+  css`
+    :host {
+      display: block;
+    }
+    .list {
+      list-style: none;
+      margin: 0;
+      padding: 0;
+      display: grid;
+      gap: 0.5rem;
+    }
+    .category {
+      display: flex;
+      flex-wrap: wrap;
+      align-items: center;
+      gap: 0.5rem var(--_space);
+      padding: 0.75rem var(--_space);
+      border: 1px solid var(--_color-border);
+      border-radius: var(--_radius);
+      background: var(--_color-surface);
+    }
+    .info {
+      flex: 1 1 12rem;
+      min-width: 0;
+      display: grid;
+      gap: 0.125rem;
+    }
+    .name {
+      font-weight: 700;
+    }
+    .quantity,
+    .price {
+      color: var(--_color-muted);
+    }
+    .category[data-empty] .quantity {
+      font-style: italic;
+    }
+  `,
+];

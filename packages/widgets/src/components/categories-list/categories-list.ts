@@ -1,0 +1,76 @@
+import { html, nothing, type PropertyDeclarations } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
+import { ResaleElement } from '../../internal/base-element.js';
+import { renderCta } from '../../internal/cta.js';
+import { formatPrice, t, ticketCount } from '../../internal/i18n.js';
+import { pickColors } from '../../internal/safe.js';
+import type { CategoriesListComponent, Category } from '../../internal/types.js';
+import { listStyles } from './categories-list.styles.js';
+
+/**
+ * Resale offers per ticket category, in the server's order: name, quantity for sale, floor price
+ * (per ticket, buyer fee included) and a call to action per category. Hidden categories
+ * (`visible` false) are left out; a category with 0 for sale says "none for sale" and shows its
+ * call to action as the server decided (disabled when `enabled` is false).
+ *
+ * Each category's name is the partner's `.labels[ticketOptionId]` when given, else the
+ * category's `title` (this service sends it), else its `ticketOptionId`. The price's currency is
+ * the category's `currency`, else the `currency` attribute; without either the price shows with
+ * two decimals.
+ *
+ * @csspart list - the `<ul>`
+ * @csspart category - one `<li>` (attribute `data-empty` when nothing is for sale)
+ * @csspart name - the category name
+ * @csspart quantity - "12 tickets" / "none for sale"
+ * @csspart price - "from 50.05"
+ * @csspart cta - the call to action of a category
+ * @event resale-cta-click - detail carries `ticketOptionId`; cancelable
+ */
+export class ResaleCategoriesList extends ResaleElement {
+  static override styles = listStyles;
+  static override properties: PropertyDeclarations = {
+    component: { attribute: false },
+    labels: { attribute: false },
+    currency: { type: String },
+  };
+
+  /** The `categoriesList` item of the buy access layer. */
+  declare component: CategoriesListComponent | undefined;
+  /** Display names by ticketOptionId. */
+  declare labels: Record<string, string> | undefined;
+  /** ISO 4217 code of the prices, when the partner knows it. */
+  declare currency: string | undefined;
+
+  #renderCategory(c: Category) {
+    const lang = this.locale;
+    const empty = !(c.quantityForSale > 0);
+    const name = this.labels?.[c.ticketOptionId] ?? (c.title || c.ticketOptionId);
+    const colors = pickColors(c.callToAction.colors, c.colors);
+    return html`<li class="category" part="category" data-ticket-option-id=${c.ticketOptionId} ?data-empty=${empty}>
+      <div class="info">
+        <span class="name" part="name">${name}</span>
+        <span class="quantity" part="quantity">${empty ? t(lang, 'noneForSale') : ticketCount(lang, c.quantityForSale)}</span>
+        ${!empty && c.floorPrice > 0
+          ? html`<span class="price" part="price">${t(lang, 'from')} ${formatPrice(lang, c.floorPrice, c.currency ?? this.currency)}</span>`
+          : nothing}
+      </div>
+      ${renderCta({ cta: c.callToAction, colors, host: this, detail: { componentClass: 'categoriesList', ticketOptionId: c.ticketOptionId } })}
+    </li>`;
+  }
+
+  override render() {
+    const list = this.component?.categoriesList;
+    if (!list || list.visible !== true || !Array.isArray(list.categories)) return nothing;
+    const shown = list.categories.filter((c) => c && c.visible === true);
+    if (shown.length === 0) return nothing;
+    return html`<ul class="list" part="list" aria-label=${t(this.locale, 'categories')}>
+      ${repeat(shown, (c) => c.ticketOptionId, (c) => this.#renderCategory(c))}
+    </ul>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'resale-categories-list': ResaleCategoriesList;
+  }
+}

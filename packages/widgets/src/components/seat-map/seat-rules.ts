@@ -1,0 +1,120 @@
+import type { Seat, SeatMapArea, SeatMapListing } from '../../internal/types.js';
+
+/**
+ * The seat map's rules without the DOM: availability classes, the seat index and the orphan-seat
+ * check. Pure functions, unit-tested on their own.
+ */
+
+/** How a zone is coloured. */
+export type Availability = 'none' | 'some' | 'cheapest';
+
+/** `section|row|seat`, the key a chart seat and a listing seat share. */
+export function seatKey(s: Seat): string {
+  return `${s.section ?? ''}|${s.row ?? ''}|${s.seat ?? ''}`;
+}
+
+/**
+ * Availability per area: `none` without stock, `cheapest` for the area(s) with the lowest
+ * positive floor price (per currency, so two currencies are never compared), `some` otherwise.
+ */
+export function availabilityByArea(areas: readonly SeatMapArea[]): Map<string, Availability> {
+  const cheapest = new Map<string, number>();
+  for (const a of areas) {
+    if (a.quantityForSale > 0 && a.floorPrice > 0) {
+      const current = cheapest.get(a.currency);
+      if (current === undefined || a.floorPrice < current) cheapest.set(a.currency, a.floorPrice);
+    }
+  }
+  const out = new Map<string, Availability>();
+  for (const a of areas) {
+    if (!(a.quantityForSale > 0)) out.set(a.area, 'none');
+    else out.set(a.area, a.floorPrice > 0 && cheapest.get(a.currency) === a.floorPrice ? 'cheapest' : 'some');
+  }
+  return out;
+}
+
+/** Which listing sells each seat (a seat belongs to at most one active listing). */
+export function indexSeats(listings: readonly SeatMapListing[]): Map<string, SeatMapListing> {
+  const index = new Map<string, SeatMapListing>();
+  for (const l of listings) for (const s of l.seats) if (s.seat !== null && s.row !== null) index.set(seatKey(s), l);
+  return index;
+}
+
+/** A row in seat order; `null` marks seats known to exist but not known by the chart or any listing (a numbering gap). */
+export type Row = (string | null)[];
+
+/**
+ * Rows of seats, from the chart's seat elements (document order) and the listings' seats.
+ * Rows whose seat labels are all numbers are sorted by number, and a jump in numbering (5, then 7)
+ * inserts a gap: seat 6 exists and is not for sale. Other rows keep the order of appearance.
+ */
+export function buildRows(chartSeats: readonly Seat[], listings: readonly SeatMapListing[]): Map<string, Row> {
+  const seen = new Map<string, Map<string, string>>(); // rowKey -> (seatKey -> seat label), insertion-ordered
+  const add = (s: Seat) => {
+    if (s.row === null || s.seat === null) return;
+    const rowKey = `${s.section ?? ''}|${s.row}`;
+    let row = seen.get(rowKey);
+    if (!row) seen.set(rowKey, (row = new Map()));
+    row.set(seatKey(s), s.seat);
+  };
+  chartSeats.forEach(add);
+  for (const l of listings) l.seats.forEach(add);
+  const rows = new Map<string, Row>();
+  for (const [rowKey, seats] of seen) {
+    const entries = [...seats];
+    const numeric = entries.every(([, label]) => /^\d+$/.test(label));
+    if (!numeric) {
+      rows.set(rowKey, entries.map(([key]) => key));
+      continue;
+    }
+    entries.sort((a, b) => Number(a[1]) - Number(b[1]));
+    const row: Row = [];
+    let previous: number | undefined;
+    for (const [key, label] of entries) {
+      const n = Number(label);
+      if (previous !== undefined && n - previous > 1) row.push(null);
+      row.push(key);
+      previous = n;
+    }
+    rows.set(rowKey, row);
+  }
+  return rows;
+}
+
+/**
+ * True when picking `candidate` would leave a single free seat between picked or unavailable
+ * seats in one of its rows, with one of those neighbours being a seat of `candidate` (orphans
+ * that already existed are not the pick's fault). Row ends are not neighbours: a free seat on the
+ * aisle can still be sold on its own.
+ *
+ * @param picked listing ids already selected
+ * @param index  seat key -> the listing selling it (seats absent from it are unavailable)
+ */
+export function leavesOrphan(candidate: SeatMapListing, picked: ReadonlySet<string>, rows: ReadonlyMap<string, Row>, index: ReadonlyMap<string, SeatMapListing>): boolean {
+  const mine = new Set(candidate.seats.map(seatKey));
+  const rowKeys = new Set(candidate.seats.filter((s) => s.row !== null && s.seat !== null).map((s) => `${s.section ?? ''}|${s.row}`));
+  const state = (key: string | null | undefined): 'free' | 'taken' | 'end' => {
+    if (key === undefined) return 'end';
+    if (key === null || mine.has(key)) return 'taken';
+    const listing = index.get(key);
+    if (!listing || picked.has(listing.listingId)) return 'taken';
+    return 'free';
+  };
+  for (const rowKey of rowKeys) {
+    const row = rows.get(rowKey) ?? [];
+    for (let i = 0; i < row.length; i++) {
+      if (state(row[i]) !== 'free') continue;
+      const left = i > 0 ? row[i - 1] : undefined;
+      const right = i < row.length - 1 ? row[i + 1] : undefined;
+      if (state(left) !== 'taken' || state(right) !== 'taken') continue;
+      if ((left != null && mine.has(left)) || (right != null && mine.has(right))) return true;
+    }
+  }
+  return false;
+}
+
+/** The checkout URL for the picked listings: `selectUrl` + `&listingIds=a,b`. */
+export function continueUrl(selectUrl: string, listingIds: readonly string[]): string {
+  const sep = selectUrl.includes('?') ? '&' : '?';
+  return `${selectUrl}${sep}listingIds=${listingIds.map(encodeURIComponent).join(',')}`;
+}
