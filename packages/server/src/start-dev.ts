@@ -1,8 +1,12 @@
 /**
  * `npm start`: the service with documented development values, so a newcomer can call the
- * API at once. Every value can still be overridden by the environment. Never use these
- * values in production: they are public.
+ * API at once, and the demo partner site ("Demo Tickets", demo/) wired to it as the sandbox
+ * partner's platform: ownership endpoint, login page (Login Force), webhooks and CORS origin.
+ * Every value can still be overridden by the environment; `DEMO=0` starts the service alone,
+ * `DEMO_PORT` moves the demo (default 3001), `DEMO_STATE_PATH` its state file. Never use
+ * these values in production: they are public.
  */
+import { startDemo } from '../../../demo/src/start.js';
 import { start } from './main.js';
 
 export const DEV_DEFAULTS: Record<string, string> = {
@@ -18,10 +22,42 @@ export const DEV_DEFAULTS: Record<string, string> = {
   SANDBOX_WEBHOOK_SECRET: 'whsec_ZGV2LXdlYmhvb2stc2VjcmV0LTAwMDAwMDAwMDA=',
 };
 
-const env = { ...DEV_DEFAULTS, ...Object.fromEntries(Object.entries(process.env).filter(([, v]) => v)) } as Record<string, string>;
+/** The sandbox partner's platform settings pointing at the demo on `demoUrl` (only when the demo runs). */
+export function demoDefaults(demoUrl: string): Record<string, string> {
+  return {
+    SANDBOX_OWNERSHIP_URL: `${demoUrl}/platform/ownership`,
+    SANDBOX_LOGIN_URL: `${demoUrl}/login`,
+    SANDBOX_WEBHOOK_URL: `${demoUrl}/webhooks`,
+    SANDBOX_PLATFORM_SECRET: 'dev-platform-secret-for-local-use-0000',
+    SANDBOX_ALLOWED_ORIGINS: demoUrl,
+  };
+}
+
+const fromProcess = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v)) as Record<string, string>;
+const withDemo = fromProcess.DEMO !== '0' && fromProcess.DEMO !== 'false';
+const demoPort = Number(fromProcess.DEMO_PORT ?? 3001);
+const demoUrl = `http://localhost:${demoPort}`;
+const env = { ...DEV_DEFAULTS, ...(withDemo ? demoDefaults(demoUrl) : {}), ...fromProcess } as Record<string, string>;
 
 start(env).then(
-  ({ stop, env: parsed }) => {
+  async ({ stop, env: parsed }) => {
+    let demo: { url: string; stop: () => Promise<void> } | null = null;
+    if (withDemo) {
+      try {
+        demo = await startDemo({
+          port: demoPort,
+          serviceUrl: parsed.PUBLIC_BASE_URL,
+          publicKey: env.SANDBOX_PUBLIC_KEY!,
+          privateKey: env.SANDBOX_PRIVATE_KEY!,
+          webhookSecret: env.SANDBOX_WEBHOOK_SECRET!,
+          platformSecret: env.SANDBOX_PLATFORM_SECRET!,
+          statePath: env.DEMO_STATE_PATH ?? './data/demo-state.json',
+        });
+      } catch (err) {
+        // The service keeps running: the demo is a convenience, not part of it.
+        console.error(`demo site not started: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
     console.log(
       [
         '',
@@ -31,11 +67,22 @@ start(env).then(
         `  channels key  ${env.SANDBOX_CHANNELS_KEY}`,
         `  operator      Authorization: Bearer ${env.OPERATOR_TOKEN}`,
         ...(env.SMTP_URL ? [] : [`  mailbox       ${parsed.PUBLIC_BASE_URL}/dev/mailbox   (e-mails and SMS are kept here while SMTP_URL is unset)`]),
-        `  try: curl -H 'Authorization: ${env.SANDBOX_PRIVATE_KEY}' ${parsed.PUBLIC_BASE_URL}/v1/events/demo-tour`,
+        `  try: curl -H 'Authorization: ${env.SANDBOX_PRIVATE_KEY}' ${parsed.PUBLIC_BASE_URL}/v1/events/${demo ? 'demo-gala' : 'demo-tour'}`,
+        ...(demo
+          ? [
+              '',
+              `demo partner site "Demo Tickets" at ${demo.url}`,
+              `  events ${demo.url}/   my tickets ${demo.url}/my-tickets   webhooks ${demo.url}/webhooks   sign in ${demo.url}/login`,
+              `  try: sign in as Ana, open My tickets and sell a ticket; sign out, sign in as Ben, open the event and buy it with card 4242 4242 4242 4242`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );
-    const shutdown = () => void stop().then(() => process.exit(0));
+    const shutdown = () =>
+      void (demo?.stop() ?? Promise.resolve())
+        .then(() => stop())
+        .then(() => process.exit(0));
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
   },

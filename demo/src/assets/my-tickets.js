@@ -1,0 +1,22 @@
+// My tickets: hands each resale widget the data the server rendered for it.
+//
+// The page runs under a CSP without 'unsafe-inline', so the data travels in
+// <script type="application/json" id="…"> blocks (inert: never executed) and this file,
+// served by the demo itself, sets them as properties. Each widget names its block in
+// data-resale-data. Module scripts run after the document is parsed and in order, after
+// resale.js; a property set before an element is upgraded is kept by Lit, so the order
+// does not matter anyway.
+const PROPERTY = {
+  'RESALE-SELL-ACTIONS': 'entry', // one ticket of the sell access layer: {status, ticketId, callToActions, …}
+  'RESALE-SELL-BANNER': 'component', // the sellBanner component: {type, class, sellBanner}
+};
+
+for (const el of document.querySelectorAll('[data-resale-data]')) {
+  const block = document.getElementById(el.getAttribute('data-resale-data') || '');
+  if (!block || block.type !== 'application/json') continue;
+  try {
+    el[PROPERTY[el.tagName] || 'data'] = JSON.parse(block.textContent || 'null');
+  } catch {
+    // A broken block leaves the element's fallback links in place.
+  }
+}
