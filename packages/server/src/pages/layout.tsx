@@ -45,15 +45,18 @@ a:focus,button:focus,input:focus{outline:3px solid #0b4fb3;outline-offset:2px}`;
 
 /**
  * A page's Content-Security-Policy: the shared stylesheet plus `styles` (each allowed by its
- * hash), images from the service, data: and `imgSrc`, no script.
+ * hash), images from the service, data: and `imgSrc`, no script. `formAction` adds origins a
+ * form's submission may end on: browsers apply `form-action` to every redirect after the POST,
+ * so a form whose answer redirects to the partner's sign-in page (Login Force) needs its origin.
  */
-export function cspWith(opts: { styles?: readonly string[]; imgSrc?: readonly string[]; widgets?: boolean } = {}): string {
+export function cspWith(opts: { styles?: readonly string[]; imgSrc?: readonly string[]; widgets?: boolean; formAction?: readonly string[] } = {}): string {
   const styleHashes = [PAGE_CSS, ...(opts.styles ?? [])].map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
   const img = ["'self'", 'data:', ...(opts.imgSrc ?? [])].join(' ');
   // The widgets (the seat map): module scripts and their fetches from the service itself only;
   // their styles are constructable stylesheets, which need no style-src entry.
   const widgets = opts.widgets ? "; script-src 'self'; connect-src 'self'" : '';
-  return `default-src 'none'; style-src ${styleHashes.join(' ')}; img-src ${img}${widgets}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+  const formAction = ["'self'", ...(opts.formAction ?? [])].join(' ');
+  return `default-src 'none'; style-src ${styleHashes.join(' ')}; img-src ${img}${widgets}; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`;
 }
 
 /** The default policy: the page's stylesheet, images from the service or data:, no script. */

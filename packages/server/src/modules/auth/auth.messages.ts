@@ -31,6 +31,7 @@ export const m = defineMessages(
     signedOutTitle: 'You are not signed in',
     signedOutText: 'Open the resale pages from the ticketing site to sign in.',
     signOut: 'Sign out',
+    notYou: 'Not you?',
   },
   {
     signInTitle: 'Iniciar sesión',
@@ -61,5 +62,6 @@ export const m = defineMessages(
     signedOutTitle: 'No has iniciado sesión',
     signedOutText: 'Abre las páginas de reventa desde la web de venta de entradas para iniciar sesión.',
     signOut: 'Cerrar sesión',
+    notYou: '¿No eres tú?',
   },
 );

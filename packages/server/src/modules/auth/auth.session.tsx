@@ -221,6 +221,14 @@ export function requireUser(c: SessionContext, partner: Pick<PartnerRow, 'id' | 
  * Where a user of `partner` signs in to come back to `returnTo` (already checked): the
  * partner's login page, or our one-time-password page.
  */
+/**
+ * Origins where a form of this partner's pages may end after redirects: the partner's sign-in
+ * page (Login Force), for the page's `form-action` (see `cspWith`). Empty without a loginUrl.
+ */
+export function signInOrigins(partner: Pick<PartnerRow, 'settings'>): string[] {
+  return partner.settings.loginUrl ? [new URL(partner.settings.loginUrl).origin] : [];
+}
+
 export function signInUrl(partner: Pick<PartnerRow, 'id' | 'settings'>, publicBaseUrl: string, returnTo: string, lang?: string | null): string {
   if (partner.settings.loginUrl) {
     const login = new URL(partner.settings.loginUrl);

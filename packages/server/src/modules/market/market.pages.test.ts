@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { eventBody, ticketBody, withEvent } from '../../testing/factories.js';
-import { inputValue, TestBrowser } from '../auth/auth.testing.js';
+import { formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
 
 async function setup() {
   const t = createTestApp();
@@ -139,5 +139,42 @@ describe('market page: seat map and a pick of several listings', () => {
     expect(res.text).toContain('One checkout holds listings of one show and one ticket option');
     expect(t.deps.listings.get(t.db, p.id, field.id).state).toBe('ACTIVE');
     expect(t.deps.listings.get(t.db, p.id, vip.id).state).toBe('ACTIVE');
+  });
+});
+
+describe('market page: who is buying', () => {
+  async function withLogin() {
+    const t = createTestApp();
+    const p = t.partner('Acme Tickets', { loginUrl: 'https://tickets.acme.example/login' });
+    await withEvent(t, p);
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('w1')] });
+    return { t, p };
+  }
+
+  it('lets the form’s redirects reach the partner’s sign-in page (form-action), and no other origin', async () => {
+    const { t, p } = await withLogin();
+    const res = await t.app.request(`/market/${p.id}/tour?showId=show-1`);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("form-action 'self' https://tickets.acme.example;");
+    const other = t.partner('No Login');
+    await withEvent(t, other);
+    const plain = await t.app.request(`/market/${other.id}/tour?showId=show-1`);
+    expect(plain.headers.get('content-security-policy')).toContain("form-action 'self';");
+  });
+
+  it('says who is signed in and signs out back to the same page', async () => {
+    const { t, p } = await withLogin();
+    const browser = new TestBrowser(t.app);
+    expect((await browser.get(`/market/${p.id}/tour?showId=show-1`)).text).not.toContain('Not you?');
+    const token = await t.request('GET', '/v1/auth/oneTimeToken?user=buyer-1', { key: p.keys.private });
+    expect(token.status).toBe(200);
+    const redeemed = await browser.get(`/market/${p.id}/tour?showId=show-1&oneTimeToken=${token.body.data}`);
+    expect(redeemed.status).toBe(302);
+    const page = await browser.get(redeemed.location!);
+    expect(page.text).toContain('You are signed in as buyer-1. Not you?');
+    const out = await browser.post(formAction(page.text)!, { _csrf: inputValue(page.text, '_csrf')!, returnTo: inputValue(page.text, 'returnTo')! });
+    expect(out.status).toBe(303);
+    expect(out.location).toBe(`http://resale.test/market/${p.id}/tour?showId=show-1`);
+    expect((await browser.get(`/market/${p.id}/tour?showId=show-1`)).text).not.toContain('Not you?');
   });
 });

@@ -3,7 +3,9 @@ import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
-import { csrfField, csrfRejected, safeRedirect, sessionFromRequest, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { csrfField, csrfRejected, safeRedirect, sessionFromRequest, signInOrigins, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { SignedInAs } from '../auth/auth.signed-in.js';
+import type { PartnerRow } from '../partners/partners.service.js';
 import { cm } from '../payments/checkout.messages.js';
 import { currencyDigits } from '../../lib/money.js';
 import { formatInstant } from '../../pages/format.js';
@@ -59,9 +61,15 @@ const mm = defineMessages(
 
 const MARKET_CSS = `.offers{list-style:none;padding:0}.offers li{margin:0 0 .75rem}.offers li.shared{outline:3px solid #0b4fb3}
 h2{font-size:1.15rem;margin:1.5rem 0 .5rem}.price{font-size:1.2rem;font-weight:700}`;
-const MARKET_CSP = cspWith({ styles: [MARKET_CSS] });
-/** With the seat map: the widget bundle and its data from the service itself, the chart image from the partner (https). */
-const MARKET_MAP_CSP = cspWith({ styles: [MARKET_CSS], widgets: true, imgSrc: ['https:'] });
+/**
+ * The market page's policy. Buy posts, then the checkout may redirect to the partner's sign-in
+ * page: its origin joins form-action. With the seat map: the widget bundle and its data from the
+ * service itself, the chart image from the partner (https).
+ */
+function marketCsp(partner: Pick<PartnerRow, 'settings'>, withMap: boolean): string {
+  const formAction = signInOrigins(partner);
+  return withMap ? cspWith({ styles: [MARKET_CSS], widgets: true, imgSrc: ['https:'], formAction }) : cspWith({ styles: [MARKET_CSS], formAction });
+}
 /** Most listings one checkout takes from the seat map (a pick of many singles). */
 const MAX_SELECTION = 20;
 
@@ -120,16 +128,16 @@ export function marketPageRoutes(deps: AppDeps) {
   });
 
   app.get('/market/:partnerId/:eventRef', async (c) => {
-    const fallback = (() => {
+    const partner = (() => {
       try {
-        return deps.partners.get(c.req.param('partnerId')).settings.defaultLang;
+        return deps.partners.get(c.req.param('partnerId'));
       } catch {
         return null;
       }
     })();
-    const lang = pageLang(c, fallback);
+    const lang = pageLang(c, partner?.settings.defaultLang);
     const notFound = () => noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-    if (fallback === null) return notFound();
+    if (partner === null) return notFound();
     const found = marketEvent(deps.db, c.req.param('partnerId'), c.req.param('eventRef'));
     const visible = found?.shows.filter((s) => s.status !== 'HIDDEN') ?? [];
     if (!found || visible.length === 0) return notFound();
@@ -168,6 +176,7 @@ export function marketPageRoutes(deps: AppDeps) {
           </>
         }
       >
+        <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={new URL(c.req.url).pathname + new URL(c.req.url).search} />
         <h1>{found.event.title}</h1>
         <p>
           {show.title} · <time datetime={new Date(show.startsAt).toISOString()}>{formatInstant(show.startsAt, lang, location.timeZone)}</time>
@@ -256,7 +265,7 @@ export function marketPageRoutes(deps: AppDeps) {
           </nav>
         ) : null}
       </Layout>,
-      { csp: hasMap ? MARKET_MAP_CSP : MARKET_CSP },
+      { csp: marketCsp(partner, hasMap) },
     );
   });
   return app;

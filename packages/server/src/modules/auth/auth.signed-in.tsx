@@ -1,0 +1,29 @@
+/** @jsxImportSource hono/jsx */
+import type { Context } from 'hono';
+import type { AppDeps } from '../../context.js';
+import type { Lang } from '../../pages/i18n.js';
+import { m } from './auth.messages.js';
+import { csrfField, LOGOUT_PATH, type SessionEnv } from './auth.session.js';
+
+/**
+ * "You are signed in as ana@… — Not you? Sign out", for hosted pages where acting as the wrong
+ * person matters (the market: buying from your own account, or on a shared computer). The sign-
+ * out form comes back to `returnTo` (a path on the service), signed out. Renders nothing without
+ * a session of `partnerId`.
+ */
+export function SignedInAs(props: { c: Context<SessionEnv, any, any>; deps: Pick<AppDeps, 'db' | 'users'>; partnerId: string; lang: Lang; returnTo: string }) {
+  const session = props.c.get('session');
+  if (!session || session.partnerId !== props.partnerId) return null;
+  const user = props.deps.users.get(props.deps.db, session.partnerId, session.userPk);
+  const who = user.email ?? user.phone ?? user.externalId ?? '';
+  return (
+    <form method="post" action={`${LOGOUT_PATH}?lang=${props.lang}`} class="signed-in">
+      {csrfField(props.c, LOGOUT_PATH)}
+      <input type="hidden" name="returnTo" value={props.returnTo} />
+      {m(props.lang, 'signedInAs', { who })} {m(props.lang, 'notYou')}{' '}
+      <button type="submit" class="secondary">
+        {m(props.lang, 'signOut')}
+      </button>
+    </form>
+  );
+}
