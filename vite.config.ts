@@ -32,6 +32,19 @@ export default defineConfig({
           testTimeout: 30_000,
         },
       },
+      {
+        // Real Chromium against the real service and demo: one file at a time (one browser each).
+        test: {
+          name: 'e2e',
+          root: './e2e',
+          include: ['src/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          fileParallelism: false,
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
+        },
+      },
     ],
   },
 });

@@ -7,6 +7,7 @@ import { systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
 import { startJobs } from './jobs/scheduler.js';
 import { startIngestionWorker } from './modules/tickets/tickets.worker.js';
+import { SANDBOX_BUY_ACCESS_LAYER } from './modules/accesslayer/accesslayer.buy.js';
 
 /**
  * The only impure entry: env -> db -> migrate -> sandbox -> workers -> serve.
@@ -48,6 +49,7 @@ export async function start(source: Record<string, string | undefined> = process
       keys: { private: env.SANDBOX_PRIVATE_KEY, public: env.SANDBOX_PUBLIC_KEY, channels: env.SANDBOX_CHANNELS_KEY },
       ...(env.SANDBOX_WEBHOOK_SECRET ? { webhookSecret: env.SANDBOX_WEBHOOK_SECRET } : {}),
       settings: { ...settings, ...(origins ? { allowedOrigins: origins } : {}) },
+      initialSettings: { buyAccessLayer: SANDBOX_BUY_ACCESS_LAYER },
     });
     logger.info({ partnerId: partner.id }, 'sandbox partner ready');
   }

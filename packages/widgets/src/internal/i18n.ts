@@ -33,7 +33,7 @@ const en = {
   added: 'Added {what}. {count} selected.',
   removed: 'Removed {what}. {count} selected.',
   refusedOption: 'One purchase stays within one ticket category. Clear your selection to choose another category.',
-  refusedOrphan: 'This choice would leave a single empty seat in the row. Please choose seats next to each other.',
+  refusedOrphan: 'These seats would leave a single empty seat in the row: add the seat next to them or choose others to continue.',
   notAvailable: 'not available',
 };
 
@@ -71,7 +71,7 @@ const es: Messages = {
   added: 'Añadido {what}. {count} elegidas.',
   removed: 'Quitado {what}. {count} elegidas.',
   refusedOption: 'Una compra se limita a una categoría de entrada. Borra tu selección para elegir otra categoría.',
-  refusedOrphan: 'Esta elección dejaría un asiento libre suelto en la fila. Elige asientos contiguos.',
+  refusedOrphan: 'Estos asientos dejarían un asiento libre suelto en la fila: añade el de al lado o elige otros para continuar.',
   notAvailable: 'no disponible',
 };
 

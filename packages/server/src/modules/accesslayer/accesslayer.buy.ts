@@ -144,6 +144,23 @@ export const DEFAULT_BUY_ACCESS_LAYER: BuyAccessLayerSettings = {
   disabledTicketOptions: [],
 };
 
+/**
+ * What the sandbox partner starts with, so `npm start` and the demo show the buy components at
+ * work: the banner, the button, the categories and the seat map. Not the modal: it opens by
+ * itself over every page that loads it, which a partner chooses knowingly.
+ */
+export const SANDBOX_BUY_ACCESS_LAYER: BuyAccessLayerSettings = {
+  buyBanner: {
+    visible: true,
+    title: { en: 'Sold out? Not quite.', es: '¿Agotado? No del todo.' },
+    description: { en: 'Fans who cannot go resell their tickets here, at prices the organiser allows.', es: 'Quien no puede ir revende aquí sus entradas, a los precios que permite el organizador.' },
+    ctaText: { en: 'See resale tickets', es: 'Ver entradas de reventa' },
+    colors: { background: '#0b3d91', text: '#ffffff' },
+  },
+  ...DEFAULT_BUY_ACCESS_LAYER,
+  integratedMap: { allowOrphanTicketSelection: false },
+};
+
 /** The partner's configuration (stored settings from before the setting existed read as null). */
 export function buyConfig(partner: PartnerRow): BuyAccessLayerSettings {
   return partner.settings.buyAccessLayer ?? DEFAULT_BUY_ACCESS_LAYER;

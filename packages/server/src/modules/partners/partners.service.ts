@@ -147,9 +147,10 @@ export class PartnersService {
 
   /**
    * Makes sure the partner named `sandbox` exists with exactly the given keys (older keys
-   * of each kind expire at once) and the given settings. Run at every start.
+   * of each kind expire at once) and the given settings. Run at every start. `initialSettings`
+   * apply only when the partner is created, so what an operator changes later survives restarts.
    */
-  ensureSandbox(opts: { keys: Record<ApiKeyKind, string>; webhookSecret?: string; settings: PartnerSettingsPatch }): PartnerRow {
+  ensureSandbox(opts: { keys: Record<ApiKeyKind, string>; webhookSecret?: string; settings: PartnerSettingsPatch; initialSettings?: PartnerSettingsPatch }): PartnerRow {
     const now = this.clock.now();
     return this.db.transaction((tx) => {
       let partner = tx.select().from(partners).where(eq(partners.name, 'sandbox')).orderBy(partners.createdAt).get();
@@ -159,7 +160,7 @@ export class PartnersService {
           .values({
             id: newId('partner'),
             name: 'sandbox',
-            settings: DEFAULT_SETTINGS,
+            settings: mergeSettings(DEFAULT_SETTINGS, opts.initialSettings ?? {}),
             webhookSecretSealed: this.box.seal(opts.webhookSecret ?? newWebhookSecret()),
             platformSecretSealed: null,
             createdAt: now,

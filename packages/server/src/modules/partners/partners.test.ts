@@ -121,4 +121,16 @@ describe('operator API: partners', () => {
     expect(t.deps.partners.authenticate(changed.private)?.partner.id).toBe(first.id);
     expect(t.deps.partners.webhookSecret(second)).toBe('whsec_c2FuZGJveC1zZWNyZXQtMDAwMDAwMDA=');
   });
+
+  it('applies the sandbox initial settings only when it creates the partner, so operator changes survive restarts', async () => {
+    const t = createTestApp();
+    const keys = { private: 'sk_sandbox_aaaaaaaaaaaaaaaa', public: 'pk_sandbox_bbbbbbbbbbbbbbbb', channels: 'sk_ch_sandbox_cccccccccccc' };
+    const initialSettings = { buyAccessLayer: { integratedMap: { allowOrphanTicketSelection: false }, disabledTicketOptions: [] } };
+    const first = t.deps.partners.ensureSandbox({ keys, settings: {}, initialSettings });
+    expect(first.settings.buyAccessLayer).toEqual(initialSettings.buyAccessLayer);
+    const patched = await t.request('PATCH', `/admin/v1/partners/${first.id}`, { operator: true, body: { settings: { buyAccessLayer: null } } });
+    expect(patched.status).toBe(200);
+    const again = t.deps.partners.ensureSandbox({ keys, settings: {}, initialSettings });
+    expect(again.settings.buyAccessLayer).toBeNull();
+  });
 });

@@ -170,14 +170,22 @@ describe('<resale-seat-map> selection', () => {
     expect(text($(el, '[part="live"]'))).toMatch(/^Removed/);
   });
 
-  it('refuses, with a visible message, a pick that would leave a single seat', async () => {
+  it('holds Continue, with a visible message, while the selection would leave a single seat, and lets it be completed', async () => {
     const el = await mountMap({ data: mapData() });
     key(seat(el, '3'), 'Enter'); // seat 2 would sit alone between 1 (not for sale) and 3
     await el.updateComplete;
-    expect(el.selection).toEqual([]);
+    expect(el.selection).toEqual(['lst_c3']);
     const message = $(el, '[part="message"]');
     expect(message.getAttribute('role')).toBe('alert');
     expect(text(message)).toContain('single empty seat');
+    expect(el.continueHref).toBeUndefined();
+    expect(($(el, '[part~="continue"]') as HTMLButtonElement).disabled).toBe(true);
+    key(seat(el, '2'), 'Enter'); // 2 and 3 together: nothing stranded on that side
+    await el.updateComplete;
+    key(seat(el, '4'), 'Enter');
+    await el.updateComplete;
+    expect(shadow(el).querySelector('[part="message"]')).toBeNull();
+    expect(el.continueHref).toContain('listingIds=lst_c3,lst_c2,lst_c4');
   });
 
   it('allows that pick when the event allows orphan seats', async () => {

@@ -8,7 +8,7 @@ import { formatPrice, t, ticketCount, type Lang } from '../../internal/i18n.js';
 import { FloatingTooltip } from '../../internal/positioning.js';
 import { isObject, safeUrl } from '../../internal/safe.js';
 import type { Seat, SeatMapArea, SeatMapData, SeatMapListing } from '../../internal/types.js';
-import { availabilityByArea, buildRows, continueUrl, indexSeats, leavesOrphan, seatKey, type Availability, type Row } from './seat-rules.js';
+import { availabilityByArea, buildRows, continueUrl, indexSeats, selectionLeavesOrphan, seatKey, type Availability, type Row } from './seat-rules.js';
 import { seatMapStyles } from './seat-map.styles.js';
 
 /** Loads the sanitiser chunk (DOMPurify) only for SVG charts. */
@@ -134,10 +134,10 @@ export class ResaleSeatMap extends ResaleElement {
     return this._selection;
   }
 
-  /** Where Continue goes now; undefined while nothing is picked or the URL is not http(s). */
+  /** Where Continue goes now; undefined while nothing is picked, the pick strands a seat, or the URL is not http(s). */
   get continueHref(): string | undefined {
     const base = this._model ? safeUrl(this._model.data.selectUrl) : undefined;
-    return base && this._selection.length > 0 ? continueUrl(base, this._selection) : undefined;
+    return base && this._selection.length > 0 && !this.#strandsSeat ? continueUrl(base, this._selection) : undefined;
   }
 
   override connectedCallback(): void {
@@ -364,9 +364,11 @@ export class ResaleSeatMap extends ResaleElement {
   }
 
   /**
-   * Picks or unpicks a listing (a listing is sold whole). A pick is refused, with a visible
-   * message, when it mixes ticket options (a checkout stays within one option) or, unless the
-   * event allows orphan seats, when it leaves a single free seat between taken seats in a row.
+   * Picks or unpicks a listing (a listing is sold whole). A pick that mixes ticket options is
+   * refused with a visible message (a checkout stays within one option). Unless the event allows
+   * orphan seats, a selection that would leave a single free seat between taken seats in a row
+   * shows a message and keeps Continue disabled until it is completed or changed: the selection
+   * is judged as a whole, so seats that only make sense together can be picked one by one.
    * Returns whether the selection changed.
    */
   toggle(listingId: string): boolean {
@@ -377,19 +379,28 @@ export class ResaleSeatMap extends ResaleElement {
     const what = this.#listingText(lang, listing);
     if (this._selection.includes(listingId)) {
       this._selection = this._selection.filter((id) => id !== listingId);
-      this._message = '';
-      this._announcement = t(lang, 'removed', { what, count: this.#ticketsPicked() });
+      this.#afterChange(t(lang, 'removed', { what, count: this.#ticketsPicked() }));
       return true;
     }
     const first = this._selection[0] ? model.listings.get(this._selection[0]) : undefined;
     if (first && first.ticketOptionId !== listing.ticketOptionId) return this.#refuse(t(lang, 'refusedOption'));
-    if (!model.data.config.allowOrphanTicketSelection && leavesOrphan(listing, new Set(this._selection), model.rows, model.seatIndex)) {
-      return this.#refuse(t(lang, 'refusedOrphan'));
-    }
     this._selection = [...this._selection, listingId];
-    this._message = '';
-    this._announcement = t(lang, 'added', { what, count: this.#ticketsPicked() });
+    this.#afterChange(t(lang, 'added', { what, count: this.#ticketsPicked() }));
     return true;
+  }
+
+  /** Whether the current selection strands a seat the event's rules protect. */
+  get #strandsSeat(): boolean {
+    const model = this._model;
+    if (!model || model.data.config.allowOrphanTicketSelection || this._selection.length === 0) return false;
+    const picked = this._selection.map((id) => model.listings.get(id)).filter((l): l is SeatMapListing => l !== undefined);
+    return selectionLeavesOrphan(picked, model.rows, model.seatIndex);
+  }
+
+  #afterChange(announcement: string): void {
+    const orphan = this.#strandsSeat ? t(this.locale, 'refusedOrphan') : '';
+    this._message = orphan;
+    this._announcement = orphan ? `${announcement} ${orphan}` : announcement;
   }
 
   /** Empties the selection. */

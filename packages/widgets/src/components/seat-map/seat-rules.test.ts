@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { SeatMapListing } from '../../internal/types.js';
-import { availabilityByArea, buildRows, continueUrl, indexSeats, leavesOrphan } from './seat-rules.js';
+import { availabilityByArea, buildRows, continueUrl, indexSeats, selectionLeavesOrphan } from './seat-rules.js';
 
 const seats = (row: string, ...nums: string[]) => nums.map((seat) => ({ section: 'S', row, seat }));
 const listing = (listingId: string, ...nums: string[]): SeatMapListing => ({ listingId, ticketOptionId: 'o', area: 'S', quantity: nums.length, price: 10, currency: 'EUR', seats: seats('1', ...nums) });
 
+/** Whether the selection `picked` + `candidate` strands a seat. */
 function check(all: SeatMapListing[], chart: string[], picked: string[], candidate: string): boolean {
   const rows = buildRows(seats('1', ...chart), all);
-  const cand = all.find((l) => l.listingId === candidate)!;
-  return leavesOrphan(cand, new Set(picked), rows, indexSeats(all));
+  const selection = [...picked, candidate].map((id) => all.find((l) => l.listingId === id)!);
+  return selectionLeavesOrphan(selection, rows, indexSeats(all));
 }
 
 describe('availabilityByArea', () => {
@@ -25,7 +26,7 @@ describe('availabilityByArea', () => {
   });
 });
 
-describe('leavesOrphan', () => {
+describe('selectionLeavesOrphan', () => {
   const all = [listing('l2', '2'), listing('l3', '3'), listing('l4', '4')];
   const chart = ['1', '2', '3', '4', '5']; // 1 and 5 are in the chart but not for sale
 
@@ -40,6 +41,13 @@ describe('leavesOrphan', () => {
   it('accepts picks that keep free seats together or take the whole gap', () => {
     expect(check(all, chart, [], 'l2')).toBe(false); // 3 and 4 stay free together
     expect(check(all, chart, ['l2', 'l3'], 'l4')).toBe(false); // nothing free remains
+  });
+
+  it('judges the whole selection: two seats for sale between seats that are not can be bought together', () => {
+    const pair = [listing('c4', '4'), listing('c5', '5')];
+    const row = ['3', '4', '5', '6'];
+    expect(check(pair, row, [], 'c4')).toBe(true); // 5 alone between picked 4 and unavailable 6
+    expect(check(pair, row, ['c4'], 'c5')).toBe(false); // both: nothing stranded
   });
 
   it('counts numbering gaps as unavailable seats when the chart has no seats', () => {

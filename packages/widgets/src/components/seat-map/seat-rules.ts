@@ -82,22 +82,23 @@ export function buildRows(chartSeats: readonly Seat[], listings: readonly SeatMa
 }
 
 /**
- * True when picking `candidate` would leave a single free seat between picked or unavailable
- * seats in one of its rows, with one of those neighbours being a seat of `candidate` (orphans
- * that already existed are not the pick's fault). Row ends are not neighbours: a free seat on the
- * aisle can still be sold on its own.
+ * True when the selection, bought as it stands, would leave a single free seat (one still for
+ * sale, not picked) between taken seats (picked, not for sale, or a numbering gap) in a row, with
+ * one of those neighbours picked: orphans that exist anyway are not the selection's fault. Row
+ * ends are not neighbours: a free seat on the aisle can still be sold on its own.
  *
- * @param picked listing ids already selected
- * @param index  seat key -> the listing selling it (seats absent from it are unavailable)
+ * The whole selection is judged, not each pick: two seats for sale side by side between seats
+ * that are not would otherwise be unpickable, since either one alone strands the other.
+ *
+ * @param selection the picked listings
+ * @param index     seat key -> the listing selling it (seats absent from it are unavailable)
  */
-export function leavesOrphan(candidate: SeatMapListing, picked: ReadonlySet<string>, rows: ReadonlyMap<string, Row>, index: ReadonlyMap<string, SeatMapListing>): boolean {
-  const mine = new Set(candidate.seats.map(seatKey));
-  const rowKeys = new Set(candidate.seats.filter((s) => s.row !== null && s.seat !== null).map((s) => `${s.section ?? ''}|${s.row}`));
+export function selectionLeavesOrphan(selection: readonly SeatMapListing[], rows: ReadonlyMap<string, Row>, index: ReadonlyMap<string, SeatMapListing>): boolean {
+  const picked = new Set(selection.flatMap((l) => l.seats.map(seatKey)));
+  const rowKeys = new Set(selection.flatMap((l) => l.seats.filter((s) => s.row !== null && s.seat !== null).map((s) => `${s.section ?? ''}|${s.row}`)));
   const state = (key: string | null | undefined): 'free' | 'taken' | 'end' => {
     if (key === undefined) return 'end';
-    if (key === null || mine.has(key)) return 'taken';
-    const listing = index.get(key);
-    if (!listing || picked.has(listing.listingId)) return 'taken';
+    if (key === null || picked.has(key) || !index.has(key)) return 'taken';
     return 'free';
   };
   for (const rowKey of rowKeys) {
@@ -107,7 +108,7 @@ export function leavesOrphan(candidate: SeatMapListing, picked: ReadonlySet<stri
       const left = i > 0 ? row[i - 1] : undefined;
       const right = i < row.length - 1 ? row[i + 1] : undefined;
       if (state(left) !== 'taken' || state(right) !== 'taken') continue;
-      if ((left != null && mine.has(left)) || (right != null && mine.has(right))) return true;
+      if ((left != null && picked.has(left)) || (right != null && picked.has(right))) return true;
     }
   }
   return false;

@@ -1,0 +1,52 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect } from 'vitest';
+
+/**
+ * Debian's Chromium, driven by playwright-core: no browser download (it fails on these
+ * machines). `CHROMIUM_PATH` overrides the path; `.ci/run` installs the `chromium` package
+ * when it is missing.
+ */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Where a failing journey leaves its screenshot (ignored by git). */
+export const ARTIFACTS = fileURLToPath(new URL('../artifacts', import.meta.url));
+
+/**
+ * Flags for a closed network: without the background-networking ones Chromium keeps trying
+ * Google's hosts at every start. `--no-sandbox` because CI runs as root.
+ */
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+export async function launch(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS });
+}
+
+/**
+ * Runs one journey step on a page and, when it fails, saves a full-page screenshot under
+ * e2e/artifacts/<name>.png before rethrowing.
+ */
+export async function journey<T>(page: Page, name: string, steps: () => Promise<T>): Promise<T> {
+  try {
+    return await steps();
+  } catch (err) {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = join(ARTIFACTS, `${name.replace(/[^a-z0-9-]+/gi, '-')}.png`);
+    await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+    if (err instanceof Error) err.message += `\n(screenshot: ${file})`;
+    throw err;
+  }
+}
+
+/** axe-core on the page (WCAG 2.x A and AA, 2.2 included): fails the test with the violations listed. */
+export async function expectNoAxeViolations(page: Page, opts: { include?: string; label?: string } = {}): Promise<void> {
+  let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']);
+  if (opts.include) builder = builder.include(opts.include);
+  const { violations } = await builder.analyze();
+  const summary = violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n  ${v.nodes.map((n) => n.target.join(' ')).join('\n  ')}`);
+  expect(summary, `axe violations${opts.label ? ` on ${opts.label}` : ''}`).toEqual([]);
+}
