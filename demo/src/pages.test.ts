@@ -203,6 +203,12 @@ describe('My tickets', () => {
     }
     expect(res.text).toContain('You can resell this ticket');
     expect(res.text).not.toContain('dt-gala-c4'); // Carla's
+    // Seated tickets by seat, general admission by the option's name.
+    expect(res.text).toContain('<h3>Stalls · Row A · Seat 5</h3>');
+    expect(res.text).toContain('<h3>General admission</h3>');
+    const ben = new TestBrowser();
+    await ben.signIn(s.demoUrl, 'u-ben');
+    expect((await ben.get(`${s.demoUrl}/my-tickets`)).text).toContain('<h3>Early entry</h3>');
   });
 
   it('follows the service: a show with resale switched off shows NOT_SELLABLE without a Sell action', async () => {

@@ -211,8 +211,9 @@ export interface MyTicketsProps {
   access: SellAccessLayerData | null;
 }
 
-function seatText(t: DemoTicket): string {
-  if (!t.section) return 'General admission';
+/** The seat, or for general admission the ticket option's name. */
+function seatText(t: DemoTicket, optionTitle: string | undefined): string {
+  if (!t.section) return optionTitle ?? 'General admission';
   return [t.section, t.row && `Row ${t.row}`, t.seat && `Seat ${t.seat}`].filter(Boolean).join(' · ');
 }
 
@@ -255,13 +256,13 @@ function SellBanner(props: { banner: SellBannerComponent; index: number }) {
   );
 }
 
-function TicketItem(props: { ticket: DemoTicket; entry: SellTicketEntry | undefined; accessFailed: boolean }) {
+function TicketItem(props: { ticket: DemoTicket; optionTitle: string | undefined; entry: SellTicketEntry | undefined; accessFailed: boolean }) {
   const t = props.ticket;
   const entry = props.entry;
   const dataId = `resale-entry-${t.ticketId}`;
   return (
     <li class="ticket card">
-      <h3>{seatText(t)}</h3>
+      <h3>{seatText(t, props.optionTitle)}</h3>
       <dl>
         <div>
           <dt>Ticket</dt>
@@ -341,7 +342,7 @@ export function MyTicketsPage(props: MyTicketsProps) {
           </p>
           <ul class="tickets">
             {g.tickets.map((t) => (
-              <TicketItem ticket={t} entry={entries.get(t.ticketId)} accessFailed={props.access === null} />
+              <TicketItem ticket={t} optionTitle={g.event.options.find((o) => o.id === t.ticketOptionId)?.title} entry={entries.get(t.ticketId)} accessFailed={props.access === null} />
             ))}
           </ul>
         </section>
