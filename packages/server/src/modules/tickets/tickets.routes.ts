@@ -16,7 +16,7 @@ import {
   TicketRecordSchema,
   TicketUpdateSchema,
 } from './tickets.schemas.js';
-import type { JobRow } from './tickets.service.js';
+import type { JobStatus } from './tickets.service.js';
 import { salePublicUrl, secureViewUrl } from './tickets.view.js';
 
 /** The spec's limit of the synchronous endpoint, per partner. */
@@ -32,7 +32,7 @@ const itemsBody = (max: number) =>
     .max(max)
     .openapi({ description: `At most ${max} tickets. Each item is validated on its own; an invalid item is rejected with its reason and the others go on.` });
 
-function jobToApi(job: JobRow) {
+function jobToApi(job: JobStatus) {
   return {
     jobId: job.id,
     state: job.state,
@@ -75,10 +75,18 @@ export function ticketRoutes(deps: AppDeps) {
         ...errorResponses(409, 413, 415, 422),
       },
     }),
-    (c) => {
+    async (c) => {
       const items = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 202, (tx) => jobToApi(svc.enqueue(tx, partnerId, items)));
+      // Validate before taking the write lock, and wait for it without blocking the event
+      // loop (the ingestion thread may be applying a job): the transaction only inserts.
+      const prepared = svc.prepareJob(partnerId, items);
+      const release = await svc.awaitWriteTurn();
+      try {
+        return respondInTransaction(c, deps, 202, (tx) => jobToApi(svc.insertJob(tx, prepared)));
+      } finally {
+        release();
+      }
     },
   );
 
@@ -93,7 +101,7 @@ export function ticketRoutes(deps: AppDeps) {
       request: { params: z.object({ jobId: z.string().openapi({ param: { name: 'jobId', in: 'path' }, example: 'job_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }) },
       responses: { 200: jsonResponse(envelope(JobSchema), 'The job and, once done, each item’s outcome'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(jobToApi(svc.getJob(c.get('auth').partner.id, c.req.valid('param').jobId))), 200),
+    (c) => c.json(ok(jobToApi(svc.getJobStatus(c.get('auth').partner.id, c.req.valid('param').jobId))), 200),
   );
 
   app.openapi(

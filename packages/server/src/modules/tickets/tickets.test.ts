@@ -169,6 +169,73 @@ describe('POST /v1/tickets (asynchronous)', () => {
     expect((t.db.$client.prepare('select count(*) n from users').get() as { n: number }).n).toBe(7);
   });
 
+  it('applies several queued jobs in one transaction, each with its own results, as if one after the other', async () => {
+    const t = createTestApp();
+    const p = t.partner();
+    await withEvent(t, p);
+    const post = async (items: unknown[]) => (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: items })).body.data;
+    const job = async (id: string) => (await t.request('GET', `/v1/tickets/jobs/${id}`, { key: p.keys.private })).body.data;
+    const a = await post([ticketBody('m1'), ticketBody('m2')]);
+    const b = await post([ticketBody('m1', { seat: '9' }), { nonsense: true }, ticketBody('m3', { buyer: 'other@example.com' })]);
+    const c = await post([ticketBody('m3', { buyer: 'other@example.com', seat: '1' })]);
+
+    expect(t.deps.tickets.applyDue(10)).toBe(3);
+    expect(await job(a.jobId)).toMatchObject({ state: 'done', created: 2, updated: 0, rejected: 0 });
+    const second = await job(b.jobId);
+    expect(second).toMatchObject({ state: 'done', total: 3, created: 1, updated: 1, rejected: 1 });
+    expect(second.results.map((r: { index: number; ticketId: string | null; status: string }) => `${r.index}:${r.ticketId}:${r.status}`)).toEqual(['0:m1:updated', '1:null:rejected', '2:m3:created']);
+    expect(await job(c.jobId)).toMatchObject({ state: 'done', created: 0, updated: 1, rejected: 0 });
+    expect(t.db.$client.prepare('select count(*) n, count(distinct ticket_id) d from tickets').get()).toEqual({ n: 3, d: 3 });
+    expect((t.db.$client.prepare('select count(*) n from users').get() as { n: number }).n).toBe(2);
+    expect((await t.request('GET', '/v1/tickets/m3', { key: p.keys.private })).body.data).toMatchObject({ seating: { seat: '1' } });
+    expect(t.deps.tickets.drain()).toBe(0);
+  });
+
+  it('keeps nothing of a transaction that fails midway (as a crash would): its jobs stay queued and are applied whole later, each ticket once', async () => {
+    const t = createTestApp();
+    const p = t.partner();
+    await withEvent(t, p);
+    const post = async (items: unknown[]) => (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: items })).body.data;
+    const job = async (id: string) => (await t.request('GET', `/v1/tickets/jobs/${id}`, { key: p.keys.private })).body.data;
+    const a = await post([ticketBody('r1'), ticketBody('r2')]);
+    // The second job gives r1 a new owner, which raises ticket.invalidated: the failure happens there, after the first job's writes.
+    const b = await post([ticketBody('r1', { buyer: 'new-owner@example.com' })]);
+    let fail = true;
+    t.deps.bus.on('ticket.invalidated', () => {
+      if (fail) throw new Error('power cut');
+    });
+
+    expect(() => t.deps.tickets.applyDue(10)).toThrow('power cut');
+    expect((t.db.$client.prepare('select count(*) n from tickets').get() as { n: number }).n).toBe(0);
+    expect((await job(a.jobId)).state).toBe('queued');
+    expect((await job(b.jobId)).state).toBe('queued');
+
+    fail = false;
+    expect(t.deps.tickets.drain()).toBe(2);
+    expect(await job(a.jobId)).toMatchObject({ state: 'done', created: 2, updated: 0 });
+    expect(await job(b.jobId)).toMatchObject({ state: 'done', created: 0, updated: 1 });
+    expect(t.db.$client.prepare('select count(*) n, count(distinct ticket_id) d from tickets').get()).toEqual({ n: 2, d: 2 });
+    expect((await t.request('GET', '/v1/tickets/r1', { key: p.keys.private })).body.data).toMatchObject({ owner: { email: 'new-owner@example.com' } });
+  });
+
+  it('skips a job that another worker leased after the drain read it, and leaves it to that worker', async () => {
+    const t = createTestApp();
+    const p = t.partner();
+    await withEvent(t, p);
+    const queued = (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('s1')] })).body.data;
+    // drain reads the due jobs before its transaction; the other worker leases the job in between.
+    let other: ReturnType<typeof t.deps.tickets.leaseNext> = null;
+    expect(t.deps.tickets.drain(200, { beforeJob: () => void (other ??= t.deps.tickets.leaseNext()) })).toBe(0);
+    expect(other!.id).toBe(queued.jobId);
+    expect((t.db.$client.prepare('select count(*) n from tickets').get() as { n: number }).n).toBe(0);
+
+    t.deps.tickets.process(other!);
+    const done = (await t.request('GET', `/v1/tickets/jobs/${queued.jobId}`, { key: p.keys.private })).body.data;
+    expect(done).toMatchObject({ state: 'done', created: 1 });
+    expect(done).not.toHaveProperty('items');
+    expect(t.deps.tickets.drain()).toBe(0);
+  });
+
   it('replays the answer for a repeated Idempotency-Key instead of queueing twice', async () => {
     const t = createTestApp();
     const p = t.partner();

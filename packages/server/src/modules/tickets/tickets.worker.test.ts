@@ -8,7 +8,7 @@ import { buildDeps } from '../../deps.js';
 import { systemClock } from '../../lib/clock.js';
 import { start } from '../../main.js';
 import { eventBody, ticketBody } from '../../testing/factories.js';
-import { startIngestionWorker, takeTurns, WriterGate } from './tickets.worker.js';
+import { checkpointOutsideTurns, startIngestionWorker, takeTurns, WriterGate } from './tickets.worker.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -145,6 +145,44 @@ describe('WriterGate', () => {
     gate.withdraw();
     expect(elapsed(() => gate.enterJob(1000))).toBeLessThan(50);
     gate.leaveJob();
+  });
+
+  it('lets the main thread await its turn without blocking its event loop: it settles once the job in progress commits', async () => {
+    const buffer = WriterGate.buffer();
+    const cells = new Int32Array(buffer);
+    const gate = new WriterGate(buffer);
+    // No job in progress: the turn comes at once, announced until released (once).
+    const free = await gate.turn(60_000);
+    expect(cells[0]).toBe(1);
+    free();
+    free();
+    expect(cells[0]).toBe(0);
+
+    gate.enterJob(0);
+    let settled = false;
+    const waiting = gate.turn(60_000).then((release) => {
+      settled = true;
+      return release;
+    });
+    // The event loop goes on meanwhile; the announcement keeps the thread from starting another job.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false);
+    expect(cells[0]).toBe(1);
+    gate.leaveJob();
+    const release = await waiting;
+    expect(settled).toBe(true);
+    release();
+    expect(cells[0]).toBe(0);
+  });
+
+  it('moves the main connection\'s checkpoints out of its commits while the thread runs, and restores them', () => {
+    const db = createDb(join(tempDir(), 'resale.sqlite'));
+    const before = db.$client.pragma('wal_autocheckpoint', { simple: true });
+    const undo = checkpointOutsideTurns({ db, logger: pino({ level: 'silent' }) } as unknown as Parameters<typeof checkpointOutsideTurns>[0], 10);
+    expect(db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    undo();
+    expect(db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(before);
+    db.$client.close();
   });
 
   it('wraps only outermost transactions of the main connection, and can be undone', () => {

@@ -7,10 +7,16 @@ import { createDb } from '../../db/client.js';
 import { buildDeps } from '../../deps.js';
 import { systemClock } from '../../lib/clock.js';
 import { createLogger } from '../../logger.js';
-import { runIngestionThread, WriterGate, type IngestionWorkerData } from './tickets.worker.js';
+import { runIngestionThread, WORKER_WAL_AUTOCHECKPOINT_PAGES, WriterGate, type IngestionWorkerData } from './tickets.worker.js';
 
 const data = workerData as IngestionWorkerData;
 const db = createDb(data.databasePath);
+// Checkpoints (copying the WAL back into the database file) cost this thread about a sixth
+// of its write time at SQLite's default of one per 1,000 pages. The main thread checkpoints
+// instead, outside the write lock, on the core that has time to spare
+// (`checkpointOutsideTurns`); this connection checkpoints only when the WAL has grown far
+// past that (a bound, should the main thread fall behind).
+db.$client.pragma(`wal_autocheckpoint = ${WORKER_WAL_AUTOCHECKPOINT_PAGES}`);
 const deps = buildDeps({ db, clock: systemClock, logger: createLogger(data.logLevel).child({ thread: 'tickets-ingestion' }), secretKey: data.secretKey, config: data.config });
 runIngestionThread(parentPort!, deps, new WriterGate(data.gate), () => {
   deps.messages.close();
