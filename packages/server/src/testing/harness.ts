@@ -4,7 +4,7 @@ import { createApp } from '../app.js';
 import type { AppConfig, AppDeps, AppEnv } from '../context.js';
 import { createDb } from '../db/client.js';
 import { buildDeps } from '../deps.js';
-import { ManualClock } from '../lib/clock.js';
+import { ManualClock, type Clock } from '../lib/clock.js';
 import type { PartnerSettingsPatch } from '../modules/partners/partners.settings.js';
 
 export const OPERATOR_TOKEN = 'test-operator-token-000000000000';
@@ -33,6 +33,24 @@ export interface TestPartner {
  * const p = t.partner();
  * const res = await t.request('POST', '/v1/events', { key: p.keys.private, body: event });
  */
+/** The secret key of every test service (test value, public). */
+export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123';
+
+/**
+ * The services over a SQLite *file* (migrated), as main.ts wires them: for tests that need
+ * what an in-memory database cannot do (a second connection, a worker thread, a CLI that
+ * opens the file again). Several calls on one path are several connections to one database.
+ */
+export function fileDeps(path: string, opts: { clock?: Clock } = {}): AppDeps {
+  return buildDeps({
+    db: createDb(path),
+    clock: opts.clock ?? new ManualClock('2026-03-01T12:00:00Z'),
+    logger: pino({ level: 'silent' }),
+    secretKey: TEST_SECRET_KEY,
+    config: { env: 'test', publicBaseUrl: 'http://resale.test', operatorToken: null, maxBodyBytes: 1 << 20, rateLimitPerMinute: 10_000, smtpUrl: null, mailFrom: 'x <x@resale.test>' },
+  });
+}
+
 export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger?: Logger } = {}) {
   const clock = new ManualClock('2026-03-01T12:00:00Z');
   const db = createDb(':memory:');
@@ -46,7 +64,7 @@ export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger
     mailFrom: 'resale test <no-reply@resale.test>',
     ...overrides,
   };
-  const deps: AppDeps = buildDeps({ db, clock, config, logger: opts.logger ?? pino({ level: 'silent' }), secretKey: 'test-secret-key-0123456789abcdef0123' });
+  const deps: AppDeps = buildDeps({ db, clock, config, logger: opts.logger ?? pino({ level: 'silent' }), secretKey: TEST_SECRET_KEY });
   const app: OpenAPIHono<AppEnv> = createApp(deps);
 
   async function request<T = any>(

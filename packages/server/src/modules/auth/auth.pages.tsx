@@ -6,6 +6,7 @@ import { pageLang, t, type Lang } from '../../pages/i18n.js';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { m } from './auth.messages.js';
+import { whoIs } from './auth.signed-in.js';
 import { authService, OTP_LIMITS, type AuthServiceDeps } from './auth.service.js';
 import {
   clearSessionCookie,
@@ -267,8 +268,7 @@ export function authPageRoutes(deps: PageDeps) {
     const partner = session ? deps.partners.get(session.partnerId) : null;
     const lang = pageLang(c, partner?.settings.defaultLang);
     if (!session) return noticePage(c, { lang, status: 200, title: m(lang, 'signedOutTitle'), text: m(lang, 'signedOutText') });
-    const user = deps.users.get(deps.db, session.partnerId, session.userPk);
-    const who = user.email ?? user.phone ?? user.externalId ?? '';
+    const who = whoIs(deps.users.get(deps.db, session.partnerId, session.userPk));
     return renderPage(
       c,
       <Layout lang={lang} title={m(lang, 'signedInTitle')}>

@@ -5,6 +5,11 @@ import type { Lang } from '../../pages/i18n.js';
 import { m } from './auth.messages.js';
 import { csrfField, LOGOUT_PATH, type SessionEnv } from './auth.session.js';
 
+/** How a signed-in user is named on the hosted pages: e-mail, else phone, else the platform's id. */
+export function whoIs(user: { email: string | null; phone: string | null; externalId: string | null }): string {
+  return user.email ?? user.phone ?? user.externalId ?? '';
+}
+
 /**
  * "You are signed in as ana@… — Not you? Sign out", for hosted pages where acting as the wrong
  * person matters (the market: buying from your own account, or on a shared computer). The sign-
@@ -14,8 +19,7 @@ import { csrfField, LOGOUT_PATH, type SessionEnv } from './auth.session.js';
 export function SignedInAs(props: { c: Context<SessionEnv, any, any>; deps: Pick<AppDeps, 'db' | 'users'>; partnerId: string; lang: Lang; returnTo: string }) {
   const session = props.c.get('session');
   if (!session || session.partnerId !== props.partnerId) return null;
-  const user = props.deps.users.get(props.deps.db, session.partnerId, session.userPk);
-  const who = user.email ?? user.phone ?? user.externalId ?? '';
+  const who = whoIs(props.deps.users.get(props.deps.db, session.partnerId, session.userPk));
   return (
     <form method="post" action={`${LOGOUT_PATH}?lang=${props.lang}`} class="signed-in">
       {csrfField(props.c, LOGOUT_PATH)}

@@ -164,6 +164,8 @@ export function marketPageRoutes(deps: AppDeps) {
     const location = show.location ?? found.event.location;
     const base = `/market/${encodeURIComponent(c.req.param('partnerId'))}/${encodeURIComponent(found.event.externalReferenceId)}`;
     c.header('Cache-Control', 'no-store');
+    const { pathname, search } = new URL(c.req.url);
+    const here = pathname + search;
     return renderPage(
       c,
       <Layout
@@ -176,7 +178,7 @@ export function marketPageRoutes(deps: AppDeps) {
           </>
         }
       >
-        <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={new URL(c.req.url).pathname + new URL(c.req.url).search} />
+        <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={here} />
         <h1>{found.event.title}</h1>
         <p>
           {show.title} · <time datetime={new Date(show.startsAt).toISOString()}>{formatInstant(show.startsAt, lang, location.timeZone)}</time>

@@ -1,13 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../app.js';
-import type { AppConfig } from '../../context.js';
-import { createDb } from '../../db/client.js';
-import { buildDeps } from '../../deps.js';
-import { ManualClock } from '../../lib/clock.js';
+import { fileDeps } from '../../testing/harness.js';
 import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
 import { messages } from '../email/email.table.js';
@@ -128,10 +124,8 @@ describe('wishlist notifications', () => {
   it('sends once when two processes, each with its own connection to a file database, run the job', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'resale-wishlist-'));
     try {
-      const config: AppConfig = { env: 'test', publicBaseUrl: 'http://resale.test', operatorToken: null, maxBodyBytes: 1 << 20, rateLimitPerMinute: 10_000, smtpUrl: null, mailFrom: 'x <x@resale.test>' };
       const make = () => {
-        const clock = new ManualClock('2026-03-01T12:00:00Z');
-        const deps = buildDeps({ db: createDb(join(dir, 'w.db')), clock, config, logger: pino({ level: 'silent' }), secretKey: 'wishlist-test-secret-key-00000000000' });
+        const deps = fileDeps(join(dir, 'w.db'));
         return { deps, app: createApp(deps) };
       };
       const a = make();

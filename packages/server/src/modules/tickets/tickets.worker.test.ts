@@ -1,24 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDb } from '../../db/client.js';
-import { buildDeps } from '../../deps.js';
+import { fileDeps, TEST_SECRET_KEY } from '../../testing/harness.js';
+import { tempDir } from '../../testing/temp-dir.js';
 import { systemClock } from '../../lib/clock.js';
 import { start } from '../../main.js';
 import { eventBody, ticketBody } from '../../testing/factories.js';
 import { checkpointOutsideTurns, startIngestionWorker, takeTurns, WriterGate } from './tickets.worker.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'resale-worker-'));
-  dirs.push(dir);
-  return dir;
-}
 
 async function until<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -32,7 +22,7 @@ async function until<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, time
 
 describe('ingestion worker thread', () => {
   it('drains POST /v1/tickets on its own connection to the file database while the main thread serves HTTP', async () => {
-    const dir = tempDir();
+    const dir = tempDir('resale-worker');
     const key = 'sk_worker_test_private_00000';
     const service = await start({
       NODE_ENV: 'test',
@@ -82,23 +72,17 @@ describe('ingestion worker thread', () => {
   }, 60_000);
 
   it('hands the queue to the thread once it is up, and back to the in-process job when stopped', async () => {
-    const dir = tempDir();
+    const dir = tempDir('resale-worker');
     const databasePath = join(dir, 'resale.sqlite');
-    const db = createDb(databasePath);
-    const deps = buildDeps({
-      db,
-      clock: systemClock,
-      logger: pino({ level: 'silent' }),
-      secretKey: 'worker-test-secret-key-0000000000000',
-      config: { env: 'test', publicBaseUrl: 'http://resale.test', operatorToken: null, maxBodyBytes: 1 << 20, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'x <x@resale.test>' },
-    });
+    const deps = fileDeps(databasePath, { clock: systemClock });
+    const db = deps.db;
     const { partner } = deps.partners.create('Acme', {});
     // The route would pass the validated body; its defaults do not matter here.
     db.transaction((tx) => deps.events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof deps.events.create>[2]));
     const ownTransaction = db.transaction;
     expect(deps.tickets.drainsHere).toBe(true);
 
-    const worker = startIngestionWorker(deps, { databasePath, secretKey: 'worker-test-secret-key-0000000000000', logLevel: 'silent' });
+    const worker = startIngestionWorker(deps, { databasePath, secretKey: TEST_SECRET_KEY, logLevel: 'silent' });
     await worker.ready;
     try {
       expect(deps.tickets.drainsHere).toBe(false);
@@ -176,7 +160,7 @@ describe('WriterGate', () => {
   });
 
   it('moves the main connection\'s checkpoints out of its commits while the thread runs, and restores them', () => {
-    const db = createDb(join(tempDir(), 'resale.sqlite'));
+    const db = createDb(join(tempDir('resale-worker'), 'resale.sqlite'));
     const before = db.$client.pragma('wal_autocheckpoint', { simple: true });
     const undo = checkpointOutsideTurns({ db, logger: pino({ level: 'silent' }) } as unknown as Parameters<typeof checkpointOutsideTurns>[0], 10);
     expect(db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(0);

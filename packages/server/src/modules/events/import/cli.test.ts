@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import { tempDir } from '../../../testing/temp-dir.js';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../../db/client.js';
-import { buildDeps } from '../../../deps.js';
+import { fileDeps } from '../../../testing/harness.js';
 import { systemClock } from '../../../lib/clock.js';
 import { runCli, type CliIo } from './cli.js';
 
@@ -19,16 +18,9 @@ const CLI = join(HERE, 'cli.ts');
 function databaseWithPartner(): { path: string; partnerId: string; dir: string } {
   const dir = tempDir('resale-cli');
   const path = join(dir, 'resale.sqlite');
-  const db = createDb(path);
-  const deps = buildDeps({
-    db,
-    clock: systemClock,
-    logger: pino({ level: 'silent' }),
-    secretKey: 'test-secret-key-0123456789abcdef0123',
-    config: { env: 'test', publicBaseUrl: 'http://resale.test', operatorToken: null, maxBodyBytes: 1 << 20, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'x <x@resale.test>' },
-  });
+  const deps = fileDeps(path, { clock: systemClock });
   const partnerId = deps.partners.create('Acme').partner.id;
-  db.$client.close();
+  deps.db.$client.close();
   return { path, partnerId, dir };
 }
 

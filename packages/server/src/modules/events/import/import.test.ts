@@ -2,13 +2,10 @@ import { count, eq } from 'drizzle-orm';
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import { tempDir } from '../../../testing/temp-dir.js';
 import { describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../../app.js';
-import { createDb } from '../../../db/client.js';
-import { buildDeps } from '../../../deps.js';
-import { ManualClock } from '../../../lib/clock.js';
+import { fileDeps } from '../../../testing/harness.js';
 import { eventBody, showBody } from '../../../testing/factories.js';
 import { createTestApp, type TestApp } from '../../../testing/harness.js';
 import { combinations, events, priceTypes, shows, ticketOptions } from '../events.table.js';
@@ -102,15 +99,9 @@ describe('importing the samples', () => {
 
   it('imports into a file database opened as main.ts opens it', async () => {
     const path = join(tempDir('resale-import'), 'resale.sqlite');
-    const db = createDb(path);
+    const deps = fileDeps(path);
+    const db = deps.db;
     try {
-      const deps = buildDeps({
-        db,
-        clock: new ManualClock('2026-03-01T12:00:00Z'),
-        logger: pino({ level: 'silent' }),
-        secretKey: 'test-secret-key-0123456789abcdef0123',
-        config: { env: 'test', publicBaseUrl: 'http://resale.test', operatorToken: null, maxBodyBytes: 1 << 20, rateLimitPerMinute: 10_000, smtpUrl: null, mailFrom: 'x <x@resale.test>' },
-      });
       const { partner, secrets } = deps.partners.create('Acme');
       const report = await importEvents(deps, { partnerId: partner.id, file: XLSX });
       expect(report.errors).toEqual([]);
