@@ -21,5 +21,14 @@ export async function servePage(headers: Record<string, string>, html: string): 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://localhost:${port}/`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://localhost:${port}/`,
+    // Chromium may hold a preconnected socket that never sent a request; close() alone would
+    // wait for it until the headers timeout (a minute), so every connection is cut first.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
