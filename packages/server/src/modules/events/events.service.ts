@@ -137,15 +137,21 @@ export class EventsService {
     return agg;
   }
 
-  /** ANNOUNCED shows whose `dates.salesStartAt` has come become ON_SALE. Returns how many. */
+  /**
+   * ANNOUNCED shows whose `dates.salesStartAt` has come become ON_SALE. Returns how many.
+   *
+   * Runs every second (feeds job): it reads first and writes only when a show is due. An
+   * UPDATE takes SQLite's write lock even when it changes no row, so an unconditional one
+   * made the HTTP thread wait, every second, for whatever transaction another connection
+   * (the ingestion worker, another process) was running.
+   */
   promoteAnnounced(tx: Tx = this.db): number {
     const now = this.clock.now();
-    const res = tx
-      .update(shows)
-      .set({ status: 'ON_SALE', updatedAt: now })
-      .where(and(eq(shows.status, 'ANNOUNCED'), lte(shows.salesStartAt, now)))
-      .run();
-    return res.changes;
+    const due = and(eq(shows.status, 'ANNOUNCED'), lte(shows.salesStartAt, now));
+    if (!tx.select({ id: shows.id }).from(shows).where(due).limit(1).get()) return 0;
+    const promote = (w: Tx) => w.update(shows).set({ status: 'ON_SALE', updatedAt: now }).where(due).run().changes;
+    // Outside a transaction, one of its own: on the HTTP thread it takes turns with the worker (tickets.worker.ts).
+    return tx === this.db ? this.db.transaction(promote) : promote(tx);
   }
 
   /**
