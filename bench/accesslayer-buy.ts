@@ -12,7 +12,7 @@
  * which is the point: its cache must see other connections' commits.
  *
  * Env: BENCH_LISTINGS (10000), BENCH_SECONDS (10), BENCH_CONNECTIONS (32),
- * BENCH_CPU_PROF=<dir> (CPU profile of the server, see bench/cpuprofile.ts).
+ * BENCH_CPU_PROF=<dir> (CPU profiles of the server's threads, see startServer in bench/lib.ts).
  */
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
