@@ -296,7 +296,7 @@ describe('ANNOUNCED shows', () => {
     );
     // Another connection (a process, the ingestion worker) holds the write lock; waiting for it would fail at once.
     const other = new Database(path);
-    onTestFinished(() => other.close());
+    onTestFinished(() => void other.close());
     deps.db.$client.pragma('busy_timeout = 0');
     other.exec('BEGIN IMMEDIATE');
     expect(deps.events.promoteAnnounced()).toBe(0);
