@@ -98,6 +98,9 @@ function feedEvent(ref = 'tour-a', overrides: Record<string, unknown> = {}) {
 
 // ------------------------------------------------------------------ setup
 
+/** Long enough for a loopback answer on a loaded CI machine; the "hangs" cases wait it out. */
+const FEED_TIMEOUT_MS = 1_000;
+
 async function setup(settings: PartnerSettingsPatch = {}, opts: { logger?: pino.Logger } = {}) {
   const t = createTestApp();
   const platform = await startPlatform();
@@ -110,7 +113,7 @@ async function setup(settings: PartnerSettingsPatch = {}, opts: { logger?: pino.
   platform.serve('/events', []);
   platform.serve('/cancelled', []);
   const deps = opts.logger ? { ...t.deps, logger: opts.logger } : t.deps;
-  const feeds = new FeedsService(deps, { timeoutMs: 300 });
+  const feeds = new FeedsService(deps, { timeoutMs: FEED_TIMEOUT_MS });
   mountRoutes(t, feeds);
   const getEvent = (ref: string) => t.request('GET', `/v1/events/${ref}`, { key: p.keys.private });
   return { t, platform, p, feeds, getEvent };
@@ -324,7 +327,7 @@ describe('feeds: a feed that fails', () => {
       'The platform answered HTTP 500',
       "The platform's answer (11 bytes) is not valid JSON",
       'The feed answered a JSON object, not a JSON array; nothing was changed',
-      'The platform did not answer within 300 ms',
+      `The platform did not answer within ${FEED_TIMEOUT_MS} ms`,
     ]);
   });
 
@@ -502,7 +505,7 @@ describe('feeds: schedule and ANNOUNCED shows', () => {
 
   it('two services ticking at once (two processes) poll each feed once', async () => {
     const { t, platform, feeds } = await setup();
-    const second = new FeedsService(t.deps, { timeoutMs: 300 });
+    const second = new FeedsService(t.deps, { timeoutMs: FEED_TIMEOUT_MS });
     const [one, two] = await Promise.all([feeds.tick(), second.tick()]);
     expect(one.runs.length + two.runs.length).toBe(2);
     expect(platform.hits.map((h) => h.path).sort()).toEqual(['/cancelled', '/events']);

@@ -114,20 +114,23 @@ describe('WriterGate', () => {
   };
 
   it('makes a main-thread transaction wait for the job in progress, and a new job wait for announced transactions (bounded)', () => {
+    // A wait that should not happen would last its whole bound; half of it tells the two apart
+    // however slow the machine is (a fixed 50 ms could fail on a loaded machine).
+    const BOUND = 10_000;
     const gate = new WriterGate(WriterGate.buffer());
     // Nothing going on: neither side waits.
-    expect(elapsed(() => gate.awaitTurn(1000))).toBeLessThan(50);
-    expect(elapsed(() => gate.enterJob(1000))).toBeLessThan(50);
+    expect(elapsed(() => gate.awaitTurn(BOUND))).toBeLessThan(BOUND / 2);
+    expect(elapsed(() => gate.enterJob(BOUND))).toBeLessThan(BOUND / 2);
     // A job in progress: the main thread waits (here until its bound, as the job never ends).
     gate.announce();
     expect(elapsed(() => gate.awaitTurn(30))).toBeGreaterThanOrEqual(25);
     gate.leaveJob();
-    expect(elapsed(() => gate.awaitTurn(1000))).toBeLessThan(50);
+    expect(elapsed(() => gate.awaitTurn(BOUND))).toBeLessThan(BOUND / 2);
     // An announced transaction: the next job waits for it (here until its bound).
     expect(elapsed(() => gate.enterJob(30))).toBeGreaterThanOrEqual(25);
     gate.leaveJob();
     gate.withdraw();
-    expect(elapsed(() => gate.enterJob(1000))).toBeLessThan(50);
+    expect(elapsed(() => gate.enterJob(BOUND))).toBeLessThan(BOUND / 2);
     gate.leaveJob();
   });
 
