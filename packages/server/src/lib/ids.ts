@@ -75,7 +75,7 @@ export function uuidV7(now: number = Date.now()): Uint8Array {
   const r = randomBytes();
   if (now > lastMs) lastMs = now;
   if (seqHigh < 0) {
-    seqHigh = ((r[6]! & 0x7f) << 8) | r[7]!;
+    seqHigh = ((r[6]! & 0x0f) << 8) | r[7]!;
     seqLow = (((r[8]! & 0x3f) << 8) | r[9]!) * 32 + (r[10]! >>> 3);
   }
   if (now + 10_000 > lastMs) {
