@@ -39,6 +39,8 @@ export class IntentionsService {
    */
   create(tx: Tx, partnerId: string, input: { listingIds: readonly string[]; buyerPk: string | null; returnTo?: string | null }): IntentionRow {
     const ids = [...new Set(input.listingIds)];
+    // The API's schema asks for one item at least; a page's form post reaches here without it.
+    if (ids.length === 0) throw ApiError.field('missing_field', 'items', 'Pick at least one ticket');
     if (ids.length !== input.listingIds.length) throw ApiError.field('invalid_value', 'items', 'A listing appears twice');
     const rows = tx.select().from(listings).where(and(eq(listings.partnerId, partnerId), inArray(listings.id, ids))).all();
     for (const id of ids) if (!rows.some((r) => r.id === id)) throw ApiError.notFound('listing', id);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { eventBody, ticketBody, withEvent } from '../../testing/factories.js';
 import { formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
+import { buyIntentions } from '../intentions/intentions.table.js';
 
 async function setup() {
   const t = createTestApp();
@@ -139,6 +140,18 @@ describe('market page: seat map and a pick of several listings', () => {
     expect(res.text).toContain('One checkout holds listings of one show and one ticket option');
     expect(t.deps.listings.get(t.db, p.id, field.id).state).toBe('ACTIVE');
     expect(t.deps.listings.get(t.db, p.id, vip.id).state).toBe('ACTIVE');
+  });
+
+  it('answers a buy form without a listing (a hand-made post) with the not-found page, reserving nothing', async () => {
+    const { t, p, list } = await seated();
+    const one = list(['a1'], 4000);
+    const browser = new TestBrowser(t.app);
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1`);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, { _csrf: inputValue(page.text, '_csrf')!, returnTo: 'https://partner.example/ev' });
+    expect(res.status).toBe(404);
+    expect(res.text).toContain('<h1>');
+    expect(t.deps.listings.get(t.db, p.id, one.id).state).toBe('ACTIVE');
+    expect(t.db.select().from(buyIntentions).all()).toEqual([]);
   });
 });
 
