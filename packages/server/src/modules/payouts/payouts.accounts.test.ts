@@ -27,6 +27,13 @@ describe('payout accounts', () => {
     const accounts = new PayoutAccounts(t.deps);
     expect(() => accounts.save(t.db, p.id, user.id, { holderName: 'Ana', iban: 'ES91 2100 0418 4502 0005 1333' })).toThrow(/valid IBAN/);
     expect(() => accounts.save(t.db, p.id, user.id, { holderName: ' ', iban: 'ES9121000418450200051332' })).toThrow(/holder/);
+    for (const holderName of ['-1', '99999999999999999999', '<script>alert(1)</script>', 'https://evil.example/', 'Ana\u0007García']) {
+      expect(() => accounts.save(t.db, p.id, user.id, { holderName, iban: 'ES9121000418450200051332' }), holderName).toThrow(/holder/);
+    }
     expect(accounts.view(t.db, user.id)).toBeNull();
+    // Names in any script, with the punctuation of names and companies.
+    for (const holderName of ['Łukasz Żółć', "Seán O'Brien-Núñez", 'Müller & Söhne GmbH', '山田 太郎', 'J. P. Smith (Jr.)']) {
+      expect(t.db.transaction((tx) => accounts.save(tx, p.id, user.id, { holderName, iban: 'ES9121000418450200051332' })).holderName).toBe(holderName);
+    }
   });
 });

@@ -16,6 +16,13 @@ export interface PayoutAccountView {
  * Sellers' payout accounts (IBAN), sealed at rest. `PENDING_PAYOUT_INFO` is shown while a
  * seller with listings has none.
  */
+/**
+ * A person's or a company's name as banks take it: it starts with a letter (any script, so
+ * "Ana García" and "Łukasz" pass) and holds letters, digits, spaces and the punctuation of
+ * names and SEPA's character set. "-1", a URL or markup is not a name a payout could be sent to.
+ */
+const HOLDER_NAME = /^\p{L}[\p{L}\p{M}\p{N} .,'’&()+\/-]*$/u;
+
 export class PayoutAccounts {
   constructor(private readonly deps: Pick<AppDeps, 'clock' | 'box'>) {}
 
@@ -30,7 +37,7 @@ export class PayoutAccounts {
    */
   save(tx: Tx, partnerId: string, userPk: string, input: { holderName: string; iban: string }): PayoutAccountView {
     const holderName = input.holderName.trim().replace(/\s+/g, ' ');
-    if (holderName.length < 2 || holderName.length > 140) throw ApiError.field('invalid_value', 'holderName', 'Enter the account holder’s name');
+    if (holderName.length < 2 || holderName.length > 140 || !HOLDER_NAME.test(holderName)) throw ApiError.field('invalid_value', 'holderName', 'Enter the account holder’s name');
     const iban = electronicFormatIBAN(input.iban) ?? '';
     if (!isValidIBAN(iban)) throw ApiError.field('invalid_format', 'iban', 'Enter a valid IBAN, such as ES91 2100 0418 4502 0005 1332');
     const now = this.deps.clock.now();
