@@ -1,0 +1,432 @@
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestPartner } from './testing/harness.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TestBrowser } from './modules/auth/auth.testing.js';
+import { SANDBOX_CARDS } from './modules/payments/payments.provider.js';
+import type { PartnerSettingsPatch } from './modules/partners/partners.settings.js';
+import { eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
+
+/**
+ * The whole HTTP surface against bad input: every operation of the OpenAPI document is called
+ * with wrong keys, junk path and query values, and bodies built from its own request schema
+ * with one field at a time replaced by a wrong value. Whatever the input, the answer is a 4xx
+ * (or a success) in the envelope: never a 500, never a bare error. Module tests check *which*
+ * error each endpoint gives; this one checks that no input reaches an unhandled path.
+ */
+
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  minItems?: number;
+  example?: unknown;
+};
+type Operation = {
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+};
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+
+/** Markup that must never come back unescaped in a page, whether reflected at once or stored and shown later. */
+const PROBE = '<script>alert(1)</script>';
+/** Values that are wrong for almost any field: each replaces one field of a well-shaped body. */
+const JUNK_VALUES: unknown[] = [null, '', 'x'.repeat(5_000), -1, 1e308, 0.5, true, [], {}, '\u0000' + PROBE, '2026-02-30T25:61:00Z', ['x'], { x: [1] }];
+/** Values for path segments and query parameters (already URL-encoded where needed). */
+const JUNK_SEGMENTS = ['nope', encodeURIComponent(PROBE), '0', '-1', '1e999', 'x'.repeat(2_000), '%00', '%E2%80%AE', '..', '%25', '%F0%9F%8E%AB', '%20', 'null', '[]', 'tour', 'show-1', 't-1'];
+/** Whole bodies that are wrong for any endpoint, sent raw. */
+const JUNK_BODIES = ['', 'null', '[]', '"x"', '1', '{}', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '['.repeat(5_000) + ']'.repeat(5_000), '{"a":' + '1'.repeat(400) + '}', '\uFEFF{}'];
+
+let t: TestApp;
+let p: TestPartner;
+let doc: Doc;
+/** A channel listing of the fixture (show-2), for the endpoints that take listing ids. */
+let listingId: string;
+
+/**
+ * A fresh app for each operation: some calls change what the next ones meet (a key rotation
+ * makes every later call a 401, a cancellation every later ticket call a 404), so no
+ * operation may run on what another one left behind.
+ */
+async function fixture(settings: PartnerSettingsPatch = {}) {
+  // Rate limits would turn most of these calls into 429s before they reach validation.
+  t = createTestApp({ rateLimitPerMinute: 1_000_000 });
+  p = t.partner('Acme Tickets', settings);
+  t.partner('Other Tickets');
+  await withEvent(t, p);
+  const sync = await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('t-1')] });
+  expect(sync.status).toBe(200);
+  const listing = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListing('rs-1') });
+  expect(listing.status).toBe(200);
+  listingId = listing.body.data.id;
+}
+
+const lead = { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'wish@example.com' } };
+
+function channelListing(externalListingId: string) {
+  return {
+    channelId: 'resellr',
+    externalListingId,
+    externalReferenceEventId: 'tour',
+    showId: 'show-2',
+    ticketOptionId: 'opt-field',
+    quantity: 2,
+    price: 40,
+    currency: 'EUR',
+    seats: [
+      { section: 'A', row: '1', seat: '1' },
+      { section: 'A', row: '1', seat: '2' },
+    ],
+    sellerReference: 'seller-9',
+  };
+}
+
+/**
+ * A body each endpoint accepts (checked: it answers 2xx on the fixture), with the query it
+ * needs. Fields of it are then replaced one at a time, so the wrong value meets the services
+ * behind validation, not only the schema. Endpoints not listed get a body built from their schema.
+ */
+const VALID: Record<string, () => { body: unknown; query?: string }> = {
+  'POST /admin/v1/partners': () => ({ body: { name: 'Fuzz Tickets' } }),
+  'PATCH /admin/v1/partners/{partnerId}': () => ({ body: { name: 'Renamed', settings: { allowedOrigins: ['https://acme.example'] } } }),
+  'POST /admin/v1/partners/{partnerId}/keys/rotate': () => ({ body: { kind: 'private', graceSeconds: 60 } }),
+  'PUT /admin/v1/partners/{partnerId}/ticketShield': () => ({ body: { eventId: 'tour', showId: 'show-1', status: true } }),
+  'POST /v1/events': () => ({ body: eventBody('tour-b') }),
+  'PUT /v1/events': () => ({ body: eventBody('tour', { shows: [priceDetailShowBody('show-1'), showBody('show-2')] }) }),
+  'POST /v1/rules': () => ({ body: [{ externalReferenceEventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field', ruleType: 'maxSell', rules: { maxTickets: 2 } }] }),
+  'POST /v1/tickets': () => ({ body: [ticketBody('t-2')] }),
+  'POST /v1/sync/tickets': () => ({ body: [ticketBody('t-3')] }),
+  'POST /v1/tickets/batch/eventAdmission': () => ({ body: [{ ticketId: 't-1', entryDate: '2026-03-01T12:00:00Z' }] }),
+  'PUT /v1/tickets/{ticketId}': () => ({ body: ticketBody('t-1', { price: 50 }) }),
+  'POST /v1/delist': () => ({ body: { externalReferenceEventId: 'tour', showId: 'show-1' } }),
+  'POST /v1/wrapper/accesslayer': () => ({ body: { user: 'fan@example.com', tickets: [{ eventId: 'tour', showId: 'show-1', ticketId: 't-1', ticketOptionId: 'opt-field' }] } }),
+  'POST /v1/wrapper/accesslayer/bulk': () => ({ body: [{ eventId: 'tour', showIds: ['show-1'] }], query: 'type=buy' }),
+  'POST /v1/marketplace/buyingflow/buyIntention': () => ({ body: { items: [listingId], user: 'buyer@example.com' } }),
+  'POST /v1/marketplace/checkout/url': () => ({ body: { listingIds: [listingId] } }),
+  'POST /v1/risk/evaluate': () => ({
+    body: {
+      customer: { id: 'user-1', firstName: 'Ana', lastName: 'García', address: { country: 'ES' }, createdAt: '2025-01-01T00:00:00Z', email: { address: 'ana@example.com', verified: true }, phone: { number: '+34600111222', verified: true } },
+      device: { userId: 'user-1', sessionId: 'sess-1' },
+      transaction: { id: 'tx-1', amount: 50, currency: 'EUR', action: 'resale_purchase', cardData: { bin: '424242', last4Digits: '4242', firstName: 'Ana', lastName: 'García', billingAddress: { country: 'ES' } } },
+    },
+  }),
+  'POST /v1/risk/feedback': () => ({ body: { transactionId: 'tx-cb', userId: 'user-1', result: 'chargeback' } }),
+  'PUT /v1/marketdata/events/{externalReferenceId}/inventory': () => ({ body: { capacity: 20_000, soldPercentage: 92.5 }, query: 'showId=show-1' }),
+  'PUT /v1/marketdata/events/{externalReferenceId}/inventory/details': () => ({ body: { items: [{ ticketOptionId: 'opt-field', priceTypeId: 'pt-early', releasedTickets: 500 }] }, query: 'showId=show-1' }),
+  'POST /v1/marketdata/users': () => ({ body: lead }),
+  'POST /v1/marketdata/users/bulk': () => ({ body: { items: [lead] } }),
+  'POST /v1/channels/listings': () => ({ body: channelListing('rs-2') }),
+  'PATCH /v1/channels/listings/{listingId}': () => ({ body: { price: 45 } }),
+};
+
+beforeAll(async () => {
+  await fixture();
+  doc = (await (await t.app.request('/v1/openapi.json')).json()) as Doc;
+});
+
+function resolve(schema: Schema | undefined): Schema {
+  let s = schema ?? {};
+  for (let i = 0; s.$ref && i < 20; i++) s = doc.components.schemas[s.$ref.replace('#/components/schemas/', '')] ?? {};
+  return s;
+}
+
+/** A plausible value of a schema: the shape the endpoint expects, so that one wrong field is what it meets. */
+function sample(schema: Schema | undefined, depth = 0): unknown {
+  const s = resolve(schema);
+  if (s.example !== undefined) return s.example;
+  if (s.const !== undefined) return s.const;
+  if (s.enum?.length) return s.enum[0];
+  const alternatives = s.anyOf ?? s.oneOf;
+  if (alternatives?.length) return sample(alternatives.find((a) => resolve(a).type !== 'null') ?? alternatives[0], depth);
+  if (s.allOf?.length) return Object.assign({}, ...s.allOf.map((a) => sample(a, depth)));
+  const type = Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type;
+  if (depth > 6) return null;
+  switch (type) {
+    case 'object':
+      return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, sample(v, depth + 1)]));
+    case 'array':
+      return Array.from({ length: Math.max(1, s.minItems ?? 1) }, () => sample(s.items, depth + 1));
+    case 'integer':
+    case 'number':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'string':
+      if (s.format === 'email') return 'fan@example.com';
+      if (s.format === 'date-time') return '2026-06-01T20:00:00Z';
+      if (s.format === 'uri' || s.format === 'url') return 'https://partner.example/x';
+      return 'tour';
+    default:
+      return 'x';
+  }
+}
+
+/** Every place in a value where one field can be replaced: paths of object keys and array indexes, to depth 4. */
+function fieldPaths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+  if (prefix.length >= 4 || value === null || typeof value !== 'object') return [];
+  const keys = Array.isArray(value) ? value.map((_, i) => i).slice(0, 1) : Object.keys(value);
+  return keys.flatMap((k) => {
+    const path = [...prefix, k];
+    return [path, ...fieldPaths((value as Record<string | number, unknown>)[k], path)];
+  });
+}
+
+function withField(value: unknown, path: (string | number)[], replacement: unknown): unknown {
+  const copy = structuredClone(value) as Record<string | number, unknown>;
+  let at = copy;
+  for (const k of path.slice(0, -1)) at = at[k] as Record<string | number, unknown>;
+  at[path[path.length - 1]!] = replacement;
+  return copy;
+}
+
+function keysFor(op: Operation): string[] {
+  const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
+  const keys: Record<string, string> = { privateKey: p.keys.private, publicKey: p.keys.public, channelsKey: p.keys.channels };
+  return schemes.map((s) => (s === 'operatorToken' ? 'operator' : keys[s]!)).filter(Boolean);
+}
+
+type Call = { method: string; path: string; key: string | null; raw?: string };
+const problems: string[] = [];
+beforeEach(() => {
+  problems.length = 0;
+});
+
+async function check(call: Call) {
+  const res = await t.request(call.method, call.path, {
+    ...(call.key === 'operator' ? { operator: true } : { key: call.key }),
+    ...(call.raw !== undefined ? { raw: call.raw } : {}),
+  });
+  const label = `${call.method} ${call.path.slice(0, 160)} key=${call.key?.slice(0, 8) ?? 'none'} body=${(call.raw ?? '').slice(0, 160)}`;
+  if (res.status >= 500) problems.push(`${res.status} ${label}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  const body: unknown = res.body; // the harness gives a page's text when the answer is not JSON
+  if (typeof body === 'string' && body.includes(PROBE)) problems.push(`unescaped markup ${res.status} ${label}`);
+  const json = (res.headers.get('content-type') ?? '').includes('application/json');
+  if (res.status >= 400 && json) {
+    const b = res.body;
+    const envelope = b && b.status === res.status && b.data === null && Array.isArray(b.errors) && b.errors.length > 0 && b.errors.every((e: { code?: unknown; message?: unknown }) => typeof e.code === 'string' && typeof e.message === 'string');
+    if (!envelope) problems.push(`not an envelope ${res.status} ${label}: ${JSON.stringify(b).slice(0, 300)}`);
+  }
+  // Move past per-minute limits (the synchronous ticket endpoint allows 60 a minute).
+  t.clock.advance(61_000);
+}
+
+function operations() {
+  return Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+}
+
+/** The path with each `{param}` filled: by `fill`, or by a value that exists for this partner. */
+function fillPath(path: string, fill?: string): string {
+  const known: Record<string, string> = { partnerId: p.id, externalReferenceId: 'tour', eventId: 'tour', ticketId: 't-1', listingId };
+  return path.replace(/\{([^}]+)\}/g, (_, name: string) => fill ?? known[name] ?? 'nope');
+}
+
+describe('the HTTP surface never answers 500', () => {
+  it('with any key, including none, a garbage one and every wrong kind', async () => {
+    for (const { path, method } of operations()) {
+      await fixture();
+      const allKeys = [null, 'garbage', 'Bearer ', 'sk_live_' + 'x'.repeat(40), p.keys.private, p.keys.public, p.keys.channels, 'operator'];
+      for (const key of allKeys) await check({ method, path: fillPath(path), key, ...(method === 'GET' || method === 'DELETE' ? {} : { raw: '{}' }) });
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('with junk in every path parameter and every query parameter', async () => {
+    for (const { path, method, op } of operations()) {
+      await fixture();
+      const key = keysFor(op)[0] ?? null;
+      const raw = op.requestBody ? JSON.stringify(sample(op.requestBody.content['application/json']?.schema)) : undefined;
+      const base = { method, key, ...(raw !== undefined ? { raw } : {}) };
+      if (path.includes('{')) for (const seg of JUNK_SEGMENTS) await check({ ...base, path: fillPath(path, seg) });
+      const query = (op.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name);
+      for (const name of query) {
+        for (const seg of JUNK_SEGMENTS) await check({ ...base, path: `${fillPath(path)}?${encodeURIComponent(name)}=${seg}` });
+        await check({ ...base, path: `${fillPath(path)}?${encodeURIComponent(name)}=a&${encodeURIComponent(name)}=b` });
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('with whole bodies of the wrong kind, and well-shaped bodies with one field wrong', async () => {
+    for (const { path, method, op } of operations()) {
+      if (!op.requestBody) continue;
+      await fixture();
+      const key = keysFor(op)[0] ?? null;
+      const valid = VALID[`${method} ${path}`]?.();
+      const target = fillPath(path) + (valid?.query ? `?${valid.query}` : '');
+      for (const raw of JUNK_BODIES) await check({ method, path: target, key, raw });
+      const shapes = [sample(op.requestBody.content['application/json']?.schema)];
+      if (valid) {
+        // The valid body first, on the untouched fixture: it must be accepted, or its mutations prove little.
+        const accepted = await t.request(method, target, { ...(key === 'operator' ? { operator: true } : { key }), body: valid.body });
+        if (accepted.status >= 300) problems.push(`valid body refused: ${method} ${target} ${accepted.status} ${JSON.stringify(accepted.body).slice(0, 300)}`);
+        shapes.push(valid.body);
+      }
+      for (const shaped of shapes) {
+        await check({ method, path: target, key, raw: JSON.stringify(shaped) });
+        for (const field of fieldPaths(shaped)) {
+          for (const junk of JUNK_VALUES) await check({ method, path: target, key, raw: JSON.stringify(withField(shaped, field, junk)) });
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 300_000);
+
+  it('on the pages (market, sell, checkout, ticket view, sign-in) with junk in their paths', async () => {
+    await fixture();
+    const pages = t.app.routes.filter((r) => r.method === 'GET' || r.method === 'POST').map((r) => ({ method: r.method, path: r.path })).filter((r) => !r.path.startsWith('/v1/') && !r.path.startsWith('/admin/') && !r.path.includes('*'));
+    const seen = new Set<string>();
+    for (const { method, path } of pages) {
+      if (seen.has(method + path)) continue;
+      seen.add(method + path);
+      for (const seg of JUNK_SEGMENTS.slice(0, 11)) {
+        const target = path.replace(/:[A-Za-z]+(\{[^}]*\})?/g, (m) => (m.startsWith(':partnerId') ? p.id : seg));
+        await check({ method, path: target, key: null, ...(method === 'POST' ? { raw: '{}' } : {}) });
+        await check({ method, path: `${target}?lang=${seg}&eventId=${seg}&showId=${seg}&returnTo=${seg}`, key: null });
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+/** Values a form field may receive from a hand-edited request. */
+const JUNK_FORM = ['', 'x'.repeat(5_000), '-1', '1e309', 'NaN', '0.001', '99999999999999999999', PROBE, '\u0000', 'https://evil.example/'];
+
+type Form = { action: string; fields: [string, string][] };
+
+/** What a user types into the fields a page leaves empty, so that the unchanged form succeeds (a sale, a payment). */
+const TYPED: Record<string, string> = { cardNumber: SANDBOX_CARDS.success, expiry: '12/30', cvc: '123', holderName: 'Ana García', iban: 'ES91 2100 0418 4502 0005 1332', price: '40' };
+
+const decode = (v: string) => v.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+const local = (url: string) => url.replace(/^https?:\/\/resale\.test/, '');
+
+/**
+ * The POST forms of a page, each with the fields a browser would send (inputs, checked boxes,
+ * first option of selects, textareas): one form per submit button, as only the clicked one is sent.
+ */
+function formsOf(html: string, pageUrl: string): Form[] {
+  return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)]
+    .filter(([, attrs]) => /method="post"/i.test(attrs!))
+    .flatMap(([, attrs, inner]) => {
+      const fields: [string, string][] = [];
+      for (const [tag] of inner!.matchAll(/<input\b[^>]*>/g)) {
+        const name = /name="([^"]*)"/.exec(tag)?.[1];
+        if (!name || (/type="(checkbox|radio)"/.test(tag) && !/checked/.test(tag))) continue;
+        fields.push([decode(name), decode(/value="([^"]*)"/.exec(tag)?.[1] ?? '') || (TYPED[decode(name)] ?? '')]);
+      }
+      for (const [, name, options] of inner!.matchAll(/<select\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
+        fields.push([decode(name!), decode(/<option\b[^>]*value="([^"]*)"/.exec(options!)?.[1] ?? '')]);
+      }
+      for (const [, name, text] of inner!.matchAll(/<textarea\b[^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g)) fields.push([decode(name!), decode(text!)]);
+      const action = local(decode(/action="([^"]*)"/.exec(attrs!)?.[1] ?? pageUrl));
+      const buttons = [...inner!.matchAll(/<button\b[^>]*>/g)].flatMap(([tag]) => {
+        const name = /name="([^"]*)"/.exec(tag)?.[1];
+        return name ? [[decode(name), decode(/value="([^"]*)"/.exec(tag)?.[1] ?? '')] as [string, string]] : [];
+      });
+      return buttons.length === 0 ? [{ action, fields }] : buttons.map((button) => ({ action, fields: [...fields, button] }));
+    });
+}
+
+/** Links and redirects of a page that stay on the service's pages. */
+function linksOf(html: string): string[] {
+  return [...html.matchAll(/href="([^"]*)"/g)].map(([, href]) => local(decode(href!))).filter((u) => /^\/(sell|market|checkout|tickets\/view)\//.test(u));
+}
+
+describe('the pages never answer 500 to a signed-in user either', () => {
+  it('crawls what a fan reaches and posts every form with each field missing, repeated or wrong', async () => {
+    // The partner platform's ownership endpoint: fan@example.com owns t-1 and t-4.
+    const owned = [t1Record('t-1'), t1Record('t-4', 'o-1'), t1Record('t-5', 'o-1')];
+    const platform = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(owned)));
+    await new Promise<void>((r) => platform.listen(0, '127.0.0.1', r));
+    try {
+      await fixture({ ownershipUrl: `http://127.0.0.1:${(platform.address() as AddressInfo).port}/owned`, loginUrl: 'https://partner.example/login' });
+      await crawlAndPost();
+    } finally {
+      platform.close();
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
+
+const t1Record = (ticketId: string, orderId?: string) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field', ...(orderId ? { orderId } : {}) });
+
+/**
+ * Signs fan@example.com in through the API's signed entry URLs (sell hub, market, checkout,
+ * ticket view), follows the links and redirects between the service's pages, and posts every
+ * form found with each field missing, repeated or replaced by junk. Twice: what the first
+ * round published (a listing, say) has pages and forms of its own.
+ */
+async function crawlAndPost() {
+  await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('t-4', { orderId: 'o-1' }), ticketBody('t-5', { orderId: 'o-1' })] });
+  const forSale = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListing('rs-2') });
+  expect(forSale.status).toBe(200);
+  const starts = [
+    (await t.request('GET', '/v1/marketplace/sellingflow/url/entrypoint?ticketId=t-1&loginTrust[user]=fan@example.com', { key: p.keys.private })).body.data,
+    (await t.request('GET', `/v1/marketplace/buyingflow/url/entrypoint?externalReferenceEventId=tour&showId=show-2&returnTo=${encodeURIComponent('https://partner.example/ev')}&loginTrust[user]=fan@example.com`, { key: p.keys.private })).body.data,
+    (await t.request('POST', '/v1/marketplace/checkout/url', { key: p.keys.private, body: { listingIds: [listingId] } })).body.data,
+    (await t.request('GET', '/v1/tickets/t-1/url', { key: p.keys.private })).body.data,
+    (await t.request('GET', '/v1/marketplace/smartPublish?email=fan@example.com', { key: p.keys.private })).body.data,
+    (await t.request('GET', '/v1/marketplace/sellingflow/url/order/entrypoint?orderId=o-1', { key: p.keys.private })).body.data,
+    `/sell/${p.id}/payout`,
+  ].map((u) => local(typeof u === 'string' ? u : ''));
+  expect(starts.every((u) => u.startsWith('/'))).toBe(true);
+
+  const browser = new TestBrowser(t.app);
+  const visited = new Set<string>();
+  const forms = new Map<string, Form>();
+  const fuzzed = new Set<string>();
+  const post = async (action: string, fields: [string, string][]) => {
+    const res = await browser.post(action, new URLSearchParams(fields));
+    if (res.status >= 500) problems.push(`${res.status} POST ${action} ${JSON.stringify(fields).slice(0, 300)}: ${res.text.slice(0, 200)}`);
+    if (res.text.includes(PROBE)) problems.push(`unescaped markup ${res.status} POST ${action} ${JSON.stringify(fields).slice(0, 300)}`);
+  };
+  // Each entry URL signs in afresh (a new session, new CSRF tokens): use them all first, so that
+  // every form collected below belongs to the session that posts it.
+  for (const url of starts) {
+    const res = await browser.get(url);
+    if (res.status >= 500) problems.push(`${res.status} GET ${url}`);
+  }
+  const withoutToken = (u: string) => u.replace(/([?&])oneTimeToken=[^&]*&?/, '$1').replace(/[?&]$/, '');
+  for (let round = 0; round < 2; round++) {
+    const queue = (round === 0 ? starts : [...visited]).map(withoutToken);
+    visited.clear();
+    while (queue.length > 0 && visited.size < 80) {
+      const url = queue.shift()!;
+      if (visited.has(url)) continue;
+      visited.add(url);
+      const res = await browser.get(url);
+      if (res.status >= 500) problems.push(`${res.status} GET ${url}`);
+      if (res.text.includes(PROBE)) problems.push(`unescaped markup ${res.status} GET ${url}`);
+      if (res.location) queue.push(local(res.location));
+      for (const link of linksOf(res.text)) queue.push(link);
+      for (const form of formsOf(res.text, url)) forms.set(`${form.action} ${JSON.stringify(form.fields.filter(([k]) => k !== '_csrf'))}`, form);
+    }
+    if (round === 0) {
+      // The crawl must reach the forms that matter, or the rest proves little.
+      const actions = [...forms.values()].map((f) => f.action);
+      expect(actions.filter((a) => a.startsWith('/sell/')).length, actions.join(' ')).toBeGreaterThan(0);
+      expect(actions.filter((a) => a.startsWith('/checkout/')).length, actions.join(' ')).toBeGreaterThan(0);
+      expect(actions.filter((a) => a.startsWith('/market/')).length, actions.join(' ')).toBeGreaterThan(0);
+    }
+    for (const [id, { action, fields }] of forms) {
+      if (fuzzed.has(id) || action.startsWith('/auth/logout')) continue;
+      fuzzed.add(id);
+      // Junk first: refused, it changes nothing. Then what may succeed (a repeated field, an
+      // extra one: the form still makes sense), the unchanged form last, as a success (a sale,
+      // a payment) changes what every later post meets.
+      const fuzzable = fields.map((_, i) => i).filter((i) => fields[i]![0] !== '_csrf');
+      for (const i of fuzzable) for (const junk of JUNK_FORM) await post(action, fields.map((f, j) => (j === i ? [f[0], junk] : f)));
+      for (const i of fuzzable) await post(action, fields.filter((_, j) => j !== i));
+      for (const i of fuzzable) await post(action, [...fields, fields[i]!]);
+      await post(action, [...fields, ['unexpected', 'x']]);
+      await post(action, fields);
+    }
+  }
+}
