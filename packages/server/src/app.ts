@@ -6,6 +6,7 @@ import { HTTPException } from 'hono/http-exception';
 import { randomBytes } from 'node:crypto';
 import type { AppDeps, AppEnv } from './context.js';
 import { fail } from './lib/envelope.js';
+import { refuseControlCharacters } from './middleware/control-chars.js';
 import { preflight } from './middleware/cors.js';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
 
   app.use('*', preflight(deps));
+  app.use('*', refuseControlCharacters());
 
   app.onError((err, c) => errorResponse(err, c, deps));
   app.notFound((c) => notFoundOrWrongMethod(app, c));
