@@ -5,7 +5,7 @@ import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { hashSecret, randomToken, safeEqual, type SecretBox } from '../../lib/crypto.js';
-import { ApiError } from '../../lib/errors.js';
+import { ApiError, type ErrorLocation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { MessagesService } from '../email/email.service.js';
 import type { Lang } from '../email/email.templates.js';
@@ -212,20 +212,21 @@ export class AuthService {
    * @param opts.path the request field named in errors (default `user`, in the query)
    * @throws ApiError 400 `invalid_format` when `user` does not fit `method`
    */
-  resolveUser(tx: Tx, partnerId: string, user: string, opts: { method?: UserMethod | undefined; path?: string } = {}): UserRow {
+  resolveUser(tx: Tx, partnerId: string, user: string, opts: { method?: UserMethod | undefined; path?: string; in?: ErrorLocation } = {}): UserRow {
     const path = opts.path ?? 'user';
+    const where = opts.in ?? 'query';
     const value = user.trim();
     const how: UserMethod = opts.method ?? (value.includes('@') ? 'email' : value.startsWith('+') ? 'phone' : 'id');
     if (how === 'email') {
-      if (value.length > 254 || !Email.safeParse(value).success) throw ApiError.field('invalid_format', path, `${path} must be an e-mail address`, 'query');
+      if (value.length > 254 || !Email.safeParse(value).success) throw ApiError.field('invalid_format', path, `${path} must be an e-mail address`, where);
       return this.users.resolve(tx, partnerId, { email: value }, path);
     }
     if (how === 'phone') {
       const phone = normalizePhone(value);
-      if (!phone) throw ApiError.field('invalid_format', path, `${path} must be a phone number in international format, such as +34600111222`, 'query');
+      if (!phone) throw ApiError.field('invalid_format', path, `${path} must be a phone number in international format, such as +34600111222`, where);
       return this.users.resolve(tx, partnerId, { phone }, path);
     }
-    if (value === '' || value.length > 200) throw ApiError.field('invalid_format', path, `${path} must be the partner's user id (1 to 200 characters)`, 'query');
+    if (value === '' || value.length > 200) throw ApiError.field('invalid_format', path, `${path} must be the partner's user id (1 to 200 characters)`, where);
     return this.users.resolve(tx, partnerId, { id: value }, path);
   }
 

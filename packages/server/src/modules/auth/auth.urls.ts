@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/client.js';
 import { authService, type AuthServiceDeps, type UserMethod } from './auth.service.js';
+import type { ErrorLocation } from '../../lib/errors.js';
 
 /**
  * URLs of the authentication flows: the one-time token every generated URL carries
@@ -31,6 +32,8 @@ export interface LoginTrust {
   method?: UserMethod;
   /** Request field named in a 400 (default `loginTrust[user]`). */
   path?: string;
+  /** Where that field is (default `query`). */
+  in?: ErrorLocation;
 }
 
 /**
@@ -47,7 +50,7 @@ export function loginTrustSigner(deps: AuthServiceDeps, tx: Tx, who: LoginTrust,
   const user = who.user?.trim();
   if (!user) return (url) => url;
   const auth = authService(deps);
-  const row = auth.resolveUser(tx, who.partnerId, user, { method: who.method, path: who.path ?? 'loginTrust[user]' });
+  const row = auth.resolveUser(tx, who.partnerId, user, { method: who.method, path: who.path ?? 'loginTrust[user]', ...(who.in ? { in: who.in } : {}) });
   return (url) => signUrl(url, auth.mintOneTimeToken(tx, who.partnerId, row.id, purpose));
 }
 

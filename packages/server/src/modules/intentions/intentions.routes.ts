@@ -76,9 +76,9 @@ export function intentionRoutes(deps: AppDeps) {
       const partner = c.get('auth').partner;
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
       return respondInTransaction(c, deps, 200, (tx) => {
-        const buyer = deps.auth.resolveUser(tx, partner.id, body.user, { path: 'user' });
+        const buyer = deps.auth.resolveUser(tx, partner.id, body.user, { path: 'user', in: 'body' });
         const row = svc.create(tx, partner.id, { listingIds: body.items, buyerPk: buyer.id });
-        const url = loginTrustSigner(deps, tx, { partnerId: partner.id, user: body.user, path: 'user' }, 'checkout')(svc.checkoutUrl(row, l));
+        const url = loginTrustSigner(deps, tx, { partnerId: partner.id, user: body.user, path: 'user', in: 'body' }, 'checkout')(svc.checkoutUrl(row, l));
         return svc.toApi(tx, row, url);
       });
     },

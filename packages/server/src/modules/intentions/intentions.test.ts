@@ -102,6 +102,8 @@ describe('buy intentions', () => {
     expect((await buy(['lst_nope'])).status).toBe(404);
     expect((await buy([lst[0]!.id, lst[0]!.id])).status).toBe(400);
     expect((await buy([lst[0]!.id], 'seller@example.com')).status).toBe(409);
+    // A user that is no e-mail, phone or id is named where it was sent: in the body.
+    expect((await buy([lst[0]!.id], 'ana@')).body.errors[0]).toMatchObject({ code: 'invalid_format', path: 'user', in: 'body' });
     expect((await buy(Array.from({ length: 21 }, (_, i) => `lst_${i}`))).body.errors[0]).toMatchObject({ code: 'out_of_range' });
     expect((await t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items: [lst[0]!.id] } })).body.errors[0]).toMatchObject({ code: 'missing_field', path: 'user' });
     const other = t.partner('Other');
