@@ -11,8 +11,9 @@ import { eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from 
  * The whole HTTP surface against bad input: every operation of the OpenAPI document is called
  * with wrong keys, junk path and query values, and bodies built from its own request schema
  * with one field at a time replaced by a wrong value. Whatever the input, the answer is a 4xx
- * (or a success) in the envelope: never a 500, never a bare error. Module tests check *which*
- * error each endpoint gives; this one checks that no input reaches an unhandled path.
+ * (or a success) in the envelope: never a 500, never a bare error, and a refused request
+ * changes no row. Module tests check *which* error each endpoint gives; this one checks that
+ * no input reaches an unhandled path.
  */
 
 type Schema = {
@@ -199,13 +200,37 @@ beforeEach(() => {
   problems.length = 0;
 });
 
+/**
+ * Every row of every table as one string, read by one statement prepared once per fixture:
+ * a refused request must leave it unchanged ("nothing half-written"). `total_changes()` would
+ * not do: it also counts writes that were rolled back.
+ */
+function fingerprint(): string {
+  let read = fingerprints.get(t);
+  if (!read) {
+    const db = t.db.$client;
+    const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as { name: string }[];
+    const parts = tables.map(({ name }) => {
+      const cols = (db.prepare(`select name from pragma_table_info('${name}')`).all() as { name: string }[]).map((c) => `quote("${c.name}")`).join(" || ',' || ");
+      return `'${name}:' || coalesce((select group_concat(${cols}, ';') from "${name}"), '')`;
+    });
+    const stmt = db.prepare(`select ${parts.join(" || '|' || ")} as f`).pluck();
+    read = () => stmt.get() as string;
+    fingerprints.set(t, read);
+  }
+  return read();
+}
+const fingerprints = new WeakMap<TestApp, () => string>();
+
 async function check(call: Call) {
+  const before = fingerprint();
   const res = await t.request(call.method, call.path, {
     ...(call.key === 'operator' ? { operator: true } : { key: call.key }),
     ...(call.raw !== undefined ? { raw: call.raw } : {}),
   });
   const label = `${call.method} ${call.path.slice(0, 160)} key=${call.key?.slice(0, 8) ?? 'none'} body=${(call.raw ?? '').slice(0, 160)}`;
   if (res.status >= 500) problems.push(`${res.status} ${label}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  if (res.status >= 400 && fingerprint() !== before) problems.push(`refused, yet wrote ${res.status} ${label}`);
   const body: unknown = res.body; // the harness gives a page's text when the answer is not JSON
   if (typeof body === 'string' && body.includes(PROBE)) problems.push(`unescaped markup ${res.status} ${label}`);
   const json = (res.headers.get('content-type') ?? '').includes('application/json');
