@@ -4,6 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestBrowser } from './modules/auth/auth.testing.js';
 import { SANDBOX_CARDS } from './modules/payments/payments.provider.js';
+import { csrfTokenFor } from './modules/auth/auth.service.js';
+import { sessions } from './modules/auth/auth.table.js';
+import { desc } from 'drizzle-orm';
 import type { PartnerSettingsPatch } from './modules/partners/partners.settings.js';
 import { eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
 
@@ -201,26 +204,31 @@ beforeEach(() => {
 });
 
 /**
- * Every row of every table as one string, read by one statement prepared once per fixture:
+ * Every row of every table (or of `only` these) as one string, read by one statement prepared once per fixture:
  * a refused request must leave it unchanged ("nothing half-written"). `total_changes()` would
  * not do: it also counts writes that were rolled back.
  */
-function fingerprint(): string {
-  let read = fingerprints.get(t);
+function fingerprint(only?: string[]): string {
+  const cacheKey = only?.join(',') ?? '*';
+  const cache = fingerprints.get(t) ?? new Map<string, () => string>();
+  fingerprints.set(t, cache);
+  let read = cache.get(cacheKey);
   if (!read) {
     const db = t.db.$client;
-    const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as { name: string }[];
+    const all = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as { name: string }[];
+    const tables = only ? all.filter(({ name }) => only.includes(name)) : all;
+    if (only && tables.length !== only.length) throw new Error(`unknown table in ${cacheKey}`);
     const parts = tables.map(({ name }) => {
       const cols = (db.prepare(`select name from pragma_table_info('${name}')`).all() as { name: string }[]).map((c) => `quote("${c.name}")`).join(" || ',' || ");
       return `'${name}:' || coalesce((select group_concat(${cols}, ';') from "${name}"), '')`;
     });
     const stmt = db.prepare(`select ${parts.join(" || '|' || ")} as f`).pluck();
     read = () => stmt.get() as string;
-    fingerprints.set(t, read);
+    cache.set(cacheKey, read);
   }
   return read();
 }
-const fingerprints = new WeakMap<TestApp, () => string>();
+const fingerprints = new WeakMap<TestApp, Map<string, () => string>>();
 
 async function check(call: Call) {
   const before = fingerprint();
@@ -364,18 +372,68 @@ function linksOf(html: string): string[] {
   return [...html.matchAll(/href="([^"]*)"/g)].map(([, href]) => local(decode(href!))).filter((u) => /^\/(sell|market|checkout|tickets\/view)\//.test(u));
 }
 
-describe('the pages never answer 500 to a signed-in user either', () => {
-  it('crawls what a fan reaches and posts every form with each field missing, repeated or wrong', async () => {
-    // The partner platform's ownership endpoint: fan@example.com owns t-1 and t-4.
+describe('the pages as a signed-in user', () => {
+  /** The partner platform's ownership endpoint: fan@example.com owns t-1, and t-4 and t-5 of order o-1; nobody else owns anything. */
+  async function withPlatform(run: () => Promise<void>) {
     const owned = [t1Record('t-1'), t1Record('t-4', 'o-1'), t1Record('t-5', 'o-1')];
-    const platform = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(owned)));
+    const platform = createServer((req, res) => {
+      const user = new URL(req.url!, 'http://x').searchParams.get('user');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(user === 'fan@example.com' ? owned : []));
+    });
     await new Promise<void>((r) => platform.listen(0, '127.0.0.1', r));
     try {
       await fixture({ ownershipUrl: `http://127.0.0.1:${(platform.address() as AddressInfo).port}/owned`, loginUrl: 'https://partner.example/login' });
-      await crawlAndPost();
+      await run();
     } finally {
       platform.close();
     }
+  }
+
+  it('never answer 500: a crawl of what a fan reaches posts every form with each field missing, repeated or wrong', async () => {
+    await withPlatform(crawlAndPost);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('let another signed-in user change none of the fan’s tickets, listings or orders, with valid CSRF tokens of their own', async () => {
+    await withPlatform(async () => {
+      const intruder = new TestBrowser(t.app, '203.0.113.9');
+      const entry = (await t.request('GET', '/v1/marketplace/sellingflow/url/entrypoint?ticketId=t-1&loginTrust[user]=intruder@example.com', { key: p.keys.private })).body.data as string;
+      const fan = await fanSession();
+      await intruder.get(local(entry));
+      const session = t.db.select().from(sessions).orderBy(desc(sessions.id)).get()!; // the intruder's: ids grow, the clock stands still
+      const owned = () => fingerprint(['tickets', 'listings', 'listing_tickets', 'payouts', 'payout_accounts', 'buy_intentions']);
+      /** Posts each form as the intruder, with a valid CSRF token of the intruder's session: everything must be refused, nothing change. */
+      const replay = async (forms: Form[]) => {
+        const before = owned();
+        for (const { action, fields } of forms) {
+          const token = csrfTokenFor(session.csrfSecret, action.split('?')[0]!);
+          const res = await intruder.post(action, new URLSearchParams(fields.map(([k, v]): [string, string] => [k, k === '_csrf' ? token : v])));
+          if (res.status < 400) problems.push(`${res.status} for another user: POST ${action}`);
+          // A refused CSRF token would stop the post before the owner checks this test is about.
+          if (res.text.includes('This form has expired')) problems.push(`CSRF refused, the handler was not reached: POST ${action}`);
+        }
+        expect(owned()).toBe(before);
+      };
+      // The seller's forms act on what the fan owns (the payout form acts on whoever posts it; buying is for anyone).
+      const sellerForms = async () => [...(await fan.crawl()).values()].filter((f) => /^\/sell\/[^/]+\/(ticket|order|listings)\//.test(f.action));
+
+      // Publishing the fan's tickets and order (preview and publish of each).
+      const unpublished = await sellerForms();
+      expect(unpublished.filter((f) => /\/(ticket\/t-1|order\/o-1)$/.test(f.action)).length).toBe(3); // t-1: preview and publish; o-1: one form
+      await replay(unpublished);
+      // The fan publishes (as the pages give the forms); then changing or removing the listings.
+      for (const { action, fields } of unpublished.filter((f) => /\/(ticket\/t-1|order\/o-1)$/.test(f.action) && !f.fields.some(([k, v]) => k === 'intent' && v !== 'publish'))) {
+        expect((await fan.post(action, fields)).status).toBe(303);
+      }
+      const live = (await sellerForms()).filter((f) => f.action.includes('/listings/'));
+      expect(live.length).toBeGreaterThanOrEqual(4);
+      await replay(live);
+      const before = owned();
+      // The same forms work for their owner: the test would see a change.
+      const remove = live.find((f) => f.action.endsWith('/remove'))!;
+      expect((await fan.post(remove.action, remove.fields)).status).toBe(303);
+      expect(owned()).not.toBe(before);
+    });
     expect(problems).toEqual([]);
   }, 120_000);
 });
@@ -383,12 +441,11 @@ describe('the pages never answer 500 to a signed-in user either', () => {
 const t1Record = (ticketId: string, orderId?: string) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field', ...(orderId ? { orderId } : {}) });
 
 /**
- * Signs fan@example.com in through the API's signed entry URLs (sell hub, market, checkout,
- * ticket view), follows the links and redirects between the service's pages, and posts every
- * form found with each field missing, repeated or replaced by junk. Twice: what the first
- * round published (a listing, say) has pages and forms of its own.
+ * The fan's side of the pages: fan@example.com signed in through the API's signed entry URLs
+ * (sell hub, market, checkout, ticket view, smart publish, order, payout), a crawl that follows
+ * links and redirects between the service's pages and collects their forms, and posts.
  */
-async function crawlAndPost() {
+async function fanSession() {
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('t-4', { orderId: 'o-1' }), ticketBody('t-5', { orderId: 'o-1' })] });
   const forSale = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListing('rs-2') });
   expect(forSale.status).toBe(200);
@@ -404,28 +461,25 @@ async function crawlAndPost() {
   expect(starts.every((u) => u.startsWith('/'))).toBe(true);
 
   const browser = new TestBrowser(t.app);
-  const visited = new Set<string>();
-  const forms = new Map<string, Form>();
-  const fuzzed = new Set<string>();
-  const post = async (action: string, fields: [string, string][]) => {
-    const res = await browser.post(action, new URLSearchParams(fields));
-    if (res.status >= 500) problems.push(`${res.status} POST ${action} ${JSON.stringify(fields).slice(0, 300)}: ${res.text.slice(0, 200)}`);
-    if (res.text.includes(PROBE)) problems.push(`unescaped markup ${res.status} POST ${action} ${JSON.stringify(fields).slice(0, 300)}`);
-  };
   // Each entry URL signs in afresh (a new session, new CSRF tokens): use them all first, so that
-  // every form collected below belongs to the session that posts it.
+  // every form collected afterwards belongs to the session that posts it.
   for (const url of starts) {
     const res = await browser.get(url);
     if (res.status >= 500) problems.push(`${res.status} GET ${url}`);
   }
   const withoutToken = (u: string) => u.replace(/([?&])oneTimeToken=[^&]*&?/, '$1').replace(/[?&]$/, '');
-  for (let round = 0; round < 2; round++) {
-    const queue = (round === 0 ? starts : [...visited]).map(withoutToken);
-    visited.clear();
+  const known = new Set(starts.map(withoutToken));
+
+  /** Visits every page reachable from the ones seen so far; answers the forms found, by action and fields. */
+  async function crawl(): Promise<Map<string, Form>> {
+    const queue = [...known];
+    const visited = new Set<string>();
+    const forms = new Map<string, Form>();
     while (queue.length > 0 && visited.size < 80) {
       const url = queue.shift()!;
       if (visited.has(url)) continue;
       visited.add(url);
+      known.add(url);
       const res = await browser.get(url);
       if (res.status >= 500) problems.push(`${res.status} GET ${url}`);
       if (res.text.includes(PROBE)) problems.push(`unescaped markup ${res.status} GET ${url}`);
@@ -433,6 +487,29 @@ async function crawlAndPost() {
       for (const link of linksOf(res.text)) queue.push(link);
       for (const form of formsOf(res.text, url)) forms.set(`${form.action} ${JSON.stringify(form.fields.filter(([k]) => k !== '_csrf'))}`, form);
     }
+    return forms;
+  }
+
+  async function post(action: string, fields: [string, string][]) {
+    const res = await browser.post(action, new URLSearchParams(fields));
+    if (res.status >= 500) problems.push(`${res.status} POST ${action} ${JSON.stringify(fields).slice(0, 300)}: ${res.text.slice(0, 200)}`);
+    if (res.text.includes(PROBE)) problems.push(`unescaped markup ${res.status} POST ${action} ${JSON.stringify(fields).slice(0, 300)}`);
+    return res;
+  }
+
+  return { crawl, post };
+}
+
+/**
+ * Crawls what the fan reaches and posts every form with each field replaced by junk, missing,
+ * repeated, or with an extra field. Twice: what the first round published (a listing, say) has
+ * pages and forms of its own.
+ */
+async function crawlAndPost(): Promise<void> {
+  const fan = await fanSession();
+  const fuzzed = new Set<string>();
+  for (let round = 0; round < 2; round++) {
+    const forms = await fan.crawl();
     if (round === 0) {
       // The crawl must reach the forms that matter, or the rest proves little.
       const actions = [...forms.values()].map((f) => f.action);
@@ -447,11 +524,11 @@ async function crawlAndPost() {
       // extra one: the form still makes sense), the unchanged form last, as a success (a sale,
       // a payment) changes what every later post meets.
       const fuzzable = fields.map((_, i) => i).filter((i) => fields[i]![0] !== '_csrf');
-      for (const i of fuzzable) for (const junk of JUNK_FORM) await post(action, fields.map((f, j) => (j === i ? [f[0], junk] : f)));
-      for (const i of fuzzable) await post(action, fields.filter((_, j) => j !== i));
-      for (const i of fuzzable) await post(action, [...fields, fields[i]!]);
-      await post(action, [...fields, ['unexpected', 'x']]);
-      await post(action, fields);
+      for (const i of fuzzable) for (const junk of JUNK_FORM) await fan.post(action, fields.map((f, j) => (j === i ? [f[0], junk] : f)));
+      for (const i of fuzzable) await fan.post(action, fields.filter((_, j) => j !== i));
+      for (const i of fuzzable) await fan.post(action, [...fields, fields[i]!]);
+      await fan.post(action, [...fields, ['unexpected', 'x']]);
+      await fan.post(action, fields);
     }
   }
 }
