@@ -52,8 +52,11 @@ const JUNK_BODIES = ['', 'null', '[]', '"x"', '1', '{}', '{"__proto__":{"pollute
 let t: TestApp;
 let p: TestPartner;
 let doc: Doc;
-/** A channel listing of the fixture (show-2), for the endpoints that take listing ids. */
+/** The other partner of the fixture, with the same external ids as `p`. */
+let q: TestPartner;
+/** A channel listing of the fixture (show-2), for the endpoints that take listing ids; and the other partner's. */
 let listingId: string;
+let otherListingId: string;
 
 /**
  * A fresh app for each operation: some calls change what the next ones meet (a key rotation
@@ -64,13 +67,21 @@ async function fixture(settings: PartnerSettingsPatch = {}) {
   // Rate limits would turn most of these calls into 429s before they reach validation.
   t = createTestApp({ rateLimitPerMinute: 1_000_000 });
   p = t.partner('Acme Tickets', settings);
-  t.partner('Other Tickets');
-  await withEvent(t, p);
-  const sync = await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('t-1')] });
+  q = t.partner('Other Tickets');
+  listingId = await seed(p, 'The Big Tour 2026');
+  // The other partner uses the same external ids (event, shows, ticket, channel listing): only
+  // the partner tells them apart.
+  otherListingId = await seed(q, 'Other Tour');
+}
+
+/** Event `tour` (shows show-1 and show-2), ticket t-1 and a channel listing for `partner`; answers the listing's id. */
+async function seed(partner: TestPartner, title: string): Promise<string> {
+  await withEvent(t, partner, eventBody('tour', { title, shows: [priceDetailShowBody('show-1'), showBody('show-2')] }));
+  const sync = await t.request('POST', '/v1/sync/tickets', { key: partner.keys.private, body: [ticketBody('t-1')] });
   expect(sync.status).toBe(200);
-  const listing = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListing('rs-1') });
+  const listing = await t.request('POST', '/v1/channels/listings', { key: partner.keys.channels, body: channelListing('rs-1') });
   expect(listing.status).toBe(200);
-  listingId = listing.body.data.id;
+  return listing.body.data.id;
 }
 
 const lead = { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'wish@example.com' } };
@@ -371,6 +382,62 @@ function formsOf(html: string, pageUrl: string): Form[] {
 function linksOf(html: string): string[] {
   return [...html.matchAll(/href="([^"]*)"/g)].map(([, href]) => local(decode(href!))).filter((u) => /^\/(sell|market|checkout|tickets\/view)\//.test(u));
 }
+
+describe('tenancy', () => {
+  /**
+   * What belongs to `partnerId`: every row that holds its id or the id of a row that does (a
+   * show holds its event's id, a listing ticket its listing's), as text, and those ids.
+   */
+  function holdings(partnerId: string) {
+    const db = t.db.$client;
+    const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '%drizzle%'").all() as { name: string }[];
+    const rows = tables.flatMap(({ name }) => (db.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]).map((r) => ({ id: typeof r.id === 'string' ? r.id : null, text: `${name} ${JSON.stringify(r)}` })));
+    const ids = new Set([partnerId]);
+    const holds = (text: string) => [...ids].some((id) => text.includes(id));
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const r of rows) {
+        if (r.id && /^[a-z]+_[0-9a-z]{26}$/.test(r.id) && !ids.has(r.id) && holds(r.text)) {
+          ids.add(r.id);
+          grew = true;
+        }
+      }
+    }
+    return { ids, rows: new Set(rows.filter((r) => holds(r.text)).map((r) => r.text)) };
+  }
+
+  it('another partner, with the same external ids, reaches none of a partner’s data through any endpoint or key', async () => {
+    for (const { path, method, op } of operations()) {
+      if (path.startsWith('/admin/')) continue; // the operator reaches every partner by design
+      await fixture();
+      // A lead and a buy intention of partner p, for the endpoints that list them.
+      expect((await t.request('POST', '/v1/marketdata/users', { key: p.keys.private, body: lead })).status).toBe(200);
+      expect((await t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items: [listingId], user: 'buyer@example.com' } })).status).toBe(200);
+      const valid = VALID[`${method} ${path}`]?.();
+      // p's ids where the path and body name listings: the other partner must not reach them.
+      const target = fillPath(path) + (valid?.query ? `?${valid.query}` : '');
+      const body = valid?.body ?? (op.requestBody ? sample(op.requestBody.content['application/json']?.schema) : undefined);
+      for (const key of [q.keys.private, q.keys.public, q.keys.channels]) {
+        const before = holdings(p.id);
+        const res = await t.request(method, target, { key, ...(body !== undefined ? { body } : {}) });
+        const label = `${method} ${target} with ${key.slice(0, 6)}… of the other partner: ${res.status}`;
+        if (res.status >= 500) problems.push(`${label} ${JSON.stringify(res.body).slice(0, 200)}`);
+        const after = holdings(p.id);
+        const changed = [...before.rows].filter((r) => !after.rows.has(r));
+        const added = [...after.rows].filter((r) => !before.rows.has(r));
+        if (changed.length > 0) problems.push(`${label} changed ${changed.map((r) => r.slice(0, 120)).join('; ')}`);
+        if (added.length > 0) problems.push(`${label} wrote rows naming p's: ${added.map((r) => r.slice(0, 120)).join('; ')}`);
+        // Nothing of p in the answer but what the request itself named.
+        const text = JSON.stringify(res.body);
+        const asked = target + JSON.stringify(body ?? '');
+        const leaked = [...before.ids].filter((id) => text.includes(id) && !asked.includes(id));
+        const title = text.includes('The Big Tour 2026') && !asked.includes('The Big Tour 2026');
+        if (leaked.length > 0 || title) problems.push(`${label} answered p's ${leaked.join(', ') || 'event title'}: ${text.slice(0, 200)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 300_000);
+});
 
 describe('the pages as a signed-in user', () => {
   /** The partner platform's ownership endpoint: fan@example.com owns t-1, and t-4 and t-5 of order o-1; nobody else owns anything. */
