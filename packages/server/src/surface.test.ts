@@ -43,7 +43,7 @@ type Doc = { paths: Record<string, Record<string, Operation>>; components: { sch
 /** Markup that must never come back unescaped in a page, whether reflected at once or stored and shown later. */
 const PROBE = '<script>alert(1)</script>';
 /** Values that are wrong for almost any field: each replaces one field of a well-shaped body. */
-const JUNK_VALUES: unknown[] = [null, '', 'x'.repeat(5_000), -1, 1e308, 0.5, true, [], {}, '\u0000' + PROBE, '2026-02-30T25:61:00Z', ['x'], { x: [1] }];
+const JUNK_VALUES: unknown[] = [null, '', 'x'.repeat(5_000), -1, 1e308, 0.5, true, [], {}, '\u0000', PROBE, '2026-02-30T25:61:00Z', ['x'], { x: [1] }];
 /** Values for path segments and query parameters (already URL-encoded where needed). */
 const JUNK_SEGMENTS = ['nope', encodeURIComponent(PROBE), '0', '-1', '1e999', 'x'.repeat(2_000), '%00', '%E2%80%AE', '..', '%25', '%F0%9F%8E%AB', '%20', 'null', '[]', 'tour', 'show-1', 't-1'];
 /** Whole bodies that are wrong for any endpoint, sent raw. */
@@ -241,7 +241,7 @@ function fingerprint(only?: string[]): string {
 }
 const fingerprints = new WeakMap<TestApp, Map<string, () => string>>();
 
-async function check(call: Call) {
+async function check(call: Call): Promise<number> {
   const before = fingerprint();
   const res = await t.request(call.method, call.path, {
     ...(call.key === 'operator' ? { operator: true } : { key: call.key }),
@@ -260,6 +260,7 @@ async function check(call: Call) {
   }
   // Move past per-minute limits (the synchronous ticket endpoint allows 60 a minute).
   t.clock.advance(61_000);
+  return res.status;
 }
 
 function operations() {
@@ -270,6 +271,22 @@ function operations() {
 function fillPath(path: string, fill?: string): string {
   const known: Record<string, string> = { partnerId: p.id, externalReferenceId: 'tour', eventId: 'tour', ticketId: 't-1', listingId };
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => fill ?? known[name] ?? 'nope');
+}
+
+/**
+ * What the mutations stored (markup in a title, a seat, a name) is shown escaped: in the market
+ * pages of both shows, the ticket view and every e-mail queued.
+ */
+async function storedMarkupShownEscaped(after: string) {
+  const view = (await t.request('GET', '/v1/tickets/t-1/url', { key: p.keys.private })).body.data;
+  const pages = [`/market/${p.id}/tour?showId=show-1`, `/market/${p.id}/tour?showId=show-2`, ...(typeof view === 'string' ? [local(view)] : [])];
+  for (const page of pages) {
+    const res = await t.app.request(page);
+    const html = await res.text();
+    if (res.status >= 500) problems.push(`${res.status} GET ${page} after ${after}`);
+    if (html.includes(PROBE)) problems.push(`unescaped markup in GET ${page} after ${after}`);
+  }
+  for (const m of t.deps.messages.list({ limit: 500 })) if (m.html?.includes(PROBE)) problems.push(`unescaped markup in the e-mail "${m.subject}" after ${after}`);
 }
 
 describe('the HTTP surface never answers 500', () => {
@@ -316,7 +333,11 @@ describe('the HTTP surface never answers 500', () => {
       for (const shaped of shapes) {
         await check({ method, path: target, key, raw: JSON.stringify(shaped) });
         for (const field of fieldPaths(shaped)) {
-          for (const junk of JUNK_VALUES) await check({ method, path: target, key, raw: JSON.stringify(withField(shaped, field, junk)) });
+          for (const junk of JUNK_VALUES) {
+            const status = await check({ method, path: target, key, raw: JSON.stringify(withField(shaped, field, junk)) });
+            // Markup accepted as text: wherever it is shown, it is shown escaped.
+            if (junk === PROBE && status < 300) await storedMarkupShownEscaped(`${method} ${path} with ${field.join('.')} = ${PROBE}`);
+          }
         }
       }
     }
