@@ -18,6 +18,8 @@ export const TEST_KEYS = {
   channels: 'sk_ch_demo_test_channels_key_00000',
   webhookSecret: 'whsec_ZGVtby10ZXN0LXdlYmhvb2stc2VjcmV0LTAwMA==',
   platformSecret: 'demo-test-platform-secret-0000000',
+  /** The operator API's bearer token (`/admin/v1`), for tests that set up other partners. */
+  operator: 'demo-test-operator-token-000000000',
 };
 
 export async function freePort(): Promise<number> {
@@ -67,6 +69,7 @@ export function serviceEnv(dir: string, servicePort: number, demoUrl: string): R
     SANDBOX_LOGIN_URL: `${demoUrl}/login`,
     SANDBOX_WEBHOOK_URL: `${demoUrl}/webhooks`,
     SANDBOX_ALLOWED_ORIGINS: demoUrl,
+    OPERATOR_TOKEN: TEST_KEYS.operator,
   };
 }
 

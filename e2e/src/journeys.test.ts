@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoAxeViolations, journey, launch } from './browser.js';
-import { servePage, startStack, type Stack } from './stack.js';
+import { servePage, startStack, TEST_KEYS, type Stack } from './stack.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -250,5 +250,87 @@ describe('the buy modal', () => {
       await expect.poll(() => modal.getAttribute('open')).toBeNull();
       expect(await focused()).toBe('opener');
     }).finally(() => fixture.close());
+  });
+});
+
+describe('every page of the service a fan reaches', () => {
+  it('(6) passes axe: seller hub or show, ticket, order, listing, payout, market, ticket view, sign-in by code, notices', async () => {
+    const page = await person();
+    await journey(page, 'pages', async () => {
+      const ana = 'ana@demo.test';
+      const q = (o: Record<string, string>) => new URLSearchParams(o).toString();
+      // Signed entry URLs (the partner vouches for Ana), as the demo's buttons would open them.
+      const entries = [
+        (await stack.api('GET', `/v1/marketplace/smartPublish?${q({ email: ana })}`)).body.data,
+        (await stack.api('GET', `/v1/marketplace/sellingflow/url/order/entrypoint?${q({ orderId: 'ord-1001', 'loginTrust[user]': ana })}`)).body.data,
+        (await stack.api('GET', `/v1/marketplace/sellingflow/url/entrypoint?${q({ ticketId: 'dt-gala-a5', 'loginTrust[user]': ana })}`)).body.data,
+        (await stack.api('GET', `/v1/marketplace/buyingflow/url/entrypoint?${q({ externalReferenceEventId: 'demo-gala', showId: 'gala-1', returnTo: `${stack.demoUrl}/`, 'loginTrust[user]': ana })}`)).body.data,
+        (await stack.api('GET', '/v1/tickets/dt-gala-a5/url')).body.data,
+      ] as string[];
+      expect(entries.every((u) => typeof u === 'string' && u.startsWith(stack.serviceUrl)), entries.join(' ')).toBe(true);
+      const partnerId = /\/(ptr_[0-9a-z]+)\//.exec(entries[0]!)![1]!;
+      // Ana publishes a ticket at the price the page proposes, so that her listing has a page too.
+      await page.goto(entries[2]!);
+      const holder = page.getByLabel('Account holder');
+      if (await holder.count()) {
+        await holder.fill('Ana García');
+        await page.getByLabel('IBAN').fill('DE89 3704 0044 0532 0130 00');
+      }
+      await page.getByRole('button', { name: 'Publish' }).click();
+      await page.waitForURL(/published=1/);
+      entries.push(page.url(), `${stack.serviceUrl}/sell/${partnerId}/payout`);
+
+      /** A page's template: its path with ids left out, so each kind of page is checked once. */
+      const template = (url: string) => new URL(url).pathname.replace(/(ptr|lst|bi|shw|tkt|pay)_[\w.-]+/g, ':id').replace(/\/(dt-[\w-]+|ord-\d+)/g, '/:ref');
+      const checked = new Set<string>();
+      const queue = [...entries];
+      const seen = new Set<string>();
+      while (queue.length > 0 && seen.size < 30) {
+        const url = queue.shift()!;
+        if (seen.has(url)) continue;
+        seen.add(url);
+        await page.goto(url);
+        const here = page.url();
+        if (!here.startsWith(stack.serviceUrl)) continue;
+        if (!checked.has(template(here))) {
+          checked.add(template(here));
+          await expectNoAxeViolations(page, { label: template(here) });
+        }
+        const links = await page.$$eval('a[href]', (as) => as.map((a) => (a as HTMLAnchorElement).href));
+        for (const link of links) if (/\/(sell|market|checkout|tickets\/view)\//.test(new URL(link).pathname) && link.startsWith(stack.serviceUrl) && !link.endsWith('.pdf')) queue.push(link);
+      }
+      for (const expected of ['/sell/:id/order/:ref', '/sell/:id/ticket/:ref', '/sell/:id/payout', '/sell/:id/listings/:id', '/market/:id/demo-gala', '/tickets/view/:id']) {
+        expect([...checked], expected).toContain(expected);
+      }
+      // The hub lists shows when the seller's tickets span several; with one show left (the
+      // earlier journeys sold Ana's festival ticket) it forwards to that show's page.
+      expect([...checked].filter((c) => c === '/sell/:id/start' || c === '/sell/:id/show/:id').length).toBeGreaterThan(0);
+
+      // Notices: an unknown ticket, and a form whose CSRF token no longer matches.
+      await page.goto(`${stack.serviceUrl}/sell/${partnerId}/ticket/no-such-ticket`);
+      await expectNoAxeViolations(page, { label: 'the not-found notice' });
+      await page.goto(`${stack.serviceUrl}/sell/${partnerId}/payout`);
+      await page.locator('input[name="_csrf"]').first().evaluate((el) => ((el as HTMLInputElement).value = 'expired'));
+      await page.locator('form[action*="/payout"] button[type="submit"]').first().click();
+      await expect.poll(() => page.locator('h1').textContent()).toMatch(/expired/i);
+      await expectNoAxeViolations(page, { label: 'the form-expired notice' });
+
+      // Sign-in by a one-time code, for a partner without a login page of its own (the demo has
+      // one): the identifier form, then the code form.
+      const created = await fetch(`${stack.serviceUrl}/admin/v1/partners`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_KEYS.operator}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Code Sign-in Tickets' }),
+      });
+      expect(created.status).toBe(201);
+      const codePartner = ((await created.json()) as { data: { partner: { id: string } } }).data.partner.id;
+      const fresh = await person();
+      await fresh.goto(`${stack.serviceUrl}/auth/otp?${q({ p: codePartner })}`);
+      await expectNoAxeViolations(fresh, { label: 'the sign-in page' });
+      await fresh.getByLabel(/e-mail|email/i).first().fill(ana);
+      await fresh.locator('form button[type="submit"]').first().click();
+      await expect.poll(() => fresh.locator('input[name="code"]').count()).toBe(1);
+      await expectNoAxeViolations(fresh, { label: 'the code page' });
+    });
   });
 });
