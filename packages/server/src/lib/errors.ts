@@ -37,6 +37,8 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'idempotency_key_reused',
   'rate_limited',
+  // 410
+  'endpoint_moved',
   // 5xx
   'internal_error',
   'upstream_unavailable',

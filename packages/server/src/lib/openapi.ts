@@ -45,6 +45,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Unknown resource (or another partner’s: they read the same)',
   409: 'Conflicting state',
   413: 'Body too large',
+  410: 'A retired path: the message and the Link header name its successor',
   415: 'Body is not JSON',
   422: 'Idempotency-Key reused with another request',
   429: 'Rate limited; see Retry-After',

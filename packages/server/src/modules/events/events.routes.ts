@@ -1,9 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
+import { ApiError } from '../../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { rulesMoved } from '../rules/rules.routes.js';
 import { apiSchemas, EventOut } from './events.schemas.js';
 import { eventToApi } from './events.serialize.js';
 
@@ -72,7 +74,16 @@ export function eventRoutes(deps: AppDeps) {
       request: { params: RefParam },
       responses: { 200: jsonResponse(EventEnvelope, 'The event'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(eventToApi(events.get(deps.db, c.get('auth').partner.id, c.req.valid('param').externalReferenceId))), 200),
+    (c) => {
+      const ref = c.req.valid('param').externalReferenceId;
+      try {
+        return c.json(ok(eventToApi(events.get(deps.db, c.get('auth').partner.id, ref))), 200);
+      } catch (err) {
+        // The retired rules path reads as this route; an event really called "rules" still wins.
+        if (ref === 'rules' && err instanceof ApiError && err.status === 404) throw rulesMoved('GET');
+        throw err;
+      }
+    },
   );
 
   app.openapi(

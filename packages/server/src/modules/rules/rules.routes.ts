@@ -19,7 +19,21 @@ function rulesHook(result: { success: true } | { success: false; error: { issues
   return undefined;
 }
 
-/** POST /v1/rules and GET /v1/rules. */
+/** The path rules had before /v1/rules (SPEC, Versioning); its calls answer 410 naming the successor. */
+export const RETIRED_RULES_PATH = '/v1/events/rules';
+
+/**
+ * The answer to a call of the retired rules path: 410 `endpoint_moved`, with the successor in
+ * the message and in a `Link` header, so a partner's integration fails loudly and says where
+ * to go rather than reading as an unknown event or a wrong method.
+ */
+export function rulesMoved(method: 'GET' | 'POST'): ApiError {
+  return new ApiError(410, 'endpoint_moved', `${RETIRED_RULES_PATH} was replaced by ${method} /v1/rules (same key, same fields)`, {
+    headers: { Link: '</v1/rules>; rel="successor-version"' },
+  });
+}
+
+/** POST /v1/rules and GET /v1/rules, and the retired POST /v1/events/rules. */
 export function ruleRoutes(deps: AppDeps) {
   const app = createRouter();
   const common = { tags: ['Rules'], security: [SECURITY.public, SECURITY.private] };
@@ -72,6 +86,22 @@ export function ruleRoutes(deps: AppDeps) {
       return c.json(ok(deps.db.transaction((tx) => deps.rules.list(tx, partnerId, query)).map(ruleToApi)), 200);
     },
     rulesHook,
+  );
+
+  app.openapi(
+    createRoute({
+      tags: ['Rules'],
+      method: 'post',
+      path: RETIRED_RULES_PATH,
+      operationId: 'retiredUpsertRules',
+      summary: 'Retired: use POST /v1/rules',
+      description: 'The earlier path of POST /v1/rules. Answers 410 endpoint_moved with a Link header to /v1/rules, whatever the key or body. GET /v1/events/rules, unless an event of yours is called "rules", answers the same.',
+      deprecated: true,
+      responses: { 410: errorResponses(410)[410]! },
+    }),
+    () => {
+      throw rulesMoved('POST');
+    },
   );
 
   return app;

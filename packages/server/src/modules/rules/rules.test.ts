@@ -236,3 +236,33 @@ describe('POST /v1/rules and GET /v1/rules', () => {
     expect(doc.components.schemas.SuperSwapConfigRules!.description).toMatch(/PARTIAL/);
   });
 });
+
+describe('the retired path /v1/events/rules', () => {
+  it('answers 410 endpoint_moved naming /v1/rules, with a Link header, and writes nothing', async () => {
+    const { t, p } = await setup();
+    const body = [item('maxSell', { maxTickets: 2 })];
+    const post = await t.request('POST', '/v1/events/rules', { key: p.keys.private, body });
+    expect(post.status).toBe(410);
+    expect(post.body).toEqual({ status: 410, data: null, errors: [{ code: 'endpoint_moved', message: '/v1/events/rules was replaced by POST /v1/rules (same key, same fields)' }] });
+    expect(post.headers.get('link')).toBe('</v1/rules>; rel="successor-version"');
+    expect(t.db.select().from(rulesTable).all()).toEqual([]);
+    const get = await t.request('GET', '/v1/events/rules', { key: p.keys.private });
+    expect(get.status).toBe(410);
+    expect(get.body.errors[0].message).toContain('GET /v1/rules');
+  });
+
+  it('still reads an event that is really called "rules"', async () => {
+    const { t, p } = await setup();
+    expect((await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('rules') })).status).toBe(200);
+    const res = await t.request('GET', '/v1/events/rules', { key: p.keys.private });
+    expect(res.status).toBe(200);
+    expect(res.body.data.externalReferenceId).toBe('rules');
+  });
+
+  it('is in the OpenAPI document, deprecated', async () => {
+    const { t } = await setup();
+    const doc = (await (await t.app.request('/v1/openapi.json')).json()) as { paths: Record<string, Record<string, { deprecated?: boolean; responses: Record<string, unknown> }>> };
+    expect(doc.paths['/v1/events/rules']!.post!.deprecated).toBe(true);
+    expect(Object.keys(doc.paths['/v1/events/rules']!.post!.responses)).toEqual(['410']);
+  });
+});
