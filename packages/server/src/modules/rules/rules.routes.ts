@@ -90,14 +90,17 @@ export function ruleRoutes(deps: AppDeps) {
 
   app.openapi(
     createRoute({
-      tags: ['Rules'],
+      ...common,
       method: 'post',
       path: RETIRED_RULES_PATH,
       operationId: 'retiredUpsertRules',
       summary: 'Retired: use POST /v1/rules',
-      description: 'The earlier path of POST /v1/rules. Answers 410 endpoint_moved with a Link header to /v1/rules, whatever the key or body. GET /v1/events/rules, unless an event of yours is called "rules", answers the same.',
+      description:
+        'The earlier path of POST /v1/rules. With a key that may post rules, answers 410 endpoint_moved with a Link header to /v1/rules, whatever the body. ' +
+        'GET /v1/events/rules, unless an event of yours is called "rules", answers the same.',
       deprecated: true,
-      responses: { 410: errorResponses(410)[410]! },
+      middleware: [partnerKey(deps, ['public', 'private'])],
+      responses: errorResponses(410),
     }),
     () => {
       throw rulesMoved('POST');
