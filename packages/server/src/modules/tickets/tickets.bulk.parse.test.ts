@@ -38,6 +38,8 @@ const variants: Record<string, unknown[]> = {
     { type: 'API', locator: 'code' }, { type: 'OTHER', locator: 'c', status: 'LOCKED' }, { type: 'OTHER', locator: 'c', status: long(50) },
     { type: 'OTHER', locator: 'c', status: long(51) }, { type: 'OTHER', locator: 'c', status: 5 }, { type: 'OTHER', locator: 'c', status: null },
     { type: 'OTHER', locator: '' }, { type: 'OTHER', locator: long(2048) }, { type: 'OTHER', locator: long(2049) }, { type: 'url', locator: 'https://x.io' },
+    // A code must fit in a QR code: 2,331 bytes in UTF-8 (1,166 two-byte letters do not; a URL is not encoded).
+    { type: 'API', locator: 'é'.repeat(1165) }, { type: 'API', locator: 'é'.repeat(1166) }, { type: 'URL', locator: `https://x.io/${'é'.repeat(1166)}` },
     { type: 'OTHER', locator: 'c', extra: 1 }, { type: 'OTHER' }, { locator: 'c' }, { locator: 'c', type: 'API' }, null, 'x', [],
   ],
   price: [0, -0, 45.5, 1e21, -1, '19.99', '0', '0012', '19.', '.5', '-1', ' 1', '1e3', null, true, Number.NaN, Number.POSITIVE_INFINITY],

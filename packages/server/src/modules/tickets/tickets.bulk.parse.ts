@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { TicketInputSchema, type TicketInput } from './tickets.schemas.js';
+import { fitsQrCode, TicketInputSchema, type TicketInput } from './tickets.schemas.js';
 
 /**
  * A fast path for validating the common ticket of a bulk request, exact to
@@ -59,7 +59,7 @@ function access(v: unknown): TicketInput['ticketAccess'] | null {
   const { type, locator, status } = v;
   if (typeof type !== 'string' || !ACCESS_TYPES.has(type)) return null;
   if (typeof locator !== 'string' || locator.length < 1 || locator.length > 2048) return null;
-  if (type === 'URL' && !HTTP_URL.test(locator)) return null;
+  if (type === 'URL' ? !HTTP_URL.test(locator) : !fitsQrCode(locator)) return null;
   if ('status' in v) {
     if (typeof status !== 'string' || status.length > 50) return null;
     return { type: type as 'URL' | 'API' | 'OTHER', locator, status };

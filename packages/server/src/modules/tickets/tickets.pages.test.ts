@@ -51,6 +51,26 @@ describe('secure ticket view', () => {
     expect(img.html).toContain('<img src="https://partner.example/qr/url-1.png"');
   });
 
+  it('refuses a code that cannot fit in a QR code, and shows one stored before that limit as text, PDF included', async () => {
+    const { t, p, url, page } = await setup();
+    const tooLong = 'é'.repeat(1166); // 2,332 bytes in UTF-8: one more than the largest QR code holds
+    const res = await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('long-1', { externalReferenceEventId: 'tour', showId: 'show-1', ticketAccess: { type: 'OTHER', locator: tooLong } })] });
+    expect(JSON.stringify(res.body)).toContain('must fit in a QR code when type is API or OTHER: at most 2331 bytes in UTF-8');
+    expect(JSON.stringify(res.body)).toContain('ticketAccess.locator');
+
+    // Stored before the limit existed: the view and the PDF still work, with the code as text.
+    t.db.$client.prepare("update tickets set ticket_access = ? where ticket_id = 'code-1'").run(JSON.stringify({ type: 'OTHER', locator: tooLong }));
+    t.clock.set('2026-03-01T13:00:00Z');
+    const u = await url('code-1');
+    const view = await page(u);
+    expect(view.status).toBe(200);
+    expect(view.html).not.toContain('<svg');
+    expect(view.html).toContain(tooLong);
+    const pdf = await t.app.request(`${u.pathname}/ticket.pdf`);
+    expect(pdf.status).toBe(200);
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
   it('follows the will-call policy: OPTIONAL beside the QR, MANDATORY without any QR', async () => {
     const optional = await setup({ redemption: { policy: 'OPTIONAL', instructions: 'Box office at gate 2' } });
     optional.t.clock.set('2026-03-01T13:00:00Z');

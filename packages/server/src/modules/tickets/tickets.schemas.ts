@@ -34,13 +34,26 @@ export const BuyerSchema = z
   ])
   .openapi('Buyer', { description: 'The owner: an e-mail, an E.164 phone, or an object with id, email and/or phone.' });
 
+/**
+ * The most a code may take when it is shown as a QR code (type API or OTHER): the byte-mode
+ * capacity of the largest QR code at error correction M (version 40), in UTF-8 bytes. Up to
+ * 2,048 characters of ASCII always fit; 2,048 accented letters or emoji do not.
+ */
+export const QR_MAX_BYTES = 2331;
+
+/** Whether a code fits in a QR code (see {@link QR_MAX_BYTES}). */
+export function fitsQrCode(code: string): boolean {
+  return Buffer.byteLength(code, 'utf8') <= QR_MAX_BYTES;
+}
+
 export const TicketAccessSchema = z
   .strictObject({
     type: z.enum(['URL', 'API', 'OTHER']).openapi({ description: 'URL: locator is a link to the QR; API/OTHER: locator is a code.' }),
-    locator: z.string().min(1).max(2048).openapi({ example: 'https://partner.example/qr/8f2a1c' }),
+    locator: z.string().min(1).max(2048).openapi({ example: 'https://partner.example/qr/8f2a1c', description: `A URL (type URL), or the code the secure view shows as a QR code (API, OTHER: at most ${QR_MAX_BYTES} bytes in UTF-8).` }),
     status: z.string().max(50).optional().openapi({ example: 'LOCKED' }),
   })
   .refine((a) => a.type !== 'URL' || /^https?:\/\/[^\s]+$/i.test(a.locator), { message: 'must be an http(s) URL when type is URL', path: ['locator'] })
+  .refine((a) => a.type === 'URL' || fitsQrCode(a.locator), { message: `must fit in a QR code when type is API or OTHER: at most ${QR_MAX_BYTES} bytes in UTF-8`, path: ['locator'] })
   .openapi('TicketAccess');
 
 const price = () => z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount such as 19.99')]);

@@ -99,8 +99,8 @@ export async function buildTicketView(deps: AppDeps, tx: Tx, ticketPk: string): 
     const a = r.ticket.ticketAccess;
     if (a.type === 'URL') qr = { kind: 'image', url: a.locator };
     else {
-      qr = { kind: 'svg', svg: await QRCode.toString(a.locator, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
       code = a.locator;
+      qr = await qrSvg(a.locator);
     }
   }
   const location = r.show.location ?? r.event.location;
@@ -122,4 +122,16 @@ export async function buildTicketView(deps: AppDeps, tx: Tx, ticketPk: string): 
     defaultLang: r.partner.settings.defaultLang,
     ticketShield: r.show.ticketShield,
   };
+}
+
+/**
+ * The code as an SVG QR code; null when it does not fit one (a code stored before the limit of
+ * `fitsQrCode`): the view then shows the code as text rather than failing at the door.
+ */
+async function qrSvg(code: string): Promise<{ kind: 'svg'; svg: string } | null> {
+  try {
+    return { kind: 'svg', svg: await QRCode.toString(code, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
+  } catch {
+    return null;
+  }
 }
