@@ -1,7 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { formatInstant } from '../../pages/format.js';
 import type { TicketView } from './tickets.view.js';
+
+/**
+ * DejaVu Sans, read once: PDF's standard Helvetica only has the Western European letters
+ * (WinAnsi), so "Łukasz", a Greek or a Cyrillic title came out as wrong glyphs. DejaVu covers
+ * Latin in full, Greek, Cyrillic, Hebrew and Arabic letters (not CJK or emoji: those show as
+ * empty boxes, while the secure view in the browser shows every script). pdfkit embeds only the
+ * glyphs a ticket uses, a few kilobytes.
+ */
+let bodyFont: Buffer | undefined;
+function font(): Buffer {
+  bodyFont ??= readFileSync(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'));
+  return bodyFont;
+}
 
 /**
  * The ticket as a PDF (the unlock e-mail's attachment). It carries the QR only when the
@@ -13,6 +28,7 @@ export async function ticketPdf(view: TicketView, viewUrl: string, lang: 'en' | 
     ? { ticket: 'Entrada', seat: 'Asiento', row: 'Fila', section: 'Sector', open: 'Abre tu entrada en', willCall: 'Número de recogida' }
     : { ticket: 'Ticket', seat: 'Seat', row: 'Row', section: 'Section', open: 'Open your ticket at', willCall: 'Will-call number' };
   const doc = new PDFDocument({ size: 'A5', margin: 36, info: { Title: `${view.eventTitle} — ${L.ticket}`, Producer: 'resale' } });
+  doc.registerFont('body', font()).font('body');
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
