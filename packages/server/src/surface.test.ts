@@ -8,7 +8,7 @@ import { csrfTokenFor } from './modules/auth/auth.service.js';
 import { sessions } from './modules/auth/auth.table.js';
 import { desc } from 'drizzle-orm';
 import type { PartnerSettingsPatch } from './modules/partners/partners.settings.js';
-import { eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
+import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
 
 /**
  * The whole HTTP surface against bad input: every operation of the OpenAPI document is called
@@ -78,30 +78,12 @@ async function seed(partner: TestPartner, title: string): Promise<string> {
   await withEvent(t, partner, eventBody('tour', { title, shows: [priceDetailShowBody('show-1'), showBody('show-2')] }));
   const sync = await t.request('POST', '/v1/sync/tickets', { key: partner.keys.private, body: [ticketBody('t-1')] });
   expect(sync.status).toBe(200);
-  const listing = await t.request('POST', '/v1/channels/listings', { key: partner.keys.channels, body: channelListing('rs-1') });
+  const listing = await t.request('POST', '/v1/channels/listings', { key: partner.keys.channels, body: channelListingBody() });
   expect(listing.status).toBe(200);
   return listing.body.data.id;
 }
 
 const lead = { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'wish@example.com' } };
-
-function channelListing(externalListingId: string) {
-  return {
-    channelId: 'resellr',
-    externalListingId,
-    externalReferenceEventId: 'tour',
-    showId: 'show-2',
-    ticketOptionId: 'opt-field',
-    quantity: 2,
-    price: 40,
-    currency: 'EUR',
-    seats: [
-      { section: 'A', row: '1', seat: '1' },
-      { section: 'A', row: '1', seat: '2' },
-    ],
-    sellerReference: 'seller-9',
-  };
-}
 
 /**
  * A body each endpoint accepts (checked: it answers 2xx on the fixture), with the query it
@@ -137,7 +119,7 @@ const VALID: Record<string, () => { body: unknown; query?: string }> = {
   'PUT /v1/marketdata/events/{externalReferenceId}/inventory/details': () => ({ body: { items: [{ ticketOptionId: 'opt-field', priceTypeId: 'pt-early', releasedTickets: 500 }] }, query: 'showId=show-1' }),
   'POST /v1/marketdata/users': () => ({ body: lead }),
   'POST /v1/marketdata/users/bulk': () => ({ body: { items: [lead] } }),
-  'POST /v1/channels/listings': () => ({ body: channelListing('rs-2') }),
+  'POST /v1/channels/listings': () => ({ body: channelListingBody({ externalListingId: 'rs-2' }) }),
   'PATCH /v1/channels/listings/{listingId}': () => ({ body: { price: 45 } }),
 };
 
@@ -534,7 +516,7 @@ const t1Record = (ticketId: string, orderId?: string) => ({ eventId: 'tour', sho
  */
 async function fanSession() {
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('t-4', { orderId: 'o-1' }), ticketBody('t-5', { orderId: 'o-1' })] });
-  const forSale = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListing('rs-2') });
+  const forSale = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListingBody({ externalListingId: 'rs-2' }) });
   expect(forSale.status).toBe(200);
   const starts = [
     (await t.request('GET', '/v1/marketplace/sellingflow/url/entrypoint?ticketId=t-1&loginTrust[user]=fan@example.com', { key: p.keys.private })).body.data,

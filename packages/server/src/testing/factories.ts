@@ -65,6 +65,26 @@ export function ticketBody(ticketId: string, overrides: Record<string, unknown> 
   };
 }
 
+/** A channel listing (POST /v1/channels/listings) of two seated tickets of `tour`, show-2, option opt-field. */
+export function channelListingBody(overrides: Record<string, unknown> = {}) {
+  return {
+    channelId: 'resellr',
+    externalListingId: 'rs-1',
+    externalReferenceEventId: 'tour',
+    showId: 'show-2',
+    ticketOptionId: 'opt-field',
+    quantity: 2,
+    price: 40,
+    currency: 'EUR',
+    seats: [
+      { section: 'A', row: '1', seat: '1' },
+      { section: 'A', row: '1', seat: '2' },
+    ],
+    sellerReference: 'seller-9',
+    ...overrides,
+  };
+}
+
 /** Creates event `tour` with a price-detail show `show-1` and a standard show `show-2`. */
 export async function withEvent(t: TestApp, p: TestPartner, body = eventBody('tour', { shows: [priceDetailShowBody('show-1'), showBody('show-2')] })) {
   const res = await t.request('POST', '/v1/events', { key: p.keys.private, body });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { count, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
-import { ticketBody, withEvent } from '../../testing/factories.js';
+import { channelListingBody, ticketBody, withEvent } from '../../testing/factories.js';
 import { inputValue, TestBrowser } from '../auth/auth.testing.js';
 import { shows } from '../events/events.table.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
@@ -39,25 +39,6 @@ async function ownershipServer() {
   return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/owned` };
 }
 
-function listingBody(overrides: Record<string, unknown> = {}) {
-  return {
-    channelId: 'resellr',
-    externalListingId: 'rs-1',
-    externalReferenceEventId: 'tour',
-    showId: 'show-2',
-    ticketOptionId: 'opt-field',
-    quantity: 2,
-    price: 40,
-    currency: 'EUR',
-    seats: [
-      { section: 'A', row: '1', seat: '1' },
-      { section: 'A', row: '1', seat: '2' },
-    ],
-    sellerReference: 'seller-9',
-    ...overrides,
-  };
-}
-
 async function setup(settings: Record<string, unknown> = {}) {
   const t = createTestApp();
   const p = t.partner('Acme', settings);
@@ -67,7 +48,7 @@ async function setup(settings: Record<string, unknown> = {}) {
 
 function helpers(t: TestApp, p: TestPartner) {
   const create = (overrides: Record<string, unknown> = {}, key: string | null = p.keys.channels, headers: Record<string, string> = {}) =>
-    t.request('POST', '/v1/channels/listings', { key, body: listingBody(overrides), headers });
+    t.request('POST', '/v1/channels/listings', { key, body: channelListingBody(overrides), headers });
   const created = async (overrides: Record<string, unknown> = {}) => {
     const res = await create(overrides);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -95,7 +76,7 @@ describe('channels: authentication', () => {
     expect((await create({ externalListingId: 'bearer' }, `Bearer ${p.keys.channels}`)).status).toBe(200);
     const { id } = await created({ externalListingId: 'rs-auth' });
     const calls: [string, string, unknown?][] = [
-      ['POST', '/v1/channels/listings', listingBody({ externalListingId: 'other' })],
+      ['POST', '/v1/channels/listings', channelListingBody({ externalListingId: 'other' })],
       ['GET', '/v1/channels/listings'],
       ['GET', `/v1/channels/listings/${id}`],
       ['PATCH', `/v1/channels/listings/${id}`, { price: 41 }],
@@ -249,7 +230,7 @@ describe('POST /v1/channels/listings', () => {
     }
     const json = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, raw: '{"quantity": ' });
     expect(json.body.errors[0].code).toBe('invalid_json');
-    const big = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: listingBody({ sellerReference: 'x'.repeat(300_000) }) });
+    const big = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListingBody({ sellerReference: 'x'.repeat(300_000) }) });
     expect(big.status).toBe(413);
     expect(big.body.errors[0].code).toBe('payload_too_large');
     expect(rowCounts()).toEqual(before);
@@ -302,7 +283,7 @@ describe('POST /v1/channels/listings', () => {
       expect(res.body.errors[0]).toEqual({ code: 'not_found', message: `No ${what} was found` });
     }
     // Partner B's channels key cannot reach partner A's event.
-    const foreign = await t.request('POST', '/v1/channels/listings', { key: other.keys.channels, body: listingBody({ externalListingId: 'rs-b' }) });
+    const foreign = await t.request('POST', '/v1/channels/listings', { key: other.keys.channels, body: channelListingBody({ externalListingId: 'rs-b' }) });
     expect(foreign.status).toBe(404);
     expect(foreign.body.errors[0]).toEqual({ code: 'not_found', message: "No event 'tour' was found" });
     expect(rowCounts()).toEqual(before);
