@@ -4,10 +4,10 @@ import { ApiError } from '../lib/errors.js';
 
 /**
  * Refuses control characters (C0 but tab, LF and CR; DEL; C1) in what a request carries, for
- * every endpoint at once: a NUL or
- * an escape in a partner's user id, an event title or a buyer's name travels on into e-mails,
- * PDFs, webhooks and the partner's own systems, and is never meant. Tab, line feed and carriage
- * return stay allowed in JSON strings (descriptions have lines); in the URL nothing is.
+ * every endpoint at once: a NUL or an escape in a partner's user id, an event title or a
+ * buyer's name travels on into e-mails, PDFs, webhooks and the partner's own systems, and is
+ * never meant. Tab, line feed and carriage return stay allowed in JSON strings (descriptions
+ * have lines); in the URL nothing is.
  *
  * Cheap on the hot paths: the URL is tested as it arrives (percent-encoded) and a JSON body as
  * text, by one regular expression each; the body is only parsed here, to name the field, when
@@ -56,6 +56,7 @@ function pathOfControl(text: string): string | null {
   return find(value, '');
 }
 
+/** Depth-first: the path of the first string or key of `value` holding a control, or null. */
 function find(value: unknown, path: string): string | null {
   if (typeof value === 'string') return CONTROL.test(value) ? path : null;
   if (typeof value !== 'object' || value === null) return null;

@@ -13,16 +13,16 @@ export interface PayoutAccountView {
 }
 
 /**
- * Sellers' payout accounts (IBAN), sealed at rest. `PENDING_PAYOUT_INFO` is shown while a
- * seller with listings has none.
- */
-/**
  * A person's or a company's name as banks take it: it starts with a letter (any script, so
  * "Ana García" and "Łukasz" pass) and holds letters, digits, spaces and the punctuation of
  * names and SEPA's character set. "-1", a URL or markup is not a name a payout could be sent to.
  */
 const HOLDER_NAME = /^\p{L}[\p{L}\p{M}\p{N} .,'’&()+\/-]*$/u;
 
+/**
+ * Sellers' payout accounts (IBAN), sealed at rest. `PENDING_PAYOUT_INFO` is shown while a
+ * seller with listings has none.
+ */
 export class PayoutAccounts {
   constructor(private readonly deps: Pick<AppDeps, 'clock' | 'box'>) {}
 
