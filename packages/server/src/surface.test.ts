@@ -278,7 +278,7 @@ describe('the HTTP surface never answers 500', () => {
       for (const key of allKeys) await check({ method, path: fillPath(path), key, ...(method === 'GET' || method === 'DELETE' ? {} : { raw: '{}' }) });
     }
     expect(problems).toEqual([]);
-  });
+  }, 60_000);
 
   it('with junk in every path parameter and every query parameter', async () => {
     for (const { path, method, op } of operations()) {
@@ -294,7 +294,7 @@ describe('the HTTP surface never answers 500', () => {
       }
     }
     expect(problems).toEqual([]);
-  });
+  }, 60_000);
 
   it('with whole bodies of the wrong kind, and well-shaped bodies with one field wrong', async () => {
     for (const { path, method, op } of operations()) {
@@ -339,7 +339,7 @@ describe('the HTTP surface never answers 500', () => {
       }
     }
     expect(problems).toEqual([]);
-  });
+  }, 60_000);
 });
 
 /** Values a form field may receive from a hand-edited request. */
