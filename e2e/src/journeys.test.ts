@@ -72,11 +72,16 @@ async function sell(page: Page, ticketId: string, price: string): Promise<void> 
   await page.goto(`${stack.demoUrl}/my-tickets`);
   const actions = page.locator(`resale-sell-actions[data-resale-data="resale-entry-${ticketId}"]`);
   await actions.getByRole('link', { name: /sell/i }).click();
-  await page.getByLabel(/price per ticket/i).fill(price);
+  await publish(page, price, 'Seller');
+}
+
+/** On the hosted sell page: the price (else the one the page proposes), the payout account when asked, Publish. */
+async function publish(page: Page, price: string | null, holderName: string): Promise<void> {
+  if (price !== null) await page.getByLabel(/price per ticket/i).fill(price);
   const holder = page.getByLabel('Account holder');
   // The payout account is asked once per seller.
   if (await holder.count()) {
-    await holder.fill('Seller');
+    await holder.fill(holderName);
     await page.getByLabel('IBAN').fill('DE89 3704 0044 0532 0130 00');
   }
   await page.getByRole('button', { name: 'Publish' }).click();
@@ -271,13 +276,7 @@ describe('every page of the service a fan reaches', () => {
       const partnerId = /\/(ptr_[0-9a-z]+)\//.exec(entries[0]!)![1]!;
       // Ana publishes a ticket at the price the page proposes, so that her listing has a page too.
       await page.goto(entries[2]!);
-      const holder = page.getByLabel('Account holder');
-      if (await holder.count()) {
-        await holder.fill('Ana García');
-        await page.getByLabel('IBAN').fill('DE89 3704 0044 0532 0130 00');
-      }
-      await page.getByRole('button', { name: 'Publish' }).click();
-      await page.waitForURL(/published=1/);
+      await publish(page, null, 'Ana García');
       entries.push(page.url(), `${stack.serviceUrl}/sell/${partnerId}/payout`);
 
       /** A page's template: its path with ids left out, so each kind of page is checked once. */

@@ -169,12 +169,18 @@ describe('POST /v1/tickets (asynchronous)', () => {
     expect((t.db.$client.prepare('select count(*) n from users').get() as { n: number }).n).toBe(7);
   });
 
-  it('applies several queued jobs in one transaction, each with its own results, as if one after the other', async () => {
+  /** An app with event `tour`, and calls to queue tickets (POST /v1/tickets) and read a job back. */
+  async function queue() {
     const t = createTestApp();
     const p = t.partner();
     await withEvent(t, p);
     const post = async (items: unknown[]) => (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: items })).body.data;
     const job = async (id: string) => (await t.request('GET', `/v1/tickets/jobs/${id}`, { key: p.keys.private })).body.data;
+    return { t, p, post, job };
+  }
+
+  it('applies several queued jobs in one transaction, each with its own results, as if one after the other', async () => {
+    const { t, p, post, job } = await queue();
     const a = await post([ticketBody('m1'), ticketBody('m2')]);
     const b = await post([ticketBody('m1', { seat: '9' }), { nonsense: true }, ticketBody('m3', { buyer: 'other@example.com' })]);
     const c = await post([ticketBody('m3', { buyer: 'other@example.com', seat: '1' })]);
@@ -192,11 +198,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
   });
 
   it('keeps nothing of a transaction that fails midway (as a crash would): its jobs stay queued and are applied whole later, each ticket once', async () => {
-    const t = createTestApp();
-    const p = t.partner();
-    await withEvent(t, p);
-    const post = async (items: unknown[]) => (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: items })).body.data;
-    const job = async (id: string) => (await t.request('GET', `/v1/tickets/jobs/${id}`, { key: p.keys.private })).body.data;
+    const { t, p, post, job } = await queue();
     const a = await post([ticketBody('r1'), ticketBody('r2')]);
     // The second job gives r1 a new owner, which raises ticket.invalidated: the failure happens there, after the first job's writes.
     const b = await post([ticketBody('r1', { buyer: 'new-owner@example.com' })]);
