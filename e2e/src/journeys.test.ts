@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoAxeViolations, journey, launch } from './browser.js';
 import { servePage, startStack, TEST_KEYS, type Stack } from './stack.js';
@@ -48,7 +48,7 @@ describe('sell on the demo My tickets page', () => {
   it('(1) a seller clicks Sell, sets a price within the rules, publishes and sees FOR_SALE', async () => {
     const page = await person();
     await journey(page, 'sell', async () => {
-      await signIn(page, 'Ana García');
+      await signIn(page, ANA.name);
       await page.goto(`${stack.demoUrl}/my-tickets`);
       const actions = page.locator('resale-sell-actions[data-resale-data="resale-entry-dt-festival-0001"]');
       await expect.poll(() => actions.locator('[part~="status"]').getAttribute('data-status')).toBe('SELLABLE');
@@ -56,10 +56,25 @@ describe('sell on the demo My tickets page', () => {
       await page.waitForURL(/\/sell\/ptr_[^/]+\/ticket\/dt-festival-0001/);
       await expectNoAxeViolations(page, { label: 'the sell page' });
       await page.getByLabel(/price per ticket/i).fill('38.50');
+      // Ana arrived through a sign-in link (an autologin token): no payout fields until she
+      // confirms it's her with a code sent to her own e-mail.
+      expect(await page.getByLabel('Account holder').count()).toBe(0);
+      expect(await page.getByLabel('IBAN').count()).toBe(0);
+      const changedBefore = (await mailbox(ANA.email)).filter((m) => m.template === 'payoutDetailsChanged').length;
+      await page.getByRole('link', { name: STEP_UP_LINK }).click();
+      await stepUp(page, ANA.email, (label) => expectNoAxeViolations(page, { label }));
+      await page.waitForURL(/\/sell\/ptr_[^/]+\/ticket\/dt-festival-0001/);
+      await page.getByLabel(/price per ticket/i).fill('38.50');
       await page.getByLabel('Account holder').fill('Ana García');
       await page.getByLabel('IBAN').fill('DE89 3704 0044 0532 0130 00');
       await page.getByRole('button', { name: 'Publish' }).click();
       await page.waitForURL(/published=1/);
+      // The change of where her money goes is confirmed to her own address.
+      await expect.poll(async () => (await mailbox(ANA.email)).filter((m) => m.template === 'payoutDetailsChanged').length).toBe(changedBefore + 1);
+      const changed = (await mailbox(ANA.email)).find((m) => m.template === 'payoutDetailsChanged')!;
+      expect(changed.channel).toBe('email');
+      expect(changed.subject).toBe('Your payout details were changed');
+      expect(changed.text).toContain('3000 (Ana García)');
       await page.goto(`${stack.demoUrl}/my-tickets`);
       await expect.poll(() => actions.locator('[part~="status"]').getAttribute('data-status')).toBe('FOR_SALE');
       await expectNoAxeViolations(page, { label: 'My tickets' });
@@ -68,17 +83,31 @@ describe('sell on the demo My tickets page', () => {
 });
 
 /** Sells a ticket through the demo My tickets page and the hosted sell page (journey 1's steps). */
-async function sell(page: Page, ticketId: string, price: string): Promise<void> {
+async function sell(page: Page, ticketId: string, price: string, email: string): Promise<void> {
   await page.goto(`${stack.demoUrl}/my-tickets`);
   const actions = page.locator(`resale-sell-actions[data-resale-data="resale-entry-${ticketId}"]`);
   await actions.getByRole('link', { name: /sell/i }).click();
-  await publish(page, price, 'Seller');
+  await publish(page, price, 'Seller', email);
 }
 
-/** On the hosted sell page: the price (else the one the page proposes), the payout account when asked, Publish. */
-async function publish(page: Page, price: string | null, holderName: string): Promise<void> {
+/**
+ * On the hosted sell page: the price (else the one the page proposes), the payout account when
+ * asked, Publish. A seller who came through a sign-in link sees a step-up link instead of the
+ * payout fields: the code from her mailbox first, then back to the form (its price as the page
+ * proposes it again) with the fields.
+ */
+async function publish(page: Page, price: string | null, holderName: string, email: string): Promise<void> {
   if (price !== null) await page.getByLabel(/price per ticket/i).fill(price);
   const holder = page.getByLabel('Account holder');
+  const stepUpLink = page.getByRole('link', { name: STEP_UP_LINK });
+  if ((await holder.count()) === 0 && (await stepUpLink.count()) > 0) {
+    const form = page.url();
+    await stepUpLink.click();
+    await stepUp(page, email);
+    expect(new URL(page.url()).pathname).toBe(new URL(form).pathname);
+    if (price !== null) await page.getByLabel(/price per ticket/i).fill(price);
+    expect(await holder.count()).toBe(1);
+  }
   // The payout account is asked once per seller.
   if (await holder.count()) {
     await holder.fill(holderName);
@@ -86,6 +115,105 @@ async function publish(page: Page, price: string | null, holderName: string): Pr
   }
   await page.getByRole('button', { name: 'Publish' }).click();
   await page.waitForURL(/published=1/);
+}
+
+/** The demo users these journeys act as (demo/src/catalog.ts). */
+const ANA = { name: 'Ana García', email: 'ana@demo.test' };
+const CARLA = { name: 'Carla Rossi', email: 'carla@demo.test' };
+
+/** The sell page's link to the step-up, in place of the payout fields. */
+const STEP_UP_LINK = 'Confirm it’s you and add payout details';
+
+/** A message in the service's development mailbox (`GET /dev/mailbox.json`, email.pages.tsx). */
+interface MailboxMessage {
+  id: string;
+  channel: 'email' | 'sms';
+  to: string;
+  template: string;
+  subject: string;
+  text: string;
+  createdAt: string;
+}
+
+/** What the service sent to `to` (no SMTP here: it keeps every message), newest first. */
+async function mailbox(to: string): Promise<MailboxMessage[]> {
+  const res = await fetch(`${stack.serviceUrl}/dev/mailbox.json?${new URLSearchParams({ to })}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: MailboxMessage[] }).data;
+}
+
+/**
+ * On the step-up page (`/auth/step-up?p=…&returnTo=…`): checks it says where the code goes,
+ * sends the code, reads it from `email`'s mailbox, enters it and comes back to `returnTo`.
+ * `check` runs on the step-up page and on the code page (journey 1 and 6 run axe there).
+ */
+async function stepUp(page: Page, email: string, check?: (label: string) => Promise<void>): Promise<void> {
+  await page.waitForURL(/\/auth\/step-up\?/);
+  const returnTo = new URL(page.url()).searchParams.get('returnTo');
+  expect(returnTo, 'the step-up page knows where to come back to').toBeTruthy();
+  expect(await page.locator('h1').innerText()).toBe('Confirm it’s you');
+  // Where the code goes, masked: the first letter and the domain of the seller's own e-mail.
+  expect(await page.locator('main').innerText()).toContain(`${email[0]}•••${email.slice(email.indexOf('@'))}`);
+  await check?.('the step-up page');
+  const before = new Set((await mailbox(email)).map((m) => m.id));
+  await page.getByRole('button', { name: 'Send me the code' }).click();
+  await page.waitForURL(/\/auth\/step-up\/verify\?/);
+  const code = page.getByLabel('6-digit code');
+  expect(await code.count()).toBe(1);
+  await check?.('the step-up code page');
+  let sent: MailboxMessage | undefined;
+  await expect
+    .poll(async () => {
+      sent = (await mailbox(email)).find((m) => !before.has(m.id) && m.template === 'stepUpCode');
+      return sent !== undefined;
+    }, { timeout: 10_000, interval: 200 })
+    .toBe(true);
+  expect(sent!.channel).toBe('email');
+  const digits = /\b(\d{6})\b/.exec(sent!.text)?.[1];
+  expect(digits, sent!.text).toBeDefined();
+  await code.fill(digits!);
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  const back = new URL(returnTo!, stack.serviceUrl);
+  await page.waitForURL((u) => u.origin === stack.serviceUrl && u.pathname === back.pathname);
+}
+
+/**
+ * Presses a Buy (or "Reserve and pay") button on the hosted market page and reaches checkout.
+ * Holds are never anonymous: without a session with the service the press holds nothing and
+ * goes to sign in (for the demo, Login Force: its /login page, the person being signed in
+ * there, comes straight back with a one-time token), then back to the market page with the
+ * pick as "Your selection", where "Reserve and pay" holds it. With a session the press goes
+ * straight to checkout. Answers which way it went.
+ */
+async function reserve(page: Page, button: Locator): Promise<'direct' | 'via sign-in'> {
+  const checkout = /\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/;
+  const isSelection = (url: string) => /\/market\/ptr_[^/]+\/[^/?]+\?/.test(url) && new URL(url).searchParams.has('listingIds');
+  const picked = (await button.locator('xpath=ancestor::form[1]').locator('input[name="listingId"]').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).sort();
+  expect(picked.length, 'the pressed form carries its listings').toBeGreaterThan(0);
+  let onNav: (frame: Frame) => void = () => undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const landed = new Promise<string>((resolve, reject) => {
+    onNav = (frame) => {
+      if (frame === page.mainFrame() && (checkout.test(frame.url()) || isSelection(frame.url()))) resolve(frame.url());
+    };
+    page.on('framenavigated', onNav);
+    timer = setTimeout(() => reject(new Error(`neither the checkout nor the market selection after pressing the button (at ${page.url()})`)), 15_000);
+  });
+  try {
+    await button.click();
+    const url = await landed;
+    await page.waitForLoadState('load');
+    if (checkout.test(url)) return 'direct';
+    // Back from signing in: the same pick, shown as the selection, held by one more press.
+    expect(new URL(url).searchParams.get('listingIds')!.split(',').sort()).toEqual(picked);
+    expect(await page.locator('main').innerText()).toContain('Your selection');
+    await page.getByRole('button', { name: 'Reserve and pay' }).click();
+    await page.waitForURL(checkout);
+    return 'via sign-in';
+  } finally {
+    page.off('framenavigated', onNav);
+    clearTimeout(timer);
+  }
 }
 
 describe('buy from the demo event page', () => {
@@ -103,9 +231,10 @@ describe('buy from the demo event page', () => {
       await page.waitForURL(/\/market\/ptr_[^/]+\/demo-festival\?/);
       await expect.poll(() => page.locator('main').innerText()).toContain('€42.35 per ticket, fees included');
       await expectNoAxeViolations(page, { label: 'the market page' });
-      await page.getByRole('button', { name: 'Buy' }).click();
-      // Login Force: the checkout sends the browser to the demo's sign-in, which (Ben being signed
-      // in there) comes straight back with a one-time token.
+      // Login Force: without a session with the service, Buy holds nothing and sends the browser
+      // to the demo's sign-in, which (Ben being signed in there) comes straight back with a
+      // one-time token, to the market page with his pick; "Reserve and pay" holds it.
+      expect(await reserve(page, page.getByRole('button', { name: 'Buy' }))).toBe('via sign-in');
       await page.waitForURL(/\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/);
       await expectNoAxeViolations(page, { label: 'the checkout page' });
       await pay(page, '4242 4242 4242 4242');
@@ -132,8 +261,8 @@ describe('buy from the demo event page', () => {
     const seller = await person();
     const buyer = await person();
     await journey(seller, 'declined-sell', async () => {
-      await signIn(seller, 'Carla Rossi');
-      await sell(seller, 'dt-festival-0003', '36');
+      await signIn(seller, CARLA.name);
+      await sell(seller, 'dt-festival-0003', '36', CARLA.email);
     });
     await journey(buyer, 'declined-buy', async () => {
       await signIn(buyer, 'Dan Novak');
@@ -141,7 +270,7 @@ describe('buy from the demo event page', () => {
       const category = buyer.locator('resale-categories-list li[data-ticket-option-id="fest-ga"]');
       await expect.poll(() => category.locator('[part~="quantity"]').innerText()).toBe('1 ticket');
       await category.getByRole('link', { name: 'See tickets' }).click();
-      await buyer.getByRole('button', { name: 'Buy' }).click();
+      expect(await reserve(buyer, buyer.getByRole('button', { name: 'Buy' }))).toBe('via sign-in');
       await buyer.waitForURL(/\/checkout\//);
       await pay(buyer, '4000 0000 0000 0002');
       await expect.poll(() => buyer.locator('main').innerText()).toContain('declined');
@@ -150,6 +279,11 @@ describe('buy from the demo event page', () => {
       await buyer.goto(`${stack.demoUrl}/events/demo-festival`);
       await expect.poll(() => category.locator('[part~="quantity"]').innerText()).toBe('1 ticket');
       expect(await category.getByRole('link', { name: 'See tickets' }).count()).toBe(1);
+      // And Dan, now signed in with the service, holds it again with one press: straight to checkout.
+      await category.getByRole('link', { name: 'See tickets' }).click();
+      await buyer.waitForURL(/\/market\/ptr_[^/]+\/demo-festival\?/);
+      expect(await reserve(buyer, buyer.getByRole('button', { name: 'Buy' }))).toBe('direct');
+      expect(await buyer.getByLabel('Card number').count()).toBe(1);
     });
   });
 });
@@ -167,9 +301,9 @@ describe('the seat map on the demo event page', () => {
     const seller = await person();
     const buyer = await person();
     await journey(seller, 'seatmap-sell', async () => {
-      await signIn(seller, 'Carla Rossi');
-      await sell(seller, 'dt-gala-c4', '62');
-      await sell(seller, 'dt-gala-c5', '64');
+      await signIn(seller, CARLA.name);
+      await sell(seller, 'dt-gala-c4', '62', CARLA.email);
+      await sell(seller, 'dt-gala-c5', '64', CARLA.email);
     });
     await journey(buyer, 'seatmap-buy', async () => {
       await signIn(buyer, 'Ben Okafor');
@@ -197,7 +331,9 @@ describe('the seat map on the demo event page', () => {
 
       await buyer.waitForURL(/listingIds=/);
       expect(await buyer.locator('main').innerText()).toContain('Your selection');
-      await buyer.getByRole('button', { name: 'Reserve and pay' }).click();
+      // Not signed in with the service yet: the press signs Ben in and brings the same
+      // selection back, where the second press holds it.
+      expect(await reserve(buyer, buyer.getByRole('button', { name: 'Reserve and pay' }))).toBe('via sign-in');
       await buyer.waitForURL(/\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/);
       const items = await buyer.locator('main li').allInnerTexts();
       expect(items.join('\n')).toMatch(/Stalls · C · 4/);
@@ -259,7 +395,7 @@ describe('the buy modal', () => {
 });
 
 describe('every page of the service a fan reaches', () => {
-  it('(6) passes axe: seller hub or show, ticket, order, listing, payout, market, ticket view, sign-in by code, notices', async () => {
+  it('(6) passes axe: seller hub or show, ticket, order, listing, step-up, payout, market, ticket view, sign-in by code, notices', async () => {
     const page = await person();
     await journey(page, 'pages', async () => {
       const ana = 'ana@demo.test';
@@ -276,7 +412,9 @@ describe('every page of the service a fan reaches', () => {
       const partnerId = /\/(ptr_[0-9a-z]+)\//.exec(entries[0]!)![1]!;
       // Ana publishes a ticket at the price the page proposes, so that her listing has a page too.
       await page.goto(entries[2]!);
-      await publish(page, null, 'Ana García');
+      await publish(page, null, 'Ana García', ana);
+      // Her payout page asks for a fresh step-up first (she came through sign-in links): the
+      // crawl lands on the step-up page, goes through it and comes back to the payout form.
       entries.push(page.url(), `${stack.serviceUrl}/sell/${partnerId}/payout`);
 
       /** A page's template: its path with ids left out, so each kind of page is checked once. */
@@ -289,16 +427,26 @@ describe('every page of the service a fan reaches', () => {
         if (seen.has(url)) continue;
         seen.add(url);
         await page.goto(url);
-        const here = page.url();
+        let here = page.url();
         if (!here.startsWith(stack.serviceUrl)) continue;
-        if (!checked.has(template(here))) {
-          checked.add(template(here));
-          await expectNoAxeViolations(page, { label: template(here) });
+        /** axe once per kind of page. */
+        const check = async (kind: string) => {
+          if (checked.has(kind)) return;
+          checked.add(kind);
+          await expectNoAxeViolations(page, { label: kind });
+        };
+        if (template(here) === '/auth/step-up') {
+          // The step-up page and its code page are pages a fan reaches too; after the code the
+          // browser is back where it was going (the payout form, for 10 minutes).
+          await stepUp(page, ana, () => check(template(page.url())));
+          here = page.url();
+          expect(here.startsWith(stack.serviceUrl), here).toBe(true);
         }
+        await check(template(here));
         const links = await page.$$eval('a[href]', (as) => as.map((a) => (a as HTMLAnchorElement).href));
         for (const link of links) if (/\/(sell|market|checkout|tickets\/view)\//.test(new URL(link).pathname) && link.startsWith(stack.serviceUrl) && !link.endsWith('.pdf')) queue.push(link);
       }
-      for (const expected of ['/sell/:id/order/:ref', '/sell/:id/ticket/:ref', '/sell/:id/payout', '/sell/:id/listings/:id', '/market/:id/demo-gala', '/tickets/view/:id']) {
+      for (const expected of ['/sell/:id/order/:ref', '/sell/:id/ticket/:ref', '/sell/:id/payout', '/auth/step-up', '/auth/step-up/verify', '/sell/:id/listings/:id', '/market/:id/demo-gala', '/tickets/view/:id']) {
         expect([...checked], expected).toContain(expected);
       }
       // The hub lists shows when the seller's tickets span several; with one show left (the
@@ -309,6 +457,10 @@ describe('every page of the service a fan reaches', () => {
       await page.goto(`${stack.serviceUrl}/sell/${partnerId}/ticket/no-such-ticket`);
       await expectNoAxeViolations(page, { label: 'the not-found notice' });
       await page.goto(`${stack.serviceUrl}/sell/${partnerId}/payout`);
+      // Still stepped up from the crawl: the payout form itself, not the step-up page.
+      expect(template(page.url())).toBe('/sell/:id/payout');
+      expect(await page.getByLabel('Account holder').count()).toBe(1);
+      expect(await page.getByLabel('IBAN').count()).toBe(1);
       await page.locator('input[name="_csrf"]').first().evaluate((el) => ((el as HTMLInputElement).value = 'expired'));
       await page.locator('form[action*="/payout"] button[type="submit"]').first().click();
       await expect.poll(() => page.locator('h1').textContent()).toMatch(/expired/i);

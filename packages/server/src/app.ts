@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { Scalar } from '@scalar/hono-api-reference';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
@@ -7,7 +6,10 @@ import { randomBytes } from 'node:crypto';
 import type { AppDeps, AppEnv } from './context.js';
 import { fail } from './lib/envelope.js';
 import { refuseControlCharacters } from './middleware/control-chars.js';
+import { checkRequestBody } from './middleware/request-body.js';
 import { preflight } from './middleware/cors.js';
+import { clientAddresses } from './middleware/client-address.js';
+import { pageRateLimit } from './middleware/page-rate-limit.js';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
@@ -34,6 +36,7 @@ import { checkoutPageRoutes } from './modules/payments/checkout.pages.js';
 import { riskRoutes } from './modules/risk/risk.routes.js';
 import { marketDataRoutes } from './modules/marketdata/marketdata.routes.js';
 import { channelRoutes } from './modules/channels/channels.routes.js';
+import { docsRoutes } from './modules/docs/docs.routes.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -75,6 +78,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     );
   });
 
+  // Who the client is (X-Forwarded-For only as far as TRUST_PROXY allows), then the hosted
+  // pages' per-address limit: a flooding client is refused before any body, session or page.
+  app.use('*', clientAddresses(deps.config));
+  app.use('*', pageRateLimit(deps));
+
   const limitBody = bodyLimit({
     maxSize: deps.config.maxBodyBytes,
     onError: () => {
@@ -88,6 +96,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
 
   app.use('*', preflight(deps));
+  // Media type and JSON depth/size first: nothing below may parse or walk a body they refuse.
+  app.use('*', checkRequestBody());
   app.use('*', refuseControlCharacters());
 
   app.onError((err, c) => errorResponse(err, c, deps));
@@ -170,7 +180,8 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
     ],
   });
-  app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'resale API reference' }));
+  // The reference is served from our own origin under a strict CSP (see docs.routes.ts).
+  app.route('/', docsRoutes({ openApiPath: '/v1/openapi.json', title: 'resale API reference' }));
 }
 
 const HTTP_CODES: Record<number, ErrorCode> = {
@@ -194,11 +205,29 @@ export function errorResponse(err: Error, c: Context<AppEnv>, deps: AppDeps): Re
     const message = malformed ? 'The body is not valid JSON' : status === 415 ? 'Send the body as JSON (Content-Type: application/json)' : err.message || 'Bad request';
     return c.json(fail(status, [{ code, message }]), status);
   }
+  if (clientAborted(c)) {
+    // The client went away before its body arrived (a closed tab, a lost connection, or a flood
+    // of aborted uploads): nothing of ours failed, so no stack, no error level, no 500. The
+    // answer most likely reaches nobody; the request line still records it.
+    deps.logger.info({ requestId: c.get('requestId'), reason: err.message }, 'request aborted by the client');
+    return c.json(fail(400, [{ code: 'bad_request', message: 'The request was aborted before its body arrived' }]), 400);
+  }
   deps.logger.error({ requestId: c.get('requestId'), err: { message: err.message, stack: err.stack } }, 'unhandled error');
   return c.json(
     fail(500, [{ code: 'internal_error', message: `Something went wrong on our side. Quote request id ${c.get('requestId') ?? ''} to support.` }]),
     500,
   );
+}
+
+/**
+ * True when the client closed the connection before sending its whole request: Node marks the
+ * request aborted (or destroyed) and not complete. Judged from the connection, not from the
+ * error's text, so an abort of one of our own outgoing calls (a partner's endpoint timing out)
+ * stays an error.
+ */
+function clientAborted(c: Context<AppEnv>): boolean {
+  const incoming = (c.env as { incoming?: { complete?: boolean; aborted?: boolean; destroyed?: boolean } } | undefined)?.incoming;
+  return incoming?.complete === false && (incoming.aborted === true || incoming.destroyed === true);
 }
 
 /** 404 for an unknown path; 405 with `Allow` when the path exists for other methods. */

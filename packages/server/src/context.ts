@@ -6,6 +6,7 @@ import type { SecretBox } from './lib/crypto.js';
 import type { DomainEvents } from './lib/domain-events.js';
 import type { IdempotencyHandle } from './middleware/idempotency.js';
 import type { RateLimiter } from './middleware/rate-limit.js';
+import type { TrustProxy } from './middleware/client-address.js';
 import type { Authenticated, PartnersService } from './modules/partners/partners.service.js';
 import type { EventsService } from './modules/events/events.service.js';
 import type { TicketsService } from './modules/tickets/tickets.service.js';
@@ -33,6 +34,18 @@ export interface AppConfig {
   smtpUrl: string | null;
   /** From address of e-mails. */
   mailFrom: string;
+  // The three below are optional so that tools that build a config by hand (the import CLI,
+  // the benchmarks) keep compiling and get the safe defaults.
+  /**
+   * Which peers may tell the client's address in `X-Forwarded-For` (`TRUST_PROXY`): a hop
+   * count, or addresses/CIDRs/keywords as proxy-addr takes them. Absent, 0 or empty: nobody,
+   * the socket's peer is the client (see middleware/client-address.ts).
+   */
+  trustProxy?: TrustProxy | undefined;
+  /** Requests per minute to hosted pages per client address; 0 disables. Absent: 300. */
+  pageRateLimitPerMinute?: number | undefined;
+  /** POSTs per minute to hosted pages per client address, on top of the above; 0 disables. Absent: 60. */
+  pagePostRateLimitPerMinute?: number | undefined;
 }
 
 /** Everything the app needs, passed in (never imported singletons). */
@@ -63,6 +76,8 @@ export interface AppDeps {
 export interface AppEnv {
   Variables: {
     requestId: string;
+    /** The client's address as the client-address middleware resolved it (`unknown` without a socket). */
+    clientAddress: string;
     /** Set by the key middleware on partner routes. */
     auth: Authenticated;
     /** Set by the idempotency middleware when the request carries a claimed Idempotency-Key. */

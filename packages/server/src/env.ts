@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { normaliseOrigin, ORIGIN_PATTERN } from './lib/origins.js';
+import { parseTrustProxy } from './middleware/client-address.js';
+import { PAGE_RATE_LIMIT_DEFAULTS } from './middleware/page-rate-limit.js';
 
 /**
  * The service is configured only by environment variables, validated at start. A bad
@@ -18,6 +20,32 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(5 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** Per client address over the hosted pages, and for their POSTs (middleware/page-rate-limit.ts); 0 disables. */
+  PAGE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(PAGE_RATE_LIMIT_DEFAULTS.perMinute),
+  PAGE_POST_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(PAGE_RATE_LIMIT_DEFAULTS.postPerMinute),
+  /** Who may set X-Forwarded-For: unset trusts nobody (middleware/client-address.ts). */
+  TRUST_PROXY: z
+    .string()
+    .max(2000)
+    .transform((value, ctx) => {
+      try {
+        return parseTrustProxy(value);
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${(err as Error).message}; use a hop count (1, 2…) or comma-separated addresses, CIDRs and loopback, linklocal, uniquelocal`,
+        });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+  /**
+   * Node's defaults hold a connection 60 s for its headers and 300 s for a request body, so a
+   * few slow clients can hold many sockets (slowloris). Shorter by default; see main.ts.
+   */
+  HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z.string().min(3).default('resale <no-reply@resale.invalid>'),
   SANDBOX_PRIVATE_KEY: z.string().min(16).optional(),
@@ -56,6 +84,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (!env.SECRET_KEY) {
     if (env.NODE_ENV === 'production') throw new EnvError('Invalid environment:\n  SECRET_KEY: is required in production (at least 32 characters)');
     throw new EnvError('Invalid environment:\n  SECRET_KEY: is required (npm start sets a development value)');
+  }
+  if (env.HEADERS_TIMEOUT_SECONDS > env.REQUEST_TIMEOUT_SECONDS) {
+    // Node refuses a headers timeout longer than the request timeout (it would never fire).
+    throw new EnvError('Invalid environment:\n  HEADERS_TIMEOUT_SECONDS: must not be greater than REQUEST_TIMEOUT_SECONDS');
   }
   const sandbox = [env.SANDBOX_PRIVATE_KEY, env.SANDBOX_PUBLIC_KEY, env.SANDBOX_CHANNELS_KEY];
   if (sandbox.some(Boolean) && !sandbox.every(Boolean)) {

@@ -1,4 +1,5 @@
 import { serve } from '@hono/node-server';
+import type { ServerOptions } from 'node:http';
 import { createApp } from './app.js';
 import { createDb } from './db/client.js';
 import { buildDeps } from './deps.js';
@@ -30,6 +31,9 @@ export async function start(source: Record<string, string | undefined> = process
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       smtpUrl: env.SMTP_URL ?? null,
       mailFrom: env.MAIL_FROM,
+      trustProxy: env.TRUST_PROXY,
+      pageRateLimitPerMinute: env.PAGE_RATE_LIMIT_PER_MINUTE,
+      pagePostRateLimitPerMinute: env.PAGE_POST_RATE_LIMIT_PER_MINUTE,
     },
   });
 
@@ -61,9 +65,10 @@ export async function start(source: Record<string, string | undefined> = process
   const app = createApp(deps);
   let server!: ReturnType<typeof serve>;
   const port = await new Promise<number>((resolve) => {
-    server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, (info) => resolve(info.port));
+    server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST, serverOptions: httpServerOptions(env) }, (info) => resolve(info.port));
   });
-  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port }, 'resale listening');
+  // The proxy trust in the start line: a wrong TRUST_PROXY silently weakens every per-address limit.
+  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port, trustProxy: env.TRUST_PROXY ?? 'nobody' }, 'resale listening');
 
   const stop = async () => {
     jobs.stop();
@@ -73,6 +78,31 @@ export async function start(source: Record<string, string | undefined> = process
     db.$client.close();
   };
   return { stop, env, port };
+}
+
+/**
+ * Timeouts of the HTTP server. Node's defaults hold a connection 60 s for its headers and
+ * 300 s for its body, so a few clients sending a byte now and then keep many sockets open
+ * (slowloris). Node checks them every `connectionsCheckingInterval` (30 s by default, which
+ * would let a 10 s limit run to 40 s): every second instead, a walk over the open
+ * connections. An expired request is answered 408 and its socket closed.
+ *
+ * `keepAliveTimeout` is how long an idle connection waits for its next request; behind a load
+ * balancer that reuses connections it must be longer than the balancer's own idle timeout, or
+ * the balancer may send a request on a socket we are closing (a 502 for a fan).
+ *
+ * Given to the server as it is created rather than assigned to it afterwards: the checking
+ * interval can only be set then, and Node then checks headersTimeout ≤ requestTimeout.
+ *
+ * @example serve({ fetch: app.fetch, port, serverOptions: httpServerOptions(env) });
+ */
+export function httpServerOptions(env: Pick<Env, 'HEADERS_TIMEOUT_SECONDS' | 'REQUEST_TIMEOUT_SECONDS' | 'KEEP_ALIVE_TIMEOUT_SECONDS'>): ServerOptions {
+  return {
+    headersTimeout: env.HEADERS_TIMEOUT_SECONDS * 1000,
+    requestTimeout: env.REQUEST_TIMEOUT_SECONDS * 1000,
+    keepAliveTimeout: env.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    connectionsCheckingInterval: 1000,
+  };
 }
 
 const isEntry = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;

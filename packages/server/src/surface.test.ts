@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, type TestPartner } from './testing/harness.js';
+import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestPartner } from './testing/harness.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestBrowser } from './modules/auth/auth.testing.js';
@@ -8,6 +8,7 @@ import { csrfTokenFor } from './modules/auth/auth.service.js';
 import { sessions } from './modules/auth/auth.table.js';
 import { desc } from 'drizzle-orm';
 import type { PartnerSettingsPatch } from './modules/partners/partners.settings.js';
+import type { AppConfig } from './context.js';
 import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
 
 /**
@@ -62,9 +63,9 @@ let listingId: string;
  * makes every later call a 401, a cancellation every later ticket call a 404), so no
  * operation may run on what another one left behind.
  */
-async function fixture(settings: PartnerSettingsPatch = {}) {
+async function fixture(settings: PartnerSettingsPatch = {}, config: Partial<AppConfig> = {}) {
   // Rate limits would turn most of these calls into 429s before they reach validation.
-  t = createTestApp({ rateLimitPerMinute: 1_000_000 });
+  t = createTestApp({ rateLimitPerMinute: 1_000_000, ...config });
   p = t.partner('Acme Tickets', settings);
   q = t.partner('Other Tickets');
   listingId = await seed(p, 'The Big Tour 2026');
@@ -189,7 +190,8 @@ function keysFor(op: Operation): string[] {
   return schemes.map((s) => (s === 'operatorToken' ? 'operator' : keys[s]!)).filter(Boolean);
 }
 
-type Call = { method: string; path: string; key: string | null; raw?: string };
+/** `contentType`: sent instead of application/json; null sends none. */
+type Call = { method: string; path: string; key: string | null; raw?: string; contentType?: string | null };
 const problems: string[] = [];
 beforeEach(() => {
   problems.length = 0;
@@ -222,13 +224,15 @@ function fingerprint(only?: string[]): string {
 }
 const fingerprints = new WeakMap<TestApp, Map<string, () => string>>();
 
+/** The body of the last answer `check` saw. */
+let lastBody: any;
+
 async function check(call: Call): Promise<number> {
   const before = fingerprint();
-  const res = await t.request(call.method, call.path, {
-    ...(call.key === 'operator' ? { operator: true } : { key: call.key }),
-    ...(call.raw !== undefined ? { raw: call.raw } : {}),
-  });
-  const label = `${call.method} ${call.path.slice(0, 160)} key=${call.key?.slice(0, 8) ?? 'none'} body=${(call.raw ?? '').slice(0, 160)}`;
+  const res = await send(call);
+  lastBody = res.body;
+  const type = call.contentType === undefined ? '' : ` type=${call.contentType ?? 'none'}`;
+  const label = `${call.method} ${call.path.slice(0, 160)} key=${call.key?.slice(0, 8) ?? 'none'}${type} body=${(call.raw ?? '').slice(0, 160)}`;
   if (res.status >= 500) problems.push(`${res.status} ${label}: ${JSON.stringify(res.body).slice(0, 300)}`);
   if (res.status >= 400 && fingerprint() !== before) problems.push(`refused, yet wrote ${res.status} ${label}`);
   const body: unknown = res.body; // the harness gives a page's text when the answer is not JSON
@@ -242,6 +246,26 @@ async function check(call: Call): Promise<number> {
   // Move past per-minute limits (the synchronous ticket endpoint allows 60 a minute).
   t.clock.advance(61_000);
   return res.status;
+}
+
+/** The request of a call, through the harness (JSON unless `contentType` says otherwise). */
+async function send(call: Call) {
+  if (call.contentType === undefined) {
+    return t.request(call.method, call.path, { ...(call.key === 'operator' ? { operator: true } : { key: call.key }), ...(call.raw !== undefined ? { raw: call.raw } : {}) });
+  }
+  const headers: Record<string, string> = {};
+  if (call.key === 'operator') headers.authorization = `Bearer ${OPERATOR_TOKEN}`;
+  else if (call.key) headers.authorization = call.key;
+  if (call.contentType !== null) headers['content-type'] = call.contentType;
+  const res = await t.app.request(call.path, { method: call.method, headers, ...(call.raw !== undefined ? { body: call.raw } : {}) });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // a page
+  }
+  return { status: res.status, body, headers: res.headers };
 }
 
 function operations() {
@@ -336,6 +360,90 @@ describe('the HTTP surface never answers 500', () => {
         const target = path.replace(/:[A-Za-z]+(\{[^}]*\})?/g, (m) => (m.startsWith(':partnerId') ? p.id : seg));
         await check({ method, path: target, key: null, ...(method === 'POST' ? { raw: '{}' } : {}) });
         await check({ method, path: `${target}?lang=${seg}&eventId=${seg}&showId=${seg}&returnTo=${seg}`, key: null });
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
+
+/** 100,000 levels and more of objects with `leaf` inside. */
+const nested = (levels: number, leaf = '1') => '{"a":'.repeat(levels) + leaf + '}'.repeat(levels);
+/**
+ * Bodies past the JSON limits (32 levels, 10,000 elements, 1,000 keys; checked on the text
+ * before anything parses it), with the code every JSON route answers them with. Sent to a
+ * service with the production body limit (5 MiB), where they all fit.
+ */
+const HOSTILE_BODIES: { name: string; raw: string; code: string }[] = [
+  { name: '100,000 levels of objects', raw: nested(100_000), code: 'invalid_json' },
+  { name: '100,000 levels of arrays', raw: '['.repeat(100_000) + ']'.repeat(100_000), code: 'invalid_json' },
+  { name: '100,000 levels holding a control character', raw: '['.repeat(100_000) + '"\\u0000"' + ']'.repeat(100_000), code: 'invalid_json' },
+  { name: '100,000 levels in a field', raw: `{"externalReferenceId":"tour","items":[${nested(100_000)}]}`, code: 'invalid_json' },
+  { name: '33 levels, one past the limit', raw: nested(33), code: 'invalid_json' },
+  { name: '200,000 elements', raw: `[${'0,'.repeat(199_999)}0]`, code: 'out_of_range' },
+  { name: '200,000 elements in a field', raw: `{"items":[${'{},'.repeat(199_999)}{}]}`, code: 'out_of_range' },
+  { name: '2,000 keys', raw: `{${Array.from({ length: 2_000 }, (_, i) => `"k${i}":${i}`).join(',')}}`, code: 'out_of_range' },
+];
+/** Content types no JSON endpoint takes, null for none at all. */
+const NOT_JSON: (string | null)[] = ['application/json-patch+json', 'application/merge-patch+json', 'text/plain', 'application/xml', null, 'multipart/form-data', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'];
+/** What a hosted form may be sent as that it does not take (415), or cannot read (a multipart body without its boundary: 400). */
+const NOT_A_FORM: { type: string | null; raw: string; status: number }[] = [
+  { type: 'application/json', raw: '{"price":"40","_csrf":"x"}', status: 415 },
+  { type: 'application/json', raw: nested(20_000), status: 415 }, // 120 KB: within the pages' fixture's body limit
+  { type: 'application/json-patch+json', raw: '[{"op":"replace","path":"/price","value":1}]', status: 415 },
+  { type: 'text/plain', raw: 'price=40', status: 415 },
+  { type: 'application/xml', raw: '<price>40</price>', status: 415 },
+  { type: null, raw: 'price=40', status: 415 },
+  { type: 'multipart/form-data', raw: 'price=40', status: 400 },
+  { type: 'multipart/form-data; boundary=x', raw: '--x\r\nContent-Disposition: form-data; name="price"\r\n\r\n40', status: 400 },
+];
+
+describe('the HTTP surface against deep, wide and odd bodies', () => {
+  const BIG = { maxBodyBytes: 5 * 1024 * 1024 };
+  const withBodies = () => operations().filter(({ method }) => method !== 'GET' && method !== 'HEAD');
+
+  it('answers bodies nested 100,000 levels, one level past the limit, or 200,000 elements wide with a 400 on every operation, writing nothing', async () => {
+    for (const { path, method, op } of withBodies()) {
+      await fixture({}, BIG);
+      const valid = VALID[`${method} ${path}`]?.();
+      const target = fillPath(path) + (valid?.query ? `?${valid.query}` : '');
+      for (const key of [keysFor(op)[0] ?? null, null]) {
+        for (const { name, raw, code } of HOSTILE_BODIES) {
+          const status = await check({ method, path: target, key, raw });
+          if (status !== 400 || lastBody?.errors?.[0]?.code !== code) problems.push(`${method} ${target} with ${name}: ${status} ${JSON.stringify(lastBody).slice(0, 200)}, not 400 ${code}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('answers 415 to a body that is not application/json (JSON Patch, text, XML, none, multipart, a form) on every operation, writing nothing', async () => {
+    for (const { path, method, op } of withBodies()) {
+      await fixture();
+      const key = keysFor(op)[0] ?? null;
+      const valid = VALID[`${method} ${path}`]?.();
+      const target = fillPath(path) + (valid?.query ? `?${valid.query}` : '');
+      // The body the endpoint would accept as JSON, so only the type is wrong.
+      const raw = JSON.stringify(valid?.body ?? (op.requestBody ? sample(op.requestBody.content['application/json']?.schema) : { x: 1 }));
+      for (const contentType of NOT_JSON) {
+        const status = await check({ method, path: target, key, raw, contentType });
+        if (status !== 415) problems.push(`${method} ${target} as ${contentType ?? 'no type'}: ${status}, not 415`);
+      }
+      // A JSON Patch of a big document: once a 500.
+      const patch = JSON.stringify(Array.from({ length: 2_000 }, (_, i) => ({ op: 'replace', path: `/shows/${i}/title`, value: 'x'.repeat(60) })));
+      if ((await check({ method, path: target, key, raw: patch, contentType: 'application/json-patch+json' })) !== 415) problems.push(`${method} ${target}: a JSON Patch was not refused with 415`);
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('answers every page form sent as JSON, text, XML, none or a malformed multipart body with a 4xx page, writing nothing', async () => {
+    await fixture({}, BIG);
+    const forms = [...new Set(t.app.routes.filter((r) => r.method === 'POST' && !r.path.startsWith('/v1/') && !r.path.startsWith('/admin/') && !r.path.includes('*')).map((r) => r.path))];
+    expect(forms.length).toBeGreaterThan(5);
+    for (const path of forms) {
+      const target = path.replace(/:[A-Za-z]+(\{[^}]*\})?/g, (m) => (m.startsWith(':partnerId') ? p.id : m.startsWith(':action') ? 'price' : 'nope'));
+      for (const { type, raw, status: expected } of NOT_A_FORM) {
+        const status = await check({ method: 'POST', path: target, key: null, raw, contentType: type });
+        if (status !== expected) problems.push(`POST ${target} as ${type ?? 'no type'}: ${status}, not ${expected}`);
       }
     }
     expect(problems).toEqual([]);
@@ -566,7 +674,17 @@ async function fanSession() {
     return res;
   }
 
-  return { crawl, post };
+  /** Posts `raw` to a form as `type` (none when null), with the session's cookies: refused with `expected`, nothing written. */
+  async function postAs(action: string, type: string | null, raw: string, expected: number) {
+    const before = fingerprint();
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await t.app.request(action, { method: 'POST', headers: { cookie, ...(type === null ? {} : { 'content-type': type }) }, body: raw }, { incoming: { socket: { remoteAddress: browser.ip } } });
+    const label = `POST ${action} as ${type ?? 'no type'} ${raw.slice(0, 60)}`;
+    if (res.status !== expected) problems.push(`${res.status}, not ${expected}: ${label}`);
+    if (fingerprint() !== before) problems.push(`refused, yet wrote: ${label}`);
+  }
+
+  return { crawl, post, postAs };
 }
 
 /**
@@ -592,6 +710,9 @@ async function crawlAndPost(): Promise<void> {
       // Junk first: refused, it changes nothing. Then what may succeed (a repeated field, an
       // extra one: the form still makes sense), the unchanged form last, as a success (a sale,
       // a payment) changes what every later post meets.
+      // The same fields in what a form is not sent as (JSON, text, none, …), with the session's valid CSRF token.
+      const encoded = new URLSearchParams(fields).toString();
+      for (const { type, raw, status } of NOT_A_FORM) await fan.postAs(action, type, raw.startsWith('{"price"') ? JSON.stringify(Object.fromEntries(fields)) : raw === 'price=40' ? encoded : raw, status);
       const fuzzable = fields.map((_, i) => i).filter((i) => fields[i]![0] !== '_csrf');
       for (const i of fuzzable) for (const junk of JUNK_FORM) await fan.post(action, fields.map((f, j) => (j === i ? [f[0], junk] : f)));
       for (const i of fuzzable) await fan.post(action, fields.filter((_, j) => j !== i));

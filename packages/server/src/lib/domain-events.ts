@@ -26,11 +26,16 @@ export interface DomainEventMap {
     ticketPk: string;
     reason: 'deleted' | 'admitted' | 'cancelled' | 'owner_changed' | 'moved';
   };
-  /** A listing ended (terminated or delisted). `intentionId` is set when it was reserved. */
+  /**
+   * A listing ended (terminated, delisted or withdrawn). `intentionId` is set when it was
+   * reserved: that checkout ends, and `reason` (the listing's `endReason`: `organiser` for a
+   * delist, `channel_withdrawn`, `seller`, `ticket_<why>`) tells the buyer why.
+   */
   'listing.ended': {
     partnerId: string;
     listingId: string;
     intentionId: string | null;
+    reason: string;
   };
 }
 

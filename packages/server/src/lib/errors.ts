@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'unauthorized',
   'forbidden_key_kind',
   'origin_not_allowed',
+  'step_up_required',
   // 404, 405
   'not_found',
   'route_not_found',

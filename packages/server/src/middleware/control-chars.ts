@@ -56,16 +56,30 @@ function pathOfControl(text: string): string | null {
   return find(value, '');
 }
 
-/** Depth-first: the path of the first string or key of `value` holding a control, or null. */
+/**
+ * Depth-first, in document order: the path of the first string or key of `value` holding a
+ * control, or null. Iterative (an explicit stack), so no nesting can exhaust the call stack,
+ * whatever runs before it (`checkRequestBody` already refuses bodies deeper than 32 levels).
+ */
 function find(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return CONTROL.test(value) ? path : null;
-  if (typeof value !== 'object' || value === null) return null;
-  const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
-  for (const [key, child] of entries) {
-    const at = path ? `${path}.${key}` : key;
-    if (CONTROL.test(key)) return at;
-    const found = find(child, at);
-    if (found !== null) return found;
+  const stack: [unknown, string][] = [[value, path]];
+  while (stack.length > 0) {
+    const [node, at] = stack.pop()!;
+    if (typeof node === 'string') {
+      if (CONTROL.test(node)) return at;
+      continue;
+    }
+    if (typeof node !== 'object' || node === null) continue;
+    const entries: [string, unknown][] = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : Object.entries(node);
+    // Children pushed last-first, so the first is examined first; a key is examined when its entry is reached.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      const childPath = at ? `${at}.${key}` : key;
+      stack.push([CONTROL.test(key) ? KEY_HAS_CONTROL : child, childPath]);
+    }
   }
   return null;
 }
+
+/** Stands in a stack entry for a child whose key holds a control: it is reported at its own path. */
+const KEY_HAS_CONTROL = '\u0000';

@@ -1,4 +1,6 @@
 import pino, { type Logger } from 'pino';
+import { serve } from '@hono/node-server';
+import type { Server, ServerOptions } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../app.js';
 import type { AppConfig, AppDeps, AppEnv } from '../context.js';
@@ -62,6 +64,13 @@ export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger
     rateLimitPerMinute: 10_000,
     smtpUrl: null,
     mailFrom: 'resale test <no-reply@resale.test>',
+    // As in production, nobody may set X-Forwarded-For. The hosted pages' per-address limit
+    // stays on, but high, like the API's above: in-process requests all come from one address
+    // ('unknown') at one instant of the manual clock, and crawls post hundreds of forms. Tests
+    // of the limit set the production values (PAGE_RATE_LIMIT_DEFAULTS) or their own.
+    trustProxy: undefined,
+    pageRateLimitPerMinute: 10_000,
+    pagePostRateLimitPerMinute: 10_000,
     ...overrides,
   };
   const deps: AppDeps = buildDeps({ db, clock, config, logger: opts.logger ?? pino({ level: 'silent' }), secretKey: TEST_SECRET_KEY });
@@ -99,3 +108,38 @@ export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;
+
+/** An app served over real HTTP by {@link listen}. */
+export interface Listening {
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  port: number;
+  server: Server;
+  /** Cuts every open connection, then closes the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `app` over real HTTP on 127.0.0.1 and a free port, through @hono/node-server as
+ * main.ts does: for what only a real socket has (the peer's address, aborted bodies, timeouts).
+ *
+ * @example
+ * const http = await listen(t.app);
+ * await fetch(`${http.base}/docs`);
+ * await http.close();
+ */
+export async function listen(app: { fetch: (request: Request, env: any) => Response | Promise<Response> }, serverOptions: ServerOptions = {}): Promise<Listening> {
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', serverOptions }) as Server;
+  await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
+  const { port } = server.address() as { port: number };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

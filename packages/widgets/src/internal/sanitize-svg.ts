@@ -1,25 +1,16 @@
 import DOMPurify, { type Config } from 'dompurify';
+import { keepSvgAttribute, SVG_SANITIZE_CONFIG } from './svg-policy.js';
 
 /**
  * The partner's seating chart, sanitised before it touches the page. Loaded as its own chunk by
  * the seat map, only when the chart is an SVG.
  *
- * DOMPurify with the SVG profile, plus:
- * - no `<script>`, `<foreignObject>` (HTML inside SVG), `<style>` or `style` attributes (CSS
- *   inside the shadow root could restyle or hide the map's own controls; and a strict CSP blocks
- *   inline styles anyway), no `<a>` (a chart must not navigate; its content is kept);
- * - event handler attributes are always removed by DOMPurify;
- * - `href`/`xlink:href` only as same-document fragments (`#gradient`): no external resources,
- *   no `javascript:`, no `data:`.
- * A private DOMPurify instance keeps these hooks away from any DOMPurify the partner page uses.
+ * The allow-list is `svg-policy.ts`, shared with the server, which sanitises the chart the same
+ * way when it is received: a chart stored before that, or served by another party, is still
+ * cleaned here. A private DOMPurify instance keeps the hook away from any DOMPurify the partner
+ * page uses.
  */
-const CONFIG: Config & { RETURN_DOM_FRAGMENT: true } = {
-  USE_PROFILES: { svg: true, svgFilters: true },
-  FORBID_TAGS: ['script', 'foreignObject', 'foreignobject', 'style', 'a', 'iframe'],
-  FORBID_ATTR: ['style'],
-  ALLOW_DATA_ATTR: true,
-  RETURN_DOM_FRAGMENT: true,
-};
+const CONFIG: Config & { RETURN_DOM_FRAGMENT: true } = { ...SVG_SANITIZE_CONFIG, RETURN_DOM_FRAGMENT: true };
 
 let purifier: ReturnType<typeof DOMPurify> | undefined;
 
@@ -27,8 +18,7 @@ function instance(): ReturnType<typeof DOMPurify> {
   if (purifier) return purifier;
   const p = DOMPurify(window);
   p.addHook('uponSanitizeAttribute', (_node, data) => {
-    const name = data.attrName.toLowerCase();
-    if ((name === 'href' || name === 'xlink:href' || name === 'src') && !data.attrValue.trim().startsWith('#')) data.keepAttr = false;
+    if (!keepSvgAttribute(data.attrName, data.attrValue)) data.keepAttr = false;
   });
   purifier = p;
   return p;

@@ -71,13 +71,15 @@ export class SellAccessLayer {
     return refs.map((ref) => {
       const e = this.evaluate(tx, partnerId, user, ref);
       const ctas: Cta[] = [];
-      const cta = (key: CtaKey, url: string) => ctas.push({ key, text: CTA_TEXT[lang][key], url: sign(url), enabled: true });
+      // Only calls to action that take the seller to their own pages are signed (see auth.urls.ts,
+      // "Where sign-in tokens go"): Share is a link the seller passes on, so it never carries one.
+      const cta = (key: CtaKey, url: string, signed = true) => ctas.push({ key, text: CTA_TEXT[lang][key], url: signed ? sign(url) : url, enabled: true });
       const base = this.deps.config.publicBaseUrl;
       const q = (extra: Record<string, string> = {}) => `?${new URLSearchParams({ lang, ...extra })}`;
       if (e.status === 'SELLABLE') cta('SELL', `${base}/sell/${partnerId}/ticket/${encodeURIComponent(ref.ticketId)}${q(e.sync ? {} : { sync: '1', eventId: ref.eventId, showId: ref.showId })}`);
       if (e.status === 'FOR_SALE' && e.listing) {
         cta('EDIT', `${base}/sell/${partnerId}/listings/${e.listing.id}${q()}`);
-        cta('P2P', this.deps.listings.toApi(tx, e.listing).shareUrl);
+        cta('P2P', this.deps.listings.toApi(tx, e.listing).shareUrl, false);
       }
       if (e.status === 'SOLD' && e.listing) cta('DETAILS', `${base}/sell/${partnerId}/listings/${e.listing.id}${q()}`);
       if (this.needsPayout(tx, user, e.status)) cta('PENDING_PAYOUT_INFO', `${base}/sell/${partnerId}/payout${q()}`);

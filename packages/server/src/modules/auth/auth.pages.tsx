@@ -23,6 +23,7 @@ import {
   type SessionEnv,
 } from './auth.session.js';
 import { safeReturnTo } from './auth.urls.js';
+import { stepUpRoutes } from './auth.step-up.js';
 
 /**
  * The sign-in pages of the service (server-rendered, no script, localised):
@@ -43,18 +44,18 @@ import { safeReturnTo } from './auth.urls.js';
  * (unknown partner), 410 (dead code), 429 (limits, with Retry-After).
  */
 
-type Ctx = Context<SessionEnv, any, any>;
-type PageDeps = AuthServiceDeps & Pick<AppDeps, 'config' | 'rateLimiter'>;
+export type Ctx = Context<SessionEnv, any, any>;
+export type PageDeps = AuthServiceDeps & Pick<AppDeps, 'config' | 'rateLimiter'>;
 
 /** The flow's parameters, checked. */
-interface Flow {
+export interface Flow {
   partner: PartnerRow;
   lang: Lang;
   /** Absolute URL on the service, or null. */
   returnTo: string | null;
 }
 
-function loadFlow(deps: PageDeps, c: Ctx): Flow | null {
+export function loadFlow(deps: PageDeps, c: Ctx): Flow | null {
   const id = c.req.query('p');
   if (!id) return null;
   let partner: PartnerRow;
@@ -67,7 +68,7 @@ function loadFlow(deps: PageDeps, c: Ctx): Flow | null {
 }
 
 /** A path of the flow with its parameters. */
-function flowPath(path: string, flow: Flow, extra: Record<string, string> = {}): string {
+export function flowPath(path: string, flow: Flow, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams({ p: flow.partner.id });
   if (flow.returnTo) q.set('returnTo', flow.returnTo);
   q.set('lang', flow.lang);
@@ -79,12 +80,12 @@ function sessionPath(lang: Lang): string {
   return `/auth/session?lang=${lang}`;
 }
 
-function incomplete(c: Ctx): Promise<Response> {
+export function incomplete(c: Ctx): Promise<Response> {
   const lang = pageLang(c);
   return noticePage(c, { lang, status: 404, title: m(lang, 'incompleteTitle'), text: m(lang, 'incompleteText') });
 }
 
-function tooMany(c: Ctx, lang: Lang, retryAfterSeconds: number): Promise<Response> {
+export function tooMany(c: Ctx, lang: Lang, retryAfterSeconds: number): Promise<Response> {
   return noticePage(c, {
     lang,
     status: 429,
@@ -94,14 +95,30 @@ function tooMany(c: Ctx, lang: Lang, retryAfterSeconds: number): Promise<Respons
   });
 }
 
-function codeDead(c: Ctx, flow: Flow): Promise<Response> {
+export function codeDead(c: Ctx, flow: Flow, requestNewPath = OTP_PATH): Promise<Response> {
   return noticePage(c, {
     lang: flow.lang,
     status: 410,
     title: m(flow.lang, 'codeDeadTitle'),
     text: m(flow.lang, 'codeDeadText'),
-    link: { href: flowPath(OTP_PATH, flow), label: m(flow.lang, 'requestNew') },
+    link: { href: flowPath(requestNewPath, flow), label: m(flow.lang, 'requestNew') },
   });
+}
+
+/**
+ * The code a person submitted (and its id, from the query), after the per-address limit on
+ * code guesses (`OTP_LIMITS.verifyPerIpPerMinute`, shared by sign-in and step-up); the 429 page
+ * when over it.
+ */
+export async function submittedCode(c: Ctx, deps: PageDeps, flow: Flow): Promise<{ code: string; otpId: string } | Response> {
+  try {
+    deps.rateLimiter.take(`otp-verify:${clientIp(c)}`, OTP_LIMITS.verifyPerIpPerMinute);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 429) return tooMany(c, flow.lang, Number(err.headers['Retry-After'] ?? 60));
+    throw err;
+  }
+  const body = await c.req.parseBody();
+  return { code: typeof body.code === 'string' ? body.code.slice(0, 20) : '', otpId: c.req.query('o') ?? '' };
 }
 
 /** Login Force partners sign in on their own site. */
@@ -148,17 +165,23 @@ function IdentifierForm(props: { c: Ctx; flow: Flow; value?: string; error?: str
   );
 }
 
-function CodeForm(props: { c: Ctx; flow: Flow; otpId: string; channel: 'email' | 'sms'; masked: string; error?: string }) {
+/**
+ * The page that takes a 6-digit code. `path` is the flow's start (the code form posts to
+ * `<path>/verify`, "Request a new code" goes back to `path`); `title` and `submit` name what the
+ * code is for.
+ */
+export function CodeForm(props: { c: Ctx; flow: Flow; otpId: string; channel: 'email' | 'sms'; masked: string; error?: string; path?: string; submit?: string }) {
   const { c, flow } = props;
   const L = flow.lang;
+  const path = props.path ?? OTP_PATH;
   const describedBy = props.error ? 'code-error code-hint' : 'code-hint';
   return (
     <Layout lang={L} title={m(L, 'codeTitle')}>
       <h1>{m(L, 'codeTitle')}</h1>
       <div class="card">
         <p>{m(L, props.channel === 'sms' ? 'codeSentSms' : 'codeSentEmail', { to: props.masked })}</p>
-        <form method="post" action={flowPath(`${OTP_PATH}/verify`, flow, { o: props.otpId })} novalidate>
-          {csrfField(c, `${OTP_PATH}/verify`)}
+        <form method="post" action={flowPath(`${path}/verify`, flow, { o: props.otpId })} novalidate>
+          {csrfField(c, `${path}/verify`)}
           <label for="code">{m(L, 'codeLabel')}</label>
           <input
             id="code"
@@ -180,10 +203,10 @@ function CodeForm(props: { c: Ctx; flow: Flow; otpId: string; channel: 'email' |
           <p id="code-hint" class="hint">
             {m(L, 'codeHint')}
           </p>
-          <button type="submit">{m(L, 'verify')}</button>
+          <button type="submit">{props.submit ?? m(L, 'verify')}</button>
         </form>
         <p>
-          <a href={flowPath(OTP_PATH, flow)}>{m(L, 'requestNew')}</a>
+          <a href={flowPath(path, flow)}>{m(L, 'requestNew')}</a>
         </p>
       </div>
     </Layout>
@@ -229,21 +252,15 @@ export function authPageRoutes(deps: PageDeps) {
     const flow = loadFlow(deps, c);
     if (!flow) return incomplete(c);
     if (!(await verifyCsrf(c, `${OTP_PATH}/verify`))) return csrfRejected(c, flow.lang);
-    try {
-      deps.rateLimiter.take(`otp-verify:${clientIp(c)}`, OTP_LIMITS.verifyPerIpPerMinute);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 429) return tooMany(c, flow.lang, Number(err.headers['Retry-After'] ?? 60));
-      throw err;
-    }
-    const body = await c.req.parseBody();
-    const code = typeof body.code === 'string' ? body.code.slice(0, 20) : '';
-    const otpId = c.req.query('o') ?? '';
+    const submitted = await submittedCode(c, deps, flow);
+    if (submitted instanceof Response) return submitted;
+    const { code, otpId } = submitted;
     const current = c.get('session');
     const outcome = deps.db.transaction((tx) => {
       const result = auth().verifyOtp(tx, { partnerId: flow.partner.id, otpId, code });
       if (!result.ok) return { result, started: null, view: auth().viewOtp(tx, flow.partner.id, otpId) };
       if (current) auth().revokeSession(tx, current.id);
-      return { result, started: auth().startSession(tx, flow.partner.id, result.user.id), view: null };
+      return { result, started: auth().startSession(tx, flow.partner.id, result.user.id, { steppedUp: true }), view: null };
     });
     if (outcome.started) {
       setSessionCookie(c, deps.config, outcome.started.token);
@@ -262,6 +279,8 @@ export function authPageRoutes(deps: PageDeps) {
     }
     return codeDead(c, flow);
   });
+
+  stepUpRoutes(app, deps);
 
   app.get('/auth/session', async (c) => {
     const session = c.get('session');

@@ -33,6 +33,13 @@ const MAX_TOKEN_LENGTH = 200;
 /** Sessions last 12 hours from sign-in (no sliding renewal). */
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
 
+/**
+ * How long a proof by one-time code (sign-in by code, or a step-up) counts for changes to money
+ * destinations: after that, or in a session that began from a one-time token in a URL, the
+ * page asks for a fresh code first.
+ */
+export const STEP_UP_TTL_MS = 10 * 60_000;
+
 /** A one-time password expires 10 minutes after it is sent. */
 export const OTP_TTL_MS = 10 * 60_000;
 /** Wrong guesses a code survives; the 5th wrong one kills it. */
@@ -70,7 +77,12 @@ export interface SessionData {
   /** Per-session secret of the CSRF synchronizer tokens. */
   csrfSecret: string;
   expiresAt: number;
+  /** When the user last proved a one-time code in this session; null when never (see {@link STEP_UP_TTL_MS}). */
+  steppedUpAt: number | null;
 }
+
+/** What asking for a step-up code gave. */
+export type StepUpRequest = OtpRequestResult | { ok: false; reason: 'no_contact' };
 
 /** What redeeming a one-time token gave. A foreign token reads as `unknown`. */
 export type Redemption =
@@ -232,11 +244,23 @@ export class AuthService {
 
   // ------------------------------------------------------------------ sessions
 
-  /** Starts a session; the token (the cookie value) is returned once, its hash stored. */
-  startSession(tx: Tx, partnerId: string, userPk: string): { token: string; session: SessionData } {
+  /**
+   * Starts a session; the token (the cookie value) is returned once, its hash stored.
+   *
+   * @param opts.steppedUp the user just proved a one-time code (sign-in by code); a session
+   *   that begins from a one-time token in a URL is not stepped up
+   */
+  startSession(tx: Tx, partnerId: string, userPk: string, opts: { steppedUp?: boolean } = {}): { token: string; session: SessionData } {
     const token = randomToken(TOKEN_BITS);
     const now = this.clock.now();
-    const session: SessionData = { id: newId('session'), partnerId, userPk, csrfSecret: randomToken(TOKEN_BITS), expiresAt: now + SESSION_TTL_MS };
+    const session: SessionData = {
+      id: newId('session'),
+      partnerId,
+      userPk,
+      csrfSecret: randomToken(TOKEN_BITS),
+      expiresAt: now + SESSION_TTL_MS,
+      steppedUpAt: opts.steppedUp ? now : null,
+    };
     tx.insert(sessions)
       .values({ ...session, tokenHash: hashSecret(token), revokedAt: null, createdAt: now })
       .run();
@@ -251,7 +275,41 @@ export class AuthService {
       .from(sessions)
       .where(and(eq(sessions.tokenHash, hashSecret(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, this.clock.now())))
       .get();
-    return row ? { id: row.id, partnerId: row.partnerId, userPk: row.userPk, csrfSecret: row.csrfSecret, expiresAt: row.expiresAt } : null;
+    return row ? { id: row.id, partnerId: row.partnerId, userPk: row.userPk, csrfSecret: row.csrfSecret, expiresAt: row.expiresAt, steppedUpAt: row.steppedUpAt } : null;
+  }
+
+  /** Whether the session's last proof by one-time code is fresh enough for a change to money destinations. */
+  isSteppedUp(session: Pick<SessionData, 'steppedUpAt'>): boolean {
+    return session.steppedUpAt !== null && this.clock.now() - session.steppedUpAt < STEP_UP_TTL_MS;
+  }
+
+  /**
+   * Sends a step-up code to the signed-in user's own e-mail (else phone), never to an address
+   * the request names. `no_contact` when the account has neither.
+   */
+  requestStepUp(tx: Tx, session: Pick<SessionData, 'partnerId' | 'userPk'>, input: { lang: Lang; ip: string }): StepUpRequest {
+    const user = this.users.get(tx, session.partnerId, session.userPk);
+    const identifier = user.email ?? user.phone;
+    if (!identifier) return { ok: false, reason: 'no_contact' };
+    // Its own wording: a code to change payout details, so nobody mistakes it for a sign-in.
+    return this.requestOtp(tx, { partnerId: session.partnerId, identifier, lang: input.lang, ip: input.ip, template: 'stepUpCode' });
+  }
+
+  /**
+   * Checks a step-up code and marks the session stepped up. The code must have been sent to
+   * this session's own user: a code the person requested for another address (their own, on
+   * the sign-in page) reads as unknown and counts as a wrong attempt on nothing.
+   */
+  verifyStepUp(tx: Tx, session: Pick<SessionData, 'id' | 'partnerId' | 'userPk'>, input: { otpId: string; code: string }): OtpVerifyResult {
+    const user = this.users.get(tx, session.partnerId, session.userPk);
+    const own = [user.email && `email:${user.email}`, user.phone && `phone:${user.phone}`].filter(Boolean);
+    const code = tx.select({ identifier: otpCodes.identifier }).from(otpCodes).where(and(eq(otpCodes.id, input.otpId), eq(otpCodes.partnerId, session.partnerId))).get();
+    if (!code || !own.includes(code.identifier)) return { ok: false, reason: 'unknown' };
+    const result = this.verifyOtp(tx, { partnerId: session.partnerId, otpId: input.otpId, code: input.code });
+    if (!result.ok) return result;
+    if (result.user.id !== session.userPk) return { ok: false, reason: 'unknown' };
+    tx.update(sessions).set({ steppedUpAt: this.clock.now() }).where(eq(sessions.id, session.id)).run();
+    return result;
   }
 
   /** Ends a session; true when it was live. */
@@ -270,7 +328,7 @@ export class AuthService {
    * Limits: `OTP_LIMITS.perIp` (in memory) first, then the identifier's codes of the last
    * 15 minutes and day (counted in the database).
    */
-  requestOtp(tx: Tx, input: { partnerId: string; identifier: string; lang: Lang; ip: string }): OtpRequestResult {
+  requestOtp(tx: Tx, input: { partnerId: string; identifier: string; lang: Lang; ip: string; template?: 'oneTimePassword' | 'stepUpCode' }): OtpRequestResult {
     const ipWait = this.ipLimiter.take(`otp:${input.ip}`, OTP_LIMITS.perIp.limit, OTP_LIMITS.perIp.windowMs);
     if (ipWait > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.ceil(ipWait / 1000) };
     const who = parseOtpIdentifier(input.identifier);
@@ -304,7 +362,7 @@ export class AuthService {
       partnerId: input.partnerId,
       channel: who.channel,
       to: who.to,
-      template: 'oneTimePassword',
+      template: input.template ?? 'oneTimePassword',
       lang: input.lang,
       vars: { code, minutes: OTP_TTL_MS / 60_000 },
     });

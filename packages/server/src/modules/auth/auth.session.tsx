@@ -286,34 +286,9 @@ export function csrfRejected(c: AnyContext, fallbackLang?: string | null): Promi
   return noticePage(c, { lang, status: 403, title: t(lang, 'formExpiredTitle'), text: t(lang, 'formExpiredText') });
 }
 
-/** IPv4/IPv6 addresses of this host or a private network (where our own proxy would be). */
-function isPrivateAddress(ip: string): boolean {
-  const v4 = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-  if (/^\d+\.\d+\.\d+\.\d+$/.test(v4)) {
-    const [a, b] = v4.split('.').map(Number) as [number, number];
-    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
-  }
-  const lower = ip.toLowerCase();
-  return lower === '::1' || lower.startsWith('fc') || lower.startsWith('fd');
-}
-
 /**
- * The client's address, for rate limits: the connection's peer; when that peer is this
- * host or a private network (our reverse proxy), the last `X-Forwarded-For` entry (the
- * address that proxy saw). A client connecting directly cannot choose its address this
- * way. `unknown` when there is no socket (in-process requests).
+ * The client's address as per-address limits count it (the one-time-password limits): see
+ * middleware/client-address.ts. `X-Forwarded-For` counts only as far as `TRUST_PROXY` says
+ * it was written by the operator's proxies; an IPv6 client counts by its /64.
  */
-export function clientIp(c: AnyContext): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  const peer = incoming?.socket?.remoteAddress;
-  if (!peer) return 'unknown';
-  if (isPrivateAddress(peer)) {
-    const forwarded = (c.req.header('x-forwarded-for') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .pop();
-    if (forwarded && forwarded.length <= 64) return forwarded;
-  }
-  return peer;
-}
+export { clientLimitKey as clientIp } from '../../middleware/client-address.js';

@@ -35,6 +35,12 @@ export const sessions = sqliteTable(
     csrfSecret: text().notNull(),
     expiresAt: integer().notNull(),
     revokedAt: integer(),
+    /**
+     * When the user last proved, inside this session, that they hold the account's e-mail or
+     * phone (a one-time code): the sign-in by code, or a step-up. Null for a session that began
+     * from a one-time token in a URL. Changes to money destinations need it fresh.
+     */
+    steppedUpAt: integer(),
     createdAt: integer().notNull(),
   },
   (t) => [uniqueIndex('sessions_hash_uq').on(t.tokenHash)],

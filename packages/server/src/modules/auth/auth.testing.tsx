@@ -117,3 +117,29 @@ export function lastCode(t: TestApp, to: string): string {
   if (!code) throw new Error(`No code was sent to ${to}`);
   return code;
 }
+
+/** Decodes the `&amp;` of an action or link taken from a page. */
+const decoded = (s: string) => s.replace(/&amp;/g, '&');
+
+/**
+ * Drives a one-time-code flow as a person would, from its first page (`/auth/otp?…` to sign in,
+ * `/auth/step-up?…` to step up): submits the first form (the identifier, when `identifier` is
+ * given), reads the code sent to `to` from the outbox, submits it, and answers the final
+ * redirect (to the flow's `returnTo`).
+ */
+export async function completeCodeFlow(t: TestApp, browser: TestBrowser, start: string, to: string, identifier?: string): Promise<BrowserResponse> {
+  const first = await browser.get(start);
+  if (first.status !== 200) throw new Error(`${start} answered ${first.status}`);
+  const form: Record<string, string> = { _csrf: inputValue(first.text, '_csrf')! };
+  if (identifier !== undefined) form.identifier = identifier;
+  const sent = await browser.post(decoded(formAction(first.text)!), form);
+  if (sent.status !== 303) throw new Error(`sending the code answered ${sent.status}`);
+  const codePage = await browser.get(sent.location!);
+  return browser.post(decoded(formAction(codePage.text)!), { _csrf: inputValue(codePage.text, '_csrf')!, code: lastCode(t, to) });
+}
+
+/** The CSRF token of the first form in a page whose action is `action` (a page may hold several forms: sign-out, buy …). */
+export function csrfOf(html: string, action: string): string | null {
+  const at = html.indexOf(`action="${action}"`);
+  return at < 0 ? null : inputValue(html.slice(at), '_csrf');
+}

@@ -69,8 +69,8 @@ describe('safeReturnTo', () => {
 
 describe('signed URLs (Login Trust, smart publish, access layer)', () => {
   it('signUrl appends or replaces oneTimeToken and keeps the rest', () => {
-    expect(signUrl('https://resale.test/buy/1?lang=es#x', 'T1')).toBe('https://resale.test/buy/1?lang=es&oneTimeToken=T1#x');
-    expect(signUrl('https://resale.test/buy/1?oneTimeToken=old', 'T2')).toBe('https://resale.test/buy/1?oneTimeToken=T2');
+    expect(signUrl('https://resale.test/sell/p1/start?lang=es#x', 'T1')).toBe('https://resale.test/sell/p1/start?lang=es&oneTimeToken=T1#x');
+    expect(signUrl('https://resale.test/sell/p1/start?oneTimeToken=old', 'T2')).toBe('https://resale.test/sell/p1/start?oneTimeToken=T2');
   });
 
   it('signs each URL with its own fresh token for the user, created on first sight', async () => {
@@ -78,7 +78,7 @@ describe('signed URLs (Login Trust, smart publish, access layer)', () => {
     const p = t.partner('Acme');
     const urls = t.db.transaction((tx) => {
       const sign = loginTrustSigner(t.deps, tx, { partnerId: p.id, user: 'Ana@Example.com' }, 'accessLayer');
-      return [sign(`http://resale.test/test/${p.id}/protected?b=1`), sign(`http://resale.test/test/${p.id}/protected?b=2`)];
+      return [sign(`http://resale.test/sell/${p.id}/start?b=1`), sign(`http://resale.test/sell/${p.id}/start?b=2`)];
     });
     const tokens = urls.map((u) => new URL(u).searchParams.get('oneTimeToken')!);
     expect(tokens[0]).not.toBe(tokens[1]);
@@ -92,7 +92,9 @@ describe('signed URLs (Login Trust, smart publish, access layer)', () => {
       const browser = new TestBrowser(t.app);
       const res = await browser.get(url);
       expect(res.status).toBe(302);
-      expect((await browser.get(res.location!)).status).toBe(200);
+      expect(res.location).not.toContain('oneTimeToken');
+      // Signed in as that user (the sell page itself needs the partner's platform, absent here).
+      expect((await browser.get('/auth/session')).text).toContain('ana@example.com');
     }
   });
 
@@ -100,11 +102,11 @@ describe('signed URLs (Login Trust, smart publish, access layer)', () => {
     const t = createTestApp();
     const p = t.partner('Acme');
     t.db.transaction((tx) => {
-      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: undefined }, 'https://resale.test/x')).toBe('https://resale.test/x');
-      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: '  ' }, 'https://resale.test/x')).toBe('https://resale.test/x');
-      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: '+34600111222' }, 'https://resale.test/x', 'smartPublish')).toMatch(/\?oneTimeToken=\w{43}$/);
+      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: undefined }, 'https://resale.test/sell/p1/x')).toBe('https://resale.test/sell/p1/x');
+      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: '  ' }, 'https://resale.test/sell/p1/x')).toBe('https://resale.test/sell/p1/x');
+      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: '+34600111222' }, 'https://resale.test/sell/p1/x', 'smartPublish')).toMatch(/\?oneTimeToken=\w{43}$/);
       try {
-        withLoginTrust(t.deps, tx, { partnerId: p.id, user: 'not-an-email', method: 'email' }, 'https://resale.test/x');
+        withLoginTrust(t.deps, tx, { partnerId: p.id, user: 'not-an-email', method: 'email' }, 'https://resale.test/sell/p1/x');
         expect.unreachable();
       } catch (err) {
         expect(err).toBeInstanceOf(ApiError);

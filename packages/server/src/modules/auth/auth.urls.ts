@@ -1,23 +1,64 @@
 import type { Tx } from '../../db/client.js';
 import { authService, type AuthServiceDeps, type UserMethod } from './auth.service.js';
 import type { ErrorLocation } from '../../lib/errors.js';
+import type { SecretBox } from '../../lib/crypto.js';
 
 /**
- * URLs of the authentication flows: the one-time token every generated URL carries
- * (Login Trust, smart publish, access layer), and the check that keeps `returnTo` on the
- * service (no open redirect).
+ * URLs of the authentication flows: the one-time token every generated entry URL carries
+ * (Login Trust, smart publish, access layer), and the checks that keep `returnTo` on the
+ * service (no open redirect) or on the partner's own origins.
+ *
+ * ## Where sign-in tokens go
+ *
+ * A one-time token signs whoever opens the URL in as its user, so it goes only on a URL that
+ * takes a user to *their own* pages, made by the partner's server for that user at the moment
+ * they click:
+ *
+ * | minted by | purpose | URLs |
+ * |---|---|---|
+ * | `GET /v1/auth/oneTimeToken` (Login Force) | `login` | the `returnTo` the user signed in for |
+ * | sell entry URLs with `loginTrust[user]` / `sellerEmail` / smart publish | `sellFlow`, `smartPublish` | `/sell/…` |
+ * | sell access layer with `autologin` | `accessLayer` | SELL, EDIT, DETAILS, MANAGE, PENDING_PAYOUT_INFO, the sell banner (`/sell/…`) |
+ * | buy access layer and buying-flow entry URL with `loginTrust[user]` | `accessLayer`, `buyFlow` | the market page (`/market/…`) |
+ * | `POST …/buyIntention` with `user` | `checkout` | that intention's checkout (`/checkout/…`) |
+ *
+ * Never on a URL meant to travel: Share (P2P), the listing's `shareUrl`, `salePublicUrl`, a
+ * market page that points at a listing or ticket, links in e-mails, webhooks or pages.
+ * {@link signUrl}, the one place a token joins a URL, refuses any other destination, and
+ * `auth.token-policy.test.ts` walks every URL the service generates. A session that began
+ * from a token counts as not stepped up (see `auth.step-up.ts`): money destinations need a
+ * fresh one-time code on top.
  */
 
 /** The query parameter that carries a one-time token (spec: `oneTimeToken`). */
 export const ONE_TIME_TOKEN_PARAM = 'oneTimeToken';
 
 /**
+ * Whether a sign-in token may go on `url` (see "Where sign-in tokens go"): a sell page, a
+ * checkout, or a market page. Which of those URLs get one is decided where they are made
+ * (Share never does); this check stops a token from ever landing on any other page.
+ */
+export function isTokenDestination(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  const [first, partner, rest] = u.pathname.split('/').filter(Boolean);
+  return Boolean(partner && rest) && (first === 'sell' || first === 'checkout' || first === 'market');
+}
+
+/**
  * `url` with `?oneTimeToken=<token>` (replacing one already there; other parameters and the
  * fragment are kept).
  *
- * @example signUrl('https://resale.example/buy/x?lang=es', 'Zq3') // 'https://resale.example/buy/x?lang=es&oneTimeToken=Zq3'
+ * @throws Error when `url` is not a place a token may go ({@link isTokenDestination}): a bug
+ *   in the caller, never something a request can cause
+ * @example signUrl('https://resale.example/sell/ptr_1/start?lang=es', 'Zq3') // '…/sell/ptr_1/start?lang=es&oneTimeToken=Zq3'
  */
 export function signUrl(url: string, token: string): string {
+  if (!isTokenDestination(url)) throw new Error(`A sign-in token must not go on ${url.split('?')[0]}: it is not a page of the user's own`);
   const u = new URL(url);
   u.searchParams.set(ONE_TIME_TOKEN_PARAM, token);
   return u.toString();
@@ -103,4 +144,43 @@ export function safeReturnTo(url: string | null | undefined, publicBaseUrl: stri
   const basePath = base.pathname.replace(/\/+$/, '');
   if (basePath !== '' && target.pathname !== basePath && !target.pathname.startsWith(basePath + '/')) return null;
   return target.href;
+}
+
+/** The query parameter (and form field) carrying the service's tag of a partner `returnTo`. */
+export const RETURN_TO_TAG_PARAM = 'returnToTag';
+
+/**
+ * The tag that proves the partner's server chose `returnTo` (the buying-flow entry URL API adds
+ * it): an HMAC under the server key over the partner and the URL.
+ */
+export function returnToTag(box: Pick<SecretBox, 'sign'>, partnerId: string, returnTo: string): string {
+  return box.sign('partner-return-to', `${partnerId}\u0000${returnTo}`);
+}
+
+/**
+ * A way back to the partner's site, or null. A `returnTo` from a request is a link the service
+ * will show to a fan ("Back to the ticketing site"), so it must lead where the partner said:
+ * an absolute http(s) URL, without user info, whose origin is one of the partner's
+ * `allowedOrigins`, or one the partner's server handed to us through the API (`tag`, see
+ * {@link returnToTag}). Anything else (`https://evil.example/phish`) is dropped, never shown.
+ *
+ * @example partnerReturnTo(deps.box, partner, c.req.query('returnTo'), c.req.query('returnToTag'))
+ */
+export function partnerReturnTo(
+  box: Pick<SecretBox, 'verify'>,
+  partner: { id: string; settings: { allowedOrigins: readonly string[] } },
+  url: unknown,
+  tag: unknown,
+): string | null {
+  if (typeof url !== 'string' || url.length === 0 || url.length > MAX_RETURN_TO) return null;
+  if (/[\u0000-\u0020\u007f-\u009f\\]/.test(url) || !/^https?:\/\//i.test(url)) return null;
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return null;
+  }
+  if (target.username !== '' || target.password !== '') return null;
+  if ((partner.settings.allowedOrigins ?? []).includes(target.origin)) return target.href;
+  return typeof tag === 'string' && tag.length <= 64 && box.verify('partner-return-to', `${partner.id}\u0000${url}`, tag) ? target.href : null;
 }

@@ -112,8 +112,8 @@ export function channelRoutes(deps: AppDeps) {
       operationId: 'withdrawChannelListing',
       summary: 'Withdraw a channel listing',
       description:
-        'Takes an ACTIVE listing off the market (WITHDRAWN); its tickets are gone. Withdrawing a WITHDRAWN listing answers it again (safe to retry). ' +
-        'A listing in a buyer’s checkout (RESERVED) cannot be withdrawn: 409, try again in a few minutes; sold or ended: 409.',
+        'Takes an ACTIVE or RESERVED listing off the market (WITHDRAWN); its tickets are gone. A buyer’s checkout holding it ends at once (the buyer is told, nothing is charged). ' +
+        'Withdrawing a WITHDRAWN listing answers it again (safe to retry); sold or ended: 409.',
       middleware: [key],
       request: { params: ChannelListingIdParam },
       responses: { 200: jsonResponse(envelope(ChannelListingSchema), 'The listing, WITHDRAWN'), ...errorResponses(404, 409) },

@@ -193,25 +193,28 @@ export class ChannelsService {
   }
 
   /**
-   * Takes an ACTIVE channel listing off the market (WITHDRAWN); its tickets are deleted.
+   * Takes a channel listing off the market (WITHDRAWN); its tickets are deleted. A listing in a
+   * buyer's checkout is withdrawn too: that checkout ends (`endReason` `withdrawn`, the buyer is
+   * told at checkout, nothing is charged), since the channel may have sold the tickets elsewhere.
    * Withdrawing a WITHDRAWN listing answers it unchanged, so a retried DELETE is safe.
-   * @throws 404 not this partner's channel listing; 409 in a buyer's checkout, sold or ended
+   * @throws 404 not this partner's channel listing; 409 sold or ended
    */
   withdraw(tx: Tx, partnerId: string, listingId: string): ListingRow {
     const j = this.load(tx, partnerId, listingId);
-    if (this.stateOf(j).state === 'WITHDRAWN') return j.l;
-    this.assertActive(j);
+    const { state } = this.stateOf(j);
+    if (state === 'WITHDRAWN') return j.l;
+    if (state !== 'ACTIVE' && state !== 'RESERVED') throw ApiError.conflict(`The listing is ${state}`);
     const now = this.deps.clock.now();
     const ended = tx
       .update(listings)
       .set({ state: 'TERMINATED', endReason: CHANNEL_WITHDRAWN_REASON, endedAt: now, intentionId: null, updatedAt: now })
-      .where(and(eq(listings.id, j.l.id), eq(listings.state, 'ACTIVE')))
+      .where(and(eq(listings.id, j.l.id), eq(listings.state, j.l.state)))
       .returning()
       .get();
     if (!ended) throw ApiError.conflict('The listing changed meanwhile; read it again');
     this.notify(tx, ended, 'listing.deleted');
-    // Its handlers: intentions (none hold an ACTIVE listing) and dropChannelTickets below.
-    this.deps.bus.emit(tx, 'listing.ended', { partnerId, listingId: ended.id, intentionId: null });
+    // Its handlers: intentions (ends the checkout that held it) and dropChannelTickets below.
+    this.deps.bus.emit(tx, 'listing.ended', { partnerId, listingId: ended.id, intentionId: j.l.intentionId, reason: CHANNEL_WITHDRAWN_REASON });
     return ended;
   }
 

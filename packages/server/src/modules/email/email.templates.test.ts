@@ -7,7 +7,9 @@ const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
   listingSold: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', amount: { minor: 4550, currency: 'EUR' }, payoutDate: '2026-06-15' },
   delistNotice: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', reason: 'Venue capacity changed' },
   oneTimePassword: { code: '493817', minutes: 10 },
+  stepUpCode: { code: '271828', minutes: 10 },
   payoutScheduled: { amount: { minor: 12000, currency: 'EUR' }, payoutDate: '2026-06-15' },
+  payoutDetailsChanged: { accountHint: '3000', holderName: 'Ana García' },
   refund: { eventTitle: 'Aurora Tour', amount: '€91.00' },
   purchaseConfirmed: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', amount: { minor: 10010, currency: 'EUR' }, quantity: 2 },
   wishlistAvailable: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', marketUrl: 'https://resale.test/market/ptr_1/aurora?showId=s1&lang=en', ticketOptionTitle: 'Field' },
@@ -22,7 +24,9 @@ const EXPECTED: Record<TemplateName, Record<'en' | 'es', string[]>> = {
   listingSold: { en: ['Aurora Tour', 'Madrid night', '€45.50', 'June 15, 2026'], es: ['Aurora Tour', 'Madrid night', '45,50 €', '15 de junio de 2026'] },
   delistNotice: { en: ['Aurora Tour', 'Madrid night', 'Venue capacity changed'], es: ['Aurora Tour', 'Madrid night', 'Venue capacity changed'] },
   oneTimePassword: { en: ['493817', '10 minutes'], es: ['493817', '10 minutos'] },
+  stepUpCode: { en: ['271828', '10 minutes', 'payout details'], es: ['271828', '10 minutos', 'datos de cobro'] },
   payoutScheduled: { en: ['€120.00', 'June 15, 2026'], es: ['120,00 €', '15 de junio de 2026'] },
+  payoutDetailsChanged: { en: ['ending in 3000', 'Ana García', 'did not make this change'], es: ['termina en 3000', 'Ana García', 'no has hecho este cambio'] },
   refund: { en: ['Aurora Tour', '€91.00'], es: ['Aurora Tour', '€91.00'] },
   purchaseConfirmed: { en: ['Aurora Tour', 'Madrid night', '2 ticket(s)', '€100.10', 'May 1, 2026'], es: ['Aurora Tour', 'Madrid night', '2 entrada(s)', '100,10 €', '1 de mayo de 2026'] },
   wishlistAvailable: {
@@ -38,7 +42,7 @@ const BAD_OUTPUT = /undefined|null|NaN|\[object|\$\{/;
 
 describe('message templates', () => {
   it('has the templates the other modules use', () => {
-    expect([...TEMPLATE_NAMES].sort()).toEqual(['delistNotice', 'listingSold', 'oneTimePassword', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'ticketUnlocked', 'wishlistAvailable']);
+    expect([...TEMPLATE_NAMES].sort()).toEqual(['delistNotice', 'listingSold', 'oneTimePassword', 'payoutDetailsChanged', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'stepUpCode', 'ticketUnlocked', 'wishlistAvailable']);
   });
 
   for (const name of TEMPLATE_NAMES) {

@@ -42,8 +42,12 @@ export interface TemplateVars {
   delistNotice: { eventTitle: string; showTitle: string; reason?: string | null };
   /** A one-time sign-in code (e-mail or SMS). */
   oneTimePassword: { code: string; minutes: number };
+  /** A one-time code that confirms a change of payout details (step-up): says so, so a person tricked into asking for it can tell. */
+  stepUpCode: { code: string; minutes: number };
   /** A payout to a seller was scheduled. */
   payoutScheduled: { amount: MoneyVar; payoutDate: string };
+  /** A seller's payout details were set or changed (after a step-up): the account's last four and holder. */
+  payoutDetailsChanged: { accountHint: string; holderName: string };
   /** A resale buyer is refunded because the show was cancelled. */
   refund: { eventTitle: string; amount: MoneyVar };
   /** A resale buyer's purchase went through. */
@@ -102,7 +106,9 @@ const SCHEMAS: { [K in TemplateName]: z.ZodType<TemplateVars[K], any> } = {
   listingSold: z.object({ eventTitle: title, showTitle: title, amount: money, payoutDate: isoDay }),
   delistNotice: z.object({ eventTitle: title, showTitle: title, reason: z.string().trim().max(500).nullish() }),
   oneTimePassword: z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits'), minutes: z.number().int().min(1).max(1440) }),
+  stepUpCode: z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits'), minutes: z.number().int().min(1).max(1440) }),
   payoutScheduled: z.object({ amount: money, payoutDate: isoDay }),
+  payoutDetailsChanged: z.object({ accountHint: z.string().regex(/^[A-Z0-9]{4}$/), holderName: title }),
   refund: z.object({ eventTitle: title, amount: money }),
   purchaseConfirmed: z.object({ eventTitle: title, showTitle: title, showDate: isoInstant, amount: money, quantity: z.number().int().min(1).max(100), timeZone: timeZone.optional() }),
   wishlistAvailable: z.object({
@@ -311,6 +317,26 @@ const COPY: { [K in TemplateName]: Written<K> } = {
       sms: `${v.code} es tu código de acceso a la reventa. Caduca en ${f.minutes(v.minutes)}. No lo compartas.`,
     }),
   },
+  stepUpCode: {
+    en: (v, f) => ({
+      subject: 'Your code to change your payout details',
+      blocks: [
+        { code: v.code, label: 'Your code to change where your resale payouts go' },
+        `It expires in ${f.minutes(v.minutes)}. Enter it only if you are changing your payout details yourself, right now.`,
+        'If you did not ask for it, someone may be trying to redirect your money: do not share it, and contact the ticketing site.',
+      ],
+      sms: `${v.code} is your code to CHANGE YOUR PAYOUT DETAILS. It expires in ${f.minutes(v.minutes)}. Not you? Do not share it.`,
+    }),
+    es: (v, f) => ({
+      subject: 'Tu código para cambiar tus datos de cobro',
+      blocks: [
+        { code: v.code, label: 'Tu código para cambiar a dónde van tus cobros de la reventa' },
+        `Caduca en ${f.minutes(v.minutes)}. Introdúcelo solo si eres tú quien está cambiando ahora tus datos de cobro.`,
+        'Si no lo has pedido, alguien podría estar intentando desviar tu dinero: no lo compartas y contacta con la web de venta de entradas.',
+      ],
+      sms: `${v.code} es tu código para CAMBIAR TUS DATOS DE COBRO. Caduca en ${f.minutes(v.minutes)}. ¿No eres tú? No lo compartas.`,
+    }),
+  },
   payoutScheduled: {
     en: (v, f) => ({
       subject: `Your payout of ${f.money(v.amount)} is scheduled`,
@@ -327,6 +353,24 @@ const COPY: { [K in TemplateName]: Written<K> } = {
         'Si tus datos de cobro faltan o no están al día, actualízalos antes de esa fecha.',
       ],
       sms: `Tu pago de ${f.money(v.amount)} por la reventa está programado para el ${f.date(v.payoutDate)}.`,
+    }),
+  },
+  payoutDetailsChanged: {
+    en: (v) => ({
+      subject: 'Your payout details were changed',
+      blocks: [
+        `Your resale payouts now go to the account ending in ${v.accountHint} (${v.holderName}).`,
+        'If you did not make this change, contact the ticketing site at once: someone may have access to your account.',
+      ],
+      sms: `Your resale payouts now go to the account ending in ${v.accountHint}. Not you? Contact the ticketing site at once.`,
+    }),
+    es: (v) => ({
+      subject: 'Tus datos de cobro han cambiado',
+      blocks: [
+        `Tus cobros de la reventa van ahora a la cuenta que termina en ${v.accountHint} (${v.holderName}).`,
+        'Si no has hecho este cambio, contacta ya con la web de venta de entradas: alguien podría tener acceso a tu cuenta.',
+      ],
+      sms: `Tus cobros de la reventa van ahora a la cuenta que termina en ${v.accountHint}. ¿No has sido tú? Contacta ya con la web de venta.`,
     }),
   },
   refund: {

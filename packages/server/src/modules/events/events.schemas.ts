@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isCurrency } from '../../lib/money.js';
 import { whenPresent } from '../../lib/validation.js';
+import { cleanSvgChart, SVG_CHART_UNUSABLE } from './events.svg.js';
 
 /**
  * Request and response schemas of events, shows, ticket options, price types and
@@ -45,6 +46,21 @@ const tag = () =>
     .openapi({ example: 'genre:rock' });
 
 const PAYMENT_METHODS = ['WALLET', 'CARD', 'BANK_TRANSFER'] as const;
+
+/**
+ * `seating.svgCode`: sanitised here, while the request (or feed item) is validated, so the work
+ * is done before the write transaction; the events service checks again (a hit of the same
+ * memo) for callers that bypass the schema.
+ */
+const svgChart = () =>
+  z
+    .string()
+    .max(1_000_000)
+    .transform((code, ctx) => {
+      const clean = cleanSvgChart(code);
+      if (clean === null) ctx.addIssue({ code: 'custom', message: SVG_CHART_UNUSABLE });
+      return clean ?? '';
+    });
 
 /** Builds the schema family; see the module comment for `strict`. */
 export function eventSchemas(strict: boolean) {
@@ -126,7 +142,15 @@ export function eventSchemas(strict: boolean) {
   const seating = named(
     obj({
       image: httpUrl().optional().openapi({ description: 'Seating chart picture.' }),
-      svgCode: z.string().max(1_000_000).optional().openapi({ description: 'Seating chart as SVG; sanitised before it is rendered.' }),
+      svgCode: svgChart()
+        .optional()
+        .openapi({
+          description:
+            'Seating chart as SVG (zones carry `data-area`, seats `data-section`, `data-row`, `data-seat`). Sanitised when received and stored clean: ' +
+            'scripts, `<foreignObject>`, `<style>`, `<a>`, event handlers, `style` attributes and references outside the chart (`href` other than `#id`, `url(…)` other than `url(#id)`) are removed; ' +
+            'shapes, text, ids, classes and `data-*` attributes stay. A chart with nothing usable left (no `<svg>` root with content) is refused (400 naming seating.svgCode). An empty string means no chart.',
+          example: '<svg viewBox="0 0 100 60"><rect data-area="Field" x="0" y="0" width="100" height="40"/><g data-section="A" data-row="1"><circle data-seat="1" cx="10" cy="50" r="3"/></g></svg>',
+        }),
     }),
     'Seating',
   );

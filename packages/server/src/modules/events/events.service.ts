@@ -9,6 +9,7 @@ import { toMinor } from '../../lib/money.js';
 import type { EventAggregate, ShowAggregate } from './events.model.js';
 import type { Configuration, ImageIn, InventoryIn, Location, Producer, Seating, ShowDates } from './events.schemas.js';
 import { combinations, events, priceTypes, shows, ticketOptions, type ShowStatus } from './events.table.js';
+import { cleanSvgChart, SVG_CHART_UNUSABLE } from './events.svg.js';
 
 /**
  * What `apply` accepts: the API's create and update bodies and the pull feed's events
@@ -231,6 +232,7 @@ export class EventsService {
     if (mode === 'update' && !existing) throw ApiError.notFound('event', input.externalReferenceId);
 
     const errors: ErrorEntry[] = [];
+    input = withCleanChart(input, errors);
     const now = this.clock.now();
     const agg = existing ?? this.blankEvent(partnerId, input, source, errors);
     const before = new Map(agg.shows.map((s) => [s.showId, s.status]));
@@ -429,6 +431,22 @@ export class EventsService {
 }
 
 // ------------------------------------------------------------------ merging
+
+/**
+ * The input with its seating chart sanitised (see events.svg.ts), whoever sends it: the
+ * schemas sanitise while validating, so for the API and the feed this is a memo hit; the manual
+ * load and any other caller get the same treatment. A chart with nothing usable left is an error.
+ */
+function withCleanChart(input: EventInput, errors: ErrorEntry[]): EventInput {
+  const code = input.seating?.svgCode;
+  if (code === undefined) return input;
+  const clean = cleanSvgChart(code);
+  if (clean === null) {
+    errors.push({ code: 'invalid_value', message: `seating.svgCode ${SVG_CHART_UNUSABLE}`, path: 'seating.svgCode', in: 'body' });
+    return input;
+  }
+  return clean === code ? input : { ...input, seating: { ...input.seating, svgCode: clean } };
+}
 
 function emptyLocation(): Location {
   return { city: '', state: '', venueName: '', address: '', country: '', postalCode: '' };

@@ -6,7 +6,7 @@ import { toMajor } from '../../lib/money.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
-import { loginTrustSigner } from '../auth/auth.urls.js';
+import { loginTrustSigner, RETURN_TO_TAG_PARAM, returnToTag } from '../auth/auth.urls.js';
 import { marketEvent, offers } from '../market/market.queries.js';
 import { MAX_INTENTION_ITEMS } from './intentions.service.js';
 
@@ -61,7 +61,7 @@ export function intentionRoutes(deps: AppDeps) {
       path: '/v1/marketplace/buyingflow/buyIntention',
       operationId: 'createBuyIntention',
       summary: 'Create a buy intention',
-      description: `Reserves exactly these listings (at most ${MAX_INTENTION_ITEMS}, one show and ticket option) for the partner’s buyIntentionTtlSeconds and answers the payment URL. 409 when one is no longer available: nothing is reserved then. Accepts Idempotency-Key.`,
+      description: `Reserves exactly these listings (at most ${MAX_INTENTION_ITEMS}, one show and ticket option) for the partner’s buyIntentionTtlSeconds and answers the payment URL. 409 when one is no longer available: nothing is reserved then. 429 rate_limited (with Retry-After) when the buyer already holds as many live checkouts, or tickets of the show, as the partner’s holdLimits allow. Accepts Idempotency-Key.`,
       middleware: [key, idempotency(deps)],
       request: {
         body: jsonBody(
@@ -192,7 +192,7 @@ export function intentionRoutes(deps: AppDeps) {
       path: '/v1/marketplace/buyingflow/url/entrypoint',
       operationId: 'getBuyingFlowUrl',
       summary: 'Buying-flow entry URL',
-      description: 'The market page of the event and show (optionally filtered to a ticket option), with a way back to returnTo. loginTrust[user] signs the URL with a single-use token.',
+      description: 'The market page of the event and show (optionally filtered to a ticket option), with a way back to returnTo (the URL carries our returnToTag, so any https address the partner’s server chooses is shown; a returnTo added by anyone else must be on the partner’s allowedOrigins). loginTrust[user] signs the URL with a single-use token.',
       middleware: [key],
       request: {
         query: z.object({
@@ -210,7 +210,14 @@ export function intentionRoutes(deps: AppDeps) {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
       deps.events.findShow(deps.db, partner.id, q.externalReferenceEventId, q.showId);
-      const params = new URLSearchParams({ showId: q.showId, lang: q.lang ?? partner.settings.defaultLang, returnTo: q.returnTo, ...(q.ticketOptionId ? { ticketOptionId: q.ticketOptionId } : {}) });
+      // The tag tells the market page that the partner's server chose this returnTo (see partnerReturnTo).
+      const params = new URLSearchParams({
+        showId: q.showId,
+        lang: q.lang ?? partner.settings.defaultLang,
+        returnTo: q.returnTo,
+        [RETURN_TO_TAG_PARAM]: returnToTag(deps.box, partner.id, q.returnTo),
+        ...(q.ticketOptionId ? { ticketOptionId: q.ticketOptionId } : {}),
+      });
       const url = `${deps.config.publicBaseUrl}/market/${partner.id}/${encodeURIComponent(q.externalReferenceEventId)}?${params}`;
       return respondInTransaction(c, deps, 200, (tx) => loginTrustSigner(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, 'buyFlow')(url));
     },

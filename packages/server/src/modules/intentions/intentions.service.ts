@@ -1,4 +1,4 @@
-import { and, eq, inArray, lte } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
@@ -9,6 +9,7 @@ import { isResaleOpen } from '../events/events.model.js';
 import { shows } from '../events/events.table.js';
 import { listings } from '../listings/listings.table.js';
 import { partners } from '../partners/partners.table.js';
+import { DEFAULT_HOLD_LIMITS, type HoldLimits } from '../partners/partners.settings.js';
 import { userToApi } from '../users/users.service.js';
 import { users } from '../users/users.table.js';
 import { buyIntentions, type IntentionState } from './intentions.table.js';
@@ -17,6 +18,30 @@ export type IntentionRow = typeof buyIntentions.$inferSelect;
 
 /** Listings one checkout may hold. */
 export const MAX_INTENTION_ITEMS = 20;
+
+/** Which hold limit a new hold would break (see `HoldLimits`). */
+export type HoldLimit = 'perBuyer' | 'ticketsPerBuyerPerShow' | 'perClientAddress';
+
+/**
+ * A hold refused by a hold limit: 429 `rate_limited` with `Retry-After` for the API; pages read
+ * `limit`, `max` and `pendingIntentionId` (the buyer's checkout to continue) to say it their way.
+ */
+export class HoldLimitError extends ApiError {
+  constructor(
+    readonly limit: HoldLimit,
+    readonly max: number,
+    readonly retryAfterSeconds: number,
+    readonly pendingIntentionId: string | null,
+  ) {
+    const message =
+      limit === 'perBuyer'
+        ? `This buyer already has ${max} checkouts waiting for payment; finish or cancel one first`
+        : limit === 'ticketsPerBuyerPerShow'
+          ? `A buyer may hold at most ${max} tickets of one show at once`
+          : 'Too many checkouts are waiting for payment from this client address; try again later';
+    super(429, 'rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  }
+}
 
 /**
  * Buy intentions: a reservation of exactly the chosen listings for the partner's
@@ -28,7 +53,7 @@ export const MAX_INTENTION_ITEMS = 20;
 export class IntentionsService {
   constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'bus' | 'listings' | 'config'>) {
     deps.bus.on('listing.ended', (tx, e) => {
-      if (e.intentionId) this.endIfPending(tx, e.intentionId, 'CANCELLED', 'listing_unavailable');
+      if (e.intentionId) this.endIfPending(tx, e.intentionId, 'CANCELLED', e.reason === 'organiser' ? 'delisted' : e.reason === 'channel_withdrawn' ? 'withdrawn' : 'listing_unavailable');
     });
   }
 
@@ -37,7 +62,7 @@ export class IntentionsService {
    * checkout stays within one show and ticket option; a seller cannot buy their own listing.
    * @throws 404 unknown listing, 400 mixed items, 409 not available
    */
-  create(tx: Tx, partnerId: string, input: { listingIds: readonly string[]; buyerPk: string | null; returnTo?: string | null }): IntentionRow {
+  create(tx: Tx, partnerId: string, input: { listingIds: readonly string[]; buyerPk: string | null; returnTo?: string | null; clientKey?: string | null }): IntentionRow {
     const ids = [...new Set(input.listingIds)];
     // The API's schema asks for one item at least; a page's form post reaches here without it.
     if (ids.length === 0) throw ApiError.field('missing_field', 'items', 'Pick at least one ticket');
@@ -52,6 +77,13 @@ export class IntentionsService {
     const show = tx.select().from(shows).where(eq(shows.id, first.showPk)).get()!;
     const now = this.deps.clock.now();
     if (!isResaleOpen(show) || now >= show.startsAt) throw ApiError.conflict('Resale is closed for this show');
+    const partner = tx.select().from(partners).where(eq(partners.id, partnerId)).get()!;
+    this.checkHoldLimits(tx, partner.settings.holdLimits ?? DEFAULT_HOLD_LIMITS, {
+      buyerPk: input.buyerPk,
+      clientKey: input.clientKey ?? null,
+      showPk: first.showPk,
+      tickets: rows.reduce((n, r) => n + r.quantity, 0),
+    });
 
     const id = newId('intention');
     const reserved = tx
@@ -60,8 +92,6 @@ export class IntentionsService {
       .where(and(eq(listings.partnerId, partnerId), inArray(listings.id, ids), eq(listings.state, 'ACTIVE')))
       .run();
     if (reserved.changes !== ids.length) throw ApiError.conflict('One or more of these tickets are no longer available');
-
-    const partner = tx.select().from(partners).where(eq(partners.id, partnerId)).get()!;
     return tx
       .insert(buyIntentions)
       .values({
@@ -75,6 +105,7 @@ export class IntentionsService {
         totalMinor: rows.reduce((sum, r) => sum + r.quantity * (r.priceMinor + r.buyerFeeMinor), 0),
         expiresAt: now + partner.settings.buyIntentionTtlSeconds * 1000,
         returnTo: input.returnTo ?? null,
+        clientKey: input.clientKey ?? null,
         endReason: null,
         paidAt: null,
         endedAt: null,
@@ -83,6 +114,69 @@ export class IntentionsService {
       })
       .returning()
       .get();
+  }
+
+  /**
+   * Names the buyer of an intention reserved without one (the checkout's sign-in), with one
+   * conditional update: a buyer already named stays. The own-listing rule of `create` holds
+   * here too: a seller who reserved their own listing signed out and signs in at checkout gets
+   * `own_listing`, and the intention is cancelled so the listings go back on sale.
+   */
+  claim(tx: Tx, partnerId: string, id: string, buyerPk: string): { ok: true; row: IntentionRow } | { ok: false; reason: 'own_listing' | 'not_yours'; row: IntentionRow } {
+    let row = this.get(tx, partnerId, id);
+    // Ended before anyone signed in: nothing to claim; the page says how it ended.
+    if (row.buyerPk === null && row.state !== 'PENDING') return { ok: true, row };
+    if (row.buyerPk === null) {
+      const sellers = tx.select({ sellerPk: listings.sellerPk }).from(listings).where(inArray(listings.id, row.listingIds)).all();
+      if (sellers.some((l) => l.sellerPk === buyerPk)) return { ok: false, reason: 'own_listing', row: this.endIfPending(tx, id, 'CANCELLED', 'own_listing') ?? row };
+      tx.update(buyIntentions).set({ buyerPk, updatedAt: this.deps.clock.now() }).where(and(eq(buyIntentions.id, id), isNull(buyIntentions.buyerPk))).run();
+      row = this.get(tx, partnerId, id);
+    }
+    return row.buyerPk === buyerPk ? { ok: true, row } : { ok: false, reason: 'not_yours', row };
+  }
+
+  /**
+   * Refuses a hold that would break a limit (see `HoldLimits`), counting live holds (PENDING,
+   * not yet expired). Counted inside the reserving transaction, which holds the write lock on
+   * SQLite, so two requests cannot both slip under a limit.
+   *
+   * @throws HoldLimitError
+   */
+  private checkHoldLimits(tx: Tx, limits: HoldLimits, hold: { buyerPk: string | null; clientKey: string | null; showPk: string; tickets: number }): void {
+    const now = this.deps.clock.now();
+    const live = and(eq(buyIntentions.state, 'PENDING'), gt(buyIntentions.expiresAt, now));
+    const wait = (rows: readonly { expiresAt: number }[]) => Math.max(1, Math.ceil((Math.min(...rows.map((r) => r.expiresAt)) - now) / 1000));
+    if (hold.buyerPk) {
+      const mine = tx
+        .select({ id: buyIntentions.id, showPk: buyIntentions.showPk, listingIds: buyIntentions.listingIds, expiresAt: buyIntentions.expiresAt })
+        .from(buyIntentions)
+        .where(and(eq(buyIntentions.buyerPk, hold.buyerPk), live))
+        .all();
+      const newest = mine.reduce<(typeof mine)[number] | null>((a, b) => (a === null || b.expiresAt > a.expiresAt ? b : a), null);
+      if (mine.length >= limits.perBuyer) throw new HoldLimitError('perBuyer', limits.perBuyer, wait(mine), newest?.id ?? null);
+      const sameShow = mine.filter((r) => r.showPk === hold.showPk);
+      if (sameShow.length > 0 || hold.tickets > limits.ticketsPerBuyerPerShow) {
+        const held = sameShow.length
+          ? tx
+              .select({ n: sql<number>`coalesce(sum(${listings.quantity}), 0)` })
+              .from(listings)
+              .where(inArray(listings.id, sameShow.flatMap((r) => r.listingIds)))
+              .get()!.n
+          : 0;
+        if (held + hold.tickets > limits.ticketsPerBuyerPerShow) {
+          throw new HoldLimitError('ticketsPerBuyerPerShow', limits.ticketsPerBuyerPerShow, sameShow.length ? wait(sameShow) : 1, sameShow.at(-1)?.id ?? null);
+        }
+      }
+    }
+    if (hold.clientKey) {
+      const fromAddress = tx
+        .select({ expiresAt: buyIntentions.expiresAt })
+        .from(buyIntentions)
+        .where(and(eq(buyIntentions.clientKey, hold.clientKey), live))
+        .limit(limits.perClientAddress)
+        .all();
+      if (fromAddress.length >= limits.perClientAddress) throw new HoldLimitError('perClientAddress', limits.perClientAddress, wait(fromAddress), null);
+    }
   }
 
   /** An intention of the partner; a PENDING one past its time is expired on the way. 404 otherwise. */

@@ -29,12 +29,23 @@ export const buyIntentions = sqliteTable(
     /** What the buyer pays in all: every listing's quantity × (price + buyer fee). */
     totalMinor: integer().notNull(),
     expiresAt: integer().notNull(),
-    /** The partner page to go back to (buying flow's returnTo), if any. */
+    /** The partner page to go back to (buying flow's returnTo), if any: checked, see `partnerReturnTo`. */
     returnTo: text(),
+    /**
+     * Who reserved it on a hosted page, for the per-address hold limit: an HMAC of the client
+     * address under the server key (counting needs equality, not the address). Null for API holds.
+     */
+    clientKey: text(),
     endReason: text(),
     paidAt: integer(),
     endedAt: integer(),
     ...timestamps,
   },
-  (t) => [index('buy_intentions_due_idx').on(t.state, t.expiresAt), index('buy_intentions_partner_idx').on(t.partnerId, t.createdAt)],
+  (t) => [
+    index('buy_intentions_due_idx').on(t.state, t.expiresAt),
+    index('buy_intentions_partner_idx').on(t.partnerId, t.createdAt),
+    // The hold limits count a buyer's and an address's live holds.
+    index('buy_intentions_buyer_idx').on(t.buyerPk, t.state),
+    index('buy_intentions_client_idx').on(t.clientKey, t.state),
+  ],
 );

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { returnToTag } from '../auth/auth.urls.js';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
@@ -149,7 +150,9 @@ describe('checkout URL, listed tickets and the buying-flow URL', () => {
     const res = await t.request('GET', `${base}&ticketOptionId=opt-vip&lang=es`, { key: p.keys.private });
     const url = new URL(res.body.data);
     expect(url.pathname).toBe(`/market/${p.id}/tour`);
-    expect(Object.fromEntries(url.searchParams)).toEqual({ showId: 'show-1', lang: 'es', returnTo: 'https://partner.example/ev', ticketOptionId: 'opt-vip' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({ showId: 'show-1', lang: 'es', returnTo: 'https://partner.example/ev', returnToTag: expect.any(String), ticketOptionId: 'opt-vip' });
+    // The tag vouches for exactly this returnTo of this partner.
+    expect(url.searchParams.get('returnToTag')).toBe(returnToTag(t.deps.box, p.id, 'https://partner.example/ev'));
     const signed = new URL((await t.request('GET', `${base}&loginTrust[user]=buyer@example.com`, { key: p.keys.private })).body.data);
     expect(signed.searchParams.get('oneTimeToken')).toBeTruthy();
     expect((await t.request('GET', `${base.replace('https%3A', 'javascript%3A')}`, { key: p.keys.private })).status).toBe(400);

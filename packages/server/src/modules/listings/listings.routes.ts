@@ -62,7 +62,7 @@ export function listingRoutes(deps: AppDeps) {
       summary: 'Bulk delist listings',
       description:
         'Scope from the ids sent: showId alone = the whole show; + ticketOptionId = that ticket option; + priceTypeId = that combination. ' +
-        'Ends every ACTIVE listing in scope and e-mails each seller. All or nothing: while a listing in scope is in a buyer’s checkout, nothing is delisted and the answer is 409. ' +
+        'Ends every live listing in scope and e-mails each seller. A listing in a buyer’s checkout is delisted too: that checkout ends at once (the buyer is told at checkout, nothing is charged). ' +
         'Delisting does not stop new listings; set the show’s resaleEnabled to false for that.',
       security: [SECURITY.public, SECURITY.private],
       middleware: [partnerKey(deps, ['public', 'private'])],

@@ -175,9 +175,10 @@ export class ListingsService {
   }
 
   /**
-   * POST /v1/delist: ends every ACTIVE listing of the show, ticket option or combination and
-   * e-mails their sellers. All or nothing: while a listing in scope is RESERVED (in a
-   * checkout) the delist cannot complete and nothing is changed (409).
+   * POST /v1/delist: ends every live listing of the show, ticket option or combination and
+   * e-mails their sellers. A listing in a buyer's checkout is delisted too: that checkout ends
+   * (`endReason` `delisted`, the buyer is told at checkout, nothing is charged; a payment that
+   * lands afterwards is refunded), so an organiser's decision never waits on a hold.
    */
   delist(tx: Tx, partnerId: string, scope: { externalReferenceEventId: string; showId: string; ticketOptionId?: string | undefined; priceTypeId?: string | undefined }) {
     const event = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, scope.externalReferenceEventId))).get();
@@ -197,10 +198,6 @@ export class ListingsService {
       conditions.push(eq(listings.priceTypePk, pt.id));
     }
     const live = tx.select().from(listings).where(and(...conditions)).all();
-    const reserved = live.filter((l) => l.state === 'RESERVED');
-    if (reserved.length > 0) {
-      throw ApiError.conflict(`${reserved.length} listing(s) in scope are in a buyer's checkout; nothing was delisted. Try again in a few minutes.`);
-    }
     for (const listing of live) {
       this.end(tx, listing, 'DELISTED', 'organiser', true);
       const seller = tx.select().from(users).where(eq(users.id, listing.sellerPk)).get()!;
@@ -350,7 +347,7 @@ export class ListingsService {
       tx.update(tickets).set({ state: 'VALID', updatedAt: now }).where(and(inArray(tickets.id, ids), eq(tickets.state, 'LISTED'))).run();
     }
     this.notify(tx, ended, 'listing.deleted');
-    this.deps.bus.emit(tx, 'listing.ended', { partnerId: listing.partnerId, listingId: listing.id, intentionId: listing.intentionId });
+    this.deps.bus.emit(tx, 'listing.ended', { partnerId: listing.partnerId, listingId: listing.id, intentionId: listing.intentionId, reason });
     return ended;
   }
 

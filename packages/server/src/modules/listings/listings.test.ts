@@ -209,15 +209,19 @@ describe('POST /v1/delist', () => {
     expect((t.db.select().from(tickets).where(eq(tickets.state, 'LISTED')).all()).map((x) => x.ticketId)).toEqual(['s2']);
   });
 
-  it('changes nothing and answers 409 while a listing in scope is in a checkout', async () => {
+  it('delists a listing in a buyer’s checkout too, ending that checkout (the organiser never waits on a hold)', async () => {
     const { t, p, list } = await setup();
     const a = list(['a3'], 4000);
     const b = list(['e1'], 3000);
-    t.db.update(listings).set({ state: 'RESERVED' }).where(eq(listings.id, b.id)).run();
+    const held = t.db.transaction((tx) => t.deps.intentions.create(tx, p.id, { listingIds: [b.id], buyerPk: null }));
+    expect(t.deps.listings.get(t.db, p.id, b.id).state).toBe('RESERVED');
     const res = await t.request('POST', '/v1/delist', { key: p.keys.private, body: { externalReferenceEventId: 'tour', showId: 'show-1' } });
-    expect(res.status).toBe(409);
-    expect(t.deps.listings.get(t.db, p.id, a.id).state).toBe('ACTIVE');
-    expect(t.deps.messages.list()).toHaveLength(0);
+    expect(res.status).toBe(200);
+    expect(res.body.data.delisted).toBe(2);
+    expect(t.deps.listings.get(t.db, p.id, a.id).state).toBe('DELISTED');
+    expect(t.deps.listings.get(t.db, p.id, b.id)).toMatchObject({ state: 'DELISTED', intentionId: null });
+    expect(t.deps.intentions.get(t.db, p.id, held.id)).toMatchObject({ state: 'CANCELLED', endReason: 'delisted' });
+    expect(t.deps.messages.list().filter((msg) => msg.template === 'delistNotice')).toHaveLength(2);
   });
 
   it('refuses unknown or foreign scopes, bad bodies and the channels key', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { eventBody, ticketBody, withEvent } from '../../testing/factories.js';
-import { formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
+import { completeCodeFlow, csrfOf, formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
 
 async function setup() {
@@ -109,11 +109,13 @@ describe('market page: seat map and a pick of several listings', () => {
     const one = list(['a1'], 4000);
     const two = list(['a2'], 4000);
     const browser = new TestBrowser(t.app);
+    // Holds are never anonymous: the buyer signs in (by code, this partner has no login page).
+    await completeCodeFlow(t, browser, `/auth/otp?p=${p.id}`, 'buyer@example.com', 'buyer@example.com');
     const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${one.id},${two.id}`);
     expect(page.text).toContain('Your selection');
     expect(page.text).toContain('€88.00');
     expect(page.text).not.toContain('no longer for sale');
-    const form = new URLSearchParams({ _csrf: inputValue(page.text, '_csrf')! });
+    const form = new URLSearchParams({ _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)! });
     form.append('listingId', one.id);
     form.append('listingId', two.id);
     const res = await browser.post(`/market/${p.id}/tour/buy`, form);
@@ -131,8 +133,10 @@ describe('market page: seat map and a pick of several listings', () => {
     const field = list(['a1'], 4000);
     const vip = list(['v1'], 9000);
     const browser = new TestBrowser(t.app);
+    // Holds are never anonymous: the buyer signs in (by code, this partner has no login page).
+    await completeCodeFlow(t, browser, `/auth/otp?p=${p.id}`, 'buyer@example.com', 'buyer@example.com');
     const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${field.id},${vip.id}`);
-    const form = new URLSearchParams({ _csrf: inputValue(page.text, '_csrf')! });
+    const form = new URLSearchParams({ _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)! });
     form.append('listingId', field.id);
     form.append('listingId', vip.id);
     const res = await browser.post(`/market/${p.id}/tour/buy`, form);

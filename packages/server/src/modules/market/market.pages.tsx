@@ -3,7 +3,9 @@ import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
-import { csrfField, csrfRejected, safeRedirect, sessionFromRequest, signInOrigins, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { clientIp, csrfField, csrfRejected, requireUser, safeRedirect, sessionFromRequest, signInOrigins, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { partnerReturnTo, RETURN_TO_TAG_PARAM } from '../auth/auth.urls.js';
+import { HoldLimitError } from '../intentions/intentions.service.js';
 import { SignedInAs } from '../auth/auth.signed-in.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { cm } from '../payments/checkout.messages.js';
@@ -89,24 +91,66 @@ function seatText(s: Offer['seats'][number], lang: Lang): string {
 export function marketPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use('/market/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
+  const partnerOrNull = (id: string): PartnerRow | null => {
+    try {
+      return deps.partners.get(id);
+    } catch {
+      return null;
+    }
+  };
 
-  /** Buy: reserves the listing (for the signed-in buyer, if any) and goes to checkout, which signs the buyer in. */
+  /**
+   * Buy: reserves the listings for the signed-in buyer and goes to checkout. Holds are never
+   * anonymous: a buyer who is not signed in is sent to sign in first and comes back to this
+   * market page with the pick as its selection, where "Reserve and pay" holds it (one more
+   * press, but nobody can take a market off sale without an account). Live holds are limited
+   * per buyer, per buyer and show, and per client address (partner setting `holdLimits`).
+   */
   app.post('/market/:partnerId/:eventRef/buy', async (c) => {
-    const partnerId = c.req.param('partnerId');
-    const lang = pageLang(c);
+    const partner = partnerOrNull(c.req.param('partnerId'));
+    const lang = pageLang(c, partner?.settings.defaultLang);
     if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
+    if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
     const form = await c.req.parseBody({ all: true });
+    const one = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : undefined);
     // One listing from a Buy button, or several picked on the seat map (one option, one checkout).
     const listingIds = [form.listingId ?? []].flat().filter((v): v is string => typeof v === 'string').slice(0, MAX_SELECTION);
+    if (listingIds.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    const back = partnerReturnTo(deps.box, partner, one('returnTo'), one(RETURN_TO_TAG_PARAM));
     const session = c.get('session');
+    if (!session) {
+      const selection = new URLSearchParams({ listingIds: listingIds.join(','), lang });
+      const showId = one('showId');
+      if (showId) selection.set('showId', showId);
+      if (back) {
+        selection.set('returnTo', one('returnTo')!);
+        const tag = one(RETURN_TO_TAG_PARAM);
+        if (tag) selection.set(RETURN_TO_TAG_PARAM, tag);
+      }
+      return requireUser(c, partner, { returnTo: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${selection}` }) as Response;
+    }
     try {
       const intention = deps.db.transaction((tx) =>
-        deps.intentions.create(tx, partnerId, { listingIds, buyerPk: session?.partnerId === partnerId ? session.userPk : null, returnTo: typeof form.returnTo === 'string' && /^https?:\/\//.test(form.returnTo) ? form.returnTo : null }),
+        deps.intentions.create(tx, partner.id, { listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientIp(c)) }),
       );
-      return safeRedirect(c, `/checkout/${partnerId}/${intention.id}?lang=${lang}`, 303);
+      return safeRedirect(c, `/checkout/${partner.id}/${intention.id}?lang=${lang}`, 303);
     } catch (err) {
+      if (err instanceof HoldLimitError) {
+        const text =
+          err.limit === 'perClientAddress'
+            ? cm(lang, 'holdsPerAddress', { minutes: Math.max(1, Math.ceil(err.retryAfterSeconds / 60)) })
+            : cm(lang, err.limit === 'perBuyer' ? 'holdsPerBuyer' : 'heldTicketsPerShow', { n: err.max });
+        return noticePage(c, {
+          lang,
+          status: 429,
+          headers: { 'Retry-After': String(err.retryAfterSeconds) },
+          title: cm(lang, 'holdLimitTitle'),
+          text,
+          ...(err.pendingIntentionId ? { link: { href: `/checkout/${partner.id}/${err.pendingIntentionId}?lang=${lang}`, label: cm(lang, 'continueCheckout') } } : {}),
+        });
+      }
       if (!(err instanceof ApiError)) throw err;
-      if (err.status === 404 || listingIds.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+      if (err.status === 404) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
       // A pick across ticket options (one checkout holds one option): say so.
       if (err.status === 400) return noticePage(c, { lang, status: 400, title: cm(lang, 'takenTitle'), text: err.message });
       return noticePage(c, { lang, status: 409, title: cm(lang, 'takenTitle'), text: err.message === 'You cannot buy your own listing' ? err.message : cm(lang, 'takenText') });
@@ -128,13 +172,7 @@ export function marketPageRoutes(deps: AppDeps) {
   });
 
   app.get('/market/:partnerId/:eventRef', async (c) => {
-    const partner = (() => {
-      try {
-        return deps.partners.get(c.req.param('partnerId'));
-      } catch {
-        return null;
-      }
-    })();
+    const partner = partnerOrNull(c.req.param('partnerId'));
     const lang = pageLang(c, partner?.settings.defaultLang);
     const notFound = () => noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
     if (partner === null) return notFound();
@@ -163,6 +201,18 @@ export function marketPageRoutes(deps: AppDeps) {
     const primary = show.status === 'CANCELLED' ? null : primarySale(deps.db, show.id);
     const location = show.location ?? found.event.location;
     const base = `/market/${encodeURIComponent(c.req.param('partnerId'))}/${encodeURIComponent(found.event.externalReferenceId)}`;
+    // The way back to the partner's site: only a checked return address is shown or carried on.
+    const returnTo = c.req.query('returnTo');
+    const returnTag = c.req.query(RETURN_TO_TAG_PARAM);
+    const back = partnerReturnTo(deps.box, partner, returnTo, returnTag);
+    /** What every Buy form carries besides its listings: the show (to come back to it after sign-in) and the way back. */
+    const BuyFields = () => (
+      <>
+        <input type="hidden" name="showId" value={show.showId} />
+        {back ? <input type="hidden" name="returnTo" value={returnTo} /> : null}
+        {back && returnTag ? <input type="hidden" name={RETURN_TO_TAG_PARAM} value={returnTag} /> : null}
+      </>
+    );
     c.header('Cache-Control', 'no-store');
     const { pathname, search } = new URL(c.req.url);
     const here = pathname + search;
@@ -178,6 +228,11 @@ export function marketPageRoutes(deps: AppDeps) {
           </>
         }
       >
+        {back ? (
+          <p>
+            <a href={back}>{cm(lang, 'backToSite')}</a>
+          </p>
+        ) : null}
         <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={here} />
         <h1>{found.event.title}</h1>
         <p>
@@ -205,7 +260,7 @@ export function marketPageRoutes(deps: AppDeps) {
                 <p>
                   {mm(lang, 'selectionTotal')}: <span class="price">{money(selectionTotal, selection[0]!.currency, lang)}</span>
                 </p>
-                {c.req.query('returnTo') ? <input type="hidden" name="returnTo" value={c.req.query('returnTo')} /> : null}
+                <BuyFields />
                 <button type="submit">{mm(lang, 'reserve')}</button>
               </form>
             ) : null}
@@ -233,7 +288,7 @@ export function marketPageRoutes(deps: AppDeps) {
                   <form method="post" action={`${base}/buy`}>
                     {csrfField(c, `${base}/buy`)}
                     <input type="hidden" name="listingId" value={o.listingId} />
-                    {c.req.query('returnTo') ? <input type="hidden" name="returnTo" value={c.req.query('returnTo')} /> : null}
+                    <BuyFields />
                     <button type="submit" aria-label={`${cm(lang, 'buy')} · ${o.optionTitle} · ${money(o.buyerTotalMinor, o.currency, lang)}`}>
                       {cm(lang, 'buy')}
                     </button>

@@ -14,7 +14,7 @@ export const SeatMapSchema = z
     showId: z.string().openapi({ example: 'show-1' }),
     chart: z
       .object({
-        svgCode: z.string().nullable().openapi({ description: 'The event’s SVG chart as the partner sent it (zones carry `data-area`, seats `data-section`, `data-row`, `data-seat`). Sanitise before rendering; the widget does.' }),
+        svgCode: z.string().nullable().openapi({ description: 'The event’s SVG chart as stored: sanitised when the partner sent it (no scripts, event handlers, `<foreignObject>` or references outside the chart; zones carry `data-area`, seats `data-section`, `data-row`, `data-seat`). The widget sanitises again before rendering.' }),
         image: z.string().nullable().openapi({ description: 'The chart as an image URL, when no SVG was sent.' }),
       })
       .openapi({ description: 'The event’s seating chart.' }),

@@ -24,7 +24,7 @@ async function setup(settings = {}) {
 }
 
 describe('GET /v1/wrapper/seatmap', () => {
-  it('answers the chart as sent, areas with floor prices, listings cheapest first with seats, and the select URL', async () => {
+  it('answers the chart as stored (sanitised when received), areas with floor prices, listings cheapest first with seats, and the select URL', async () => {
     const { p, list, get } = await setup({ fees: { buyerPercent: 10 } });
     const pair = list(['f1', 'f2'], 4000);
     const single = list(['f3'], 3000);
@@ -32,7 +32,7 @@ describe('GET /v1/wrapper/seatmap', () => {
     const res = await get({ eventId: 'tour', showId: 'show-1', lang: 'es' });
     expect(res.status).toBe(200);
     const d = res.body.data;
-    expect(d.chart).toEqual({ svgCode: SVG, image: null });
+    expect(d.chart).toEqual({ svgCode: '<svg viewBox="0 0 100 100"><rect data-area="Field" x="0" y="0" width="50" height="50"></rect></svg>', image: null });
     expect(d.config).toEqual({ allowOrphanTicketSelection: false });
     expect(d.areas).toEqual([
       { area: 'Field', quantityForSale: 3, floorPrice: 33, currency: 'EUR', ticketOptionIds: ['opt-field'] },

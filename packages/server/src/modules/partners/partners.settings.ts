@@ -113,6 +113,25 @@ export const buyAccessLayerSchema = z
   .openapi('BuyAccessLayerSettings');
 export type BuyAccessLayerSettings = z.output<typeof buyAccessLayerSchema>;
 
+/**
+ * Limits on live holds (PENDING buy intentions), so nobody can hoard a market: a hold takes its
+ * listings off sale for `buyIntentionTtlSeconds`. Over a limit: 429 with Retry-After (when the
+ * earliest counted hold ends) and a message that says which limit.
+ */
+export const holdLimitsSchema = z
+  .strictObject({
+    perBuyer: z.number().int().min(1).max(100).openapi({ description: 'Live checkouts one buyer may have at once, across every show.', example: 3 }),
+    ticketsPerBuyerPerShow: z.number().int().min(1).max(1_000).openapi({ description: 'Tickets one buyer may hold at once in one show.', example: 10 }),
+    perClientAddress: z.number().int().min(1).max(100_000).openapi({
+      description:
+        'Live checkouts reserved from one client address on the hosted pages (any buyer). Raise it when many fans share an address (carrier-grade NAT, a venue’s Wi-Fi).',
+      example: 20,
+    }),
+  })
+  .openapi('HoldLimits');
+export type HoldLimits = z.output<typeof holdLimitsSchema>;
+export const DEFAULT_HOLD_LIMITS: HoldLimits = { perBuyer: 3, ticketsPerBuyerPerShow: 10, perClientAddress: 20 };
+
 const settingsShape = {
   ownershipUrl: url().openapi({ description: "The platform's ticket ownership endpoint (GET ?user=)." }),
   loginUrl: url().openapi({ description: "The platform's sign-in page for Login Force; receives returnTo." }),
@@ -150,6 +169,7 @@ const settingsShape = {
     description: "Requests per minute for the partner's whole API; null uses the server default, 0 disables.",
     example: null,
   }),
+  holdLimits: holdLimitsSchema.openapi({ description: 'Limits on live checkout holds per buyer, per buyer and show, and per client address.' }),
 };
 
 /** The stored settings, every field present. */
@@ -174,6 +194,7 @@ export const DEFAULT_SETTINGS: PartnerSettings = {
   buyAccessLayer: null,
   allowedOrigins: [],
   rateLimitPerMinute: null,
+  holdLimits: DEFAULT_HOLD_LIMITS,
 };
 
 /** What an operator sends: any subset, plus the write-only `platformSecret` (null clears it). */
@@ -181,6 +202,7 @@ export const settingsPatchSchema = z
   .strictObject({
     ...settingsShape,
     fees: feesSchema.partial(),
+    holdLimits: holdLimitsSchema.partial(),
     platformSecret: z.string().min(16, 'must be at least 16 characters').max(500).nullable().openapi({
       description: 'Secret header value the service sends to the platform on every request. Write-only.',
     }),
@@ -191,9 +213,12 @@ export type PartnerSettingsPatch = z.output<typeof settingsPatchSchema>;
 
 /** Applies a patch to stored settings. */
 export function mergeSettings(current: PartnerSettings, patch: PartnerSettingsPatch): PartnerSettings {
-  const { platformSecret: _secret, fees, ...rest } = patch;
+  const { platformSecret: _secret, fees, holdLimits, ...rest } = patch;
   const next: PartnerSettings = { ...current };
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
-  if (fees) next.fees = { ...current.fees, ...Object.fromEntries(Object.entries(fees).filter(([, v]) => v !== undefined)) };
+  const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  if (fees) next.fees = { ...current.fees, ...defined(fees) };
+  // Stored settings from before holdLimits existed lack it: the defaults fill in.
+  if (holdLimits) next.holdLimits = { ...DEFAULT_HOLD_LIMITS, ...current.holdLimits, ...defined(holdLimits) };
   return next;
 }

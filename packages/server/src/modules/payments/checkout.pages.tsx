@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
@@ -61,17 +61,16 @@ export function checkoutPageRoutes(deps: AppDeps) {
   async function load(c: C, partner: PartnerRow, lang: Lang): Promise<{ intention: IntentionRow; userPk: string } | Response> {
     const session = requireUser(c, partner);
     if (session instanceof Response) return session;
-    let intention: IntentionRow;
+    let claimed: ReturnType<AppDeps['intentions']['claim']>;
     try {
-      intention = deps.db.transaction((tx) => deps.intentions.get(tx, partner.id, c.req.param('intentionId') ?? ''));
-    } catch {
-      return notFoundPage(c, lang);
+      claimed = deps.db.transaction((tx) => deps.intentions.claim(tx, partner.id, c.req.param('intentionId') ?? '', session.userPk));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return notFoundPage(c, lang);
+      throw err;
     }
-    if (!intention.buyerPk) {
-      deps.db.update(buyIntentions).set({ buyerPk: session.userPk }).where(and(eq(buyIntentions.id, intention.id), isNull(buyIntentions.buyerPk))).run();
-      intention = deps.intentions.get(deps.db, partner.id, intention.id);
-    }
-    if (intention.buyerPk !== session.userPk) return noticePage(c, { lang, status: 403, title: cm(lang, 'notYoursTitle'), text: cm(lang, 'notYoursText') });
+    if (!claimed.ok && claimed.reason === 'own_listing') return noticePage(c, { lang, status: 409, title: cm(lang, 'ownListingTitle'), text: cm(lang, 'ownListingText'), link: marketLink(partner, claimed.row, lang) });
+    if (!claimed.ok) return noticePage(c, { lang, status: 403, title: cm(lang, 'notYoursTitle'), text: cm(lang, 'notYoursText') });
+    const intention = claimed.row;
     return { intention, userPk: session.userPk };
   }
 
@@ -105,7 +104,12 @@ export function checkoutPageRoutes(deps: AppDeps) {
     if (outcome.kind === 'paid') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
     if (outcome.kind === 'verify') return safeRedirect(c, `/checkout/${partner.id}/verify/${outcome.paymentId}?lang=${lang}`, 303);
     if (outcome.kind === 'declined') return noticePage(c, { lang, status: 402, title: cm(lang, 'declinedTitle'), text: cm(lang, 'declinedText', { code: outcome.code }), link: marketLink(partner, intention, lang) });
-    return noticePage(c, { lang, status: 409, title: cm(lang, 'endedTitle'), text: cm(lang, 'endedText'), link: marketLink(partner, intention, lang) });
+    // Why it ended, when the buyer did not end it: the organiser's delist, the seller's (or
+    // channel's) withdrawal, or their own listing.
+    const reason = deps.intentions.get(deps.db, partner.id, intention.id).endReason;
+    const [title, text] =
+      reason === 'delisted' ? (['delistedTitle', 'delistedText'] as const) : reason === 'withdrawn' ? (['withdrawnTitle', 'withdrawnText'] as const) : reason === 'own_listing' ? (['ownListingTitle', 'ownListingText'] as const) : (['endedTitle', 'endedText'] as const);
+    return noticePage(c, { lang, status: 409, title: cm(lang, title), text: cm(lang, text), link: marketLink(partner, intention, lang) });
   }
 
   function checkoutPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, errors: Record<string, string> = {}) {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
 import { authService } from '../auth/auth.service.js';
-import { inputValue, TestBrowser } from '../auth/auth.testing.js';
+import { completeCodeFlow, csrfOf, inputValue, TestBrowser } from '../auth/auth.testing.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
 import { payments, payouts } from './payments.table.js';
 import { SANDBOX_CARDS } from './payments.provider.js';
@@ -163,20 +163,29 @@ describe('checkout', () => {
     expect(t.db.select().from(buyIntentions).where(eq(buyIntentions.id, bi.id)).get()!.state).toBe('PENDING');
   });
 
-  it('buys from the market page: the Buy button reserves and sends the buyer to sign in', async () => {
+  it('buys from the market page: Buy sends a signed-out buyer to sign in first, holding nothing, then reserves the pick', async () => {
     const { t, p, list } = await setup();
     const l = list('s1');
     const anon = new TestBrowser(t.app);
     const market = await anon.get(`/market/${p.id}/tour?showId=show-1`);
     expect(market.text).toContain('>Buy</button>');
-    const res = await anon.post(`/market/${p.id}/tour/buy`, { _csrf: inputValue(market.text, '_csrf')!, listingId: l.id });
-    expect(res.status).toBe(303);
-    expect(res.location).toMatch(new RegExp(`^/checkout/${p.id}/bi_`));
+    const res = await anon.post(`/market/${p.id}/tour/buy`, { _csrf: inputValue(market.text, '_csrf')!, listingId: l.id, showId: 'show-1' });
+    expect(res.status).toBe(302);
+    expect(res.location).toContain(`/auth/otp?p=${p.id}`);
+    expect(t.deps.listings.get(t.db, p.id, l.id).state).toBe('ACTIVE');
+    expect(t.db.select().from(buyIntentions).all()).toHaveLength(0);
+    // Signed in, the buyer is back on the market with the pick as the selection.
+    const back = await completeCodeFlow(t, anon, res.location!, 'buyer@example.com', 'buyer@example.com');
+    expect(back.status).toBe(303);
+    const selection = await anon.get(back.location!);
+    expect(selection.text).toContain('Your selection');
+    const form = new URLSearchParams({ _csrf: csrfOf(selection.text, `/market/${p.id}/tour/buy`)!, listingId: l.id });
+    const reserved = await anon.post(`/market/${p.id}/tour/buy`, form);
+    expect(reserved.status).toBe(303);
+    expect(reserved.location).toMatch(new RegExp(`^/checkout/${p.id}/bi_`));
     expect(t.deps.listings.get(t.db, p.id, l.id).state).toBe('RESERVED');
-    const login = await anon.get(res.location!);
-    expect(login.status).toBe(302);
-    expect(login.location).toContain(`/auth/otp?p=${p.id}`);
-    const taken = await anon.post(`/market/${p.id}/tour/buy`, { _csrf: inputValue(market.text, '_csrf')!, listingId: l.id });
+    expect((await anon.get(reserved.location!)).status).toBe(200);
+    const taken = await anon.post(`/market/${p.id}/tour/buy`, form);
     expect(taken.status).toBe(409);
   });
 });

@@ -5,6 +5,8 @@ import type { Tx } from '../../db/client.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { payoutAccounts } from './payouts.table.js';
+import type { SessionData } from '../auth/auth.service.js';
+import type { Lang } from '../email/email.templates.js';
 
 /** What a seller (and the pages) may see of a payout account: never the number itself. */
 export interface PayoutAccountView {
@@ -24,7 +26,21 @@ const HOLDER_NAME = /^\p{L}[\p{L}\p{M}\p{N} .,'’&()+\/-]*$/u;
  * seller with listings has none.
  */
 export class PayoutAccounts {
-  constructor(private readonly deps: Pick<AppDeps, 'clock' | 'box'>) {}
+  constructor(private readonly deps: Pick<AppDeps, 'clock' | 'box' | 'users' | 'messages' | 'auth'>) {}
+
+  /**
+   * A seller sets or changes where their payouts go, from a hosted page: only within a fresh
+   * step-up of their own session (a one-time code, see auth.step-up.tsx), and the seller is
+   * told at once by e-mail (else SMS), so a change they did not make cannot go unnoticed.
+   *
+   * @throws 403 `step_up_required` when the session has not proved a code recently; 400 as {@link save}
+   */
+  change(tx: Tx, session: Pick<SessionData, 'partnerId' | 'userPk' | 'steppedUpAt'>, input: { holderName: string; iban: string }, lang: Lang): PayoutAccountView {
+    if (!this.deps.auth.isSteppedUp(session)) throw new ApiError(403, 'step_up_required', 'Confirm it is you with a one-time code before changing payout details');
+    const saved = this.save(tx, session.partnerId, session.userPk, input);
+    this.deps.messages.toUser(tx, session.partnerId, this.deps.users.get(tx, session.partnerId, session.userPk), 'payoutDetailsChanged', lang, saved);
+    return saved;
+  }
 
   view(tx: Tx, userPk: string): PayoutAccountView | null {
     const row = tx.select().from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).get();
@@ -32,7 +48,7 @@ export class PayoutAccounts {
   }
 
   /**
-   * Stores or replaces the user's account.
+   * Stores or replaces the user's account, unchecked: pages go through {@link change}.
    * @throws 400 naming `iban` or `holderName`
    */
   save(tx: Tx, partnerId: string, userPk: string, input: { holderName: string; iban: string }): PayoutAccountView {

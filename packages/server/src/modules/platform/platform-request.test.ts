@@ -89,6 +89,18 @@ describe('platformFetch', () => {
     expect(JSON.stringify(bad)).not.toContain('ana@example.com');
   });
 
+  it('refuses an answer nested deeper than 32 levels before parsing it, and takes 32', async () => {
+    const { t, partner } = setup();
+    const nested = (n: number) => '['.repeat(n) + '{"ticketId":"t-1"}' + ']'.repeat(n);
+    const srv = await platform((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.url === '/deep' ? nested(100_000) : nested(31));
+    });
+    const deep = await platformFetch(t.deps, partner, srv.url('/deep'));
+    expect(deep).toEqual({ ok: false, reason: 'invalid_json', status: 200, message: "The platform's answer is not usable JSON: it nests objects and arrays more than 32 levels deep" });
+    expect(await platformFetch(t.deps, partner, srv.url('/fine'))).toMatchObject({ ok: true, status: 200 });
+  });
+
   it('refuses a body over maxBytes while it streams, and a Content-Length over it before reading', async () => {
     const { t, partner } = setup();
     let written = 0;

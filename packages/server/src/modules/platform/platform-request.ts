@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../context.js';
+import { jsonLimitMessage, jsonLimitViolation, PLATFORM_JSON_LIMITS } from '../../lib/json-limits.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 
 /**
@@ -49,7 +50,8 @@ const MAX_REDIRECTS = 5;
  * - The body is read as a stream and refused as soon as it passes `maxBytes` (a
  *   `Content-Length` above the limit is refused before reading); it is never buffered
  *   beyond the limit.
- * - A 2xx answer with a body must be JSON; 204/205 and an empty 2xx body give `json: null`.
+ * - A 2xx answer with a body must be JSON, nested at most 32 levels (`PLATFORM_JSON_LIMITS`,
+ *   checked on the text before parsing); 204/205 and an empty 2xx body give `json: null`.
  *   Any other status is a failure with reason `http` and the status (so callers can tell a
  *   404 from a 500); its body is discarded.
  *
@@ -122,6 +124,10 @@ export async function platformFetch<T = unknown>(
       if (res.status === 204 || res.status === 205 || body.byteLength === 0) return { ok: true, status: res.status, json: null as T };
       return { ok: false, reason: 'invalid_json', status: res.status, message: 'The platform answered a blank body instead of JSON' };
     }
+    // Checked on the text before parsing: a 100,000-level answer would overflow every recursive
+    // walk after JSON.parse (the feed's validation, storage as JSON).
+    const violation = jsonLimitViolation(text, PLATFORM_JSON_LIMITS);
+    if (violation) return { ok: false, reason: 'invalid_json', status: res.status, message: `The platform's answer is not usable JSON: ${jsonLimitMessage(violation, 'it')}` };
     try {
       return { ok: true, status: res.status, json: JSON.parse(text) as T };
     } catch {

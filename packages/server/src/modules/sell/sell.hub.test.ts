@@ -1,31 +1,15 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { ownershipEndpoint } from '../../testing/platform.js';
 import { createTestApp } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
-import { inputValue, TestBrowser } from '../auth/auth.testing.js';
-
-const servers: Server[] = [];
-afterEach(() => servers.splice(0).forEach((s) => s.close()));
-
-/** The partner platform's ownership endpoint: whatever `owned` holds for the user. */
-async function platform(owned: Map<string, unknown[]>) {
-  const server = createServer((req, res) => {
-    const list = owned.get(new URL(req.url!, 'http://x').searchParams.get('user') ?? '');
-    if (!list) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(list));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/owned`;
-}
+import { completeCodeFlow, inputValue, TestBrowser } from '../auth/auth.testing.js';
 
 const rec = (ticketId: string, showId = 'show-1', extra: Record<string, unknown> = {}) => ({ eventId: 'tour', showId, ticketId, ticketOptionId: 'opt-field', ...extra });
 
 async function setup(owned: unknown[]) {
   const map = new Map<string, unknown[]>([['fan@example.com', owned]]);
   const t = createTestApp();
-  const p = t.partner('Acme', { ownershipUrl: await platform(map) });
+  const p = t.partner('Acme', { ownershipUrl: await ownershipEndpoint(map) });
   await withEvent(t, p);
   const browser = new TestBrowser(t.app);
   /** What the partner does on every click of its Sell button, then the user's browser. */
@@ -143,6 +127,11 @@ describe('order flow and payout details', () => {
     const { t, p, browser } = await setup([]);
     const url = new URL((await t.request('GET', '/v1/marketplace/smartPublish?email=fan@example.com', { key: p.keys.private })).body.data);
     await browser.get(url.pathname + url.search);
+    // A session from a link must confirm it's you (a code to the account's e-mail) before payout details.
+    const asked = await browser.get(`/sell/${p.id}/payout`);
+    expect(asked.status).toBe(302);
+    expect(asked.location).toContain('/auth/step-up?');
+    expect((await completeCodeFlow(t, browser, asked.location!, 'fan@example.com')).location).toBe(`http://resale.test/sell/${p.id}/payout?lang=en`);
     const page = await browser.get(`/sell/${p.id}/payout`);
     expect(page.text).toContain('<label for="iban">IBAN</label>');
     const csrf = inputValue(page.text, '_csrf')!;
@@ -153,5 +142,7 @@ describe('order flow and payout details', () => {
     const after = await browser.get(ok.location!);
     expect(after.text).toContain('account ending in 1332');
     expect(after.text).not.toContain('2100 0418');
+    // The seller is told of the change at once.
+    expect(t.deps.messages.list({ to: 'fan@example.com' })[0]).toMatchObject({ template: 'payoutDetailsChanged' });
   });
 });

@@ -8,6 +8,7 @@ import { t, type Lang } from '../../pages/i18n.js';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
 import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { stepUpUrl } from '../auth/auth.step-up.js';
 import { events, shows, ticketOptions } from '../events/events.table.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts } from '../payouts/payouts.accounts.js';
@@ -217,6 +218,8 @@ export function sellHubRoutes(deps: AppDeps) {
     partnerPage(deps, async (c: C, partner, lang) => {
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
+      // Changing where money goes needs a fresh one-time code, even inside a session.
+      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}`, lang));
       return payoutPage(c, partner, lang, session.userPk, {});
     }),
   );
@@ -229,8 +232,10 @@ export function sellHubRoutes(deps: AppDeps) {
       if (session instanceof Response) return session;
       const form = await c.req.parseBody();
       const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
+      // The step-up lapsed while the form was open (or the form was posted without one): nothing is saved.
+      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}`, lang), 303);
       try {
-        deps.db.transaction((tx) => accounts.save(tx, partner.id, session.userPk, { holderName: str('holderName'), iban: str('iban') }));
+        deps.db.transaction((tx) => accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang));
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         return payoutPage(c, partner, lang, session.userPk, { [err.entries[0]!.path ?? 'iban']: err.message });

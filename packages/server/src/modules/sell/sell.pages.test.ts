@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
 import { authService } from '../auth/auth.service.js';
-import { formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
+import { completeCodeFlow, formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
 
 /** The partner platform's ownership endpoint: answers what `owned` says, or `status`. */
 async function platform() {
@@ -59,8 +59,15 @@ describe('sell flow: publishing', () => {
     const { t, p, browser, signIn, page } = await setup();
     await t.request('POST', '/v1/rules', { key: p.keys.private, body: [{ externalReferenceEventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field', ruleType: 'maxPriceSellConfig', rules: { type: 'PERCENTAGE', value: 100 } }] });
     const user = await signIn();
+    // Signed in by a link, the seller is not stepped up: no payout fields, a way to confirm it's you.
+    const unproven = await browser.get(page);
+    expect(unproven.text).not.toContain('<label for="iban">');
+    const stepUp = /href="(\/auth\/step-up\?[^"]+)"/.exec(unproven.text)![1]!.replace(/&amp;/g, '&');
+    const proven = await completeCodeFlow(t, browser, stepUp, 'fan@example.com');
+    expect(proven.location).toBe(`http://resale.test${page}?lang=en`);
     const form = await browser.get(page);
     expect(form.status).toBe(200);
+    expect(form.text).toContain('<label for="iban">');
     expect(form.text).toContain('<label for="price">Price per ticket (EUR)</label>');
     expect(form.text).toContain('At most €45.50.');
     expect(inputValue(form.text, 'price')).toBe('45.50');

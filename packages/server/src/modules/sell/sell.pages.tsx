@@ -14,6 +14,7 @@ import type { ListingRow } from '../listings/listings.service.js';
 import type { PriceLimits } from '../listings/listings.pricing.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts, type PayoutAccountView } from '../payouts/payouts.accounts.js';
+import { stepUpUrl } from '../auth/auth.step-up.js';
 import { eventOfTicket } from './sell.queries.js';
 import { parseTypedPrice, verifyOwnership } from './sell.flow.js';
 import { sellHubRoutes } from './sell.hub.js';
@@ -102,6 +103,8 @@ interface SellFormProps {
   price: string;
   breakdown: PriceBreakdown | null;
   payout: PayoutAccountView | null;
+  /** Where to confirm it's you before payout fields are shown; null when the session is stepped up. */
+  stepUpHref: string | null;
   errors: FieldErrors;
   holderName?: string;
 }
@@ -151,7 +154,20 @@ function SellForm(p: SellFormProps) {
           </>
         )}
         {p.breakdown ? <Breakdown b={p.breakdown} currency={p.currency} lang={lang} /> : null}
-        {p.payout ? <p>{sm(lang, 'payoutSaved', { hint: p.payout.accountHint, name: p.payout.holderName })}</p> : <PayoutFields c={p.c} lang={lang} partner={p.partner} errors={p.errors} values={{ holderName: p.holderName ?? '' }} />}
+        {p.payout ? (
+          <p>{sm(lang, 'payoutSaved', { hint: p.payout.accountHint, name: p.payout.holderName })}</p>
+        ) : p.stepUpHref ? (
+          <fieldset>
+            <legend>{sm(lang, 'payoutTitle')}</legend>
+            <p class="hint">{sm(lang, 'payoutStepUp')}</p>
+            <FieldError id="iban-error" text={p.errors.iban} />
+            <p>
+              <a href={p.stepUpHref}>{sm(lang, 'payoutStepUpLink')}</a>
+            </p>
+          </fieldset>
+        ) : (
+          <PayoutFields c={p.c} lang={lang} partner={p.partner} errors={p.errors} values={{ holderName: p.holderName ?? '' }} />
+        )}
         <p>
           {p.limits.fixedMinor === null ? (
             <button type="submit" name="intent" value="preview" class="secondary">
@@ -197,6 +213,8 @@ export function sellPageRoutes(deps: AppDeps) {
     const quote = deps.listings.quote(deps.db, ticket, state.preview ?? null);
     const breakdown = quote.limits.fixedMinor !== null || state.preview != null ? quote.breakdown : null;
     const action = `/sell/${partner.id}/ticket/${encodeURIComponent(ticketId)}`;
+    const session = c.get('session');
+    const steppedUp = session !== null && deps.auth.isSteppedUp(session);
     return renderPage(
       c,
       <SellForm
@@ -211,6 +229,7 @@ export function sellPageRoutes(deps: AppDeps) {
         price={state.price ?? typed(quote.limits.originalMinor, quote.currency)}
         breakdown={breakdown}
         payout={accounts.view(deps.db, userPk)}
+        stepUpHref={steppedUp ? null : stepUpUrl(partner.id, `${action}?lang=${lang}`, lang)}
         errors={state.errors ?? {}}
         holderName={state.holderName ?? ''}
       />,
@@ -261,8 +280,13 @@ export function sellPageRoutes(deps: AppDeps) {
       try {
         const listing = deps.db.transaction((tx) => {
           if (str('iban') || str('holderName')) {
+            // Payout details need a fresh step-up (see auth.step-up.tsx); without one nothing is published either.
+            if (!deps.auth.isSteppedUp(session)) {
+              errors.iban = sm(lang, 'payoutStepUpFirst');
+              throw new ApiError(403, 'step_up_required', errors.iban);
+            }
             try {
-              accounts.save(tx, partner.id, session.userPk, { holderName: str('holderName'), iban: str('iban') });
+              accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang);
             } catch (err) {
               if (err instanceof ApiError) errors[err.entries[0]!.path as 'iban' | 'holderName'] = err.message;
               throw err;
