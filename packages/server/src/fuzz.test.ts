@@ -7,6 +7,7 @@ import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBod
 import { TestBrowser } from './modules/auth/auth.testing.js';
 import { csrfTokenFor } from './modules/auth/auth.service.js';
 import { sessions } from './modules/auth/auth.table.js';
+import type { Schema } from './testing/openapi-schema.js';
 
 /**
  * A seeded fuzz of the whole HTTP surface: every operation of the OpenAPI document and every
@@ -239,20 +240,6 @@ const CONTENT_TYPES = [
 
 // ------------------------------------------------------------------ the surface
 
-type Schema = {
-  $ref?: string;
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  enum?: unknown[];
-  const?: unknown;
-  format?: string;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-  minItems?: number;
-  example?: unknown;
-};
 type Operation = { security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> } };
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 

@@ -10,6 +10,7 @@ import { desc } from 'drizzle-orm';
 import type { PartnerSettingsPatch } from './modules/partners/partners.settings.js';
 import type { AppConfig } from './context.js';
 import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
+import type { Schema } from './testing/openapi-schema.js';
 
 /**
  * The whole HTTP surface against bad input: every operation of the OpenAPI document is called
@@ -20,20 +21,6 @@ import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBod
  * no input reaches an unhandled path.
  */
 
-type Schema = {
-  $ref?: string;
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  enum?: unknown[];
-  const?: unknown;
-  format?: string;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-  minItems?: number;
-  example?: unknown;
-};
 type Operation = {
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string }[];
