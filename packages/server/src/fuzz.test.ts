@@ -7,7 +7,7 @@ import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBod
 import { TestBrowser } from './modules/auth/auth.testing.js';
 import { csrfTokenFor } from './modules/auth/auth.service.js';
 import { sessions } from './modules/auth/auth.table.js';
-import type { Schema } from './testing/openapi-schema.js';
+import { sampler, type Doc, type Operation } from './testing/openapi-schema.js';
 
 /**
  * A seeded fuzz of the whole HTTP surface: every operation of the OpenAPI document and every
@@ -239,35 +239,6 @@ const CONTENT_TYPES = [
 ];
 
 // ------------------------------------------------------------------ the surface
-
-type Operation = { security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> } };
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
-
-function sampler(doc: Doc) {
-  const resolve = (schema: Schema | undefined): Schema => {
-    let s = schema ?? {};
-    for (let i = 0; s.$ref && i < 20; i++) s = doc.components.schemas[s.$ref.replace('#/components/schemas/', '')] ?? {};
-    return s;
-  };
-  const sample = (schema: Schema | undefined, depth = 0): unknown => {
-    const s = resolve(schema);
-    if (s.example !== undefined) return s.example;
-    if (s.const !== undefined) return s.const;
-    if (s.enum?.length) return s.enum[0];
-    const alternatives = s.anyOf ?? s.oneOf;
-    if (alternatives?.length) return sample(alternatives.find((a) => resolve(a).type !== 'null') ?? alternatives[0], depth);
-    if (s.allOf?.length) return Object.assign({}, ...s.allOf.map((a) => sample(a, depth)));
-    const type = Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type;
-    if (depth > 6) return null;
-    if (type === 'object') return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, sample(v, depth + 1)]));
-    if (type === 'array') return Array.from({ length: Math.max(1, s.minItems ?? 1) }, () => sample(s.items, depth + 1));
-    if (type === 'integer' || type === 'number') return 1;
-    if (type === 'boolean') return true;
-    if (type === 'string') return s.format === 'email' ? 'fan@example.com' : s.format === 'date-time' ? '2026-06-01T20:00:00Z' : 'tour';
-    return 'x';
-  };
-  return sample;
-}
 
 interface Fixture {
   t: TestApp;

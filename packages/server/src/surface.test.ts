@@ -10,7 +10,7 @@ import { desc } from 'drizzle-orm';
 import type { PartnerSettingsPatch } from './modules/partners/partners.settings.js';
 import type { AppConfig } from './context.js';
 import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
-import type { Schema } from './testing/openapi-schema.js';
+import { sampler, type Doc, type Operation, type Schema } from './testing/openapi-schema.js';
 
 /**
  * The whole HTTP surface against bad input: every operation of the OpenAPI document is called
@@ -21,12 +21,6 @@ import type { Schema } from './testing/openapi-schema.js';
  * no input reaches an unhandled path.
  */
 
-type Operation = {
-  security?: Record<string, string[]>[];
-  parameters?: { name: string; in: string }[];
-  requestBody?: { content: Record<string, { schema: Schema }> };
-};
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 
 /** Markup that must never come back unescaped in a page, whether reflected at once or stored and shown later. */
 const PROBE = '<script>alert(1)</script>';
@@ -40,6 +34,8 @@ const JUNK_BODIES = ['', 'null', '[]', '"x"', '1', '{}', '{"__proto__":{"pollute
 let t: TestApp;
 let p: TestPartner;
 let doc: Doc;
+/** A plausible value of a schema of the document (see testing/openapi-schema.ts). */
+let sample: (schema: Schema | undefined) => unknown;
 /** The other partner of the fixture, with the same external ids as `p`. */
 let q: TestPartner;
 /** A channel listing of the fixture (show-2), for the endpoints that take listing ids. */
@@ -114,44 +110,8 @@ const VALID: Record<string, () => { body: unknown; query?: string }> = {
 beforeAll(async () => {
   await fixture();
   doc = (await (await t.app.request('/v1/openapi.json')).json()) as Doc;
+  sample = sampler(doc);
 });
-
-function resolve(schema: Schema | undefined): Schema {
-  let s = schema ?? {};
-  for (let i = 0; s.$ref && i < 20; i++) s = doc.components.schemas[s.$ref.replace('#/components/schemas/', '')] ?? {};
-  return s;
-}
-
-/** A plausible value of a schema: the shape the endpoint expects, so that one wrong field is what it meets. */
-function sample(schema: Schema | undefined, depth = 0): unknown {
-  const s = resolve(schema);
-  if (s.example !== undefined) return s.example;
-  if (s.const !== undefined) return s.const;
-  if (s.enum?.length) return s.enum[0];
-  const alternatives = s.anyOf ?? s.oneOf;
-  if (alternatives?.length) return sample(alternatives.find((a) => resolve(a).type !== 'null') ?? alternatives[0], depth);
-  if (s.allOf?.length) return Object.assign({}, ...s.allOf.map((a) => sample(a, depth)));
-  const type = Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type;
-  if (depth > 6) return null;
-  switch (type) {
-    case 'object':
-      return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, sample(v, depth + 1)]));
-    case 'array':
-      return Array.from({ length: Math.max(1, s.minItems ?? 1) }, () => sample(s.items, depth + 1));
-    case 'integer':
-    case 'number':
-      return 1;
-    case 'boolean':
-      return true;
-    case 'string':
-      if (s.format === 'email') return 'fan@example.com';
-      if (s.format === 'date-time') return '2026-06-01T20:00:00Z';
-      if (s.format === 'uri' || s.format === 'url') return 'https://partner.example/x';
-      return 'tour';
-    default:
-      return 'x';
-  }
-}
 
 /** Every place in a value where one field can be replaced: paths of object keys and array indexes, to depth 4. */
 function fieldPaths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
