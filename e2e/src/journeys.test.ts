@@ -56,15 +56,20 @@ describe('sell on the demo My tickets page', () => {
       await page.waitForURL(/\/sell\/ptr_[^/]+\/ticket\/dt-festival-0001/);
       await expectNoAxeViolations(page, { label: 'the sell page' });
       await page.getByLabel(/price per ticket/i).fill('38.50');
+      // Enter in the price calculates (the form's default action), whatever buttons follow.
+      await page.getByLabel(/price per ticket/i).press('Enter');
+      await expect.poll(() => page.locator('main').innerText()).toContain('You receive');
+      expect(await page.getByLabel(/price per ticket/i).inputValue()).toBe('38.50');
       // Ana arrived through a sign-in link (an autologin token): no payout fields until she
       // confirms it's her with a code sent to her own e-mail.
       expect(await page.getByLabel('Account holder').count()).toBe(0);
       expect(await page.getByLabel('IBAN').count()).toBe(0);
       const changedBefore = (await mailbox(ANA.email)).filter((m) => m.template === 'payoutDetailsChanged').length;
-      await page.getByRole('link', { name: STEP_UP_LINK }).click();
+      await page.getByRole('button', { name: STEP_UP_LINK }).click();
       await stepUp(page, ANA.email, (label) => expectNoAxeViolations(page, { label }));
       await page.waitForURL(/\/sell\/ptr_[^/]+\/ticket\/dt-festival-0001/);
-      await page.getByLabel(/price per ticket/i).fill('38.50');
+      // The price she typed came back with the form.
+      expect(await page.getByLabel(/price per ticket/i).inputValue()).toBe('38.50');
       await page.getByLabel('Account holder').fill('Ana García');
       await page.getByLabel('IBAN').fill('DE89 3704 0044 0532 0130 00');
       await page.getByRole('button', { name: 'Publish' }).click();
@@ -93,19 +98,20 @@ async function sell(page: Page, ticketId: string, price: string, email: string):
 /**
  * On the hosted sell page: the price (else the one the page proposes), the payout account when
  * asked, Publish. A seller who came through a sign-in link sees a step-up link instead of the
- * payout fields: the code from her mailbox first, then back to the form (its price as the page
- * proposes it again) with the fields.
+ * payout fields: the code from her mailbox first, then back to the form (with the price she
+ * typed) and the fields.
  */
 async function publish(page: Page, price: string | null, holderName: string, email: string): Promise<void> {
   if (price !== null) await page.getByLabel(/price per ticket/i).fill(price);
   const holder = page.getByLabel('Account holder');
-  const stepUpLink = page.getByRole('link', { name: STEP_UP_LINK });
+  const stepUpLink = page.getByRole('button', { name: STEP_UP_LINK });
   if ((await holder.count()) === 0 && (await stepUpLink.count()) > 0) {
     const form = page.url();
     await stepUpLink.click();
     await stepUp(page, email);
     expect(new URL(page.url()).pathname).toBe(new URL(form).pathname);
-    if (price !== null) await page.getByLabel(/price per ticket/i).fill(price);
+    // The price typed before the step-up comes back with the form.
+    if (price !== null) expect(await page.getByLabel(/price per ticket/i).inputValue()).toBe(price);
     expect(await holder.count()).toBe(1);
   }
   // The payout account is asked once per seller.
@@ -121,7 +127,7 @@ async function publish(page: Page, price: string | null, holderName: string, ema
 const ANA = { name: 'Ana García', email: 'ana@demo.test' };
 const CARLA = { name: 'Carla Rossi', email: 'carla@demo.test' };
 
-/** The sell page's link to the step-up, in place of the payout fields. */
+/** The sell page's button to the step-up, in place of the payout fields (it carries the typed price along). */
 const STEP_UP_LINK = 'Confirm it’s you and add payout details';
 
 /** A message in the service's development mailbox (`GET /dev/mailbox.json`, email.pages.tsx). */

@@ -543,7 +543,7 @@ describe('the pages as a signed-in user', () => {
 
       // Publishing the fan's tickets and order (preview and publish of each).
       const unpublished = await sellerForms();
-      expect(unpublished.filter((f) => /\/(ticket\/t-1|order\/o-1)$/.test(f.action)).length).toBe(3); // t-1: preview and publish; o-1: one form
+      expect(unpublished.filter((f) => /\/(ticket\/t-1|order\/o-1)$/.test(f.action)).length).toBe(4); // t-1: preview, publish and the step-up before payout details (the fan came by a link); o-1: one form
       await replay(unpublished);
       // The fan publishes (as the pages give the forms); then changing or removing the listings.
       for (const { action, fields } of unpublished.filter((f) => /\/(ticket\/t-1|order\/o-1)$/.test(f.action) && !f.fields.some(([k, v]) => k === 'intent' && v !== 'publish'))) {

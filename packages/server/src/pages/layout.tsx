@@ -29,6 +29,7 @@ import { t, type Lang } from './i18n.js';
 export const PAGE_CSS = `*{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,Arial,sans-serif;margin:0;background:#f4f4f6;color:#1a1a1f;line-height:1.5;font-size:1rem}
 .skip{position:absolute;left:-10000px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}
+.default-action{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 header{background:#fff;border-bottom:1px solid #d0d0d7;padding:.75rem 1.5rem}.brand{margin:0;font-weight:700}
 main{max-width:34rem;margin:0 auto;padding:1.5rem}
 h1{font-size:1.5rem;margin:0 0 1rem}

@@ -10,7 +10,6 @@ import { whoIs } from './auth.signed-in.js';
 import { authService, OTP_LIMITS, type AuthServiceDeps } from './auth.service.js';
 import {
   clearSessionCookie,
-  clientIp,
   csrfField,
   csrfRejected,
   LOGOUT_PATH,
@@ -22,6 +21,7 @@ import {
   verifyCsrf,
   type SessionEnv,
 } from './auth.session.js';
+import { clientLimitKey } from '../../middleware/client-address.js';
 import { safeReturnTo } from './auth.urls.js';
 import { stepUpRoutes } from './auth.step-up.js';
 
@@ -112,7 +112,7 @@ export function codeDead(c: Ctx, flow: Flow, requestNewPath = OTP_PATH): Promise
  */
 export async function submittedCode(c: Ctx, deps: PageDeps, flow: Flow): Promise<{ code: string; otpId: string } | Response> {
   try {
-    deps.rateLimiter.take(`otp-verify:${clientIp(c)}`, OTP_LIMITS.verifyPerIpPerMinute);
+    deps.rateLimiter.take(`otp-verify:${clientLimitKey(c)}`, OTP_LIMITS.verifyPerIpPerMinute);
   } catch (err) {
     if (err instanceof ApiError && err.status === 429) return tooMany(c, flow.lang, Number(err.headers['Retry-After'] ?? 60));
     throw err;
@@ -234,7 +234,7 @@ export function authPageRoutes(deps: PageDeps) {
     if (!(await verifyCsrf(c, OTP_PATH))) return csrfRejected(c, flow.lang);
     const body = await c.req.parseBody();
     const identifier = typeof body.identifier === 'string' ? body.identifier.slice(0, 300) : '';
-    const result = deps.db.transaction((tx) => auth().requestOtp(tx, { partnerId: flow.partner.id, identifier, lang: flow.lang, ip: clientIp(c) }));
+    const result = deps.db.transaction((tx) => auth().requestOtp(tx, { partnerId: flow.partner.id, identifier, lang: flow.lang, ip: clientLimitKey(c) }));
     if (result.ok) return safeRedirect(c, flowPath(`${OTP_PATH}/verify`, flow, { o: result.otpId }), 303);
     if (result.reason === 'rate_limited') return tooMany(c, flow.lang, result.retryAfterSeconds);
     return renderPage(c, <IdentifierForm c={c} flow={flow} value={identifier} error={m(flow.lang, 'identifierInvalid')} />, { status: 400 });

@@ -285,10 +285,3 @@ export function csrfRejected(c: AnyContext, fallbackLang?: string | null): Promi
   const lang = pageLang(c, fallbackLang);
   return noticePage(c, { lang, status: 403, title: t(lang, 'formExpiredTitle'), text: t(lang, 'formExpiredText') });
 }
-
-/**
- * The client's address as per-address limits count it (the one-time-password limits): see
- * middleware/client-address.ts. `X-Forwarded-For` counts only as far as `TRUST_PROXY` says
- * it was written by the operator's proxies; an IPv6 client counts by its /64.
- */
-export { clientLimitKey as clientIp } from '../../middleware/client-address.js';

@@ -4,7 +4,8 @@ import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { m } from './auth.messages.js';
 import { CodeForm, codeDead, flowPath, incomplete, loadFlow, submittedCode, tooMany, type Ctx, type Flow, type PageDeps } from './auth.pages.js';
 import { authService, maskDestination, type SessionData } from './auth.service.js';
-import { clientIp, csrfField, csrfRejected, currentServiceUrl, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from './auth.session.js';
+import { csrfField, csrfRejected, currentServiceUrl, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from './auth.session.js';
+import { clientLimitKey } from '../../middleware/client-address.js';
 
 /**
  * Step-up: a fresh one-time code before a change to where money goes (payout details), even
@@ -75,7 +76,7 @@ export function stepUpRoutes(app: Hono<SessionEnv>, deps: PageDeps): void {
     if (loaded instanceof Response) return loaded;
     const { flow, session } = loaded;
     if (!(await verifyCsrf(c, STEP_UP_PATH))) return csrfRejected(c, flow.lang);
-    const result = deps.db.transaction((tx) => auth().requestStepUp(tx, session, { lang: flow.lang, ip: clientIp(c) }));
+    const result = deps.db.transaction((tx) => auth().requestStepUp(tx, session, { lang: flow.lang, ip: clientLimitKey(c) }));
     if (result.ok) return safeRedirect(c, flowPath(`${STEP_UP_PATH}/verify`, flow, { o: result.otpId }), 303);
     if (result.reason === 'rate_limited') return tooMany(c, flow.lang, result.retryAfterSeconds);
     return noContact(c, flow);

@@ -3,8 +3,9 @@ import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
-import { clientIp, csrfField, csrfRejected, requireUser, safeRedirect, sessionFromRequest, signInOrigins, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { csrfField, csrfRejected, requireUser, safeRedirect, sessionFromRequest, signInOrigins, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
 import { partnerReturnTo, RETURN_TO_TAG_PARAM } from '../auth/auth.urls.js';
+import { clientLimitKey } from '../../middleware/client-address.js';
 import { HoldLimitError } from '../intentions/intentions.service.js';
 import { SignedInAs } from '../auth/auth.signed-in.js';
 import type { PartnerRow } from '../partners/partners.service.js';
@@ -117,21 +118,20 @@ export function marketPageRoutes(deps: AppDeps) {
     const listingIds = [form.listingId ?? []].flat().filter((v): v is string => typeof v === 'string').slice(0, MAX_SELECTION);
     if (listingIds.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
     const back = partnerReturnTo(deps.box, partner, one('returnTo'), one(RETURN_TO_TAG_PARAM));
-    const session = c.get('session');
-    if (!session) {
-      const selection = new URLSearchParams({ listingIds: listingIds.join(','), lang });
-      const showId = one('showId');
-      if (showId) selection.set('showId', showId);
-      if (back) {
-        selection.set('returnTo', one('returnTo')!);
-        const tag = one(RETURN_TO_TAG_PARAM);
-        if (tag) selection.set(RETURN_TO_TAG_PARAM, tag);
-      }
-      return requireUser(c, partner, { returnTo: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${selection}` }) as Response;
+    // Signed out: sign in first, then back to this market with the pick as the selection.
+    const selection = new URLSearchParams({ listingIds: listingIds.join(','), lang });
+    const showId = one('showId');
+    if (showId) selection.set('showId', showId);
+    if (back) {
+      selection.set('returnTo', one('returnTo')!);
+      const tag = one(RETURN_TO_TAG_PARAM);
+      if (tag) selection.set(RETURN_TO_TAG_PARAM, tag);
     }
+    const session = requireUser(c, partner, { returnTo: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${selection}` });
+    if (session instanceof Response) return session;
     try {
       const intention = deps.db.transaction((tx) =>
-        deps.intentions.create(tx, partner.id, { listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientIp(c)) }),
+        deps.intentions.create(tx, partner.id, { listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientLimitKey(c)) }),
       );
       return safeRedirect(c, `/checkout/${partner.id}/${intention.id}?lang=${lang}`, 303);
     } catch (err) {

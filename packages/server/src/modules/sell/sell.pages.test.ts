@@ -62,9 +62,13 @@ describe('sell flow: publishing', () => {
     // Signed in by a link, the seller is not stepped up: no payout fields, a way to confirm it's you.
     const unproven = await browser.get(page);
     expect(unproven.text).not.toContain('<label for="iban">');
-    const stepUp = /href="(\/auth\/step-up\?[^"]+)"/.exec(unproven.text)![1]!.replace(/&amp;/g, '&');
-    const proven = await completeCodeFlow(t, browser, stepUp, 'fan@example.com');
-    expect(proven.location).toBe(`http://resale.test${page}?lang=en`);
+    const asked = await browser.post(page, { _csrf: inputValue(unproven.text, '_csrf')!, price: '41', intent: 'stepup' });
+    expect(asked.status).toBe(303);
+    expect(asked.location).toContain('/auth/step-up?');
+    const proven = await completeCodeFlow(t, browser, asked.location!, 'fan@example.com');
+    // Back on the form, with the price typed before the step-up.
+    expect(proven.location).toBe(`http://resale.test${page}?lang=en&price=41`);
+    expect(inputValue((await browser.get(proven.location!)).text, 'price')).toBe('41');
     const form = await browser.get(page);
     expect(form.status).toBe(200);
     expect(form.text).toContain('<label for="iban">');

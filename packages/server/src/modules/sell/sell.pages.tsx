@@ -103,8 +103,8 @@ interface SellFormProps {
   price: string;
   breakdown: PriceBreakdown | null;
   payout: PayoutAccountView | null;
-  /** Where to confirm it's you before payout fields are shown; null when the session is stepped up. */
-  stepUpHref: string | null;
+  /** Whether the session must confirm it's you (step-up) before payout fields are shown. */
+  needsStepUp: boolean;
   errors: FieldErrors;
   holderName?: string;
 }
@@ -130,6 +130,12 @@ function SellForm(p: SellFormProps) {
       ) : null}
       <form method="post" action={p.action} class="card" novalidate>
         {csrfField(p.c, p.action)}
+        {/* Enter in a field submits with the form's first button: while the step-up button is
+            shown further down, a hidden first button keeps that Calculate (or Publish at a
+            fixed price). */}
+        {!p.payout && p.needsStepUp ? (
+          <button type="submit" name="intent" value={p.limits.fixedMinor === null ? 'preview' : 'publish'} class="default-action" tabindex={-1} aria-hidden="true"></button>
+        ) : null}
         {p.limits.fixedMinor !== null ? (
           <p>{hint}</p>
         ) : (
@@ -156,13 +162,16 @@ function SellForm(p: SellFormProps) {
         {p.breakdown ? <Breakdown b={p.breakdown} currency={p.currency} lang={lang} /> : null}
         {p.payout ? (
           <p>{sm(lang, 'payoutSaved', { hint: p.payout.accountHint, name: p.payout.holderName })}</p>
-        ) : p.stepUpHref ? (
+        ) : p.needsStepUp ? (
           <fieldset>
             <legend>{sm(lang, 'payoutTitle')}</legend>
             <p class="hint">{sm(lang, 'payoutStepUp')}</p>
             <FieldError id="iban-error" text={p.errors.iban} />
+            {/* A submit, not a link: the price typed so far travels to the step-up and back. */}
             <p>
-              <a href={p.stepUpHref}>{sm(lang, 'payoutStepUpLink')}</a>
+              <button type="submit" name="intent" value="stepup" class="secondary">
+                {sm(lang, 'payoutStepUpLink')}
+              </button>
             </p>
           </fieldset>
         ) : (
@@ -229,7 +238,7 @@ export function sellPageRoutes(deps: AppDeps) {
         price={state.price ?? typed(quote.limits.originalMinor, quote.currency)}
         breakdown={breakdown}
         payout={accounts.view(deps.db, userPk)}
-        stepUpHref={steppedUp ? null : stepUpUrl(partner.id, `${action}?lang=${lang}`, lang)}
+        needsStepUp={!steppedUp}
         errors={state.errors ?? {}}
         holderName={state.holderName ?? ''}
       />,
@@ -250,7 +259,9 @@ export function sellPageRoutes(deps: AppDeps) {
       if (live && live.sellerPk === session.userPk) return safeRedirect(c, `/sell/${partner.id}/listings/${live.id}?lang=${lang}`);
       const reason = deps.listings.notSellable(deps.db, ticket);
       if (reason) return noticePage(c, { lang, status: 409, title: sm(lang, 'notSellableTitle'), text: sm(lang, `reason_${reason}`) });
-      return sellForm(c, partner, session.userPk, ticketId, lang, {});
+      // Back from a step-up, the price the seller had typed (it is validated again on publish).
+      const price = c.req.query('price');
+      return sellForm(c, partner, session.userPk, ticketId, lang, price !== undefined ? { price: price.slice(0, 20) } : {});
     }),
   );
 
@@ -276,6 +287,10 @@ export function sellPageRoutes(deps: AppDeps) {
         errors.price = err.message;
       }
       const state = { price: str('price'), holderName: str('holderName') };
+      if (str('intent') === 'stepup') {
+        const back = new URLSearchParams({ lang, ...(str('price') ? { price: str('price').slice(0, 20) } : {}) });
+        return safeRedirect(c, stepUpUrl(partner.id, `${c.req.path}?${back}`, lang), 303);
+      }
       if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
       try {
         const listing = deps.db.transaction((tx) => {
