@@ -191,12 +191,21 @@ export class MessagesService {
 
   /**
    * Sends a template to a user the way they can be reached: by e-mail when they have an
-   * address, else by SMS to their phone; nothing (null) when they have neither.
+   * address, else by SMS to their phone; nothing (null) when they have neither. Attachments
+   * go with the e-mail only (an SMS carries none).
    *
    * @example messages.toUser(tx, partnerId, seller, 'payoutDetailsChanged', 'es', { accountHint: '3000', holderName: 'Ana' });
    */
-  toUser<K extends TemplateName>(tx: Tx, partnerId: string, user: { email: string | null; phone: string | null }, template: K, lang: Lang, vars: TemplateVars[K]): string | null {
-    if (user.email) return this.send(tx, { partnerId, channel: 'email', to: user.email, template, lang, vars } as SendInput<K>);
+  toUser<K extends TemplateName>(
+    tx: Tx,
+    partnerId: string,
+    user: { email: string | null; phone: string | null },
+    template: K,
+    lang: Lang,
+    vars: TemplateVars[K],
+    opts: { attachments?: Attachment[] } = {},
+  ): string | null {
+    if (user.email) return this.send(tx, { partnerId, channel: 'email', to: user.email, template, lang, vars, ...opts } as SendInput<K>);
     if (user.phone) return this.send(tx, { partnerId, channel: 'sms', to: user.phone, template, lang, vars } as SendInput<K>);
     return null;
   }

@@ -202,17 +202,7 @@ export class ListingsService {
       this.end(tx, listing, 'DELISTED', 'organiser', true);
       const seller = tx.select().from(users).where(eq(users.id, listing.sellerPk)).get()!;
       const partner = tx.select().from(partners).where(eq(partners.id, partnerId)).get()!;
-      const to = seller.email ?? seller.phone;
-      if (to) {
-        this.deps.messages.send(tx, {
-          partnerId,
-          channel: seller.email ? 'email' : 'sms',
-          to,
-          template: 'delistNotice',
-          lang: partner.settings.defaultLang,
-          vars: { eventTitle: event.title, showTitle: show.title, reason: null },
-        });
-      }
+      this.deps.messages.toUser(tx, partnerId, seller, 'delistNotice', partner.settings.defaultLang, { eventTitle: event.title, showTitle: show.title, reason: null });
     }
     return { delisted: live.length, listingIds: live.map((l) => l.id) };
   }

@@ -168,17 +168,12 @@ export class PaymentsService {
           ...channel,
         });
       }
-      const to = seller.email ?? seller.phone;
-      if (to) {
-        this.deps.messages.send(tx, {
-          partnerId: paid.partnerId,
-          channel: seller.email ? 'email' : 'sms',
-          to,
-          template: 'listingSold',
-          lang,
-          vars: { eventTitle: ctx.event.title, showTitle: ctx.show.title, amount: { minor: amountMinor, currency: listing.currency }, payoutDate: toIso(dueAt).slice(0, 10) },
-        });
-      }
+      this.deps.messages.toUser(tx, paid.partnerId, seller, 'listingSold', lang, {
+        eventTitle: ctx.event.title,
+        showTitle: ctx.show.title,
+        amount: { minor: amountMinor, currency: listing.currency },
+        payoutDate: toIso(dueAt).slice(0, 10),
+      });
     }
     this.deps.webhooks.enqueue(tx, paid.partnerId, {
       action: 'ticket.update',
@@ -194,18 +189,15 @@ export class PaymentsService {
         tickets: resold,
       },
     });
-    const buyerTo = buyer.email ?? buyer.phone;
-    if (buyerTo) {
-      const timeZone = (ctx.show.location ?? ctx.event.location).timeZone;
-      this.deps.messages.send(tx, {
-        partnerId: paid.partnerId,
-        channel: buyer.email ? 'email' : 'sms',
-        to: buyerTo,
-        template: 'purchaseConfirmed',
-        lang,
-        vars: { eventTitle: ctx.event.title, showTitle: ctx.show.title, showDate: toIso(ctx.show.startsAt), amount: { minor: paid.totalMinor, currency: paid.currency }, quantity: resold.length, ...(timeZone ? { timeZone } : {}) },
-      });
-    }
+    const timeZone = (ctx.show.location ?? ctx.event.location).timeZone;
+    this.deps.messages.toUser(tx, paid.partnerId, buyer, 'purchaseConfirmed', lang, {
+      eventTitle: ctx.event.title,
+      showTitle: ctx.show.title,
+      showDate: toIso(ctx.show.startsAt),
+      amount: { minor: paid.totalMinor, currency: paid.currency },
+      quantity: resold.length,
+      ...(timeZone ? { timeZone } : {}),
+    });
     return true;
   }
 
@@ -252,10 +244,7 @@ export class PaymentsService {
           .innerJoin(partners, eq(partners.id, buyIntentions.partnerId))
           .where(eq(buyIntentions.id, p.intentionId))
           .get();
-        const to = row?.buyer.email ?? row?.buyer.phone;
-        if (row && to) {
-          this.deps.messages.send(tx, { partnerId: p.partnerId, channel: row.buyer.email ? 'email' : 'sms', to, template: 'refund', lang: row.lang.defaultLang, vars: { eventTitle: row.eventTitle, amount: { minor: p.amountMinor, currency: p.currency } } });
-        }
+        if (row) this.deps.messages.toUser(tx, p.partnerId, row.buyer, 'refund', row.lang.defaultLang, { eventTitle: row.eventTitle, amount: { minor: p.amountMinor, currency: p.currency } });
       });
     }
     return n;

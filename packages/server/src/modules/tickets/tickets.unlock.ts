@@ -63,19 +63,8 @@ export async function runUnlocks(deps: AppDeps, limit = 200): Promise<{ announce
         const claimed = tx.update(tickets).set({ unlockNotifiedAt: now }).where(and(eq(tickets.id, ticket.id), isNull(tickets.unlockNotifiedAt))).run();
         if (claimed.changes !== 1) return;
         const vars = { eventTitle: event.title, showTitle: show.title, showDate: toIso(show.startsAt), ticketUrl: url, ...(view.timeZone ? { timeZone: view.timeZone } : {}) };
-        if (owner.email) {
-          deps.messages.send(tx, {
-            partnerId: partner.id,
-            channel: 'email',
-            to: owner.email,
-            template: 'ticketUnlocked',
-            lang,
-            vars,
-            ...(pdf ? { attachments: [{ filename: `ticket-${ticket.ticketId}.pdf`.replace(/[^\w.-]/g, '_'), contentType: 'application/pdf', content: pdf }] } : {}),
-          });
-        } else if (owner.phone) {
-          deps.messages.send(tx, { partnerId: partner.id, channel: 'sms', to: owner.phone, template: 'ticketUnlocked', lang, vars });
-        } else {
+        const attachments = pdf ? [{ filename: `ticket-${ticket.ticketId}.pdf`.replace(/[^\w.-]/g, '_'), contentType: 'application/pdf', content: pdf }] : [];
+        if (deps.messages.toUser(tx, partner.id, owner, 'ticketUnlocked', lang, vars, { attachments }) === null) {
           deps.logger.warn({ ticketPk: ticket.id }, 'ticket unlocked but its owner has no e-mail or phone');
         }
         notified++;
