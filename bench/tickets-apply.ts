@@ -108,9 +108,9 @@ function writeFloor(dir: string, applied: ReturnType<typeof createDb>, name: str
       db.$client.transaction(() => rows.forEach((r) => insert.run(r)))();
     }
     const rows = applied.select().from(tickets).orderBy(sql`rowid`).all() as TicketRow[];
-    const writer = new TicketBulkWriter(db);
+    const writer = new TicketBulkWriter();
     const started = performance.now();
-    for (let i = 0; i < rows.length; i += BATCH) db.transaction(() => writer.upsert(rows.slice(i, i + BATCH)));
+    for (let i = 0; i < rows.length; i += BATCH) db.transaction((tx) => writer.upsert(tx, rows.slice(i, i + BATCH)));
     return (performance.now() - started) / 1000;
   } finally {
     db.$client.close();

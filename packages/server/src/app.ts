@@ -81,7 +81,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Who the client is (X-Forwarded-For only as far as TRUST_PROXY allows), then the hosted
   // pages' per-address limit: a flooding client is refused before any body, session or page.
   app.use('*', clientAddresses(deps.config));
-  app.use('*', pageRateLimit(deps));
+  app.use('*', pageRateLimit({ config: deps.config, rateLimiter: deps.rateLimiter }));
 
   const limitBody = bodyLimit({
     maxSize: deps.config.maxBodyBytes,
@@ -95,7 +95,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next);
   });
 
-  app.use('*', preflight(deps));
+  app.use('*', preflight({ db: deps.db, config: deps.config }));
   // Media type and JSON depth/size first: nothing below may parse or walk a body they refuse.
   app.use('*', checkRequestBody());
   app.use('*', refuseControlCharacters());

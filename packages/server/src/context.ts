@@ -10,6 +10,7 @@ import type { TrustProxy } from './middleware/client-address.js';
 import type { Authenticated, PartnersService } from './modules/partners/partners.service.js';
 import type { EventsService } from './modules/events/events.service.js';
 import type { TicketsService } from './modules/tickets/tickets.service.js';
+import type { TicketsIngest } from './modules/tickets/tickets.ingest.js';
 import type { UsersService } from './modules/users/users.service.js';
 import type { RulesService } from './modules/rules/rules.service.js';
 import type { WebhooksService } from './modules/webhooks/webhooks.service.js';
@@ -19,6 +20,7 @@ import type { AuthService } from './modules/auth/auth.service.js';
 import type { IntentionsService } from './modules/intentions/intentions.service.js';
 import type { PaymentsService } from './modules/payments/payments.service.js';
 import type { RiskService } from './modules/risk/risk.service.js';
+import type { PayoutsService } from './modules/payouts/payouts.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -62,12 +64,15 @@ export interface AppDeps {
   rules: RulesService;
   users: UsersService;
   tickets: TicketsService;
+  /** The ingestion queue of POST /v1/tickets (jobs), applied through `tickets`. */
+  ticketsIngest: TicketsIngest;
   webhooks: WebhooksService;
   messages: MessagesService;
   listings: ListingsService;
   auth: AuthService;
   intentions: IntentionsService;
   payments: PaymentsService;
+  payouts: PayoutsService;
   risk: RiskService;
   channels: ChannelsService;
 }

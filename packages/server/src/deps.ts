@@ -9,6 +9,7 @@ import { EventsService } from './modules/events/events.service.js';
 import { PartnersService } from './modules/partners/partners.service.js';
 import { RulesService } from './modules/rules/rules.service.js';
 import { TicketsService } from './modules/tickets/tickets.service.js';
+import { TicketsIngest } from './modules/tickets/tickets.ingest.js';
 import { UsersService } from './modules/users/users.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { createMessagesService } from './modules/email/email.service.js';
@@ -19,20 +20,23 @@ import { PaymentsService } from './modules/payments/payments.service.js';
 import { SandboxProvider } from './modules/payments/payments.provider.js';
 import { RiskService } from './modules/risk/risk.service.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
+import { PayoutsService } from './modules/payouts/payouts.service.js';
+import { cancelShow } from './flows/cancel-show.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
   const box = new SecretBox(opts.secretKey);
   const bus = new DomainEvents();
-  const events = new EventsService(opts.db, opts.clock, bus);
-  const users = new UsersService(opts.db, opts.clock);
-  const partners = new PartnersService(opts.db, opts.clock, box);
-  const rules = new RulesService(opts.clock, events);
-  const webhooks = new WebhooksService(opts.db, opts.clock, partners, opts.logger);
+  const events = new EventsService({ db: opts.db, clock: opts.clock, bus });
+  const users = new UsersService({ clock: opts.clock });
+  const partners = new PartnersService({ db: opts.db, clock: opts.clock, box });
+  const rules = new RulesService({ clock: opts.clock, events });
+  const webhooks = new WebhooksService({ db: opts.db, clock: opts.clock, partners, logger: opts.logger });
   const messages = createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger });
-  const listings = new ListingsService({ ...opts, bus, rules, webhooks, messages });
+  const tickets = new TicketsService({ clock: opts.clock, bus, events, users });
+  const listings = new ListingsService({ ...opts, bus, events, rules, webhooks, messages, tickets });
   const intentions = new IntentionsService({ ...opts, bus, listings });
-  return {
+  const deps: AppDeps = {
     ...opts,
     box,
     bus,
@@ -41,15 +45,20 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     events,
     rules,
     users,
-    tickets: new TicketsService(opts.db, opts.clock, bus, events, users),
+    tickets,
+    ticketsIngest: new TicketsIngest({ db: opts.db, clock: opts.clock, tickets }),
     webhooks,
     messages,
     listings,
     intentions,
     // The sandbox provider until a real one is configured (see payments.provider.ts).
     risk: new RiskService(opts),
-    channels: new ChannelsService({ ...opts, bus, events, rules, users, webhooks, listings }),
-    payments: new PaymentsService({ ...opts, bus, intentions, listings, webhooks, messages }, new SandboxProvider(() => opts.clock.now())),
+    channels: new ChannelsService({ ...opts, bus, events, tickets, listings }),
+    payments: new PaymentsService({ ...opts, messages }, new SandboxProvider(() => opts.clock.now())),
+    payouts: new PayoutsService({ ...opts, webhooks }),
     auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
   };
+  // A cancelled show's cascade, explicit and ordered in one place (flows/cancel-show.ts).
+  bus.on('show.cancelled', (tx, e) => cancelShow(deps, tx, e));
+  return deps;
 }

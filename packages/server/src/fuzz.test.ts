@@ -7,7 +7,7 @@ import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBod
 import { TestBrowser } from './modules/auth/auth.testing.js';
 import { csrfTokenFor } from './modules/auth/auth.service.js';
 import { sessions } from './modules/auth/auth.table.js';
-import { sampler, type Doc, type Operation } from './testing/openapi-schema.js';
+import { sampler, type Doc } from './testing/openapi-schema.js';
 
 /**
  * A seeded fuzz of the whole HTTP surface: every operation of the OpenAPI document and every

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../context.js';
+import type { Job } from './job.js';
 import { purgeIdempotencyJob } from './purge-idempotency.js';
 import { ticketsJob } from '../modules/tickets/tickets.job.js';
 import { feedsJob } from '../modules/feeds/feeds.job.js';
@@ -9,14 +10,6 @@ import { authPurgeJob } from '../modules/auth/auth.job.js';
 import { intentionsJob } from '../modules/intentions/intentions.job.js';
 import { paymentsJob } from '../modules/payments/payments.job.js';
 import { wishlistJob } from '../modules/marketdata/wishlist.job.js';
-
-/** A piece of scheduled work. `run` must never assume it is the only process (see README). */
-export interface Job {
-  name: string;
-  /** How often the job is looked at, in milliseconds. */
-  everyMs: number;
-  run: (deps: AppDeps) => Promise<void> | void;
-}
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {

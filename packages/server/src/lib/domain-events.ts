@@ -4,10 +4,14 @@ import type { Tx } from '../db/client.js';
  * In-process domain events. Handlers run synchronously inside the transaction of the
  * change that raised the event, so a cancellation and everything that follows from it
  * (tickets invalidated, listings removed, webhooks put in the outbox) commit together or
- * not at all. Modules talk through these instead of reaching into each other's tables.
+ * not at all. They carry reactions within one step; a use case of several steps is a flow
+ * (src/flows/), which orders its steps itself. Each event names its subscribers below.
  */
 export interface DomainEventMap {
-  /** A show became CANCELLED (by the API, the cancelled feed or the events feed). */
+  /**
+   * A show became CANCELLED (by the API, the cancelled feed or the events feed). One
+   * subscriber: the cancel-show flow (flows/cancel-show.ts, wired in deps.ts).
+   */
   'show.cancelled': {
     partnerId: string;
     eventPk: string;
@@ -18,8 +22,8 @@ export interface DomainEventMap {
   };
   /**
    * A ticket can no longer be offered by its holder as it was: deleted, admitted, its show
-   * cancelled, its owner changed, or moved to another show or option. The sell side
-   * terminates its active listing.
+   * cancelled, its owner changed, or moved to another show or option. Subscriber: listings
+   * (ends its live listing, endReason `ticket_<reason>`).
    */
   'ticket.invalidated': {
     partnerId: string;
@@ -30,6 +34,7 @@ export interface DomainEventMap {
    * A listing ended (terminated, delisted or withdrawn). `intentionId` is set when it was
    * reserved: that checkout ends, and `reason` (the listing's `endReason`: `organiser` for a
    * delist, `channel_withdrawn`, `seller`, `ticket_<why>`) tells the buyer why.
+   * Subscribers: intentions (ends that checkout), channels (deletes a channel's unsold tickets).
    */
   'listing.ended': {
     partnerId: string;

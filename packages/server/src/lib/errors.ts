@@ -47,6 +47,41 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * Why a domain rule refused, for callers that are not the API: a page picks its notice by
+ * `reason`, never by message text or a bare status. The API still answers `code` (and the
+ * message); `reason` is additive and internal. Closed: add a reason here when a page needs to
+ * tell a refusal apart.
+ */
+export const DOMAIN_REASONS = [
+  /** A listing (or one of several) is no longer ACTIVE: reserved, sold or ended. */
+  'listing_unavailable',
+  /** A listing is in a buyer's checkout (RESERVED): it cannot be changed or removed now. */
+  'listing_reserved',
+  /** A row changed between the read and the conditional write; read it again. */
+  'changed_meanwhile',
+  /** A buyer picked their own listing. */
+  'own_listing',
+  /** One checkout holds listings of one show and one ticket option. */
+  'mixed_items',
+  /** The show is not open for resale (cancelled, hidden or resale off). */
+  'resale_closed',
+  /** The show has started. */
+  'show_started',
+  /** The seller reached the rules' maxSell for the show. */
+  'max_sell_reached',
+  /** A ticket cannot be listed in its state (already listed, sold, used or cancelled). */
+  'ticket_not_listable',
+  /** A price outside the rules (minimum, maximum, fixed price, or not above the seller fee). */
+  'price_rejected',
+  /** A hold limit (see HoldLimitError). */
+  'hold_limit',
+  /** A buy intention is not PENDING any more. */
+  'intention_ended',
+] as const;
+
+export type DomainReason = (typeof DOMAIN_REASONS)[number];
+
 /** Where in the request an offending value is. */
 export type ErrorLocation = 'body' | 'query' | 'path' | 'header';
 
@@ -70,21 +105,29 @@ export class ApiError extends Error {
   readonly entries: ErrorEntry[];
   /** Extra response headers (for example `Retry-After`). */
   readonly headers: Record<string, string>;
+  /** The domain's reason, for pages (see DOMAIN_REASONS); undefined for plain request errors. */
+  readonly reason: DomainReason | undefined;
 
   constructor(
     status: number,
     code: ErrorCode,
     message: string,
-    opts: { path?: string; in?: ErrorLocation; headers?: Record<string, string>; entries?: ErrorEntry[] } = {},
+    opts: { path?: string; in?: ErrorLocation; headers?: Record<string, string>; entries?: ErrorEntry[]; reason?: DomainReason } = {},
   ) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.headers = opts.headers ?? {};
+    this.reason = opts.reason;
     const first: ErrorEntry = { code, message };
     if (opts.path !== undefined) first.path = opts.path;
     if (opts.in !== undefined) first.in = opts.in;
     this.entries = opts.entries ?? [first];
+  }
+
+  /** The stable code of the (first) entry: what callers branch on, with `reason`. */
+  get code(): ErrorCode {
+    return this.entries[0]?.code ?? 'bad_request';
   }
 
   /** Several field errors at once (validation). */
@@ -94,8 +137,8 @@ export class ApiError extends Error {
   }
 
   /** A 400 naming one field. */
-  static field(code: ErrorCode, path: string, message: string, where: ErrorLocation = 'body'): ApiError {
-    return new ApiError(400, code, message, { path, in: where });
+  static field(code: ErrorCode, path: string, message: string, where: ErrorLocation = 'body', reason?: DomainReason): ApiError {
+    return new ApiError(400, code, message, { path, in: where, ...(reason ? { reason } : {}) });
   }
 
   /** A 404 that reads the same for an unknown id and another partner's id. */
@@ -104,7 +147,8 @@ export class ApiError extends Error {
     return new ApiError(404, 'not_found', `No ${what} was found`);
   }
 
-  static conflict(message: string, path?: string): ApiError {
-    return new ApiError(409, 'conflict', message, path === undefined ? {} : { path });
+  /** A 409: the request is fine but the state of things refuses it (`reason` says which rule). */
+  static conflict(message: string, path?: string, reason?: DomainReason): ApiError {
+    return new ApiError(409, 'conflict', message, { ...(path === undefined ? {} : { path }), ...(reason ? { reason } : {}) });
   }
 }

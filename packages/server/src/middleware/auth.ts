@@ -1,9 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppDeps, AppEnv } from '../context.js';
+import type { AppConfig, AppEnv } from '../context.js';
 import { ApiError } from '../lib/errors.js';
 import { safeEqual } from '../lib/crypto.js';
 import { applyBrowserOrigin } from './cors.js';
-import type { ApiKeyKind } from '../modules/partners/partners.table.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { ApiKeyKind } from '../modules/partners/partners.queries.js';
+import type { PartnersService } from '../modules/partners/partners.service.js';
 
 /** The key in `Authorization: <key>` or `Authorization: Bearer <key>`. */
 export function presentedKey(c: Context): string | null {
@@ -15,6 +17,18 @@ export function presentedKey(c: Context): string | null {
 
 const KIND_NAMES: Record<ApiKeyKind, string> = { private: 'private key', public: 'public key', channels: 'channels key' };
 
+/** What `partnerKey()` uses: the key lookup, the rate limiter, and the default limit and own origin. */
+export interface PartnerKeyOptions {
+  partners: Pick<PartnersService, 'authenticate'>;
+  rateLimiter: Pick<RateLimiter, 'take'>;
+  config: Pick<AppConfig, 'rateLimitPerMinute' | 'publicBaseUrl'>;
+}
+
+/** What `operatorToken()` uses. */
+export interface OperatorTokenOptions {
+  config: Pick<AppConfig, 'operatorToken'>;
+}
+
 /**
  * Authenticates a partner key and applies the partner's API rate limit.
  * `kinds` lists the key kinds the route accepts; it may depend on the request (the buy
@@ -22,7 +36,7 @@ const KIND_NAMES: Record<ApiKeyKind, string> = { private: 'private key', public:
  *
  * @example app.openapi(createRoute({ ..., middleware: [partnerKey(deps, ['private'])] }), handler)
  */
-export function partnerKey(deps: AppDeps, kinds: readonly ApiKeyKind[] | ((c: Context<AppEnv>) => readonly ApiKeyKind[])): MiddlewareHandler<AppEnv> {
+export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[] | ((c: Context<AppEnv>) => readonly ApiKeyKind[])): MiddlewareHandler<AppEnv> {
   return async function partnerKeyMiddleware(c, next) {
     const key = presentedKey(c);
     if (!key) throw new ApiError(401, 'unauthorized', 'Send your API key in the Authorization header');
@@ -40,7 +54,7 @@ export function partnerKey(deps: AppDeps, kinds: readonly ApiKeyKind[] | ((c: Co
 }
 
 /** The operator API's bearer token, compared in constant time. */
-export function operatorToken(deps: AppDeps): MiddlewareHandler<AppEnv> {
+export function operatorToken(deps: OperatorTokenOptions): MiddlewareHandler<AppEnv> {
   return async function operatorTokenMiddleware(c, next) {
     const expected = deps.config.operatorToken;
     const m = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '');

@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { sql } from 'drizzle-orm';
-import type { AppDeps, AppEnv } from '../context.js';
+import type { AppConfig, AppEnv } from '../context.js';
+import type { Db } from '../db/client.js';
 import { ApiError } from '../lib/errors.js';
+import { anyPartnerAllowsOrigin } from '../modules/partners/partners.queries.js';
 import type { Authenticated } from '../modules/partners/partners.service.js';
-import { partners } from '../modules/partners/partners.table.js';
 
 /**
  * Cross-origin access for the endpoints a browser calls with the public key (the widgets on a
@@ -40,7 +40,17 @@ const EXPOSE_HEADERS = 'Request-Id, Retry-After, Idempotent-Replayed';
 /** How long a browser may reuse a preflight answer (seconds). */
 const PREFLIGHT_MAX_AGE = '600';
 
-function ownOrigin(deps: AppDeps): string {
+/** What `applyBrowserOrigin()` uses: the service's own URL (its origin is always allowed). */
+export interface BrowserOriginOptions {
+  config: Pick<AppConfig, 'publicBaseUrl'>;
+}
+
+/** What `preflight()` uses: the database (which origins partners allow) and the service's own URL. */
+export interface PreflightOptions extends BrowserOriginOptions {
+  db: Db;
+}
+
+function ownOrigin(deps: BrowserOriginOptions): string {
   return new URL(deps.config.publicBaseUrl).origin;
 }
 
@@ -55,7 +65,7 @@ function allowedMethods(path: string): string[] {
  *
  * @throws ApiError 403 `origin_not_allowed`
  */
-export function applyBrowserOrigin(c: Context<AppEnv>, deps: AppDeps, auth: Authenticated): void {
+export function applyBrowserOrigin(c: Context<AppEnv>, deps: BrowserOriginOptions, auth: Authenticated): void {
   const origin = c.req.header('origin');
   if (origin === undefined) return;
   if (auth.kind !== 'public' || !allowedMethods(c.req.path).includes(c.req.method)) return;
@@ -73,13 +83,8 @@ export function applyBrowserOrigin(c: Context<AppEnv>, deps: AppDeps, auth: Auth
  * an origin some partner allows gets 204 with the allowed methods and headers; any other
  * preflight 403 in the envelope (no CORS headers, so the browser stops there).
  */
-export function preflight(deps: AppDeps): MiddlewareHandler<AppEnv> {
-  const anyPartnerAllows = deps.db
-    .select({ one: sql<number>`1` })
-    .from(partners)
-    .where(sql`exists (select 1 from json_each(${partners.settings}, '$.allowedOrigins') where value = ${sql.placeholder('origin')})`)
-    .limit(1)
-    .prepare();
+export function preflight(deps: PreflightOptions): MiddlewareHandler<AppEnv> {
+  const anyPartnerAllows = anyPartnerAllowsOrigin(deps.db);
   return async function preflightMiddleware(c, next) {
     if (c.req.method !== 'OPTIONS') return next();
     const origin = c.req.header('origin');
@@ -88,7 +93,7 @@ export function preflight(deps: AppDeps): MiddlewareHandler<AppEnv> {
     const methods = allowedMethods(c.req.path);
     if (methods.length === 0) throw new ApiError(403, 'origin_not_allowed', 'This endpoint is for servers: it never answers browsers (only public-key endpoints do)');
     if (!methods.includes(method.toUpperCase())) throw new ApiError(403, 'origin_not_allowed', `${method.slice(0, 20)} is not allowed from a browser here; use ${methods.join(', ')}`);
-    if (origin !== ownOrigin(deps) && anyPartnerAllows.get({ origin }) === undefined) {
+    if (origin !== ownOrigin(deps) && !anyPartnerAllows(origin)) {
       throw new ApiError(403, 'origin_not_allowed', `Browser requests from ${origin.slice(0, 200)} are not allowed; the operator adds the origin to the partner's allowedOrigins`);
     }
     c.header('Vary', 'Origin');

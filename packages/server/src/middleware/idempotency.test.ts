@@ -4,13 +4,13 @@ import { count, eq } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { errorResponse } from '../app.js';
 import type { AppEnv } from '../context.js';
-import { purgeExpiredIdempotencyKeys, purgeIdempotencyJob } from '../jobs/purge-idempotency.js';
+import { purgeIdempotencyJob } from '../jobs/purge-idempotency.js';
 import { ok } from '../lib/envelope.js';
 import { ApiError } from '../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse } from '../lib/openapi.js';
 import { createTestApp } from '../testing/harness.js';
 import { partnerKey } from './auth.js';
-import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotency, respondInTransaction } from './idempotency.js';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotency, purgeExpiredIdempotencyKeys, respondInTransaction } from './idempotency.js';
 import { idempotencyKeys } from './idempotency.table.js';
 
 /** A table only these tests know, created by hand: the work the idempotent route does. */

@@ -2,8 +2,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { and, eq, lte } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
-import type { AppDeps, AppEnv } from '../context.js';
-import type { Tx } from '../db/client.js';
+import type { AppEnv } from '../context.js';
+import type { Db, Tx } from '../db/client.js';
+import type { Clock } from '../lib/clock.js';
 import { ok } from '../lib/envelope.js';
 import { ApiError } from '../lib/errors.js';
 import { idempotencyKeys } from './idempotency.table.js';
@@ -29,6 +30,17 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * this was abandoned (the process crashed mid-request) and the next request takes it over.
  */
 export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+
+/** What `idempotency()` and the purge use: the database (this module alone writes `idempotency_keys`) and the clock. */
+export interface IdempotencyOptions {
+  db: Db;
+  clock: Clock;
+}
+
+/** What `respondInTransaction()` uses. */
+export interface RespondOptions {
+  db: Db;
+}
 
 /** The header clients send. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -67,7 +79,7 @@ export interface IdempotencyHandle {
  *   (c) => respondInTransaction(c, deps, 201, (tx) => things.create(tx, c.get('auth').partner.id, c.req.valid('json'))),
  * );
  */
-export function idempotency(deps: AppDeps): MiddlewareHandler<AppEnv> {
+export function idempotency(deps: IdempotencyOptions): MiddlewareHandler<AppEnv> {
   return async function idempotencyMiddleware(c, next) {
     const key = c.req.header(IDEMPOTENCY_HEADER);
     if (key === undefined) {
@@ -150,7 +162,7 @@ export function idempotency(deps: AppDeps): MiddlewareHandler<AppEnv> {
  */
 export function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 201 | 202>(
   c: Context<AppEnv>,
-  deps: AppDeps,
+  deps: RespondOptions,
   status: S,
   work: (tx: Tx) => T,
 ) {
@@ -168,6 +180,19 @@ export function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 201 | 
   return c.json(body, status);
 }
 
+/**
+ * Deletes the Idempotency-Key rows whose replay window has passed (`expiresAt <= now`).
+ * Correctness does not depend on it (the middleware treats an expired row as absent); it
+ * only keeps the table from growing. One conditional delete, safe with several processes.
+ * Run hourly by jobs/purge-idempotency.ts.
+ *
+ * @returns how many rows were deleted
+ * @example purgeExpiredIdempotencyKeys(deps); // 0 when nothing had expired
+ */
+export function purgeExpiredIdempotencyKeys(deps: IdempotencyOptions): number {
+  return deps.db.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, deps.clock.now())).run().changes;
+}
+
 type Claim = { kind: 'claimed'; lockedUntil: number } | { kind: 'replay'; status: number; body: string };
 
 /**
@@ -175,7 +200,7 @@ type Claim = { kind: 'claimed'; lockedUntil: number } | { kind: 'replay'; status
  * conditional (insert if absent, take over if abandoned), so two processes racing for the
  * same key cannot both win, on SQLite or PostgreSQL alike.
  */
-function claim(deps: AppDeps, partnerId: string, key: string, requestHash: string): Claim {
+function claim(deps: IdempotencyOptions, partnerId: string, key: string, requestHash: string): Claim {
   const now = deps.clock.now();
   const lockedUntil = now + IDEMPOTENCY_LOCK_MS;
   const fresh = { requestHash, state: 'processing' as const, responseStatus: null, responseBody: null, lockedUntil, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS };

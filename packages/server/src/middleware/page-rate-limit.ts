@@ -1,9 +1,16 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppDeps } from '../context.js';
+import type { AppConfig } from '../context.js';
 import { ApiError } from '../lib/errors.js';
 import { pageLang, t } from '../pages/i18n.js';
 import { noticePage } from '../pages/layout.js';
 import { clientLimitKey } from './client-address.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** What `pageRateLimit()` uses: its two limits and the shared rate limiter. */
+export interface PageRateLimitOptions {
+  config: Pick<AppConfig, 'pageRateLimitPerMinute' | 'pagePostRateLimitPerMinute'>;
+  rateLimiter: Pick<RateLimiter, 'take'>;
+}
 
 /** Defaults of `PAGE_RATE_LIMIT_PER_MINUTE` and `PAGE_POST_RATE_LIMIT_PER_MINUTE`. */
 export const PAGE_RATE_LIMIT_DEFAULTS = { perMinute: 300, postPerMinute: 60 } as const;
@@ -39,7 +46,7 @@ export function isPagePath(path: string): boolean {
  *
  * @example app.use('*', pageRateLimit(deps)); // after clientAddresses(), before the page routers
  */
-export function pageRateLimit(deps: Pick<AppDeps, 'config' | 'rateLimiter'>): MiddlewareHandler {
+export function pageRateLimit(deps: PageRateLimitOptions): MiddlewareHandler {
   const perMinute = deps.config.pageRateLimitPerMinute ?? PAGE_RATE_LIMIT_DEFAULTS.perMinute;
   const postPerMinute = deps.config.pagePostRateLimitPerMinute ?? PAGE_RATE_LIMIT_DEFAULTS.postPerMinute;
   return async function pageRateLimitMiddleware(c, next) {

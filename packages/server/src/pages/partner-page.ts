@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppDeps } from '../context.js';
-import type { PartnerRow } from '../modules/partners/partners.service.js';
+import { partnerById, type PartnerRow } from '../modules/partners/partners.queries.js';
 import { pageLang, t, type Lang } from './i18n.js';
 import { noticePage } from './layout.js';
 
@@ -12,17 +12,14 @@ export function notFoundPage(c: Context<any, any, any>, lang: Lang): Promise<Res
 /**
  * A hosted-page handler of a partner named in the path (`:partnerId`): it gets the partner
  * and the page language (`?lang=`, else the partner's); an unknown partner gets the 404 page.
+ * The lookup answers undefined for an unknown partner, so any other failure (the database)
+ * stays an error instead of passing for a 404.
  *
  * @example app.get('/sell/:partnerId/payout', partnerPage(deps, async (c, partner, lang) => renderPage(c, …)));
  */
-export function partnerPage<C extends Context<any, any, any>>(deps: Pick<AppDeps, 'partners'>, handler: (c: C, partner: PartnerRow, lang: Lang) => Response | Promise<Response>) {
+export function partnerPage<C extends Context<any, any, any>>(deps: Pick<AppDeps, 'db'>, handler: (c: C, partner: PartnerRow, lang: Lang) => Response | Promise<Response>) {
   return async (c: C): Promise<Response> => {
-    let partner: PartnerRow | null = null;
-    try {
-      partner = deps.partners.get(c.req.param('partnerId') ?? '');
-    } catch {
-      partner = null;
-    }
+    const partner = partnerById(deps.db, c.req.param('partnerId') ?? '');
     const lang = pageLang(c, partner?.settings.defaultLang);
     return partner ? handler(c, partner, lang) : notFoundPage(c, lang);
   };

@@ -1,12 +1,12 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type Database from 'better-sqlite3';
+import { changeCounter, type DbChangeCounter, type DbVersion } from '../../db/change-counter.js';
 import type { Db, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import type { ShowStatus } from '../events/events.table.js';
-import { events, shows, ticketOptions } from '../events/events.table.js';
-import { listings, listingTickets } from '../listings/listings.table.js';
-import { showInventory } from '../marketdata/marketdata.table.js';
-import { tickets } from '../tickets/tickets.table.js';
+import { showSnapshotReads, type ShowRow } from '../events/events.queries.js';
+import { cheapestActivePerOption, showListingReads, ticketPksOfListings } from '../listings/listings.queries.js';
+import { primarySaleReader } from '../marketdata/marketdata.queries.js';
+import { ticketSeatsByPks } from '../tickets/tickets.queries.js';
+
+export type { DbChangeCounter, DbVersion };
 
 /**
  * What the buy access layer reads on every partner event page, kept in memory per show,
@@ -26,7 +26,7 @@ import { tickets } from '../tickets/tickets.table.js';
  * ## How it stays fresh
  * Two levels.
  *
- * 1. The database's change counter ({@link DbChangeCounter}): this connection's
+ * 1. The database's change counter ({@link DbChangeCounter}, src/db/change-counter.ts): this connection's
  *    `total_changes()` (every write of this process, seen at once) and `PRAGMA data_version`
  *    (commits by any other connection or process on the same file, read at most once per
  *    millisecond, so seen within a millisecond). A request reads it once, when its key is
@@ -104,7 +104,7 @@ export interface ShowSnapshot {
   showId: string;
   /** The event has a seating chart (svgCode or image). */
   hasSeating: boolean;
-  status: ShowStatus;
+  status: ShowRow['status'];
   resaleEnabled: boolean;
   startsAt: number;
   /** In the show's order. */
@@ -115,65 +115,6 @@ export interface ShowSnapshot {
 
 /** A snapshot, or why there is none (404 on GET, an empty list in bulk). */
 export type SnapshotResult = { found: true; snapshot: ShowSnapshot } | { found: false; missing: 'event' | 'show' };
-
-/**
- * A value that changes whenever any row of the database changes: this connection's
- * `total_changes()` (minus the writes forgiven, see {@link forgive}), read on every call (an
- * O(1) statement, 0.1 µs), and `PRAGMA data_version`, which moves when another connection
- * or process commits to the same file, read at most once per millisecond of the clock (it
- * opens and closes a read transaction, the costliest part of a cached answer: about a tenth
- * of the endpoint's throughput when read on every call). So this process's own writes are
- * seen at once, other processes' within a millisecond.
- */
-export class DbChangeCounter {
-  private readonly totalChanges: Database.Statement;
-  private readonly dataVersion: Database.Statement;
-  private forgiven = 0;
-  private data = 0;
-  private dataReadAt = Number.NaN;
-
-  constructor(
-    client: Database.Database,
-    private readonly clock: Clock,
-  ) {
-    this.totalChanges = client.prepare('SELECT total_changes()').pluck();
-    this.dataVersion = client.prepare('PRAGMA data_version').pluck();
-  }
-
-  /** The current version. Compare with {@link same}. */
-  read(): DbVersion {
-    const now = this.clock.now();
-    // `!==` rather than `>`: a clock set back reads it again too.
-    if (now !== this.dataReadAt) {
-      this.data = this.dataVersion.get() as number;
-      this.dataReadAt = now;
-    }
-    return { changes: (this.totalChanges.get() as number) - this.forgiven, data: this.data };
-  }
-
-  same(a: DbVersion, b: DbVersion): boolean {
-    return a.changes === b.changes && a.data === b.data;
-  }
-
-  /**
-   * Runs `work`, then forgives the rows it changed on this connection, so they do not count
-   * as a change. Only for work that writes tables no snapshot reads (one-time tokens, users).
-   * It is synchronous (better-sqlite3), so no other request's writes can interleave.
-   */
-  forgive<T>(work: () => T): T {
-    const before = this.totalChanges.get() as number;
-    try {
-      return work();
-    } finally {
-      this.forgiven += (this.totalChanges.get() as number) - before;
-    }
-  }
-}
-
-export interface DbVersion {
-  changes: number;
-  data: number;
-}
 
 /** A cached snapshot, and what was rendered from it (unsigned answers, by language and resale state). */
 export interface SnapshotEntry {
@@ -234,55 +175,9 @@ export class ShowSnapshots {
     private readonly clock: Clock,
     private readonly limit = SNAPSHOT_CACHE_LIMIT,
   ) {
-    this.counter = new DbChangeCounter(db.$client, clock);
-    const p = (name: string) => sql.placeholder(name);
-    // Computed in SQL, so a large SVG is never parsed into JavaScript.
-    const hasSeating = sql<number>`(coalesce(json_extract(${events.seating}, '$.svgCode'), '') <> '' or coalesce(json_extract(${events.seating}, '$.image'), '') <> '')`.mapWith(Number);
-    // Prepared once: drizzle builds no SQL on the hot path.
-    this.q = {
-      event: db
-        .select({ id: events.id, hasSeating })
-        .from(events)
-        .where(and(eq(events.partnerId, p('partnerId')), eq(events.externalReferenceId, p('eventId'))))
-        .prepare(),
-      eventByPk: db.select({ hasSeating }).from(events).where(eq(events.id, p('eventPk'))).prepare(),
-      show: db
-        .select({ id: shows.id, status: shows.status, resaleEnabled: shows.resaleEnabled, startsAt: shows.startsAt })
-        .from(shows)
-        .where(and(eq(shows.eventPk, p('eventPk')), eq(shows.showId, p('showId'))))
-        .prepare(),
-      primary: db.select({ soldOut: showInventory.soldOut, soldPercentage: showInventory.soldPercentage }).from(showInventory).where(eq(showInventory.showPk, p('showPk'))).prepare(),
-      showByPk: db.select({ status: shows.status, resaleEnabled: shows.resaleEnabled, startsAt: shows.startsAt }).from(shows).where(eq(shows.id, p('showPk'))).prepare(),
-      options: db
-        .select({ pk: ticketOptions.id, ticketOptionId: ticketOptions.ticketId, title: ticketOptions.title, currency: ticketOptions.currency, area: ticketOptions.area, webVisibility: ticketOptions.webVisibility })
-        .from(ticketOptions)
-        .where(eq(ticketOptions.showPk, p('showPk')))
-        .orderBy(asc(ticketOptions.position), asc(ticketOptions.id))
-        .prepare(),
-      // Per option: tickets for sale and the floor, through listings_show_state_idx.
-      stats: db
-        .select({
-          optionPk: listings.ticketOptionPk,
-          quantity: sql<number>`sum(${listings.quantity})`.mapWith(Number),
-          floorMinor: sql<number>`min(${listings.priceMinor} + ${listings.buyerFeeMinor})`.mapWith(Number),
-        })
-        .from(listings)
-        .where(and(eq(listings.showPk, p('showPk')), eq(listings.state, 'ACTIVE')))
-        .groupBy(listings.ticketOptionPk)
-        .prepare(),
-      // The set of ACTIVE listings and their prices, from listings_show_state_idx alone (a
-      // covering scan: the index holds show_pk, state, price_minor and the rowid). SQLite-specific.
-      listingsFingerprint: db
-        .select({
-          n: sql<number>`count(*)`.mapWith(Number),
-          rowids: sql<number>`coalesce(sum(rowid), 0)`.mapWith(Number),
-          // Each (rowid, price) pair hashed below 2^32, so the sum cannot overflow.
-          pairs: sql<number>`coalesce(sum((rowid * 65537 + ${listings.priceMinor}) % 4294967311), 0)`.mapWith(Number),
-        })
-        .from(listings)
-        .where(and(eq(listings.showPk, p('showPk')), eq(listings.state, 'ACTIVE')))
-        .prepare(),
-    };
+    this.counter = changeCounter(db, clock);
+    // Prepared once by the owners' queries (events, listings, marketdata): no SQL is built on the hot path.
+    this.q = { ...showSnapshotReads(db), ...showListingReads(db), primary: primarySaleReader(db) };
   }
 
   /** The snapshot of a partner's show, from the cache while `version` is the one it was built at. */
@@ -332,12 +227,12 @@ export class ShowSnapshots {
 
   private load(tx: Tx, partnerId: string, eventId: string, showId: string, version: DbVersion, now: number): SnapshotEntry {
     const missing = (what: 'event' | 'show'): SnapshotEntry => ({ version, result: { found: false, missing: what }, rendered: new Map(), builtAt: now, kept: false, check: null });
-    const event = this.q.event.get({ partnerId, eventId });
+    const event = this.q.eventByRef(partnerId, eventId);
     if (!event) return missing('event');
-    const show = this.q.show.get({ eventPk: event.id, showId });
+    const show = this.q.showOfEvent(event.id, showId);
     if (!show) return missing('show');
-    const optionRows = this.q.options.all({ showPk: show.id });
-    const stats = new Map(this.q.stats.all({ showPk: show.id }).map((s) => [s.optionPk, s]));
+    const optionRows = this.q.optionsOfShow(show.id);
+    const stats = new Map(this.q.statsOfShow(show.id).map((s) => [s.optionPk, s]));
     const cheapest = this.cheapestPerOption(tx, show.id);
     const listingIds = [...cheapest.values()].map((c) => c.listingId).sort();
     const snapshot: ShowSnapshot = {
@@ -361,7 +256,7 @@ export class ShowSnapshots {
           cheapest: cheapest.get(o.pk) ?? null,
         };
       }),
-      primary: this.q.primary.get({ showPk: show.id }) ?? null,
+      primary: this.q.primary(show.id),
     };
     return {
       version,
@@ -383,52 +278,58 @@ export class ShowSnapshots {
    * {@link FULL_REBUILD_MS}; quantity, option and currency of a listing never change.
    */
   private fingerprint(tx: Tx, eventPk: string, showPk: string, listingIds: readonly string[]): string {
-    const event = this.q.eventByPk.get({ eventPk });
-    const show = this.q.showByPk.get({ showPk });
+    const event = this.q.eventSeating(eventPk);
+    const show = this.q.showState(showPk);
     if (!event || !show) return '';
     const parts: unknown[] = [event.hasSeating, show.status, show.resaleEnabled, show.startsAt];
-    for (const o of this.q.options.all({ showPk })) parts.push(o.pk, o.ticketOptionId, o.currency, o.area, o.webVisibility);
-    const primary = this.q.primary.get({ showPk });
+    for (const o of this.q.optionsOfShow(showPk)) parts.push(o.pk, o.ticketOptionId, o.currency, o.area, o.webVisibility);
+    const primary = this.q.primary(showPk);
     parts.push(primary?.soldOut ?? null, primary?.soldPercentage ?? null);
-    const l = this.q.listingsFingerprint.get({ showPk });
+    const l = this.q.fingerprintOfShow(showPk);
     parts.push(l?.n, l?.rowids, l?.pairs);
     for (const s of this.seats(tx, listingIds)) parts.push(s.listingId, s.section, s.row, s.seat);
     return JSON.stringify(parts);
   }
 
-  /** The seats of listings, in a stable order. */
-  private seats(tx: Tx, listingIds: readonly string[]) {
+  /**
+   * The seats of listings, ordered by listing id, section, row, seat, then ticket id (null
+   * first, then by code unit): the listings' tickets (listings) and their seats (tickets), one
+   * read each.
+   */
+  private seats(tx: Tx, listingIds: readonly string[]): { listingId: string; section: string | null; row: string | null; seat: string | null; ticketId: string }[] {
     if (listingIds.length === 0) return [];
-    return tx
-      .select({ listingId: listingTickets.listingId, section: tickets.section, row: tickets.row, seat: tickets.seat })
-      .from(listingTickets)
-      .innerJoin(tickets, eq(tickets.id, listingTickets.ticketPk))
-      .where(inArray(listingTickets.listingId, [...listingIds]))
-      .orderBy(asc(listingTickets.listingId), asc(tickets.section), asc(tickets.row), asc(tickets.seat), asc(tickets.ticketId))
-      .all();
+    const pairs = ticketPksOfListings(tx, listingIds);
+    const seats = ticketSeatsByPks(tx, pairs.map((p) => p.ticketPk));
+    const out = [];
+    for (const p of pairs) {
+      const t = seats.get(p.ticketPk);
+      if (t) out.push({ listingId: p.listingId, section: t.section, row: t.row, seat: t.seat, ticketId: t.ticketId });
+    }
+    return out.sort((a, b) => cmp(a.listingId, b.listingId) || cmp(a.section, b.section) || cmp(a.row, b.row) || cmp(a.seat, b.seat) || cmp(a.ticketId, b.ticketId));
   }
 
   /** The cheapest ACTIVE listing of each option of a show (ties: the smaller id, as the market page orders them), with its seats. */
   private cheapestPerOption(tx: Tx, showPk: string): Map<string, CheapestListing> {
-    const rows = tx.all<{ id: string; option_pk: string; quantity: number; currency: string; total_minor: number }>(sql`
-      select id, option_pk, quantity, currency, total_minor from (
-        select ${listings.id} as id, ${listings.ticketOptionPk} as option_pk, ${listings.quantity} as quantity, ${listings.currency} as currency,
-               ${listings.priceMinor} + ${listings.buyerFeeMinor} as total_minor,
-               row_number() over (partition by ${listings.ticketOptionPk} order by ${listings.priceMinor} + ${listings.buyerFeeMinor}, ${listings.id}) as rn
-        from ${listings}
-        where ${listings.showPk} = ${showPk} and ${listings.state} = 'ACTIVE'
-      ) where rn = 1`);
+    const rows = cheapestActivePerOption(tx, showPk);
     const out = new Map<string, CheapestListing>();
     const seats = this.seats(tx, rows.map((r) => r.id));
     for (const r of rows) {
-      out.set(r.option_pk, {
+      out.set(r.optionPk, {
         listingId: r.id,
         quantity: r.quantity,
         currency: r.currency,
-        buyerTotalMinor: r.total_minor,
+        buyerTotalMinor: r.totalMinor,
         seats: seats.filter((s) => s.listingId === r.id).map((s) => ({ section: s.section, row: s.row, seat: s.seat })),
       });
     }
     return out;
   }
+}
+
+/** SQL's ascending order of nullable text: null first, then by code unit. */
+function cmp(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
 }

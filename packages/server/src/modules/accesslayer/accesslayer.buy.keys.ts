@@ -1,9 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
+import type { DbChangeCounter, DbVersion } from '../../db/change-counter.js';
 import { hashSecret } from '../../lib/crypto.js';
+import { apiKeyExpiry } from '../partners/partners.queries.js';
 import type { Authenticated, PartnersService } from '../partners/partners.service.js';
-import { apiKeys } from '../partners/partners.table.js';
-import type { DbChangeCounter, DbVersion } from './accesslayer.buy.cache.js';
 
 /**
  * The key lookup of the buy access layer, cached. The profile of the benchmark showed
@@ -31,7 +30,7 @@ export class CachedKeyLookup {
     private readonly counter: DbChangeCounter,
     private readonly limit = 10_000,
   ) {
-    this.expiresAt = deps.db.select({ expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare();
+    this.expiresAt = apiKeyExpiry(deps.db);
   }
 
   /** What `PartnersService.authenticate` answers, from the cache while nothing changed. */
@@ -43,7 +42,7 @@ export class CachedKeyLookup {
     if (hit) this.entries.delete(hash);
     const auth = this.deps.partners.authenticate(presented);
     if (!auth) return null;
-    const expiresAt = this.expiresAt.get({ hash })?.expiresAt ?? null;
+    const expiresAt = this.expiresAt(hash) ?? null;
     if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { version, auth, expiresAt });
     this.versions.set(auth, version);

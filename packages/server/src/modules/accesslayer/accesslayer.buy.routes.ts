@@ -7,7 +7,7 @@ import { issuesToEntries } from '../../lib/validation.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
-import type { ApiKeyKind } from '../partners/partners.table.js';
+import type { ApiKeyKind } from '../partners/partners.queries.js';
 import { BuyAccessLayer, loginTrustSigning, type Signer } from './accesslayer.buy.js';
 import { CachedKeyLookup } from './accesslayer.buy.keys.js';
 import { BULK_LIMITS, BulkBody, BulkQuery, BulkResponse, BuyComponentsResponse, BuyQuery } from './accesslayer.buy.schemas.js';

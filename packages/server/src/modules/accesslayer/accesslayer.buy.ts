@@ -9,7 +9,8 @@ import { isResaleOpen } from '../events/events.model.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import type { BuyAccessLayerSettings } from '../partners/partners.settings.js';
 import { isPrimaryScarce } from '../marketdata/marketdata.service.js';
-import { ShowSnapshots, type DbVersion, type OptionSnapshot, type ShowSnapshot } from './accesslayer.buy.cache.js';
+import type { DbVersion } from '../../db/change-counter.js';
+import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot } from './accesslayer.buy.cache.js';
 
 /**
  * The buy access layer (GET /v1/wrapper/accesslayer?type=buy and POST …/bulk): the

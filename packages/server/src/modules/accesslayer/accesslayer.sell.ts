@@ -1,13 +1,12 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
 import { toMajor } from '../../lib/money.js';
 import { isResaleOpen } from '../events/events.model.js';
-import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
-import { listings, listingTickets } from '../listings/listings.table.js';
+import { eventByRef, priceTypesByPks, showOfEvent, showsWithEvents, ticketOptionOfShow, ticketOptionsByPks } from '../events/events.queries.js';
+import { soldListingOfTicket, soldListingsOfSeller, ticketPksOfListings } from '../listings/listings.queries.js';
 import type { ListingRow } from '../listings/listings.service.js';
-import { tickets } from '../tickets/tickets.table.js';
+import { ticketByRef, ticketRowsByPks, ticketsOfOrder } from '../tickets/tickets.queries.js';
 import type { UserRow } from '../users/users.service.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts } from '../payouts/payouts.accounts.js';
@@ -100,16 +99,9 @@ export class SellAccessLayer {
   orders(tx: Tx, partnerId: string, user: UserRow | null, refs: readonly OrderRef[], lang: Lang, sign: (url: string) => string) {
     const base = this.deps.config.publicBaseUrl;
     return refs.map((order) => {
-      const known = tx
-        .select({ t: tickets, optionId: ticketOptions.ticketId, priceTypeId: priceTypes.priceTypeId })
-        .from(tickets)
-        .innerJoin(events, eq(events.id, tickets.eventPk))
-        .innerJoin(shows, eq(shows.id, tickets.showPk))
-        .innerJoin(ticketOptions, eq(ticketOptions.id, tickets.ticketOptionPk))
-        .leftJoin(priceTypes, eq(priceTypes.id, tickets.priceTypePk))
-        .where(and(eq(tickets.partnerId, partnerId), eq(tickets.orderId, order.orderId), eq(events.externalReferenceId, order.eventId), eq(shows.showId, order.showId)))
-        .all()
-        .filter((r) => order.combinations.length === 0 || order.combinations.some((c) => c.ticketOptionId === r.optionId && (c.priceTypeId === undefined || c.priceTypeId === r.priceTypeId)));
+      const known = this.orderTickets(tx, partnerId, order).filter(
+        (r) => order.combinations.length === 0 || order.combinations.some((c) => c.ticketOptionId === r.optionId && (c.priceTypeId === undefined || c.priceTypeId === r.priceTypeId)),
+      );
       const evaluated: Evaluated[] =
         known.length > 0
           ? known.map((r) => this.evaluate(tx, partnerId, user, { eventId: order.eventId, showId: order.showId, ticketId: r.t.ticketId, ticketOptionId: r.optionId }))
@@ -138,17 +130,23 @@ export class SellAccessLayer {
    */
   sales(tx: Tx, partnerId: string, user: UserRow | null) {
     if (!user) return { soldTickets: [], soldOrders: [] };
-    const rows = tx
-      .select({ l: listings, t: tickets, eventRef: events.externalReferenceId, showId: shows.showId, optionId: ticketOptions.ticketId })
-      .from(listings)
-      .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
-      .innerJoin(tickets, eq(tickets.id, listingTickets.ticketPk))
-      .innerJoin(events, eq(events.id, listings.eventPk))
-      .innerJoin(shows, eq(shows.id, listings.showPk))
-      .innerJoin(ticketOptions, eq(ticketOptions.id, listings.ticketOptionPk))
-      .where(and(eq(listings.partnerId, partnerId), eq(listings.sellerPk, user.id), eq(listings.state, 'SOLD')))
-      .orderBy(desc(listings.soldAt))
-      .all();
+    // The seller's sold listings (latest first), then their tickets, shows and options, one read each.
+    const sold = soldListingsOfSeller(tx, partnerId, user.id);
+    const pairs = ticketPksOfListings(tx, sold.map((l) => l.id));
+    const ticketsByPk = new Map(ticketRowsByPks(tx, [...new Set(pairs.map((p) => p.ticketPk))]).map((t) => [t.id, t]));
+    const shows = showsWithEvents(tx, sold.map((l) => l.showPk));
+    const options = ticketOptionsByPks(tx, sold.map((l) => l.ticketOptionPk));
+    const ticketsOf = new Map<string, string[]>();
+    for (const p of pairs) ticketsOf.set(p.listingId, [...(ticketsOf.get(p.listingId) ?? []), p.ticketPk]);
+    const rows = sold.flatMap((l) => {
+      const s = shows.get(l.showPk);
+      const o = options.get(l.ticketOptionPk);
+      if (!s || !o) return [];
+      return (ticketsOf.get(l.id) ?? []).flatMap((pk) => {
+        const t = ticketsByPk.get(pk);
+        return t ? [{ l, t, eventRef: s.event.externalReferenceId, showId: s.show.showId, optionId: o.ticketId }] : [];
+      });
+    });
     const soldTickets = rows.map((r) => ({
       ticketId: r.t.ticketId,
       orderId: r.t.orderId,
@@ -177,25 +175,38 @@ export class SellAccessLayer {
     return { soldTickets, soldOrders };
   }
 
+  /**
+   * The tickets of an order the service knows, in its show, with the partner's ids of their
+   * ticket option and price type (none when the event or show is unknown).
+   */
+  private orderTickets(tx: Tx, partnerId: string, order: OrderRef) {
+    const event = eventByRef(tx, partnerId, order.eventId);
+    const show = event && showOfEvent(tx, event.id, order.showId);
+    if (!show) return [];
+    const rows = ticketsOfOrder(tx, partnerId, order.orderId, show.id);
+    const options = ticketOptionsByPks(tx, rows.map((t) => t.ticketOptionPk));
+    const priceTypes = priceTypesByPks(tx, rows.map((t) => t.priceTypePk));
+    return rows.flatMap((t) => {
+      const option = options.get(t.ticketOptionPk);
+      if (!option) return [];
+      return [{ t, optionId: option.ticketId, priceTypeId: t.priceTypePk === null ? null : (priceTypes.get(t.priceTypePk)?.priceTypeId ?? null) }];
+    });
+  }
+
   private evaluate(tx: Tx, partnerId: string, user: UserRow | null, ref: TicketRef): Evaluated {
-    const ticket = ref.ticketId ? tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ref.ticketId))).get() : undefined;
+    const ticket = ref.ticketId ? ticketByRef(tx, partnerId, ref.ticketId) : undefined;
     if (!ticket) {
       // Unknown to the service: sellable when the event, show and option exist and resale is open.
-      const event = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, ref.eventId))).get();
-      const show = event && tx.select().from(shows).where(and(eq(shows.eventPk, event.id), eq(shows.showId, ref.showId))).get();
-      const option = show && tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, show.id), eq(ticketOptions.ticketId, ref.ticketOptionId))).get();
+      const event = eventByRef(tx, partnerId, ref.eventId);
+      const show = event && showOfEvent(tx, event.id, ref.showId);
+      const option = show && ticketOptionOfShow(tx, show.id, ref.ticketOptionId);
       const open = !!show && !!option && isResaleOpen(show) && this.deps.clock.now() < show.startsAt;
       return { status: open ? 'SELLABLE' : 'NOT_SELLABLE', sync: false, listing: null };
     }
     const mine = (l: ListingRow | null | undefined) => (l && user && l.sellerPk === user.id ? l : null);
     // Resold: the ticket now belongs to its buyer; to its seller it shows as SOLD.
     if (user && ticket.ownerPk !== user.id) {
-      const soldByUser = tx
-        .select({ l: listings })
-        .from(listings)
-        .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
-        .where(and(eq(listingTickets.ticketPk, ticket.id), eq(listings.state, 'SOLD'), eq(listings.sellerPk, user.id)))
-        .get()?.l;
+      const soldByUser = soldListingOfTicket(tx, ticket.id, user.id);
       if (soldByUser) return { status: 'SOLD', sync: true, listing: soldByUser };
     }
     if (ticket.state === 'LISTED') {
@@ -203,13 +214,7 @@ export class SellAccessLayer {
       return { status: listing ? 'FOR_SALE' : 'NOT_SELLABLE', sync: true, listing };
     }
     if (ticket.state === 'SOLD') {
-      const sold = tx
-        .select({ l: listings })
-        .from(listings)
-        .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
-        .where(and(eq(listingTickets.ticketPk, ticket.id), inArray(listings.state, ['SOLD'])))
-        .get()?.l;
-      const listing = mine(sold);
+      const listing = mine(soldListingOfTicket(tx, ticket.id));
       return { status: listing ? 'SOLD' : 'NOT_SELLABLE', sync: true, listing };
     }
     const sellable = this.deps.listings.notSellable(tx, ticket) === null ? 'SELLABLE' : 'NOT_SELLABLE';

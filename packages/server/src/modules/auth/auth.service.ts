@@ -9,10 +9,10 @@ import { ApiError, type ErrorLocation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { MessagesService } from '../email/email.service.js';
 import type { Lang } from '../email/email.templates.js';
-import type { PartnersService } from '../partners/partners.service.js';
 import { normalizeEmail, normalizePhone, type UserIdentity, type UserRow, type UsersService } from '../users/users.service.js';
 import { SlidingWindowLimiter } from './auth.limits.js';
 import { oneTimeTokens, otpCodes, sessions } from './auth.table.js';
+import { partnerOf } from '../partners/partners.queries.js';
 
 /**
  * Authentication of people on the hosted pages: one-time tokens (Login Trust, Login Force,
@@ -167,7 +167,6 @@ export type AuthServiceDeps = Pick<AppDeps, 'db' | 'clock' | 'box' | 'partners' 
 export class AuthService {
   private readonly clock: Clock;
   private readonly box: SecretBox;
-  private readonly partners: PartnersService;
   private readonly users: UsersService;
   private readonly messages: MessagesService;
   private readonly ipLimiter: SlidingWindowLimiter;
@@ -175,7 +174,6 @@ export class AuthService {
   constructor(deps: AuthServiceDeps) {
     this.clock = deps.clock;
     this.box = deps.box;
-    this.partners = deps.partners;
     this.users = deps.users;
     this.messages = deps.messages;
     this.ipLimiter = new SlidingWindowLimiter(deps.clock);
@@ -190,7 +188,7 @@ export class AuthService {
    * @param purpose what it is for (`login`, `loginTrust`, `smartPublish`, `accessLayer` …), for audit
    */
   mintOneTimeToken(tx: Tx, partnerId: string, userPk: string, purpose: string, opts: { ttlSeconds?: number } = {}): string {
-    const ttlSeconds = opts.ttlSeconds ?? this.partners.get(partnerId).settings.oneTimeTokenTtlSeconds;
+    const ttlSeconds = opts.ttlSeconds ?? partnerOf(tx, partnerId).settings.oneTimeTokenTtlSeconds;
     const token = randomToken(TOKEN_BITS);
     const now = this.clock.now();
     tx.insert(oneTimeTokens)

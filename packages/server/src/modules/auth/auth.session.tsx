@@ -9,6 +9,7 @@ import type { PartnerRow } from '../partners/partners.service.js';
 import { m } from './auth.messages.js';
 import { authService, csrfTokenFor, SESSION_TTL_MS, type AuthServiceDeps, type SessionData } from './auth.service.js';
 import { ONE_TIME_TOKEN_PARAM, safeReturnTo } from './auth.urls.js';
+import { partnerById } from '../partners/partners.queries.js';
 
 /**
  * Sessions of the hosted pages over HTTP: the session cookie, redeeming one-time tokens,
@@ -115,13 +116,9 @@ export function currentServiceUrl(c: AnyContext, publicBaseUrl: string): string 
   return publicBaseUrl.replace(/\/+$/, '') + withoutToken(c);
 }
 
-function partnerOrNull(deps: Pick<AppDeps, 'partners'>, id: string | null | undefined): PartnerRow | null {
+function partnerOrNull(deps: Pick<AppDeps, 'db'>, id: string | null | undefined): PartnerRow | null {
   if (!id) return null;
-  try {
-    return deps.partners.get(id);
-  } catch {
-    return null;
-  }
+  return partnerById(deps.db, id) ?? null;
 }
 
 /**

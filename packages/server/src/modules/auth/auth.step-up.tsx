@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { m } from './auth.messages.js';
-import { CodeForm, codeDead, flowPath, incomplete, loadFlow, submittedCode, tooMany, type Ctx, type Flow, type PageDeps } from './auth.pages.js';
+import { CodeForm, codeDead, flowPath, incomplete, loadFlow, submittedCode, tooMany, type Ctx, type Flow, type PageDeps } from './auth.flow.js';
 import { authService, maskDestination, type SessionData } from './auth.service.js';
 import { csrfField, csrfRejected, currentServiceUrl, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from './auth.session.js';
 import { clientLimitKey } from '../../middleware/client-address.js';

@@ -4,6 +4,7 @@ import { ok } from '../../lib/envelope.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { publishChannelListing } from '../../flows/publish-channel-listing.js';
 import {
   ChannelListingCreateSchema,
   ChannelListingIdParam,
@@ -51,7 +52,7 @@ export function channelRoutes(deps: AppDeps) {
     (c) => {
       const partnerId = c.get('auth').partner.id;
       const body = c.req.valid('json');
-      return respondInTransaction(c, deps, 200, (tx) => svc.get(tx, partnerId, svc.create(tx, partnerId, body).id));
+      return respondInTransaction(c, deps, 200, (tx) => svc.get(tx, partnerId, publishChannelListing(deps, tx, partnerId, body).id));
     },
   );
 

@@ -8,7 +8,7 @@ import { inputValue, TestBrowser } from '../auth/auth.testing.js';
 import { shows } from '../events/events.table.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
 import { listings } from '../listings/listings.table.js';
-import { payouts } from '../payments/payments.table.js';
+import { payouts } from '../payouts/payouts.table.js';
 import { SANDBOX_CARDS } from '../payments/payments.provider.js';
 import { tickets } from '../tickets/tickets.table.js';
 import { channelListings } from './channels.table.js';
@@ -260,7 +260,7 @@ describe('POST /v1/channels/listings', () => {
   });
 
   it('409 when the externalListingId was used (per channel), when resale is closed or the show started; 404 for unknown or foreign ids', async () => {
-    const { t, p, create, created, rowCounts } = await setup();
+    const { t, create, created, rowCounts } = await setup();
     const first = await created();
     let before = rowCounts();
     const again = await create({ price: 41 });

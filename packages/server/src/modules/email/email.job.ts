@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../context.js';
-import type { Job } from '../../jobs/scheduler.js';
+import type { Job } from '../../jobs/job.js';
 import type { MessagesService } from './email.service.js';
 
 /**

@@ -80,7 +80,7 @@ export function eventRoutes(deps: AppDeps) {
         return c.json(ok(eventToApi(events.get(deps.db, c.get('auth').partner.id, ref))), 200);
       } catch (err) {
         // The retired rules path reads as this route; an event really called "rules" still wins.
-        if (ref === 'rules' && err instanceof ApiError && err.status === 404) throw rulesMoved('GET');
+        if (ref === 'rules' && err instanceof ApiError && err.code === 'not_found') throw rulesMoved('GET');
         throw err;
       }
     },

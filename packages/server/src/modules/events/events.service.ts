@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, ne } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { fromIso } from '../../lib/clock.js';
@@ -84,6 +84,13 @@ export interface ShowRef {
   show: typeof shows.$inferSelect;
 }
 
+/** What EventsService is built from (see deps.ts). */
+export interface EventsServiceDeps {
+  db: Db;
+  clock: Clock;
+  bus: DomainEvents;
+}
+
 /**
  * Events, shows, ticket options, price types and combinations. Every write goes through
  * `apply`: load the aggregate, merge the input into it (collecting every field error
@@ -94,11 +101,15 @@ export interface ShowRef {
  * by omission.
  */
 export class EventsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly bus: DomainEvents,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly bus: DomainEvents;
+
+  constructor(deps: EventsServiceDeps) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+    this.bus = deps.bus;
+  }
 
   /** POST /v1/events: 409 when the event exists. */
   create(tx: Tx, partnerId: string, input: EventInput, source: EventAggregate['source'] = 'api'): EventAggregate {
@@ -153,6 +164,24 @@ export class EventsService {
     const promote = (w: Tx) => w.update(shows).set({ status: 'ON_SALE', updatedAt: now }).where(due).run().changes;
     // Outside a transaction, one of its own: on the HTTP thread it takes turns with the worker (tickets.worker.ts).
     return tx === this.db ? this.db.transaction(promote) : promote(tx);
+  }
+
+  /**
+   * Switches ticketShield of a show (the operator's switch, tickets.shield.ts), in one
+   * conditional update. True when the flag changed (the caller tells the partner), false
+   * when it already had that value.
+   */
+  setTicketShield(tx: Tx, showPk: string, status: boolean): boolean {
+    return tx.update(shows).set({ ticketShield: status, updatedAt: this.clock.now() }).where(and(eq(shows.id, showPk), ne(shows.ticketShield, status))).run().changes === 1;
+  }
+
+  /**
+   * Claims the announcement of a show's QR unlock (`event.unlock`, tickets.unlock.ts): sets
+   * `unlockAnnouncedAt` to `now` if nobody has. True for the one caller that set it, so two
+   * workers never announce twice.
+   */
+  claimUnlockAnnouncement(tx: Tx, showPk: string, now: number): boolean {
+    return tx.update(shows).set({ unlockAnnouncedAt: now }).where(and(eq(shows.id, showPk), isNull(shows.unlockAnnouncedAt))).run().changes === 1;
   }
 
   /**

@@ -332,7 +332,7 @@ describe('feeds: a feed that fails', () => {
   });
 
   it('survives a closed port, and polls again once the platform is back', async () => {
-    const { t, platform, p, feeds, getEvent } = await setup();
+    const { t, platform, feeds, getEvent } = await setup();
     platform.serve('/events', [feedEvent('tour-a')]);
     await platform.close();
 
@@ -452,7 +452,7 @@ describe('feeds: the cancelled feed', () => {
 
 describe('feeds: schedule and ANNOUNCED shows', () => {
   it('ANNOUNCED stays until dates.salesStartAt, then tick() makes it ON_SALE', async () => {
-    const { t, platform, p, feeds, getEvent } = await setup({ feedPollSeconds: 86_400, cancelledFeedUrl: null });
+    const { t, platform, feeds, getEvent } = await setup({ feedPollSeconds: 86_400, cancelledFeedUrl: null });
     platform.serve('/events', [
       feedEvent('tour-a', {
         shows: [

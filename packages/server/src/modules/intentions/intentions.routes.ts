@@ -6,7 +6,8 @@ import { toMajor } from '../../lib/money.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
-import { loginTrustSigner, RETURN_TO_TAG_PARAM, returnToTag } from '../auth/auth.urls.js';
+import { loginTrustSigner, RETURN_TO_TAG_PARAM, returnToTag, signUrl } from '../auth/auth.urls.js';
+import { reserveListings } from '../../flows/reserve-listings.js';
 import { marketEvent, offers } from '../market/market.queries.js';
 import { MAX_INTENTION_ITEMS } from './intentions.service.js';
 
@@ -76,10 +77,11 @@ export function intentionRoutes(deps: AppDeps) {
       const partner = c.get('auth').partner;
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
       return respondInTransaction(c, deps, 200, (tx) => {
+        // The partner from the key, the buyer resolved once: the payment URL signs them in (Login Trust).
         const buyer = deps.auth.resolveUser(tx, partner.id, body.user, { path: 'user', in: 'body' });
-        const row = svc.create(tx, partner.id, { listingIds: body.items, buyerPk: buyer.id });
-        const url = loginTrustSigner(deps, tx, { partnerId: partner.id, user: body.user, path: 'user', in: 'body' }, 'checkout')(svc.checkoutUrl(row, l));
-        return svc.toApi(tx, row, url);
+        const row = reserveListings(deps, tx, { partner, listingIds: body.items, buyerPk: buyer.id });
+        const token = deps.auth.mintOneTimeToken(tx, partner.id, buyer.id, 'checkout', { ttlSeconds: partner.settings.oneTimeTokenTtlSeconds });
+        return svc.toApi(tx, row, signUrl(svc.checkoutUrl(row, l), token));
       });
     },
   );
@@ -100,7 +102,7 @@ export function intentionRoutes(deps: AppDeps) {
       const { listingIds: ids } = c.req.valid('json');
       const partner = c.get('auth').partner;
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
-      return respondInTransaction(c, deps, 200, (tx) => svc.checkoutUrl(svc.create(tx, partner.id, { listingIds: ids, buyerPk: null }), l));
+      return respondInTransaction(c, deps, 200, (tx) => svc.checkoutUrl(reserveListings(deps, tx, { partner, listingIds: ids, buyerPk: null }), l));
     },
   );
 

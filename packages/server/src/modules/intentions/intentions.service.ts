@@ -1,20 +1,19 @@
-import { and, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toMajor } from '../../lib/money.js';
-import { isResaleOpen } from '../events/events.model.js';
-import { shows } from '../events/events.table.js';
-import { listings } from '../listings/listings.table.js';
-import { partners } from '../partners/partners.table.js';
+import { listingsByIds, type ListingRow } from '../listings/listings.queries.js';
+import type { PartnerRow } from '../partners/partners.queries.js';
 import { DEFAULT_HOLD_LIMITS, type HoldLimits } from '../partners/partners.settings.js';
 import { userToApi } from '../users/users.service.js';
-import { users } from '../users/users.table.js';
+import { userByPk } from '../users/users.queries.js';
+import type { IntentionRow } from './intentions.queries.js';
 import { buyIntentions, type IntentionState } from './intentions.table.js';
 
-export type IntentionRow = typeof buyIntentions.$inferSelect;
+export type { IntentionRow };
 
 /** Listings one checkout may hold. */
 export const MAX_INTENTION_ITEMS = 20;
@@ -39,7 +38,7 @@ export class HoldLimitError extends ApiError {
         : limit === 'ticketsPerBuyerPerShow'
           ? `A buyer may hold at most ${max} tickets of one show at once`
           : 'Too many checkouts are waiting for payment from this client address; try again later';
-    super(429, 'rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+    super(429, 'rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds) }, reason: 'hold_limit' });
   }
 }
 
@@ -58,51 +57,33 @@ export class IntentionsService {
   }
 
   /**
-   * Reserves `listingIds` for a buyer (null until the buyer signs in at checkout). One
-   * checkout stays within one show and ticket option; a seller cannot buy their own listing.
-   * @throws 404 unknown listing, 400 mixed items, 409 not available
+   * Opens a PENDING intention over `listings` (already checked by the caller: one show and
+   * option, on sale, not the buyer's own) for the partner's `buyIntentionTtlSeconds`, after the
+   * hold limits. The listings are reserved by the caller in the same transaction
+   * (flows/reserve-listings.ts).
+   * @throws HoldLimitError (429)
    */
-  create(tx: Tx, partnerId: string, input: { listingIds: readonly string[]; buyerPk: string | null; returnTo?: string | null; clientKey?: string | null }): IntentionRow {
-    const ids = [...new Set(input.listingIds)];
-    // The API's schema asks for one item at least; a page's form post reaches here without it.
-    if (ids.length === 0) throw ApiError.field('missing_field', 'items', 'Pick at least one ticket');
-    if (ids.length !== input.listingIds.length) throw ApiError.field('invalid_value', 'items', 'A listing appears twice');
-    const rows = tx.select().from(listings).where(and(eq(listings.partnerId, partnerId), inArray(listings.id, ids))).all();
-    for (const id of ids) if (!rows.some((r) => r.id === id)) throw ApiError.notFound('listing', id);
-    const first = rows[0]!;
-    if (rows.some((r) => r.showPk !== first.showPk || r.ticketOptionPk !== first.ticketOptionPk || r.currency !== first.currency)) {
-      throw ApiError.field('invalid_value', 'items', 'One checkout holds listings of one show and one ticket option');
-    }
-    if (input.buyerPk && rows.some((r) => r.sellerPk === input.buyerPk)) throw ApiError.conflict('You cannot buy your own listing');
-    const show = tx.select().from(shows).where(eq(shows.id, first.showPk)).get()!;
-    const now = this.deps.clock.now();
-    if (!isResaleOpen(show) || now >= show.startsAt) throw ApiError.conflict('Resale is closed for this show');
-    const partner = tx.select().from(partners).where(eq(partners.id, partnerId)).get()!;
+  open(tx: Tx, partner: PartnerRow, input: { listings: readonly ListingRow[]; buyerPk: string | null; returnTo?: string | null; clientKey?: string | null }): IntentionRow {
+    const first = input.listings[0]!;
     this.checkHoldLimits(tx, partner.settings.holdLimits ?? DEFAULT_HOLD_LIMITS, {
+      partnerId: partner.id,
       buyerPk: input.buyerPk,
       clientKey: input.clientKey ?? null,
       showPk: first.showPk,
-      tickets: rows.reduce((n, r) => n + r.quantity, 0),
+      tickets: input.listings.reduce((n, r) => n + r.quantity, 0),
     });
-
-    const id = newId('intention');
-    const reserved = tx
-      .update(listings)
-      .set({ state: 'RESERVED', intentionId: id, updatedAt: now })
-      .where(and(eq(listings.partnerId, partnerId), inArray(listings.id, ids), eq(listings.state, 'ACTIVE')))
-      .run();
-    if (reserved.changes !== ids.length) throw ApiError.conflict('One or more of these tickets are no longer available');
+    const now = this.deps.clock.now();
     return tx
       .insert(buyIntentions)
       .values({
-        id,
-        partnerId,
+        id: newId('intention'),
+        partnerId: partner.id,
         showPk: first.showPk,
         buyerPk: input.buyerPk,
         state: 'PENDING',
-        listingIds: ids,
+        listingIds: input.listings.map((l) => l.id),
         currency: first.currency,
-        totalMinor: rows.reduce((sum, r) => sum + r.quantity * (r.priceMinor + r.buyerFeeMinor), 0),
+        totalMinor: input.listings.reduce((sum, r) => sum + r.quantity * (r.priceMinor + r.buyerFeeMinor), 0),
         expiresAt: now + partner.settings.buyIntentionTtlSeconds * 1000,
         returnTo: input.returnTo ?? null,
         clientKey: input.clientKey ?? null,
@@ -127,8 +108,7 @@ export class IntentionsService {
     // Ended before anyone signed in: nothing to claim; the page says how it ended.
     if (row.buyerPk === null && row.state !== 'PENDING') return { ok: true, row };
     if (row.buyerPk === null) {
-      const sellers = tx.select({ sellerPk: listings.sellerPk }).from(listings).where(inArray(listings.id, row.listingIds)).all();
-      if (sellers.some((l) => l.sellerPk === buyerPk)) return { ok: false, reason: 'own_listing', row: this.endIfPending(tx, id, 'CANCELLED', 'own_listing') ?? row };
+      if (listingsByIds(tx, partnerId, row.listingIds).some((l) => l.sellerPk === buyerPk)) return { ok: false, reason: 'own_listing', row: this.endIfPending(tx, id, 'CANCELLED', 'own_listing') ?? row };
       tx.update(buyIntentions).set({ buyerPk, updatedAt: this.deps.clock.now() }).where(and(eq(buyIntentions.id, id), isNull(buyIntentions.buyerPk))).run();
       row = this.get(tx, partnerId, id);
     }
@@ -142,7 +122,7 @@ export class IntentionsService {
    *
    * @throws HoldLimitError
    */
-  private checkHoldLimits(tx: Tx, limits: HoldLimits, hold: { buyerPk: string | null; clientKey: string | null; showPk: string; tickets: number }): void {
+  private checkHoldLimits(tx: Tx, limits: HoldLimits, hold: { partnerId: string; buyerPk: string | null; clientKey: string | null; showPk: string; tickets: number }): void {
     const now = this.deps.clock.now();
     const live = and(eq(buyIntentions.state, 'PENDING'), gt(buyIntentions.expiresAt, now));
     const wait = (rows: readonly { expiresAt: number }[]) => Math.max(1, Math.ceil((Math.min(...rows.map((r) => r.expiresAt)) - now) / 1000));
@@ -156,13 +136,7 @@ export class IntentionsService {
       if (mine.length >= limits.perBuyer) throw new HoldLimitError('perBuyer', limits.perBuyer, wait(mine), newest?.id ?? null);
       const sameShow = mine.filter((r) => r.showPk === hold.showPk);
       if (sameShow.length > 0 || hold.tickets > limits.ticketsPerBuyerPerShow) {
-        const held = sameShow.length
-          ? tx
-              .select({ n: sql<number>`coalesce(sum(${listings.quantity}), 0)` })
-              .from(listings)
-              .where(inArray(listings.id, sameShow.flatMap((r) => r.listingIds)))
-              .get()!.n
-          : 0;
+        const held = listingsByIds(tx, hold.partnerId, sameShow.flatMap((r) => r.listingIds)).reduce((n, l) => n + l.quantity, 0);
         if (held + hold.tickets > limits.ticketsPerBuyerPerShow) {
           throw new HoldLimitError('ticketsPerBuyerPerShow', limits.ticketsPerBuyerPerShow, sameShow.length ? wait(sameShow) : 1, sameShow.at(-1)?.id ?? null);
         }
@@ -190,7 +164,7 @@ export class IntentionsService {
   /** Cancels a PENDING intention (the buyer left). Final states answer 409. */
   cancel(tx: Tx, partnerId: string, id: string, reason = 'buyer'): IntentionRow {
     const row = this.get(tx, partnerId, id);
-    if (row.state !== 'PENDING') throw ApiError.conflict(`The buy intention is ${row.state}`);
+    if (row.state !== 'PENDING') throw ApiError.conflict(`The buy intention is ${row.state}`, undefined, 'intention_ended');
     return this.endIfPending(tx, id, 'CANCELLED', reason)!;
   }
 
@@ -226,14 +200,30 @@ export class IntentionsService {
       .returning()
       .get();
     if (!ended) return null;
-    tx.update(listings).set({ state: 'ACTIVE', intentionId: null, updatedAt: now }).where(and(eq(listings.intentionId, id), eq(listings.state, 'RESERVED'))).run();
+    this.deps.listings.release(tx, id);
     return ended;
+  }
+
+  /**
+   * PENDING → PAID, conditional: null when the intention is no longer PENDING (already paid,
+   * or ended meanwhile), so a repeated payment callback completes nothing twice.
+   */
+  markPaid(tx: Tx, id: string): IntentionRow | null {
+    const now = this.deps.clock.now();
+    return (
+      tx
+        .update(buyIntentions)
+        .set({ state: 'PAID', paidAt: now, updatedAt: now })
+        .where(and(eq(buyIntentions.id, id), eq(buyIntentions.state, 'PENDING')))
+        .returning()
+        .get() ?? null
+    );
   }
 
   /** The intention as the API answers it. */
   toApi(tx: Tx, row: IntentionRow, paymentUrl: string | null) {
-    const rows = tx.select().from(listings).where(inArray(listings.id, row.listingIds)).all();
-    const buyer = row.buyerPk ? tx.select().from(users).where(eq(users.id, row.buyerPk)).get() : undefined;
+    const rows = listingsByIds(tx, row.partnerId, row.listingIds);
+    const buyer = row.buyerPk ? userByPk(tx, row.buyerPk) : undefined;
     const major = (m: number) => toMajor(m, row.currency);
     return {
       id: row.id,

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
@@ -7,21 +7,18 @@ import { feesWithOverride, priceBreakdown, type PriceBreakdown } from '../../lib
 import { newId } from '../../lib/ids.js';
 import { toMajor } from '../../lib/money.js';
 import { isResaleOpen } from '../events/events.model.js';
-import { combinations, events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
-import type { PartnerRow } from '../partners/partners.service.js';
-import { partners } from '../partners/partners.table.js';
+import { combinationOf, eventByRef, externalRefs, showWithEvent, ticketOptionByPk, type EventRow, type ShowRow, type TicketOptionRow } from '../events/events.queries.js';
+import { partnerOf, type PartnerRow } from '../partners/partners.queries.js';
 import type { EffectiveRules } from '../rules/rules.service.js';
-import { tickets } from '../tickets/tickets.table.js';
+import { ticketByRef, ticketRowsByPks, ticketsByPks, type TicketRow } from '../tickets/tickets.queries.js';
 import { userToApi } from '../users/users.service.js';
-import { users } from '../users/users.table.js';
+import { userOf, usersByPks } from '../users/users.queries.js';
 import { priceLimits, settlePrice, type PriceLimits } from './listings.pricing.js';
+import { latestListingOfTicket, liveListingOfTicket, LIVE_LISTING_STATES, ticketPksOf, type ListingRow } from './listings.queries.js';
 import { listings, listingTickets, type ListingState } from './listings.table.js';
 
-export type ListingRow = typeof listings.$inferSelect;
-type TicketRow = typeof tickets.$inferSelect;
-
-/** States in which a listing holds its tickets. */
-export const LIVE_LISTING_STATES: readonly ListingState[] = ['ACTIVE', 'RESERVED'];
+export type { ListingRow };
+export { LIVE_LISTING_STATES };
 
 /** Why a ticket cannot be listed (the access layer's NOT_SELLABLE), or null. */
 export type NotSellableReason = 'not_valid' | 'resale_closed' | 'show_started' | 'max_sell_reached';
@@ -36,23 +33,56 @@ export interface SellQuote {
   remainingAllowance: number | null;
 }
 
+/** Where a listing sells: what its price rules and fees depend on. */
+export interface ListingScope {
+  partnerId: string;
+  showPk: string;
+  ticketOptionPk: string;
+  priceTypePk: string | null;
+}
+
+/** A new listing, its tickets already LISTED by their owner module (see `open`). */
+export interface ListingDraft extends ListingScope {
+  /** Set by callers that need the id before the listing exists (a channel names its tickets after it). */
+  id?: string;
+  eventPk: string;
+  sellerPk: string;
+  orderId: string | null;
+  ticketPks: readonly string[];
+  currency: string;
+  price: PriceBreakdown;
+}
+
+/** The states a listing ends in (off the market without a sale). */
+export type EndedState = Extract<ListingState, 'TERMINATED' | 'DELISTED'>;
+
 interface Scope {
   ticket: TicketRow;
-  show: typeof shows.$inferSelect;
-  event: typeof events.$inferSelect;
-  option: typeof ticketOptions.$inferSelect;
+  show: ShowRow;
+  event: EventRow;
+  option: TicketOptionRow;
   partner: PartnerRow;
   rules: EffectiveRules;
   originalMinor: number | null;
 }
 
+type Deps = Pick<AppDeps, 'db' | 'clock' | 'bus' | 'events' | 'rules' | 'webhooks' | 'messages' | 'config' | 'logger' | 'tickets'>;
+
 /**
- * Listings under the partner's rules. Ticket moves: VALID → LISTED when listed (a
- * conditional update, so a ticket is never in two live listings), LISTED → VALID when the
- * listing ends, LISTED → SOLD by the buy side. No HTTP here.
+ * Listings under the partner's rules: the whole lifecycle of a listing, the partner's own and a
+ * channel's alike. Every change of a listing row goes through `transition` (one conditional
+ * UPDATE whose rows are the ones that changed), which tells the partner: `listing.updated` on
+ * every change with the state after it, `listing.deleted` too when the listing leaves the
+ * market without a sale, and the `listing.ended` domain event.
+ *
+ * States: ACTIVE (on sale) → RESERVED (`reserve`, one live buy intention holds it) → ACTIVE
+ * (`release`) or SOLD (`markSold`); ACTIVE or RESERVED → TERMINATED / DELISTED (`end`). Its
+ * tickets move through the tickets module: VALID → LISTED when listed (conditional, so a
+ * ticket is never in two live listings), LISTED → VALID when the listing ends unsold, to the
+ * buyer on a sale (flows/complete-purchase.ts). No HTTP here.
  */
 export class ListingsService {
-  constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'bus' | 'rules' | 'webhooks' | 'messages' | 'config' | 'logger'>) {
+  constructor(private readonly deps: Deps) {
     deps.bus.on('ticket.invalidated', (tx, e) => this.endForTicket(tx, e.ticketPk, e.reason));
   }
 
@@ -71,9 +101,22 @@ export class ListingsService {
     return {
       currency: s.option.currency,
       limits,
-      breakdown: price === null ? null : priceBreakdown(price, this.fees(s)),
+      breakdown: price === null ? null : priceBreakdown(price, this.fees(s.partner, s.rules)),
       remainingAllowance: max === undefined ? null : Math.max(0, max - this.heldBySeller(tx, s)),
     };
+  }
+
+  /**
+   * The price of a listing in `scope` settled under the rules of its option or combination
+   * (minimum, maximum, fixed price) and its fee breakdown (the partner's fees, or a
+   * platformFees rule). The one price assembly of every listing, the partner's and a channel's.
+   * @throws 400 naming `price` (reason `price_rejected`)
+   */
+  price(tx: Tx, scope: ListingScope, askedMinor: number | null): PriceBreakdown {
+    const option = ticketOptionByPk(tx, scope.ticketOptionPk)!;
+    const rules = this.deps.rules.effective(tx, scope.showPk, scope.ticketOptionPk, scope.priceTypePk);
+    const original = combinationOf(tx, scope.ticketOptionPk, scope.priceTypePk)?.priceMinor ?? option.priceMinor;
+    return this.settle(partnerOf(tx, scope.partnerId), rules, original, askedMinor, option.currency);
   }
 
   /**
@@ -82,7 +125,7 @@ export class ListingsService {
    * (and order, for a pack). Refusals are 400 (price, rules) or 409 (state).
    */
   create(tx: Tx, partnerId: string, input: { sellerPk: string; ticketPks: readonly string[]; priceMinor: number | null }): ListingRow {
-    const rows = input.ticketPks.length ? tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), inArray(tickets.id, [...input.ticketPks]))).all() : [];
+    const rows = ticketsByPks(tx, partnerId, input.ticketPks);
     if (rows.length === 0 || rows.length !== new Set(input.ticketPks).size) throw ApiError.notFound('ticket');
     const first = rows[0]!;
     for (const t of rows) {
@@ -94,40 +137,52 @@ export class ListingsService {
     }
     const s = this.scope(tx, first);
     const refusal = this.check(tx, s, rows.length);
-    if (refusal === 'not_valid' || rows.some((t) => t.state !== 'VALID')) throw ApiError.conflict('A ticket of this listing cannot be listed now (already listed, sold, used or cancelled)');
-    if (refusal === 'resale_closed') throw ApiError.conflict('Resale is closed for this show');
-    if (refusal === 'show_started') throw ApiError.conflict('The show has started: its tickets can no longer be listed');
-    if (refusal === 'max_sell_reached') throw ApiError.field('out_of_range', 'tickets', `At most ${s.rules.maxSell!.rules.maxTickets} tickets per seller may be listed or sold for this show`);
-    const price = settlePrice(input.priceMinor, priceLimits(s.rules, s.originalMinor), s.option.currency);
-    const b = priceBreakdown(price, this.fees(s));
-    if (b.payoutMinor <= 0) throw ApiError.field('out_of_range', 'price', 'The price must be more than the seller fee');
+    if (refusal === 'not_valid' || rows.some((t) => t.state !== 'VALID')) throw ApiError.conflict('A ticket of this listing cannot be listed now (already listed, sold, used or cancelled)', undefined, 'ticket_not_listable');
+    if (refusal === 'resale_closed') throw ApiError.conflict('Resale is closed for this show', undefined, 'resale_closed');
+    if (refusal === 'show_started') throw ApiError.conflict('The show has started: its tickets can no longer be listed', undefined, 'show_started');
+    if (refusal === 'max_sell_reached') throw ApiError.field('out_of_range', 'tickets', `At most ${s.rules.maxSell!.rules.maxTickets} tickets per seller may be listed or sold for this show`, 'body', 'max_sell_reached');
+    const price = this.settle(s.partner, s.rules, s.originalMinor, input.priceMinor, s.option.currency);
+    // The tickets first: VALID -> LISTED in one conditional statement, all or none.
+    if (!this.deps.tickets.markListed(tx, rows.map((t) => t.id))) throw ApiError.conflict('A ticket of this listing was listed or changed meanwhile', undefined, 'changed_meanwhile');
+    return this.open(tx, {
+      partnerId,
+      eventPk: s.event.id,
+      showPk: s.show.id,
+      ticketOptionPk: s.option.id,
+      priceTypePk: first.priceTypePk,
+      sellerPk: input.sellerPk,
+      orderId: rows.length > 1 ? first.orderId : null,
+      ticketPks: rows.map((t) => t.id),
+      currency: s.option.currency,
+      price,
+    });
+  }
 
-    // Reserve the tickets: VALID -> LISTED in one conditional statement, then count.
-    const moved = tx
-      .update(tickets)
-      .set({ state: 'LISTED', updatedAt: this.deps.clock.now() })
-      .where(and(inArray(tickets.id, rows.map((t) => t.id)), eq(tickets.state, 'VALID')))
-      .run();
-    if (moved.changes !== rows.length) throw ApiError.conflict('A ticket of this listing was listed or changed meanwhile');
+  /**
+   * Puts a listing on the market (ACTIVE) whose tickets are already LISTED by the tickets
+   * module, and tells the partner (`listing.created`). Used by `create` and by the channel
+   * flow (flows/publish-channel-listing.ts).
+   */
+  open(tx: Tx, draft: ListingDraft): ListingRow {
     const now = this.deps.clock.now();
     const listing = tx
       .insert(listings)
       .values({
-        id: newId('listing'),
-        partnerId,
-        eventPk: s.event.id,
-        showPk: s.show.id,
-        ticketOptionPk: s.option.id,
-        priceTypePk: first.priceTypePk,
-        sellerPk: input.sellerPk,
-        orderId: rows.length > 1 ? first.orderId : null,
-        quantity: rows.length,
+        id: draft.id ?? newId('listing'),
+        partnerId: draft.partnerId,
+        eventPk: draft.eventPk,
+        showPk: draft.showPk,
+        ticketOptionPk: draft.ticketOptionPk,
+        priceTypePk: draft.priceTypePk,
+        sellerPk: draft.sellerPk,
+        orderId: draft.orderId,
+        quantity: draft.ticketPks.length,
         state: 'ACTIVE',
-        currency: s.option.currency,
-        priceMinor: b.priceMinor,
-        buyerFeeMinor: b.buyerFeeMinor,
-        sellerFeeMinor: b.sellerFeeMinor,
-        payoutMinor: b.payoutMinor,
+        currency: draft.currency,
+        priceMinor: draft.price.priceMinor,
+        buyerFeeMinor: draft.price.buyerFeeMinor,
+        sellerFeeMinor: draft.price.sellerFeeMinor,
+        payoutMinor: draft.price.payoutMinor,
         intentionId: null,
         endReason: null,
         soldAt: null,
@@ -137,29 +192,56 @@ export class ListingsService {
       })
       .returning()
       .get();
-    tx.insert(listingTickets).values(rows.map((t) => ({ listingId: listing.id, ticketPk: t.id }))).run();
+    tx.insert(listingTickets).values(draft.ticketPks.map((ticketPk) => ({ listingId: listing.id, ticketPk }))).run();
     this.notify(tx, listing, 'listing.created');
     return listing;
   }
 
-  /** Changes the price of an ACTIVE listing, within the rules. */
+  /** The seller changes the price of their ACTIVE listing, within the rules. */
   updatePrice(tx: Tx, partnerId: string, listingId: string, sellerPk: string, priceMinor: number): ListingRow {
     const listing = this.get(tx, partnerId, listingId);
     if (listing.sellerPk !== sellerPk) throw ApiError.notFound('listing', listingId);
-    if (listing.state !== 'ACTIVE') throw ApiError.conflict(listing.state === 'RESERVED' ? 'A buyer is checking out this listing; try again in a few minutes' : `The listing is ${listing.state}`);
-    const s = this.scope(tx, this.ticketsOf(tx, listing.id)[0]!);
-    const price = settlePrice(priceMinor, priceLimits(s.rules, s.originalMinor), s.option.currency);
-    const b = priceBreakdown(price, this.fees(s));
-    if (b.payoutMinor <= 0) throw ApiError.field('out_of_range', 'price', 'The price must be more than the seller fee');
-    const updated = tx
-      .update(listings)
-      .set({ priceMinor: b.priceMinor, buyerFeeMinor: b.buyerFeeMinor, sellerFeeMinor: b.sellerFeeMinor, payoutMinor: b.payoutMinor, updatedAt: this.deps.clock.now() })
-      .where(and(eq(listings.id, listing.id), eq(listings.state, 'ACTIVE')))
-      .returning()
-      .get();
-    if (!updated) throw ApiError.conflict('The listing changed meanwhile');
-    this.notify(tx, updated, 'listing.updated');
+    return this.reprice(tx, listing, priceMinor);
+  }
+
+  /**
+   * Reprices an ACTIVE listing within the rules (`listing.updated`).
+   * @throws 409 reserved (`listing_reserved`) or no longer on sale; 400 price
+   */
+  reprice(tx: Tx, listing: ListingRow, priceMinor: number): ListingRow {
+    if (listing.state === 'RESERVED') throw ApiError.conflict('A buyer is checking out this listing; try again in a few minutes', undefined, 'listing_reserved');
+    if (listing.state !== 'ACTIVE') throw ApiError.conflict(`The listing is ${listing.state}`, undefined, 'listing_unavailable');
+    const b = this.price(tx, listing, priceMinor);
+    const [updated] = this.transition(tx, and(eq(listings.id, listing.id), eq(listings.state, 'ACTIVE'))!, {
+      priceMinor: b.priceMinor,
+      buyerFeeMinor: b.buyerFeeMinor,
+      sellerFeeMinor: b.sellerFeeMinor,
+      payoutMinor: b.payoutMinor,
+    });
+    if (!updated) throw ApiError.conflict('The listing changed meanwhile', undefined, 'changed_meanwhile');
     return updated;
+  }
+
+  /**
+   * ACTIVE → RESERVED for exactly `listingIds`, held by `intentionId`: ONE conditional
+   * statement whose row count is checked, so under any concurrency a listing is held by at
+   * most one intention and never sold twice. The caller's transaction rolls back when short.
+   * @throws 409 `listing_unavailable`
+   */
+  reserve(tx: Tx, partnerId: string, listingIds: readonly string[], intentionId: string): ListingRow[] {
+    const held = this.transition(tx, and(eq(listings.partnerId, partnerId), inArray(listings.id, [...listingIds]), eq(listings.state, 'ACTIVE'))!, { state: 'RESERVED', intentionId });
+    if (held.length !== listingIds.length) throw ApiError.conflict('One or more of these tickets are no longer available', undefined, 'listing_unavailable');
+    return held;
+  }
+
+  /** RESERVED by `intentionId` → ACTIVE: the checkout ended without a sale. */
+  release(tx: Tx, intentionId: string): ListingRow[] {
+    return this.transition(tx, and(eq(listings.intentionId, intentionId), eq(listings.state, 'RESERVED'))!, { state: 'ACTIVE', intentionId: null });
+  }
+
+  /** RESERVED by `intentionId` → SOLD: the checkout was paid (flows/complete-purchase.ts). */
+  markSold(tx: Tx, intentionId: string): ListingRow[] {
+    return this.transition(tx, and(eq(listings.intentionId, intentionId), eq(listings.state, 'RESERVED'))!, { state: 'SOLD', soldAt: this.deps.clock.now(), intentionId: null });
   }
 
   /**
@@ -167,11 +249,12 @@ export class ListingsService {
    * seller's "remove"). A RESERVED listing is in a buyer's checkout: 409, never pulled.
    */
   terminateByTicket(tx: Tx, partnerId: string, ticketId: string, sellerPk?: string): ListingRow {
-    const ticket = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ticketId))).get();
+    const ticket = ticketByRef(tx, partnerId, ticketId);
     if (!ticket) throw ApiError.notFound('ticket', ticketId);
-    const listing = this.liveListingOf(tx, ticket.id);
+    const listing = liveListingOfTicket(tx, ticket.id);
     if (!listing || (sellerPk !== undefined && listing.sellerPk !== sellerPk)) throw ApiError.notFound('active listing of ticket', ticketId);
-    return this.end(tx, listing, 'TERMINATED', 'seller', true);
+    if (listing.state === 'RESERVED') throw ApiError.conflict('A buyer is checking out this listing; it cannot be removed now', undefined, 'listing_reserved');
+    return this.end(tx, listing, 'TERMINATED', 'seller');
   }
 
   /**
@@ -181,44 +264,44 @@ export class ListingsService {
    * lands afterwards is refunded), so an organiser's decision never waits on a hold.
    */
   delist(tx: Tx, partnerId: string, scope: { externalReferenceEventId: string; showId: string; ticketOptionId?: string | undefined; priceTypeId?: string | undefined }) {
-    const event = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, scope.externalReferenceEventId))).get();
+    const event = eventByRef(tx, partnerId, scope.externalReferenceEventId);
     if (!event) throw ApiError.notFound('event', scope.externalReferenceEventId);
-    const show = tx.select().from(shows).where(and(eq(shows.eventPk, event.id), eq(shows.showId, scope.showId))).get();
-    if (!show) throw ApiError.notFound('show', scope.showId);
-    const conditions = [eq(listings.showPk, show.id), inArray(listings.state, [...LIVE_LISTING_STATES])];
+    const { show } = this.deps.events.findShow(tx, partnerId, scope.externalReferenceEventId, scope.showId);
+    const conditions: SQL[] = [eq(listings.showPk, show.id), inArray(listings.state, [...LIVE_LISTING_STATES])];
     if (scope.priceTypeId !== undefined && scope.ticketOptionId === undefined) throw ApiError.field('missing_field', 'ticketOptionId', 'ticketOptionId is required with priceTypeId');
-    if (scope.ticketOptionId !== undefined) {
-      const option = tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, show.id), eq(ticketOptions.ticketId, scope.ticketOptionId))).get();
-      if (!option) throw ApiError.notFound('ticket option', scope.ticketOptionId);
-      conditions.push(eq(listings.ticketOptionPk, option.id));
-    }
-    if (scope.priceTypeId !== undefined) {
-      const pt = tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, show.id), eq(priceTypes.priceTypeId, scope.priceTypeId))).get();
-      if (!pt) throw ApiError.notFound('price type', scope.priceTypeId);
-      conditions.push(eq(listings.priceTypePk, pt.id));
-    }
+    if (scope.ticketOptionId !== undefined) conditions.push(eq(listings.ticketOptionPk, this.deps.events.findTicketOption(tx, show.id, scope.ticketOptionId).id));
+    if (scope.priceTypeId !== undefined) conditions.push(eq(listings.priceTypePk, this.deps.events.findPriceType(tx, show.id, scope.priceTypeId).id));
     const live = tx.select().from(listings).where(and(...conditions)).all();
+    const lang = partnerOf(tx, partnerId).settings.defaultLang;
+    const sellers = usersByPks(tx, live.map((l) => l.sellerPk));
     for (const listing of live) {
-      this.end(tx, listing, 'DELISTED', 'organiser', true);
-      const seller = tx.select().from(users).where(eq(users.id, listing.sellerPk)).get()!;
-      const partner = tx.select().from(partners).where(eq(partners.id, partnerId)).get()!;
-      this.deps.messages.toUser(tx, partnerId, seller, 'delistNotice', partner.settings.defaultLang, { eventTitle: event.title, showTitle: show.title, reason: null });
+      this.end(tx, listing, 'DELISTED', 'organiser');
+      this.deps.messages.toUser(tx, partnerId, sellers.get(listing.sellerPk)!, 'delistNotice', lang, { eventTitle: event.title, showTitle: show.title, reason: null });
     }
     return { delisted: live.length, listingIds: live.map((l) => l.id) };
   }
 
+  /**
+   * Ends a live listing (ACTIVE or RESERVED) without a sale: its tickets still LISTED go back
+   * to VALID, the partner hears `listing.updated` and `listing.deleted`, and `listing.ended`
+   * ends a checkout that held it. `reason` is its `endReason` (`seller`, `organiser`,
+   * `channel_withdrawn`, `ticket_<why>`).
+   * @throws 409 `changed_meanwhile` when it is not in the state read any more
+   */
+  end(tx: Tx, listing: ListingRow, state: EndedState, reason: string): ListingRow {
+    const now = this.deps.clock.now();
+    const [ended] = this.transition(tx, and(eq(listings.id, listing.id), eq(listings.state, listing.state))!, { state, endReason: reason, endedAt: now, intentionId: null });
+    if (!ended) throw ApiError.conflict('The listing changed meanwhile', undefined, 'changed_meanwhile');
+    return ended;
+  }
+
   /** The live listing of a ticket, else its latest one; 404 when it was never listed. */
   getByTicket(tx: Tx, partnerId: string, ticketId: string, sellerEmail?: string): ListingRow {
-    const ticket = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ticketId))).get();
+    const ticket = ticketByRef(tx, partnerId, ticketId);
     if (!ticket) throw ApiError.notFound('ticket', ticketId);
-    const listing =
-      this.liveListingOf(tx, ticket.id) ??
-      tx.select({ l: listings }).from(listings).innerJoin(listingTickets, eq(listingTickets.listingId, listings.id)).where(eq(listingTickets.ticketPk, ticket.id)).orderBy(desc(listings.createdAt)).limit(1).get()?.l;
+    const listing = latestListingOfTicket(tx, ticket.id);
     if (!listing) throw ApiError.notFound('listing of ticket', ticketId);
-    if (sellerEmail !== undefined) {
-      const seller = tx.select().from(users).where(eq(users.id, listing.sellerPk)).get();
-      if (seller?.email !== sellerEmail.trim().toLowerCase()) throw ApiError.notFound('listing of ticket', ticketId);
-    }
+    if (sellerEmail !== undefined && userOf(tx, listing.sellerPk).email !== sellerEmail.trim().toLowerCase()) throw ApiError.notFound('listing of ticket', ticketId);
     return listing;
   }
 
@@ -230,41 +313,28 @@ export class ListingsService {
 
   /** The live (ACTIVE or RESERVED) listing holding a ticket, if any. */
   liveListingOf(tx: Tx, ticketPk: string): ListingRow | undefined {
-    return tx
-      .select({ l: listings })
-      .from(listings)
-      .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
-      .where(and(eq(listingTickets.ticketPk, ticketPk), inArray(listings.state, [...LIVE_LISTING_STATES])))
-      .get()?.l;
+    return liveListingOfTicket(tx, ticketPk);
   }
 
+  /** The tickets of a listing. */
   ticketsOf(tx: Tx, listingId: string): TicketRow[] {
-    return tx.select({ t: tickets }).from(tickets).innerJoin(listingTickets, eq(listingTickets.ticketPk, tickets.id)).where(eq(listingTickets.listingId, listingId)).all().map((r) => r.t);
+    return ticketRowsByPks(tx, ticketPksOf(tx, listingId));
   }
 
   /** The listing as the API answers it. */
   toApi(tx: Tx, l: ListingRow) {
-    const ref = tx
-      .select({ eventRef: events.externalReferenceId, showId: shows.showId, optionId: ticketOptions.ticketId, seller: users })
-      .from(listings)
-      .innerJoin(events, eq(events.id, listings.eventPk))
-      .innerJoin(shows, eq(shows.id, listings.showPk))
-      .innerJoin(ticketOptions, eq(ticketOptions.id, listings.ticketOptionPk))
-      .innerJoin(users, eq(users.id, listings.sellerPk))
-      .where(eq(listings.id, l.id))
-      .get()!;
-    const priceTypeId = l.priceTypePk ? (tx.select({ id: priceTypes.priceTypeId }).from(priceTypes).where(eq(priceTypes.id, l.priceTypePk)).get()?.id ?? null) : null;
+    const ref = externalRefs(tx, l);
     const major = (m: number) => toMajor(m, l.currency);
     const q = new URLSearchParams({ showId: ref.showId, listingId: l.id });
     return {
       id: l.id,
-      ticketIds: this.ticketsOf(tx, l.id).map((t) => t.ticketId),
+      ticketIds: this.ticketIdsOf(tx, l),
       orderId: l.orderId,
       externalReferenceEventId: ref.eventRef,
       showId: ref.showId,
-      ticketOptionId: ref.optionId,
-      priceTypeId,
-      seller: userToApi(ref.seller),
+      ticketOptionId: ref.ticketOptionId,
+      priceTypeId: ref.priceTypeId,
+      seller: userToApi(userOf(tx, l.sellerPk)),
       quantity: l.quantity,
       state: l.state,
       currency: l.currency,
@@ -284,19 +354,44 @@ export class ListingsService {
 
   // ------------------------------------------------------------------ internals
 
+  /**
+   * THE write of a listing: one conditional UPDATE (`where` carries the state it expects), then
+   * the partner is told of each row that changed: `listing.updated` with the state after it,
+   * and, when it ended unsold, its tickets freed, `listing.deleted` and the `listing.ended`
+   * domain event. Returns the rows that changed.
+   */
+  private transition(tx: Tx, where: SQL, set: Partial<Pick<ListingRow, 'state' | 'intentionId' | 'endReason' | 'soldAt' | 'endedAt' | 'priceMinor' | 'buyerFeeMinor' | 'sellerFeeMinor' | 'payoutMinor'>>): ListingRow[] {
+    const before = set.state === 'TERMINATED' || set.state === 'DELISTED' ? tx.select({ id: listings.id, intentionId: listings.intentionId }).from(listings).where(where).all() : [];
+    const changed = tx
+      .update(listings)
+      .set({ ...set, updatedAt: this.deps.clock.now() })
+      .where(where)
+      .returning()
+      .all();
+    for (const l of changed) {
+      this.notify(tx, l, 'listing.updated');
+      if (l.state !== 'TERMINATED' && l.state !== 'DELISTED') continue;
+      this.deps.tickets.markUnlisted(tx, ticketPksOf(tx, l.id));
+      this.notify(tx, l, 'listing.deleted');
+      const intentionId = before.find((b) => b.id === l.id)?.intentionId ?? null;
+      this.deps.bus.emit(tx, 'listing.ended', { partnerId: l.partnerId, listingId: l.id, intentionId, reason: l.endReason ?? '' });
+    }
+    return changed;
+  }
+
   private scope(tx: Tx, ticket: TicketRow): Scope {
-    const r = tx
-      .select({ show: shows, event: events, option: ticketOptions, partner: partners })
-      .from(shows)
-      .innerJoin(events, eq(events.id, shows.eventPk))
-      .innerJoin(ticketOptions, eq(ticketOptions.id, ticket.ticketOptionPk))
-      .innerJoin(partners, eq(partners.id, shows.partnerId))
-      .where(eq(shows.id, ticket.showPk))
-      .get()!;
-    const combo = ticket.priceTypePk
-      ? tx.select().from(combinations).where(and(eq(combinations.ticketOptionPk, ticket.ticketOptionPk), eq(combinations.priceTypePk, ticket.priceTypePk))).get()
-      : undefined;
-    return { ticket, ...r, rules: this.deps.rules.effective(tx, ticket.showPk, ticket.ticketOptionPk, ticket.priceTypePk), originalMinor: combo?.priceMinor ?? r.option.priceMinor ?? ticket.priceMinor };
+    const { show, event } = showWithEvent(tx, ticket.showPk)!;
+    const option = ticketOptionByPk(tx, ticket.ticketOptionPk)!;
+    const combo = combinationOf(tx, ticket.ticketOptionPk, ticket.priceTypePk);
+    return {
+      ticket,
+      show,
+      event,
+      option,
+      partner: partnerOf(tx, show.partnerId),
+      rules: this.deps.rules.effective(tx, ticket.showPk, ticket.ticketOptionPk, ticket.priceTypePk),
+      originalMinor: combo?.priceMinor ?? option.priceMinor ?? ticket.priceMinor,
+    };
   }
 
   private check(tx: Tx, s: Scope, adding: number): NotSellableReason | null {
@@ -317,51 +412,43 @@ export class ListingsService {
     return tx.select({ n: sql<number>`coalesce(sum(${listings.quantity}), 0)` }).from(listings).where(and(...conditions)).get()!.n;
   }
 
-  private fees(s: Scope) {
-    return feesWithOverride(s.partner.settings.fees, s.rules.platformFees?.rules);
+  private fees(partner: PartnerRow, rules: EffectiveRules) {
+    return feesWithOverride(partner.settings.fees, rules.platformFees?.rules);
   }
 
-  /** Ends a listing; `freeTickets` returns its LISTED tickets to VALID. */
-  private end(tx: Tx, listing: ListingRow, state: 'TERMINATED' | 'DELISTED', reason: string, freeTickets: boolean): ListingRow {
-    if (listing.state === 'RESERVED' && reason === 'seller') throw ApiError.conflict('A buyer is checking out this listing; it cannot be removed now');
-    const now = this.deps.clock.now();
-    const ended = tx
-      .update(listings)
-      .set({ state, endReason: reason, endedAt: now, intentionId: null, updatedAt: now })
-      .where(and(eq(listings.id, listing.id), eq(listings.state, listing.state)))
-      .returning()
-      .get();
-    if (!ended) throw ApiError.conflict('The listing changed meanwhile');
-    if (freeTickets) {
-      const ids = this.ticketsOf(tx, listing.id).map((t) => t.id);
-      tx.update(tickets).set({ state: 'VALID', updatedAt: now }).where(and(inArray(tickets.id, ids), eq(tickets.state, 'LISTED'))).run();
-    }
-    this.notify(tx, ended, 'listing.deleted');
-    this.deps.bus.emit(tx, 'listing.ended', { partnerId: listing.partnerId, listingId: listing.id, intentionId: listing.intentionId, reason });
-    return ended;
+  private settle(partner: PartnerRow, rules: EffectiveRules, originalMinor: number | null, askedMinor: number | null, currency: string): PriceBreakdown {
+    const b = priceBreakdown(settlePrice(askedMinor, priceLimits(rules, originalMinor), currency), this.fees(partner, rules));
+    if (b.payoutMinor <= 0) throw ApiError.field('out_of_range', 'price', 'The price must be more than the seller fee', 'body', 'price_rejected');
+    return b;
   }
 
   /** A ticket stopped being sellable: its live listing ends, the pack's other tickets are freed. */
   private endForTicket(tx: Tx, ticketPk: string, reason: string): void {
-    const listing = this.liveListingOf(tx, ticketPk);
-    if (listing) this.end(tx, listing, 'TERMINATED', `ticket_${reason}`, true);
+    const listing = liveListingOfTicket(tx, ticketPk);
+    if (listing) this.end(tx, listing, 'TERMINATED', `ticket_${reason}`);
   }
 
+  private ticketIdsOf(tx: Tx, l: Pick<ListingRow, 'id'>): string[] {
+    return this.ticketsOf(tx, l.id).map((t) => t.ticketId);
+  }
+
+  /** One `listing.*` webhook: the listing as it is after the change. */
   private notify(tx: Tx, l: ListingRow, action: 'listing.created' | 'listing.updated' | 'listing.deleted'): void {
-    const api = this.toApi(tx, l);
+    const ref = externalRefs(tx, l);
     this.deps.webhooks.enqueue(tx, l.partnerId, {
       action,
       resourceKey: `listing:${l.id}`,
       data: {
         listingId: l.id,
-        ticketIds: api.ticketIds,
-        eventId: api.externalReferenceEventId,
-        showId: api.showId,
-        ticketOptionId: api.ticketOptionId,
-        ...(api.priceTypeId ? { priceTypeId: api.priceTypeId } : {}),
-        price: api.price,
+        ticketIds: this.ticketIdsOf(tx, l),
+        eventId: ref.eventRef,
+        showId: ref.showId,
+        ticketOptionId: ref.ticketOptionId,
+        ...(ref.priceTypeId ? { priceTypeId: ref.priceTypeId } : {}),
+        price: toMajor(l.priceMinor, l.currency),
         currency: l.currency,
         state: l.state,
+        ...(l.endReason ? { endReason: l.endReason } : {}),
       },
     });
   }

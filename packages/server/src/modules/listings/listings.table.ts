@@ -4,17 +4,9 @@ import { events, priceTypes, shows, ticketOptions } from '../events/events.table
 import { tickets } from '../tickets/tickets.table.js';
 import { users } from '../users/users.table.js';
 
-/**
- * Listing states:
- * - ACTIVE: on the market;
- * - RESERVED: held by one live buy intention (cannot be pulled by the seller: 409);
- * - SOLD: paid for; the tickets moved to the buyer;
- * - TERMINATED: ended by its seller, or because a ticket of it stopped being sellable
- *   (deleted, admitted, show cancelled, owner changed): see `endReason`;
- * - DELISTED: removed by the organiser (POST /v1/delist); the seller was e-mailed.
- */
-export const LISTING_STATES = ['ACTIVE', 'RESERVED', 'SOLD', 'TERMINATED', 'DELISTED'] as const;
-export type ListingState = (typeof LISTING_STATES)[number];
+import { LISTING_STATES, type ListingState } from './listings.model.js';
+
+export { LISTING_STATES, type ListingState };
 
 /**
  * A ticket, or the tickets of one order sold as a unit, offered for a price per ticket set

@@ -4,6 +4,7 @@ import { createTestApp, type TestApp, type TestPartner } from '../../testing/har
 import { ticketBody, withEvent } from '../../testing/factories.js';
 import { tickets } from '../tickets/tickets.table.js';
 import { listings } from './listings.table.js';
+import { reserveListings } from '../../flows/reserve-listings.js';
 
 /**
  * Event `tour`: show-1 (price detail: opt-field 45.50 EUR, combos field+early 39, field+standard 45.50,
@@ -213,7 +214,7 @@ describe('POST /v1/delist', () => {
     const { t, p, list } = await setup();
     const a = list(['a3'], 4000);
     const b = list(['e1'], 3000);
-    const held = t.db.transaction((tx) => t.deps.intentions.create(tx, p.id, { listingIds: [b.id], buyerPk: null }));
+    const held = t.db.transaction((tx) => reserveListings(t.deps, tx, { partner: t.deps.partners.get(p.id), listingIds: [b.id], buyerPk: null }));
     expect(t.deps.listings.get(t.db, p.id, b.id).state).toBe('RESERVED');
     const res = await t.request('POST', '/v1/delist', { key: p.keys.private, body: { externalReferenceEventId: 'tour', showId: 'show-1' } });
     expect(res.status).toBe(200);

@@ -146,6 +146,22 @@ describe('market page: seat map and a pick of several listings', () => {
     expect(t.deps.listings.get(t.db, p.id, vip.id).state).toBe('ACTIVE');
   });
 
+  it('tells a seller who picks their own listing that nothing was reserved, with the way back to the market', async () => {
+    const { t, p, list } = await seated();
+    const own = list(['a1'], 4000);
+    const seller = new TestBrowser(t.app);
+    const owner = t.deps.users.get(t.db, p.id, own.sellerPk).email!;
+    await completeCodeFlow(t, seller, `/auth/otp?p=${p.id}`, owner, owner);
+    const page = await seller.get(`/market/${p.id}/tour?showId=show-1`);
+    const res = await seller.post(`/market/${p.id}/tour/buy`, { _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, listingId: own.id, showId: 'show-1' });
+    expect(res.status).toBe(409);
+    expect(res.text).toContain('You cannot buy your own tickets');
+    expect(res.text).toContain('nothing was reserved');
+    expect(res.text).toContain(`href="/market/${p.id}/tour?showId=show-1&amp;lang=en"`);
+    expect(t.deps.listings.get(t.db, p.id, own.id).state).toBe('ACTIVE');
+    expect(t.db.select().from(buyIntentions).all()).toEqual([]);
+  });
+
   it('answers a buy form without a listing (a hand-made post) with the not-found page, reserving nothing', async () => {
     const { t, p, list } = await seated();
     const one = list(['a1'], 4000);

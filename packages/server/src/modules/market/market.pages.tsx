@@ -18,6 +18,8 @@ import { ok } from '../../lib/envelope.js';
 import { isPrimaryScarce, primarySale } from '../marketdata/marketdata.service.js';
 import { marketEvent, offers, type Offer } from './market.queries.js';
 import { seatMapData } from './market.seatmap.js';
+import { reserveListings } from '../../flows/reserve-listings.js';
+import { partnerById } from '../partners/partners.queries.js';
 
 const mm = defineMessages(
   {
@@ -92,13 +94,7 @@ function seatText(s: Offer['seats'][number], lang: Lang): string {
 export function marketPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use('/market/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
-  const partnerOrNull = (id: string): PartnerRow | null => {
-    try {
-      return deps.partners.get(id);
-    } catch {
-      return null;
-    }
-  };
+  const partnerOrNull = (id: string): PartnerRow | null => partnerById(deps.db, id) ?? null;
 
   /**
    * Buy: reserves the listings for the signed-in buyer and goes to checkout. Holds are never
@@ -131,7 +127,7 @@ export function marketPageRoutes(deps: AppDeps) {
     if (session instanceof Response) return session;
     try {
       const intention = deps.db.transaction((tx) =>
-        deps.intentions.create(tx, partner.id, { listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientLimitKey(c)) }),
+        reserveListings(deps, tx, { partner, listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientLimitKey(c)) }),
       );
       return safeRedirect(c, `/checkout/${partner.id}/${intention.id}?lang=${lang}`, 303);
     } catch (err) {
@@ -150,21 +146,19 @@ export function marketPageRoutes(deps: AppDeps) {
         });
       }
       if (!(err instanceof ApiError)) throw err;
-      if (err.status === 404) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-      // A pick across ticket options (one checkout holds one option): say so.
-      if (err.status === 400) return noticePage(c, { lang, status: 400, title: cm(lang, 'takenTitle'), text: err.message });
-      return noticePage(c, { lang, status: 409, title: cm(lang, 'takenTitle'), text: err.message === 'You cannot buy your own listing' ? err.message : cm(lang, 'takenText') });
+      if (err.code === 'not_found') return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+      // A pick across ticket options (one checkout holds one option), or an empty or repeated pick: say so.
+      if (err.reason === 'mixed_items' || err.code === 'missing_field' || err.code === 'invalid_value') return noticePage(c, { lang, status: 400, title: cm(lang, 'takenTitle'), text: err.message });
+      const market = { href: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${new URLSearchParams({ ...(showId ? { showId } : {}), lang })}`, label: cm(lang, 'backToMarket') };
+      if (err.reason === 'own_listing') return noticePage(c, { lang, status: 409, title: cm(lang, 'ownListingTitle'), text: cm(lang, 'ownListingPickText'), link: market });
+      return noticePage(c, { lang, status: 409, title: cm(lang, 'takenTitle'), text: cm(lang, 'takenText'), link: market });
     }
   });
 
   /** The seat map's data for the page's `<resale-seat-map src>`: public, as the page is. */
   app.get('/market/:partnerId/:eventRef/seatmap.json', (c) => {
-    let partner;
-    try {
-      partner = deps.partners.get(c.req.param('partnerId'));
-    } catch {
-      throw ApiError.notFound('event', c.req.param('eventRef'));
-    }
+    const partner = partnerById(deps.db, c.req.param('partnerId'));
+    if (!partner) throw ApiError.notFound('event', c.req.param('eventRef'));
     const showId = c.req.query('showId') ?? '';
     const lang = pageLang(c, partner.settings.defaultLang);
     c.header('Cache-Control', 'no-store');

@@ -13,7 +13,7 @@ import { LeadsService } from './leads.service.js';
 
 const data = workerData as { databasePath: string; partnerId: string; lead: LeadInput; rounds: number; start: SharedArrayBuffer };
 const db = createDb(data.databasePath);
-const leads = new LeadsService({ clock: systemClock, events: new EventsService(db, systemClock, new DomainEvents()) });
+const leads = new LeadsService({ clock: systemClock, events: new EventsService({ db, clock: systemClock, bus: new DomainEvents() }) });
 const start = new Int32Array(data.start);
 parentPort!.postMessage({ type: 'ready' });
 Atomics.wait(start, 0, 0);

@@ -6,9 +6,9 @@ import { ApiError, type ErrorEntry } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toMinor } from '../../lib/money.js';
 import { issuesToEntries } from '../../lib/validation.js';
-import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
+import { eventByRef, priceTypeOfShow, showsWithEvents, ticketOptionOfShow, ticketOptionsOfShow } from '../events/events.queries.js';
 import { LeadInputSchema, leadToApi, type LeadInput, type LeadRecord } from './leads.schemas.js';
-import { leads, type LeadType } from './leads.table.js';
+import { leads, type LeadRow, type LeadType } from './leads.table.js';
 
 /** What an upsert did. */
 export interface LeadUpsert {
@@ -75,11 +75,11 @@ export class LeadsService {
     const { event, show } = this.deps.events.findShow(tx, partnerId, input.externalReferenceEventId, input.showId);
     let optionCurrency: string | null = null;
     if (input.ticketOptionId !== undefined) {
-      const option = tx.select({ currency: ticketOptions.currency }).from(ticketOptions).where(and(eq(ticketOptions.showPk, show.id), eq(ticketOptions.ticketId, input.ticketOptionId))).get();
+      const option = ticketOptionOfShow(tx, show.id, input.ticketOptionId);
       if (!option) throw ApiError.field('invalid_value', 'ticketOptionId', `ticketOptionId '${input.ticketOptionId}' is not a ticket option of show '${show.showId}'`);
       optionCurrency = option.currency;
     }
-    if (input.priceTypeId !== undefined && !tx.select({ id: priceTypes.id }).from(priceTypes).where(and(eq(priceTypes.showPk, show.id), eq(priceTypes.priceTypeId, input.priceTypeId))).get()) {
+    if (input.priceTypeId !== undefined && !priceTypeOfShow(tx, show.id, input.priceTypeId)) {
       throw ApiError.field('invalid_value', 'priceTypeId', `priceTypeId '${input.priceTypeId}' is not a price type of show '${show.showId}'`);
     }
     const price = 'price' in input ? input.price : undefined;
@@ -160,9 +160,9 @@ export class LeadsService {
 
   /** One lead of the partner. @throws ApiError 404 */
   get(tx: Tx, partnerId: string, leadId: string): LeadRecord {
-    const r = this.select(tx, and(eq(leads.partnerId, partnerId), eq(leads.id, leadId))!).get();
-    if (!r) throw ApiError.notFound('lead', leadId);
-    return leadToApi(r.lead, r);
+    const row = tx.select().from(leads).where(and(eq(leads.partnerId, partnerId), eq(leads.id, leadId))).get();
+    if (!row) throw ApiError.notFound('lead', leadId);
+    return this.toRecords(tx, [row])[0]!;
   }
 
   /**
@@ -177,7 +177,7 @@ export class LeadsService {
       if (q.showId !== undefined) {
         where.push(eq(leads.showPk, this.deps.events.findShow(tx, partnerId, q.externalReferenceEventId, q.showId).show.id));
       } else {
-        const event = tx.select({ id: events.id }).from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, q.externalReferenceEventId))).get();
+        const event = eventByRef(tx, partnerId, q.externalReferenceEventId);
         if (!event) throw ApiError.notFound('event', q.externalReferenceEventId);
         where.push(eq(leads.eventPk, event.id));
       }
@@ -186,30 +186,34 @@ export class LeadsService {
     }
     if (q.type !== undefined) where.push(eq(leads.type, q.type));
     if (q.startingAfter !== undefined) where.push(gt(leads.id, q.startingAfter));
-    const rows = this.select(tx, and(...where)!)
+    const rows = tx
+      .select()
+      .from(leads)
+      .where(and(...where))
       .orderBy(asc(leads.id))
       .limit(q.limit + 1)
       .all();
     const page = rows.slice(0, q.limit);
-    return { items: page.map((r) => leadToApi(r.lead, r)), nextCursor: rows.length > q.limit ? page[page.length - 1]!.lead.id : null };
+    return { items: this.toRecords(tx, page), nextCursor: rows.length > q.limit ? page[page.length - 1]!.id : null };
   }
 
-  private select(tx: Tx, where: SQL) {
-    return tx
-      .select({ lead: leads, externalReferenceEventId: events.externalReferenceId, showId: shows.showId })
-      .from(leads)
-      .innerJoin(events, eq(events.id, leads.eventPk))
-      .innerJoin(shows, eq(shows.id, leads.showPk))
-      .where(where);
+  /** Leads as the API answers them, with their event's and show's ids (read in one go from the events module). */
+  private toRecords(tx: Tx, rows: readonly LeadRow[]): LeadRecord[] {
+    const shows = showsWithEvents(tx, rows.map((r) => r.showPk));
+    return rows.map((r) => {
+      const s = shows.get(r.showPk);
+      if (!s) throw new Error(`No show ${r.showPk} for lead ${r.id}`);
+      return leadToApi(r, { externalReferenceEventId: s.event.externalReferenceId, showId: s.show.showId });
+    });
   }
 
   /** The currency of the show's ticket options when they share one; a price needs one. */
   private showCurrency(tx: Tx, showPk: string, showId: string): string {
-    const rows = tx.selectDistinct({ currency: ticketOptions.currency }).from(ticketOptions).where(eq(ticketOptions.showPk, showPk)).limit(2).all();
-    if (rows.length !== 1) {
-      throw ApiError.field('missing_field', 'currency', `currency is required with price: show '${showId}' has ${rows.length === 0 ? 'no ticket options' : 'options in several currencies'}`);
+    const currencies = [...new Set(ticketOptionsOfShow(tx, showPk).map((o) => o.currency))];
+    if (currencies.length !== 1) {
+      throw ApiError.field('missing_field', 'currency', `currency is required with price: show '${showId}' has ${currencies.length === 0 ? 'no ticket options' : 'options in several currencies'}`);
     }
-    return rows[0]!.currency;
+    return currencies[0]!;
   }
 }
 

@@ -243,9 +243,9 @@ describe('POST /v1/marketdata/users: the upsert', () => {
     try {
       const db = createDb(databasePath);
       const clock = new ManualClock('2026-03-01T12:00:00Z');
-      const partners = new PartnersService(db, clock, new SecretBox('leads-test-secret-key-000000000000000'));
+      const partners = new PartnersService({ db, clock, box: new SecretBox('leads-test-secret-key-000000000000000') });
       const { partner } = partners.create('Acme', {});
-      const events = new EventsService(db, clock, new DomainEvents());
+      const events = new EventsService({ db, clock, bus: new DomainEvents() });
       db.transaction((tx) => events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof events.create>[2]));
       const start = new SharedArrayBuffer(4);
       const threads = 4;

@@ -1,10 +1,12 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
-import { priceTypes, ticketOptions } from '../events/events.table.js';
+import { priceTypeOfShow, ticketOptionOfShow } from '../events/events.queries.js';
 import { showInventory, type InventoryItem } from './marketdata.table.js';
+
+export { primarySale } from './marketdata.queries.js';
 
 export interface InventoryCounts {
   capacity?: number | null | undefined;
@@ -33,11 +35,6 @@ export function isPrimaryScarce(inv: { soldOut: boolean | null; soldPercentage: 
   return inv.soldOut === true || (inv.soldPercentage !== null && inv.soldPercentage >= PRIMARY_SCARCE_PERCENTAGE);
 }
 
-/** The primary-sale state of a show as the buy side reads it (null before any inventory PUT). */
-export function primarySale(tx: Tx, showPk: string): { soldOut: boolean | null; soldPercentage: number | null } | null {
-  return tx.select({ soldOut: showInventory.soldOut, soldPercentage: showInventory.soldPercentage }).from(showInventory).where(eq(showInventory.showPk, showPk)).get() ?? null;
-}
-
 /**
  * Primary-sale inventory per show. The show-level PUT replaces the fields sent and keeps the
  * others; the details PUT replaces the items (per ticket option, optionally per price type),
@@ -56,9 +53,9 @@ export class MarketDataService {
   setDetails(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined, items: InventoryItem[]) {
     const { show } = this.deps.events.findShow(tx, partnerId, eventRef, showId);
     items.forEach((item, i) => {
-      const option = tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, show.id), eq(ticketOptions.ticketId, item.ticketOptionId))).get();
+      const option = ticketOptionOfShow(tx, show.id, item.ticketOptionId);
       if (!option) throw ApiError.field('invalid_value', `items.${i}.ticketOptionId`, `items.${i}.ticketOptionId '${item.ticketOptionId}' is not a ticket option of show '${show.showId}'`);
-      if (item.priceTypeId && !tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, show.id), eq(priceTypes.priceTypeId, item.priceTypeId))).get()) {
+      if (item.priceTypeId && !priceTypeOfShow(tx, show.id, item.priceTypeId)) {
         throw ApiError.field('invalid_value', `items.${i}.priceTypeId`, `items.${i}.priceTypeId '${item.priceTypeId}' is not a price type of show '${show.showId}'`);
       }
     });

@@ -1,12 +1,13 @@
-import { and, eq, gt, isNull, notInArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
-import type { Job } from '../../jobs/scheduler.js';
+import type { Job } from '../../jobs/job.js';
 import { toIso } from '../../lib/clock.js';
 import type { Lang } from '../email/email.templates.js';
-import { events, shows, ticketOptions } from '../events/events.table.js';
-import { listings } from '../listings/listings.table.js';
+import { showsWithEvents, ticketOptionsOfShows } from '../events/events.queries.js';
+import { activeOptionPksOfShows } from '../listings/listings.queries.js';
 import { leads } from './leads.table.js';
+import { partnerOf } from '../partners/partners.queries.js';
 
 /**
  * Wishlist notifications: a WISHLIST lead with an e-mail is e-mailed once (template
@@ -61,7 +62,7 @@ export function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): number {
     const langOf = (partnerId: string): Lang => {
       let lang = langs.get(partnerId);
       if (lang === undefined) {
-        lang = deps.partners.get(partnerId).settings.defaultLang;
+        lang = partnerOf(tx, partnerId).settings.defaultLang;
         langs.set(partnerId, lang);
       }
       return lang;
@@ -121,40 +122,68 @@ export const wishlistJob: Job = {
   },
 };
 
-/** Waiting wishlist leads whose show has stock now, with what their e-mail needs. */
+/** Shows per statement when the waiting leads are read (each show binds its options' ids too). */
+const SHOWS_PER_STATEMENT = 200;
+
+/** A waiting wishlist lead (e-mail, not notified yet): the partial index's condition, word for word, so SQLite uses it. */
+const waiting = () => sql`${leads.type} = 'WISHLIST' and ${leads.notifiedAt} is null and ${leads.buyerEmail} is not null`;
+
+/**
+ * Waiting wishlist leads whose show has stock now, with what their e-mail needs. Composed from
+ * the owners' reads: the shows with waiting leads (a covering scan of the partial index
+ * `marketdata_leads_wishlist_pending_idx`), those whose resale is open (events), those with
+ * ACTIVE listings and of which options (listings), then the waiting leads of those shows that
+ * named no option or an option with stock.
+ */
 function dueLeads(tx: Tx, now: number, limit: number) {
-  return tx
-    .select({
-      id: leads.id,
-      partnerId: leads.partnerId,
-      email: leads.buyerEmail,
-      ticketOptionId: leads.ticketOptionId,
-      eventRef: events.externalReferenceId,
-      eventTitle: events.title,
-      eventLocation: events.location,
-      showId: shows.showId,
-      showTitle: shows.title,
-      showLocation: shows.location,
-      startsAt: shows.startsAt,
-      optionTitle: ticketOptions.title,
-    })
-    .from(leads)
-    .innerJoin(shows, eq(shows.id, leads.showPk))
-    .innerJoin(events, eq(events.id, leads.eventPk))
-    // The option the lead named (null when none, or when it no longer exists: then no stock matches).
-    .leftJoin(ticketOptions, and(eq(ticketOptions.showPk, leads.showPk), eq(ticketOptions.ticketId, leads.ticketOptionId)))
-    .where(
-      and(
-        // The partial index's condition, word for word, so SQLite uses it.
-        sql`${leads.type} = 'WISHLIST' and ${leads.notifiedAt} is null and ${leads.buyerEmail} is not null`,
-        eq(shows.resaleEnabled, true),
-        notInArray(shows.status, ['CANCELLED', 'HIDDEN']),
-        gt(shows.startsAt, now),
-        sql`exists (select 1 from ${listings} where ${listings.showPk} = ${leads.showPk} and ${listings.state} = 'ACTIVE'
-              and (${leads.ticketOptionId} is null or ${listings.ticketOptionPk} = ${ticketOptions.id}))`,
-      ),
-    )
-    // No ORDER BY: with one, SQLite walks the whole table in id order instead of the partial index.
-    .limit(limit)
-    .all();
+  const pending = tx.selectDistinct({ showPk: leads.showPk }).from(leads).where(waiting()).all();
+  if (pending.length === 0) return [];
+  const shows = showsWithEvents(tx, pending.map((r) => r.showPk));
+  const open = [...shows.values()].filter(({ show }) => show.resaleEnabled && show.status !== 'CANCELLED' && show.status !== 'HIDDEN' && show.startsAt > now);
+  if (open.length === 0) return [];
+  const stock = activeOptionPksOfShows(tx, open.map((s) => s.show.id));
+  const stocked = open.filter((s) => stock.has(s.show.id));
+  if (stocked.length === 0) return [];
+  // The partner's ids of the options with stock, per show, and every option's title (by show and partner id).
+  const optionIds = new Map<string, string[]>();
+  const titles = new Map<string, string>();
+  for (const o of ticketOptionsOfShows(tx, stocked.map((s) => s.show.id))) {
+    titles.set(`${o.showPk}\u0000${o.ticketId}`, o.title);
+    if (stock.get(o.showPk)?.has(o.id)) optionIds.set(o.showPk, [...(optionIds.get(o.showPk) ?? []), o.ticketId]);
+  }
+
+  const rows: (typeof leads.$inferSelect)[] = [];
+  for (let i = 0; i < stocked.length && rows.length < limit; i += SHOWS_PER_STATEMENT) {
+    const scope: SQL[] = stocked.slice(i, i + SHOWS_PER_STATEMENT).map(({ show }) => {
+      const ids = optionIds.get(show.id) ?? [];
+      // The option the lead named (none: any stock of the show; one no longer existing: no stock matches).
+      return and(eq(leads.showPk, show.id), ids.length > 0 ? or(isNull(leads.ticketOptionId), inArray(leads.ticketOptionId, ids)) : isNull(leads.ticketOptionId))!;
+    });
+    rows.push(
+      ...tx
+        .select()
+        .from(leads)
+        .where(and(waiting(), or(...scope)))
+        // No ORDER BY: with one, SQLite walks the whole table in id order instead of the partial index.
+        .limit(limit - rows.length)
+        .all(),
+    );
+  }
+  return rows.map((lead) => {
+    const { show, event } = shows.get(lead.showPk)!;
+    return {
+      id: lead.id,
+      partnerId: lead.partnerId,
+      email: lead.buyerEmail,
+      ticketOptionId: lead.ticketOptionId,
+      eventRef: event.externalReferenceId,
+      eventTitle: event.title,
+      eventLocation: event.location,
+      showId: show.showId,
+      showTitle: show.title,
+      showLocation: show.location,
+      startsAt: show.startsAt,
+      optionTitle: lead.ticketOptionId === null ? null : (titles.get(`${lead.showPk}\u0000${lead.ticketOptionId}`) ?? null),
+    };
+  });
 }

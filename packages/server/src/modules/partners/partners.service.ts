@@ -11,7 +11,8 @@ import { DEFAULT_SETTINGS, mergeSettings, type PartnerSettings, type PartnerSett
 /** Key prefixes: they tell a human which key is which; lookup is by hash only. */
 export const KEY_PREFIX: Record<ApiKeyKind, string> = { private: 'sk_', public: 'pk_', channels: 'sk_ch_' };
 
-export type PartnerRow = typeof partners.$inferSelect;
+import type { PartnerRow } from './partners.queries.js';
+export type { PartnerRow };
 
 /** A freshly minted secret set, shown once. */
 export interface PartnerSecrets {
@@ -34,13 +35,25 @@ export function newWebhookSecret(): string {
   return 'whsec_' + randomBytes(32).toString('base64');
 }
 
+/** What PartnersService is built from (see deps.ts). */
+export interface PartnersServiceDeps {
+  db: Db;
+  clock: Clock;
+  /** Seals the webhook and platform secrets (SECRET_KEY). */
+  box: SecretBox;
+}
+
 /** Partners, their keys and settings. No HTTP here. */
 export class PartnersService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly box: SecretBox,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly box: SecretBox;
+
+  constructor(deps: PartnersServiceDeps) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+    this.box = deps.box;
+  }
 
   /** Creates a partner with new keys and webhook secret; the secrets are returned once. */
   create(name: string, patch: PartnerSettingsPatch = {}): { partner: PartnerRow; secrets: PartnerSecrets } {

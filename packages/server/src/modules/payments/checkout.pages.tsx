@@ -1,23 +1,19 @@
 /** @jsxImportSource hono/jsx */
-import { and, eq } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
-import { currencyDigits, toMajor } from '../../lib/money.js';
+import { currencyDigits } from '../../lib/money.js';
 import { formatInstant } from '../../pages/format.js';
 import { t, type Lang } from '../../pages/i18n.js';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
 import { csrfField, csrfRejected, requireUser, safeRedirect, sessionFromRequest, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
-import { events, shows } from '../events/events.table.js';
-import { buyIntentions } from '../intentions/intentions.table.js';
-import type { IntentionRow } from '../intentions/intentions.service.js';
+import { showWithEvent } from '../events/events.queries.js';
+import { intentionById, type IntentionRow } from '../intentions/intentions.queries.js';
 import type { PartnerRow } from '../partners/partners.service.js';
-import { checkOwnership } from '../platform/ownership.js';
-import { channelListingOf } from '../channels/channels.service.js';
+import { answerVerification, checkout, verifySellers, type CheckoutOutcome } from '../../flows/checkout.js';
 import { cm } from './checkout.messages.js';
-import type { CardInput, PayOutcome } from './payments.provider.js';
-import { payments } from './payments.table.js';
+import type { CardInput } from './payments.provider.js';
 
 type C = Context<SessionEnv>;
 
@@ -53,8 +49,8 @@ export function checkoutPageRoutes(deps: AppDeps) {
   app.use('/checkout/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
 
   const marketLink = (partner: PartnerRow, intention: IntentionRow, lang: Lang) => {
-    const r = deps.db.select({ ref: events.externalReferenceId, showId: shows.showId }).from(shows).innerJoin(events, eq(events.id, shows.eventPk)).where(eq(shows.id, intention.showPk)).get()!;
-    return { href: `/market/${partner.id}/${encodeURIComponent(r.ref)}?showId=${encodeURIComponent(r.showId)}&lang=${lang}`, label: cm(lang, 'backToMarket') };
+    const { show, event } = showWithEvent(deps.db, intention.showPk)!;
+    return { href: `/market/${partner.id}/${encodeURIComponent(event.externalReferenceId)}?showId=${encodeURIComponent(show.showId)}&lang=${lang}`, label: cm(lang, 'backToMarket') };
   };
 
   /** The intention of the signed-in buyer (claiming an unclaimed one), or the page that says why not. */
@@ -65,7 +61,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
     try {
       claimed = deps.db.transaction((tx) => deps.intentions.claim(tx, partner.id, c.req.param('intentionId') ?? '', session.userPk));
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return notFoundPage(c, lang);
+      if (err instanceof ApiError && err.code === 'not_found') return notFoundPage(c, lang);
       throw err;
     }
     if (!claimed.ok && claimed.reason === 'own_listing') return noticePage(c, { lang, status: 409, title: cm(lang, 'ownListingTitle'), text: cm(lang, 'ownListingText'), link: marketLink(partner, claimed.row, lang) });
@@ -74,33 +70,11 @@ export function checkoutPageRoutes(deps: AppDeps) {
     return { intention, userPk: session.userPk };
   }
 
-  /**
-   * Live check that each seller still owns each ticket. A ticket that moved cancels the
-   * reservation and ends its listing; a platform that does not answer fails the step safely.
-   */
-  async function sellersStillOwn(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang): Promise<Response | null> {
-    for (const listingId of intention.listingIds) {
-      // A channel's listing: its tickets are not the partner's to check; the channel vouches for them.
-      if (channelListingOf(deps.db, listingId)) continue;
-      const listing = deps.listings.get(deps.db, partner.id, listingId);
-      const seller = deps.users.get(deps.db, partner.id, listing.sellerPk);
-      const held = deps.listings.ticketsOf(deps.db, listingId);
-      const owned = await checkOwnership(deps, partner, seller.externalId ?? seller.email ?? seller.phone ?? '');
-      if (owned.kind === 'unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
-      const ids = new Set(owned.kind === 'owned' ? owned.tickets.map((x) => x.ticketId) : []);
-      const moved = held.filter((x) => !ids.has(x.ticketId));
-      if (moved.length > 0) {
-        deps.db.transaction((tx) => {
-          deps.intentions.endIfPending(tx, intention.id, 'CANCELLED', 'ticket_moved');
-          deps.listings.terminateByTicket(tx, partner.id, moved[0]!.ticketId);
-        });
-        return noticePage(c, { lang, status: 409, title: cm(lang, 'movedTitle'), text: cm(lang, 'movedText'), link: marketLink(partner, intention, lang) });
-      }
-    }
-    return null;
-  }
-
-  function outcomePage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, outcome: PayOutcome) {
+  /** The page of a checkout step's outcome (flows/checkout.ts decides; this only says it). */
+  function outcomePage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, outcome: CheckoutOutcome) {
+    if (outcome.kind === 'platform_unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
+    if (outcome.kind === 'ticket_moved') return noticePage(c, { lang, status: 409, title: cm(lang, 'movedTitle'), text: cm(lang, 'movedText'), link: marketLink(partner, intention, lang) });
+    if (outcome.kind === 'risk_high') return noticePage(c, { lang, status: 402, title: cm(lang, 'riskTitle'), text: cm(lang, 'riskText'), link: marketLink(partner, intention, lang) });
     if (outcome.kind === 'paid') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
     if (outcome.kind === 'verify') return safeRedirect(c, `/checkout/${partner.id}/verify/${outcome.paymentId}?lang=${lang}`, 303);
     if (outcome.kind === 'declined') return noticePage(c, { lang, status: 402, title: cm(lang, 'declinedTitle'), text: cm(lang, 'declinedText', { code: outcome.code }), link: marketLink(partner, intention, lang) });
@@ -113,8 +87,9 @@ export function checkoutPageRoutes(deps: AppDeps) {
   }
 
   function checkoutPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, errors: Record<string, string> = {}) {
-    const ev = deps.db.select({ title: events.title, showTitle: shows.title, startsAt: shows.startsAt, location: shows.location, eventLocation: events.location }).from(shows).innerJoin(events, eq(events.id, shows.eventPk)).where(eq(shows.id, intention.showPk)).get()!;
-    const timeZone = (ev.location ?? ev.eventLocation).timeZone;
+    const { show, event } = showWithEvent(deps.db, intention.showPk)!;
+    const ev = { title: event.title, showTitle: show.title, startsAt: show.startsAt };
+    const timeZone = (show.location ?? event.location).timeZone;
     const action = `/checkout/${partner.id}/${intention.id}`;
     const items = intention.listingIds.map((id) => deps.listings.get(deps.db, partner.id, id));
     const field = (name: string, label: string, auto: string, mode: 'numeric' | 'text' = 'numeric') => (
@@ -169,8 +144,8 @@ export function checkoutPageRoutes(deps: AppDeps) {
       const { intention } = loaded;
       if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`);
       if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
-      const refused = await sellersStillOwn(c, partner, intention, lang);
-      return refused ?? checkoutPage(c, partner, intention, lang);
+      const refused = await verifySellers(deps, partner, intention);
+      return refused ? outcomePage(c, partner, intention, lang, refused) : checkoutPage(c, partner, intention, lang);
     }),
   );
 
@@ -184,40 +159,16 @@ export function checkoutPageRoutes(deps: AppDeps) {
       if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
       const { card, errors } = readCard(await c.req.parseBody());
       if (!card) return checkoutPage(c, partner, intention, lang, Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, cm(lang, v)])));
-      const refused = await sellersStillOwn(c, partner, intention, lang);
-      if (refused) return refused;
-      // Risk before payment: a high result stops the purchase and releases the tickets.
-      const buyer = deps.users.get(deps.db, partner.id, loaded.userPk);
-      const risk = deps.db.transaction((tx) =>
-        deps.risk.evaluate(tx, partner.id, {
-          customer: {
-            id: buyer.externalId ?? buyer.id,
-            ...(buyer.email ? { email: { address: buyer.email, verified: true } } : {}),
-            ...(buyer.phone ? { phone: { number: buyer.phone, verified: true } } : {}),
-            ...(buyer.firstName ? { firstName: buyer.firstName } : {}),
-            ...(buyer.lastName ? { lastName: buyer.lastName } : {}),
-          },
-          device: { userId: buyer.id },
-          transaction: { id: intention.id, amount: toMajor(intention.totalMinor, intention.currency), currency: intention.currency, action: 'resale_purchase', cardData: { bin: card.number.slice(0, 6), last4Digits: card.number.slice(-4) } },
-        }),
-      );
-      if (risk.overall_risk === 'high') {
-        deps.db.transaction((tx) => deps.intentions.fail(tx, intention.id, 'risk_high'));
-        return noticePage(c, { lang, status: 402, title: cm(lang, 'riskTitle'), text: cm(lang, 'riskText'), link: marketLink(partner, intention, lang) });
-      }
-      return outcomePage(c, partner, intention, lang, await deps.payments.pay(intention, card));
+      return outcomePage(c, partner, intention, lang, await checkout(deps, { partner, intention, buyerPk: loaded.userPk, card }));
     }),
   );
 
-  /** The payment of the signed-in buyer awaiting verification, or null. */
+  /** The payment of the signed-in buyer (and its checkout), or null. */
   function pendingPayment(c: C, partner: PartnerRow, userPk: string) {
-    const row = deps.db
-      .select({ p: payments, i: buyIntentions })
-      .from(payments)
-      .innerJoin(buyIntentions, eq(buyIntentions.id, payments.intentionId))
-      .where(and(eq(payments.id, c.req.param('paymentId') ?? ''), eq(payments.partnerId, partner.id)))
-      .get();
-    return row && row.i.buyerPk === userPk ? row : null;
+    const p = deps.payments.find(deps.db, partner.id, c.req.param('paymentId') ?? '');
+    if (!p) return null;
+    const i = intentionById(deps.db, p.intentionId);
+    return i && i.buyerPk === userPk ? { p, i } : null;
   }
 
   app.get(
@@ -257,12 +208,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
       const row = pendingPayment(c, partner, session.userPk);
       if (!row) return notFoundPage(c, lang);
       const form = await c.req.parseBody();
-      try {
-        return outcomePage(c, partner, row.i, lang, await deps.payments.verify(row.p.id, form.answer === 'approve'));
-      } catch (err) {
-        if (err instanceof ApiError) return notFoundPage(c, lang);
-        throw err;
-      }
+      return outcomePage(c, partner, row.i, lang, await answerVerification(deps, row.p, form.answer === 'approve'));
     }),
   );
 

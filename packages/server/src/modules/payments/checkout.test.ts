@@ -7,7 +7,9 @@ import { ticketBody, withEvent } from '../../testing/factories.js';
 import { authService } from '../auth/auth.service.js';
 import { completeCodeFlow, csrfOf, inputValue, TestBrowser } from '../auth/auth.testing.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
-import { payments, payouts } from './payments.table.js';
+import { payments } from './payments.table.js';
+import { payouts } from '../payouts/payouts.table.js';
+import { completePurchase } from '../../flows/complete-purchase.js';
 import { SANDBOX_CARDS } from './payments.provider.js';
 
 const servers: Server[] = [];
@@ -76,7 +78,7 @@ describe('checkout', () => {
     const mails = t.deps.messages.list();
     expect(mails.map((m) => `${m.template}:${m.to}`).sort()).toEqual(['listingSold:seller@example.com', 'purchaseConfirmed:buyer@example.com']);
     // A repeated completion changes nothing.
-    expect(t.db.transaction((tx) => t.deps.payments.complete(tx, bi.id))).toBe(false);
+    expect(t.db.transaction((tx) => completePurchase(t.deps, tx, bi.id))).toBe(false);
     expect(t.db.select().from(payouts).all()).toHaveLength(1);
     // The sold listing shows as SOLD to its seller in the access layer.
     const layer = await t.request('POST', '/v1/wrapper/accesslayer', {
@@ -223,7 +225,7 @@ describe('cancellation after resale', () => {
     // show-2's payout falls due and is delivered; then both shows are cancelled.
     const o1Payout = t.db.select().from(payouts).where(eq(payouts.listingId, other.id)).get()!;
     t.clock.set(o1Payout.dueAt);
-    expect(t.deps.payments.runPayouts()).toBe(1);
+    expect(t.deps.payouts.deliverDue()).toBe(1);
     expect(t.deps.webhooks.list(p.id, { action: 'payouts.delivered' })[0]!.message.payload).toMatchObject({ data: { listingIds: [other.id], amount: 38, currency: 'EUR', sellerId: 'seller@example.com' } });
     t.clock.set('2026-03-02T12:00:00Z');
     await t.request('POST', '/v1/events/tour/cancellation', { key: p.keys.private });
@@ -236,6 +238,6 @@ describe('cancellation after resale', () => {
     expect(await t.deps.payments.runRefunds()).toBe(0);
     expect(t.db.select().from(payments).all().map((x) => x.state)).toEqual(['refunded', 'refunded']);
     expect(t.deps.messages.list().filter((m) => m.template === 'refund').map((m) => m.to)).toEqual(['buyer@example.com', 'buyer@example.com']);
-    expect(t.deps.payments.runPayouts()).toBe(0);
+    expect(t.deps.payouts.deliverDue()).toBe(0);
   });
 });

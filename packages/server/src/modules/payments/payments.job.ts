@@ -1,4 +1,4 @@
-import type { Job } from '../../jobs/scheduler.js';
+import type { Job } from '../../jobs/job.js';
 
 /** Performs pending refunds and delivers payouts whose date has come. */
 export const paymentsJob: Job = {
@@ -6,6 +6,6 @@ export const paymentsJob: Job = {
   everyMs: 10_000,
   run: async (deps) => {
     await deps.payments.runRefunds();
-    deps.payments.runPayouts();
+    deps.payouts.deliverDue();
   },
 };

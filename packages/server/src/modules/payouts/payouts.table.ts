@@ -1,5 +1,6 @@
-import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { partnerColumn, timestamps } from '../../db/columns.js';
+import { listings } from '../listings/listings.table.js';
 import { users } from '../users/users.table.js';
 
 /**
@@ -22,4 +23,33 @@ export const payoutAccounts = sqliteTable(
     ...timestamps,
   },
   (t) => [uniqueIndex('payout_accounts_user_uq').on(t.userPk)],
+);
+
+/**
+ * What a seller is owed for a sold listing, distributed `payoutDelayDays` after the show.
+ * SCHEDULED → DELIVERED (by the payout job; final: a delivered payout is never touched) or
+ * CANCELLED (the show was cancelled before delivery).
+ */
+export const PAYOUT_STATES = ['SCHEDULED', 'DELIVERED', 'CANCELLED'] as const;
+
+export const payouts = sqliteTable(
+  'payouts',
+  {
+    id: text().primaryKey(),
+    partnerId: partnerColumn(),
+    sellerPk: text()
+      .notNull()
+      .references(() => users.id),
+    listingId: text()
+      .notNull()
+      .references(() => listings.id, { onDelete: 'cascade' }),
+    amountMinor: integer().notNull(),
+    currency: text().notNull(),
+    dueAt: integer().notNull(),
+    state: text({ enum: PAYOUT_STATES }).notNull(),
+    deliveredAt: integer(),
+    cancelledAt: integer(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('payouts_listing_uq').on(t.listingId), index('payouts_due_idx').on(t.state, t.dueAt)],
 );

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { ApiError } from '../../lib/errors.js';
 import type { PartnerRow } from '../partners/partners.service.js';
-import type { TicketJobResult } from '../tickets/tickets.table.js';
+import type { TicketJobResult } from '../tickets/tickets.service.js';
 import type { UserRow } from '../users/users.service.js';
 import { platformFetch, type PlatformFailureReason } from './platform-request.js';
 

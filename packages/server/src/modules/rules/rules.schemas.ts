@@ -3,7 +3,7 @@ import { toIso } from '../../lib/clock.js';
 import { ERROR_CODES, type ErrorCode, type ErrorEntry, type ErrorLocation } from '../../lib/errors.js';
 import { toMajor } from '../../lib/money.js';
 import { issuesToEntries } from '../../lib/validation.js';
-import type { AppliedRule } from './rules.service.js';
+import { COMBINATION, isRuleType, RULE_TYPES, type AppliedRule, type RuleType } from './rules.model.js';
 
 /**
  * Request and response schemas of POST/GET /v1/rules, and the `ruleToApi()` serializer.
@@ -15,28 +15,8 @@ import type { AppliedRule } from './rules.service.js';
  * `deprecated_field` with what replaces the field, not `unknown_field`.
  */
 
-/** The rule types stored as rules, in the order GET answers them. `COMBINATION` is not one: it is a combination. */
-export const RULE_TYPES = [
-  'qrUnlock',
-  'superSwapUnlock',
-  'superSwapConfig',
-  'maxSell',
-  'platformFees',
-  'maxPriceSellConfig',
-  'minPriceSellConfig',
-  'fixedListingPrice',
-] as const;
-export type RuleType = (typeof RULE_TYPES)[number];
-
-/** The item type that creates or updates a combination instead of a rule. */
-export const COMBINATION = 'COMBINATION';
-
 /** Spec, Limits: items per request of POST /v1/rules. */
 export const MAX_RULE_ITEMS = 100;
-
-export function isRuleType(value: string): value is RuleType {
-  return (RULE_TYPES as readonly string[]).includes(value);
-}
 
 // ------------------------------------------------------------------ deprecations
 

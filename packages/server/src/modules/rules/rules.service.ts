@@ -6,72 +6,27 @@ import { ApiError, type ErrorLocation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toMajor, toMinor } from '../../lib/money.js';
 import type { EventsService } from '../events/events.service.js';
-import { combinations, priceTypes, ticketOptions } from '../events/events.table.js';
-import { COMBINATION, isRuleType, RULE_TYPES, type RuleItemInput, type RuleType } from './rules.schemas.js';
+import { combinationsOfShow, priceTypesOfShow, ticketOptionsOfShow } from '../events/events.queries.js';
+import {
+  COMBINATION,
+  isRuleType,
+  RULE_TYPES,
+  SUPER_SWAP_DEFAULTS,
+  type AppliedRule,
+  type EffectiveRule,
+  type EffectiveRules,
+  type PriceRule,
+  type RuleEntry,
+  type RuleScope,
+  type RuleType,
+  type RuleValues,
+} from './rules.model.js';
+import type { RuleItemInput } from './rules.schemas.js';
 import { rules } from './rules.table.js';
 
-// ------------------------------------------------------------------ domain types
-
-/** A price limit as stored: a percentage of the original price, or an amount in minor units. */
-export type PriceRule = { type: 'PERCENTAGE'; percent: number } | { type: 'ABSOLUTE'; amountMinor: number };
-
-/**
- * The stored value of each rule type. Money is integer minor units in the ticket option's
- * currency; instants are UTC epoch milliseconds. The API's shapes are in rules.schemas.ts.
- */
-export interface RuleValues {
-  /** When the QR of the secure ticket view unlocks: hours before the show, or an instant. */
-  qrUnlock: { hoursBeforeShow: number } | { unlockAt: number };
-  /** From how many hours before the show a Super Swap resale is possible. */
-  superSwapUnlock: { hoursBeforeShow: number };
-  /** Every flag present (merged with the stored value and the defaults). */
-  superSwapConfig: { enabled: boolean; reissueTicketAccess: boolean; allowAfterQrUnlock: boolean };
-  /** Tickets one seller may have listed or sold at once for the show, within the scope. */
-  maxSell: { maxTickets: number };
-  /** Only the fees sent; an absent one falls back to the partner's fee. */
-  platformFees: { buyerPercent?: number; buyerFixedMinor?: number; sellerPercent?: number; sellerFixedMinor?: number };
-  maxPriceSellConfig: PriceRule;
-  minPriceSellConfig: PriceRule;
-  fixedListingPrice: PriceRule;
-}
-
-/** superSwapConfig flags the first time one is posted for a scope. */
-export const SUPER_SWAP_DEFAULTS: RuleValues['superSwapConfig'] = { enabled: false, reissueTicketAccess: true, allowAfterQrUnlock: false };
-
-/** A rule with its type, so that `rules` narrows on `ruleType`. */
-export type RuleEntry = { [K in RuleType]: { ruleType: K; rules: RuleValues[K] } }[RuleType];
-
-/** A combination, as a rules item of type COMBINATION. */
-export interface CombinationEntry {
-  ruleType: typeof COMBINATION;
-  priceMinor: number;
-  description: string | null;
-}
-
-/** A stored rule or combination with the partner's ids, as POST and GET answer it (see `ruleToApi`). */
-export type AppliedRule = {
-  externalReferenceEventId: string;
-  showId: string;
-  ticketOptionId: string;
-  /** null: the rule applies to the whole ticket option. */
-  priceTypeId: string | null;
-  /** The ticket option's currency, the unit of every amount. */
-  currency: string;
-  updatedAt: number;
-} & (RuleEntry | CombinationEntry);
-
-/** Where a rule in force was set. */
-export type RuleScope = 'ticketOption' | 'combination';
-
-/** One rule in force, with the scope it comes from (a PERCENTAGE price rule is relative to that scope's price). */
-export interface EffectiveRule<K extends RuleType> {
-  scope: RuleScope;
-  rules: RuleValues[K];
-  updatedAt: number;
-}
-
-/** The rules in force for a ticket option or a combination: each rule type set for it, and only those. */
-export type EffectiveRules = { [K in RuleType]?: EffectiveRule<K> };
+// The domain types live in rules.model.ts (shared with rules.schemas.ts); re-exported for callers.
+export type { AppliedRule, CombinationEntry, EffectiveRule, EffectiveRules, PriceRule, RuleEntry, RuleScope, RuleValues } from './rules.model.js';
+export { SUPER_SWAP_DEFAULTS } from './rules.model.js';
 
 // ------------------------------------------------------------------ effective rules
 
@@ -120,7 +75,7 @@ function asInvalid<T>(path: string, message: string, lookup: () => T, where: Err
   try {
     return lookup();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw ApiError.field('invalid_value', path, message, where);
+    if (err instanceof ApiError && err.code === 'not_found') throw ApiError.field('invalid_value', path, message, where);
     throw err;
   }
 }
@@ -129,16 +84,25 @@ function describePrice(p: PriceRule, currency: string): string {
   return p.type === 'PERCENTAGE' ? `PERCENTAGE ${p.percent}` : `ABSOLUTE ${toMajor(p.amountMinor, currency)} ${currency}`;
 }
 
+/** What RulesService is built from (see deps.ts). */
+export interface RulesServiceDeps {
+  clock: Clock;
+  events: EventsService;
+}
+
 /**
  * Resale rules per ticket option or combination, and COMBINATION items (which create or
  * update combinations through EventsService). Takes the caller's transaction; imports
  * nothing from Hono; throws ApiError.
  */
 export class RulesService {
-  constructor(
-    private readonly clock: Clock,
-    private readonly events: EventsService,
-  ) {}
+  private readonly clock: Clock;
+  private readonly events: EventsService;
+
+  constructor(deps: RulesServiceDeps) {
+    this.clock = deps.clock;
+    this.events = deps.events;
+  }
 
   /**
    * POST /v1/rules: applies the items in order in the caller's transaction (so a failing
@@ -217,22 +181,8 @@ export class RulesService {
       asInvalid('ticketOptionId', `ticketOptionId '${only}' is not a ticket option of show '${show.showId}'`, () => this.events.findTicketOption(tx, show.id, only), 'query');
     }
     // Read-only lookups of the show's own ids and positions, to answer the partner's ids.
-    const options = new Map(
-      tx
-        .select({ id: ticketOptions.id, ticketId: ticketOptions.ticketId, currency: ticketOptions.currency, position: ticketOptions.position })
-        .from(ticketOptions)
-        .where(eq(ticketOptions.showPk, show.id))
-        .all()
-        .map((o) => [o.id, o]),
-    );
-    const pts = new Map(
-      tx
-        .select({ id: priceTypes.id, priceTypeId: priceTypes.priceTypeId, position: priceTypes.position })
-        .from(priceTypes)
-        .where(eq(priceTypes.showPk, show.id))
-        .all()
-        .map((p) => [p.id, p]),
-    );
+    const options = new Map(ticketOptionsOfShow(tx, show.id).map((o) => [o.id, o]));
+    const pts = new Map(priceTypesOfShow(tx, show.id).map((p) => [p.id, p]));
     const ids = { externalReferenceEventId: event.externalReferenceId, showId: show.showId };
     const keep = (optionPk: string) => {
       const o = options.get(optionPk);
@@ -240,7 +190,7 @@ export class RulesService {
     };
 
     const combos: { sort: number[]; item: AppliedRule }[] = [];
-    for (const c of tx.select().from(combinations).where(eq(combinations.showPk, show.id)).all()) {
+    for (const c of combinationsOfShow(tx, show.id)) {
       const o = keep(c.ticketOptionPk);
       const p = pts.get(c.priceTypePk);
       if (!o || !p) continue;

@@ -1,5 +1,4 @@
 /** @jsxImportSource hono/jsx */
-import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
@@ -9,10 +8,10 @@ import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
 import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
 import { stepUpUrl } from '../auth/auth.step-up.js';
-import { events, shows, ticketOptions } from '../events/events.table.js';
+import { showsWithEvents, ticketOptionsByPks } from '../events/events.queries.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts } from '../payouts/payouts.accounts.js';
-import { tickets } from '../tickets/tickets.table.js';
+import { ownedTicketsByRefs } from '../tickets/tickets.queries.js';
 import { parseTypedPrice, verifyOwnership } from './sell.flow.js';
 import { sm } from './sell.messages.js';
 
@@ -50,18 +49,18 @@ export function sellHubRoutes(deps: AppDeps) {
     const v = await verifyOwnership(deps, partner, user);
     if (v.kind === 'no_account') return safeRedirect(c, signInUrl(partner, deps.config.publicBaseUrl, currentServiceUrl(c, deps.config.publicBaseUrl), lang));
     if (v.kind === 'unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
-    const ids = [...v.ticketIds];
-    const rows = ids.length
-      ? deps.db
-          .select({ t: tickets, showTitle: shows.title, startsAt: shows.startsAt, eventTitle: events.title, optionTitle: ticketOptions.title })
-          .from(tickets)
-          .innerJoin(shows, eq(shows.id, tickets.showPk))
-          .innerJoin(events, eq(events.id, tickets.eventPk))
-          .innerJoin(ticketOptions, eq(ticketOptions.id, tickets.ticketOptionPk))
-          .where(and(eq(tickets.partnerId, partner.id), inArray(tickets.ticketId, ids), eq(tickets.ownerPk, user.id), inArray(tickets.state, ['VALID', 'LISTED']), gt(shows.startsAt, deps.clock.now())))
-          .orderBy(asc(shows.startsAt), asc(tickets.ticketId))
-          .all()
-      : [];
+    const owned = ownedTicketsByRefs(deps.db, partner.id, user.id, [...v.ticketIds], ['VALID', 'LISTED']);
+    // Their shows, events and options in one read each; upcoming shows only, earliest first.
+    const shows = showsWithEvents(deps.db, owned.map((t) => t.showPk));
+    const options = ticketOptionsByPks(deps.db, owned.map((t) => t.ticketOptionPk));
+    const now = deps.clock.now();
+    const rows = owned
+      .flatMap((t) => {
+        const s = shows.get(t.showPk);
+        const o = options.get(t.ticketOptionPk);
+        return s && o && s.show.startsAt > now ? [{ t, showTitle: s.show.title, startsAt: s.show.startsAt, eventTitle: s.event.title, optionTitle: o.title }] : [];
+      })
+      .sort((a, b) => a.startsAt - b.startsAt || (a.t.ticketId < b.t.ticketId ? -1 : a.t.ticketId > b.t.ticketId ? 1 : 0));
     const list = rows.map((r) => {
       const live = r.t.state === 'LISTED' ? deps.listings.liveListingOf(deps.db, r.t.id) : undefined;
       return {

@@ -1,17 +1,18 @@
-import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { events, shows, ticketOptions } from '../events/events.table.js';
-import type { tickets } from '../tickets/tickets.table.js';
+import { showWithEvent, ticketOptionByPk } from '../events/events.queries.js';
+import type { TicketRow } from '../tickets/tickets.queries.js';
 
 /** What the sell pages say about a ticket's event, show and category. */
-export function eventOfTicket(tx: Tx, ticket: typeof tickets.$inferSelect) {
-  const r = tx
-    .select({ eventTitle: events.title, showTitle: shows.title, startsAt: shows.startsAt, optionTitle: ticketOptions.title, showLocation: shows.location, eventLocation: events.location })
-    .from(shows)
-    .innerJoin(events, eq(events.id, shows.eventPk))
-    .innerJoin(ticketOptions, eq(ticketOptions.id, ticket.ticketOptionPk))
-    .where(eq(shows.id, ticket.showPk))
-    .get()!;
-  const { showLocation, eventLocation, ...rest } = r;
-  return { ...rest, timeZone: (showLocation ?? eventLocation).timeZone ?? null };
+export function eventOfTicket(tx: Tx, ticket: Pick<TicketRow, 'showPk' | 'ticketOptionPk'>) {
+  const found = showWithEvent(tx, ticket.showPk);
+  const option = ticketOptionByPk(tx, ticket.ticketOptionPk);
+  if (!found || !option) throw new Error(`No show ${ticket.showPk} with ticket option ${ticket.ticketOptionPk}`);
+  const { show, event } = found;
+  return {
+    eventTitle: event.title,
+    showTitle: show.title,
+    startsAt: show.startsAt,
+    optionTitle: option.title,
+    timeZone: (show.location ?? event.location).timeZone ?? null,
+  };
 }

@@ -175,12 +175,12 @@ describe('UserBatch', () => {
     const one = createDb(':memory:');
     const many = createDb(':memory:');
     const clock = new ManualClock('2026-03-01T12:00:00Z');
-    const seed = (db: typeof one) => db.transaction((tx) => new UsersService(db, clock).resolve(tx, 'ptr_1', { id: 'u2', email: 'd@example.com' }));
+    const seed = (db: typeof one) => db.transaction((tx) => new UsersService({ clock }).resolve(tx, 'ptr_1', { id: 'u2', email: 'd@example.com' }));
     seed(one);
     seed(many);
-    const expected = one.transaction((tx) => sequence.map((who) => new UsersService(one, clock).resolve(tx, 'ptr_1', who)));
+    const expected = one.transaction((tx) => sequence.map((who) => new UsersService({ clock }).resolve(tx, 'ptr_1', who)));
     const got = many.transaction((tx) => {
-      const batch = new UsersService(many, clock).batch(tx, 'ptr_1');
+      const batch = new UsersService({ clock }).batch(tx, 'ptr_1');
       batch.prefetch(sequence);
       const out = sequence.map((who) => batch.resolve(who));
       batch.flush();
@@ -197,7 +197,7 @@ describe('UserBatch', () => {
 
   it('rejects an unusable identity as resolve() does, and creates nothing for it', () => {
     const db = createDb(':memory:');
-    const svc = new UsersService(db, new ManualClock());
+    const svc = new UsersService({ clock: new ManualClock() });
     db.transaction((tx) => {
       const batch = svc.batch(tx, 'ptr_1');
       expect(() => batch.resolve({ phone: '12' })).toThrow(/buyer.phone must be an international phone number/);
@@ -205,6 +205,24 @@ describe('UserBatch', () => {
       batch.flush();
     });
     expect(users(db)).toEqual([]);
+  });
+});
+
+describe('statements follow the transaction they are given', () => {
+  it('writes tickets and users through the connection of the caller\'s transaction, not the service\'s own', async () => {
+    const { t: a } = await setup();
+    const { t: b, p: pb } = await setup();
+    // A's services, B's transaction: every read and write (prefetch, user lookups and inserts,
+    // the multi-row upsert) happens in B, and nothing in A.
+    const results = b.db.transaction((tx) => a.deps.tickets.syncCreate(tx, pb.id, [ticketBody('x1', { buyer: 'new-fan@example.com' }), ticketBody('x2')]));
+    expect(results.map((r) => r.status)).toEqual(['created', 'created']);
+    expect([count(b, 'tickets'), count(b, 'users')]).toEqual([2, 2]);
+    expect([count(a, 'tickets'), count(a, 'users')]).toEqual([0, 0]);
+    // The same services go on working on their own connection.
+    const pa = a.partner('Again');
+    await withEvent(a, pa);
+    expect(apply(a, pa, [ticketBody('y1')]).map((r) => r.status)).toEqual(['created']);
+    expect(count(a, 'tickets')).toBe(1);
   });
 });
 

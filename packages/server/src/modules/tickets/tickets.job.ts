@@ -1,4 +1,4 @@
-import type { Job } from '../../jobs/scheduler.js';
+import type { Job } from '../../jobs/job.js';
 
 /**
  * Drains the ticket ingestion queue in-process. Each tick works for at most 200 ms so HTTP
@@ -9,6 +9,6 @@ export const ticketsJob: Job = {
   name: 'tickets-ingestion',
   everyMs: 25,
   run: (deps) => {
-    if (deps.tickets.drainsHere) deps.tickets.drain(200);
+    if (deps.ticketsIngest.drainsHere) deps.ticketsIngest.drain(200);
   },
 };

@@ -16,7 +16,7 @@ import {
   TicketRecordSchema,
   TicketUpdateSchema,
 } from './tickets.schemas.js';
-import type { JobStatus } from './tickets.service.js';
+import type { JobStatus } from './tickets.ingest.js';
 import { salePublicUrl, secureViewUrl } from './tickets.view.js';
 
 /** The spec's limit of the synchronous endpoint, per partner. */
@@ -51,6 +51,7 @@ export function ticketRoutes(deps: AppDeps) {
   const app = createRouter();
   app.openAPIRegistry.register('TicketInput', TicketInputSchema);
   const svc = deps.tickets;
+  const ingest = deps.ticketsIngest;
   const common = { tags: ['Tickets'], security: [SECURITY.private] };
   const key = partnerKey(deps, ['private']);
   const syncLimit: MiddlewareHandler<AppEnv> = async function syncTicketsLimit(c, next) {
@@ -80,10 +81,10 @@ export function ticketRoutes(deps: AppDeps) {
       const partnerId = c.get('auth').partner.id;
       // Validate before taking the write lock, and wait for it without blocking the event
       // loop (the ingestion thread may be applying a job): the transaction only inserts.
-      const prepared = svc.prepareJob(partnerId, items);
-      const release = await svc.awaitWriteTurn();
+      const prepared = ingest.prepareJob(partnerId, items);
+      const release = await ingest.awaitWriteTurn();
       try {
-        return respondInTransaction(c, deps, 202, (tx) => jobToApi(svc.insertJob(tx, prepared)));
+        return respondInTransaction(c, deps, 202, (tx) => jobToApi(ingest.insertJob(tx, prepared)));
       } finally {
         release();
       }
@@ -101,7 +102,7 @@ export function ticketRoutes(deps: AppDeps) {
       request: { params: z.object({ jobId: z.string().openapi({ param: { name: 'jobId', in: 'path' }, example: 'job_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }) },
       responses: { 200: jsonResponse(envelope(JobSchema), 'The job and, once done, each item’s outcome'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(jobToApi(svc.getJobStatus(c.get('auth').partner.id, c.req.valid('param').jobId))), 200),
+    (c) => c.json(ok(jobToApi(ingest.getJobStatus(c.get('auth').partner.id, c.req.valid('param').jobId))), 200),
   );
 
   app.openapi(

@@ -1,5 +1,6 @@
-import { and, asc, eq, getTableColumns, inArray, isNull, lte, ne, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../../db/client.js';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { perConnection } from '../../db/statements.js';
 import type { Clock } from '../../lib/clock.js';
 import { toIso } from '../../lib/clock.js';
 import type { DomainEvents } from '../../lib/domain-events.js';
@@ -7,40 +8,23 @@ import { ApiError, type ErrorEntry } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency, toMajor, toMinor } from '../../lib/money.js';
 import { issuesToEntries } from '../../lib/validation.js';
+import { eventByRef, externalRefs, type TicketOptionRow } from '../events/events.queries.js';
 import type { EventsService, ShowRef } from '../events/events.service.js';
-import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
+import { userOf } from '../users/users.queries.js';
 import { userToApi, type UserBatch, type UserIdentity, type UserRow, type UsersService } from '../users/users.service.js';
-import { users } from '../users/users.table.js';
-import { TicketInputSchema, type TicketInput, type TicketRecord, type TicketUpdate } from './tickets.schemas.js';
-import { TicketBulkWriter, type TicketRow } from './tickets.bulk.js';
+import { TicketBulkWriter } from './tickets.bulk.js';
 import { fastTicketInput } from './tickets.bulk.parse.js';
-import { ticketJobs, tickets, type TicketJobResult, type TicketState } from './tickets.table.js';
+import type { TicketRow } from './tickets.queries.js';
+import { TicketInputSchema, type TicketInput, type TicketRecord, type TicketUpdate } from './tickets.schemas.js';
+import { tickets, type TicketJobResult, type TicketState } from './tickets.table.js';
 
-export type { TicketRow };
-export type JobRow = typeof ticketJobs.$inferSelect;
+export type { TicketJobResult, TicketRow };
 
-/** A job without its items (`TicketsService.getJobStatus`). */
-export type JobStatus = Omit<JobRow, 'items'>;
-
-/** A job validated and serialized by `TicketsService.prepareJob`, stored by `insertJob`. */
-export interface PreparedJob {
-  /** The job but for what `insertJob` sets when it stores it (id, creation and, for a job with nothing valid, finish time). */
-  job: Omit<JobRow, 'id' | 'createdAt' | 'finishedAt'>;
-  /** `job.items` and `job.results` as their JSON columns store them. */
-  items: string;
-  results: string;
+/** An item that passed validation, with its position in the request. */
+export interface ValidItem {
+  index: number;
+  item: TicketInput;
 }
-
-/** A job lease: long enough for the largest job, short enough to recover quickly after a crash. */
-export const JOB_LEASE_MS = 60_000;
-
-/**
- * Most jobs `drain` and `applyDue` apply in one transaction. More per transaction measured
- * no faster (the commit is not the cost), and keeps the HTTP thread's writes waiting longer.
- */
-export const JOBS_PER_TRANSACTION = 2;
-/** Most items `drain` and `applyDue` apply in one transaction (past its first job), so a transaction holds the write lock for a bounded time. */
-export const ITEMS_PER_TRANSACTION = 8_000;
 
 /** Ticket ids per prepared lookup when a batch reads its stored tickets in advance. */
 const PREFETCH_CHUNK = 250;
@@ -49,12 +33,15 @@ const PREFETCH_CHUNK = 250;
 const LIVE_STATES: readonly TicketState[] = ['VALID', 'LISTED', 'SOLD'];
 
 /**
- * One batch of ingestion: the lookups that repeat (one event, a few options, many
- * tickets) and the writes waiting for the next flush.
+ * One batch of ingestion, in one transaction for one partner: the lookups that repeat (one
+ * event, a few options, many tickets) and the writes waiting for the next flush. Opaque to
+ * callers: open it with `TicketsService.openBatch` and pass it back to `applyItems`.
  */
-interface Batch {
+export interface TicketBatch {
+  readonly tx: Tx;
+  readonly partnerId: string;
   shows: Map<string, ShowRef>;
-  options: Map<string, typeof ticketOptions.$inferSelect>;
+  options: Map<string, TicketOptionRow>;
   combos: Map<string, { priceTypePk: string }>;
   /**
    * Tickets as they stand for this batch: as stored, or as this batch will write them;
@@ -84,19 +71,31 @@ function buyerIdentity(buyer: TicketInput['buyer']): UserIdentity {
   return buyer;
 }
 
+/** What TicketsService is built from (see deps.ts). Its writes run in the transactions callers pass. */
+export interface TicketsServiceDeps {
+  clock: Clock;
+  bus: DomainEvents;
+  events: EventsService;
+  users: UsersService;
+}
+
 /**
- * Tickets: ingestion (asynchronous queue and synchronous), updates, deletion, admissions,
- * and the consequences of a cancelled show. No HTTP here.
+ * The ticket aggregate: the only writer of the tickets table. Ingestion of items (checked
+ * and written set-based, for the queue of tickets.ingest.ts, POST /v1/sync/tickets and the
+ * on-the-spot sync), updates, deletion, admissions, and the commands through which other
+ * modules move tickets. No HTTP here.
  */
 export class TicketsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly bus: DomainEvents,
-    private readonly eventsService: EventsService,
-    private readonly usersService: UsersService,
-  ) {
-    bus.on('show.cancelled', (tx, e) => this.cancelShowTickets(tx, e.partnerId, e.showPk, e.cancelledAt));
+  private readonly clock: Clock;
+  private readonly bus: DomainEvents;
+  private readonly eventsService: EventsService;
+  private readonly usersService: UsersService;
+
+  constructor(deps: TicketsServiceDeps) {
+    this.clock = deps.clock;
+    this.bus = deps.bus;
+    this.eventsService = deps.events;
+    this.usersService = deps.users;
   }
 
   /**
@@ -104,8 +103,8 @@ export class TicketsService {
    * paths. Common items take the exact fast path of tickets.bulk.parse.ts; the rest, and
    * every error, come from zod.
    */
-  parseItems(raw: readonly unknown[]): { valid: { index: number; item: TicketInput }[]; rejected: TicketJobResult[] } {
-    const valid: { index: number; item: TicketInput }[] = [];
+  parseItems(raw: readonly unknown[]): { valid: ValidItem[]; rejected: TicketJobResult[] } {
+    const valid: ValidItem[] = [];
     const rejected: TicketJobResult[] = [];
     raw.forEach((value, index) => {
       const fast = fastTicketInput(value);
@@ -133,15 +132,16 @@ export class TicketsService {
    * update changes a stored ticket's owner, show or option, everything so far is written
    * before `ticket.invalidated` is raised, so its handlers see the batch's writes; what they
    * change is read again afterwards. A `batch` of earlier items of the same partner and
-   * transaction (everything flushed) may be passed on: its lookups are reused.
+   * transaction (`openBatch`; everything flushed) may be passed on: its lookups are reused.
    */
-  applyItems(tx: Tx, partnerId: string, items: readonly { index: number; item: TicketInput }[], batch: Batch = this.newBatch(tx, partnerId)): TicketJobResult[] {
-    this.prefetch(tx, partnerId, batch, items.map((i) => i.item.ticketId));
+  applyItems(tx: Tx, partnerId: string, items: readonly ValidItem[], batch: TicketBatch = this.openBatch(tx, partnerId)): TicketJobResult[] {
+    if (batch.tx !== tx || batch.partnerId !== partnerId) throw new Error('tickets: a batch is applied in the transaction and for the partner it was opened for');
+    this.prefetch(batch, items.map((i) => i.item.ticketId));
     batch.users.prefetch(items.map((i) => buyerIdentity(i.item.buyer)));
     const results: TicketJobResult[] = [];
     for (const { index, item } of items) {
       try {
-        results.push({ index, ticketId: item.ticketId, status: this.stage(tx, partnerId, item, batch) });
+        results.push({ index, ticketId: item.ticketId, status: this.stage(item, batch) });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         results.push({ index, ticketId: item.ticketId, status: 'rejected', errors: err.entries.map(stripIn) });
@@ -151,8 +151,11 @@ export class TicketsService {
     return results;
   }
 
-  private newBatch(tx: Tx, partnerId: string): Batch {
+  /** A batch for `applyItems` calls of one partner in one transaction (see `TicketBatch`). */
+  openBatch(tx: Tx, partnerId: string): TicketBatch {
     return {
+      tx,
+      partnerId,
       shows: new Map(),
       options: new Map(),
       combos: new Map(),
@@ -164,330 +167,10 @@ export class TicketsService {
     };
   }
 
-  private existingStatement?: { all: (v: Record<string, string>) => TicketRow[] };
-
-  /**
-   * Reads the stored tickets among `ticketIds` into the batch: one prepared statement per
-   * `PREFETCH_CHUNK` ids (a short chunk is padded by repeating an id).
-   */
-  private prefetch(_tx: Tx, partnerId: string, batch: Batch, ticketIds: readonly string[]): void {
-    const unique = [...new Set(ticketIds)];
-    this.existingStatement ??= this.db
-      .select()
-      .from(tickets)
-      .where(and(eq(tickets.partnerId, sql.placeholder('partnerId')), inArray(tickets.ticketId, Array.from({ length: PREFETCH_CHUNK }, (_, k) => sql.placeholder(`t${k}`)))))
-      .prepare();
-    const params: Record<string, string> = { partnerId };
-    for (let i = 0; i < unique.length; i += PREFETCH_CHUNK) {
-      for (let k = 0; k < PREFETCH_CHUNK; k++) params[`t${k}`] = unique[Math.min(i + k, unique.length - 1)]!;
-      for (const row of this.existingStatement.all(params)) batch.known.set(row.ticketId, row);
-    }
-    for (const id of unique) if (!batch.known.has(id)) batch.known.set(id, null);
-  }
-
-  /** Writes what the batch holds: new users first (tickets reference them), then the tickets. */
-  private flush(batch: Batch): void {
-    batch.users.flush();
-    if (batch.pending.size === 0) return;
-    const rows = [...batch.pending.values()];
-    batch.pending.clear();
-    this.bulk().upsert(rows);
-  }
-
-  private bulkWriter?: TicketBulkWriter;
-
-  /** The multi-row writer, prepared once (its statements run on the enclosing transaction's connection). */
-  private bulk(): TicketBulkWriter {
-    return (this.bulkWriter ??= new TicketBulkWriter(this.db));
-  }
-
   /** POST /v1/sync/tickets: validate and apply now; per-item results in request order. */
   syncCreate(tx: Tx, partnerId: string, raw: readonly unknown[]): TicketJobResult[] {
     const { valid, rejected } = this.parseItems(raw);
     return [...rejected, ...this.applyItems(tx, partnerId, valid)].sort((a, b) => a.index - b.index);
-  }
-
-  /** POST /v1/tickets: stores the job with its items in the caller's transaction. */
-  enqueue(tx: Tx, partnerId: string, raw: readonly unknown[]): JobRow {
-    return this.insertJob(tx, this.prepareJob(partnerId, raw));
-  }
-
-  /**
-   * The job of POST /v1/tickets, validated and serialized, ready to store, without touching
-   * the database: the route builds it before it waits for its turn to write, so the write
-   * transaction holds SQLite's single write lock only for the insert (see `insertJob`).
-   */
-  prepareJob(partnerId: string, raw: readonly unknown[]): PreparedJob {
-    const { valid, rejected } = this.parseItems(raw);
-    const job: PreparedJob['job'] = {
-      partnerId,
-      state: valid.length === 0 ? 'done' : 'queued',
-      total: raw.length,
-      items: valid,
-      results: rejected,
-      created: 0,
-      updated: 0,
-      rejected: rejected.length,
-      attempts: 0,
-      leaseUntil: null,
-      startedAt: null,
-    };
-    // The JSON columns as drizzle would encode them (JSON.stringify), made here, outside the transaction.
-    return { job, items: JSON.stringify(valid), results: JSON.stringify(rejected) };
-  }
-
-  /** Stores a job made by `prepareJob` in the caller's transaction, and wakes the worker thread once it has committed. */
-  insertJob(tx: Tx, prepared: PreparedJob): JobRow {
-    // The id and creation time are taken here, in the transaction, so that jobs are applied
-    // (oldest first) in the order they were stored, as when they were made in one step.
-    const now = this.clock.now();
-    const job: JobRow = { id: newId('ticketJob'), ...prepared.job, createdAt: now, finishedAt: prepared.job.state === 'done' ? now : null };
-    // A worker thread drains the queue: wake it once the caller's transaction has committed
-    // (better-sqlite3 transactions are synchronous, so by the next turn it has).
-    if (this.wakeDrainer && job.state === 'queued') setImmediate(this.wakeDrainer);
-    // The row is known: reading it back (RETURNING) would parse the items again.
-    tx.insert(ticketJobs)
-      .values({ ...job, items: sql`${prepared.items}`, results: sql`${prepared.results}` })
-      .run();
-    return job;
-  }
-
-  /**
-   * Leases the oldest queued job, or a running one whose lease expired (its worker died).
-   * The conditional update makes two workers never lease the same job.
-   */
-  leaseNext(): JobRow | null {
-    const now = this.clock.now();
-    for (;;) {
-      // Two indexed lookups rather than one with OR: that one sorts every queued job and
-      // reads each one's lease_until, which lies behind its items (up to megabytes).
-      // A queued job has no lease yet.
-      const queued = this.db
-        .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt })
-        .from(ticketJobs)
-        .where(eq(ticketJobs.state, 'queued'))
-        .orderBy(asc(ticketJobs.createdAt))
-        .limit(1)
-        .get();
-      const expired = this.db
-        .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil, createdAt: ticketJobs.createdAt })
-        .from(ticketJobs)
-        .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
-        .orderBy(asc(ticketJobs.createdAt))
-        .limit(1)
-        .get();
-      const candidate = queued && (!expired || queued.createdAt <= expired.createdAt) ? { id: queued.id, leaseUntil: null } : expired;
-      if (!candidate) return null;
-      const leased = this.db
-        .update(ticketJobs)
-        .set({ state: 'running', leaseUntil: now + JOB_LEASE_MS, attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now })
-        .where(
-          and(
-            eq(ticketJobs.id, candidate.id),
-            candidate.leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, candidate.leaseUntil),
-            ne(ticketJobs.state, 'done'),
-          ),
-        )
-        .returning()
-        .get();
-      if (leased) return leased;
-    }
-  }
-
-  /**
-   * Applies a leased job and marks it done in ONE transaction. A crash before the commit
-   * leaves the job running with its lease; once the lease expires another worker replays it
-   * whole, so every ticket is stored exactly once.
-   */
-  process(job: JobRow): void {
-    this.db.transaction((tx) => {
-      // The lease was taken over meanwhile: roll back, the new holder does the work.
-      if (!this.complete(tx, job, job.leaseUntil!)) tx.rollback();
-    });
-  }
-
-  /**
-   * Applies a job's items and marks it done, in the caller's transaction, if the job still
-   * holds the lease `leaseUntil` (null: still queued, never leased). False, with nothing
-   * kept, when it does not (the caller rolls back).
-   */
-  private complete(tx: Tx, job: JobRow, leaseUntil: number | null, batch?: Batch): boolean {
-    const results = this.applyItems(tx, job.partnerId, job.items as { index: number; item: TicketInput }[], batch);
-    const all = [...job.results, ...results].sort((a, b) => a.index - b.index);
-    let created = 0;
-    let updated = 0;
-    let rejected = 0;
-    for (const r of all) {
-      if (r.status === 'created') created++;
-      else if (r.status === 'updated') updated++;
-      else rejected++;
-    }
-    const now = this.clock.now();
-    const done = tx
-      .update(ticketJobs)
-      .set({
-        state: 'done',
-        results: all,
-        items: [],
-        created,
-        updated,
-        rejected,
-        leaseUntil: null,
-        finishedAt: now,
-        // Jobs applied by `applyDue` were never leased: this transaction is their attempt.
-        ...(leaseUntil === null ? { attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now } : {}),
-      })
-      .where(and(eq(ticketJobs.id, job.id), ne(ticketJobs.state, 'done'), leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, leaseUntil)))
-      .run();
-    return done.changes === 1;
-  }
-
-  /**
-   * Applies due jobs (queued, or running with an expired lease: their worker died), oldest
-   * first, in ONE transaction: at most `JOBS_PER_TRANSACTION` jobs and, past the first,
-   * `ITEMS_PER_TRANSACTION` items. Returns how many jobs it applied.
-   *
-   * Why not lease first (`leaseNext`, then `process`): the lease is a write of its own, one
-   * more turn of SQLite's single write lock per job, and a job per transaction pays the
-   * commit (pages of six b-trees written to the WAL) for every 1,000 tickets. Here the jobs
-   * are chosen, applied and marked done inside one IMMEDIATE transaction, which holds the
-   * write lock from its first read to its commit, so no other writer can take a job in
-   * between and no lease is needed; a crash rolls everything back and the jobs stay due, to
-   * be applied whole after restart. The outcome is the one of applying the jobs one after
-   * the other: each job's items are applied in order, and each job gets its own results.
-   */
-  applyDue(maxJobs = JOBS_PER_TRANSACTION, maxItems = ITEMS_PER_TRANSACTION): number {
-    return this.db.transaction((tx) => this.applyJobs(tx, this.dueJobs(tx, maxJobs, maxItems)));
-  }
-
-  /**
-   * The due jobs `applyDue` would apply, read whole (items parsed), in `tx` or, outside any
-   * transaction, from a read snapshot (see `drain`).
-   */
-  private dueJobs(tx: Tx, maxJobs: number, maxItems: number): JobRow[] {
-    const now = this.clock.now();
-    // Two indexed lookups rather than one with OR (see `leaseNext`); rows are read whole only once chosen.
-    const queued = tx
-      .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
-      .from(ticketJobs)
-      .where(eq(ticketJobs.state, 'queued'))
-      .orderBy(asc(ticketJobs.createdAt))
-      .limit(maxJobs)
-      .all();
-    const expired = tx
-      .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
-      .from(ticketJobs)
-      .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
-      .orderBy(asc(ticketJobs.createdAt))
-      .limit(maxJobs)
-      .all();
-    const due = expired.length === 0 ? queued : [...queued, ...expired].sort((a, b) => a.createdAt - b.createdAt);
-    const jobs: JobRow[] = [];
-    let items = 0;
-    for (const candidate of due) {
-      if (jobs.length >= maxJobs || (jobs.length > 0 && items + candidate.total > maxItems)) break;
-      const job = tx.select().from(ticketJobs).where(eq(ticketJobs.id, candidate.id)).get();
-      if (job) jobs.push(job);
-      items += candidate.total;
-    }
-    return jobs;
-  }
-
-  /**
-   * Applies jobs read by `dueJobs` in the caller's transaction, skipping any that changed
-   * since it was read (applied or leased meanwhile by another worker). A job's items never
-   * change while it is due, so what was read of them before the transaction is what it
-   * holds. Returns how many it applied.
-   */
-  private applyJobs(tx: Tx, jobs: readonly JobRow[]): number {
-    let n = 0;
-    // Jobs of one partner share a batch (the show, option and user lookups, the tickets it
-    // wrote): applying them one after the other in one transaction is applying their items
-    // in sequence, which a batch does (`applyItems` ends each job with a flush).
-    const batches = new Map<string, Batch>();
-    for (const job of jobs) {
-      const now = tx.select({ state: ticketJobs.state, leaseUntil: ticketJobs.leaseUntil }).from(ticketJobs).where(eq(ticketJobs.id, job.id)).get();
-      if (!now || now.state !== job.state || now.leaseUntil !== job.leaseUntil || now.state === 'done') continue;
-      let batch = batches.get(job.partnerId);
-      if (!batch) batches.set(job.partnerId, (batch = this.newBatch(tx, job.partnerId)));
-      // Cannot fail: the transaction has held the write lock since the check above.
-      if (!this.complete(tx, job, job.state === 'queued' ? null : job.leaseUntil, batch)) throw new Error(`tickets: job ${job.id} changed while it was applied`);
-      n++;
-    }
-    return n;
-  }
-
-  /**
-   * Applies due jobs until none is left or `budgetMs` is spent. Returns how many.
-   * `beforeJob` and `afterJob` bracket each write transaction (the worker thread takes turns
-   * with the HTTP thread's writes there).
-   *
-   * Each round reads and parses the next due jobs first, outside the transaction (a read
-   * of the WAL snapshot takes no lock), so that work overlaps the HTTP thread's writes
-   * instead of holding the write lock; the transaction then checks that each job is still
-   * due as read and applies it (`applyJobs`).
-   */
-  drain(budgetMs = 200, opts: { beforeJob?: () => void; afterJob?: () => void } = {}): number {
-    const started = performance.now();
-    let n = 0;
-    for (let round = 0; round === 0 || performance.now() - started < budgetMs; round++) {
-      const jobs = this.dueJobs(this.db, JOBS_PER_TRANSACTION, ITEMS_PER_TRANSACTION);
-      if (jobs.length === 0) break;
-      opts.beforeJob?.();
-      try {
-        n += this.db.transaction((tx) => this.applyJobs(tx, jobs));
-      } finally {
-        opts.afterJob?.();
-      }
-    }
-    return n;
-  }
-
-  private wakeDrainer: (() => void) | null = null;
-
-  /**
-   * Hands the queue to a worker thread (tickets.worker.ts), or back with null. While handed
-   * off, the in-process job does not drain (`drainsHere` is false) and each enqueue calls
-   * `wake` once its transaction has ended.
-   */
-  handOffQueue(wake: (() => void) | null, turn: (() => Promise<() => void>) | null = null): void {
-    this.wakeDrainer = wake;
-    this.writeTurn = wake ? turn : null;
-  }
-
-  private writeTurn: (() => Promise<() => void>) | null = null;
-
-  /**
-   * Waits, without blocking the event loop, for a turn to write beside the worker thread
-   * (`WriterGate.turn`); call the function it returns once the write transaction is over.
-   * Settles at once when no thread drains the queue.
-   */
-  awaitWriteTurn(): Promise<() => void> {
-    return this.writeTurn ? this.writeTurn() : Promise.resolve(noop);
-  }
-
-  /** False while a worker thread drains the queue. */
-  get drainsHere(): boolean {
-    return this.wakeDrainer === null;
-  }
-
-  /** A job of the partner; 404 for unknown and foreign alike. */
-  getJob(partnerId: string, jobId: string): JobRow {
-    const job = this.db.select().from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get();
-    if (!job) throw ApiError.notFound('job', jobId);
-    return job;
-  }
-
-  /**
-   * What GET /v1/tickets/jobs/:jobId shows of a job: all but its items, which are not read
-   * (an unfinished job holds up to 1,000 of them as JSON, and clients poll). 404 for
-   * unknown and foreign alike.
-   */
-  getJobStatus(partnerId: string, jobId: string): JobStatus {
-    const { items: _items, ...columns } = getTableColumns(ticketJobs);
-    const job = this.db.select(columns).from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get();
-    if (!job) throw ApiError.notFound('job', jobId);
-    return job;
   }
 
   /** A ticket of the partner by its partner id; 404 for unknown and foreign alike. */
@@ -503,27 +186,28 @@ export class TicketsService {
    */
   update(tx: Tx, partnerId: string, ticketId: string, patch: TicketUpdate): TicketRow {
     const current = this.get(tx, partnerId, ticketId);
-    if (patch.ticketId !== undefined && patch.ticketId !== ticketId) {
+    // The fields that fall back to the stored ticket are taken out; every other field of the
+    // body (`rest`) goes on as sent (staging treats an absent field as "keep the stored one").
+    const { externalReferenceEventId, showId, ticketOptionId, priceTypeId, ticketId: sentTicketId, buyer, ticketAccess, price, currency, ...rest } = patch;
+    if (sentTicketId !== undefined && sentTicketId !== ticketId) {
       throw ApiError.field('invalid_value', 'ticketId', 'ticketId in the body must match the path (a ticket cannot be renamed)');
     }
     const ref = this.refOf(tx, current);
     const merged: TicketInput & { flags?: Record<string, unknown> } = {
-      externalReferenceEventId: patch.externalReferenceEventId ?? ref.externalReferenceEventId,
-      showId: patch.showId ?? ref.showId,
-      ticketOptionId: patch.ticketOptionId ?? ref.ticketOptionId,
-      ...(patch.priceTypeId !== undefined ? { priceTypeId: patch.priceTypeId } : ref.priceTypeId ? { priceTypeId: ref.priceTypeId } : {}),
+      ...rest,
+      externalReferenceEventId: externalReferenceEventId ?? ref.externalReferenceEventId,
+      showId: showId ?? ref.showId,
+      ticketOptionId: ticketOptionId ?? ref.ticketOptionId,
+      ...(priceTypeId !== undefined ? { priceTypeId } : ref.priceTypeId ? { priceTypeId: ref.priceTypeId } : {}),
       ticketId,
-      buyer: patch.buyer ?? { id: ref.owner.externalId ?? undefined, email: ref.owner.email ?? undefined, phone: ref.owner.phone ?? undefined },
-      ticketAccess: patch.ticketAccess ?? current.ticketAccess,
-      ...(patch.price !== undefined ? { price: patch.price } : {}),
-      ...(patch.currency !== undefined ? { currency: patch.currency } : {}),
+      buyer: buyer ?? { id: ref.owner.externalId ?? undefined, email: ref.owner.email ?? undefined, phone: ref.owner.phone ?? undefined },
+      ticketAccess: ticketAccess ?? current.ticketAccess,
+      ...(price !== undefined ? { price } : {}),
+      ...(currency !== undefined ? { currency } : {}),
     };
-    for (const k of ['buyerEmailExternal', 'primarySaleBuyerData', 'nominalTicket', 'props', 'primarySalesFee', 'tags', 'section', 'row', 'seat', 'orderId', 'flags'] as const) {
-      if (patch[k] !== undefined) (merged as Record<string, unknown>)[k] = patch[k];
-    }
-    const batch = this.newBatch(tx, partnerId);
+    const batch = this.openBatch(tx, partnerId);
     batch.known.set(ticketId, current);
-    this.stage(tx, partnerId, merged, batch, { keepUnsent: true });
+    this.stage(merged, batch, { keepUnsent: true });
     this.flush(batch);
     return this.get(tx, partnerId, ticketId);
   }
@@ -570,10 +254,9 @@ export class TicketsService {
     return { allRecorded: failed.length === 0, recorded, failed };
   }
 
-  /** The record answered by the API (joins the partner's ids of event, show, option, owner). */
+  /** The record answered by the API (with the partner's ids of event, show, option, owner). */
   toApi(tx: Tx, t: TicketRow): TicketRecord {
     const ref = this.refOf(tx, t);
-    const optional = <K extends keyof TicketRow>(k: K) => (t[k] === null || t[k] === undefined ? {} : { [k]: t[k] });
     return {
       id: t.id,
       ticketId: t.ticketId,
@@ -589,46 +272,80 @@ export class TicketsService {
       seating: t.section || t.row || t.seat ? { section: t.section, row: t.row, seat: t.seat } : null,
       orderId: t.orderId,
       tags: t.tags,
-      ...optional('buyerEmailExternal'),
-      ...optional('primarySaleBuyerData'),
-      ...optional('nominalTicket'),
-      ...optional('props'),
-      ...optional('primarySalesFee'),
-      ...optional('flags'),
+      // Optional fields are left out rather than null.
+      ...(t.buyerEmailExternal === null ? {} : { buyerEmailExternal: t.buyerEmailExternal }),
+      ...(t.primarySaleBuyerData === null ? {} : { primarySaleBuyerData: t.primarySaleBuyerData }),
+      ...(t.nominalTicket === null ? {} : { nominalTicket: t.nominalTicket }),
+      ...(t.props === null ? {} : { props: t.props }),
+      ...(t.primarySalesFee === null ? {} : { primarySalesFee: t.primarySalesFee }),
+      ...(t.flags === null ? {} : { flags: t.flags }),
       admittedAt: t.admittedAt === null ? null : toIso(t.admittedAt),
       createdAt: toIso(t.createdAt),
       updatedAt: toIso(t.updatedAt),
-    } as TicketRecord;
+    };
   }
 
   // ------------------------------------------------------------------ internals
 
+  /** The partner's ids of the ticket's event, show, option and price type, and its owner. */
   private refOf(tx: Tx, t: TicketRow) {
-    const row = tx
-      .select({ externalReferenceEventId: events.externalReferenceId, showId: shows.showId, ticketOptionId: ticketOptions.ticketId, owner: users })
+    const refs = externalRefs(tx, { showPk: t.showPk, ticketOptionPk: t.ticketOptionPk, priceTypePk: t.priceTypePk });
+    return { externalReferenceEventId: refs.eventRef, showId: refs.showId, ticketOptionId: refs.ticketOptionId, priceTypeId: refs.priceTypeId, owner: userOf(tx, t.ownerPk) };
+  }
+
+  /** The lookup of `prefetch`, prepared on the caller's transaction handle, once per connection. */
+  private readonly storedTickets = perConnection((tx) =>
+    tx
+      .select()
       .from(tickets)
-      .innerJoin(events, eq(events.id, tickets.eventPk))
-      .innerJoin(shows, eq(shows.id, tickets.showPk))
-      .innerJoin(ticketOptions, eq(ticketOptions.id, tickets.ticketOptionPk))
-      .innerJoin(users, eq(users.id, tickets.ownerPk))
-      .where(eq(tickets.id, t.id))
-      .get()!;
-    const priceTypeId = t.priceTypePk ? (tx.select({ id: priceTypes.priceTypeId }).from(priceTypes).where(eq(priceTypes.id, t.priceTypePk)).get()?.id ?? null) : null;
-    return { ...row, priceTypeId };
+      .where(and(eq(tickets.partnerId, sql.placeholder('partnerId')), inArray(tickets.ticketId, Array.from({ length: PREFETCH_CHUNK }, (_, k) => sql.placeholder(`t${k}`)))))
+      .prepare(),
+  );
+
+  /**
+   * Reads the stored tickets among `ticketIds` into the batch: one prepared statement per
+   * `PREFETCH_CHUNK` ids (a short chunk is padded by repeating an id).
+   */
+  private prefetch(batch: TicketBatch, ticketIds: readonly string[]): void {
+    const unique = [...new Set(ticketIds)];
+    if (unique.length === 0) return;
+    const lookup = this.storedTickets(batch.tx);
+    const params: Record<string, string> = { partnerId: batch.partnerId };
+    for (let i = 0; i < unique.length; i += PREFETCH_CHUNK) {
+      for (let k = 0; k < PREFETCH_CHUNK; k++) params[`t${k}`] = unique[Math.min(i + k, unique.length - 1)]!;
+      for (const row of lookup.all(params)) batch.known.set(row.ticketId, row);
+    }
+    for (const id of unique) if (!batch.known.has(id)) batch.known.set(id, null);
+  }
+
+  /** The multi-row writer (it prepares its statements on the caller's transaction handle). */
+  private readonly bulk = new TicketBulkWriter();
+
+  /** Writes what the batch holds: new users first (tickets reference them), then the tickets. */
+  private flush(batch: TicketBatch): void {
+    batch.users.flush();
+    if (batch.pending.size === 0) return;
+    const rows = [...batch.pending.values()];
+    batch.pending.clear();
+    this.bulk.upsert(batch.tx, rows);
   }
 
   /**
    * Checks one item and stages its ticket in the batch (the write waits for `flush`);
    * throws an item-level ApiError (400) naming the field, before staging anything.
    */
-  private stage(tx: Tx, partnerId: string, item: TicketInput & { flags?: Record<string, unknown> }, cache: Batch, opts: { keepUnsent?: boolean } = {}): 'created' | 'updated' {
+  private stage(item: TicketInput & { flags?: Record<string, unknown> }, cache: TicketBatch, opts: { keepUnsent?: boolean } = {}): 'created' | 'updated' {
+    const { tx, partnerId } = cache;
     const showKey = `${item.externalReferenceEventId}\u0000${item.showId ?? ''}`;
     let ref = cache.shows.get(showKey);
     if (!ref) {
+      // The event first, so that a lookup error names the field it concerns: past this point
+      // every error of `findShow` is about the show.
+      if (!eventByRef(tx, partnerId, item.externalReferenceEventId)) asItemError(ApiError.notFound('event', item.externalReferenceEventId), 'externalReferenceEventId');
       try {
         ref = this.eventsService.findShow(tx, partnerId, item.externalReferenceEventId, item.showId);
       } catch (err) {
-        asItemError(err, err instanceof ApiError && /show/.test(err.message) ? 'showId' : 'externalReferenceEventId');
+        asItemError(err, 'showId');
       }
       cache.shows.set(showKey, ref);
     }
@@ -742,7 +459,95 @@ export class TicketsService {
     return 'updated';
   }
 
-  private cancelShowTickets(tx: Tx, partnerId: string, showPk: string, at: number): void {
+  // ------------------------------------------------------------- commands of other modules
+  // The listings, purchase and channel flows move tickets only through these.
+
+  /**
+   * VALID → LISTED for exactly these tickets (a listing opens), in one conditional statement.
+   * False, and nothing changed, when any of them is not VALID any more.
+   */
+  markListed(tx: Tx, ticketPks: readonly string[]): boolean {
+    const moved = tx
+      .update(tickets)
+      .set({ state: 'LISTED', updatedAt: this.clock.now() })
+      .where(and(inArray(tickets.id, [...ticketPks]), eq(tickets.state, 'VALID')))
+      .run();
+    if (moved.changes === ticketPks.length) return true;
+    if (moved.changes > 0) throw new Error('markListed moved part of a listing: the caller must roll back');
+    return false;
+  }
+
+  /** LISTED → VALID (a listing ended without a sale); tickets in another state stay as they are. */
+  markUnlisted(tx: Tx, ticketPks: readonly string[]): void {
+    if (ticketPks.length === 0) return;
+    tx.update(tickets)
+      .set({ state: 'VALID', updatedAt: this.clock.now() })
+      .where(and(inArray(tickets.id, [...ticketPks]), eq(tickets.state, 'LISTED')))
+      .run();
+  }
+
+  /** A resale completed: the buyer owns the tickets, VALID, and will be told of the QR unlock. */
+  transfer(tx: Tx, ticketPks: readonly string[], buyerPk: string): void {
+    tx.update(tickets)
+      .set({ ownerPk: buyerPk, state: 'VALID', unlockNotifiedAt: null, updatedAt: this.clock.now() })
+      .where(inArray(tickets.id, [...ticketPks]))
+      .run();
+  }
+
+  /**
+   * The tickets a channel sells (see channels.service.ts): LISTED from the start, owned by the
+   * user that stands for the channel, their access a plain reference (the channel delivers the
+   * real ticket once sold). Ids `<listingId>-<n>`.
+   */
+  createForChannel(
+    tx: Tx,
+    draft: { partnerId: string; listingId: string; eventPk: string; showPk: string; ticketOptionPk: string; priceTypePk: string | null; ownerPk: string; currency: string; locator: string; seats: readonly ({ section?: string | undefined; row?: string | undefined; seat?: string | undefined } | undefined)[]; quantity: number },
+  ): TicketRow[] {
+    const now = this.clock.now();
+    const rows = Array.from({ length: draft.quantity }, (_, i) => {
+      const seat = draft.seats[i];
+      return {
+        id: newId('ticket'),
+        partnerId: draft.partnerId,
+        ticketId: `${draft.listingId}-${i + 1}`,
+        eventPk: draft.eventPk,
+        showPk: draft.showPk,
+        ticketOptionPk: draft.ticketOptionPk,
+        priceTypePk: draft.priceTypePk,
+        ownerPk: draft.ownerPk,
+        state: 'LISTED' as const,
+        priceMinor: null,
+        currency: draft.currency,
+        ticketAccess: { type: 'OTHER' as const, locator: draft.locator },
+        tags: [],
+        section: seat?.section ?? null,
+        row: seat?.row ?? null,
+        seat: seat?.seat ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+    });
+    return tx.insert(tickets).values(rows).returning().all();
+  }
+
+  /**
+   * Deletes the tickets `ownerPk` still holds (VALID or LISTED) among these: a channel's listing
+   * ended, and tickets that were never the partner's stop existing. A ticket sold on is left alone.
+   */
+  deleteHeldBy(tx: Tx, ticketPks: readonly string[], ownerPk: string): void {
+    if (ticketPks.length === 0) return;
+    const now = this.clock.now();
+    tx.update(tickets)
+      .set({ state: 'DELETED', deletedAt: now, updatedAt: now })
+      .where(and(inArray(tickets.id, [...ticketPks]), inArray(tickets.state, ['VALID', 'LISTED']), eq(tickets.ownerPk, ownerPk)))
+      .run();
+  }
+
+  /**
+   * A cancelled show: its live tickets become CANCELLED, each raising `ticket.invalidated`
+   * (its listing ends). Step 2 of the cancel-show flow (flows/cancel-show.ts).
+   */
+  cancelForShow(tx: Tx, partnerId: string, showPk: string, at: number): void {
     const affected = tx
       .update(tickets)
       .set({ state: 'CANCELLED', cancelledAt: at, updatedAt: at })
@@ -752,8 +557,6 @@ export class TicketsService {
     for (const t of affected) this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'cancelled' });
   }
 }
-
-function noop(): void {}
 
 function admissionRefusal(t: TicketRow): { reason: 'deleted' | 'already_admitted' | 'cancelled'; message: string } | null {
   if (t.state === 'DELETED') return { reason: 'deleted', message: `Ticket '${t.ticketId}' is deleted` };

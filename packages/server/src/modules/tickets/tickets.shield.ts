@@ -1,13 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { operatorToken } from '../../middleware/auth.js';
-import { events, shows } from '../events/events.table.js';
+import { eventByRef, showOfEvent, showsOfEventByShowId } from '../events/events.queries.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
 import type { Tx } from '../../db/client.js';
 import { PartnerIdParam } from '../partners/partners.schemas.js';
+import { partnerById } from '../partners/partners.queries.js';
 
 /**
  * ticketShield is switched per event or show by the operator (the spec rejects it as a
@@ -15,19 +15,16 @@ import { PartnerIdParam } from '../partners/partners.schemas.js';
  * in the same transaction, so the partner flips between the secure view and its own.
  */
 export function setTicketShield(deps: AppDeps, tx: Tx, partnerId: string, input: { eventId: string; showId?: string | undefined; status: boolean }) {
-  deps.partners.get(partnerId);
-  const event = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, input.eventId))).get();
+  if (!partnerById(tx, partnerId)) throw ApiError.notFound('partner', partnerId);
+  const event = eventByRef(tx, partnerId, input.eventId);
   if (!event) throw ApiError.notFound('event', input.eventId);
-  const targets = tx
-    .select()
-    .from(shows)
-    .where(input.showId === undefined ? eq(shows.eventPk, event.id) : and(eq(shows.eventPk, event.id), eq(shows.showId, input.showId)))
-    .all();
+  const one = input.showId === undefined ? undefined : showOfEvent(tx, event.id, input.showId);
+  const targets = input.showId === undefined ? showsOfEventByShowId(tx, event.id) : one ? [one] : [];
   if (targets.length === 0) throw ApiError.notFound('show', input.showId);
   return targets.map((show) => {
-    const changed = show.ticketShield !== input.status;
+    // The events module writes the flag; the webhook is the switch's own, in the same transaction.
+    const changed = deps.events.setTicketShield(tx, show.id, input.status);
     if (changed) {
-      tx.update(shows).set({ ticketShield: input.status, updatedAt: deps.clock.now() }).where(eq(shows.id, show.id)).run();
       deps.webhooks.enqueue(tx, partnerId, {
         action: 'ticketShield.updated',
         resourceKey: `show:${input.eventId}/${show.showId}`,

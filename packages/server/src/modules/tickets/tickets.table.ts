@@ -77,7 +77,7 @@ export interface TicketJobResult {
 /**
  * The durable queue of POST /v1/tickets: the accepted items are stored with the job in the
  * transaction that answers the request; a worker applies every item and marks the job done
- * in one transaction (several jobs per transaction, `TicketsService.drain`), so a crash
+ * in one transaction (several jobs per transaction, `TicketsIngest.drain`, tickets.ingest.ts), so a crash
  * replays the whole job and nothing twice. A worker that holds a job across transactions
  * leases it first (`leaseNext`, state `running`); a lease that expires makes the job due
  * again.

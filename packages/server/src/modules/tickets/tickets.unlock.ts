@@ -1,11 +1,11 @@
-import { and, eq, gte, isNull, lte, ne } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
-import type { Job } from '../../jobs/scheduler.js';
+import type { Job } from '../../jobs/job.js';
 import { toIso } from '../../lib/clock.js';
 import { effectiveConfiguration } from '../events/events.model.js';
-import { events, shows } from '../events/events.table.js';
-import { partners } from '../partners/partners.table.js';
-import { users } from '../users/users.table.js';
+import { shieldedShowsStartingBetween } from '../events/events.queries.js';
+import { partnerOf, type PartnerRow } from '../partners/partners.queries.js';
+import { usersByPks } from '../users/users.queries.js';
 import { qrUnlockAt } from './tickets.access.js';
 import { ticketPdf } from './tickets.pdf.js';
 import { tickets } from './tickets.table.js';
@@ -25,35 +25,36 @@ const LOOKAHEAD = 31 * DAY;
  */
 export async function runUnlocks(deps: AppDeps, limit = 200): Promise<{ announced: number; notified: number }> {
   const now = deps.clock.now();
-  const candidates = deps.db
-    .select({ show: shows, event: events, partner: partners })
-    .from(shows)
-    .innerJoin(events, eq(events.id, shows.eventPk))
-    .innerJoin(partners, eq(partners.id, shows.partnerId))
-    .where(and(eq(shows.ticketShield, true), ne(shows.status, 'CANCELLED'), gte(shows.startsAt, now - DAY), lte(shows.startsAt, now + LOOKAHEAD)))
-    .all();
+  const candidates = shieldedShowsStartingBetween(deps.db, now - DAY, now + LOOKAHEAD);
+  const partners = new Map<string, PartnerRow>();
+  const partnerOfShow = (partnerId: string) => {
+    let partner = partners.get(partnerId);
+    if (!partner) partners.set(partnerId, (partner = partnerOf(deps.db, partnerId)));
+    return partner;
+  };
   let announced = 0;
   let notified = 0;
-  for (const { show, event, partner } of candidates) {
+  for (const { show, event } of candidates) {
+    const partner = partnerOfShow(show.partnerId);
     const configuration = effectiveConfiguration(event.configuration, show.configuration);
     const showUnlock = qrUnlockAt({ startsAt: show.startsAt, configuration, partnerHoursBeforeShow: partner.settings.qrLockHoursBeforeShow });
     if (show.unlockAnnouncedAt === null && showUnlock <= now) {
       deps.db.transaction((tx) => {
-        const claimed = tx.update(shows).set({ unlockAnnouncedAt: now }).where(and(eq(shows.id, show.id), isNull(shows.unlockAnnouncedAt))).run();
-        if (claimed.changes === 1) {
+        if (deps.events.claimUnlockAnnouncement(tx, show.id, now)) {
           deps.webhooks.enqueue(tx, partner.id, { action: 'event.unlock', resourceKey: `show:${event.externalReferenceId}/${show.showId}`, data: { eventId: event.externalReferenceId, showId: show.showId } });
           announced++;
         }
       });
     }
     const pending = deps.db
-      .select({ ticket: tickets, owner: users })
+      .select()
       .from(tickets)
-      .innerJoin(users, eq(users.id, tickets.ownerPk))
       .where(and(eq(tickets.showPk, show.id), eq(tickets.state, 'VALID'), isNull(tickets.unlockNotifiedAt)))
       .limit(limit - notified)
       .all();
-    for (const { ticket, owner } of pending) {
+    const owners = usersByPks(deps.db, pending.map((t) => t.ownerPk));
+    for (const ticket of pending) {
+      const owner = owners.get(ticket.ownerPk)!;
       const view = await buildTicketView(deps, deps.db, ticket.id);
       if (view.access.unlockAt > now) continue;
       const url = secureViewUrl(deps, ticket);

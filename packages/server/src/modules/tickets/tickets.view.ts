@@ -1,14 +1,13 @@
-import { and, eq } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { effectiveConfiguration } from '../events/events.model.js';
-import { events, shows, ticketOptions } from '../events/events.table.js';
+import { showWithEvent, ticketOptionByPk } from '../events/events.queries.js';
 import type { Location } from '../events/events.schemas.js';
-import { partners } from '../partners/partners.table.js';
-import { users } from '../users/users.table.js';
+import { partnerOf } from '../partners/partners.queries.js';
+import { userOf } from '../users/users.queries.js';
 import { accessView, qrUnlockAt, type AccessView } from './tickets.access.js';
-import { tickets } from './tickets.table.js';
+import { ticketByPk } from './tickets.queries.js';
 
 /**
  * The secure ticket view (ticketShield): its signed URL and the data its page shows.
@@ -59,7 +58,7 @@ export function ticketForToken(deps: Pick<AppDeps, 'db' | 'box'>, token: string)
   const dot = token.lastIndexOf('.');
   if (dot <= 0) return null;
   const id = token.slice(0, dot);
-  const row = deps.db.select().from(tickets).where(eq(tickets.id, id)).get();
+  const row = ticketByPk(deps.db, id);
   if (!row || !deps.box.verify(PURPOSE, `${row.id}:${row.ownerPk}`, token.slice(dot + 1))) return null;
   return row;
 }
@@ -69,18 +68,19 @@ function venueOf(location: Location | null | undefined): string {
   return [location.venueName, location.city].filter((x) => x).join(', ') || location.raw || '';
 }
 
+/** The ticket and what the view shows of its event, show, option, partner and owner (each read from its owner module). */
+function viewRows(tx: Tx, ticketPk: string) {
+  const ticket = ticketByPk(tx, ticketPk);
+  if (!ticket) throw new Error(`No ticket ${ticketPk}`);
+  const showAndEvent = showWithEvent(tx, ticket.showPk);
+  const option = ticketOptionByPk(tx, ticket.ticketOptionPk);
+  if (!showAndEvent || !option) throw new Error(`No show ${ticket.showPk} with ticket option ${ticket.ticketOptionPk}`);
+  return { ticket, event: showAndEvent.event, show: showAndEvent.show, option, partner: partnerOf(tx, ticket.partnerId), owner: userOf(tx, ticket.ownerPk) };
+}
+
 /** Gathers the page data for a ticket, applying the unlock and will-call rules at `now`. */
 export async function buildTicketView(deps: AppDeps, tx: Tx, ticketPk: string): Promise<TicketView> {
-  const r = tx
-    .select({ ticket: tickets, event: events, show: shows, option: ticketOptions, partner: partners, owner: users })
-    .from(tickets)
-    .innerJoin(events, eq(events.id, tickets.eventPk))
-    .innerJoin(shows, eq(shows.id, tickets.showPk))
-    .innerJoin(ticketOptions, eq(ticketOptions.id, tickets.ticketOptionPk))
-    .innerJoin(partners, eq(partners.id, tickets.partnerId))
-    .innerJoin(users, and(eq(users.id, tickets.ownerPk)))
-    .where(eq(tickets.id, ticketPk))
-    .get()!;
+  const r = viewRows(tx, ticketPk);
   const configuration = effectiveConfiguration(r.event.configuration, r.show.configuration);
   const rule = deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk).qrUnlock?.rules as { hoursBeforeShow?: number; unlockAt?: number } | undefined;
   const unlockAt = qrUnlockAt({ startsAt: r.show.startsAt, qrUnlockRule: rule, configuration, partnerHoursBeforeShow: r.partner.settings.qrLockHoursBeforeShow });

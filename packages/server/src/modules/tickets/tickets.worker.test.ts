@@ -80,16 +80,16 @@ describe('ingestion worker thread', () => {
     // The route would pass the validated body; its defaults do not matter here.
     db.transaction((tx) => deps.events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof deps.events.create>[2]));
     const ownTransaction = db.transaction;
-    expect(deps.tickets.drainsHere).toBe(true);
+    expect(deps.ticketsIngest.drainsHere).toBe(true);
 
     const worker = startIngestionWorker(deps, { databasePath, secretKey: TEST_SECRET_KEY, logLevel: 'silent' });
     await worker.ready;
     try {
-      expect(deps.tickets.drainsHere).toBe(false);
+      expect(deps.ticketsIngest.drainsHere).toBe(false);
       expect(db.transaction).not.toBe(ownTransaction);
-      const job = db.transaction((tx) => deps.tickets.enqueue(tx, partner.id, [ticketBody('h1', { externalReferenceEventId: 'tour' }), { bad: true }]));
+      const job = db.transaction((tx) => deps.ticketsIngest.enqueue(tx, partner.id, [ticketBody('h1', { externalReferenceEventId: 'tour' }), { bad: true }]));
       const done = await until(
-        () => deps.tickets.getJob(partner.id, job.id),
+        () => deps.ticketsIngest.getJob(partner.id, job.id),
         (j) => j.state === 'done',
       );
       expect(done).toMatchObject({ created: 1, rejected: 1 });
@@ -97,11 +97,11 @@ describe('ingestion worker thread', () => {
     } finally {
       await worker.stop();
     }
-    expect(deps.tickets.drainsHere).toBe(true);
+    expect(deps.ticketsIngest.drainsHere).toBe(true);
     expect(db.transaction).toBe(ownTransaction);
-    const later = db.transaction((tx) => deps.tickets.enqueue(tx, partner.id, [ticketBody('h2', { externalReferenceEventId: 'tour' })]));
-    expect(deps.tickets.drain()).toBe(1);
-    expect(deps.tickets.getJob(partner.id, later.id).state).toBe('done');
+    const later = db.transaction((tx) => deps.ticketsIngest.enqueue(tx, partner.id, [ticketBody('h2', { externalReferenceEventId: 'tour' })]));
+    expect(deps.ticketsIngest.drain()).toBe(1);
+    expect(deps.ticketsIngest.getJob(partner.id, later.id).state).toBe('done');
     db.$client.close();
   }, 60_000);
 });

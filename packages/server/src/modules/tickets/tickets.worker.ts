@@ -17,10 +17,10 @@ import type { Db } from '../../db/client.js';
  *   shared; tests and `:memory:` keep the in-process drain). The thread opens its own
  *   better-sqlite3 connection to the same file (WAL: readers never block; one writer at a
  *   time, `busy_timeout` waits) and builds the same services with `buildDeps`, so it runs
- *   the very `TicketsService.drain` the in-process job and the tests run: one code path,
+ *   the very `TicketsIngest.drain` the in-process job and the tests run: one code path,
  *   the same crash safety (a job is applied and marked done in one transaction; a crash
  *   replays it whole once its lease expires).
- * - Once the thread is ready, the queue is handed to it (`TicketsService.handOffQueue`):
+ * - Once the thread is ready, the queue is handed to it (`TicketsIngest.handOffQueue`):
  *   the in-process job stands down, and each enqueue wakes the thread with a message
  *   right after its transaction commits (no 25 ms poll). The thread also polls every
  *   `POLL_MS` as a fallback (a lost wake-up, a lease that expired after a crash).
@@ -41,7 +41,7 @@ import type { Db } from '../../db/client.js';
  * - The thread reads and parses the next due jobs before it takes the lock (a read of the
  *   WAL snapshot), which gives the main thread's waiting writes their window without the
  *   thread idling, then applies up to `JOBS_PER_TRANSACTION` jobs per transaction
- *   (`TicketsService.drain`).
+ *   (`TicketsIngest.drain`).
  * - WAL checkpoints run on the main thread between its transactions, not inside the commits
  *   of either thread (`checkpointOutsideTurns`, tickets.worker.thread.ts).
  * - If the thread dies, the queue is handed back to the in-process job, which replays the
@@ -208,7 +208,7 @@ export function startIngestionWorker(deps: AppDeps, opts: { databasePath: string
 
   let restoreTransactions = () => {};
   const giveBack = () => {
-    if (handedOff) deps.tickets.handOffQueue(null);
+    if (handedOff) deps.ticketsIngest.handOffQueue(null);
     handedOff = false;
     restoreTransactions();
     restoreTransactions = () => {};
@@ -222,7 +222,7 @@ export function startIngestionWorker(deps: AppDeps, opts: { databasePath: string
         undoCheckpoints();
         undoTurns();
       };
-      deps.tickets.handOffQueue(
+      deps.ticketsIngest.handOffQueue(
         () => worker.postMessage({ type: 'wake' } satisfies ToThread),
         () => gate.turn(TURN_MAX_WAIT_MS),
       );
@@ -328,7 +328,7 @@ export function runIngestionThread(port: MessagePort, deps: AppDeps, gate: Write
     if (stopping) return;
     let jobs = 0;
     try {
-      jobs = deps.tickets.drain(DRAIN_BUDGET_MS, { beforeJob: () => gate.enterJob(GATE_MAX_WAIT_MS), afterJob: () => gate.leaveJob() });
+      jobs = deps.ticketsIngest.drain(DRAIN_BUDGET_MS, { beforeJob: () => gate.enterJob(GATE_MAX_WAIT_MS), afterJob: () => gate.leaveJob() });
     } catch (err) {
       deps.logger.error({ job: 'tickets-ingestion', err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
     }

@@ -1,5 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
+import { perConnection } from '../../db/statements.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
@@ -16,7 +16,8 @@ export interface UserIdentity {
   lastName?: string | null | undefined;
 }
 
-export type UserRow = typeof users.$inferSelect;
+import type { UserRow } from './users.queries.js';
+export type { UserRow };
 
 /** E-mails compare case-insensitively; we store them lowercased. */
 export function normalizeEmail(email: string): string {
@@ -78,23 +79,29 @@ function match(store: UserStore, partnerId: string, who: UserIdentity, path: str
 /** Values per prepared IN lookup of a batch (well under SQLite's bound-parameter limit). */
 const IN_CHUNK = 250;
 
+/** What UsersService is built from (see deps.ts). */
+export interface UsersServiceDeps {
+  clock: Clock;
+}
+
 /**
  * Users per partner. An unknown user is created on first sight. Matching order: the
  * partner's user id, then e-mail, then phone; identifiers learnt later are added to the
  * matched user when no other user of the partner holds them.
  */
 export class UsersService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  private readonly clock: Clock;
+
+  constructor(deps: UsersServiceDeps) {
+    this.clock = deps.clock;
+  }
 
   /**
-   * Lookups prepared once: user resolution runs for every synchronised ticket. They run on
-   * the connection of the enclosing transaction (better-sqlite3 has one connection).
+   * The lookups and the insert of `resolve` and of batches, prepared on the transaction
+   * handle they run in, each when first needed, and kept for that handle's connection (user
+   * resolution runs for every synchronised ticket: see `perConnection`).
    */
-  private insertStatement?: { run: (row: UserRow) => unknown };
-  private lookups?: Record<Field, { get: (v: { partnerId: string; value: string }) => UserRow | undefined }>;
+  private readonly statements = perConnection((tx) => new UserStatements(tx));
 
   /** Finds or creates the user named by `who`. @throws 400 when no identifier is usable. */
   resolve(tx: Tx, partnerId: string, who: UserIdentity, path = 'buyer'): UserRow {
@@ -139,61 +146,77 @@ export class UsersService {
   }
 
   /** @internal The first user of the partner holding `value` as `field` (the lookup of `resolve`). */
-  findBy(_tx: Tx, partnerId: string, field: Field, value: string): UserRow | null {
-    this.lookups ??= {
-      externalId: this.prepareLookup('externalId'),
-      email: this.prepareLookup('email'),
-      phone: this.prepareLookup('phone'),
-    };
-    return this.lookups[field].get({ partnerId, value }) ?? null;
+  findBy(tx: Tx, partnerId: string, field: Field, value: string): UserRow | null {
+    return this.statements(tx).lookup(field).get({ partnerId, value }) ?? null;
   }
 
-  /** @internal Inserts one user (prepared once; runs on the enclosing transaction's connection). */
-  insert(_tx: Tx, row: UserRow): void {
-    this.insertStatement ??= this.db
-      .insert(users)
-      .values(Object.fromEntries(Object.keys(row).map((k) => [k, sql.placeholder(k)])) as never)
-      .prepare();
-    this.insertStatement.run(row);
+  /** @internal Inserts one user (a statement prepared on `tx`, see `statements`). */
+  insert(tx: Tx, row: UserRow): void {
+    this.statements(tx).insert().run(row);
   }
-
-  private manyLookups?: Record<Field, { all: (v: Record<string, string>) => UserRow[] }>;
 
   /**
    * @internal The users of the partner holding any of `values` as `field`, in one prepared
    * statement per `IN_CHUNK` values (a short chunk is padded by repeating a value).
    */
-  findMany(_tx: Tx, partnerId: string, field: Field, values: readonly string[]): UserRow[] {
-    this.manyLookups ??= {
-      externalId: this.prepareManyLookup('externalId'),
-      email: this.prepareManyLookup('email'),
-      phone: this.prepareManyLookup('phone'),
-    };
+  findMany(tx: Tx, partnerId: string, field: Field, values: readonly string[]): UserRow[] {
+    const lookup = this.statements(tx).many(field);
     const found: UserRow[] = [];
     const params: Record<string, string> = { partnerId };
     for (let i = 0; i < values.length; i += IN_CHUNK) {
       for (let k = 0; k < IN_CHUNK; k++) params[`v${k}`] = values[Math.min(i + k, values.length - 1)]!;
-      for (const row of this.manyLookups[field].all(params)) found.push(row);
+      for (const row of lookup.all(params)) found.push(row);
     }
     return found;
   }
+}
 
-  private prepareManyLookup(field: Field) {
-    return this.db
-      .select()
-      .from(users)
-      .where(and(eq(users.partnerId, sql.placeholder('partnerId')), inArray(users[field], Array.from({ length: IN_CHUNK }, (_, k) => sql.placeholder(`v${k}`)))))
-      .prepare();
+/** The prepared statements of UsersService on one transaction handle, each prepared when first used. */
+class UserStatements {
+  private readonly lookups: Partial<Record<Field, ReturnType<typeof prepareLookup>>> = {};
+  private readonly manyLookups: Partial<Record<Field, ReturnType<typeof prepareManyLookup>>> = {};
+  private insertStatement?: ReturnType<typeof prepareInsert>;
+
+  constructor(private readonly tx: Tx) {}
+
+  /** The first user of a partner holding a value as `field`. */
+  lookup(field: Field) {
+    return (this.lookups[field] ??= prepareLookup(this.tx, field));
   }
 
-  private prepareLookup(field: Field) {
-    return this.db
-      .select()
-      .from(users)
-      .where(and(eq(users.partnerId, sql.placeholder('partnerId')), eq(users[field], sql.placeholder('value'))))
-      .limit(1)
-      .prepare();
+  /** The users of a partner holding any of `IN_CHUNK` values as `field`. */
+  many(field: Field) {
+    return (this.manyLookups[field] ??= prepareManyLookup(this.tx, field));
   }
+
+  insert() {
+    return (this.insertStatement ??= prepareInsert(this.tx));
+  }
+}
+
+function prepareLookup(tx: Tx, field: Field) {
+  return tx
+    .select()
+    .from(users)
+    .where(and(eq(users.partnerId, sql.placeholder('partnerId')), eq(users[field], sql.placeholder('value'))))
+    .limit(1)
+    .prepare();
+}
+
+function prepareManyLookup(tx: Tx, field: Field) {
+  return tx
+    .select()
+    .from(users)
+    .where(and(eq(users.partnerId, sql.placeholder('partnerId')), inArray(users[field], Array.from({ length: IN_CHUNK }, (_, k) => sql.placeholder(`v${k}`)))))
+    .prepare();
+}
+
+/** The insert of one user, every column bound by name from the row. */
+function prepareInsert(tx: Tx) {
+  return tx
+    .insert(users)
+    .values(Object.fromEntries(Object.keys(getTableColumns(users)).map((k) => [k, sql.placeholder(k)])) as never)
+    .prepare();
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { WEBHOOK_ACTIONS, type WebhookAction } from '../partners/partners.settings.js';
+import { LISTING_STATES } from '../listings/listings.model.js';
 
 /**
  * The catalog of webhooks the service sends: for each action, the schema of its `data`
@@ -94,7 +95,15 @@ export const ListingDataSchema = z
     priceTypeId: z.string().min(1).optional().openapi({ description: "The partner's price type id, when the ticket has one.", example: 'pt-standard' }),
     price: z.number().nonnegative().openapi({ description: 'Asking price per ticket, in major units, without fees.', example: 52.5 }),
     currency: z.string().length(3).openapi({ description: 'ISO 4217 currency of the price.', example: 'EUR' }),
-    state: z.string().min(1).openapi({ description: 'State of the listing after the change (for example ACTIVE, RESERVED, SOLD, DELETED).', example: 'ACTIVE' }),
+    state: z.enum(LISTING_STATES).openapi({
+      description:
+        'State of the listing after the change: ACTIVE (on sale; also after a checkout released it), RESERVED (a buyer is checking out), SOLD, TERMINATED (removed by its seller or channel, or a ticket of it stopped being valid) or DELISTED (removed by the organiser).',
+      example: 'ACTIVE',
+    }),
+    endReason: z.string().min(1).optional().openapi({
+      description: 'Why a TERMINATED or DELISTED listing ended: `seller`, `organiser`, `channel_withdrawn`, or `ticket_<why>` (`ticket_deleted`, `ticket_admitted`, `ticket_cancelled`, `ticket_owner_changed`, `ticket_moved`).',
+      example: 'seller',
+    }),
   })
   .openapi('ListingWebhookData', { description: 'A listing of the secondary market, as it is after the change.', example: LISTING_EXAMPLE });
 
@@ -149,8 +158,8 @@ const DESCRIPTIONS: Record<WebhookAction, string> = {
     'ticketShield was switched on or off for an event/show. status true: My tickets and confirmation e-mails show a button to the secure ticket-view URL; status false: show the ticket in the original manner.',
   'ticket.update': 'A resale completed: remove the resold tickets from the original buyer/order and give them to the buyer (also for will-call).',
   'listing.created': 'A ticket (or an order, as a pack) was listed for resale.',
-  'listing.updated': 'A listing changed (price, state).',
-  'listing.deleted': 'A listing was removed from the market.',
+  'listing.updated': 'A listing changed: its price, or its state. Sent on every state change (RESERVED when a buyer starts checking out, ACTIVE when that checkout ends unpaid, SOLD, TERMINATED, DELISTED), with the state after the change.',
+  'listing.deleted': 'A listing left the market without a sale (state TERMINATED or DELISTED, with its endReason); sent right after the listing.updated of the same change.',
   'event.unlock': 'The QR codes of a show’s protected tickets were unlocked.',
   'payouts.delivered': 'A seller payout was delivered.',
 };
@@ -159,8 +168,8 @@ const EXAMPLES: Record<WebhookAction, Record<string, unknown>> = {
   'ticketShield.updated': { status: true, eventId: 'tour-2026', showId: 'show-2026-05-01' },
   'ticket.update': { ticketIds: ['t-1001'], eventId: 'tour-2026', showId: 'show-2026-05-01' },
   'listing.created': LISTING_EXAMPLE,
-  'listing.updated': { ...LISTING_EXAMPLE, price: 49 },
-  'listing.deleted': { ...LISTING_EXAMPLE, state: 'DELETED' },
+  'listing.updated': { ...LISTING_EXAMPLE, state: 'RESERVED' },
+  'listing.deleted': { ...LISTING_EXAMPLE, state: 'TERMINATED', endReason: 'seller' },
   'event.unlock': { eventId: 'tour-2026', showId: 'show-2026-05-01' },
   'payouts.delivered': {
     payoutId: 'pay_01jd8x3k4f5g6h7j8k9m0n1p2q',

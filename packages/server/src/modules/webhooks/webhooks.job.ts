@@ -1,4 +1,4 @@
-import type { Job } from '../../jobs/scheduler.js';
+import type { Job } from '../../jobs/job.js';
 import { webhooksServiceOf } from './webhooks.service.js';
 
 /**

@@ -1,5 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/sqlite-core';
+import { aliasedTable, and, asc, desc, eq, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppDeps } from '../../context.js';
 import type { Db, Tx } from '../../db/client.js';
@@ -10,6 +9,7 @@ import type { PartnerRow, PartnersService } from '../partners/partners.service.j
 import { WEBHOOK_ACTIONS, WEBHOOK_DATA_SCHEMAS, familyOf, type WebhookAction, type WebhookBody, type WebhookData } from './webhooks.catalog.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postWebhook, retryDelayMs, signedHeaders, type AttemptOutcome } from './webhooks.delivery.js';
 import { webhookAttempts, webhookMessages } from './webhooks.table.js';
+import { partnerById } from '../partners/partners.queries.js';
 
 export type WebhookMessageRow = typeof webhookMessages.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -64,6 +64,15 @@ export const MAX_LIST_LIMIT = 200;
 const m = webhookMessages;
 const a = webhookAttempts;
 
+/** What WebhooksService is built from (see deps.ts); tuning knobs are the second argument. */
+export interface WebhooksServiceDeps {
+  db: Db;
+  clock: Clock;
+  /** The partner's webhookUrl and signing secret. */
+  partners: Pick<PartnersService, 'get' | 'webhookSecret'>;
+  logger: Logger;
+}
+
 /**
  * The webhook outbox and its delivery.
  *
@@ -96,19 +105,21 @@ const a = webhookAttempts;
  * await webhooks.deliverDue(); // the job does this every second
  */
 export class WebhooksService {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly partners: Pick<PartnersService, 'get' | 'webhookSecret'>;
+  private readonly logger: Logger;
   private readonly timeoutMs: number;
   private readonly fetch: typeof fetch;
   private readonly batchSize: number;
   private readonly concurrency: number;
   private readonly leaseMarginMs: number;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly partners: PartnersService,
-    private readonly logger: Logger,
-    opts: WebhooksServiceOptions = {},
-  ) {
+  constructor(deps: WebhooksServiceDeps, opts: WebhooksServiceOptions = {}) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+    this.partners = deps.partners;
+    this.logger = deps.logger;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     this.fetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -133,7 +144,9 @@ export class WebhooksService {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`).join('; ');
       throw new Error(`The data of webhook ${action} does not match its schema: ${problems}`);
     }
-    const partner = this.partners.get(partnerId);
+    // Read in the caller's transaction, like everything an enqueue does.
+    const partner = partnerById(tx, partnerId);
+    if (!partner) throw ApiError.notFound('partner', partnerId);
     const now = this.clock.now();
     const subscribed = isSubscribed(partner, action);
     const body: WebhookBody = { family: familyOf(action), action, data: parsed.data as Record<string, unknown> };
@@ -275,7 +288,8 @@ export class WebhooksService {
 
   /** Correlated subquery: an older pending message of the same partner and resource as the `webhook_messages` row at hand. */
   private olderPending() {
-    const older = alias(webhookMessages, 'older');
+    // drizzle's dialect-neutral alias (what sqlite-core's `alias` does), so no SQLite import here.
+    const older = aliasedTable(webhookMessages, 'older');
     return this.db
       .select({ one: sql`1` })
       .from(older)
@@ -397,7 +411,7 @@ export function webhooksServiceOf(deps: Pick<AppDeps, 'db' | 'clock' | 'partners
   if (deps.webhooks) return deps.webhooks;
   let service = fallbacks.get(deps);
   if (!service) {
-    service = new WebhooksService(deps.db, deps.clock, deps.partners, deps.logger);
+    service = new WebhooksService(deps);
     fallbacks.set(deps, service);
   }
   return service;

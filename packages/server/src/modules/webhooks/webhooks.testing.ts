@@ -101,7 +101,7 @@ export function setup(settings: PartnerSettingsPatch = {}, opts: WebhooksService
 
 /** A new service instance over the same database (as after a restart, or another process). */
 export function newService(t: TestApp, opts: WebhooksServiceOptions = {}): WebhooksService {
-  return new WebhooksService(t.db, t.clock, t.deps.partners, t.deps.logger, { timeoutMs: 2_000, ...opts });
+  return new WebhooksService({ db: t.db, clock: t.clock, partners: t.deps.partners, logger: t.deps.logger }, { timeoutMs: 2_000, ...opts });
 }
 
 /** Enqueues in a transaction of its own. */

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createDb, type Db } from '../../../db/client.js';
 import { buildDeps } from '../../../deps.js';
-import { ApiError } from '../../../lib/errors.js';
+import { partnerById } from '../../partners/partners.queries.js';
 import { systemClock } from '../../../lib/clock.js';
 import { importEvents, type ImportReport } from './import.js';
 import { SheetReadError, sheetFormat } from './sheet.read.js';
@@ -91,12 +91,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       },
     });
     closeMessages = () => deps.messages.close();
-    try {
-      deps.partners.get(args.partner);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return usage(io, `Unknown partner '${args.partner}' in ${args.database}`);
-      throw err;
-    }
+    if (!partnerById(deps.db, args.partner)) return usage(io, `Unknown partner '${args.partner}' in ${args.database}`);
     let report: ImportReport;
     try {
       report = await importEvents(deps, {

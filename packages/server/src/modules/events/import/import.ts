@@ -121,7 +121,7 @@ function findEvent(deps: Pick<AppDeps, 'events'>, tx: Tx, partnerId: string, ext
   try {
     return deps.events.get(tx, partnerId, externalReferenceId);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return null;
+    if (err instanceof ApiError && err.code === 'not_found') return null;
     throw err;
   }
 }

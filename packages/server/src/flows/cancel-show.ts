@@ -1,0 +1,27 @@
+import type { AppDeps } from '../context.js';
+import type { Tx } from '../db/client.js';
+import type { DomainEventMap } from '../lib/domain-events.js';
+import { paidIntentionIdsOfShow } from '../modules/intentions/intentions.queries.js';
+import { soldListingIdsOfShow } from '../modules/listings/listings.queries.js';
+
+/** What cancelling a show needs from the modules it composes. */
+export type CancelShowDeps = Pick<AppDeps, 'tickets' | 'payments' | 'payouts'>;
+
+/**
+ * Cancel a show: what follows once the events module has marked it CANCELLED (by the API, a
+ * feed or the cancellation endpoint; `show.cancelled`, whose one subscriber is this flow,
+ * wired in deps.ts). In the same transaction, in this order:
+ * 1. tickets: every live ticket of the show becomes CANCELLED (tickets). Each raises
+ *    `ticket.invalidated`, on which its live listing ends (listings: TERMINATED, endReason
+ *    `ticket_cancelled`, `listing.updated` + `listing.deleted`), which ends a checkout holding
+ *    it (intentions, via `listing.ended`: CANCELLED) and drops a channel's unsold tickets;
+ * 2. refunds: every buyer who paid for a resale of the show is refunded (payments:
+ *    `refund_pending`; the refunds job pays it back and e-mails the buyer);
+ * 3. payouts: sellers' payouts not yet delivered are stopped (payouts: CANCELLED).
+ * A step that throws rolls the cancellation back whole.
+ */
+export function cancelShow(deps: CancelShowDeps, tx: Tx, e: DomainEventMap['show.cancelled']): void {
+  deps.tickets.cancelForShow(tx, e.partnerId, e.showPk, e.cancelledAt);
+  deps.payments.refundIntentions(tx, paidIntentionIdsOfShow(tx, e.showPk));
+  deps.payouts.cancelForListings(tx, soldListingIdsOfShow(tx, e.showPk));
+}

@@ -1,0 +1,122 @@
+import type { AppDeps } from '../context.js';
+import type { Tx } from '../db/client.js';
+import { toMajor } from '../lib/money.js';
+import { channelListingOf } from '../modules/channels/channels.queries.js';
+import { intentionById, type IntentionRow } from '../modules/intentions/intentions.queries.js';
+import type { PartnerRow } from '../modules/partners/partners.queries.js';
+import type { PaymentRow } from '../modules/payments/payments.service.js';
+import type { CardInput, ChargeResult, PayOutcome } from '../modules/payments/payments.provider.js';
+import { checkOwnership } from '../modules/platform/ownership.js';
+import { completePurchase, type CompletePurchaseDeps } from './complete-purchase.js';
+
+/** What the checkout needs from the modules it composes. */
+export type CheckoutDeps = CompletePurchaseDeps & Pick<AppDeps, 'db' | 'partners' | 'logger' | 'users' | 'risk' | 'payments'>;
+
+/**
+ * What a checkout step came to: the payment's outcome, or why the checkout stopped before
+ * charging. Pages and any other front end (a JSON checkout) render these; none of the rules
+ * live in a page.
+ */
+export type CheckoutOutcome =
+  | PayOutcome
+  /** The partner's platform did not answer the ownership check: nothing changed, try again later. */
+  | { kind: 'platform_unavailable' }
+  /** A seller no longer owns a ticket: the checkout was cancelled and that listing ended. */
+  | { kind: 'ticket_moved' }
+  /** The risk evaluation came out high: the checkout failed, its listings are back on sale. */
+  | { kind: 'risk_high' };
+
+/**
+ * Live check that each seller still owns each ticket of a PENDING checkout, with the
+ * partner's platform (a channel's listing is skipped: the channel vouches for its tickets).
+ * A ticket that moved cancels the checkout (`ticket_moved`) and ends its listing; a platform
+ * that does not answer changes nothing. Null when every ticket is still its seller's.
+ */
+export async function verifySellers(deps: CheckoutDeps, partner: PartnerRow, intention: IntentionRow): Promise<CheckoutOutcome | null> {
+  for (const listingId of intention.listingIds) {
+    if (channelListingOf(deps.db, listingId)) continue;
+    const listing = deps.listings.get(deps.db, partner.id, listingId);
+    const seller = deps.users.get(deps.db, partner.id, listing.sellerPk);
+    const held = deps.listings.ticketsOf(deps.db, listingId);
+    const owned = await checkOwnership(deps, partner, seller.externalId ?? seller.email ?? seller.phone ?? '');
+    if (owned.kind === 'unavailable') return { kind: 'platform_unavailable' };
+    const ids = new Set(owned.kind === 'owned' ? owned.tickets.map((x) => x.ticketId) : []);
+    const moved = held.filter((x) => !ids.has(x.ticketId));
+    if (moved.length > 0) {
+      deps.db.transaction((tx) => {
+        deps.intentions.endIfPending(tx, intention.id, 'CANCELLED', 'ticket_moved');
+        deps.listings.terminateByTicket(tx, partner.id, moved[0]!.ticketId);
+      });
+      return { kind: 'ticket_moved' };
+    }
+  }
+  return null;
+}
+
+/**
+ * Checkout of a PENDING intention by its buyer: the sellers' ownership re-checked live
+ * (`verifySellers`), the risk evaluated before any money moves (a high result fails the
+ * intention and releases its listings), then the card charged. A charge needing extra
+ * verification answers `verify` (see `answerVerification`); otherwise the outcome is settled
+ * at once (`settle`).
+ */
+export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow; intention: IntentionRow; buyerPk: string; card: CardInput }): Promise<CheckoutOutcome> {
+  const { partner, intention, card } = input;
+  const refused = await verifySellers(deps, partner, intention);
+  if (refused) return refused;
+  const buyer = deps.users.get(deps.db, partner.id, input.buyerPk);
+  const risk = deps.db.transaction((tx) =>
+    deps.risk.evaluate(tx, partner.id, {
+      customer: {
+        id: buyer.externalId ?? buyer.id,
+        ...(buyer.email ? { email: { address: buyer.email, verified: true } } : {}),
+        ...(buyer.phone ? { phone: { number: buyer.phone, verified: true } } : {}),
+        ...(buyer.firstName ? { firstName: buyer.firstName } : {}),
+        ...(buyer.lastName ? { lastName: buyer.lastName } : {}),
+      },
+      device: { userId: buyer.id },
+      transaction: { id: intention.id, amount: toMajor(intention.totalMinor, intention.currency), currency: intention.currency, action: 'resale_purchase', cardData: { bin: card.number.slice(0, 6), last4Digits: card.number.slice(-4) } },
+    }),
+  );
+  if (risk.overall_risk === 'high') {
+    deps.db.transaction((tx) => deps.intentions.fail(tx, intention.id, 'risk_high'));
+    return { kind: 'risk_high' };
+  }
+  const result = await deps.payments.charge(intention, card);
+  return deps.db.transaction((tx) => {
+    const payment = deps.payments.record(tx, intention, result, card.number.replace(/\D/g, '').slice(-4));
+    if (result.status === 'requires_action') return { kind: 'verify', paymentId: payment.id };
+    return settle(deps, tx, payment, result);
+  });
+}
+
+/**
+ * The buyer answered the provider's extra verification of `payment`. Idempotent: only a
+ * payment awaiting it moves; a second answer reads how the first ended.
+ */
+export async function answerVerification(deps: CheckoutDeps, payment: PaymentRow, approved: boolean): Promise<CheckoutOutcome> {
+  if (payment.state !== 'requires_action') {
+    const intention = intentionById(deps.db, payment.intentionId)!;
+    return intention.state === 'PAID' ? { kind: 'paid', intentionId: intention.id } : { kind: 'ended', state: payment.state };
+  }
+  const result = await deps.payments.confirm(payment, approved);
+  return deps.db.transaction((tx) => {
+    if (!deps.payments.answer(tx, payment.id, result)) return { kind: 'ended', state: 'already_answered' };
+    return settle(deps, tx, payment, result);
+  });
+}
+
+/**
+ * What a charge's final answer means, in its transaction: declined fails the intention (its
+ * listings back on sale); succeeded completes the purchase, or, when the checkout had ended
+ * meanwhile (it expired during a slow verification), refunds the payment.
+ */
+function settle(deps: CheckoutDeps, tx: Tx, payment: PaymentRow, result: ChargeResult): CheckoutOutcome {
+  if (result.status === 'declined') {
+    deps.intentions.fail(tx, payment.intentionId, result.code);
+    return { kind: 'declined', code: result.code };
+  }
+  if (completePurchase(deps, tx, payment.intentionId)) return { kind: 'paid', intentionId: payment.intentionId };
+  deps.payments.refundLate(tx, payment.id);
+  return { kind: 'ended', state: intentionById(tx, payment.intentionId)!.state };
+}

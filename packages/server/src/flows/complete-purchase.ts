@@ -1,0 +1,95 @@
+import type { AppDeps } from '../context.js';
+import type { Tx } from '../db/client.js';
+import { toIso } from '../lib/clock.js';
+import { toMajor } from '../lib/money.js';
+import { channelListingOf } from '../modules/channels/channels.queries.js';
+import { priceTypeByPk, showWithEvent, ticketOptionByPk } from '../modules/events/events.queries.js';
+import { partnerOf } from '../modules/partners/partners.queries.js';
+import { userToApi } from '../modules/users/users.service.js';
+import { userOf, usersByPks } from '../modules/users/users.queries.js';
+import type { WebhookData } from '../modules/webhooks/webhooks.catalog.js';
+
+/** What completing a purchase needs from the modules it composes. */
+export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'intentions' | 'listings' | 'tickets' | 'payouts' | 'webhooks' | 'messages'>;
+
+/**
+ * Complete a purchase, in the caller's transaction, once its payment succeeded:
+ * 1. the intention PENDING → PAID (intentions; conditional: false when it is not PENDING any
+ *    more, and then nothing else happens, so a repeated callback completes nothing twice);
+ * 2. its listings RESERVED → SOLD (listings, `listing.updated` each);
+ * 3. their tickets to the buyer (tickets);
+ * 4. each seller's payout scheduled `payoutDelayDays` after the show (payouts);
+ * 5. the partner's `ticket.update` webhook (a channel's tickets carry `channel`, for the
+ *    partner to fulfil with it) and the e-mails: sold to each seller, confirmed to the buyer.
+ */
+export function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId: string): boolean {
+  const paid = deps.intentions.markPaid(tx, intentionId);
+  if (!paid) return false;
+  if (!paid.buyerPk) throw new Error('A buy intention was paid without a buyer');
+  const sold = deps.listings.markSold(tx, intentionId);
+  if (sold.length !== paid.listingIds.length) throw new Error('A paid intention lost a reserved listing');
+
+  const { show, event } = showWithEvent(tx, paid.showPk)!;
+  const partner = partnerOf(tx, paid.partnerId);
+  const buyer = userOf(tx, paid.buyerPk);
+  const sellers = usersByPks(tx, sold.map((l) => l.sellerPk));
+  const lang = partner.settings.defaultLang;
+  const dueAt = deps.payouts.dueAt(show.startsAt, partner.settings.payoutDelayDays);
+  const resold: WebhookData<'ticket.update'>['tickets'] = [];
+  for (const listing of sold) {
+    const seller = sellers.get(listing.sellerPk)!;
+    const held = deps.listings.ticketsOf(tx, listing.id);
+    deps.tickets.transfer(tx, held.map((t) => t.id), buyer.id);
+    const amountMinor = listing.payoutMinor * listing.quantity;
+    deps.payouts.schedule(tx, { partnerId: paid.partnerId, sellerPk: seller.id, listingId: listing.id, amountMinor, currency: listing.currency, dueAt });
+    const option = ticketOptionByPk(tx, listing.ticketOptionPk)!;
+    const priceTypeId = listing.priceTypePk ? priceTypeByPk(tx, listing.priceTypePk)?.priceTypeId : undefined;
+    const ch = channelListingOf(tx, listing.id);
+    const channel = ch ? { channel: { channelId: ch.channelId, externalListingId: ch.externalListingId, sellerReference: ch.sellerReference } } : {};
+    for (const t of held) {
+      resold.push({
+        ticketId: t.ticketId,
+        ticketOptionId: option.ticketId,
+        ...(priceTypeId ? { priceTypeId } : {}),
+        seating: { section: t.section, row: t.row, seat: t.seat },
+        orderId: t.orderId,
+        listingId: listing.id,
+        pricePaid: toMajor(listing.priceMinor + listing.buyerFeeMinor, listing.currency),
+        currency: listing.currency,
+        previousOwner: userToApi(seller),
+        ...channel,
+      });
+    }
+    deps.messages.toUser(tx, paid.partnerId, seller, 'listingSold', lang, {
+      eventTitle: event.title,
+      showTitle: show.title,
+      amount: { minor: amountMinor, currency: listing.currency },
+      payoutDate: toIso(dueAt).slice(0, 10),
+    });
+  }
+  const now = paid.paidAt ?? deps.clock.now();
+  deps.webhooks.enqueue(tx, paid.partnerId, {
+    action: 'ticket.update',
+    resourceKey: `intention:${paid.id}`,
+    data: {
+      resaleId: paid.id,
+      eventId: event.externalReferenceId,
+      showId: show.showId,
+      paidAt: toIso(now),
+      total: toMajor(paid.totalMinor, paid.currency),
+      currency: paid.currency,
+      buyer: { ...userToApi(buyer), firstName: buyer.firstName, lastName: buyer.lastName },
+      tickets: resold,
+    },
+  });
+  const timeZone = (show.location ?? event.location).timeZone;
+  deps.messages.toUser(tx, paid.partnerId, buyer, 'purchaseConfirmed', lang, {
+    eventTitle: event.title,
+    showTitle: show.title,
+    showDate: toIso(show.startsAt),
+    amount: { minor: paid.totalMinor, currency: paid.currency },
+    quantity: resold.length,
+    ...(timeZone ? { timeZone } : {}),
+  });
+  return true;
+}

@@ -1,0 +1,24 @@
+import { and, eq } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { buyIntentions } from './intentions.table.js';
+
+/**
+ * Reads of the intentions module other modules may use. Only `intentions.service.ts` writes
+ * buy intentions.
+ */
+export type IntentionRow = typeof buyIntentions.$inferSelect;
+
+/** A buy intention by id, of any partner (the id came from a row of ours). */
+export function intentionById(tx: Tx, intentionId: string): IntentionRow | undefined {
+  return tx.select().from(buyIntentions).where(eq(buyIntentions.id, intentionId)).get();
+}
+
+/** The ids of the PAID intentions of a show (whose buyers a cancellation refunds). */
+export function paidIntentionIdsOfShow(tx: Tx, showPk: string): string[] {
+  return tx
+    .select({ id: buyIntentions.id })
+    .from(buyIntentions)
+    .where(and(eq(buyIntentions.showPk, showPk), eq(buyIntentions.state, 'PAID')))
+    .all()
+    .map((r) => r.id);
+}

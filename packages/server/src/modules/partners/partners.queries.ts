@@ -1,0 +1,52 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client.js';
+import { apiKeys, partners } from './partners.table.js';
+
+export { API_KEY_KINDS, type ApiKeyKind } from './partners.table.js';
+
+/**
+ * Reads of the partners module other modules may use. Only `partners.service.ts` writes the
+ * partners and API key tables.
+ */
+export type PartnerRow = typeof partners.$inferSelect;
+
+/** A partner by id, or undefined. */
+export function partnerById(tx: Tx, partnerId: string): PartnerRow | undefined {
+  return tx.select().from(partners).where(eq(partners.id, partnerId)).get();
+}
+
+/** A partner that must exist (its id came from a row that references it). */
+export function partnerOf(tx: Tx, partnerId: string): PartnerRow {
+  const row = partnerById(tx, partnerId);
+  if (!row) throw new Error(`No partner ${partnerId}`);
+  return row;
+}
+
+/**
+ * Whether any partner lists `origin` in its settings' `allowedOrigins` (CORS preflights carry
+ * no key, so they are answered for an origin some partner allows). The statement is prepared
+ * once; call the returned function per request.
+ *
+ * @example const allows = anyPartnerAllowsOrigin(db); allows('https://tickets.acme.example'); // true
+ */
+export function anyPartnerAllowsOrigin(db: Db): (origin: string) => boolean {
+  const statement = db
+    .select({ one: sql<number>`1` })
+    .from(partners)
+    .where(sql`exists (select 1 from json_each(${partners.settings}, '$.allowedOrigins') where value = ${sql.placeholder('origin')})`)
+    .limit(1)
+    .prepare();
+  return (origin) => statement.get({ origin }) !== undefined;
+}
+
+/**
+ * When an API key expires (`expires_at`, null for a key without end), by the key's SHA-256
+ * (`hashSecret`); undefined for an unknown hash. The statement is prepared once; call the
+ * returned function per request (the buy access layer's key cache reads it on every miss).
+ *
+ * @example const expiry = apiKeyExpiry(db); expiry(hashSecret(presented)); // null
+ */
+export function apiKeyExpiry(db: Db): (hash: string) => number | null | undefined {
+  const statement = db.select({ expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare();
+  return (hash) => statement.get({ hash })?.expiresAt;
+}

@@ -1,0 +1,343 @@
+import { and, asc, eq, getTableColumns, isNull, lte, ne, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { TicketBatch, TicketsService, ValidItem } from './tickets.service.js';
+import { ticketJobs } from './tickets.table.js';
+
+export type JobRow = typeof ticketJobs.$inferSelect;
+
+/** A job without its items (`TicketsIngest.getJobStatus`). */
+export type JobStatus = Omit<JobRow, 'items'>;
+
+/** A job validated and serialized by `TicketsIngest.prepareJob`, stored by `insertJob`. */
+export interface PreparedJob {
+  /** The job but for what `insertJob` sets when it stores it (id, creation and, for a job with nothing valid, finish time). */
+  job: Omit<JobRow, 'id' | 'createdAt' | 'finishedAt'>;
+  /** `job.items` and `job.results` as their JSON columns store them. */
+  items: string;
+  results: string;
+}
+
+/** A job lease: long enough for the largest job, short enough to recover quickly after a crash. */
+export const JOB_LEASE_MS = 60_000;
+
+/**
+ * Most jobs `drain` and `applyDue` apply in one transaction. More per transaction measured
+ * no faster (the commit is not the cost), and keeps the HTTP thread's writes waiting longer.
+ */
+export const JOBS_PER_TRANSACTION = 2;
+/** Most items `drain` and `applyDue` apply in one transaction (past its first job), so a transaction holds the write lock for a bounded time. */
+export const ITEMS_PER_TRANSACTION = 8_000;
+
+/** What TicketsIngest is built from (see deps.ts): its own transactions run on `db`. */
+export interface TicketsIngestDeps {
+  db: Db;
+  clock: Clock;
+  /** The ticket aggregate, which applies the items. */
+  tickets: TicketsService;
+}
+
+/**
+ * The ingestion queue of POST /v1/tickets: the only writer of the ticket_jobs table. A job
+ * is validated and stored when the request is answered; a worker (the in-process job,
+ * tickets.job.ts, or the worker thread, tickets.worker.ts) applies its items through the
+ * ticket aggregate (`TicketsService.applyItems`) and marks it done in the same transaction.
+ */
+export class TicketsIngest {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly tickets: TicketsService;
+
+  constructor(deps: TicketsIngestDeps) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+    this.tickets = deps.tickets;
+  }
+
+  /** POST /v1/tickets: stores the job with its items in the caller's transaction. */
+  enqueue(tx: Tx, partnerId: string, raw: readonly unknown[]): JobRow {
+    return this.insertJob(tx, this.prepareJob(partnerId, raw));
+  }
+
+  /**
+   * The job of POST /v1/tickets, validated and serialized, ready to store, without touching
+   * the database: the route builds it before it waits for its turn to write, so the write
+   * transaction holds SQLite's single write lock only for the insert (see `insertJob`).
+   */
+  prepareJob(partnerId: string, raw: readonly unknown[]): PreparedJob {
+    const { valid, rejected } = this.tickets.parseItems(raw);
+    const job: PreparedJob['job'] = {
+      partnerId,
+      state: valid.length === 0 ? 'done' : 'queued',
+      total: raw.length,
+      items: valid,
+      results: rejected,
+      created: 0,
+      updated: 0,
+      rejected: rejected.length,
+      attempts: 0,
+      leaseUntil: null,
+      startedAt: null,
+    };
+    // The JSON columns as drizzle would encode them (JSON.stringify), made here, outside the transaction.
+    return { job, items: JSON.stringify(valid), results: JSON.stringify(rejected) };
+  }
+
+  /** Stores a job made by `prepareJob` in the caller's transaction, and wakes the worker thread once it has committed. */
+  insertJob(tx: Tx, prepared: PreparedJob): JobRow {
+    // The id and creation time are taken here, in the transaction, so that jobs are applied
+    // (oldest first) in the order they were stored, as when they were made in one step.
+    const now = this.clock.now();
+    const job: JobRow = { id: newId('ticketJob'), ...prepared.job, createdAt: now, finishedAt: prepared.job.state === 'done' ? now : null };
+    // A worker thread drains the queue: wake it once the caller's transaction has committed
+    // (better-sqlite3 transactions are synchronous, so by the next turn it has).
+    if (this.wakeDrainer && job.state === 'queued') setImmediate(this.wakeDrainer);
+    // The row is known: reading it back (RETURNING) would parse the items again.
+    tx.insert(ticketJobs)
+      .values({ ...job, items: sql`${prepared.items}`, results: sql`${prepared.results}` })
+      .run();
+    return job;
+  }
+
+  /**
+   * Leases the oldest queued job, or a running one whose lease expired (its worker died).
+   * The conditional update makes two workers never lease the same job.
+   */
+  leaseNext(): JobRow | null {
+    const now = this.clock.now();
+    for (;;) {
+      // Two indexed lookups rather than one with OR: that one sorts every queued job and
+      // reads each one's lease_until, which lies behind its items (up to megabytes).
+      // A queued job has no lease yet.
+      const queued = this.db
+        .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt })
+        .from(ticketJobs)
+        .where(eq(ticketJobs.state, 'queued'))
+        .orderBy(asc(ticketJobs.createdAt))
+        .limit(1)
+        .get();
+      const expired = this.db
+        .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil, createdAt: ticketJobs.createdAt })
+        .from(ticketJobs)
+        .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
+        .orderBy(asc(ticketJobs.createdAt))
+        .limit(1)
+        .get();
+      const candidate = queued && (!expired || queued.createdAt <= expired.createdAt) ? { id: queued.id, leaseUntil: null } : expired;
+      if (!candidate) return null;
+      const leased = this.db
+        .update(ticketJobs)
+        .set({ state: 'running', leaseUntil: now + JOB_LEASE_MS, attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now })
+        .where(
+          and(
+            eq(ticketJobs.id, candidate.id),
+            candidate.leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, candidate.leaseUntil),
+            ne(ticketJobs.state, 'done'),
+          ),
+        )
+        .returning()
+        .get();
+      if (leased) return leased;
+    }
+  }
+
+  /**
+   * Applies a leased job and marks it done in ONE transaction. A crash before the commit
+   * leaves the job running with its lease; once the lease expires another worker replays it
+   * whole, so every ticket is stored exactly once.
+   */
+  process(job: JobRow): void {
+    this.db.transaction((tx) => {
+      // The lease was taken over meanwhile: roll back, the new holder does the work.
+      if (!this.complete(tx, job, job.leaseUntil!)) tx.rollback();
+    });
+  }
+
+  /**
+   * Applies a job's items and marks it done, in the caller's transaction, if the job still
+   * holds the lease `leaseUntil` (null: still queued, never leased). False, with nothing
+   * kept, when it does not (the caller rolls back).
+   */
+  private complete(tx: Tx, job: JobRow, leaseUntil: number | null, batch?: TicketBatch): boolean {
+    // The items column holds what `prepareJob` validated (ValidItem[]), as JSON.
+    const results = this.tickets.applyItems(tx, job.partnerId, job.items as ValidItem[], batch);
+    const all = [...job.results, ...results].sort((a, b) => a.index - b.index);
+    let created = 0;
+    let updated = 0;
+    let rejected = 0;
+    for (const r of all) {
+      if (r.status === 'created') created++;
+      else if (r.status === 'updated') updated++;
+      else rejected++;
+    }
+    const now = this.clock.now();
+    const done = tx
+      .update(ticketJobs)
+      .set({
+        state: 'done',
+        results: all,
+        items: [],
+        created,
+        updated,
+        rejected,
+        leaseUntil: null,
+        finishedAt: now,
+        // Jobs applied by `applyDue` were never leased: this transaction is their attempt.
+        ...(leaseUntil === null ? { attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now } : {}),
+      })
+      .where(and(eq(ticketJobs.id, job.id), ne(ticketJobs.state, 'done'), leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, leaseUntil)))
+      .run();
+    return done.changes === 1;
+  }
+
+  /**
+   * Applies due jobs (queued, or running with an expired lease: their worker died), oldest
+   * first, in ONE transaction: at most `JOBS_PER_TRANSACTION` jobs and, past the first,
+   * `ITEMS_PER_TRANSACTION` items. Returns how many jobs it applied.
+   *
+   * Why not lease first (`leaseNext`, then `process`): the lease is a write of its own, one
+   * more turn of SQLite's single write lock per job, and a job per transaction pays the
+   * commit (pages of six b-trees written to the WAL) for every 1,000 tickets. Here the jobs
+   * are chosen, applied and marked done inside one IMMEDIATE transaction, which holds the
+   * write lock from its first read to its commit, so no other writer can take a job in
+   * between and no lease is needed; a crash rolls everything back and the jobs stay due, to
+   * be applied whole after restart. The outcome is the one of applying the jobs one after
+   * the other: each job's items are applied in order, and each job gets its own results.
+   */
+  applyDue(maxJobs = JOBS_PER_TRANSACTION, maxItems = ITEMS_PER_TRANSACTION): number {
+    return this.db.transaction((tx) => this.applyJobs(tx, this.dueJobs(tx, maxJobs, maxItems)));
+  }
+
+  /**
+   * The due jobs `applyDue` would apply, read whole (items parsed), in `tx` or, outside any
+   * transaction, from a read snapshot (see `drain`).
+   */
+  private dueJobs(tx: Tx, maxJobs: number, maxItems: number): JobRow[] {
+    const now = this.clock.now();
+    // Two indexed lookups rather than one with OR (see `leaseNext`); rows are read whole only once chosen.
+    const queued = tx
+      .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
+      .from(ticketJobs)
+      .where(eq(ticketJobs.state, 'queued'))
+      .orderBy(asc(ticketJobs.createdAt))
+      .limit(maxJobs)
+      .all();
+    const expired = tx
+      .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
+      .from(ticketJobs)
+      .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
+      .orderBy(asc(ticketJobs.createdAt))
+      .limit(maxJobs)
+      .all();
+    const due = expired.length === 0 ? queued : [...queued, ...expired].sort((a, b) => a.createdAt - b.createdAt);
+    const jobs: JobRow[] = [];
+    let items = 0;
+    for (const candidate of due) {
+      if (jobs.length >= maxJobs || (jobs.length > 0 && items + candidate.total > maxItems)) break;
+      const job = tx.select().from(ticketJobs).where(eq(ticketJobs.id, candidate.id)).get();
+      if (job) jobs.push(job);
+      items += candidate.total;
+    }
+    return jobs;
+  }
+
+  /**
+   * Applies jobs read by `dueJobs` in the caller's transaction, skipping any that changed
+   * since it was read (applied or leased meanwhile by another worker). A job's items never
+   * change while it is due, so what was read of them before the transaction is what it
+   * holds. Returns how many it applied.
+   */
+  private applyJobs(tx: Tx, jobs: readonly JobRow[]): number {
+    let n = 0;
+    // Jobs of one partner share a batch (the show, option and user lookups, the tickets it
+    // wrote): applying them one after the other in one transaction is applying their items
+    // in sequence, which a batch does (`applyItems` ends each job with a flush).
+    const batches = new Map<string, TicketBatch>();
+    for (const job of jobs) {
+      const now = tx.select({ state: ticketJobs.state, leaseUntil: ticketJobs.leaseUntil }).from(ticketJobs).where(eq(ticketJobs.id, job.id)).get();
+      if (!now || now.state !== job.state || now.leaseUntil !== job.leaseUntil || now.state === 'done') continue;
+      let batch = batches.get(job.partnerId);
+      if (!batch) batches.set(job.partnerId, (batch = this.tickets.openBatch(tx, job.partnerId)));
+      // Cannot fail: the transaction has held the write lock since the check above.
+      if (!this.complete(tx, job, job.state === 'queued' ? null : job.leaseUntil, batch)) throw new Error(`tickets: job ${job.id} changed while it was applied`);
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Applies due jobs until none is left or `budgetMs` is spent. Returns how many.
+   * `beforeJob` and `afterJob` bracket each write transaction (the worker thread takes turns
+   * with the HTTP thread's writes there).
+   *
+   * Each round reads and parses the next due jobs first, outside the transaction (a read
+   * of the WAL snapshot takes no lock), so that work overlaps the HTTP thread's writes
+   * instead of holding the write lock; the transaction then checks that each job is still
+   * due as read and applies it (`applyJobs`).
+   */
+  drain(budgetMs = 200, opts: { beforeJob?: () => void; afterJob?: () => void } = {}): number {
+    const started = performance.now();
+    let n = 0;
+    for (let round = 0; round === 0 || performance.now() - started < budgetMs; round++) {
+      const jobs = this.dueJobs(this.db, JOBS_PER_TRANSACTION, ITEMS_PER_TRANSACTION);
+      if (jobs.length === 0) break;
+      opts.beforeJob?.();
+      try {
+        n += this.db.transaction((tx) => this.applyJobs(tx, jobs));
+      } finally {
+        opts.afterJob?.();
+      }
+    }
+    return n;
+  }
+
+  private wakeDrainer: (() => void) | null = null;
+  private writeTurn: (() => Promise<() => void>) | null = null;
+
+  /**
+   * Hands the queue to a worker thread (tickets.worker.ts), or back with null. While handed
+   * off, the in-process job does not drain (`drainsHere` is false) and each enqueue calls
+   * `wake` once its transaction has ended.
+   */
+  handOffQueue(wake: (() => void) | null, turn: (() => Promise<() => void>) | null = null): void {
+    this.wakeDrainer = wake;
+    this.writeTurn = wake ? turn : null;
+  }
+
+  /**
+   * Waits, without blocking the event loop, for a turn to write beside the worker thread
+   * (`WriterGate.turn`); call the function it returns once the write transaction is over.
+   * Settles at once when no thread drains the queue.
+   */
+  awaitWriteTurn(): Promise<() => void> {
+    return this.writeTurn ? this.writeTurn() : Promise.resolve(noop);
+  }
+
+  /** False while a worker thread drains the queue. */
+  get drainsHere(): boolean {
+    return this.wakeDrainer === null;
+  }
+
+  /** A job of the partner; 404 for unknown and foreign alike. */
+  getJob(partnerId: string, jobId: string): JobRow {
+    const job = this.db.select().from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get();
+    if (!job) throw ApiError.notFound('job', jobId);
+    return job;
+  }
+
+  /**
+   * What GET /v1/tickets/jobs/:jobId shows of a job: all but its items, which are not read
+   * (an unfinished job holds up to 1,000 of them as JSON, and clients poll). 404 for
+   * unknown and foreign alike.
+   */
+  getJobStatus(partnerId: string, jobId: string): JobStatus {
+    const { items: _items, ...columns } = getTableColumns(ticketJobs);
+    const job = this.db.select(columns).from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get();
+    if (!job) throw ApiError.notFound('job', jobId);
+    return job;
+  }
+}
+
+function noop(): void {}

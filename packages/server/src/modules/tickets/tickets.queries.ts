@@ -1,0 +1,76 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { tickets } from './tickets.table.js';
+
+/**
+ * Reads of the tickets module other modules may use. Only the tickets module writes the
+ * tickets and ticket job tables (`tickets.service.ts`, the aggregate; `tickets.ingest.ts`,
+ * the ingestion queue).
+ */
+export type TicketRow = typeof tickets.$inferSelect;
+
+/** A ticket of a partner by the partner's ticket id. */
+export function ticketByRef(tx: Tx, partnerId: string, ticketId: string): TicketRow | undefined {
+  return tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ticketId))).get();
+}
+
+/** Tickets of a partner by primary key, in no particular order. */
+export function ticketsByPks(tx: Tx, partnerId: string, ticketPks: readonly string[]): TicketRow[] {
+  if (ticketPks.length === 0) return [];
+  return tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), inArray(tickets.id, [...ticketPks]))).all();
+}
+
+/** Tickets by primary key (keys read from a row of ours, so no partner filter), in no particular order. */
+export function ticketRowsByPks(tx: Tx, ticketPks: readonly string[]): TicketRow[] {
+  if (ticketPks.length === 0) return [];
+  return tx.select().from(tickets).where(inArray(tickets.id, [...ticketPks])).all();
+}
+
+/** Where a ticket sits, as the partner sent it. */
+export interface TicketSeat {
+  ticketId: string;
+  section: string | null;
+  row: string | null;
+  seat: string | null;
+}
+
+/** Primary keys per statement in bulk reads (below SQLite's limit of bound parameters). */
+const IN_CHUNK = 5_000;
+
+/**
+ * The seats of tickets by primary key (keys read from rows of ours), keyed by it: only the
+ * columns a market or seat map shows, in statements of {@link IN_CHUNK} keys.
+ */
+export function ticketSeatsByPks(tx: Tx, ticketPks: readonly string[]): Map<string, TicketSeat> {
+  const out = new Map<string, TicketSeat>();
+  const pks = [...new Set(ticketPks)];
+  for (let i = 0; i < pks.length; i += IN_CHUNK) {
+    const rows = tx
+      .select({ id: tickets.id, ticketId: tickets.ticketId, section: tickets.section, row: tickets.row, seat: tickets.seat })
+      .from(tickets)
+      .where(inArray(tickets.id, pks.slice(i, i + IN_CHUNK)))
+      .all();
+    for (const { id, ...seat } of rows) out.set(id, seat);
+  }
+  return out;
+}
+
+/** The tickets of a primary-sale order of a partner in one show, in insertion order. */
+export function ticketsOfOrder(tx: Tx, partnerId: string, orderId: string, showPk: string): TicketRow[] {
+  return tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.orderId, orderId), eq(tickets.showPk, showPk))).all();
+}
+
+/** The tickets of a partner with these ids that a user owns and are in one of `states` (any order). */
+export function ownedTicketsByRefs(tx: Tx, partnerId: string, ownerPk: string, ticketIds: readonly string[], states: readonly TicketRow['state'][]): TicketRow[] {
+  if (ticketIds.length === 0 || states.length === 0) return [];
+  return tx
+    .select()
+    .from(tickets)
+    .where(and(eq(tickets.partnerId, partnerId), inArray(tickets.ticketId, [...ticketIds]), eq(tickets.ownerPk, ownerPk), inArray(tickets.state, [...states])))
+    .all();
+}
+
+/** A ticket by primary key (any partner's: the caller scopes it, e.g. by a signed token). */
+export function ticketByPk(tx: Tx, ticketPk: string): TicketRow | undefined {
+  return tx.select().from(tickets).where(eq(tickets.id, ticketPk)).get();
+}
