@@ -10,7 +10,7 @@ import { t, type Lang } from '../../pages/i18n.js';
 import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
 import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, sessionFromRequest, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
-import type { ListingRow } from '../listings/listings.service.js';
+import { listingById, type ListingRow } from '../listings/listings.queries.js';
 import type { PriceLimits } from '../listings/listings.pricing.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts, type PayoutAccountView } from '../payouts/payouts.accounts.js';
@@ -386,12 +386,8 @@ export function sellPageRoutes(deps: AppDeps) {
 
   /** The seller's own listing, or null (another seller's reads as not found). */
   function ownListing(c: C, partner: PartnerRow, userPk: string): ListingRow | null {
-    try {
-      const l = deps.listings.get(deps.db, partner.id, c.req.param('listingId') ?? '');
-      return l.sellerPk === userPk ? l : null;
-    } catch {
-      return null;
-    }
+    const l = listingById(deps.db, c.req.param('listingId') ?? '');
+    return l && l.partnerId === partner.id && l.sellerPk === userPk ? l : null;
   }
 
   app.get(
