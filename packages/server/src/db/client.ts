@@ -5,10 +5,17 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema.js';
+import { SqliteTransactor, type Transact } from './transaction.js';
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 /** A transaction or the database itself: services accept either. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+export type Tx = Parameters<Parameters<BetterSQLite3Database<typeof schema>['transaction']>[0]>[0] | BetterSQLite3Database<typeof schema>;
+
+/**
+ * The database: drizzle over one better-sqlite3 connection, with `transact` (a transaction
+ * whose callback may await) and `read` (reads outside a transaction, queued behind an open
+ * one); see db/transaction.ts. New code reaches the database only through these two.
+ */
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database; transact: Transact<Tx>; read: Transact<Tx> };
 
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
@@ -26,12 +33,20 @@ export function createDb(path: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   const db = drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
-  // Transactions take the write lock when they begin (BEGIN IMMEDIATE). A deferred one that
-  // reads, then writes, fails with SQLITE_BUSY_SNAPSHOT when another connection (another
-  // process, the ingestion worker) wrote in between, and busy_timeout does not retry that;
-  // an immediate one waits its turn instead. Nested calls are savepoints and unaffected.
+  const transactor = new SqliteTransactor<Tx>(sqlite, db);
+  db.transact = transactor.transact;
+  db.read = transactor.read;
+  // Synchronous transactions (code not yet moved to `transact`) take the write lock when they
+  // begin (BEGIN IMMEDIATE), as `transact` does: a deferred one that reads, then writes, fails
+  // with SQLITE_BUSY_SNAPSHOT when another connection (another process, the ingestion worker)
+  // wrote in between, and busy_timeout does not retry that; an immediate one waits its turn.
+  // Nested calls are savepoints and unaffected. One started while an async transaction awaits
+  // on this connection is refused (it would become part of that one).
   const transaction = db.transaction.bind(db);
-  db.transaction = ((fn, config) => transaction(fn, { behavior: 'immediate', ...config })) as Db['transaction'];
+  db.transaction = ((fn, config) => {
+    transactor.guardSync();
+    return transaction(fn, { behavior: 'immediate', ...config });
+  }) as Db['transaction'];
   migrate(db, { migrationsFolder: MIGRATIONS });
   return db;
 }

@@ -62,7 +62,7 @@ export function excludedRow<T extends SQLiteTable>(table: T) {
  * the connection of the database that opened it (drizzle keeps it in the handle's session).
  */
 function connectionOf(tx: Tx): Database.Database {
-  if ('$client' in tx) return tx.$client;
+  if ('$client' in tx) return (tx as { $client: Database.Database }).$client;
   const client = (tx as unknown as { session?: { client?: unknown } }).session?.client;
   if (!(client instanceof Database)) throw new Error('db/statements: cannot find the better-sqlite3 connection of this transaction');
   return client;

@@ -70,6 +70,30 @@ function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
       },
     );
   }
+  // The same work done across an await inside the transaction (a payment provider, the
+  // partner's platform): `name: 'late-crash'` throws after the await, after writing.
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/async-things',
+      operationId: 'createAsyncThing',
+      tags: ['Test'],
+      summary: 'Create a thing, awaiting in the middle',
+      middleware: mw,
+      request: { body: jsonBody(ThingInput) },
+      responses: { 201: jsonResponse(envelope(Thing, 201), 'The thing'), ...errorResponses(409, 422) },
+    }),
+    (c) => {
+      const body = c.req.valid('json');
+      const partnerId = c.get('auth').partner.id;
+      return respondInTransaction(c, t.deps, 201, async (tx) => {
+        const row = tx.insert(things).values({ partnerId, name: body.name }).returning().get();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (body.name === 'late-crash') throw new Error('the provider hung up');
+        return { id: row.id, name: row.name };
+      });
+    },
+  );
   router.openapi(
     createRoute({
       method: 'post',
@@ -271,6 +295,36 @@ describe('Idempotency-Key', () => {
     expect(s.claims()).toEqual([]);
   });
 
+  it('stores the answer in the transaction of async work: both commit together, or neither', async () => {
+    const s = setup();
+    const p = s.t.partner();
+    const first = await s.send('/v1/async-things', { key: p.keys.private, idem: 'async-1', body: { name: 'A' } });
+    expect(first.status).toBe(201);
+    expect(s.thingCount()).toBe(1);
+    expect(s.claims()).toMatchObject([{ key: 'async-1', state: 'done', responseStatus: 201, responseBody: first.text }]);
+    const again = await s.send('/v1/async-things', { key: p.keys.private, idem: 'async-1', body: { name: 'A' } });
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(s.thingCount()).toBe(1);
+
+    // Work that fails after its await leaves neither the thing nor an answer: the key is free again.
+    const crashed = await s.send('/v1/async-things', { key: p.keys.private, idem: 'async-2', body: { name: 'late-crash' } });
+    expect(crashed.status).toBe(500);
+    expect(s.thingCount()).toBe(1);
+    expect(s.claims().map((c) => c.key)).toEqual(['async-1']);
+  });
+
+  it('runs concurrent async work one transaction at a time, each with its own answer', async () => {
+    const s = setup();
+    const p = s.t.partner();
+    const answers = await Promise.all(['A', 'B', 'C', 'D'].map((name, i) => s.send('/v1/async-things', { key: p.keys.private, idem: `many-${i}`, body: { name } })));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    expect(answers.map((a) => a.body.data.name)).toEqual(['A', 'B', 'C', 'D']);
+    expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(4);
+    const stored = new Map(s.claims().map((c) => [c.key, c.responseBody]));
+    answers.forEach((a, i) => expect(stored.get(`many-${i}`)).toBe(a.text));
+  });
+
   it('stores the answer of a handler that does not use respondInTransaction', async () => {
     const s = setup();
     const p = s.t.partner();
@@ -317,7 +371,7 @@ describe('purge of expired Idempotency-Keys', () => {
     });
     t.db.insert(idempotencyKeys).values([row('old', now - 1), row('edge', now), row('young', now + 1)]).run();
 
-    expect(purgeExpiredIdempotencyKeys(t.deps)).toBe(2);
+    expect(await purgeExpiredIdempotencyKeys(t.deps)).toBe(2);
     expect(t.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all()).toEqual([{ key: 'young' }]);
 
     t.clock.advance(1);

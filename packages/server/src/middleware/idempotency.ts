@@ -8,6 +8,7 @@ import type { Clock } from '../lib/clock.js';
 import { ok } from '../lib/envelope.js';
 import { ApiError } from '../lib/errors.js';
 import { idempotencyKeys } from './idempotency.table.js';
+import { affected } from '../db/affected.js';
 
 /**
  * `Idempotency-Key` on the POSTs that create things, as Stripe does it:
@@ -96,7 +97,7 @@ export function idempotency(deps: IdempotencyOptions): MiddlewareHandler<AppEnv>
 
     // Hono caches the body, so the validator after this middleware still parses it.
     const requestHash = hashRequest(c.req.method, c.req.path, await c.req.text());
-    const outcome = claim(deps, partnerId, key, requestHash);
+    const outcome = await claim(deps, partnerId, key, requestHash);
     if (outcome.kind === 'replay') {
       // Only the status and body are stored: every answer of these routes is the JSON envelope.
       // An empty body goes back as no body (a 204 may not carry one).
@@ -122,18 +123,18 @@ export function idempotency(deps: IdempotencyOptions): MiddlewareHandler<AppEnv>
       },
       complete(tx, status, body) {
         const res = tx.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine).run();
-        if (res.changes !== 1) throw inProgress();
+        if (affected(res) !== 1) throw inProgress();
         completed = true;
       },
     };
     c.set('idempotency', handle);
 
-    const release = () => deps.db.delete(idempotencyKeys).where(mine).run();
+    const release = () => deps.db.transact((tx) => tx.delete(idempotencyKeys).where(mine).run());
     try {
       await next();
     } catch (err) {
       // Only reached when no onError caught it on the way; the claim must not outlive the request.
-      release();
+      await release();
       throw err;
     }
 
@@ -142,36 +143,33 @@ export function idempotency(deps: IdempotencyOptions): MiddlewareHandler<AppEnv>
       // Nothing is stored for a failed request (as Stripe does for validation errors), so the
       // client may fix the cause and retry with the same key. A `done` row committed by the
       // handler before it failed is kept: its work is done and must not run twice.
-      release();
+      await release();
       return;
     }
     if (!handle.completed) {
       const body = await c.res.clone().text();
-      deps.db.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine).run();
+      await deps.db.transact((tx) => tx.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine).run());
     }
   };
 }
 
 /**
- * Runs `work` in one transaction and answers `ok(result, status)`. When the request
- * carries a claimed Idempotency-Key, the answer is stored in that same transaction.
- * `work` must be synchronous (better-sqlite3 transactions are).
+ * Runs `work` in one transaction (`db.transact`: it may await) and answers
+ * `ok(result, status)`. When the request carries a claimed Idempotency-Key, the answer is
+ * stored in that same transaction, after the work: both commit or neither does.
  *
  * @example
  * (c) => respondInTransaction(c, deps, 201, (tx) => listings.create(tx, partnerId, body))
  */
-export function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 201 | 202>(
+export async function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 201 | 202>(
   c: Context<AppEnv>,
   deps: RespondOptions,
   status: S,
-  work: (tx: Tx) => T,
+  work: (tx: Tx) => T | Promise<T>,
 ) {
   const handle = c.get('idempotency');
-  const body = deps.db.transaction((tx) => {
-    const result = work(tx);
-    // An async `work` would run on after the transaction committed: refuse it loudly.
-    if (isThenable(result)) throw new Error('respondInTransaction: work must be synchronous');
-    const envelope = ok(result, status);
+  const body = await deps.db.transact(async (tx) => {
+    const envelope = ok(await work(tx), status);
     handle?.complete(tx, status, JSON.stringify(envelope));
     return envelope;
   });
@@ -187,10 +185,10 @@ export function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 201 | 
  * Run hourly by jobs/purge-idempotency.ts.
  *
  * @returns how many rows were deleted
- * @example purgeExpiredIdempotencyKeys(deps); // 0 when nothing had expired
+ * @example await purgeExpiredIdempotencyKeys(deps); // 0 when nothing had expired
  */
-export function purgeExpiredIdempotencyKeys(deps: IdempotencyOptions): number {
-  return deps.db.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, deps.clock.now())).run().changes;
+export function purgeExpiredIdempotencyKeys(deps: IdempotencyOptions): Promise<number> {
+  return deps.db.transact((tx) => affected(tx.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, deps.clock.now())).run()));
 }
 
 type Claim = { kind: 'claimed'; lockedUntil: number } | { kind: 'replay'; status: number; body: string };
@@ -200,17 +198,17 @@ type Claim = { kind: 'claimed'; lockedUntil: number } | { kind: 'replay'; status
  * conditional (insert if absent, take over if abandoned), so two processes racing for the
  * same key cannot both win, on SQLite or PostgreSQL alike.
  */
-function claim(deps: IdempotencyOptions, partnerId: string, key: string, requestHash: string): Claim {
+function claim(deps: IdempotencyOptions, partnerId: string, key: string, requestHash: string): Promise<Claim> {
   const now = deps.clock.now();
   const lockedUntil = now + IDEMPOTENCY_LOCK_MS;
   const fresh = { requestHash, state: 'processing' as const, responseStatus: null, responseBody: null, lockedUntil, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS };
   const thisKey = and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key));
 
-  return deps.db.transaction((tx) => {
+  return deps.db.transact((tx): Claim => {
     // An expired key is as good as unused, whether or not the purge job has run yet.
     tx.delete(idempotencyKeys).where(and(thisKey, lte(idempotencyKeys.expiresAt, now))).run();
     const inserted = tx.insert(idempotencyKeys).values({ partnerId, key, ...fresh }).onConflictDoNothing().run();
-    if (inserted.changes === 1) return { kind: 'claimed', lockedUntil };
+    if (affected(inserted) === 1) return { kind: 'claimed', lockedUntil };
 
     const row = tx.select().from(idempotencyKeys).where(thisKey).get();
     if (!row) throw inProgress(); // removed between our statements by another process: let the client retry
@@ -229,7 +227,7 @@ function claim(deps: IdempotencyOptions, partnerId: string, key: string, request
       .set(fresh)
       .where(and(thisKey, eq(idempotencyKeys.state, 'processing'), eq(idempotencyKeys.lockedUntil, row.lockedUntil)))
       .run();
-    if (taken.changes !== 1) throw inProgress();
+    if (affected(taken) !== 1) throw inProgress();
     return { kind: 'claimed', lockedUntil };
   });
 }
@@ -244,8 +242,4 @@ function inProgress(): ApiError {
 /** SHA-256 of what makes two requests the same: method, path and body (newline-separated, so parts cannot run into each other). */
 function hashRequest(method: string, path: string, body: string): string {
   return createHash('sha256').update(`${method}\n${path}\n${body}`).digest('hex');
-}
-
-function isThenable(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
