@@ -126,7 +126,7 @@ async function setup(base: string, dbPath: string): Promise<void> {
     secretKey: 'bench-secret-key-0000000000000000000000',
     config: { env: 'production', publicBaseUrl: 'http://127.0.0.1', operatorToken: null, maxBodyBytes: 1e8, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'a <a@b.c>' },
   });
-  const partnerId = deps.partners.authenticate(KEYS.private)!.partner.id;
+  const partnerId = (await deps.partners.authenticate(KEYS.private))!.partner.id;
   // Short transactions with a pause between them, so the server's jobs get the write lock too.
   const PER_TX = 200;
   for (let b = 0; b < LISTINGS / PER_TX; b++) {

@@ -30,7 +30,7 @@ export async function run(): Promise<Record<string, number>> {
     // Listings are made in the hosted sell flow; here, through the same service on the same database file.
     const db = createDb(join(server.dir, 'bench.sqlite'));
     const deps = buildDeps({ db, clock: systemClock, logger: pino({ level: 'silent' }), secretKey: 'bench-secret-key-0000000000000000000000', config: { env: 'production', publicBaseUrl: server.base, operatorToken: null, maxBodyBytes: 1e6, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'x' } });
-    const partner = deps.partners.authenticate(KEYS.private)!.partner;
+    const partner = (await deps.partners.authenticate(KEYS.private))!.partner;
     const listingIds = tickets.map((t) => {
       const ticket = deps.tickets.get(db, partner.id, t.ticketId);
       return db.transaction((tx) => deps.listings.create(tx, partner.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 })).id;

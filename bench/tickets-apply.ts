@@ -38,7 +38,7 @@ export async function run(): Promise<Record<string, number>> {
       secretKey: 'bench-secret-key-0000000000000000000000',
       config: { env: 'production', publicBaseUrl: 'http://bench.local', operatorToken: null, maxBodyBytes: 1 << 24, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'bench <bench@bench.local>' },
     });
-    const { partner } = deps.partners.create('bench', {});
+    const { partner } = await deps.partners.create('bench', {});
     db.transaction((tx) =>
       deps.events.create(tx, partner.id, {
         externalReferenceId: 'bench-tour',

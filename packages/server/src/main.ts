@@ -49,7 +49,7 @@ export async function start(source: Record<string, string | undefined> = process
     ];
     for (const [from, to] of map) if (env[from]) settings[to] = String(env[from]);
     const origins = env.SANDBOX_ALLOWED_ORIGINS;
-    const partner = deps.partners.ensureSandbox({
+    const partner = await deps.partners.ensureSandbox({
       keys: { private: env.SANDBOX_PRIVATE_KEY, public: env.SANDBOX_PUBLIC_KEY, channels: env.SANDBOX_CHANNELS_KEY },
       ...(env.SANDBOX_WEBHOOK_SECRET ? { webhookSecret: env.SANDBOX_WEBHOOK_SECRET } : {}),
       settings: { ...settings, ...(origins ? { allowedOrigins: origins } : {}) },

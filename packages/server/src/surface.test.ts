@@ -238,7 +238,7 @@ async function storedMarkupShownEscaped(after: string) {
     if (res.status >= 500) problems.push(`${res.status} GET ${page} after ${after}`);
     if (html.includes(PROBE)) problems.push(`unescaped markup in GET ${page} after ${after}`);
   }
-  for (const m of t.deps.messages.list({ limit: 500 })) if (m.html?.includes(PROBE)) problems.push(`unescaped markup in the e-mail "${m.subject}" after ${after}`);
+  for (const m of await t.deps.messages.list({ limit: 500 })) if (m.html?.includes(PROBE)) problems.push(`unescaped markup in the e-mail "${m.subject}" after ${after}`);
 }
 
 describe('the HTTP surface never answers 500', () => {

@@ -22,7 +22,9 @@ export interface DbChangeCounter {
   /**
    * Runs `work`, then forgives the rows it changed on this connection, so they do not count
    * as a change. Only for work that writes tables no cache of the caller reads (one-time
-   * tokens, users). Synchronous, so no other request's writes can interleave.
+   * tokens, users). No other request's writes may land while it runs: call it inside the
+   * transaction that does the work (`transact` queues every other one until it ends), or with
+   * synchronous work.
    */
   forgive<T>(work: () => T): T;
 }
@@ -69,11 +71,17 @@ export class SqliteChangeCounter implements DbChangeCounter {
 
   forgive<T>(work: () => T): T {
     const before = this.totalChanges.get() as number;
+    const settle = () => void (this.forgiven += (this.totalChanges.get() as number) - before);
+    let result: T;
     try {
-      return work();
-    } finally {
-      this.forgiven += (this.totalChanges.get() as number) - before;
+      result = work();
+    } catch (err) {
+      settle();
+      throw err;
     }
+    if (result instanceof Promise) return result.finally(settle) as T;
+    settle();
+    return result;
   }
 }
 

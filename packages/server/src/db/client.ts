@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema.js';
-import { SqliteTransactor, type Transact } from './transaction.js';
+import { SqliteTransactor, type Read, type Transact } from './transaction.js';
 
 /** A transaction or the database itself: services accept either. */
 export type Tx = Parameters<Parameters<BetterSQLite3Database<typeof schema>['transaction']>[0]>[0] | BetterSQLite3Database<typeof schema>;
@@ -13,9 +13,10 @@ export type Tx = Parameters<Parameters<BetterSQLite3Database<typeof schema>['tra
 /**
  * The database: drizzle over one better-sqlite3 connection, with `transact` (a transaction
  * whose callback may await) and `read` (reads outside a transaction, queued behind an open
- * one); see db/transaction.ts. New code reaches the database only through these two.
+ * one); see db/transaction.ts. Callbacks get a handle of the same type whose `transact` and
+ * `read` stay inside their transaction.
  */
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database; transact: Transact<Tx>; read: Transact<Tx> };
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database; transact: Transact<Db>; read: Read<Db> };
 
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
@@ -33,7 +34,7 @@ export function createDb(path: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   const db = drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
-  const transactor = new SqliteTransactor<Tx>(sqlite, db);
+  const transactor = new SqliteTransactor<Db>(sqlite, db);
   db.transact = transactor.transact;
   db.read = transactor.read;
   // Synchronous transactions (code not yet moved to `transact`) take the write lock when they
@@ -42,11 +43,11 @@ export function createDb(path: string): Db {
   // wrote in between, and busy_timeout does not retry that; an immediate one waits its turn.
   // Nested calls are savepoints and unaffected. One started while an async transaction awaits
   // on this connection is refused (it would become part of that one).
-  const transaction = db.transaction.bind(db);
-  db.transaction = ((fn, config) => {
-    transactor.guardSync();
-    return transaction(fn, { behavior: 'immediate', ...config });
-  }) as Db['transaction'];
+  const transaction = db.transaction;
+  db.transaction = function (this: unknown, fn, config) {
+    transactor.guardSync(this);
+    return transaction.call(this as Db, fn, { behavior: 'immediate', ...config });
+  } as Db['transaction'];
   migrate(db, { migrationsFolder: MIGRATIONS });
   return db;
 }

@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
 import { count, eq } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDb, type Db } from './client.js';
+import { QUEUE_WAIT_MS } from './transaction.js';
 import { listen } from '../testing/harness.js';
 import { tempDir } from '../testing/temp-dir.js';
 
@@ -80,20 +81,37 @@ describe('db.transact', () => {
     expect(db.select().from(notes).all().map((n) => n.step)).toEqual(['next']);
   });
 
-  it('runs a nested transact of the same flow as a savepoint: its failure undoes only itself', async () => {
+  it('runs tx.transact as a savepoint: its failure undoes only itself', async () => {
     const db = database();
     await db.transact(async (tx) => {
       tx.insert(notes).values({ owner: 'outer', step: 'kept' }).run();
       await expect(
-        db.transact(async (inner) => {
+        tx.transact(async (inner) => {
           inner.insert(notes).values({ owner: 'inner', step: 'undone' }).run();
           await tick();
           throw new Error('inner failed');
         }),
       ).rejects.toThrow('inner failed');
-      await db.transact((inner) => inner.insert(notes).values({ owner: 'inner', step: 'released' }).run());
+      await tx.transact((inner) => inner.insert(notes).values({ owner: 'inner', step: 'released' }).run());
     });
     expect(db.select().from(notes).all().map((n) => n.step)).toEqual(['kept', 'released']);
+  });
+
+  it('fails, instead of hanging, when a root transact inside a transaction would wait for itself', async () => {
+    vi.useFakeTimers();
+    try {
+      const db = database();
+      const outer = db.transact(async (tx) => {
+        tx.insert(notes).values({ owner: 'outer', step: 'x' }).run();
+        await db.transact((wrong) => wrong.insert(notes).values({ owner: 'inner', step: 'y' }).run());
+      });
+      const settled = outer.catch((err: Error) => err.message);
+      await vi.advanceTimersByTimeAsync(QUEUE_WAIT_MS);
+      expect(await settled).toMatch(/stayed busy/);
+      expect(db.select().from(notes).all()).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses a synchronous transaction started while an async one awaits, instead of joining it', async () => {
@@ -161,13 +179,13 @@ describe('db.read', () => {
     expect(await reading).toBe(2);
   });
 
-  it('reads at once when nothing is open, and inside a transaction as part of it', async () => {
+  it('reads at once when nothing is open, and through tx inside a transaction as part of it', async () => {
     const db = database();
     expect(await db.read((tx) => tx.select({ n: count() }).from(notes).get()!.n)).toBe(0);
     await db.transact(async (tx) => {
       tx.insert(notes).values({ owner: 'a', step: 'a1' }).run();
       await tick();
-      expect(await db.read((r) => r.select({ n: count() }).from(notes).get()!.n)).toBe(1);
+      expect(await tx.read((r) => r.select({ n: count() }).from(notes).get()!.n)).toBe(1);
     });
     // A read that awaits holds one snapshot and leaves no transaction open.
     expect(await db.read(async (tx) => {

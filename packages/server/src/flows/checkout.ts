@@ -33,17 +33,23 @@ export type CheckoutOutcome =
  * that does not answer changes nothing. Null when every ticket is still its seller's.
  */
 export async function verifySellers(deps: CheckoutDeps, partner: PartnerRow, intention: IntentionRow): Promise<CheckoutOutcome | null> {
-  for (const listingId of intention.listingIds) {
-    if (channelListingOf(deps.db, listingId)) continue;
-    const listing = deps.listings.get(deps.db, partner.id, listingId);
-    const seller = deps.users.get(deps.db, partner.id, listing.sellerPk);
-    const held = deps.listings.ticketsOf(deps.db, listingId);
-    const owned = await checkOwnership(deps, partner, seller.externalId ?? seller.email ?? seller.phone ?? '');
+  // What to ask the platform, read at once; the platform is asked outside any transaction.
+  const sellers = await deps.db.read((tx) =>
+    intention.listingIds.flatMap((listingId) => {
+      // A channel's listing: its tickets are not the partner's to check; the channel vouches for them.
+      if (channelListingOf(tx, listingId)) return [];
+      const listing = deps.listings.get(tx, partner.id, listingId);
+      const seller = deps.users.get(tx, partner.id, listing.sellerPk);
+      return [{ identifier: seller.externalId ?? seller.email ?? seller.phone ?? '', held: deps.listings.ticketsOf(tx, listingId) }];
+    }),
+  );
+  for (const { identifier, held } of sellers) {
+    const owned = await checkOwnership(deps, partner, identifier);
     if (owned.kind === 'unavailable') return { kind: 'platform_unavailable' };
     const ids = new Set(owned.kind === 'owned' ? owned.tickets.map((x) => x.ticketId) : []);
     const moved = held.filter((x) => !ids.has(x.ticketId));
     if (moved.length > 0) {
-      deps.db.transaction((tx) => {
+      await deps.db.transact((tx) => {
         deps.intentions.endIfPending(tx, intention.id, 'CANCELLED', 'ticket_moved');
         deps.listings.terminateByTicket(tx, partner.id, moved[0]!.ticketId);
       });
@@ -64,9 +70,9 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
   const { partner, intention, card } = input;
   const refused = await verifySellers(deps, partner, intention);
   if (refused) return refused;
-  const buyer = deps.users.get(deps.db, partner.id, input.buyerPk);
-  const risk = deps.db.transaction((tx) =>
-    deps.risk.evaluate(tx, partner.id, {
+  const risk = await deps.db.transact((tx) => {
+    const buyer = deps.users.get(tx, partner.id, input.buyerPk);
+    return deps.risk.evaluate(tx, partner.id, {
       customer: {
         id: buyer.externalId ?? buyer.id,
         ...(buyer.email ? { email: { address: buyer.email, verified: true } } : {}),
@@ -76,14 +82,14 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
       },
       device: { userId: buyer.id },
       transaction: { id: intention.id, amount: toMajor(intention.totalMinor, intention.currency), currency: intention.currency, action: 'resale_purchase', cardData: { bin: card.number.slice(0, 6), last4Digits: card.number.slice(-4) } },
-    }),
-  );
+    });
+  });
   if (risk.overall_risk === 'high') {
-    deps.db.transaction((tx) => deps.intentions.fail(tx, intention.id, 'risk_high'));
+    await deps.db.transact((tx) => deps.intentions.fail(tx, intention.id, 'risk_high'));
     return { kind: 'risk_high' };
   }
   const result = await deps.payments.charge(intention, card);
-  return deps.db.transaction((tx) => {
+  return deps.db.transact((tx): CheckoutOutcome => {
     const payment = deps.payments.record(tx, intention, result, card.number.replace(/\D/g, '').slice(-4));
     if (result.status === 'requires_action') return { kind: 'verify', paymentId: payment.id };
     return settle(deps, tx, payment, result);
@@ -96,11 +102,11 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
  */
 export async function answerVerification(deps: CheckoutDeps, payment: PaymentRow, approved: boolean): Promise<CheckoutOutcome> {
   if (payment.state !== 'requires_action') {
-    const intention = intentionById(deps.db, payment.intentionId)!;
+    const intention = (await deps.db.read((tx) => intentionById(tx, payment.intentionId)))!;
     return intention.state === 'PAID' ? { kind: 'paid', intentionId: intention.id } : { kind: 'ended', state: payment.state };
   }
   const result = await deps.payments.confirm(payment, approved);
-  return deps.db.transaction((tx) => {
+  return deps.db.transact((tx): CheckoutOutcome => {
     if (!deps.payments.answer(tx, payment.id, result)) return { kind: 'ended', state: 'already_answered' };
     return settle(deps, tx, payment, result);
   });

@@ -27,7 +27,7 @@ async function setup(opts: { platformDown?: boolean } = {}) {
   const ids = ['s1', 's2', 's3', 's4'];
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ids.map((id) => ticketBody(id, { buyer: 'seller@example.com' })) });
   owned.set('seller@example.com', ids.map((ticketId) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field' })));
-  const partner = t.deps.partners.get(p.id);
+  const partner = await t.deps.partners.get(p.id);
   const buyer = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { email: 'buyer@example.com' }));
   const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
   const list = (id: string) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(id).ownerPk, ticketPks: [ticket(id).id], priceMinor: 4000 }));

@@ -5,7 +5,7 @@ import { safeEqual } from '../lib/crypto.js';
 import { applyBrowserOrigin } from './cors.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiKeyKind } from '../modules/partners/partners.queries.js';
-import type { PartnersService } from '../modules/partners/partners.service.js';
+import type { Authenticated } from '../modules/partners/partners.service.js';
 
 /** The key in `Authorization: <key>` or `Authorization: Bearer <key>`. */
 export function presentedKey(c: Context): string | null {
@@ -19,7 +19,8 @@ const KIND_NAMES: Record<ApiKeyKind, string> = { private: 'private key', public:
 
 /** What `partnerKey()` uses: the key lookup, the rate limiter, and the default limit and own origin. */
 export interface PartnerKeyOptions {
-  partners: Pick<PartnersService, 'authenticate'>;
+  /** `PartnersService.authenticate`, or a cache in front of it that may answer synchronously. */
+  partners: { authenticate(presented: string): Authenticated | null | Promise<Authenticated | null> };
   rateLimiter: Pick<RateLimiter, 'take'>;
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'publicBaseUrl'>;
 }
@@ -40,7 +41,9 @@ export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[]
   return async function partnerKeyMiddleware(c, next) {
     const key = presentedKey(c);
     if (!key) throw new ApiError(401, 'unauthorized', 'Send your API key in the Authorization header');
-    const auth = deps.partners.authenticate(key);
+    // A cache in front of the lookup may answer synchronously: no turn of the event loop then.
+    const found = deps.partners.authenticate(key);
+    const auth = found instanceof Promise ? await found : found;
     if (!auth) throw new ApiError(401, 'unauthorized', 'The API key is not valid');
     const accepted = typeof kinds === 'function' ? kinds(c) : kinds;
     if (!accepted.includes(auth.kind)) {

@@ -165,7 +165,7 @@ export async function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 
   c: Context<AppEnv>,
   deps: RespondOptions,
   status: S,
-  work: (tx: Tx) => T | Promise<T>,
+  work: (tx: Db) => T | Promise<T>,
 ) {
   const handle = c.get('idempotency');
   const body = await deps.db.transact(async (tx) => {

@@ -146,11 +146,11 @@ export const SNAPSHOT_CACHE_LIMIT = 2_000;
 export const FULL_REBUILD_MS = 2_000;
 
 /**
- * Snapshot reads run in a deferred transaction: one consistent read snapshot (WAL) without
- * taking the write lock that `db.transaction` takes by default, so a busy buy page never makes
- * a seller or the ingestion worker wait.
+ * Snapshot reads are one consistent read snapshot (WAL: `db.read` with `snapshot`, a deferred
+ * BEGIN) without taking the write lock, so a busy buy page never makes a seller or the
+ * ingestion worker wait.
  */
-const READ = { behavior: 'deferred' } as const;
+const SNAPSHOT = { snapshot: true } as const;
 
 /**
  * The per-show snapshots and their cache. See the module comment for the freshness rule.
@@ -181,18 +181,21 @@ export class ShowSnapshots {
   }
 
   /** The snapshot of a partner's show, from the cache while `version` is the one it was built at. */
-  get(partnerId: string, eventId: string, showId: string, version: DbVersion): SnapshotResult {
-    return this.entry(partnerId, eventId, showId, version).result;
+  get(partnerId: string, eventId: string, showId: string, version: DbVersion, via?: Db): SnapshotResult | Promise<SnapshotResult> {
+    const entry = this.entry(partnerId, eventId, showId, version, via);
+    return entry instanceof Promise ? entry.then((e) => e.result) : entry.result;
   }
 
   /**
    * {@link get} with the entry, whose `rendered` map callers may fill while `version` holds.
-   * The counter unchanged: the entry as is (unless it was kept by its fingerprint after a write
-   * and is now {@link FULL_REBUILD_MS} old). Changed: the entry is kept (its rendered texts
-   * dropped, as the partner's settings may have changed) when the show's fingerprint is the
-   * same and it is younger than {@link FULL_REBUILD_MS}; otherwise it is rebuilt.
+   * The counter unchanged: the entry as is, synchronously (unless it was kept by its
+   * fingerprint after a write and is now {@link FULL_REBUILD_MS} old). Changed: the entry is
+   * kept (its rendered texts dropped, as the partner's settings may have changed) when the
+   * show's fingerprint is the same and it is younger than {@link FULL_REBUILD_MS}; otherwise it
+   * is rebuilt. Both read through `db.read` (one snapshot, queued behind an open transaction),
+   * or through `via`, the handle of the transaction the caller is in.
    */
-  entry(partnerId: string, eventId: string, showId: string, version: DbVersion): SnapshotEntry {
+  entry(partnerId: string, eventId: string, showId: string, version: DbVersion, via?: Db): SnapshotEntry | Promise<SnapshotEntry> {
     const key = `${partnerId}\u0000${eventId.length}:${eventId}\u0000${showId}`;
     const hit = this.cache.get(key);
     if (hit) this.cache.delete(key); // re-inserted below: the Map's order is the recency order
@@ -202,18 +205,22 @@ export class ShowSnapshots {
       this.cache.set(key, hit);
       return hit;
     }
-    if (hit?.check && young) {
+    return this.refresh(via ?? this.db, key, hit?.check && young ? hit : undefined, partnerId, eventId, showId, version, now);
+  }
+
+  private async refresh(db: Db, key: string, checkable: SnapshotEntry | undefined, partnerId: string, eventId: string, showId: string, version: DbVersion, now: number): Promise<SnapshotEntry> {
+    const check = checkable?.check;
+    if (checkable && check) {
       this.checks++;
-      const check = hit.check;
-      if (this.db.transaction((tx) => this.fingerprint(tx, check.eventPk, check.showPk, check.listingIds), READ) === check.fingerprint) {
-        hit.version = version;
-        hit.kept = true;
-        hit.rendered.clear();
-        this.cache.set(key, hit);
-        return hit;
+      if ((await db.read((tx) => this.fingerprint(tx, check.eventPk, check.showPk, check.listingIds), SNAPSHOT)) === check.fingerprint) {
+        checkable.version = version;
+        checkable.kept = true;
+        checkable.rendered.clear();
+        this.cache.set(key, checkable);
+        return checkable;
       }
     }
-    const entry = this.db.transaction((tx) => this.load(tx, partnerId, eventId, showId, version, now), READ);
+    const entry = await db.read((tx) => this.load(tx, partnerId, eventId, showId, version, now), SNAPSHOT);
     this.rebuilds++;
     if (this.cache.size >= this.limit) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, entry);

@@ -23,26 +23,33 @@ import type { Authenticated, PartnersService } from '../partners/partners.servic
 export class CachedKeyLookup {
   private readonly entries = new Map<string, { version: DbVersion; auth: Authenticated; expiresAt: number | null }>();
   private readonly versions = new WeakMap<Authenticated, DbVersion>();
-  private readonly expiresAt;
+  private readonly expiresAt: typeof apiKeyExpiry;
 
   constructor(
     private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'partners'>,
     private readonly counter: DbChangeCounter,
     private readonly limit = 10_000,
   ) {
-    this.expiresAt = apiKeyExpiry(deps.db);
+    this.expiresAt = apiKeyExpiry;
   }
 
-  /** What `PartnersService.authenticate` answers, from the cache while nothing changed. */
-  authenticate(presented: string): Authenticated | null {
+  /**
+   * What `PartnersService.authenticate` answers: from the cache, synchronously, while nothing
+   * changed; otherwise looked up (queued behind an open transaction like every read).
+   */
+  authenticate(presented: string): Authenticated | null | Promise<Authenticated | null> {
     const version = this.counter.read();
     const hash = hashSecret(presented);
     const hit = this.entries.get(hash);
     if (hit && this.counter.same(hit.version, version) && (hit.expiresAt === null || hit.expiresAt > this.deps.clock.now())) return hit.auth;
     if (hit) this.entries.delete(hash);
-    const auth = this.deps.partners.authenticate(presented);
+    return this.lookUp(presented, hash, version);
+  }
+
+  private async lookUp(presented: string, hash: string, version: DbVersion): Promise<Authenticated | null> {
+    const auth = await this.deps.partners.authenticate(presented);
     if (!auth) return null;
-    const expiresAt = this.expiresAt(hash) ?? null;
+    const expiresAt = (await this.deps.db.read((tx) => this.expiresAt(tx, hash))) ?? null;
     if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { version, auth, expiresAt });
     this.versions.set(auth, version);
@@ -61,7 +68,8 @@ export class CachedKeyLookup {
    */
   wrap<D extends AppDeps>(deps: D): D {
     const partners = Object.create(deps.partners) as PartnersService;
-    partners.authenticate = (key: string) => this.authenticate(key);
+    // A hit answers synchronously: partnerKey() awaits whatever it gets.
+    partners.authenticate = ((key: string) => this.authenticate(key)) as PartnersService['authenticate'];
     return { ...deps, partners };
   }
 }

@@ -63,7 +63,7 @@ export function buyAccessLayerRoutes(deps: AppDeps, buy = new BuyAccessLayer(dep
     responses: { 200: jsonResponse(envelope(BuyComponentsResponse), 'The components'), ...errorResponses(404) },
   });
   app.openAPIRegistry.registerPath(getRoute);
-  app.get('/v1/wrapper/accesslayer', authenticate, (c) => {
+  app.get('/v1/wrapper/accesslayer', authenticate, (c): Response | Promise<Response> => {
     const q = parseQuery(c);
     const partner = c.get('auth').partner;
     const lang = q.lang ?? partner.settings.defaultLang;
@@ -74,13 +74,13 @@ export function buyAccessLayerRoutes(deps: AppDeps, buy = new BuyAccessLayer(dep
       // that moment's, and the rendered bytes may be kept with the snapshot. One change-counter read per request.
       const partnerVersion = keys.versionOf(c.get('auth'));
       const version = partnerVersion ?? buy.snapshots.counter.read();
-      return c.body(buy.showJson(partner, ref, lang, version, partnerVersion !== undefined), 200, JSON_HEADERS);
+      const bytes = buy.showJson(partner, ref, lang, version, partnerVersion !== undefined);
+      return bytes instanceof Promise ? bytes.then((b) => c.body(b, 200, JSON_HEADERS)) : c.body(bytes, 200, JSON_HEADERS);
     }
     // Read before anything is written, so the tokens and user written below are forgiven (see accesslayer.buy.cache.ts).
     const version = buy.snapshots.counter.read();
-    return buy.signing(() =>
-      respondInTransaction(c, deps, 200, (tx) => buy.show(partner, ref, lang, loginTrustSigning(deps, tx, partner, user), version)),
-    );
+    // Inside the transaction, so that no other request's writes are forgiven with these.
+    return respondInTransaction(c, deps, 200, (tx) => buy.signing(() => buy.show(partner, ref, lang, loginTrustSigning(deps, tx, partner, user), version, tx)));
   });
 
   app.openapi(
@@ -99,17 +99,15 @@ export function buyAccessLayerRoutes(deps: AppDeps, buy = new BuyAccessLayer(dep
       request: { query: BulkQuery, body: jsonBody(BulkBody) },
       responses: { 200: jsonResponse(envelope(BulkResponse), 'Components per show'), ...errorResponses(413, 415) },
     }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query');
       const items = c.req.valid('json');
       const partner = c.get('auth').partner;
       const lang = q.lang ?? partner.settings.defaultLang;
       const user = q[LOGIN_TRUST];
-      if (user === undefined) return c.json(ok(buy.bulk(partner, items, lang, unsigned)), 200);
+      if (user === undefined) return c.json(ok(await buy.bulk(partner, items, lang, unsigned)), 200);
       const version = buy.snapshots.counter.read();
-      return buy.signing(() =>
-        respondInTransaction(c, deps, 200, (tx) => buy.bulk(partner, items, lang, loginTrustSigning(deps, tx, partner, user), version)),
-      );
+      return respondInTransaction(c, deps, 200, (tx) => buy.signing(() => buy.bulk(partner, items, lang, loginTrustSigning(deps, tx, partner, user), version, tx)));
     },
   );
 

@@ -213,41 +213,41 @@ describe('buy access layer: live numbers', () => {
     const { t, p, list, reprice } = await setup();
     const snapshots = new ShowSnapshots(t.db, t.clock);
     const read = () => snapshots.get(p.id, 'tour', 'show-1', snapshots.counter.read());
-    const field = () => {
-      const r = read();
+    const field = async () => {
+      const r = await read();
       return r.found ? r.snapshot.options[0] : null;
     };
-    read();
-    read();
-    read();
+    await read();
+    await read();
+    await read();
     expect([snapshots.rebuilds, snapshots.checks]).toEqual([1, 0]);
     // A write that does not concern the show: one fingerprint check, no rebuild.
     t.partner('Someone else');
-    read();
-    read();
+    await read();
+    await read();
     expect([snapshots.rebuilds, snapshots.checks]).toEqual([1, 1]);
     // A listing of the show: the fingerprint differs, so it is rebuilt.
     const l = list(['f3'], 4000);
-    expect(field()).toMatchObject({ ticketOptionId: 'opt-field', quantityForSale: 1, floorMinor: 4400, cheapest: { listingId: l.id, buyerTotalMinor: 4400 } });
+    expect(await field()).toMatchObject({ ticketOptionId: 'opt-field', quantityForSale: 1, floorMinor: 4400, cheapest: { listingId: l.id, buyerTotalMinor: 4400 } });
     expect([snapshots.rebuilds, snapshots.checks]).toEqual([2, 2]);
     // A seat of the cheapest listing changed.
     await t.request('PUT', '/v1/tickets/f3', { key: p.keys.private, body: { ...ticketBody('f3'), section: 'Z', row: '9', seat: '99' } });
-    expect(field()?.cheapest?.seats).toEqual([{ section: 'Z', row: '9', seat: '99' }]);
+    expect((await field())?.cheapest?.seats).toEqual([{ section: 'Z', row: '9', seat: '99' }]);
     // Writes forgiven (Login Trust's tokens) cost nothing at all.
     const checks = snapshots.checks;
     t.db.transaction((tx) => snapshots.counter.forgive(() => t.deps.auth.mintOneTimeToken(tx, p.id, t.deps.tickets.get(t.db, p.id, 'f1').ownerPk, 'test')));
-    read();
+    await read();
     expect(snapshots.checks).toBe(checks);
     // The one change the fingerprint cannot see: a buyer fee changed at the same price (the
     // partner's fees changed, the seller saves the same price). It shows once the entry is FULL_REBUILD_MS old.
-    t.deps.partners.update(p.id, { settings: { fees: { buyerPercent: 20 } } });
+    await t.deps.partners.update(p.id, { settings: { fees: { buyerPercent: 20 } } });
     reprice(l.id, 4000);
-    expect(field()?.floorMinor).toBe(4400);
+    expect((await field())?.floorMinor).toBe(4400);
     t.clock.advance(FULL_REBUILD_MS);
-    expect(field()?.floorMinor).toBe(4800);
+    expect((await field())?.floorMinor).toBe(4800);
     // Unknown ids are remembered as such.
-    expect(snapshots.get(p.id, 'tour', 'show-9', snapshots.counter.read())).toEqual({ found: false, missing: 'show' });
-    expect(snapshots.get(p.id, 'nope', 'show-1', snapshots.counter.read())).toEqual({ found: false, missing: 'event' });
+    expect(await snapshots.get(p.id, 'tour', 'show-9', snapshots.counter.read())).toEqual({ found: false, missing: 'show' });
+    expect(await snapshots.get(p.id, 'nope', 'show-1', snapshots.counter.read())).toEqual({ found: false, missing: 'event' });
   });
 });
 
@@ -361,7 +361,7 @@ describe('buy access layer: the partner’s settings', () => {
       'settings.buyAccessLayer.sparkles',
     ]);
     expect(bad.body.errors.find((e: { path: string }) => e.path === 'settings.buyAccessLayer.sparkles').code).toBe('unknown_field');
-    expect(t.deps.partners.get(p.id).settings.buyAccessLayer).toBeNull();
+    expect((await t.deps.partners.get(p.id)).settings.buyAccessLayer).toBeNull();
     // Valid: stored, disabledTicketOptions defaulted.
     const good = await settings({ buyButton: BRAND.buyButton });
     expect(good.status).toBe(200);

@@ -1,3 +1,4 @@
+import type { Db } from '../../db/client.js';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { ok } from '../../lib/envelope.js';
@@ -10,7 +11,7 @@ import type { PartnerRow } from '../partners/partners.service.js';
 import type { BuyAccessLayerSettings } from '../partners/partners.settings.js';
 import { isPrimaryScarce } from '../marketdata/marketdata.service.js';
 import type { DbVersion } from '../../db/change-counter.js';
-import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot } from './accesslayer.buy.cache.js';
+import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot, type SnapshotEntry } from './accesslayer.buy.cache.js';
 
 /**
  * The buy access layer (GET /v1/wrapper/accesslayer?type=buy and POST …/bulk): the
@@ -202,8 +203,8 @@ export class BuyAccessLayer {
    * @example
    * const components = buy.show(partner, { eventId: 'tour-2026', showId: 'show-1' }, 'es', (u) => u);
    */
-  show(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read()): BuyComponent[] {
-    const r = this.snapshots.get(partner.id, ref.eventId, ref.showId, version);
+  async show(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db): Promise<BuyComponent[]> {
+    const r = await this.snapshots.get(partner.id, ref.eventId, ref.showId, version, via);
     if (!r.found) throw notFound(r.missing, ref);
     return this.render(partner, r.snapshot, lang, sign, false, this.deps.clock.now());
   }
@@ -217,8 +218,14 @@ export class BuyAccessLayer {
    *
    * @throws ApiError 404 as {@link show}
    */
-  showJson(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, version: DbVersion, cacheable: boolean): Uint8Array<ArrayBuffer> {
-    const entry = this.snapshots.entry(partner.id, ref.eventId, ref.showId, version);
+  showJson(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, version: DbVersion, cacheable: boolean): Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>> {
+    const found = this.snapshots.entry(partner.id, ref.eventId, ref.showId, version);
+    // A cached snapshot answers synchronously, without a turn of the event loop (the hot path).
+    if (found instanceof Promise) return found.then((entry) => this.answerBytes(partner, ref, lang, cacheable, entry));
+    return this.answerBytes(partner, ref, lang, cacheable, found);
+  }
+
+  private answerBytes(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, cacheable: boolean, entry: SnapshotEntry): Uint8Array<ArrayBuffer> {
     const r = entry.result;
     if (!r.found) throw notFound(r.missing, ref);
     const now = this.deps.clock.now();
@@ -234,12 +241,13 @@ export class BuyAccessLayer {
    * Buttons, modals and banners of many shows (bulk), one answer per requested show in
    * request order; an unknown event or show answers an empty list.
    */
-  bulk(partner: PartnerRow, items: readonly BulkItem[], lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read()): BulkAnswer[] {
+  async bulk(partner: PartnerRow, items: readonly BulkItem[], lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db): Promise<BulkAnswer[]> {
     const out: BulkAnswer[] = [];
     const now = this.deps.clock.now();
     for (const item of items) {
       for (const showId of item.showIds) {
-        const r = this.snapshots.get(partner.id, item.eventId, showId, version);
+        const got = this.snapshots.get(partner.id, item.eventId, showId, version, via);
+        const r = got instanceof Promise ? await got : got;
         out.push({ eventId: item.eventId, showId, components: r.found ? (this.render(partner, r.snapshot, lang, sign, true, now) as BulkBuyComponent[]) : [] });
       }
     }

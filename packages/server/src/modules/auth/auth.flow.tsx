@@ -29,10 +29,10 @@ export interface Flow {
   returnTo: string | null;
 }
 
-export function loadFlow(deps: PageDeps, c: Ctx): Flow | null {
+export async function loadFlow(deps: PageDeps, c: Ctx): Promise<Flow | null> {
   const id = c.req.query('p');
   if (!id) return null;
-  const partner = partnerById(deps.db, id);
+  const partner = await deps.db.read((tx) => partnerById(tx, id));
   if (!partner) return null;
   return { partner, lang: pageLang(c, partner.settings.defaultLang), returnTo: safeReturnTo(c.req.query('returnTo'), deps.config.publicBaseUrl) };
 }

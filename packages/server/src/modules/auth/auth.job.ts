@@ -9,8 +9,8 @@ import { authService } from './auth.service.js';
 export const authPurgeJob: Job = {
   name: 'auth-purge',
   everyMs: 60 * 60_000,
-  run(deps) {
-    const removed = deps.db.transaction((tx) => authService(deps).purgeExpired(tx));
+  async run(deps) {
+    const removed = await deps.db.transact((tx) => authService(deps).purgeExpired(tx));
     if (removed.tokens + removed.sessions + removed.codes > 0) deps.logger.debug({ job: 'auth-purge', ...removed }, 'auth rows purged');
   },
 };

@@ -129,6 +129,6 @@ describe('Login Force', () => {
     expect(res.location).toBe(`https://acme.example/login?returnTo=${encodeURIComponent('http://resale.test/buy/1')}`);
     const post = await new TestBrowser(t.app).post(`/auth/otp?p=${p.id}`, { identifier: 'ana@example.com' });
     expect(post.status).toBe(302);
-    expect(t.deps.messages.list()).toHaveLength(0);
+    expect(await t.deps.messages.list()).toHaveLength(0);
   });
 });

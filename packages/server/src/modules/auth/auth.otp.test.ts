@@ -74,9 +74,9 @@ describe('one-time password pages', () => {
     expect(verify.searchParams.get('o')).toMatch(/^otp_/);
     expect(verify.searchParams.get('returnTo')).toBe(RETURN_TO(p));
 
-    const [msg] = t.deps.messages.list({ to: 'ana@example.com' });
+    const [msg] = await t.deps.messages.list({ to: 'ana@example.com' });
     expect(msg).toMatchObject({ channel: 'email', template: 'oneTimePassword', lang: 'en', partnerId: p.id });
-    const code = lastCode(t, 'ana@example.com');
+    const code = await lastCode(t, 'ana@example.com');
     expect(msg!.text).toContain('10 minutes');
     const row = t.db.select().from(otpCodes).get()!;
     expect(row).toMatchObject({ partnerId: p.id, identifier: 'email:ana@example.com', attempts: 0, expiresAt: t.clock.now() + OTP_TTL_MS, usedAt: null });
@@ -115,11 +115,11 @@ describe('one-time password pages', () => {
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, '+34 600 111 222', '&lang=es');
     expect(sent.status).toBe(303);
-    const [msg] = t.deps.messages.list({ to: '+34600111222' });
+    const [msg] = await t.deps.messages.list({ to: '+34600111222' });
     expect(msg).toMatchObject({ channel: 'sms', to: '+34600111222', template: 'oneTimePassword', lang: 'es' });
     const page = await browser.get(sent.location!);
     expect(page.text).toContain('por SMS al •••••••••222');
-    const done = await submitCode(browser, sent.location!, lastCode(t, '+34600111222'));
+    const done = await submitCode(browser, sent.location!, await lastCode(t, '+34600111222'));
     expect(done.status).toBe(303);
     expect(done.location).toBe('/auth/session?lang=es');
     const account = await browser.get(done.location!);
@@ -132,7 +132,7 @@ describe('one-time password pages', () => {
     const existing = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { id: 'user-881', email: 'ana@example.com' }));
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, 'ana@example.com');
-    await submitCode(browser, sent.location!, lastCode(t, 'ana@example.com'));
+    await submitCode(browser, sent.location!, await lastCode(t, 'ana@example.com'));
     expect(t.db.select().from(users).all()).toHaveLength(1);
     expect(t.db.select().from(sessions).get()!.userPk).toBe(existing.id);
   });
@@ -141,7 +141,7 @@ describe('one-time password pages', () => {
     const { t, p } = setup();
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, 'ana@example.com');
-    const code = lastCode(t, 'ana@example.com');
+    const code = await lastCode(t, 'ana@example.com');
     const wrong = code === '000000' ? '111111' : '000000';
     for (let left = 4; left >= 1; left--) {
       const res = await submitCode(browser, sent.location!, wrong);
@@ -170,7 +170,7 @@ describe('one-time password pages', () => {
     const { t, p } = setup();
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, 'ana@example.com');
-    const code = lastCode(t, 'ana@example.com');
+    const code = await lastCode(t, 'ana@example.com');
     const form = await browser.get(sent.location!);
     t.clock.advance(OTP_TTL_MS);
     const res = await browser.post(formAction(form.text)!, { _csrf: inputValue(form.text, '_csrf')!, code });
@@ -182,10 +182,10 @@ describe('one-time password pages', () => {
     const { t, p } = setup();
     const browser = new TestBrowser(t.app);
     const first = await requestCode(browser, p, 'ana@example.com');
-    const firstCode = lastCode(t, 'ana@example.com');
+    const firstCode = await lastCode(t, 'ana@example.com');
     const second = await requestCode(browser, p, 'ana@example.com');
     expect((await browser.get(first.location!)).status).toBe(410);
-    expect((await submitCode(browser, second.location!, lastCode(t, 'ana@example.com'))).status).toBe(303);
+    expect((await submitCode(browser, second.location!, await lastCode(t, 'ana@example.com'))).status).toBe(303);
     expect(firstCode).toMatch(/^\d{6}$/);
   });
 
@@ -198,7 +198,7 @@ describe('one-time password pages', () => {
       expect(res.text).toContain('Enter a valid e-mail address, or a phone number in international format starting with +.');
       expect(res.text).toMatch(/aria-describedby="identifier-error identifier-hint" aria-invalid="true"/);
     }
-    expect(t.deps.messages.list()).toHaveLength(0);
+    expect(await t.deps.messages.list()).toHaveLength(0);
   });
 
   it('refuses a request without the CSRF token', async () => {
@@ -213,7 +213,7 @@ describe('one-time password pages', () => {
     const other = new TestBrowser(t.app);
     await other.get(`/auth/otp?p=${p.id}`);
     expect((await other.post(`/auth/otp?p=${p.id}`, { _csrf: inputValue(form.text, '_csrf')!, identifier: 'ana@example.com' })).status).toBe(403);
-    expect(t.deps.messages.list()).toHaveLength(0);
+    expect(await t.deps.messages.list()).toHaveLength(0);
   });
 
   it('limits codes per e-mail: 5 per 15 minutes', async () => {
@@ -228,7 +228,7 @@ describe('one-time password pages', () => {
     expect(limited.text).toContain('Too many attempts');
     // The oldest of the five was sent 5 minutes ago: it leaves the window in 10 minutes.
     expect(limited.headers.get('retry-after')).toBe('600');
-    expect(t.deps.messages.list({ to: 'ana@example.com' })).toHaveLength(5);
+    expect(await t.deps.messages.list({ to: 'ana@example.com' })).toHaveLength(5);
     // Another e-mail is not affected; the same one is again after the window.
     expect((await requestCode(new TestBrowser(t.app, '203.0.113.99'), p, 'bob@example.com')).status).toBe(303);
     t.clock.advance(600_000);
@@ -278,10 +278,10 @@ describe('one-time password pages', () => {
     const form = await browser.get(sent.location!);
     const submit = (code: string) => browser.post(formAction(form.text)!, { _csrf: inputValue(form.text, '_csrf')!, code });
     for (let i = 0; i < 30; i++) expect((await submit('x')).status).toBe(400);
-    const limited = await submit(lastCode(t, 'ana@example.com'));
+    const limited = await submit(await lastCode(t, 'ana@example.com'));
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('2');
     t.clock.advance(2_000);
-    expect((await submit(lastCode(t, 'ana@example.com'))).status).toBe(303);
+    expect((await submit(await lastCode(t, 'ana@example.com'))).status).toBe(303);
   });
 });

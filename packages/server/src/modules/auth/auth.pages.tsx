@@ -5,6 +5,7 @@ import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { m } from './auth.messages.js';
 import { whoIs } from './auth.signed-in.js';
 import { authService } from './auth.service.js';
+import { partnerOf } from '../partners/partners.queries.js';
 import {
   clearSessionCookie,
   csrfField,
@@ -98,8 +99,8 @@ export function authPageRoutes(deps: PageDeps) {
   const auth = () => authService(deps);
   app.use('/auth/*', sessionFromRequest(deps, { partnerId: (c) => c.req.query('p') ?? null }));
 
-  app.get(OTP_PATH, (c) => {
-    const flow = loadFlow(deps, c);
+  app.get(OTP_PATH, async (c) => {
+    const flow = await loadFlow(deps, c);
     if (!flow) return incomplete(c);
     if (flow.partner.settings.loginUrl) return toPartnerLogin(c, deps, flow);
     if (c.get('session')) return safeRedirect(c, flow.returnTo ?? sessionPath(flow.lang));
@@ -107,35 +108,35 @@ export function authPageRoutes(deps: PageDeps) {
   });
 
   app.post(OTP_PATH, async (c) => {
-    const flow = loadFlow(deps, c);
+    const flow = await loadFlow(deps, c);
     if (!flow) return incomplete(c);
     if (flow.partner.settings.loginUrl) return toPartnerLogin(c, deps, flow);
     if (!(await verifyCsrf(c, OTP_PATH))) return csrfRejected(c, flow.lang);
     const body = await c.req.parseBody();
     const identifier = typeof body.identifier === 'string' ? body.identifier.slice(0, 300) : '';
-    const result = deps.db.transaction((tx) => auth().requestOtp(tx, { partnerId: flow.partner.id, identifier, lang: flow.lang, ip: clientLimitKey(c) }));
+    const result = await deps.db.transact((tx) => auth().requestOtp(tx, { partnerId: flow.partner.id, identifier, lang: flow.lang, ip: clientLimitKey(c) }));
     if (result.ok) return safeRedirect(c, flowPath(`${OTP_PATH}/verify`, flow, { o: result.otpId }), 303);
     if (result.reason === 'rate_limited') return tooMany(c, flow.lang, result.retryAfterSeconds);
     return renderPage(c, <IdentifierForm c={c} flow={flow} value={identifier} error={m(flow.lang, 'identifierInvalid')} />, { status: 400 });
   });
 
-  app.get(`${OTP_PATH}/verify`, (c) => {
-    const flow = loadFlow(deps, c);
+  app.get(`${OTP_PATH}/verify`, async (c) => {
+    const flow = await loadFlow(deps, c);
     if (!flow) return incomplete(c);
-    const view = deps.db.transaction((tx) => auth().viewOtp(tx, flow.partner.id, c.req.query('o') ?? ''));
+    const view = await deps.db.transact((tx) => auth().viewOtp(tx, flow.partner.id, c.req.query('o') ?? ''));
     if (!view || !view.live) return codeDead(c, flow);
     return renderPage(c, <CodeForm c={c} flow={flow} otpId={view.id} channel={view.channel} masked={view.masked} />);
   });
 
   app.post(`${OTP_PATH}/verify`, async (c) => {
-    const flow = loadFlow(deps, c);
+    const flow = await loadFlow(deps, c);
     if (!flow) return incomplete(c);
     if (!(await verifyCsrf(c, `${OTP_PATH}/verify`))) return csrfRejected(c, flow.lang);
     const submitted = await submittedCode(c, deps, flow);
     if (submitted instanceof Response) return submitted;
     const { code, otpId } = submitted;
     const current = c.get('session');
-    const outcome = deps.db.transaction((tx) => {
+    const outcome = await deps.db.transact((tx) => {
       const result = auth().verifyOtp(tx, { partnerId: flow.partner.id, otpId, code });
       if (!result.ok) return { result, started: null, view: auth().viewOtp(tx, flow.partner.id, otpId) };
       if (current) auth().revokeSession(tx, current.id);
@@ -163,10 +164,10 @@ export function authPageRoutes(deps: PageDeps) {
 
   app.get('/auth/session', async (c) => {
     const session = c.get('session');
-    const partner = session ? deps.partners.get(session.partnerId) : null;
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!session) return noticePage(c, { lang, status: 200, title: m(lang, 'signedOutTitle'), text: m(lang, 'signedOutText') });
-    const who = whoIs(deps.users.get(deps.db, session.partnerId, session.userPk));
+    const found = session ? await deps.db.read((tx) => ({ partner: partnerOf(tx, session.partnerId), user: deps.users.get(tx, session.partnerId, session.userPk) })) : null;
+    const lang = pageLang(c, found?.partner.settings.defaultLang);
+    if (!found) return noticePage(c, { lang, status: 200, title: m(lang, 'signedOutTitle'), text: m(lang, 'signedOutText') });
+    const who = whoIs(found.user);
     return renderPage(
       c,
       <Layout lang={lang} title={m(lang, 'signedInTitle')}>
@@ -188,7 +189,7 @@ export function authPageRoutes(deps: PageDeps) {
     const lang = pageLang(c);
     if (!(await verifyCsrf(c, LOGOUT_PATH))) return csrfRejected(c, lang);
     const session = c.get('session');
-    if (session) deps.db.transaction((tx) => auth().revokeSession(tx, session.id));
+    if (session) await deps.db.transact((tx) => auth().revokeSession(tx, session.id));
     clearSessionCookie(c, deps.config);
     const body = await c.req.parseBody();
     const back = safeReturnTo(typeof body.returnTo === 'string' ? body.returnTo : null, deps.config.publicBaseUrl);

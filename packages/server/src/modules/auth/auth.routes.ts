@@ -29,11 +29,11 @@ export function authRoutes(deps: AppDeps) {
       request: { query: OneTimeTokenQuerySchema },
       responses: { 200: jsonResponse(envelope(OneTimeTokenSchema), 'The token'), ...errorResponses() },
     }),
-    (c) => {
+    async (c) => {
       const { user, method } = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
       const auth = authService(deps);
-      const token = deps.db.transaction((tx) => auth.mintOneTimeToken(tx, partnerId, auth.resolveUser(tx, partnerId, user, { method }).id, LOGIN_PURPOSE));
+      const token = await deps.db.transact((tx) => auth.mintOneTimeToken(tx, partnerId, auth.resolveUser(tx, partnerId, user, { method }).id, LOGIN_PURPOSE));
       c.header('Cache-Control', 'no-store');
       return c.json(ok(token), 200);
     },

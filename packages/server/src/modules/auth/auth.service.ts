@@ -2,6 +2,7 @@ import { and, desc, eq, gt, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-
 import { createHmac, randomInt } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../../context.js';
+import { affected } from '../../db/affected.js';
 import type { Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { hashSecret, randomToken, safeEqual, type SecretBox } from '../../lib/crypto.js';
@@ -158,7 +159,7 @@ export type AuthServiceDeps = Pick<AppDeps, 'db' | 'clock' | 'box' | 'partners' 
  * Tokens, sessions and one-time passwords.
  *
  * @example
- * db.transaction((tx) => {
+ * await db.transact((tx) => {
  *   const user = deps.users.resolve(tx, partnerId, { email: 'ana@example.com' });
  *   const token = auth.mintOneTimeToken(tx, partnerId, user.id, 'smartPublish');
  *   return signUrl(`${base}/sell/...`, token);
@@ -312,7 +313,7 @@ export class AuthService {
 
   /** Ends a session; true when it was live. */
   revokeSession(tx: Tx, sessionId: string): boolean {
-    return tx.update(sessions).set({ revokedAt: this.clock.now() }).where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt))).run().changes === 1;
+    return affected(tx.update(sessions).set({ revokedAt: this.clock.now() }).where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt))).run()) === 1;
   }
 
   // ------------------------------------------------------------------ one-time passwords
@@ -403,7 +404,7 @@ export class AuthService {
     }
     if (!safeEqual(row.codeHash, this.codeHash(row.id, code))) return { ok: false, reason: 'wrong', attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - row.attempts) };
     const claimed = tx.update(otpCodes).set({ usedAt: now }).where(and(thisCode, isNull(otpCodes.usedAt))).run();
-    if (claimed.changes !== 1) return { ok: false, reason: 'used' };
+    if (affected(claimed) !== 1) return { ok: false, reason: 'used' };
     const colon = row.identifier.indexOf(':');
     const value = row.identifier.slice(colon + 1);
     const phone = row.identifier.slice(0, colon) === 'phone';
@@ -426,12 +427,14 @@ export class AuthService {
     const now = this.clock.now();
     const day = 24 * 60 * 60_000;
     return {
-      tokens: tx.delete(oneTimeTokens).where(lte(oneTimeTokens.expiresAt, now - day)).run().changes,
-      sessions: tx
-        .delete(sessions)
-        .where(or(lte(sessions.expiresAt, now - day), and(isNotNull(sessions.revokedAt), lte(sessions.revokedAt, now - day))))
-        .run().changes,
-      codes: tx.delete(otpCodes).where(lte(otpCodes.createdAt, now - 2 * day)).run().changes,
+      tokens: affected(tx.delete(oneTimeTokens).where(lte(oneTimeTokens.expiresAt, now - day)).run()),
+      sessions: affected(
+        tx
+          .delete(sessions)
+          .where(or(lte(sessions.expiresAt, now - day), and(isNotNull(sessions.revokedAt), lte(sessions.revokedAt, now - day))))
+          .run(),
+      ),
+      codes: affected(tx.delete(otpCodes).where(lte(otpCodes.createdAt, now - 2 * day)).run()),
     };
   }
 }

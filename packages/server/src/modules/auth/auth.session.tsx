@@ -32,7 +32,7 @@ import { partnerById } from '../partners/partners.queries.js';
  * const app = new Hono<SessionEnv>();
  * app.use('/sell/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') }));
  * app.get('/sell/:partnerId/:ticketId', async (c) => {
- *   const partner = deps.partners.get(c.req.param('partnerId'));
+ *   const partner = await deps.partners.get(c.req.param('partnerId'));
  *   const session = requireUser(c, partner);
  *   if (session instanceof Response) return session;
  *   return renderPage(c, <Layout ...><form method="post" action="/sell/…">{csrfField(c, '/sell/…')}…</form></Layout>);
@@ -116,9 +116,9 @@ export function currentServiceUrl(c: AnyContext, publicBaseUrl: string): string 
   return publicBaseUrl.replace(/\/+$/, '') + withoutToken(c);
 }
 
-function partnerOrNull(deps: Pick<AppDeps, 'db'>, id: string | null | undefined): PartnerRow | null {
+async function partnerOrNull(deps: Pick<AppDeps, 'db'>, id: string | null | undefined): Promise<PartnerRow | null> {
   if (!id) return null;
-  return partnerById(deps.db, id) ?? null;
+  return (await deps.db.read((tx) => partnerById(tx, id))) ?? null;
 }
 
 /**
@@ -151,11 +151,11 @@ export function sessionFromRequest(deps: AuthServiceDeps & Pick<AppDeps, 'config
     });
     const expected = opts.partnerId?.(c) ?? null;
     const cookie = getCookie(c, SESSION_COOKIE);
-    const current = cookie ? auth.findSession(deps.db, cookie) : null;
+    const current = cookie ? await deps.db.read((tx) => auth.findSession(tx, cookie)) : null;
 
     const token = c.req.query(ONE_TIME_TOKEN_PARAM);
     if (token !== undefined && c.req.method === 'GET') {
-      const outcome = deps.db.transaction((tx) => {
+      const outcome = await deps.db.transact((tx) => {
         const redemption = auth.redeemOneTimeToken(tx, token, expected);
         if (!redemption.ok) return { redemption, started: null };
         if (current) auth.revokeSession(tx, current.id);
@@ -168,7 +168,7 @@ export function sessionFromRequest(deps: AuthServiceDeps & Pick<AppDeps, 'config
       const r = outcome.redemption;
       if (r.ok) throw new Error('unreachable');
       if (r.reason !== 'unknown' && current && current.partnerId === r.partnerId && current.userPk === r.userPk) return safeRedirect(c, withoutToken(c));
-      const partner = partnerOrNull(deps, expected ?? (r.reason !== 'unknown' ? r.partnerId : null));
+      const partner = await partnerOrNull(deps, expected ?? (r.reason !== 'unknown' ? r.partnerId : null));
       const lang = pageLang(c, partner?.settings.defaultLang);
       const title = r.reason === 'used' ? m(lang, 'linkUsedTitle') : r.reason === 'expired' ? m(lang, 'linkExpiredTitle') : m(lang, 'linkInvalidTitle');
       return noticePage(c, { lang, status: r.reason === 'unknown' ? 401 : 410, title, text: m(lang, 'linkDeadText') });

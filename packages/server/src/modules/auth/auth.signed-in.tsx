@@ -16,10 +16,10 @@ export function whoIs(user: { email: string | null; phone: string | null; extern
  * out form comes back to `returnTo` (a path on the service), signed out. Renders nothing without
  * a session of `partnerId`.
  */
-export function SignedInAs(props: { c: Context<SessionEnv, any, any>; deps: Pick<AppDeps, 'db' | 'users'>; partnerId: string; lang: Lang; returnTo: string }) {
+export async function SignedInAs(props: { c: Context<SessionEnv, any, any>; deps: Pick<AppDeps, 'db' | 'users'>; partnerId: string; lang: Lang; returnTo: string }) {
   const session = props.c.get('session');
   if (!session || session.partnerId !== props.partnerId) return null;
-  const who = whoIs(props.deps.users.get(props.deps.db, session.partnerId, session.userPk));
+  const who = whoIs(await props.deps.db.read((tx) => props.deps.users.get(tx, session.partnerId, session.userPk)));
   return (
     <form method="post" action={`${LOGOUT_PATH}?lang=${props.lang}`} class="signed-in">
       {csrfField(props.c, LOGOUT_PATH)}

@@ -52,7 +52,7 @@ describe('step-up before payout changes', () => {
     const saved = await b.post(`/sell/${p.id}/payout`, { _csrf: csrfOf(form.text, `/sell/${p.id}/payout`)!, holderName: 'Ana García', iban: 'ES91 2100 0418 4502 0005 1332' });
     expect(saved.status).toBe(303);
     expect(account(user.id)).toEqual({ holderName: 'Ana García', accountHint: '1332' });
-    const notice = t.deps.messages.list({ to: 'ana@example.com' })[0]!;
+    const notice = (await t.deps.messages.list({ to: 'ana@example.com' }))[0]!;
     expect(notice.template).toBe('payoutDetailsChanged');
     expect(notice.text).toContain('ending in 1332 (Ana García)');
 
@@ -70,7 +70,7 @@ describe('step-up before payout changes', () => {
     const sent = await other.post(formAction(signIn.text)!.replace(/&amp;/g, '&'), { _csrf: inputValue(signIn.text, '_csrf')!, identifier: 'mallory@example.com' });
     const otpId = new URL(sent.location!, 'http://x').searchParams.get('o')!;
     // …and posts it to the step-up form of the seller's session.
-    const verify = await b.post(`/auth/step-up/verify?p=${p.id}&o=${otpId}&lang=en`, { _csrf: csrfOfSession('/auth/step-up/verify'), code: lastCode(t, 'mallory@example.com') });
+    const verify = await b.post(`/auth/step-up/verify?p=${p.id}&o=${otpId}&lang=en`, { _csrf: csrfOfSession('/auth/step-up/verify'), code: await lastCode(t, 'mallory@example.com') });
     expect(verify.status).toBe(410);
     expect((await b.get(`/sell/${p.id}/payout`)).location).toContain('/auth/step-up?');
     expect(account(user.id)).toBeNull();

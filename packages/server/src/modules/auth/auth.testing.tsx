@@ -27,8 +27,8 @@ export function mountAuth(t: TestApp): TestApp {
 export function protectedTestPages(t: TestApp) {
   const app = new Hono<SessionEnv>();
   app.use('/test/:partnerId/*', sessionFromRequest(t.deps, { partnerId: (c) => c.req.param('partnerId') }));
-  app.get('/test/:partnerId/protected', (c) => {
-    const partner = t.deps.partners.get(c.req.param('partnerId'));
+  app.get('/test/:partnerId/protected', async (c) => {
+    const partner = await t.deps.partners.get(c.req.param('partnerId'));
     const session = requireUser(c, partner, c.req.query('returnTo') ? { returnTo: c.req.query('returnTo')! } : {});
     if (session instanceof Response) return session;
     const action = `/test/${partner.id}/protected`;
@@ -111,8 +111,8 @@ export function formAction(html: string): string | null {
 }
 
 /** The six-digit code of the newest message to `to`. */
-export function lastCode(t: TestApp, to: string): string {
-  const msg = t.deps.messages.list({ to })[0];
+export async function lastCode(t: TestApp, to: string): Promise<string> {
+  const msg = (await t.deps.messages.list({ to }))[0];
   const code = msg ? /\b(\d{6})\b/.exec(msg.text)?.[1] : undefined;
   if (!code) throw new Error(`No code was sent to ${to}`);
   return code;
@@ -135,7 +135,7 @@ export async function completeCodeFlow(t: TestApp, browser: TestBrowser, start: 
   const sent = await browser.post(decoded(formAction(first.text)!), form);
   if (sent.status !== 303) throw new Error(`sending the code answered ${sent.status}`);
   const codePage = await browser.get(sent.location!);
-  return browser.post(decoded(formAction(codePage.text)!), { _csrf: inputValue(codePage.text, '_csrf')!, code: lastCode(t, to) });
+  return browser.post(decoded(formAction(codePage.text)!), { _csrf: inputValue(codePage.text, '_csrf')!, code: await lastCode(t, to) });
 }
 
 /** The CSRF token of the first form in a page whose action is `action` (a page may hold several forms: sign-out, buy …). */

@@ -110,7 +110,7 @@ describe('where sign-in tokens go', () => {
     expect(listingPage.status).toBe(200);
     collect('listing page', listingPage.text);
     collect('market page', (await new TestBrowser(t.app).get(`/market/${p.id}/tour?showId=show-1&listingId=${forSale.id}`)).text);
-    for (const m of t.deps.messages.list()) collect(`e-mail ${m.template}`, `${m.text}\n${m.html ?? ''}`);
+    for (const m of await t.deps.messages.list()) collect(`e-mail ${m.template}`, `${m.text}\n${m.html ?? ''}`);
     for (const w of t.db.select().from(webhookMessages).all()) collect(`webhook ${w.action}`, w);
 
     // Enough was walked to mean something: each kind of place was reached.

@@ -68,7 +68,7 @@ export function channelRoutes(deps: AppDeps) {
       request: { query: ChannelListingQuerySchema },
       responses: { 200: jsonResponse(envelope(ChannelListingPageSchema), 'A page of listings'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(svc.list(deps.db, c.get('auth').partner.id, c.req.valid('query'))), 200),
+    async (c) => c.json(ok(await deps.db.read((tx) => svc.list(tx, c.get('auth').partner.id, c.req.valid('query')))), 200),
   );
 
   app.openapi(
@@ -82,7 +82,7 @@ export function channelRoutes(deps: AppDeps) {
       request: { params: ChannelListingIdParam },
       responses: { 200: jsonResponse(envelope(ChannelListingSchema), 'The listing'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(svc.get(deps.db, c.get('auth').partner.id, c.req.valid('param').listingId)), 200),
+    async (c) => c.json(ok(await deps.db.read((tx) => svc.get(tx, c.get('auth').partner.id, c.req.valid('param').listingId))), 200),
   );
 
   app.openapi(

@@ -59,11 +59,11 @@ function helpers(t: TestApp, p: TestPartner) {
   const withdraw = (id: string, key: string = p.keys.channels) => t.request('DELETE', `/v1/channels/listings/${id}`, { key });
   const list = (query = '', key: string = p.keys.channels) => t.request('GET', `/v1/channels/listings${query ? `?${query}` : ''}`, { key });
   /** Rows written by the channels group, to prove a refusal wrote nothing. */
-  const rowCounts = () => ({
+  const rowCounts = async () => ({
     listings: t.db.select({ n: count() }).from(listings).get()!.n,
     tickets: t.db.select({ n: count() }).from(tickets).get()!.n,
     channelListings: t.db.select({ n: count() }).from(channelListings).get()!.n,
-    webhooks: t.deps.webhooks.list(p.id, {}).length,
+    webhooks: (await t.deps.webhooks.list(p.id, {})).length,
   });
   const intend = (items: string[], user = 'buyer@example.com') => t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items, user } });
   return { create, created, get, patch, withdraw, list, rowCounts, intend };
@@ -172,7 +172,7 @@ describe('POST /v1/channels/listings', () => {
     expect((await get(l.id)).body.data).toEqual(l);
 
     // The partner hears of it as of its own listings.
-    const hook = t.deps.webhooks.list(p.id, { action: 'listing.created' })[0]!.message.payload as { data: Record<string, unknown> };
+    const hook = (await t.deps.webhooks.list(p.id, { action: 'listing.created' }))[0]!.message.payload as { data: Record<string, unknown> };
     expect(hook.data).toEqual({ listingId: l.id, ticketIds: [`${l.id}-1`, `${l.id}-2`], eventId: 'tour', showId: 'show-2', ticketOptionId: 'opt-field', price: 40, currency: 'EUR', state: 'ACTIVE' });
 
     // Listed tickets (build your own buying flow), the hosted market and the buy access layer.
@@ -196,7 +196,7 @@ describe('POST /v1/channels/listings', () => {
 
   it('refuses bad bodies with every offending field, and writes nothing', async () => {
     const { t, p, create, rowCounts } = await setup();
-    const before = rowCounts();
+    const before = await rowCounts();
     const missing = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`).sort()).toEqual(
@@ -233,7 +233,7 @@ describe('POST /v1/channels/listings', () => {
     const big = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListingBody({ sellerReference: 'x'.repeat(300_000) }) });
     expect(big.status).toBe(413);
     expect(big.body.errors[0].code).toBe('payload_too_large');
-    expect(rowCounts()).toEqual(before);
+    expect(await rowCounts()).toEqual(before);
   });
 
   it('applies the partner’s price rules and fees', async () => {
@@ -262,17 +262,17 @@ describe('POST /v1/channels/listings', () => {
   it('409 when the externalListingId was used (per channel), when resale is closed or the show started; 404 for unknown or foreign ids', async () => {
     const { t, create, created, rowCounts } = await setup();
     const first = await created();
-    let before = rowCounts();
+    let before = await rowCounts();
     const again = await create({ price: 41 });
     expect(again.status).toBe(409);
     expect(again.body.errors[0]).toMatchObject({ code: 'conflict', path: 'externalListingId' });
     expect(again.body.errors[0].message).toContain(first.id);
-    expect(rowCounts()).toEqual(before);
+    expect(await rowCounts()).toEqual(before);
     // Another channel sharing the key may use the same id of its own.
     expect((await create({ channelId: 'other-platform' })).status).toBe(200);
 
     const other = t.partner('Other');
-    before = rowCounts();
+    before = await rowCounts();
     for (const [overrides, what] of [
       [{ externalReferenceEventId: 'nope' }, "event 'nope'"],
       [{ showId: 'show-9' }, "show 'show-9'"],
@@ -286,7 +286,7 @@ describe('POST /v1/channels/listings', () => {
     const foreign = await t.request('POST', '/v1/channels/listings', { key: other.keys.channels, body: channelListingBody({ externalListingId: 'rs-b' }) });
     expect(foreign.status).toBe(404);
     expect(foreign.body.errors[0]).toEqual({ code: 'not_found', message: "No event 'tour' was found" });
-    expect(rowCounts()).toEqual(before);
+    expect(await rowCounts()).toEqual(before);
 
     // The organiser switched resale off for show-2 (a precondition, set in the table).
     t.db.update(shows).set({ resaleEnabled: false }).where(eq(shows.showId, 'show-2')).run();
@@ -302,12 +302,12 @@ describe('POST /v1/channels/listings', () => {
   it('replays an Idempotency-Key with the same body and refuses it with another', async () => {
     const { create, rowCounts } = await setup();
     const first = await create({}, undefined, { 'Idempotency-Key': 'k-1' });
-    const before = rowCounts();
+    const before = await rowCounts();
     const replay = await create({}, undefined, { 'Idempotency-Key': 'k-1' });
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
-    expect(rowCounts()).toEqual(before);
+    expect(await rowCounts()).toEqual(before);
     const reused = await create({ price: 41 }, undefined, { 'Idempotency-Key': 'k-1' });
     expect(reused.status).toBe(422);
     expect(reused.body.errors[0].code).toBe('idempotency_key_reused');
@@ -322,7 +322,7 @@ describe('PATCH and DELETE /v1/channels/listings/:id', () => {
     const res = await patch(l.id, { price: '42.50', currency: 'eur' });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: l.id, price: 42.5, buyerTotal: 46.75, payout: 40.37, state: 'ACTIVE', updatedAt: '2026-03-01T12:01:00.000Z' });
-    expect((t.deps.webhooks.list(p.id, { action: 'listing.updated' })[0]!.message.payload as { data: { price: number } }).data.price).toBe(42.5);
+    expect(((await t.deps.webhooks.list(p.id, { action: 'listing.updated' }))[0]!.message.payload as { data: { price: number } }).data.price).toBe(42.5);
     for (const [body, path, code] of [
       [{}, 'price', 'missing_field'],
       [{ price: 0 }, 'price', 'out_of_range'],
@@ -344,7 +344,7 @@ describe('PATCH and DELETE /v1/channels/listings/:id', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ state: 'WITHDRAWN', endReason: 'withdrawn', endedAt: '2026-03-01T12:00:00.000Z' });
     expect(t.db.select().from(tickets).where(eq(tickets.partnerId, p.id)).all().map((x) => x.state)).toEqual(['DELETED', 'DELETED']);
-    expect((t.deps.webhooks.list(p.id, { action: 'listing.deleted' })[0]!.message.payload as { data: { listingId: string } }).data.listingId).toBe(l.id);
+    expect(((await t.deps.webhooks.list(p.id, { action: 'listing.deleted' }))[0]!.message.payload as { data: { listingId: string } }).data.listingId).toBe(l.id);
     const again = await withdraw(l.id);
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual(res.body.data);
@@ -486,7 +486,7 @@ describe('channel listings in the market’s life', () => {
     const channelUser = t.deps.users.find(t.db, p.id, 'channel:resellr')!;
     expect(t.db.select().from(payouts).where(eq(payouts.listingId, l.id)).get()).toMatchObject({ sellerPk: channelUser.id, amountMinor: 7600, currency: 'EUR', state: 'SCHEDULED' });
 
-    const hook = t.deps.webhooks.list(p.id, { action: 'ticket.update' })[0]!.message.payload as { data: { tickets: Record<string, unknown>[]; total: number } };
+    const hook = (await t.deps.webhooks.list(p.id, { action: 'ticket.update' }))[0]!.message.payload as { data: { tickets: Record<string, unknown>[]; total: number } };
     expect(hook.data.total).toBe(143);
     const byId = Object.fromEntries(hook.data.tickets.map((x) => [x.ticketId, x]));
     expect(byId[`${l.id}-1`]).toEqual({
@@ -502,7 +502,7 @@ describe('channel listings in the market’s life', () => {
     });
     expect(byId['own-1']).not.toHaveProperty('channel');
     // The buyer is told; the channel's user has no address, its own seller is.
-    expect(t.deps.messages.list().map((m) => `${m.template}:${m.to}`).sort()).toEqual(['listingSold:seller@example.com', 'purchaseConfirmed:buyer@example.com']);
+    expect((await t.deps.messages.list()).map((m) => `${m.template}:${m.to}`).sort()).toEqual(['listingSold:seller@example.com', 'purchaseConfirmed:buyer@example.com']);
     // Sold is final for the channel too.
     const { withdraw, patch } = helpers(t, p);
     expect((await withdraw(l.id)).status).toBe(409);

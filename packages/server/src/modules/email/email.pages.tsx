@@ -250,27 +250,29 @@ export function mailboxRoutes(deps: MailboxDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   if (deps.config.env === 'production') return router;
 
-  router.get('/dev/mailbox', (c) => {
+  router.get('/dev/mailbox', async (c) => {
     const to = queryTo(c);
+    const rows = await deps.messages.list({ to });
     pageHeaders(c);
-    return c.html(render(<ListPage rows={deps.messages.list({ to })} to={to} transport={deps.messages.transportName} />));
+    return c.html(render(<ListPage rows={rows} to={to} transport={deps.messages.transportName} />));
   });
 
-  router.get('/dev/mailbox.json', (c) => {
+  router.get('/dev/mailbox.json', async (c) => {
+    const rows = await deps.messages.list({ to: queryTo(c) });
     c.header('Cache-Control', 'no-store');
-    return c.json(ok(deps.messages.list({ to: queryTo(c) }).map(messageToJson)));
+    return c.json(ok(rows.map(messageToJson)));
   });
 
-  router.get('/dev/mailbox/:id', (c) => {
-    const m = deps.messages.get(c.req.param('id'));
+  router.get('/dev/mailbox/:id', async (c) => {
+    const m = await deps.messages.get(c.req.param('id'));
     pageHeaders(c);
     return c.html(render(<MessagePage m={m} />));
   });
 
-  router.get('/dev/mailbox/:id/attachments/:n', (c) => {
+  router.get('/dev/mailbox/:id/attachments/:n', async (c) => {
     const n = c.req.param('n');
     if (!/^\d{1,4}$/.test(n)) throw ApiError.notFound('attachment', `${c.req.param('id')}/${n}`);
-    const a = deps.messages.attachment(c.req.param('id'), Number(n));
+    const a = await deps.messages.attachment(c.req.param('id'), Number(n));
     return c.body(new Uint8Array(a.content), 200, {
       'Content-Type': SAFE_TYPE.test(a.contentType) ? a.contentType : 'application/octet-stream',
       'Content-Disposition': contentDisposition(a.filename),

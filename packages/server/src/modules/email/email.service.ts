@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AppConfig } from '../../context.js';
 import type { Db, Tx } from '../../db/client.js';
+import { affected } from '../../db/affected.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -106,7 +107,7 @@ export function shortError(err: unknown, secrets: readonly string[] = []): strin
  * The outbox of messages.
  *
  * @example
- * db.transaction((tx) => {
+ * await db.transact((tx) => {
  *   listings.markSold(tx, listing);
  *   messages.send(tx, { partnerId, channel: 'email', to: seller.email, template: 'listingSold', lang: 'es',
  *     vars: { eventTitle, showTitle, amount: { minor: 4500, currency: 'EUR' }, payoutDate: '2026-06-01' } });
@@ -218,37 +219,45 @@ export class MessagesService {
   async deliverDue(): Promise<DeliveryReport> {
     const report: DeliveryReport = { sent: 0, retried: 0, failed: 0 };
     const now = this.clock.now();
-    const due = this.db
-      .select({ id: messages.id })
-      .from(messages)
-      .where(and(eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)))
-      .orderBy(messages.nextAttemptAt, messages.id)
-      .limit(this.batchSize)
-      .all();
+    const due = await this.db.read((tx) =>
+      tx
+        .select({ id: messages.id })
+        .from(messages)
+        .where(and(eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)))
+        .orderBy(messages.nextAttemptAt, messages.id)
+        .limit(this.batchSize)
+        .all(),
+    );
     for (const { id } of due) {
-      const lease = this.claim(id);
-      if (lease === null) continue;
-      const outcome = await this.deliverOne(id, lease);
+      const claimed = await this.claim(id);
+      if (claimed === null) continue;
+      const outcome = await this.deliverOne(claimed.row, claimed.lease);
       if (outcome) report[outcome] += 1;
     }
     return report;
   }
 
-  /** Takes a due message for this worker; the lease time is the claim token. null when another worker has it. */
-  private claim(id: string): number | null {
+  /**
+   * Takes a due message for this worker and reads it; the lease time is the claim token.
+   * null when another worker has it.
+   */
+  private async claim(id: string): Promise<{ lease: number; row: MessageRow } | null> {
     const now = this.clock.now();
     const lease = now + CLAIM_LEASE_MS;
-    const { changes } = this.db
-      .update(messages)
-      .set({ nextAttemptAt: lease })
-      .where(and(eq(messages.id, id), eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)))
-      .run();
-    return changes === 1 ? lease : null;
+    return this.db.transact((tx) => {
+      const claimed = tx
+        .update(messages)
+        .set({ nextAttemptAt: lease })
+        .where(and(eq(messages.id, id), eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)))
+        .run();
+      if (affected(claimed) !== 1) return null;
+      const row = tx.select().from(messages).where(eq(messages.id, id)).get();
+      return row ? { lease, row } : null;
+    });
   }
 
-  private async deliverOne(id: string, lease: number): Promise<keyof DeliveryReport | null> {
-    const row = this.db.select().from(messages).where(eq(messages.id, id)).get();
-    if (!row) return null;
+  private async deliverOne(row: MessageRow, lease: number): Promise<keyof DeliveryReport | null> {
+    const id = row.id;
     // Only our claim may write the outcome: the lease value identifies it.
     const ours = and(eq(messages.id, id), eq(messages.state, 'pending'), eq(messages.nextAttemptAt, lease));
     const attempts = row.attempts + 1;
@@ -269,17 +278,20 @@ export class MessagesService {
       const lastError = shortError(err, this.secrets);
       const delay = BACKOFF_MS[attempts - 1];
       const final = delay === undefined;
-      this.db
-        .update(messages)
-        .set(final ? { state: 'failed', attempts, lastError, nextAttemptAt: null } : { attempts, lastError, nextAttemptAt: this.clock.now() + delay })
-        .where(ours)
-        .run();
+      await this.db.transact((tx) =>
+        tx
+          .update(messages)
+          .set(final ? { state: 'failed', attempts, lastError, nextAttemptAt: null } : { attempts, lastError, nextAttemptAt: this.clock.now() + delay })
+          .where(ours)
+          .run(),
+      );
       const log = { messageId: id, channel: row.channel, template: row.template, attempts, error: lastError };
       if (final) this.logger?.error(log, 'message failed for good');
       else this.logger?.warn(log, 'message delivery failed; will retry');
       return final ? 'failed' : 'retried';
     }
-    this.db.update(messages).set({ state: 'sent', attempts, sentAt: this.clock.now(), nextAttemptAt: null, lastError: null }).where(ours).run();
+    const sentAt = this.clock.now();
+    await this.db.transact((tx) => tx.update(messages).set({ state: 'sent', attempts, sentAt, nextAttemptAt: null, lastError: null }).where(ours).run());
     this.logger?.info({ messageId: id, channel: row.channel, template: row.template, via: row.channel === 'sms' ? this.sms.name : this.transport.name }, 'message sent');
     return 'sent';
   }
@@ -288,28 +300,30 @@ export class MessagesService {
    * Stored messages, newest first (the development mailbox). `to` filters by recipient,
    * case-insensitively; a phone number may be written in any international form.
    */
-  list(filter: { to?: string | undefined; limit?: number } = {}): MessageRow[] {
+  async list(filter: { to?: string | undefined; limit?: number } = {}): Promise<MessageRow[]> {
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 100), 1), 500);
     let to = filter.to?.trim();
     if (to && to.startsWith('+')) {
       const phone = parsePhoneNumberFromString(to);
       if (phone) to = phone.number;
     }
-    const q = this.db.select().from(messages);
-    const filtered = to ? q.where(sql`lower(${messages.to}) = ${to.toLowerCase()}`) : q;
-    return filtered.orderBy(desc(messages.createdAt), desc(messages.id)).limit(limit).all();
+    return this.db.read((tx) => {
+      const q = tx.select().from(messages);
+      const filtered = to ? q.where(sql`lower(${messages.to}) = ${to.toLowerCase()}`) : q;
+      return filtered.orderBy(desc(messages.createdAt), desc(messages.id)).limit(limit).all();
+    });
   }
 
   /** One stored message. @throws ApiError 404 */
-  get(id: string): MessageRow {
-    const row = this.db.select().from(messages).where(eq(messages.id, id)).get();
+  async get(id: string): Promise<MessageRow> {
+    const row = await this.db.read((tx) => tx.select().from(messages).where(eq(messages.id, id)).get());
     if (!row) throw ApiError.notFound('message', id);
     return row;
   }
 
   /** Attachment `n` (0-based) of a message. @throws ApiError 404 */
-  attachment(id: string, n: number): Attachment {
-    const a = Number.isInteger(n) && n >= 0 ? this.get(id).attachments[n] : undefined;
+  async attachment(id: string, n: number): Promise<Attachment> {
+    const a = Number.isInteger(n) && n >= 0 ? (await this.get(id)).attachments[n] : undefined;
     if (!a) throw ApiError.notFound('attachment', `${id}/${n}`);
     return { filename: a.filename, contentType: a.contentType, content: Buffer.from(a.contentBase64, 'base64') };
   }

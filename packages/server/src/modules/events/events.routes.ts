@@ -74,10 +74,11 @@ export function eventRoutes(deps: AppDeps) {
       request: { params: RefParam },
       responses: { 200: jsonResponse(EventEnvelope, 'The event'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const ref = c.req.valid('param').externalReferenceId;
+      const partnerId = c.get('auth').partner.id;
       try {
-        return c.json(ok(eventToApi(events.get(deps.db, c.get('auth').partner.id, ref))), 200);
+        return c.json(ok(eventToApi(await deps.db.read((tx) => events.get(tx, partnerId, ref)))), 200);
       } catch (err) {
         // The retired rules path reads as this route; an event really called "rules" still wins.
         if (ref === 'rules' && err instanceof ApiError && err.code === 'not_found') throw rulesMoved('GET');

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, ne } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
+import { affected } from '../../db/affected.js';
 import type { Clock } from '../../lib/clock.js';
 import { fromIso } from '../../lib/clock.js';
 import type { DomainEvents } from '../../lib/domain-events.js';
@@ -157,13 +158,12 @@ export class EventsService {
    * made the HTTP thread wait, every second, for whatever transaction another connection
    * (the ingestion worker, another process) was running.
    */
-  promoteAnnounced(tx: Tx = this.db): number {
+  async promoteAnnounced(): Promise<number> {
     const now = this.clock.now();
     const due = and(eq(shows.status, 'ANNOUNCED'), lte(shows.salesStartAt, now));
-    if (!tx.select({ id: shows.id }).from(shows).where(due).limit(1).get()) return 0;
-    const promote = (w: Tx) => w.update(shows).set({ status: 'ON_SALE', updatedAt: now }).where(due).run().changes;
-    // Outside a transaction, one of its own: on the HTTP thread it takes turns with the worker (tickets.worker.ts).
-    return tx === this.db ? this.db.transaction(promote) : promote(tx);
+    if (!(await this.db.read((tx) => tx.select({ id: shows.id }).from(shows).where(due).limit(1).get()))) return 0;
+    // A transaction of its own: on the HTTP thread it takes turns with the worker (tickets.worker.ts).
+    return this.db.transact((tx) => affected(tx.update(shows).set({ status: 'ON_SALE', updatedAt: now }).where(due).run()));
   }
 
   /**
@@ -172,7 +172,7 @@ export class EventsService {
    * when it already had that value.
    */
   setTicketShield(tx: Tx, showPk: string, status: boolean): boolean {
-    return tx.update(shows).set({ ticketShield: status, updatedAt: this.clock.now() }).where(and(eq(shows.id, showPk), ne(shows.ticketShield, status))).run().changes === 1;
+    return affected(tx.update(shows).set({ ticketShield: status, updatedAt: this.clock.now() }).where(and(eq(shows.id, showPk), ne(shows.ticketShield, status))).run()) === 1;
   }
 
   /**
@@ -181,7 +181,7 @@ export class EventsService {
    * workers never announce twice.
    */
   claimUnlockAnnouncement(tx: Tx, showPk: string, now: number): boolean {
-    return tx.update(shows).set({ unlockAnnouncedAt: now }).where(and(eq(shows.id, showPk), isNull(shows.unlockAnnouncedAt))).run().changes === 1;
+    return affected(tx.update(shows).set({ unlockAnnouncedAt: now }).where(and(eq(shows.id, showPk), isNull(shows.unlockAnnouncedAt))).run()) === 1;
   }
 
   /**

@@ -275,22 +275,22 @@ describe('POST /v1/events/:externalReferenceId/cancellation', () => {
 });
 
 describe('ANNOUNCED shows', () => {
-  it('become ON_SALE once dates.salesStartAt is reached', () => {
+  it('become ON_SALE once dates.salesStartAt is reached', async () => {
     const t = createTestApp();
     const p = t.partner();
     t.db.transaction((tx) =>
       t.deps.events.upsert(tx, p.id, { ...eventBody('feed'), shows: [{ ...showBody('s1'), status: 'ANNOUNCED', dates: { salesStartAt: '2026-03-02T09:00:00Z' } }] } as never, 'feed'),
     );
-    expect(t.deps.events.promoteAnnounced()).toBe(0);
+    expect(await t.deps.events.promoteAnnounced()).toBe(0);
     t.clock.set('2026-03-02T09:00:00Z');
-    expect(t.deps.events.promoteAnnounced()).toBe(1);
+    expect(await t.deps.events.promoteAnnounced()).toBe(1);
     expect(t.deps.events.get(t.db, p.id, 'feed').shows[0]!.status).toBe('ON_SALE');
   });
 
-  it('takes no write lock when no show is due (the check runs every second beside other writers)', () => {
+  it('takes no write lock when no show is due (the check runs every second beside other writers)', async () => {
     const path = join(tempDir('resale-promote-'), 'db.sqlite');
     const deps = fileDeps(path);
-    const p = deps.partners.create('P', {}).partner;
+    const p = (await deps.partners.create('P', {})).partner;
     deps.db.transaction((tx) =>
       deps.events.upsert(tx, p.id, { ...eventBody('feed'), shows: [{ ...showBody('s1'), status: 'ANNOUNCED', dates: { salesStartAt: '2026-03-02T09:00:00Z' } }] } as never, 'feed'),
     );
@@ -299,12 +299,12 @@ describe('ANNOUNCED shows', () => {
     onTestFinished(() => void other.close());
     deps.db.$client.pragma('busy_timeout = 0');
     other.exec('BEGIN IMMEDIATE');
-    expect(deps.events.promoteAnnounced()).toBe(0);
+    expect(await deps.events.promoteAnnounced()).toBe(0);
     (deps.clock as ManualClock).set('2026-03-02T09:00:00Z');
     // Now a show is due: the write needs the lock.
-    expect(() => deps.events.promoteAnnounced()).toThrow(/locked|busy/i);
+    await expect(deps.events.promoteAnnounced()).rejects.toThrow(/locked|busy/i);
     other.exec('COMMIT');
-    expect(deps.events.promoteAnnounced()).toBe(1);
+    expect(await deps.events.promoteAnnounced()).toBe(1);
     deps.db.$client.close();
   });
 });

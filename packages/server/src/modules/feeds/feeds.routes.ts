@@ -27,9 +27,9 @@ export function feedRoutes(deps: AppDeps, feeds: FeedsService = new FeedsService
       request: { params: PartnerIdParam },
       responses: { 200: jsonResponse(envelope(z.array(FeedRunSchema)), 'The runs, newest first'), ...errorResponses(404) },
     }),
-    (c) => {
-      const partner = deps.partners.get(c.req.valid('param').partnerId);
-      return c.json(ok(feeds.runs(partner.id, 50).map(feedRunToApi)), 200);
+    async (c) => {
+      const partner = await deps.partners.get(c.req.valid('param').partnerId);
+      return c.json(ok((await feeds.runs(partner.id, 50)).map(feedRunToApi)), 200);
     },
   );
 
@@ -47,7 +47,7 @@ export function feedRoutes(deps: AppDeps, feeds: FeedsService = new FeedsService
       responses: { 200: jsonResponse(envelope(z.array(FeedRunSchema)), 'The runs just made'), ...errorResponses(404) },
     }),
     async (c) => {
-      const partner = deps.partners.get(c.req.valid('param').partnerId);
+      const partner = await deps.partners.get(c.req.valid('param').partnerId);
       const runs: FeedRun[] = [];
       for (const feed of FEED_KINDS) {
         const run = await feeds.poll(partner.id, feed);

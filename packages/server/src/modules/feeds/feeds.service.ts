@@ -81,10 +81,10 @@ export class FeedsService {
 
   /** Polls one feed now, whatever the schedule; see {@link pollEvents}. */
   async poll(partnerId: string, feed: FeedKind): Promise<FeedRun | null> {
-    const partner = this.deps.partners.get(partnerId);
+    const partner = await this.deps.partners.get(partnerId);
     const url = feedUrl(partner, feed);
     if (url === null) return null;
-    const run = this.claim(partner, feed, false);
+    const run = await this.claim(partner, feed, false);
     return run ? this.execute(partner, feed, url, run) : null;
   }
 
@@ -94,16 +94,18 @@ export class FeedsService {
    * so a restart does not poll again early. A latest run more than one interval in the
    * future (the clock went back) counts as due, so a clock change cannot stall a feed.
    */
-  due(now: number = this.deps.clock.now()): DuePoll[] {
-    const out: DuePoll[] = [];
-    const partners = [...this.deps.partners.list()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const partner of partners) {
-      for (const feed of FEED_KINDS) {
-        if (feedUrl(partner, feed) === null) continue;
-        if (isDue(this.lastStart(partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) out.push({ partnerId: partner.id, feed });
+  async due(now: number = this.deps.clock.now()): Promise<DuePoll[]> {
+    const partners = [...(await this.deps.partners.list())].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.deps.db.read((tx) => {
+      const out: DuePoll[] = [];
+      for (const partner of partners) {
+        for (const feed of FEED_KINDS) {
+          if (feedUrl(partner, feed) === null) continue;
+          if (isDue(this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) out.push({ partnerId: partner.id, feed });
+        }
       }
-    }
-    return out;
+      return out;
+    });
   }
 
   /**
@@ -116,17 +118,17 @@ export class FeedsService {
     const runs: FeedRun[] = [];
     let pairs: DuePoll[] = [];
     try {
-      pairs = this.due(this.deps.clock.now());
+      pairs = await this.due(this.deps.clock.now());
     } catch (err) {
       logger.error({ err: errInfo(err) }, 'feeds: could not work out which feeds are due');
     }
     for (const { partnerId, feed } of pairs) {
       try {
-        const partner = this.deps.partners.get(partnerId);
+        const partner = await this.deps.partners.get(partnerId);
         const url = feedUrl(partner, feed);
         if (url === null) continue;
         // Claimed again under a write lock: another process may have taken it meanwhile.
-        const claimed = this.claim(partner, feed, true);
+        const claimed = await this.claim(partner, feed, true);
         if (claimed) runs.push(await this.execute(partner, feed, url, claimed));
       } catch (err) {
         logger.error({ partnerId, feed, err: errInfo(err) }, 'feeds: poll failed unexpectedly');
@@ -134,7 +136,7 @@ export class FeedsService {
     }
     let promoted = 0;
     try {
-      promoted = this.deps.events.promoteAnnounced();
+      promoted = await this.deps.events.promoteAnnounced();
       if (promoted > 0) logger.info({ promoted }, 'feeds: ANNOUNCED shows went ON_SALE');
     } catch (err) {
       logger.error({ err: errInfo(err) }, 'feeds: could not promote ANNOUNCED shows');
@@ -143,19 +145,21 @@ export class FeedsService {
   }
 
   /** The partner's latest runs of both feeds, newest first. */
-  runs(partnerId: string, limit = 50): FeedRun[] {
-    return this.deps.db
-      .select()
-      .from(feedRuns)
-      .where(eq(feedRuns.partnerId, partnerId))
-      .orderBy(desc(feedRuns.startedAt), desc(feedRuns.id))
-      .limit(limit)
-      .all();
+  async runs(partnerId: string, limit = 50): Promise<FeedRun[]> {
+    return this.deps.db.read((tx) =>
+      tx
+        .select()
+        .from(feedRuns)
+        .where(eq(feedRuns.partnerId, partnerId))
+        .orderBy(desc(feedRuns.startedAt), desc(feedRuns.id))
+        .limit(limit)
+        .all(),
+    );
   }
 
   // ---------------------------------------------------------------- internals
 
-  private lastStart(partnerId: string, feed: FeedKind, tx: Tx = this.deps.db): number | null {
+  private lastStart(tx: Tx, partnerId: string, feed: FeedKind): number | null {
     const row = tx
       .select({ startedAt: feedRuns.startedAt })
       .from(feedRuns)
@@ -167,22 +171,19 @@ export class FeedsService {
   }
 
   /**
-   * Writes the run's row as it starts. With `onlyIfDue`, under an immediate (write)
-   * transaction and only if the feed is still due, so two processes never both poll it.
+   * Writes the run's row as it starts. With `onlyIfDue`, in a write transaction (`transact`
+   * begins IMMEDIATE) and only if the feed is still due, so two processes never both poll it.
    */
-  private claim(partner: PartnerRow, feed: FeedKind, onlyIfDue: boolean): FeedRun | null {
-    return this.deps.db.transaction(
-      (tx) => {
-        const now = this.deps.clock.now();
-        if (onlyIfDue && !isDue(this.lastStart(partner.id, feed, tx), now, partner.settings.feedPollSeconds * 1000)) return null;
-        return tx
-          .insert(feedRuns)
-          .values({ id: newId('feedRun'), partnerId: partner.id, feed, startedAt: now, finishedAt: now, ok: false, applied: 0, skipped: 0, problems: [UNFINISHED] })
-          .returning()
-          .get();
-      },
-      { behavior: 'immediate' },
-    );
+  private async claim(partner: PartnerRow, feed: FeedKind, onlyIfDue: boolean): Promise<FeedRun | null> {
+    return this.deps.db.transact((tx) => {
+      const now = this.deps.clock.now();
+      if (onlyIfDue && !isDue(this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) return null;
+      return tx
+        .insert(feedRuns)
+        .values({ id: newId('feedRun'), partnerId: partner.id, feed, startedAt: now, finishedAt: now, ok: false, applied: 0, skipped: 0, problems: [UNFINISHED] })
+        .returning()
+        .get();
+    });
   }
 
   /** Fetches and applies one feed and finishes its run. Never throws. */
@@ -219,7 +220,7 @@ export class FeedsService {
       problems: tally.list(),
     };
     try {
-      const row = this.deps.db.update(feedRuns).set(finished).where(eq(feedRuns.id, run.id)).returning().get();
+      const row = await this.deps.db.transact((tx) => tx.update(feedRuns).set(finished).where(eq(feedRuns.id, run.id)).returning().get());
       if (ok) logger.info({ partnerId: partner.id, feed, applied: tally.applied, skipped: tally.skipped, ms: finished.finishedAt - run.startedAt }, `feeds: ${feed} feed polled`);
       return row ?? { ...run, ...finished };
     } catch (err) {
@@ -239,7 +240,7 @@ export class FeedsService {
         continue;
       }
       try {
-        this.deps.db.transaction((tx) => this.deps.events.upsert(tx, partnerId, parsed.data, 'feed'));
+        await this.deps.db.transact((tx) => this.deps.events.upsert(tx, partnerId, parsed.data, 'feed'));
         tally.applied++;
       } catch (err) {
         tally.skip(i, ref, this.reasonsOf(err, partnerId, 'events'));
@@ -259,7 +260,7 @@ export class FeedsService {
       }
       const { externalReferenceId, showId, cancelledAt } = parsed.data;
       try {
-        this.deps.db.transaction((tx) => this.deps.events.cancel(tx, partnerId, externalReferenceId, showId ?? undefined));
+        await this.deps.db.transact((tx) => this.deps.events.cancel(tx, partnerId, externalReferenceId, showId ?? undefined));
         tally.applied++;
       } catch (err) {
         tally.skip(i, ref, this.reasonsOf(err, partnerId, 'cancelled'));

@@ -481,26 +481,26 @@ describe('feeds: schedule and ANNOUNCED shows', () => {
     t.partner('No feeds');
     const pairs = (list: { partnerId: string; feed: string }[]) => list.map((d) => `${d.partnerId === p.id ? 'A' : 'B'}:${d.feed}`);
 
-    expect(pairs(feeds.due())).toEqual(['A:events', 'A:cancelled', 'B:events']);
+    expect(pairs(await feeds.due())).toEqual(['A:events', 'A:cancelled', 'B:events']);
     expect((await feeds.tick()).runs).toHaveLength(3);
     expect(platform.hits).toHaveLength(3);
-    expect(feeds.due()).toEqual([]);
+    expect(await feeds.due()).toEqual([]);
     expect((await feeds.tick()).runs).toEqual([]);
     expect(platform.hits).toHaveLength(3);
 
     t.clock.advance(59_000);
-    expect(feeds.due()).toEqual([]);
+    expect(await feeds.due()).toEqual([]);
     t.clock.advance(1_000);
-    expect(pairs(feeds.due())).toEqual(['A:events', 'A:cancelled']);
+    expect(pairs(await feeds.due())).toEqual(['A:events', 'A:cancelled']);
     await feeds.tick();
     t.clock.advance(240_000);
-    expect(pairs(feeds.due())).toEqual(['A:events', 'A:cancelled', 'B:events']);
-    expect(pairs(feeds.due(t.clock.now() - 1))).toEqual(['A:events', 'A:cancelled']);
+    expect(pairs(await feeds.due())).toEqual(['A:events', 'A:cancelled', 'B:events']);
+    expect(pairs(await feeds.due(t.clock.now() - 1))).toEqual(['A:events', 'A:cancelled']);
 
     // A restart (a new service over the same database) keeps the schedule.
     await feeds.tick();
     const restarted = new FeedsService(t.deps);
-    expect(restarted.due()).toEqual([]);
+    expect(await restarted.due()).toEqual([]);
   });
 
   it('two services ticking at once (two processes) poll each feed once', async () => {

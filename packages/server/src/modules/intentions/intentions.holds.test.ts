@@ -91,7 +91,7 @@ describe('holds on the market page', () => {
     const statuses = [];
     for (const [i, b] of accounts.entries()) statuses.push((await buy(b, [listings[10 + i]!.id])).status);
     expect(statuses).toEqual([303, 303, 303, 303, 429]);
-    expect(t.deps.partners.get(p.id).settings.holdLimits).toEqual({ perBuyer: 3, ticketsPerBuyerPerShow: 10, perClientAddress: 4 });
+    expect((await t.deps.partners.get(p.id)).settings.holdLimits).toEqual({ perBuyer: 3, ticketsPerBuyerPerShow: 10, perClientAddress: 4 });
     // Another address is not affected.
     expect((await buy(await signedIn('b6@example.com', '203.0.113.10'), [listings[20]!.id])).status).toBe(303);
   });

@@ -161,16 +161,19 @@ export function intentionRoutes(deps: AppDeps) {
       },
       responses: { 200: jsonResponse(envelope(z.array(ListedTicketSchema)), 'The listed tickets'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const partner = c.get('auth').partner;
       const { eventId } = c.req.valid('param');
       const { showId } = c.req.valid('query');
-      const found = marketEvent(deps.db, partner.id, eventId);
+      const { found, offered } = await deps.db.read((tx) => {
+        const found = marketEvent(tx, partner.id, eventId);
+        return { found, offered: found ? new Map(found.shows.map((s) => [s.id, offers(tx, s.id)])) : new Map<string, ReturnType<typeof offers>>() };
+      });
       if (!found) throw ApiError.notFound('event', eventId);
       const chosen = showId === undefined ? found.shows : found.shows.filter((s) => s.showId === showId);
       if (showId !== undefined && chosen.length === 0) throw ApiError.notFound('show', showId);
       const data = chosen.flatMap((s) =>
-        offers(deps.db, s.id).map((o) => ({
+        offered.get(s.id)!.map((o) => ({
           listingId: o.listingId,
           showId: s.showId,
           ticketOptionId: o.ticketOptionId,
@@ -208,10 +211,10 @@ export function intentionRoutes(deps: AppDeps) {
       },
       responses: { 200: jsonResponse(envelope(z.string()), 'The URL'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
-      deps.events.findShow(deps.db, partner.id, q.externalReferenceEventId, q.showId);
+      await deps.db.read((tx) => deps.events.findShow(tx, partner.id, q.externalReferenceEventId, q.showId));
       // The tag tells the market page that the partner's server chose this returnTo (see partnerReturnTo).
       const params = new URLSearchParams({
         showId: q.showId,

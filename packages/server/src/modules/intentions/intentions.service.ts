@@ -173,17 +173,19 @@ export class IntentionsService {
     return this.endIfPending(tx, id, 'FAILED', reason);
   }
 
-  /** Expires every PENDING intention whose time has come. Returns how many. */
-  expireDue(limit = 500): number {
+  /** Expires every PENDING intention whose time has come, each in its own transaction. Returns how many. */
+  async expireDue(limit = 500): Promise<number> {
     const now = this.deps.clock.now();
-    const due = this.deps.db
-      .select({ id: buyIntentions.id })
-      .from(buyIntentions)
-      .where(and(eq(buyIntentions.state, 'PENDING'), lte(buyIntentions.expiresAt, now)))
-      .limit(limit)
-      .all();
+    const due = await this.deps.db.read((tx) =>
+      tx
+        .select({ id: buyIntentions.id })
+        .from(buyIntentions)
+        .where(and(eq(buyIntentions.state, 'PENDING'), lte(buyIntentions.expiresAt, now)))
+        .limit(limit)
+        .all(),
+    );
     let n = 0;
-    for (const { id } of due) if (this.deps.db.transaction((tx) => this.endIfPending(tx, id, 'EXPIRED', 'timeout'))) n++;
+    for (const { id } of due) if (await this.deps.db.transact((tx) => this.endIfPending(tx, id, 'EXPIRED', 'timeout'))) n++;
     return n;
   }
 

@@ -68,9 +68,9 @@ describe('buy intentions', () => {
     const { t, p, lst, buy, state } = await setup();
     const bi = (await buy([lst[0]!.id])).body.data;
     t.clock.advance(599_000);
-    expect(t.deps.intentions.expireDue()).toBe(0);
+    expect(await t.deps.intentions.expireDue()).toBe(0);
     t.clock.advance(1_000);
-    expect(t.deps.intentions.expireDue()).toBe(1);
+    expect(await t.deps.intentions.expireDue()).toBe(1);
     expect(state(lst[0]!.id)).toBe('ACTIVE');
     const read = await t.request('GET', `/v1/marketplace/buyingflow/buyIntention/${bi.id}`, { key: p.keys.private });
     expect(read.body.data).toMatchObject({ state: 'EXPIRED', endReason: 'timeout', paymentUrl: null });

@@ -52,7 +52,7 @@ describe('listing.* webhooks', () => {
     const l = list('a2');
     const held = await buy(l.id);
     t.clock.advance(60 * 60 * 1000);
-    expect(t.deps.intentions.expireDue()).toBe(1);
+    expect(await t.deps.intentions.expireDue()).toBe(1);
     const again = await buy(l.id);
     t.db.transaction((tx) => t.deps.intentions.fail(tx, again.id, 'card_declined'));
     expect(t.deps.intentions.get(t.db, p.id, held.id).state).toBe('EXPIRED');

@@ -26,10 +26,11 @@ export function listingRoutes(deps: AppDeps) {
       request: { params: TicketParam, query: z.object({ sellerEmail: z.email().optional().openapi({ param: { name: 'sellerEmail', in: 'query' }, example: 'fan@example.com' }) }) },
       responses: { 200: jsonResponse(envelope(ListingSchema), 'The listing'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const partnerId = c.get('auth').partner.id;
-      const listing = svc.getByTicket(deps.db, partnerId, c.req.valid('param').ticketId, c.req.valid('query').sellerEmail);
-      return c.json(ok(svc.toApi(deps.db, listing)), 200);
+      const { ticketId } = c.req.valid('param');
+      const { sellerEmail } = c.req.valid('query');
+      return c.json(ok(await deps.db.read((tx) => svc.toApi(tx, svc.getByTicket(tx, partnerId, ticketId, sellerEmail)))), 200);
     },
   );
 

@@ -62,7 +62,7 @@ describe('creating a listing', () => {
       payout: 43.22,
       shareUrl: `http://resale.test/market/${p.id}/tour?showId=show-1&listingId=${l.id}`,
     });
-    const hook = t.deps.webhooks.list(p.id, { action: 'listing.created' })[0]!.message.payload;
+    const hook = (await t.deps.webhooks.list(p.id, { action: 'listing.created' }))[0]!.message.payload;
     expect(hook).toEqual({ family: 'listing', action: 'listing.created', data: { listingId: l.id, ticketIds: ['a3'], eventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field', price: 45.5, currency: 'EUR', state: 'ACTIVE' } });
   });
 
@@ -96,7 +96,8 @@ describe('price rules', () => {
     expect(() => list(['a3'], 4551)).toThrow('The price must be at most 45.5 EUR');
     expect(() => list(['a3'], 1999)).toThrow('The price must be at least 20 EUR');
     expect(list(['a3'], 4550).priceMinor).toBe(4550);
-    const q = t.db.transaction((tx) => t.deps.listings.quote(tx, t.deps.tickets.get(t.db, t.deps.partners.list()[0]!.id, 'a1'), 3000));
+    const partnerId = (await t.deps.partners.list())[0]!.id;
+    const q = t.db.transaction((tx) => t.deps.listings.quote(tx, t.deps.tickets.get(t.db, partnerId, 'a1'), 3000));
     expect(q.limits).toEqual({ originalMinor: 4550, minMinor: 2000, maxMinor: 4550, fixedMinor: null });
     expect(q.breakdown).toEqual({ priceMinor: 3000, buyerFeeMinor: 300, buyerTotalMinor: 3300, sellerFeeMinor: 150, payoutMinor: 2850 });
   });
@@ -142,7 +143,7 @@ describe('ending listings', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: l.id, state: 'TERMINATED', endReason: 'seller' });
     expect(ticket('a3').state).toBe('VALID');
-    expect(t.deps.webhooks.list(p.id, { action: 'listing.deleted' })).toHaveLength(1);
+    expect((await t.deps.webhooks.list(p.id, { action: 'listing.deleted' }))).toHaveLength(1);
     expect((await t.request('DELETE', '/v1/marketplace/items/ticket/a3', { key: p.keys.private })).status).toBe(404);
     // The latest listing still reads back.
     expect((await t.request('GET', '/v1/marketplace/listings/ticket/a3', { key: p.keys.private })).body.data.state).toBe('TERMINATED');
@@ -206,7 +207,7 @@ describe('POST /v1/delist', () => {
     expect(show.body.data).toEqual({ delisted: 1, listingIds: [vip.id] });
     expect(t.deps.listings.get(t.db, p.id, s2.id).state).toBe('ACTIVE');
     expect(t.deps.listings.get(t.db, p.id, vip.id)).toMatchObject({ state: 'DELISTED', endReason: 'organiser' });
-    expect(t.deps.messages.list().filter((m) => m.template === 'delistNotice')).toHaveLength(3);
+    expect((await t.deps.messages.list()).filter((m) => m.template === 'delistNotice')).toHaveLength(3);
     expect((t.db.select().from(tickets).where(eq(tickets.state, 'LISTED')).all()).map((x) => x.ticketId)).toEqual(['s2']);
   });
 
@@ -214,7 +215,8 @@ describe('POST /v1/delist', () => {
     const { t, p, list } = await setup();
     const a = list(['a3'], 4000);
     const b = list(['e1'], 3000);
-    const held = t.db.transaction((tx) => reserveListings(t.deps, tx, { partner: t.deps.partners.get(p.id), listingIds: [b.id], buyerPk: null }));
+    const partner = await t.deps.partners.get(p.id);
+    const held = t.db.transaction((tx) => reserveListings(t.deps, tx, { partner, listingIds: [b.id], buyerPk: null }));
     expect(t.deps.listings.get(t.db, p.id, b.id).state).toBe('RESERVED');
     const res = await t.request('POST', '/v1/delist', { key: p.keys.private, body: { externalReferenceEventId: 'tour', showId: 'show-1' } });
     expect(res.status).toBe(200);
@@ -222,7 +224,7 @@ describe('POST /v1/delist', () => {
     expect(t.deps.listings.get(t.db, p.id, a.id).state).toBe('DELISTED');
     expect(t.deps.listings.get(t.db, p.id, b.id)).toMatchObject({ state: 'DELISTED', intentionId: null });
     expect(t.deps.intentions.get(t.db, p.id, held.id)).toMatchObject({ state: 'CANCELLED', endReason: 'delisted' });
-    expect(t.deps.messages.list().filter((msg) => msg.template === 'delistNotice')).toHaveLength(2);
+    expect((await t.deps.messages.list()).filter((msg) => msg.template === 'delistNotice')).toHaveLength(2);
   });
 
   it('refuses unknown or foreign scopes, bad bodies and the channels key', async () => {

@@ -94,7 +94,7 @@ function seatText(s: Offer['seats'][number], lang: Lang): string {
 export function marketPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use('/market/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
-  const partnerOrNull = (id: string): PartnerRow | null => partnerById(deps.db, id) ?? null;
+  const partnerOrNull = async (id: string): Promise<PartnerRow | null> => (await deps.db.read((tx) => partnerById(tx, id))) ?? null;
 
   /**
    * Buy: reserves the listings for the signed-in buyer and goes to checkout. Holds are never
@@ -104,7 +104,7 @@ export function marketPageRoutes(deps: AppDeps) {
    * per buyer, per buyer and show, and per client address (partner setting `holdLimits`).
    */
   app.post('/market/:partnerId/:eventRef/buy', async (c) => {
-    const partner = partnerOrNull(c.req.param('partnerId'));
+    const partner = await partnerOrNull(c.req.param('partnerId'));
     const lang = pageLang(c, partner?.settings.defaultLang);
     if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
     if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
@@ -126,7 +126,7 @@ export function marketPageRoutes(deps: AppDeps) {
     const session = requireUser(c, partner, { returnTo: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${selection}` });
     if (session instanceof Response) return session;
     try {
-      const intention = deps.db.transaction((tx) =>
+      const intention = await deps.db.transact((tx) =>
         reserveListings(deps, tx, { partner, listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientLimitKey(c)) }),
       );
       return safeRedirect(c, `/checkout/${partner.id}/${intention.id}?lang=${lang}`, 303);
@@ -156,26 +156,34 @@ export function marketPageRoutes(deps: AppDeps) {
   });
 
   /** The seat map's data for the page's `<resale-seat-map src>`: public, as the page is. */
-  app.get('/market/:partnerId/:eventRef/seatmap.json', (c) => {
-    const partner = partnerById(deps.db, c.req.param('partnerId'));
-    if (!partner) throw ApiError.notFound('event', c.req.param('eventRef'));
+  app.get('/market/:partnerId/:eventRef/seatmap.json', async (c) => {
     const showId = c.req.query('showId') ?? '';
-    const lang = pageLang(c, partner.settings.defaultLang);
+    const data = await deps.db.read((tx) => {
+      const partner = partnerById(tx, c.req.param('partnerId'));
+      if (!partner) throw ApiError.notFound('event', c.req.param('eventRef'));
+      return seatMapData(tx, partner, { eventId: c.req.param('eventRef'), showId }, { publicBaseUrl: deps.config.publicBaseUrl, lang: pageLang(c, partner.settings.defaultLang) });
+    });
     c.header('Cache-Control', 'no-store');
-    return c.json(ok(seatMapData(deps.db, partner, { eventId: c.req.param('eventRef'), showId }, { publicBaseUrl: deps.config.publicBaseUrl, lang })), 200);
+    return c.json(ok(data), 200);
   });
 
   app.get('/market/:partnerId/:eventRef', async (c) => {
-    const partner = partnerOrNull(c.req.param('partnerId'));
+    // Everything the page shows, read at once (one turn of the queue).
+    const read = await deps.db.read((tx) => {
+      const partner = partnerById(tx, c.req.param('partnerId')) ?? null;
+      const found = partner ? marketEvent(tx, partner.id, c.req.param('eventRef')) : null;
+      const visible = found?.shows.filter((s) => s.status !== 'HIDDEN') ?? [];
+      const show = visible.find((s) => s.showId === c.req.query('showId')) ?? visible[0];
+      const live = show !== undefined && show.status !== 'CANCELLED';
+      return { partner, found, visible, show, everything: live ? offers(tx, show.id) : [], primary: live ? primarySale(tx, show.id) : null };
+    });
+    const { partner, found, visible, everything, primary } = read;
     const lang = pageLang(c, partner?.settings.defaultLang);
     const notFound = () => noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
     if (partner === null) return notFound();
-    const found = marketEvent(deps.db, c.req.param('partnerId'), c.req.param('eventRef'));
-    const visible = found?.shows.filter((s) => s.status !== 'HIDDEN') ?? [];
-    if (!found || visible.length === 0) return notFound();
-    const show = visible.find((s) => s.showId === c.req.query('showId')) ?? visible[0]!;
+    if (!found || visible.length === 0 || !read.show) return notFound();
+    const show = read.show;
     const optionFilter = c.req.query('ticketOptionId');
-    const everything = show.status === 'CANCELLED' ? [] : offers(deps.db, show.id);
     const all = everything.filter((o) => !optionFilter || o.ticketOptionId === optionFilter);
     // Listings picked on the seat map (`listingIds=a,b`): reserved together with one form.
     const picked = (c.req.query('listingIds') ?? '').split(',').map((s) => s.trim()).filter(Boolean).slice(0, MAX_SELECTION);
@@ -191,8 +199,7 @@ export function marketPageRoutes(deps: AppDeps) {
       const key = o.area ? `${o.area} · ${o.optionTitle}` : o.optionTitle;
       groups.set(key, [...(groups.get(key) ?? []), o]);
     }
-    // The partner's primary-sale report (market data): say when resale is the way in.
-    const primary = show.status === 'CANCELLED' ? null : primarySale(deps.db, show.id);
+    // `primary`: the partner's primary-sale report (market data), to say when resale is the way in.
     const location = show.location ?? found.event.location;
     const base = `/market/${encodeURIComponent(c.req.param('partnerId'))}/${encodeURIComponent(found.event.externalReferenceId)}`;
     // The way back to the partner's site: only a checked return address is shown or carried on.

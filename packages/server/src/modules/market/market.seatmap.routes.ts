@@ -71,10 +71,10 @@ export function seatMapRoutes(deps: AppDeps) {
       },
       responses: { 200: jsonResponse(envelope(SeatMapSchema), 'The seat map'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
-      const data = seatMapData(deps.db, partner, q, { publicBaseUrl: deps.config.publicBaseUrl, lang: q.lang ?? partner.settings.defaultLang });
+      const data = await deps.db.read((tx) => seatMapData(tx, partner, q, { publicBaseUrl: deps.config.publicBaseUrl, lang: q.lang ?? partner.settings.defaultLang }));
       return c.json(ok(data), 200);
     },
   );

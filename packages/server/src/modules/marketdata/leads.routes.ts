@@ -93,7 +93,7 @@ export function leadRoutes(deps: AppDeps) {
       },
       responses: { 200: jsonResponse(envelope(LeadListSchema), 'A page of leads'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(svc.list(deps.db, c.get('auth').partner.id, c.req.valid('query'))), 200),
+    async (c) => c.json(ok(await deps.db.read((tx) => svc.list(tx, c.get('auth').partner.id, c.req.valid('query')))), 200),
   );
 
   app.openapi(
@@ -107,7 +107,7 @@ export function leadRoutes(deps: AppDeps) {
       request: { params: z.object({ leadId: z.string().min(1).openapi({ param: { name: 'leadId', in: 'path' }, description: 'The lead’s id.', example: 'ld_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }) },
       responses: { 200: jsonResponse(envelope(LeadSchema), 'The lead'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(svc.get(deps.db, c.get('auth').partner.id, c.req.valid('param').leadId)), 200),
+    async (c) => c.json(ok(await deps.db.read((tx) => svc.get(tx, c.get('auth').partner.id, c.req.valid('param').leadId))), 200),
   );
 
   return app;

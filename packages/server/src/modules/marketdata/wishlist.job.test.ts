@@ -39,13 +39,13 @@ describe('wishlist notifications', () => {
   it('e-mails a wishlist lead once, when resale stock first appears for its show, with a link to the market page', async () => {
     const { t, p, list, terminate, wish, mails, stored } = await setup();
     const lead = await wish();
-    expect(notifyWishlists(t.deps)).toBe(0);
+    expect((await notifyWishlists(t.deps))).toBe(0);
     // Stock of another show does not count.
     list('s2');
-    expect(notifyWishlists(t.deps)).toBe(0);
+    expect((await notifyWishlists(t.deps))).toBe(0);
     t.clock.advance(5_000);
     list('f1');
-    expect(notifyWishlists(t.deps)).toBe(1);
+    expect((await notifyWishlists(t.deps))).toBe(1);
     const [mail, ...more] = mails();
     expect(more).toHaveLength(0);
     expect(mail).toMatchObject({ to: 'wish@example.com', lang: 'en', partnerId: p.id, state: 'pending', subject: 'Resale tickets are available for The Big Tour 2026' });
@@ -59,7 +59,7 @@ describe('wishlist notifications', () => {
     terminate('f1');
     terminate('f2');
     list('f1');
-    expect(notifyWishlists(t.deps)).toBe(0);
+    expect((await notifyWishlists(t.deps))).toBe(0);
     await wishlistJob.run(t.deps);
     expect(mails()).toHaveLength(1);
     // The outbox delivers it.
@@ -80,9 +80,9 @@ describe('wishlist notifications', () => {
     const { t, p, list, wish, mails } = await setup();
     await wish({ ticketOptionId: 'opt-vip' });
     list('f1');
-    expect(notifyWishlists(t.deps)).toBe(0);
+    expect((await notifyWishlists(t.deps))).toBe(0);
     list('v1', 11000);
-    expect(notifyWishlists(t.deps)).toBe(1);
+    expect((await notifyWishlists(t.deps))).toBe(1);
     expect(mails()[0]!.text).toContain('Tickets (VIP) for The Big Tour 2026');
     expect(mails()[0]!.text).toContain(`http://resale.test/market/${p.id}/tour?showId=show-1&lang=en&ticketOptionId=opt-vip`);
   });
@@ -92,20 +92,20 @@ describe('wishlist notifications', () => {
     const phoneOnly = await wish({ buyer: { phone: '+34600111222' } });
     await t.request('POST', '/v1/marketdata/users', { key: p.keys.private, body: { type: 'VIRTUAL_QUEUE', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'queue@example.com' } } });
     list('f1');
-    expect(notifyWishlists(t.deps)).toBe(0);
+    expect((await notifyWishlists(t.deps))).toBe(0);
     expect(stored(phoneOnly.id).notifiedAt).toBeNull();
 
     // Resale switched off for the show: no e-mail while it is; one once it is back on.
     await wish();
     const resale = (resaleEnabled: boolean) => t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 'show-1', resaleEnabled }] } });
     expect((await resale(false)).status).toBe(200);
-    expect(notifyWishlists(t.deps)).toBe(0);
+    expect((await notifyWishlists(t.deps))).toBe(0);
     expect((await resale(true)).status).toBe(200);
     // The show has started: too late.
     t.clock.set('2026-05-01T19:00:01Z');
-    expect(notifyWishlists(t.deps)).toBe(0);
+    expect((await notifyWishlists(t.deps))).toBe(0);
     t.clock.set('2026-04-01T12:00:00Z');
-    expect(notifyWishlists(t.deps)).toBe(1);
+    expect((await notifyWishlists(t.deps))).toBe(1);
     expect(mails().map((m) => m.to)).toEqual(['wish@example.com']);
   });
 
@@ -115,7 +115,7 @@ describe('wishlist notifications', () => {
     const bulk = await t.request('POST', '/v1/marketdata/users/bulk', { key: p.keys.private, body: { items } });
     expect(bulk.body.data.created).toBe(items.length);
     list('f1');
-    expect(notifyWishlists(t.deps, 100)).toBe(100);
+    expect((await notifyWishlists(t.deps, 100))).toBe(100);
     await wishlistJob.run(t.deps);
     expect(mails()).toHaveLength(items.length);
     expect(new Set(mails().map((m) => m.to)).size).toBe(items.length);
@@ -130,7 +130,7 @@ describe('wishlist notifications', () => {
       };
       const a = make();
       const b = make();
-      const partner = a.deps.partners.create('Acme', {});
+      const partner = await a.deps.partners.create('Acme', {});
       const key = partner.secrets.keys.private;
       const call = (app: typeof a.app, path: string, body: unknown) => app.request(path, { method: 'POST', headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const t = { request: async (_m: string, path: string, o: { body: unknown }) => ({ status: (await call(a.app, path, o.body)).status }) } as unknown as TestApp;
@@ -139,7 +139,7 @@ describe('wishlist notifications', () => {
       await call(b.app, '/v1/marketdata/users', { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'fan@example.com' } });
       const owner = a.deps.tickets.get(a.deps.db, partner.partner.id, 'f1');
       a.deps.db.transaction((tx) => a.deps.listings.create(tx, partner.partner.id, { sellerPk: owner.ownerPk, ticketPks: [owner.id], priceMinor: 4000 }));
-      expect(notifyWishlists(b.deps) + notifyWishlists(a.deps) + notifyWishlists(b.deps)).toBe(1);
+      expect((await notifyWishlists(b.deps)) + (await notifyWishlists(a.deps)) + (await notifyWishlists(b.deps))).toBe(1);
       expect(a.deps.db.select().from(messages).all().filter((m) => m.template === 'wishlistAvailable')).toHaveLength(1);
       a.deps.db.$client.close();
       b.deps.db.$client.close();

@@ -8,6 +8,7 @@ import { showsWithEvents, ticketOptionsOfShows } from '../events/events.queries.
 import { activeOptionPksOfShows } from '../listings/listings.queries.js';
 import { leads } from './leads.table.js';
 import { partnerOf } from '../partners/partners.queries.js';
+import { affected } from '../../db/affected.js';
 
 /**
  * Wishlist notifications: a WISHLIST lead with an e-mail is e-mailed once (template
@@ -49,13 +50,13 @@ class Skip extends Error {}
  * One batch: notifies up to `limit` waiting wishlist leads whose show now has stock.
  *
  * @returns how many leads were marked notified (e-mailed, or skipped for a logged error)
- * @example notifyWishlists(deps); // 0 when no waiting lead's show has ACTIVE listings
+ * @example await notifyWishlists(deps); // 0 when no waiting lead's show has ACTIVE listings
  */
-export function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): number {
+export async function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): Promise<number> {
   const now = deps.clock.now();
   // A read without the write lock first: most ticks find nothing, and take no lock for it.
-  if (dueLeads(deps.db, now, 1).length === 0) return 0;
-  return deps.db.transaction((tx) => {
+  if ((await deps.db.read((tx) => dueLeads(tx, now, 1))).length === 0) return 0;
+  return deps.db.transact((tx) => {
     const due = dueLeads(tx, now, limit);
 
     const langs = new Map<string, Lang>();
@@ -75,7 +76,7 @@ export function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): number {
       const marketUrl = `${deps.config.publicBaseUrl}/market/${encodeURIComponent(lead.partnerId)}/${encodeURIComponent(lead.eventRef)}?${query}`;
       const timeZone = (lead.showLocation ?? lead.eventLocation).timeZone;
       const mark = (notificationId: string | null) =>
-        tx.update(leads).set({ notifiedAt: now, notificationId }).where(and(eq(leads.id, lead.id), isNull(leads.notifiedAt))).run().changes === 1;
+        affected(tx.update(leads).set({ notifiedAt: now, notificationId }).where(and(eq(leads.id, lead.id), isNull(leads.notifiedAt))).run()) === 1;
       try {
         tx.transaction((sp) => {
           const messageId = deps.messages.send(sp, {
@@ -111,10 +112,10 @@ export function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): number {
 export const wishlistJob: Job = {
   name: 'wishlist',
   everyMs: WISHLIST_EVERY_MS,
-  run(deps) {
+  async run(deps) {
     let total = 0;
     for (let i = 0; i < MAX_BATCHES; i++) {
-      const n = notifyWishlists(deps);
+      const n = await notifyWishlists(deps);
       total += n;
       if (n < WISHLIST_BATCH) break;
     }

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
+import { perConnection } from '../../db/statements.js';
 import { apiKeys, partners } from './partners.table.js';
 
 export { API_KEY_KINDS, type ApiKeyKind } from './partners.table.js';
@@ -25,28 +26,33 @@ export function partnerOf(tx: Tx, partnerId: string): PartnerRow {
 /**
  * Whether any partner lists `origin` in its settings' `allowedOrigins` (CORS preflights carry
  * no key, so they are answered for an origin some partner allows). The statement is prepared
- * once; call the returned function per request.
+ * once per connection (see `perConnection`).
  *
- * @example const allows = anyPartnerAllowsOrigin(db); allows('https://tickets.acme.example'); // true
+ * @example await db.read((tx) => anyPartnerAllowsOrigin(tx, 'https://tickets.acme.example')); // true
  */
-export function anyPartnerAllowsOrigin(db: Db): (origin: string) => boolean {
-  const statement = db
+export function anyPartnerAllowsOrigin(tx: Tx, origin: string): boolean {
+  return originStatement(tx).get({ origin }) !== undefined;
+}
+
+const originStatement = perConnection((tx) =>
+  tx
     .select({ one: sql<number>`1` })
     .from(partners)
     .where(sql`exists (select 1 from json_each(${partners.settings}, '$.allowedOrigins') where value = ${sql.placeholder('origin')})`)
     .limit(1)
-    .prepare();
-  return (origin) => statement.get({ origin }) !== undefined;
-}
+    .prepare(),
+);
 
 /**
  * When an API key expires (`expires_at`, null for a key without end), by the key's SHA-256
  * (`hashSecret`); undefined for an unknown hash. The statement is prepared once; call the
  * returned function per request (the buy access layer's key cache reads it on every miss).
  *
- * @example const expiry = apiKeyExpiry(db); expiry(hashSecret(presented)); // null
+ * @example apiKeyExpiry(tx, hashSecret(presented)); // null
  */
-export function apiKeyExpiry(db: Db): (hash: string) => number | null | undefined {
-  const statement = db.select({ expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare();
-  return (hash) => statement.get({ hash })?.expiresAt;
+export function apiKeyExpiry(tx: Tx, hash: string): number | null | undefined {
+  return expiryStatement(tx).get({ hash })?.expiresAt;
 }
+
+/** The statement of `apiKeyExpiry`, prepared once per connection on the handle it is given. */
+const expiryStatement = perConnection((tx) => tx.select({ expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare());

@@ -32,9 +32,9 @@ export function partnerRoutes(deps: AppDeps) {
       request: { body: jsonBody(PartnerCreateSchema) },
       responses: { 201: jsonResponse(envelope(PartnerCreatedSchema, 201), 'The partner and its secrets'), ...errorResponses() },
     }),
-    (c) => {
+    async (c) => {
       const body = c.req.valid('json');
-      const { partner, secrets } = deps.partners.create(body.name, body.settings);
+      const { partner, secrets } = await deps.partners.create(body.name, body.settings);
       return c.json(ok({ partner: partnerToApi(partner), keys: secrets.keys, webhookSecret: secrets.webhookSecret }, 201), 201);
     },
   );
@@ -48,7 +48,7 @@ export function partnerRoutes(deps: AppDeps) {
       summary: 'List partners',
       responses: { 200: jsonResponse(envelope(z.array(PartnerSchema)), 'Every partner, newest first'), ...errorResponses() },
     }),
-    (c) => c.json(ok(deps.partners.list().map(partnerToApi)), 200),
+    async (c) => c.json(ok((await deps.partners.list()).map(partnerToApi)), 200),
   );
 
   app.openapi(
@@ -61,7 +61,7 @@ export function partnerRoutes(deps: AppDeps) {
       request: { params: PartnerIdParam },
       responses: { 200: jsonResponse(envelope(PartnerSchema), 'The partner'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(partnerToApi(deps.partners.get(c.req.valid('param').partnerId))), 200),
+    async (c) => c.json(ok(partnerToApi(await deps.partners.get(c.req.valid('param').partnerId))), 200),
   );
 
   app.openapi(
@@ -75,12 +75,12 @@ export function partnerRoutes(deps: AppDeps) {
       request: { params: PartnerIdParam, body: jsonBody(PartnerUpdateSchema) },
       responses: { 200: jsonResponse(envelope(PartnerSchema), 'The updated partner'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const body = c.req.valid('json');
       const change: Parameters<typeof deps.partners.update>[1] = {};
       if (body.name !== undefined) change.name = body.name;
       if (body.settings !== undefined) change.settings = body.settings;
-      return c.json(ok(partnerToApi(deps.partners.update(c.req.valid('param').partnerId, change))), 200);
+      return c.json(ok(partnerToApi(await deps.partners.update(c.req.valid('param').partnerId, change))), 200);
     },
   );
 
@@ -94,9 +94,9 @@ export function partnerRoutes(deps: AppDeps) {
       request: { params: PartnerIdParam, body: jsonBody(RotateSchema) },
       responses: { 200: jsonResponse(envelope(RotatedSchema), 'The new secret, shown once'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const { kind, graceSeconds } = c.req.valid('json');
-      const r = deps.partners.rotate(c.req.valid('param').partnerId, kind, graceSeconds);
+      const r = await deps.partners.rotate(c.req.valid('param').partnerId, kind, graceSeconds);
       return c.json(ok({ kind, secret: r.secret, previousValidUntil: r.previousValidUntil === null ? null : toIso(r.previousValidUntil) }), 200);
     },
   );

@@ -11,7 +11,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type PartnerSettings, type PartnerSett
 /** Key prefixes: they tell a human which key is which; lookup is by hash only. */
 export const KEY_PREFIX: Record<ApiKeyKind, string> = { private: 'sk_', public: 'pk_', channels: 'sk_ch_' };
 
-import type { PartnerRow } from './partners.queries.js';
+import { partnerById, type PartnerRow } from './partners.queries.js';
 export type { PartnerRow };
 
 /** A freshly minted secret set, shown once. */
@@ -56,93 +56,98 @@ export class PartnersService {
   }
 
   /** Creates a partner with new keys and webhook secret; the secrets are returned once. */
-  create(name: string, patch: PartnerSettingsPatch = {}): { partner: PartnerRow; secrets: PartnerSecrets } {
+  async create(name: string, patch: PartnerSettingsPatch = {}): Promise<{ partner: PartnerRow; secrets: PartnerSecrets }> {
+    return this.db.transact((tx) => this.createIn(tx, name, patch));
+  }
+
+  /** {@link create} inside the caller's transaction (the test harness creates partners synchronously). */
+  createIn(tx: Tx, name: string, patch: PartnerSettingsPatch = {}): { partner: PartnerRow; secrets: PartnerSecrets } {
     const now = this.clock.now();
     const secrets: PartnerSecrets = {
       keys: { private: newApiKey('private'), public: newApiKey('public'), channels: newApiKey('channels') },
       webhookSecret: newWebhookSecret(),
     };
-    const partner = this.db.transaction((tx) => {
-      const row = tx
-        .insert(partners)
-        .values({
-          id: newId('partner'),
-          name,
-          settings: mergeSettings(DEFAULT_SETTINGS, patch),
-          webhookSecretSealed: this.box.seal(secrets.webhookSecret),
-          platformSecretSealed: patch.platformSecret ? this.box.seal(patch.platformSecret) : null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning()
-        .get();
-      for (const kind of Object.keys(secrets.keys) as ApiKeyKind[]) this.insertKey(tx, row.id, kind, secrets.keys[kind]);
-      return row;
-    });
+    const partner = tx
+      .insert(partners)
+      .values({
+        id: newId('partner'),
+        name,
+        settings: mergeSettings(DEFAULT_SETTINGS, patch),
+        webhookSecretSealed: this.box.seal(secrets.webhookSecret),
+        platformSecretSealed: patch.platformSecret ? this.box.seal(patch.platformSecret) : null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    for (const kind of Object.keys(secrets.keys) as ApiKeyKind[]) this.insertKey(tx, partner.id, kind, secrets.keys[kind]);
     return { partner, secrets };
   }
 
-  list(): PartnerRow[] {
-    return this.db.select().from(partners).orderBy(desc(partners.createdAt)).all();
+  async list(): Promise<PartnerRow[]> {
+    return this.db.read((tx) => tx.select().from(partners).orderBy(desc(partners.createdAt)).all());
   }
 
   /** @throws 404 when unknown. */
-  get(id: string): PartnerRow {
-    const row = this.db.select().from(partners).where(eq(partners.id, id)).get();
-    if (!row) throw ApiError.notFound('partner', id);
-    return row;
+  async get(id: string): Promise<PartnerRow> {
+    return this.db.read((tx) => existing(tx, id));
   }
 
-  update(id: string, change: { name?: string; settings?: PartnerSettingsPatch }): PartnerRow {
-    const current = this.get(id);
-    const settings = change.settings ? mergeSettings(current.settings, change.settings) : current.settings;
-    const secret = change.settings?.platformSecret;
-    return this.db
-      .update(partners)
-      .set({
-        name: change.name ?? current.name,
-        settings,
-        platformSecretSealed: secret === undefined ? current.platformSecretSealed : secret === null ? null : this.box.seal(secret),
-        updatedAt: this.clock.now(),
-      })
-      .where(eq(partners.id, id))
-      .returning()
-      .get();
+  async update(id: string, change: { name?: string; settings?: PartnerSettingsPatch }): Promise<PartnerRow> {
+    return this.db.transact((tx) => {
+      const current = existing(tx, id);
+      const settings = change.settings ? mergeSettings(current.settings, change.settings) : current.settings;
+      const secret = change.settings?.platformSecret;
+      return tx
+        .update(partners)
+        .set({
+          name: change.name ?? current.name,
+          settings,
+          platformSecretSealed: secret === undefined ? current.platformSecretSealed : secret === null ? null : this.box.seal(secret),
+          updatedAt: this.clock.now(),
+        })
+        .where(eq(partners.id, id))
+        .returning()
+        .get();
+    });
   }
 
   /**
    * Replaces one key kind (or the webhook secret). The old key stays valid for
    * `graceSeconds` so a partner can roll its deployments without downtime.
    */
-  rotate(id: string, kind: ApiKeyKind | 'webhookSecret', graceSeconds = 0): { secret: string; previousValidUntil: number | null } {
-    this.get(id);
+  async rotate(id: string, kind: ApiKeyKind | 'webhookSecret', graceSeconds = 0): Promise<{ secret: string; previousValidUntil: number | null }> {
     const now = this.clock.now();
     const until = now + graceSeconds * 1000;
-    if (kind === 'webhookSecret') {
-      const secret = newWebhookSecret();
-      this.db.update(partners).set({ webhookSecretSealed: this.box.seal(secret), updatedAt: now }).where(eq(partners.id, id)).run();
-      return { secret, previousValidUntil: null };
-    }
-    const secret = newApiKey(kind);
-    this.db.transaction((tx) => {
+    return this.db.transact((tx) => {
+      existing(tx, id);
+      if (kind === 'webhookSecret') {
+        const secret = newWebhookSecret();
+        tx.update(partners).set({ webhookSecretSealed: this.box.seal(secret), updatedAt: now }).where(eq(partners.id, id)).run();
+        return { secret, previousValidUntil: null };
+      }
+      const secret = newApiKey(kind);
       tx.update(apiKeys)
         .set({ expiresAt: until })
         .where(and(eq(apiKeys.partnerId, id), eq(apiKeys.kind, kind), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, until))))
         .run();
       this.insertKey(tx, id, kind, secret);
+      return { secret, previousValidUntil: graceSeconds > 0 ? until : null };
     });
-    return { secret, previousValidUntil: graceSeconds > 0 ? until : null };
   }
 
   /** The partner and key kind of a presented key, or null when unknown or expired. */
-  authenticate(presented: string): Authenticated | null {
+  async authenticate(presented: string): Promise<Authenticated | null> {
     const hash = hashSecret(presented);
-    const row = this.db
-      .select({ key: apiKeys, partner: partners })
-      .from(apiKeys)
-      .innerJoin(partners, eq(partners.id, apiKeys.partnerId))
-      .where(eq(apiKeys.hash, hash))
-      .get();
+    // Every API request: a synchronous callback, so no queue turn when the connection is free.
+    const row = await this.db.read((tx) =>
+      tx
+        .select({ key: apiKeys, partner: partners })
+        .from(apiKeys)
+        .innerJoin(partners, eq(partners.id, apiKeys.partnerId))
+        .where(eq(apiKeys.hash, hash))
+        .get(),
+    );
     if (!row) return null;
     // The lookup is by hash; the comparison below keeps the final check constant-time.
     if (!safeEqual(row.key.hash, hash)) return null;
@@ -163,9 +168,9 @@ export class PartnersService {
    * of each kind expire at once) and the given settings. Run at every start. `initialSettings`
    * apply only when the partner is created, so what an operator changes later survives restarts.
    */
-  ensureSandbox(opts: { keys: Record<ApiKeyKind, string>; webhookSecret?: string; settings: PartnerSettingsPatch; initialSettings?: PartnerSettingsPatch }): PartnerRow {
+  async ensureSandbox(opts: { keys: Record<ApiKeyKind, string>; webhookSecret?: string; settings: PartnerSettingsPatch; initialSettings?: PartnerSettingsPatch }): Promise<PartnerRow> {
     const now = this.clock.now();
-    return this.db.transaction((tx) => {
+    return this.db.transact((tx) => {
       let partner = tx.select().from(partners).where(eq(partners.name, 'sandbox')).orderBy(partners.createdAt).get();
       if (!partner) {
         partner = tx
@@ -215,6 +220,13 @@ export class PartnersService {
       .values({ id: newId('apiKey'), partnerId, kind, hash: hashSecret(secret), hint: secret.slice(-4), createdAt: this.clock.now(), expiresAt: null })
       .run();
   }
+}
+
+/** @throws 404 when the partner is unknown. */
+function existing(tx: Tx, id: string): PartnerRow {
+  const row = partnerById(tx, id);
+  if (!row) throw ApiError.notFound('partner', id);
+  return row;
 }
 
 /** Settings as shown to operators: stored settings plus whether a platform secret is set. */

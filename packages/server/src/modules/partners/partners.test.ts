@@ -61,7 +61,7 @@ describe('operator API: partners', () => {
     expect(upd.body.data.settings.fees).toEqual({ buyerPercent: 10, buyerFixedMinor: 0, sellerPercent: 7, sellerFixedMinor: 0 });
     expect(upd.body.data.settings.platformSecretSet).toBe(true);
     expect(JSON.stringify(upd.body)).not.toContain('a-very-secret-header-value');
-    expect(t.deps.partners.platformSecret(t.deps.partners.get(p.id))).toBe('a-very-secret-header-value');
+    expect(t.deps.partners.platformSecret(await t.deps.partners.get(p.id))).toBe('a-very-secret-header-value');
 
     const unknown = await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { colour: 'red' } } });
     expect(unknown.status).toBe(400);
@@ -74,7 +74,7 @@ describe('operator API: partners', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['settings.feedPollSeconds', 'settings.qrLockHoursBeforeShow', 'settings.webhookUrl']);
     // Nothing half-written.
-    expect(t.deps.partners.get(p.id).settings.qrLockHoursBeforeShow).toBe(3);
+    expect((await t.deps.partners.get(p.id)).settings.qrLockHoursBeforeShow).toBe(3);
 
     const cleared = await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { webhookUrl: null } } });
     expect(cleared.body.data.settings.webhookUrl).toBeNull();
@@ -103,22 +103,22 @@ describe('operator API: partners', () => {
 
     const wh = await t.request('POST', `/admin/v1/partners/${p.id}/keys/rotate`, { operator: true, body: { kind: 'webhookSecret' } });
     expect(wh.body.data.secret).toMatch(/^whsec_/);
-    expect(t.deps.partners.webhookSecret(t.deps.partners.get(p.id))).toBe(wh.body.data.secret);
+    expect(t.deps.partners.webhookSecret(await t.deps.partners.get(p.id))).toBe(wh.body.data.secret);
     expect((await t.request('POST', `/admin/v1/partners/${p.id}/keys/rotate`, { operator: true, body: { kind: 'master' } })).status).toBe(400);
   });
 
-  it('keeps the sandbox partner at exactly the configured keys across restarts', () => {
+  it('keeps the sandbox partner at exactly the configured keys across restarts', async () => {
     const t = createTestApp();
     const keys = { private: 'sk_sandbox_aaaaaaaaaaaaaaaa', public: 'pk_sandbox_bbbbbbbbbbbbbbbb', channels: 'sk_ch_sandbox_cccccccccccc' };
-    const first = t.deps.partners.ensureSandbox({ keys, settings: { ownershipUrl: 'http://127.0.0.1:9/owned' } });
-    expect(t.deps.partners.authenticate(keys.private)).toMatchObject({ kind: 'private', partner: { id: first.id } });
-    expect(t.deps.partners.authenticate(keys.channels)?.kind).toBe('channels');
+    const first = await t.deps.partners.ensureSandbox({ keys, settings: { ownershipUrl: 'http://127.0.0.1:9/owned' } });
+    expect(await t.deps.partners.authenticate(keys.private)).toMatchObject({ kind: 'private', partner: { id: first.id } });
+    expect((await t.deps.partners.authenticate(keys.channels))?.kind).toBe('channels');
     const changed = { ...keys, private: 'sk_sandbox_dddddddddddddddd' };
-    const second = t.deps.partners.ensureSandbox({ keys: changed, webhookSecret: 'whsec_c2FuZGJveC1zZWNyZXQtMDAwMDAwMDA=', settings: {} });
+    const second = await t.deps.partners.ensureSandbox({ keys: changed, webhookSecret: 'whsec_c2FuZGJveC1zZWNyZXQtMDAwMDAwMDA=', settings: {} });
     expect(second.id).toBe(first.id);
     expect(second.settings.ownershipUrl).toBe('http://127.0.0.1:9/owned');
-    expect(t.deps.partners.authenticate(keys.private)).toBeNull();
-    expect(t.deps.partners.authenticate(changed.private)?.partner.id).toBe(first.id);
+    expect(await t.deps.partners.authenticate(keys.private)).toBeNull();
+    expect((await t.deps.partners.authenticate(changed.private))?.partner.id).toBe(first.id);
     expect(t.deps.partners.webhookSecret(second)).toBe('whsec_c2FuZGJveC1zZWNyZXQtMDAwMDAwMDA=');
   });
 
@@ -126,11 +126,11 @@ describe('operator API: partners', () => {
     const t = createTestApp();
     const keys = { private: 'sk_sandbox_aaaaaaaaaaaaaaaa', public: 'pk_sandbox_bbbbbbbbbbbbbbbb', channels: 'sk_ch_sandbox_cccccccccccc' };
     const initialSettings = { buyAccessLayer: { integratedMap: { allowOrphanTicketSelection: false }, disabledTicketOptions: [] } };
-    const first = t.deps.partners.ensureSandbox({ keys, settings: {}, initialSettings });
+    const first = await t.deps.partners.ensureSandbox({ keys, settings: {}, initialSettings });
     expect(first.settings.buyAccessLayer).toEqual(initialSettings.buyAccessLayer);
     const patched = await t.request('PATCH', `/admin/v1/partners/${first.id}`, { operator: true, body: { settings: { buyAccessLayer: null } } });
     expect(patched.status).toBe(200);
-    const again = t.deps.partners.ensureSandbox({ keys, settings: {}, initialSettings });
+    const again = await t.deps.partners.ensureSandbox({ keys, settings: {}, initialSettings });
     expect(again.settings.buyAccessLayer).toBeNull();
   });
 });

@@ -48,8 +48,8 @@ export function checkoutPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use('/checkout/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
 
-  const marketLink = (partner: PartnerRow, intention: IntentionRow, lang: Lang) => {
-    const { show, event } = showWithEvent(deps.db, intention.showPk)!;
+  const marketLink = async (partner: PartnerRow, intention: IntentionRow, lang: Lang) => {
+    const { show, event } = (await deps.db.read((tx) => showWithEvent(tx, intention.showPk)))!;
     return { href: `/market/${partner.id}/${encodeURIComponent(event.externalReferenceId)}?showId=${encodeURIComponent(show.showId)}&lang=${lang}`, label: cm(lang, 'backToMarket') };
   };
 
@@ -59,39 +59,45 @@ export function checkoutPageRoutes(deps: AppDeps) {
     if (session instanceof Response) return session;
     let claimed: ReturnType<AppDeps['intentions']['claim']>;
     try {
-      claimed = deps.db.transaction((tx) => deps.intentions.claim(tx, partner.id, c.req.param('intentionId') ?? '', session.userPk));
+      claimed = await deps.db.transact((tx) => deps.intentions.claim(tx, partner.id, c.req.param('intentionId') ?? '', session.userPk));
     } catch (err) {
       if (err instanceof ApiError && err.code === 'not_found') return notFoundPage(c, lang);
       throw err;
     }
-    if (!claimed.ok && claimed.reason === 'own_listing') return noticePage(c, { lang, status: 409, title: cm(lang, 'ownListingTitle'), text: cm(lang, 'ownListingText'), link: marketLink(partner, claimed.row, lang) });
+    if (!claimed.ok && claimed.reason === 'own_listing') return noticePage(c, { lang, status: 409, title: cm(lang, 'ownListingTitle'), text: cm(lang, 'ownListingText'), link: await marketLink(partner, claimed.row, lang) });
     if (!claimed.ok) return noticePage(c, { lang, status: 403, title: cm(lang, 'notYoursTitle'), text: cm(lang, 'notYoursText') });
     const intention = claimed.row;
     return { intention, userPk: session.userPk };
   }
 
   /** The page of a checkout step's outcome (flows/checkout.ts decides; this only says it). */
-  function outcomePage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, outcome: CheckoutOutcome) {
+  async function outcomePage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, outcome: CheckoutOutcome): Promise<Response> {
     if (outcome.kind === 'platform_unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
-    if (outcome.kind === 'ticket_moved') return noticePage(c, { lang, status: 409, title: cm(lang, 'movedTitle'), text: cm(lang, 'movedText'), link: marketLink(partner, intention, lang) });
-    if (outcome.kind === 'risk_high') return noticePage(c, { lang, status: 402, title: cm(lang, 'riskTitle'), text: cm(lang, 'riskText'), link: marketLink(partner, intention, lang) });
+    if (outcome.kind === 'ticket_moved') return noticePage(c, { lang, status: 409, title: cm(lang, 'movedTitle'), text: cm(lang, 'movedText'), link: await marketLink(partner, intention, lang) });
+    if (outcome.kind === 'risk_high') return noticePage(c, { lang, status: 402, title: cm(lang, 'riskTitle'), text: cm(lang, 'riskText'), link: await marketLink(partner, intention, lang) });
     if (outcome.kind === 'paid') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
     if (outcome.kind === 'verify') return safeRedirect(c, `/checkout/${partner.id}/verify/${outcome.paymentId}?lang=${lang}`, 303);
-    if (outcome.kind === 'declined') return noticePage(c, { lang, status: 402, title: cm(lang, 'declinedTitle'), text: cm(lang, 'declinedText', { code: outcome.code }), link: marketLink(partner, intention, lang) });
+    if (outcome.kind === 'declined') return noticePage(c, { lang, status: 402, title: cm(lang, 'declinedTitle'), text: cm(lang, 'declinedText', { code: outcome.code }), link: await marketLink(partner, intention, lang) });
     // Why it ended, when the buyer did not end it: the organiser's delist, the seller's (or
     // channel's) withdrawal, or their own listing.
-    const reason = deps.intentions.get(deps.db, partner.id, intention.id).endReason;
+    // `get` expires a PENDING intention past its time on the way: a write, so a transaction.
+    const reason = (await deps.db.transact((tx) => deps.intentions.get(tx, partner.id, intention.id))).endReason;
     const [title, text] =
       reason === 'delisted' ? (['delistedTitle', 'delistedText'] as const) : reason === 'withdrawn' ? (['withdrawnTitle', 'withdrawnText'] as const) : reason === 'own_listing' ? (['ownListingTitle', 'ownListingText'] as const) : (['endedTitle', 'endedText'] as const);
-    return noticePage(c, { lang, status: 409, title: cm(lang, title), text: cm(lang, text), link: marketLink(partner, intention, lang) });
+    return noticePage(c, { lang, status: 409, title: cm(lang, title), text: cm(lang, text), link: await marketLink(partner, intention, lang) });
   }
 
-  function checkoutPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, errors: Record<string, string> = {}) {
-    const { show, event } = showWithEvent(deps.db, intention.showPk)!;
+  async function checkoutPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, errors: Record<string, string> = {}) {
+    const { show, event, items } = await deps.db.read((tx) => ({
+      ...showWithEvent(tx, intention.showPk)!,
+      items: intention.listingIds.map((id) => {
+        const listing = deps.listings.get(tx, partner.id, id);
+        return { ...listing, tickets: deps.listings.ticketsOf(tx, id) };
+      }),
+    }));
     const ev = { title: event.title, showTitle: show.title, startsAt: show.startsAt };
     const timeZone = (show.location ?? event.location).timeZone;
     const action = `/checkout/${partner.id}/${intention.id}`;
-    const items = intention.listingIds.map((id) => deps.listings.get(deps.db, partner.id, id));
     const field = (name: string, label: string, auto: string, mode: 'numeric' | 'text' = 'numeric') => (
       <>
         <label for={name}>{label}</label>
@@ -113,7 +119,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
         <ul>
           {items.map((l) => (
             <li>
-              {deps.listings.ticketsOf(deps.db, l.id).map((x) => [x.section, x.row, x.seat].filter(Boolean).join(' · ') || x.ticketId).join(', ')} —{' '}
+              {l.tickets.map((x) => [x.section, x.row, x.seat].filter(Boolean).join(' · ') || x.ticketId).join(', ')} —{' '}
               {cm(lang, 'perTicket', { price: money(l.priceMinor, l.currency, lang), fee: money(l.buyerFeeMinor, l.currency, lang) })}
             </li>
           ))}
@@ -165,10 +171,11 @@ export function checkoutPageRoutes(deps: AppDeps) {
 
   /** The payment of the signed-in buyer (and its checkout), or null. */
   function pendingPayment(c: C, partner: PartnerRow, userPk: string) {
-    const p = deps.payments.find(deps.db, partner.id, c.req.param('paymentId') ?? '');
-    if (!p) return null;
-    const i = intentionById(deps.db, p.intentionId);
-    return i && i.buyerPk === userPk ? { p, i } : null;
+    return deps.db.read((tx) => {
+      const p = deps.payments.find(tx, partner.id, c.req.param('paymentId') ?? '');
+      const i = p ? intentionById(tx, p.intentionId) : undefined;
+      return p && i && i.buyerPk === userPk ? { p, i } : null;
+    });
   }
 
   app.get(
@@ -176,7 +183,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
     partnerPage(deps, async (c: C, partner, lang) => {
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
-      const row = pendingPayment(c, partner, session.userPk);
+      const row = await pendingPayment(c, partner, session.userPk);
       if (!row) return notFoundPage(c, lang);
       if (row.p.state !== 'requires_action') return outcomePage(c, partner, row.i, lang, row.i.state === 'PAID' ? { kind: 'paid', intentionId: row.i.id } : { kind: 'ended', state: row.p.state });
       const action = c.req.path;
@@ -205,7 +212,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
       if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
-      const row = pendingPayment(c, partner, session.userPk);
+      const row = await pendingPayment(c, partner, session.userPk);
       if (!row) return notFoundPage(c, lang);
       const form = await c.req.parseBody();
       return outcomePage(c, partner, row.i, lang, await answerVerification(deps, row.p, form.answer === 'approve'));
@@ -219,7 +226,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
       if (loaded instanceof Response) return loaded;
       const { intention } = loaded;
       if (intention.state !== 'PAID') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
-      const back = intention.returnTo ? { href: intention.returnTo, label: cm(lang, 'backToSite') } : marketLink(partner, intention, lang);
+      const back = intention.returnTo ? { href: intention.returnTo, label: cm(lang, 'backToSite') } : await marketLink(partner, intention, lang);
       return noticePage(c, { lang, status: 200, title: cm(lang, 'doneTitle'), text: cm(lang, 'doneText'), link: back });
     }),
   );

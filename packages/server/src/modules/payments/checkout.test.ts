@@ -65,7 +65,7 @@ describe('checkout', () => {
     expect(ticket('s1')).toMatchObject({ ownerPk: buyer.id, state: 'VALID' });
     expect(t.db.select().from(payments).all()).toMatchObject([{ state: 'succeeded', amountMinor: 4400, cardLast4: '4242' }]);
     expect(t.db.select().from(payouts).all()).toMatchObject([{ state: 'SCHEDULED', amountMinor: 3800, dueAt: Date.parse('2026-05-01T19:00:00Z') + 7 * 86_400_000 }]);
-    const hook = t.deps.webhooks.list(p.id, { action: 'ticket.update' })[0]!.message.payload as { data: Record<string, any> };
+    const hook = (await t.deps.webhooks.list(p.id, { action: 'ticket.update' }))[0]!.message.payload as { data: Record<string, any> };
     expect(hook.data).toMatchObject({
       resaleId: bi.id,
       eventId: 'tour',
@@ -75,7 +75,7 @@ describe('checkout', () => {
       buyer: { email: 'buyer@example.com' },
       tickets: [{ ticketId: 's1', ticketOptionId: 'opt-field', seating: { section: 'A', row: '1', seat: 's1' }, pricePaid: 44, previousOwner: { email: 'seller@example.com' } }],
     });
-    const mails = t.deps.messages.list();
+    const mails = (await t.deps.messages.list());
     expect(mails.map((m) => `${m.template}:${m.to}`).sort()).toEqual(['listingSold:seller@example.com', 'purchaseConfirmed:buyer@example.com']);
     // A repeated completion changes nothing.
     expect(t.db.transaction((tx) => completePurchase(t.deps, tx, bi.id))).toBe(false);
@@ -225,8 +225,8 @@ describe('cancellation after resale', () => {
     // show-2's payout falls due and is delivered; then both shows are cancelled.
     const o1Payout = t.db.select().from(payouts).where(eq(payouts.listingId, other.id)).get()!;
     t.clock.set(o1Payout.dueAt);
-    expect(t.deps.payouts.deliverDue()).toBe(1);
-    expect(t.deps.webhooks.list(p.id, { action: 'payouts.delivered' })[0]!.message.payload).toMatchObject({ data: { listingIds: [other.id], amount: 38, currency: 'EUR', sellerId: 'seller@example.com' } });
+    expect((await t.deps.payouts.deliverDue())).toBe(1);
+    expect((await t.deps.webhooks.list(p.id, { action: 'payouts.delivered' }))[0]!.message.payload).toMatchObject({ data: { listingIds: [other.id], amount: 38, currency: 'EUR', sellerId: 'seller@example.com' } });
     t.clock.set('2026-03-02T12:00:00Z');
     await t.request('POST', '/v1/events/tour/cancellation', { key: p.keys.private });
 
@@ -237,7 +237,7 @@ describe('cancellation after resale', () => {
     expect(await t.deps.payments.runRefunds()).toBe(2);
     expect(await t.deps.payments.runRefunds()).toBe(0);
     expect(t.db.select().from(payments).all().map((x) => x.state)).toEqual(['refunded', 'refunded']);
-    expect(t.deps.messages.list().filter((m) => m.template === 'refund').map((m) => m.to)).toEqual(['buyer@example.com', 'buyer@example.com']);
-    expect(t.deps.payouts.deliverDue()).toBe(0);
+    expect((await t.deps.messages.list()).filter((m) => m.template === 'refund').map((m) => m.to)).toEqual(['buyer@example.com', 'buyer@example.com']);
+    expect((await t.deps.payouts.deliverDue())).toBe(0);
   });
 });

@@ -6,6 +6,6 @@ export const paymentsJob: Job = {
   everyMs: 10_000,
   run: async (deps) => {
     await deps.payments.runRefunds();
-    deps.payouts.deliverDue();
+    await deps.payouts.deliverDue();
   },
 };

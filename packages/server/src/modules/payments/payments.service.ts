@@ -1,6 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
+import { affected } from '../../db/affected.js';
 import { newId } from '../../lib/ids.js';
 import { showWithEvent } from '../events/events.queries.js';
 import { intentionById, type IntentionRow } from '../intentions/intentions.queries.js';
@@ -68,11 +69,13 @@ export class PaymentsService {
    */
   answer(tx: Tx, paymentId: string, result: ChargeResult): boolean {
     return (
-      tx
+      affected(
+        tx
         .update(payments)
         .set({ state: result.status === 'succeeded' ? 'succeeded' : 'declined', failureCode: result.status === 'declined' ? result.code : null, updatedAt: this.deps.clock.now() })
         .where(and(eq(payments.id, paymentId), eq(payments.state, 'requires_action')))
-        .run().changes === 1
+        .run(),
+      ) === 1
     );
   }
 
@@ -84,16 +87,18 @@ export class PaymentsService {
   /** Refunds every succeeded payment of these intentions (their show was cancelled). Returns how many. */
   refundIntentions(tx: Tx, intentionIds: readonly string[]): number {
     if (intentionIds.length === 0) return 0;
-    return tx
+    return affected(
+      tx
       .update(payments)
       .set({ state: 'refund_pending', updatedAt: this.deps.clock.now() })
       .where(and(inArray(payments.intentionId, [...intentionIds]), eq(payments.state, 'succeeded')))
-      .run().changes;
+      .run(),
+    );
   }
 
   /** Performs pending refunds with the provider, then tells each buyer. */
   async runRefunds(limit = 50): Promise<number> {
-    const due = this.deps.db.select().from(payments).where(eq(payments.state, 'refund_pending')).limit(limit).all();
+    const due = await this.deps.db.read((tx) => tx.select().from(payments).where(eq(payments.state, 'refund_pending')).limit(limit).all());
     let n = 0;
     for (const p of due) {
       const r = await this.provider.refund({ ref: p.providerRef, amountMinor: p.amountMinor, idempotencyKey: `refund:${p.id}` });
@@ -101,10 +106,10 @@ export class PaymentsService {
         this.deps.logger.warn({ paymentId: p.id, code: r.code }, 'refund refused by the provider; will retry');
         continue;
       }
-      this.deps.db.transaction((tx) => {
+      await this.deps.db.transact((tx) => {
         const now = this.deps.clock.now();
         const moved = tx.update(payments).set({ state: 'refunded', refundedAt: now, updatedAt: now }).where(and(eq(payments.id, p.id), eq(payments.state, 'refund_pending'))).run();
-        if (moved.changes !== 1) return;
+        if (affected(moved) !== 1) return;
         n++;
         const intention = intentionById(tx, p.intentionId);
         const buyer = intention?.buyerPk ? userByPk(tx, intention.buyerPk) : undefined;

@@ -2,6 +2,7 @@ import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
+import { affected } from '../../db/affected.js';
 import { newId } from '../../lib/ids.js';
 import { toMajor } from '../../lib/money.js';
 import { userOf } from '../users/users.queries.js';
@@ -39,25 +40,27 @@ export class PayoutsService {
   cancelForListings(tx: Tx, listingIds: readonly string[]): number {
     if (listingIds.length === 0) return 0;
     const now = this.deps.clock.now();
-    return tx
-      .update(payouts)
-      .set({ state: 'CANCELLED', cancelledAt: now, updatedAt: now })
-      .where(and(inArray(payouts.listingId, [...listingIds]), eq(payouts.state, 'SCHEDULED')))
-      .run().changes;
+    return affected(
+      tx
+        .update(payouts)
+        .set({ state: 'CANCELLED', cancelledAt: now, updatedAt: now })
+        .where(and(inArray(payouts.listingId, [...listingIds]), eq(payouts.state, 'SCHEDULED')))
+        .run(),
+    );
   }
 
   /**
    * Delivers payouts whose date has come, each in its own transaction with its
    * `payouts.delivered` webhook (final: a delivered payout is never touched). Returns how many.
    */
-  deliverDue(limit = 200): number {
+  async deliverDue(limit = 200): Promise<number> {
     const now = this.deps.clock.now();
-    const due = this.deps.db.select().from(payouts).where(and(eq(payouts.state, 'SCHEDULED'), lte(payouts.dueAt, now))).limit(limit).all();
+    const due = await this.deps.db.read((tx) => tx.select().from(payouts).where(and(eq(payouts.state, 'SCHEDULED'), lte(payouts.dueAt, now))).limit(limit).all());
     let n = 0;
     for (const p of due) {
-      this.deps.db.transaction((tx) => {
+      await this.deps.db.transact((tx) => {
         const moved = tx.update(payouts).set({ state: 'DELIVERED', deliveredAt: now, updatedAt: now }).where(and(eq(payouts.id, p.id), eq(payouts.state, 'SCHEDULED'))).run();
-        if (moved.changes !== 1) return;
+        if (affected(moved) !== 1) return;
         n++;
         const seller = userOf(tx, p.sellerPk);
         this.deps.webhooks.enqueue(tx, p.partnerId, {

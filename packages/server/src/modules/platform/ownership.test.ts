@@ -51,17 +51,17 @@ const RECORD = {
   tags: ['vip:true'],
 };
 
-function setup(ownershipUrl: string | null, logs: unknown[] = []) {
+async function setup(ownershipUrl: string | null, logs: unknown[] = []) {
   const logger = pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const t = createTestApp({}, { logger });
   const p = t.partner('Acme', { ownershipUrl, platformSecret: SECRET });
-  return { t, p, partner: t.deps.partners.get(p.id), logs };
+  return { t, p, partner: await t.deps.partners.get(p.id), logs };
 }
 
 describe('checkOwnership', () => {
   it('GETs ?user= with the secret header and maps the platform records', async () => {
     const srv = await platform((_req, res) => json(res, 200, [RECORD, { eventId: 'tour-2026', ticketId: 77, showId: 'show-1', ticketOptionId: 'opt-vip' }]));
-    const { t, partner } = setup(srv.url('/owned?src=resale'));
+    const { t, partner } = await setup(srv.url('/owned?src=resale'));
     const res = await checkOwnership(t.deps, partner, 'ana@example.com');
     expect(res).toEqual({
       kind: 'owned',
@@ -107,7 +107,7 @@ describe('checkOwnership', () => {
         'garbage',
       ]),
     );
-    const { t, partner, logs } = setup(srv.url());
+    const { t, partner, logs } = await setup(srv.url());
     const res = await checkOwnership(t.deps, partner, 'user-881');
     expect(res.kind).toBe('owned');
     if (res.kind !== 'owned') return;
@@ -123,14 +123,14 @@ describe('checkOwnership', () => {
       (res: ServerResponse) => json(res, 200, []),
     ]) {
       const srv = await platform((_req, res) => answer(res));
-      const { t, partner } = setup(srv.url());
+      const { t, partner } = await setup(srv.url());
       expect(await checkOwnership(t.deps, partner, 'ana@example.com')).toEqual({ kind: 'owned', tickets: [] });
     }
   });
 
   it('answers no_account for 404', async () => {
     const srv = await platform((_req, res) => json(res, 404, { error: 'no such user' }));
-    const { t, partner, logs } = setup(srv.url());
+    const { t, partner, logs } = await setup(srv.url());
     expect(await checkOwnership(t.deps, partner, 'ana@example.com')).toEqual({ kind: 'no_account' });
     expect(logs).toHaveLength(0);
   });
@@ -146,28 +146,28 @@ describe('checkOwnership', () => {
     ];
     for (const [name, handler, expected] of cases) {
       const srv = await platform(handler);
-      const { t, partner } = setup(srv.url());
+      const { t, partner } = await setup(srv.url());
       expect(await checkOwnership(t.deps, partner, 'ana@example.com'), name).toEqual({ kind: 'unavailable', ...expected });
     }
 
     const silent = await platform(() => undefined); // never answers
-    const slow = setup(silent.url());
+    const slow = await setup(silent.url());
     expect(await checkOwnership(slow.t.deps, slow.partner, 'ana@example.com', { timeoutMs: 100 })).toEqual({ kind: 'unavailable', reason: 'timeout' });
 
     const gone = await platform(() => undefined);
     const closedUrl = gone.url();
     await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
-    const dead = setup(closedUrl);
+    const dead = await setup(closedUrl);
     expect(await checkOwnership(dead.t.deps, dead.partner, 'ana@example.com')).toEqual({ kind: 'unavailable', reason: 'network' });
 
-    const none = setup(null);
+    const none = await setup(null);
     expect(await checkOwnership(none.t.deps, none.partner, 'ana@example.com')).toEqual({ kind: 'unavailable', reason: 'not_configured' });
   });
 
   it('asks the platform every time (never cached)', async () => {
     let n = 0;
     const srv = await platform((_req, res) => json(res, 200, n++ === 0 ? [RECORD] : []));
-    const { t, partner } = setup(srv.url());
+    const { t, partner } = await setup(srv.url());
     expect((await checkOwnership(t.deps, partner, 'ana@example.com')) as { tickets: unknown[] }).toMatchObject({ tickets: [expect.anything()] });
     expect(await checkOwnership(t.deps, partner, 'ana@example.com')).toEqual({ kind: 'owned', tickets: [] });
     expect(srv.seen).toHaveLength(2);
@@ -189,7 +189,7 @@ describe('syncUnknownTickets', () => {
   });
 
   it('creates the tickets the service does not know, and leaves the known ones alone', async () => {
-    const { t, p } = setup(null);
+    const { t, p } = await setup(null);
     expect((await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody() })).status).toBe(200);
     const known = await t.request('POST', '/v1/sync/tickets', {
       key: p.keys.private,
@@ -240,7 +240,7 @@ describe('syncUnknownTickets', () => {
 
   it('works end to end from the platform answer', async () => {
     const srv = await platform((_req, res) => json(res, 200, [{ ...RECORD, ticketTypeId: undefined }]));
-    const { t, p, partner } = setup(srv.url());
+    const { t, p, partner } = await setup(srv.url());
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody() });
     const user = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { email: 'ana@example.com' }));
     const res = await checkOwnership(t.deps, partner, user.email!);

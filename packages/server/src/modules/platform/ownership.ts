@@ -207,7 +207,7 @@ export function ownedTicketPayload(user: UserRow, t: OwnedTicket): Record<string
  *
  * @example
  * const owned = await checkOwnership(deps, partner, identifier);
- * if (owned.kind === 'owned') deps.db.transaction((tx) => syncUnknownTickets(deps, tx, partner.id, user, owned.tickets));
+ * if (owned.kind === 'owned') await deps.db.transact((tx) => syncUnknownTickets(deps, tx, partner.id, user, owned.tickets));
  */
 export function syncUnknownTickets(deps: Pick<AppDeps, 'tickets'>, tx: Tx, partnerId: string, user: UserRow, ownedTickets: readonly OwnedTicket[]): OwnedSyncReport {
   const report: OwnedSyncReport = { created: [], known: [], rejected: [] };

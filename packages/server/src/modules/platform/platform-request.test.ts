@@ -39,15 +39,15 @@ function json(res: ServerResponse, status: number, body: unknown) {
   res.end(JSON.stringify(body));
 }
 
-function setup(settings: { platformSecret?: string } = {}) {
+async function setup(settings: { platformSecret?: string } = {}) {
   const t = createTestApp();
   const p = t.partner('Acme', settings);
-  return { t, partner: t.deps.partners.get(p.id) };
+  return { t, partner: await t.deps.partners.get(p.id) };
 }
 
 describe('platformFetch', () => {
   it('GETs JSON with Accept, User-Agent, the query, and the secret header when the partner has one', async () => {
-    const { t, partner } = setup({ platformSecret: SECRET });
+    const { t, partner } = await setup({ platformSecret: SECRET });
     const srv = await platform((_req, res) => json(res, 200, [{ ticketId: 't-1' }]));
     const res = await platformFetch(t.deps, partner, srv.url('/owned?x=1'), { query: { user: 'ana@example.com' } });
     expect(res).toEqual({ ok: true, status: 200, json: [{ ticketId: 't-1' }] });
@@ -60,14 +60,14 @@ describe('platformFetch', () => {
   });
 
   it('sends no secret header when the partner has no platform secret', async () => {
-    const { t, partner } = setup();
+    const { t, partner } = await setup();
     const srv = await platform((_req, res) => json(res, 200, []));
     expect((await platformFetch(t.deps, partner, srv.url())).ok).toBe(true);
     expect(srv.seen[0]!.headers['x-resale-secret']).toBeUndefined();
   });
 
   it('answers a non-2xx status as an http failure carrying the status', async () => {
-    const { t, partner } = setup({ platformSecret: SECRET });
+    const { t, partner } = await setup({ platformSecret: SECRET });
     const srv = await platform((req, res) => json(res, req.url === '/missing' ? 404 : 500, { error: SECRET }));
     expect(await platformFetch(t.deps, partner, srv.url('/missing'))).toEqual({ ok: false, reason: 'http', status: 404, message: 'The platform answered HTTP 404' });
     const down = await platformFetch(t.deps, partner, srv.url('/boom'));
@@ -76,7 +76,7 @@ describe('platformFetch', () => {
   });
 
   it('gives json null for 204 and refuses a body that is not JSON, without quoting it', async () => {
-    const { t, partner } = setup({ platformSecret: SECRET });
+    const { t, partner } = await setup({ platformSecret: SECRET });
     const srv = await platform((req, res) => {
       if (req.url === '/empty') return void res.writeHead(204).end();
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -90,7 +90,7 @@ describe('platformFetch', () => {
   });
 
   it('refuses an answer nested deeper than 32 levels before parsing it, and takes 32', async () => {
-    const { t, partner } = setup();
+    const { t, partner } = await setup();
     const nested = (n: number) => '['.repeat(n) + '{"ticketId":"t-1"}' + ']'.repeat(n);
     const srv = await platform((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -102,7 +102,7 @@ describe('platformFetch', () => {
   });
 
   it('refuses a body over maxBytes while it streams, and a Content-Length over it before reading', async () => {
-    const { t, partner } = setup();
+    const { t, partner } = await setup();
     let written = 0;
     const srv = await platform((req, res) => {
       if (req.url === '/declared') {
@@ -131,7 +131,7 @@ describe('platformFetch', () => {
   });
 
   it('times out when the platform never answers, or stops in the middle of the body', async () => {
-    const { t, partner } = setup();
+    const { t, partner } = await setup();
     const srv = await platform((req, res) => {
       if (req.url === '/half') {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -150,7 +150,7 @@ describe('platformFetch', () => {
   });
 
   it('answers a network failure (closed port) and never throws', async () => {
-    const { t, partner } = setup({ platformSecret: SECRET });
+    const { t, partner } = await setup({ platformSecret: SECRET });
     const srv = await platform(() => undefined);
     const url = srv.url('/events');
     await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
@@ -162,7 +162,7 @@ describe('platformFetch', () => {
   });
 
   it('follows redirects, sending the secret only to the origin it was configured for', async () => {
-    const { t, partner } = setup({ platformSecret: SECRET });
+    const { t, partner } = await setup({ platformSecret: SECRET });
     const other = await platform((_req, res) => json(res, 200, ['elsewhere']));
     const srv = await platform((req, res) => {
       if (req.url === '/moved') return void res.writeHead(302, { location: '/here' }).end();

@@ -79,11 +79,13 @@ export function ruleRoutes(deps: AppDeps) {
       request: { query: RulesQuery },
       responses: { 200: jsonResponse(RulesResponse, 'The stored rules and combinations'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const query = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
-      // One read transaction: the rules and the ids they name come from the same snapshot.
-      return c.json(ok(deps.db.transaction((tx) => deps.rules.list(tx, partnerId, query)).map(ruleToApi)), 200);
+      // One transaction: the rules and the ids they name come from the same snapshot (a `read`
+      // that does not await runs without BEGIN, each statement on the latest commit).
+      const rules = await deps.db.transact((tx) => deps.rules.list(tx, partnerId, query));
+      return c.json(ok(rules.map(ruleToApi)), 200);
     },
     rulesHook,
   );

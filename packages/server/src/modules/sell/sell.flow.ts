@@ -24,7 +24,7 @@ export async function verifyOwnership(deps: AppDeps, partner: PartnerRow, user: 
   const owned = await checkOwnership(deps, partner, identifier);
   if (owned.kind !== 'owned') return owned.kind === 'no_account' ? { kind: 'no_account' } : { kind: 'unavailable' };
   const ticketIds = new Set(owned.tickets.map((t) => t.ticketId));
-  deps.db.transaction((tx) => {
+  await deps.db.transact((tx) => {
     syncUnknownTickets(deps, tx, partner.id, user, owned.tickets);
     for (const ticketId of claim) {
       if (!ticketIds.has(ticketId)) continue;

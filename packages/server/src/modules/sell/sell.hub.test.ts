@@ -143,6 +143,6 @@ describe('order flow and payout details', () => {
     expect(after.text).toContain('account ending in 1332');
     expect(after.text).not.toContain('2100 0418');
     // The seller is told of the change at once.
-    expect(t.deps.messages.list({ to: 'fan@example.com' })[0]).toMatchObject({ template: 'payoutDetailsChanged' });
+    expect((await t.deps.messages.list({ to: 'fan@example.com' }))[0]).toMatchObject({ template: 'payoutDetailsChanged' });
   });
 });

@@ -208,7 +208,7 @@ export function sellPageRoutes(deps: AppDeps) {
 
   /** Verifies the user still owns `ticketId` (live), or answers the page that says why not. */
   async function owned(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang): Promise<Response | null> {
-    const user = deps.users.get(deps.db, partner.id, userPk);
+    const user = await deps.db.read((tx) => deps.users.get(tx, partner.id, userPk));
     const v = await verifyOwnership(deps, partner, user, [ticketId]);
     if (v.kind === 'no_account') return safeRedirect(c, signInUrl(partner, deps.config.publicBaseUrl, currentServiceUrl(c, deps.config.publicBaseUrl), lang));
     if (v.kind === 'unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
@@ -217,9 +217,10 @@ export function sellPageRoutes(deps: AppDeps) {
   }
 
   async function sellForm(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang, state: { price?: string; errors?: FieldErrors; preview?: number | null; holderName?: string }) {
-    const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
-    const facts = eventOfTicket(deps.db, ticket);
-    const quote = deps.listings.quote(deps.db, ticket, state.preview ?? null);
+    const { ticket, facts, quote, payout } = await deps.db.read((tx) => {
+      const ticket = deps.tickets.get(tx, partner.id, ticketId);
+      return { ticket, facts: eventOfTicket(tx, ticket), quote: deps.listings.quote(tx, ticket, state.preview ?? null), payout: accounts.view(tx, userPk) };
+    });
     const breakdown = quote.limits.fixedMinor !== null || state.preview != null ? quote.breakdown : null;
     const action = `/sell/${partner.id}/ticket/${encodeURIComponent(ticketId)}`;
     const session = c.get('session');
@@ -237,7 +238,7 @@ export function sellPageRoutes(deps: AppDeps) {
         limits={quote.limits}
         price={state.price ?? typed(quote.limits.originalMinor, quote.currency)}
         breakdown={breakdown}
-        payout={accounts.view(deps.db, userPk)}
+        payout={payout}
         needsStepUp={!steppedUp}
         errors={state.errors ?? {}}
         holderName={state.holderName ?? ''}
@@ -254,10 +255,11 @@ export function sellPageRoutes(deps: AppDeps) {
       const ticketId = c.req.param('ticketId') ?? '';
       const refused = await owned(c, partner, session.userPk, ticketId, lang);
       if (refused) return refused;
-      const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
-      const live = deps.listings.liveListingOf(deps.db, ticket.id);
+      const { live, reason } = await deps.db.read((tx) => {
+        const ticket = deps.tickets.get(tx, partner.id, ticketId);
+        return { live: deps.listings.liveListingOf(tx, ticket.id), reason: deps.listings.notSellable(tx, ticket) };
+      });
       if (live && live.sellerPk === session.userPk) return safeRedirect(c, `/sell/${partner.id}/listings/${live.id}?lang=${lang}`);
-      const reason = deps.listings.notSellable(deps.db, ticket);
       if (reason) return noticePage(c, { lang, status: 409, title: sm(lang, 'notSellableTitle'), text: sm(lang, `reason_${reason}`) });
       // Back from a step-up, the price the seller had typed (it is validated again on publish).
       const price = c.req.query('price');
@@ -276,8 +278,10 @@ export function sellPageRoutes(deps: AppDeps) {
       const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
       const refused = await owned(c, partner, session.userPk, ticketId, lang);
       if (refused) return refused;
-      const ticket = deps.tickets.get(deps.db, partner.id, ticketId);
-      const currency = deps.listings.quote(deps.db, ticket, null).currency;
+      const { ticket, currency } = await deps.db.read((tx) => {
+        const ticket = deps.tickets.get(tx, partner.id, ticketId);
+        return { ticket, currency: deps.listings.quote(tx, ticket, null).currency };
+      });
       const errors: FieldErrors = {};
       let priceMinor: number | null = null;
       try {
@@ -293,7 +297,7 @@ export function sellPageRoutes(deps: AppDeps) {
       }
       if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
       try {
-        const listing = deps.db.transaction((tx) => {
+        const listing = await deps.db.transact((tx) => {
           if (str('iban') || str('holderName')) {
             // Payout details need a fresh step-up (see auth.step-up.tsx); without one nothing is published either.
             if (!deps.auth.isSteppedUp(session)) {
@@ -322,9 +326,7 @@ export function sellPageRoutes(deps: AppDeps) {
   );
 
   async function listingPage(c: C, partner: PartnerRow, listing: ListingRow, lang: Lang, errors: FieldErrors = {}) {
-    const api = deps.listings.toApi(deps.db, listing);
-    const first = deps.listings.ticketsOf(deps.db, listing.id)[0]!;
-    const facts = eventOfTicket(deps.db, first);
+    const { api, facts } = await deps.db.read((tx) => ({ api: deps.listings.toApi(tx, listing), facts: eventOfTicket(tx, deps.listings.ticketsOf(tx, listing.id)[0]!) }));
     const b = priceBreakdown(listing.priceMinor, { buyerPercent: 0, buyerFixedMinor: listing.buyerFeeMinor, sellerPercent: 0, sellerFixedMinor: listing.sellerFeeMinor });
     const base = `/sell/${partner.id}/listings/${listing.id}`;
     const flag = (k: string) => c.req.query(k) === '1';
@@ -385,8 +387,8 @@ export function sellPageRoutes(deps: AppDeps) {
   }
 
   /** The seller's own listing, or null (another seller's reads as not found). */
-  function ownListing(c: C, partner: PartnerRow, userPk: string): ListingRow | null {
-    const l = listingById(deps.db, c.req.param('listingId') ?? '');
+  async function ownListing(c: C, partner: PartnerRow, userPk: string): Promise<ListingRow | null> {
+    const l = await deps.db.read((tx) => listingById(tx, c.req.param('listingId') ?? ''));
     return l && l.partnerId === partner.id && l.sellerPk === userPk ? l : null;
   }
 
@@ -395,7 +397,7 @@ export function sellPageRoutes(deps: AppDeps) {
     partnerPage(deps, async (c: C, partner, lang) => {
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
-      const listing = ownListing(c, partner, session.userPk);
+      const listing = await ownListing(c, partner, session.userPk);
       return listing ? listingPage(c, partner, listing, lang) : notFoundPage(c, lang);
     }),
   );
@@ -406,7 +408,7 @@ export function sellPageRoutes(deps: AppDeps) {
       if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
-      const listing = ownListing(c, partner, session.userPk);
+      const listing = await ownListing(c, partner, session.userPk);
       if (!listing) return notFoundPage(c, lang);
       const base = `/sell/${partner.id}/listings/${listing.id}?lang=${lang}`;
       const form = await c.req.parseBody();
@@ -414,15 +416,14 @@ export function sellPageRoutes(deps: AppDeps) {
         if (c.req.param('action') === 'price') {
           const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', listing.currency);
           if (priceMinor === null) throw ApiError.field('missing_field', 'price', t(lang, 'errorText'));
-          deps.db.transaction((tx) => deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
+          await deps.db.transact((tx) => deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
           return safeRedirect(c, `${base}&updated=1`, 303);
         }
-        const ticketId = deps.listings.ticketsOf(deps.db, listing.id)[0]!.ticketId;
-        deps.db.transaction((tx) => deps.listings.terminateByTicket(tx, partner.id, ticketId, session.userPk));
+        await deps.db.transact((tx) => deps.listings.terminateByTicket(tx, partner.id, deps.listings.ticketsOf(tx, listing.id)[0]!.ticketId, session.userPk));
         return safeRedirect(c, `${base}&removed=1`, 303);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
-        const fresh = deps.listings.get(deps.db, partner.id, listing.id);
+        const fresh = await deps.db.read((tx) => deps.listings.get(tx, partner.id, listing.id));
         return listingPage(c, partner, fresh, lang, err.entries[0]?.path === 'price' ? { price: err.message } : { form: err.message });
       }
     }),

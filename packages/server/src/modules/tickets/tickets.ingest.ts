@@ -1,4 +1,5 @@
 import { and, asc, eq, getTableColumns, isNull, lte, ne, sql } from 'drizzle-orm';
+import { affected } from '../../db/affected.js';
 import type { Db, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
@@ -92,7 +93,8 @@ export class TicketsIngest {
     const now = this.clock.now();
     const job: JobRow = { id: newId('ticketJob'), ...prepared.job, createdAt: now, finishedAt: prepared.job.state === 'done' ? now : null };
     // A worker thread drains the queue: wake it once the caller's transaction has committed
-    // (better-sqlite3 transactions are synchronous, so by the next turn it has).
+    // (a transaction that waits on no I/O, as POST /v1/tickets's, has committed by the time
+    // setImmediate runs; one that commits later is found by the thread's poll).
     if (this.wakeDrainer && job.state === 'queued') setImmediate(this.wakeDrainer);
     // The row is known: reading it back (RETURNING) would parse the items again.
     tx.insert(ticketJobs)
@@ -105,53 +107,56 @@ export class TicketsIngest {
    * Leases the oldest queued job, or a running one whose lease expired (its worker died).
    * The conditional update makes two workers never lease the same job.
    */
-  leaseNext(): JobRow | null {
+  async leaseNext(): Promise<JobRow | null> {
     const now = this.clock.now();
-    for (;;) {
-      // Two indexed lookups rather than one with OR: that one sorts every queued job and
-      // reads each one's lease_until, which lies behind its items (up to megabytes).
-      // A queued job has no lease yet.
-      const queued = this.db
-        .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt })
-        .from(ticketJobs)
-        .where(eq(ticketJobs.state, 'queued'))
-        .orderBy(asc(ticketJobs.createdAt))
-        .limit(1)
-        .get();
-      const expired = this.db
-        .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil, createdAt: ticketJobs.createdAt })
-        .from(ticketJobs)
-        .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
-        .orderBy(asc(ticketJobs.createdAt))
-        .limit(1)
-        .get();
-      const candidate = queued && (!expired || queued.createdAt <= expired.createdAt) ? { id: queued.id, leaseUntil: null } : expired;
-      if (!candidate) return null;
-      const leased = this.db
-        .update(ticketJobs)
-        .set({ state: 'running', leaseUntil: now + JOB_LEASE_MS, attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now })
-        .where(
-          and(
-            eq(ticketJobs.id, candidate.id),
-            candidate.leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, candidate.leaseUntil),
-            ne(ticketJobs.state, 'done'),
-          ),
-        )
-        .returning()
-        .get();
-      if (leased) return leased;
-    }
+    return this.db.transact((tx) => {
+      for (;;) {
+        // Two indexed lookups rather than one with OR: that one sorts every queued job and
+        // reads each one's lease_until, which lies behind its items (up to megabytes).
+        // A queued job has no lease yet.
+        const queued = tx
+          .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt })
+          .from(ticketJobs)
+          .where(eq(ticketJobs.state, 'queued'))
+          .orderBy(asc(ticketJobs.createdAt))
+          .limit(1)
+          .get();
+        const expired = tx
+          .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil, createdAt: ticketJobs.createdAt })
+          .from(ticketJobs)
+          .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
+          .orderBy(asc(ticketJobs.createdAt))
+          .limit(1)
+          .get();
+        const candidate = queued && (!expired || queued.createdAt <= expired.createdAt) ? { id: queued.id, leaseUntil: null } : expired;
+        if (!candidate) return null;
+        const leased = tx
+          .update(ticketJobs)
+          .set({ state: 'running', leaseUntil: now + JOB_LEASE_MS, attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now })
+          .where(
+            and(
+              eq(ticketJobs.id, candidate.id),
+              candidate.leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, candidate.leaseUntil),
+              ne(ticketJobs.state, 'done'),
+            ),
+          )
+          .returning()
+          .get();
+        if (leased) return leased;
+      }
+    });
   }
 
   /**
    * Applies a leased job and marks it done in ONE transaction. A crash before the commit
    * leaves the job running with its lease; once the lease expires another worker replays it
    * whole, so every ticket is stored exactly once.
+   *
+   * @throws when the lease was taken over meanwhile: nothing is kept, the new holder does the work
    */
-  process(job: JobRow): void {
-    this.db.transaction((tx) => {
-      // The lease was taken over meanwhile: roll back, the new holder does the work.
-      if (!this.complete(tx, job, job.leaseUntil!)) tx.rollback();
+  async process(job: JobRow): Promise<void> {
+    await this.db.transact((tx) => {
+      if (!this.complete(tx, job, job.leaseUntil!)) throw new Error(`tickets: job ${job.id} lost its lease; its new holder applies it`);
     });
   }
 
@@ -189,7 +194,7 @@ export class TicketsIngest {
       })
       .where(and(eq(ticketJobs.id, job.id), ne(ticketJobs.state, 'done'), leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, leaseUntil)))
       .run();
-    return done.changes === 1;
+    return affected(done) === 1;
   }
 
   /**
@@ -206,13 +211,13 @@ export class TicketsIngest {
    * be applied whole after restart. The outcome is the one of applying the jobs one after
    * the other: each job's items are applied in order, and each job gets its own results.
    */
-  applyDue(maxJobs = JOBS_PER_TRANSACTION, maxItems = ITEMS_PER_TRANSACTION): number {
-    return this.db.transaction((tx) => this.applyJobs(tx, this.dueJobs(tx, maxJobs, maxItems)));
+  async applyDue(maxJobs = JOBS_PER_TRANSACTION, maxItems = ITEMS_PER_TRANSACTION): Promise<number> {
+    return this.db.transact((tx) => this.applyJobs(tx, this.dueJobs(tx, maxJobs, maxItems)));
   }
 
   /**
-   * The due jobs `applyDue` would apply, read whole (items parsed), in `tx` or, outside any
-   * transaction, from a read snapshot (see `drain`).
+   * The due jobs `applyDue` would apply, read whole (items parsed), in `tx`: a transaction,
+   * or a read outside one (see `drain`).
    */
   private dueJobs(tx: Tx, maxJobs: number, maxItems: number): JobRow[] {
     const now = this.clock.now();
@@ -269,25 +274,47 @@ export class TicketsIngest {
 
   /**
    * Applies due jobs until none is left or `budgetMs` is spent. Returns how many.
-   * `beforeJob` and `afterJob` bracket each write transaction (the worker thread takes turns
-   * with the HTTP thread's writes there).
+   * `beforeJob` and `afterJob` bracket each write transaction.
    *
    * Each round reads and parses the next due jobs first, outside the transaction (a read
-   * of the WAL snapshot takes no lock), so that work overlaps the HTTP thread's writes
-   * instead of holding the write lock; the transaction then checks that each job is still
-   * due as read and applies it (`applyJobs`).
+   * of the WAL snapshot takes no lock), so that work does not hold the write lock; the
+   * transaction then checks that each job is still due as read and applies it
+   * (`applyJobs`). Both callbacks are synchronous: with the connection free, the read and
+   * the transaction run at once, as before `transact` (see db/transaction.ts).
    */
-  drain(budgetMs = 200, opts: { beforeJob?: () => void; afterJob?: () => void } = {}): number {
+  async drain(budgetMs = 200, opts: { beforeJob?: () => void | Promise<void>; afterJob?: () => void } = {}): Promise<number> {
+    const started = performance.now();
+    let n = 0;
+    for (let round = 0; round === 0 || performance.now() - started < budgetMs; round++) {
+      const jobs = await this.db.read((tx) => this.dueJobs(tx, JOBS_PER_TRANSACTION, ITEMS_PER_TRANSACTION));
+      if (jobs.length === 0) break;
+      await opts.beforeJob?.();
+      try {
+        n += await this.db.transact((tx) => this.applyJobs(tx, jobs));
+      } finally {
+        opts.afterJob?.();
+      }
+    }
+    return n;
+  }
+
+  /**
+   * `drain` for the ingestion worker thread's loop only (tickets.worker.ts): the same rounds
+   * over the thread's own connection, with synchronous transactions, so that the thread's
+   * turn-taking with the main thread (`WriterGate.enterJob`, blocking) brackets each one
+   * exactly. Nothing else runs on that connection, so nothing can interleave with it.
+   */
+  drainInWorkerThread(budgetMs: number, opts: { beforeJob: () => void; afterJob: () => void }): number {
     const started = performance.now();
     let n = 0;
     for (let round = 0; round === 0 || performance.now() - started < budgetMs; round++) {
       const jobs = this.dueJobs(this.db, JOBS_PER_TRANSACTION, ITEMS_PER_TRANSACTION);
       if (jobs.length === 0) break;
-      opts.beforeJob?.();
+      opts.beforeJob();
       try {
         n += this.db.transaction((tx) => this.applyJobs(tx, jobs));
       } finally {
-        opts.afterJob?.();
+        opts.afterJob();
       }
     }
     return n;
@@ -321,8 +348,8 @@ export class TicketsIngest {
   }
 
   /** A job of the partner; 404 for unknown and foreign alike. */
-  getJob(partnerId: string, jobId: string): JobRow {
-    const job = this.db.select().from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get();
+  async getJob(partnerId: string, jobId: string): Promise<JobRow> {
+    const job = await this.db.read((tx) => tx.select().from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get());
     if (!job) throw ApiError.notFound('job', jobId);
     return job;
   }
@@ -332,9 +359,9 @@ export class TicketsIngest {
    * (an unfinished job holds up to 1,000 of them as JSON, and clients poll). 404 for
    * unknown and foreign alike.
    */
-  getJobStatus(partnerId: string, jobId: string): JobStatus {
+  async getJobStatus(partnerId: string, jobId: string): Promise<JobStatus> {
     const { items: _items, ...columns } = getTableColumns(ticketJobs);
-    const job = this.db.select(columns).from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get();
+    const job = await this.db.read((tx) => tx.select(columns).from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get());
     if (!job) throw ApiError.notFound('job', jobId);
     return job;
   }

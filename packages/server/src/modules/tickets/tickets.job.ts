@@ -8,7 +8,7 @@ import type { Job } from '../../jobs/job.js';
 export const ticketsJob: Job = {
   name: 'tickets-ingestion',
   everyMs: 25,
-  run: (deps) => {
-    if (deps.ticketsIngest.drainsHere) deps.ticketsIngest.drain(200);
+  run: async (deps) => {
+    if (deps.ticketsIngest.drainsHere) await deps.ticketsIngest.drain(200);
   },
 };

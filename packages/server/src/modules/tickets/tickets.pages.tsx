@@ -6,7 +6,7 @@ import type { AppDeps, AppEnv } from '../../context.js';
 import { formatInstant } from '../../pages/format.js';
 import { cspWith, Layout, renderPage } from '../../pages/layout.js';
 import { ticketPdf } from './tickets.pdf.js';
-import { buildTicketView, secureViewUrl, ticketForToken, type TicketView } from './tickets.view.js';
+import { drawQr, readTicketView, secureViewUrl, ticketForToken, type TicketView } from './tickets.view.js';
 
 type Lang = 'en' | 'es';
 
@@ -199,19 +199,28 @@ function Gone({ lang }: { lang: Lang }) {
 export function ticketPageRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
 
+  /** The ticket of the path's token and its view (QR drawn), or null. */
+  const viewOfToken = async (token: string) => {
+    const found = await deps.db.read((tx) => {
+      const ticket = ticketForToken(deps, tx, token);
+      return ticket ? { ticket, view: readTicketView(deps, tx, ticket.id) } : null;
+    });
+    return found && { ticket: found.ticket, v: await drawQr(found.view) };
+  };
+
   app.get('/tickets/view/:token', async (c) => {
-    const ticket = ticketForToken(deps, c.req.param('token'));
-    if (!ticket) return render(c, <Gone lang={langOf(c, 'en')} />, 404);
-    const v = await buildTicketView(deps, deps.db, ticket.id);
+    const found = await viewOfToken(c.req.param('token'));
+    if (!found) return render(c, <Gone lang={langOf(c, 'en')} />, 404);
+    const { v } = found;
     const lang = langOf(c, v.defaultLang);
     const pdfHref = v.access.showQr || v.willCall ? `${c.req.path}/ticket.pdf?lang=${lang}` : null;
     return render(c, <TicketPage v={v} lang={lang} pdfHref={pdfHref} />);
   });
 
   app.get('/tickets/view/:token/ticket.pdf', async (c) => {
-    const ticket = ticketForToken(deps, c.req.param('token'));
-    if (!ticket) return render(c, <Gone lang={langOf(c, 'en')} />, 404);
-    const v = await buildTicketView(deps, deps.db, ticket.id);
+    const found = await viewOfToken(c.req.param('token'));
+    if (!found) return render(c, <Gone lang={langOf(c, 'en')} />, 404);
+    const { ticket, v } = found;
     const lang = langOf(c, v.defaultLang);
     if (!v.access.showQr && !v.willCall) return render(c, <Gone lang={lang} />, 404);
     c.header('Cache-Control', 'no-store');

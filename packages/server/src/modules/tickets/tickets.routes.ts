@@ -84,7 +84,8 @@ export function ticketRoutes(deps: AppDeps) {
       const prepared = ingest.prepareJob(partnerId, items);
       const release = await ingest.awaitWriteTurn();
       try {
-        return respondInTransaction(c, deps, 202, (tx) => jobToApi(ingest.insertJob(tx, prepared)));
+        // Awaited here, so that the turn is released once the transaction has committed.
+        return await respondInTransaction(c, deps, 202, (tx) => jobToApi(ingest.insertJob(tx, prepared)));
       } finally {
         release();
       }
@@ -102,7 +103,7 @@ export function ticketRoutes(deps: AppDeps) {
       request: { params: z.object({ jobId: z.string().openapi({ param: { name: 'jobId', in: 'path' }, example: 'job_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }) },
       responses: { 200: jsonResponse(envelope(JobSchema), 'The job and, once done, each item’s outcome'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(jobToApi(ingest.getJobStatus(c.get('auth').partner.id, c.req.valid('param').jobId))), 200),
+    async (c) => c.json(ok(jobToApi(await ingest.getJobStatus(c.get('auth').partner.id, c.req.valid('param').jobId))), 200),
   );
 
   app.openapi(
@@ -209,7 +210,12 @@ export function ticketRoutes(deps: AppDeps) {
       request: { params: TicketParam },
       responses: { 200: jsonResponse(envelope(z.string().openapi({ example: 'https://resale.example/tickets/view/tkt_01jd….Zq3…' })), 'The URL'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(secureViewUrl(deps, svc.get(deps.db, c.get('auth').partner.id, c.req.valid('param').ticketId))), 200),
+    async (c) => {
+      const { ticketId } = c.req.valid('param');
+      const partnerId = c.get('auth').partner.id;
+      const ticket = await deps.db.read((tx) => svc.get(tx, partnerId, ticketId));
+      return c.json(ok(secureViewUrl(deps, ticket)), 200);
+    },
   );
 
   app.openapi(
@@ -229,10 +235,10 @@ export function ticketRoutes(deps: AppDeps) {
       },
       responses: { 200: jsonResponse(envelope(z.string().openapi({ example: 'https://resale.example/market/ptr_…/tour-2026?showId=show-1&ticketId=tkt-000123&lang=es' })), 'The URL'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const { ticketId, lang } = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
-      const record = svc.toApi(deps.db, svc.get(deps.db, partnerId, ticketId));
+      const record = await deps.db.read((tx) => svc.toApi(tx, svc.get(tx, partnerId, ticketId)));
       return c.json(ok(salePublicUrl(deps, { partnerId, externalReferenceEventId: record.externalReferenceEventId, showId: record.showId, ticketId }, lang)), 200);
     },
   );
@@ -248,7 +254,11 @@ export function ticketRoutes(deps: AppDeps) {
       request: { params: TicketParam },
       responses: { 200: jsonResponse(envelope(TicketRecordSchema), 'The ticket'), ...errorResponses(404) },
     }),
-    (c) => c.json(ok(svc.toApi(deps.db, svc.get(deps.db, c.get('auth').partner.id, c.req.valid('param').ticketId))), 200),
+    async (c) => {
+      const { ticketId } = c.req.valid('param');
+      const partnerId = c.get('auth').partner.id;
+      return c.json(ok(await deps.db.read((tx) => svc.toApi(tx, svc.get(tx, partnerId, ticketId)))), 200);
+    },
   );
 
   app.openapi(

@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { affected } from '../../db/affected.js';
 import type { Tx } from '../../db/client.js';
 import { perConnection } from '../../db/statements.js';
 import type { Clock } from '../../lib/clock.js';
@@ -467,13 +468,15 @@ export class TicketsService {
    * False, and nothing changed, when any of them is not VALID any more.
    */
   markListed(tx: Tx, ticketPks: readonly string[]): boolean {
-    const moved = tx
-      .update(tickets)
-      .set({ state: 'LISTED', updatedAt: this.clock.now() })
-      .where(and(inArray(tickets.id, [...ticketPks]), eq(tickets.state, 'VALID')))
-      .run();
-    if (moved.changes === ticketPks.length) return true;
-    if (moved.changes > 0) throw new Error('markListed moved part of a listing: the caller must roll back');
+    const moved = affected(
+      tx
+        .update(tickets)
+        .set({ state: 'LISTED', updatedAt: this.clock.now() })
+        .where(and(inArray(tickets.id, [...ticketPks]), eq(tickets.state, 'VALID')))
+        .run(),
+    );
+    if (moved === ticketPks.length) return true;
+    if (moved > 0) throw new Error('markListed moved part of a listing: the caller must roll back');
     return false;
   }
 

@@ -26,13 +26,13 @@ describe('ticketShield switch (operator)', () => {
       { showId: 'show-1', status: true, changed: false },
       { showId: 'show-2', status: true, changed: true },
     ]);
-    const hooks = t.deps.webhooks.list(p.id, { action: 'ticketShield.updated' });
+    const hooks = await t.deps.webhooks.list(p.id, { action: 'ticketShield.updated' });
     expect(hooks.map((h) => h.message.payload)).toEqual([
       { family: 'ticketShield', action: 'ticketShield.updated', data: { status: true, eventId: 'tour', showId: 'show-2' } },
       { family: 'ticketShield', action: 'ticketShield.updated', data: { status: true, eventId: 'tour', showId: 'show-1' } },
     ]);
     await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId: 'tour', showId: 'show-2', status: false } });
-    expect(t.deps.webhooks.list(p.id, { action: 'ticketShield.updated' })[0]!.message.payload.data).toEqual({ status: false, eventId: 'tour', showId: 'show-2' });
+    expect((await t.deps.webhooks.list(p.id, { action: 'ticketShield.updated' }))[0]!.message.payload.data).toEqual({ status: false, eventId: 'tour', showId: 'show-2' });
   });
 
   it('refuses without the operator token, for unknown events, shows and partners, and bad bodies', async () => {
@@ -45,7 +45,7 @@ describe('ticketShield switch (operator)', () => {
     expect((await t.request('PUT', '/admin/v1/partners/ptr_nope/ticketShield', { operator: true, body: { eventId: 'tour', status: true } })).status).toBe(404);
     const bad = await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId: 'tour', status: 'yes' } });
     expect(bad.body.errors[0]).toMatchObject({ code: 'invalid_type', path: 'status' });
-    expect(t.deps.webhooks.list(p.id)).toHaveLength(0);
+    expect(await t.deps.webhooks.list(p.id)).toHaveLength(0);
   });
 });
 
@@ -84,13 +84,13 @@ describe('QR unlock notifications', () => {
     t.clock.set('2026-03-01T13:00:00Z');
     expect(await runUnlocks(t.deps)).toEqual({ announced: 1, notified: 2 });
     expect(await runUnlocks(t.deps)).toEqual({ announced: 0, notified: 0 });
-    expect(t.deps.webhooks.list(p.id, { action: 'event.unlock' }).map((h) => h.message.payload.data)).toEqual([{ eventId: 'tour', showId: 'show-1' }]);
-    const mails = t.deps.messages.list();
+    expect((await t.deps.webhooks.list(p.id, { action: 'event.unlock' })).map((h) => h.message.payload.data)).toEqual([{ eventId: 'tour', showId: 'show-1' }]);
+    const mails = await t.deps.messages.list();
     const email = mails.find((m) => m.channel === 'email')!;
     expect(email.to).toBe('fan@example.com');
     expect(email.template).toBe('ticketUnlocked');
     expect(email.text).toContain('http://resale.test/tickets/view/tkt_');
-    const pdf = t.deps.messages.attachment(email.id, 0);
+    const pdf = await t.deps.messages.attachment(email.id, 0);
     expect(pdf.contentType).toBe('application/pdf');
     expect(pdf.content.subarray(0, 5).toString()).toBe('%PDF-');
     const sms = mails.find((m) => m.channel === 'sms')!;
@@ -107,7 +107,7 @@ describe('QR unlock notifications', () => {
     // 48 h before: only the VIP ticket (v2) unlocks; the show itself (3 h) not yet.
     t.clock.set('2026-03-01T12:00:00Z');
     expect(await runUnlocks(t.deps)).toEqual({ announced: 0, notified: 1 });
-    expect(t.deps.messages.list().map((m) => m.to)).toEqual(['+34600111222']);
+    expect((await t.deps.messages.list()).map((m) => m.to)).toEqual(['+34600111222']);
     await t.request('DELETE', '/v1/tickets/v1', { key: p.keys.private });
     t.clock.set('2026-03-03T09:00:00Z');
     expect(await runUnlocks(t.deps)).toEqual({ announced: 2, notified: 0 });

@@ -137,11 +137,11 @@ describe('POST /v1/tickets (asynchronous)', () => {
     expect(job.results[0]).toMatchObject({ index: 2, ticketId: null, status: 'rejected' });
     expect((t.db.$client.prepare('select count(*) n from tickets').get() as { n: number }).n).toBe(0);
 
-    expect(t.deps.ticketsIngest.drain()).toBe(1);
+    expect(await t.deps.ticketsIngest.drain()).toBe(1);
     const done = await t.request('GET', `/v1/tickets/jobs/${job.jobId}`, { key: p.keys.private });
     expect(done.body.data).toMatchObject({ state: 'done', total: 4, created: 2, updated: 0, rejected: 2, finishedAt: '2026-03-01T12:00:00.000Z' });
     expect(done.body.data.results.map((r: { index: number; status: string }) => `${r.index}:${r.status}`)).toEqual(['0:created', '1:rejected', '2:rejected', '3:created']);
-    expect(t.deps.ticketsIngest.drain()).toBe(0);
+    expect(await t.deps.ticketsIngest.drain()).toBe(0);
 
     const other = t.partner('Other');
     expect((await t.request('GET', `/v1/tickets/jobs/${job.jobId}`, { key: other.keys.private })).status).toBe(404);
@@ -156,16 +156,16 @@ describe('POST /v1/tickets (asynchronous)', () => {
     const job = (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: items })).body.data;
 
     // A worker leases the job and dies before committing (its transaction never happened).
-    const leased = t.deps.ticketsIngest.leaseNext();
+    const leased = await t.deps.ticketsIngest.leaseNext();
     expect(leased?.id).toBe(job.jobId);
-    expect(t.deps.ticketsIngest.leaseNext()).toBeNull(); // nobody else takes a live lease
+    expect(await t.deps.ticketsIngest.leaseNext()).toBeNull(); // nobody else takes a live lease
     t.clock.advance(59_000);
-    expect(t.deps.ticketsIngest.drain()).toBe(0);
+    expect(await t.deps.ticketsIngest.drain()).toBe(0);
     t.clock.advance(2_000);
-    expect(t.deps.ticketsIngest.drain()).toBe(1);
+    expect(await t.deps.ticketsIngest.drain()).toBe(1);
 
     // The dead worker wakes up and tries to finish: its lease is gone, nothing is written twice.
-    expect(() => t.deps.ticketsIngest.process(leased!)).toThrow();
+    await expect(t.deps.ticketsIngest.process(leased!)).rejects.toThrow();
     const state = (await t.request('GET', `/v1/tickets/jobs/${job.jobId}`, { key: p.keys.private })).body.data;
     expect(state).toMatchObject({ state: 'done', created: 50, rejected: 0 });
     expect((t.db.$client.prepare('select count(*) n, count(distinct ticket_id) d from tickets').get() as { n: number; d: number })).toEqual({ n: 50, d: 50 });
@@ -188,7 +188,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
     const b = await post([ticketBody('m1', { seat: '9' }), { nonsense: true }, ticketBody('m3', { buyer: 'other@example.com' })]);
     const c = await post([ticketBody('m3', { buyer: 'other@example.com', seat: '1' })]);
 
-    expect(t.deps.ticketsIngest.applyDue(10)).toBe(3);
+    expect(await t.deps.ticketsIngest.applyDue(10)).toBe(3);
     expect(await job(a.jobId)).toMatchObject({ state: 'done', created: 2, updated: 0, rejected: 0 });
     const second = await job(b.jobId);
     expect(second).toMatchObject({ state: 'done', total: 3, created: 1, updated: 1, rejected: 1 });
@@ -197,7 +197,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
     expect(t.db.$client.prepare('select count(*) n, count(distinct ticket_id) d from tickets').get()).toEqual({ n: 3, d: 3 });
     expect((t.db.$client.prepare('select count(*) n from users').get() as { n: number }).n).toBe(2);
     expect((await t.request('GET', '/v1/tickets/m3', { key: p.keys.private })).body.data).toMatchObject({ seating: { seat: '1' } });
-    expect(t.deps.ticketsIngest.drain()).toBe(0);
+    expect(await t.deps.ticketsIngest.drain()).toBe(0);
   });
 
   it('keeps nothing of a transaction that fails midway (as a crash would): its jobs stay queued and are applied whole later, each ticket once', async () => {
@@ -210,13 +210,13 @@ describe('POST /v1/tickets (asynchronous)', () => {
       if (fail) throw new Error('power cut');
     });
 
-    expect(() => t.deps.ticketsIngest.applyDue(10)).toThrow('power cut');
+    await expect(t.deps.ticketsIngest.applyDue(10)).rejects.toThrow('power cut');
     expect((t.db.$client.prepare('select count(*) n from tickets').get() as { n: number }).n).toBe(0);
     expect((await job(a.jobId)).state).toBe('queued');
     expect((await job(b.jobId)).state).toBe('queued');
 
     fail = false;
-    expect(t.deps.ticketsIngest.drain()).toBe(2);
+    expect(await t.deps.ticketsIngest.drain()).toBe(2);
     expect(await job(a.jobId)).toMatchObject({ state: 'done', created: 2, updated: 0 });
     expect(await job(b.jobId)).toMatchObject({ state: 'done', created: 0, updated: 1 });
     expect(t.db.$client.prepare('select count(*) n, count(distinct ticket_id) d from tickets').get()).toEqual({ n: 2, d: 2 });
@@ -229,16 +229,16 @@ describe('POST /v1/tickets (asynchronous)', () => {
     await withEvent(t, p);
     const queued = (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('s1')] })).body.data;
     // drain reads the due jobs before its transaction; the other worker leases the job in between.
-    let other: ReturnType<typeof t.deps.ticketsIngest.leaseNext> = null;
-    expect(t.deps.ticketsIngest.drain(200, { beforeJob: () => void (other ??= t.deps.ticketsIngest.leaseNext()) })).toBe(0);
+    let other: Awaited<ReturnType<typeof t.deps.ticketsIngest.leaseNext>> = null;
+    expect(await t.deps.ticketsIngest.drain(200, { beforeJob: async () => void (other ??= await t.deps.ticketsIngest.leaseNext()) })).toBe(0);
     expect(other!.id).toBe(queued.jobId);
     expect((t.db.$client.prepare('select count(*) n from tickets').get() as { n: number }).n).toBe(0);
 
-    t.deps.ticketsIngest.process(other!);
+    await t.deps.ticketsIngest.process(other!);
     const done = (await t.request('GET', `/v1/tickets/jobs/${queued.jobId}`, { key: p.keys.private })).body.data;
     expect(done).toMatchObject({ state: 'done', created: 1 });
     expect(done).not.toHaveProperty('items');
-    expect(t.deps.ticketsIngest.drain()).toBe(0);
+    expect(await t.deps.ticketsIngest.drain()).toBe(0);
   });
 
   it('replays the answer for a repeated Idempotency-Key instead of queueing twice', async () => {

@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
+import { affected } from '../../db/affected.js';
 import type { Job } from '../../jobs/job.js';
 import { toIso } from '../../lib/clock.js';
 import { effectiveConfiguration } from '../events/events.model.js';
@@ -25,51 +26,53 @@ const LOOKAHEAD = 31 * DAY;
  */
 export async function runUnlocks(deps: AppDeps, limit = 200): Promise<{ announced: number; notified: number }> {
   const now = deps.clock.now();
-  const candidates = shieldedShowsStartingBetween(deps.db, now - DAY, now + LOOKAHEAD);
-  const partners = new Map<string, PartnerRow>();
-  const partnerOfShow = (partnerId: string) => {
-    let partner = partners.get(partnerId);
-    if (!partner) partners.set(partnerId, (partner = partnerOf(deps.db, partnerId)));
-    return partner;
-  };
+  const { candidates, partners } = await deps.db.read((tx) => {
+    const candidates = shieldedShowsStartingBetween(tx, now - DAY, now + LOOKAHEAD);
+    const partners = new Map<string, PartnerRow>();
+    for (const { show } of candidates) if (!partners.has(show.partnerId)) partners.set(show.partnerId, partnerOf(tx, show.partnerId));
+    return { candidates, partners };
+  });
   let announced = 0;
   let notified = 0;
   for (const { show, event } of candidates) {
-    const partner = partnerOfShow(show.partnerId);
+    const partner = partners.get(show.partnerId)!;
     const configuration = effectiveConfiguration(event.configuration, show.configuration);
     const showUnlock = qrUnlockAt({ startsAt: show.startsAt, configuration, partnerHoursBeforeShow: partner.settings.qrLockHoursBeforeShow });
     if (show.unlockAnnouncedAt === null && showUnlock <= now) {
-      deps.db.transaction((tx) => {
-        if (deps.events.claimUnlockAnnouncement(tx, show.id, now)) {
-          deps.webhooks.enqueue(tx, partner.id, { action: 'event.unlock', resourceKey: `show:${event.externalReferenceId}/${show.showId}`, data: { eventId: event.externalReferenceId, showId: show.showId } });
-          announced++;
-        }
+      const claimed = await deps.db.transact((tx) => {
+        if (!deps.events.claimUnlockAnnouncement(tx, show.id, now)) return false;
+        deps.webhooks.enqueue(tx, partner.id, { action: 'event.unlock', resourceKey: `show:${event.externalReferenceId}/${show.showId}`, data: { eventId: event.externalReferenceId, showId: show.showId } });
+        return true;
       });
+      if (claimed) announced++;
     }
-    const pending = deps.db
-      .select()
-      .from(tickets)
-      .where(and(eq(tickets.showPk, show.id), eq(tickets.state, 'VALID'), isNull(tickets.unlockNotifiedAt)))
-      .limit(limit - notified)
-      .all();
-    const owners = usersByPks(deps.db, pending.map((t) => t.ownerPk));
+    const { pending, owners } = await deps.db.read((tx) => {
+      const pending = tx
+        .select()
+        .from(tickets)
+        .where(and(eq(tickets.showPk, show.id), eq(tickets.state, 'VALID'), isNull(tickets.unlockNotifiedAt)))
+        .limit(limit - notified)
+        .all();
+      return { pending, owners: usersByPks(tx, pending.map((t) => t.ownerPk)) };
+    });
     for (const ticket of pending) {
       const owner = owners.get(ticket.ownerPk)!;
-      const view = await buildTicketView(deps, deps.db, ticket.id);
+      const view = await buildTicketView(deps, ticket.id);
       if (view.access.unlockAt > now) continue;
       const url = secureViewUrl(deps, ticket);
       const lang = partner.settings.defaultLang;
       const pdf = view.access.showQr || view.willCall ? await ticketPdf(view, url, lang) : null;
-      deps.db.transaction((tx) => {
+      const sent = await deps.db.transact((tx) => {
         const claimed = tx.update(tickets).set({ unlockNotifiedAt: now }).where(and(eq(tickets.id, ticket.id), isNull(tickets.unlockNotifiedAt))).run();
-        if (claimed.changes !== 1) return;
+        if (affected(claimed) !== 1) return false;
         const vars = { eventTitle: event.title, showTitle: show.title, showDate: toIso(show.startsAt), ticketUrl: url, ...(view.timeZone ? { timeZone: view.timeZone } : {}) };
         const attachments = pdf ? [{ filename: `ticket-${ticket.ticketId}.pdf`.replace(/[^\w.-]/g, '_'), contentType: 'application/pdf', content: pdf }] : [];
         if (deps.messages.toUser(tx, partner.id, owner, 'ticketUnlocked', lang, vars, { attachments }) === null) {
           deps.logger.warn({ ticketPk: ticket.id }, 'ticket unlocked but its owner has no e-mail or phone');
         }
-        notified++;
+        return true;
       });
+      if (sent) notified++;
       if (notified >= limit) return { announced, notified };
     }
   }

@@ -53,12 +53,12 @@ export interface TicketView {
   ticketShield: boolean;
 }
 
-/** Reads and checks a view token; null when it is malformed, unknown, or the owner changed. */
-export function ticketForToken(deps: Pick<AppDeps, 'db' | 'box'>, token: string) {
+/** Reads and checks a view token in `tx`; null when it is malformed, unknown, or the owner changed. */
+export function ticketForToken(deps: Pick<AppDeps, 'box'>, tx: Tx, token: string) {
   const dot = token.lastIndexOf('.');
   if (dot <= 0) return null;
   const id = token.slice(0, dot);
-  const row = ticketByPk(deps.db, id);
+  const row = ticketByPk(tx, id);
   if (!row || !deps.box.verify(PURPOSE, `${row.id}:${row.ownerPk}`, token.slice(dot + 1))) return null;
   return row;
 }
@@ -78,8 +78,19 @@ function viewRows(tx: Tx, ticketPk: string) {
   return { ticket, event: showAndEvent.event, show: showAndEvent.show, option, partner: partnerOf(tx, ticket.partnerId), owner: userOf(tx, ticket.ownerPk) };
 }
 
-/** Gathers the page data for a ticket, applying the unlock and will-call rules at `now`. */
-export async function buildTicketView(deps: AppDeps, tx: Tx, ticketPk: string): Promise<TicketView> {
+/**
+ * Gathers the page data for a ticket, applying the unlock and will-call rules at `now`: its
+ * own read, then the QR drawn outside it.
+ */
+export async function buildTicketView(deps: AppDeps, ticketPk: string): Promise<TicketView> {
+  return drawQr(await deps.db.read((tx) => readTicketView(deps, tx, ticketPk)));
+}
+
+/**
+ * The page data of a ticket read in `tx`, but for the QR of a code, which `drawQr` draws
+ * afterwards (outside the read): `qr` is then still null, and `code` set.
+ */
+export function readTicketView(deps: AppDeps, tx: Tx, ticketPk: string): TicketView {
   const r = viewRows(tx, ticketPk);
   const configuration = effectiveConfiguration(r.event.configuration, r.show.configuration);
   const rule = deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk).qrUnlock?.rules as { hoursBeforeShow?: number; unlockAt?: number } | undefined;
@@ -98,10 +109,7 @@ export async function buildTicketView(deps: AppDeps, tx: Tx, ticketPk: string): 
   if (access.showQr) {
     const a = r.ticket.ticketAccess;
     if (a.type === 'URL') qr = { kind: 'image', url: a.locator };
-    else {
-      code = a.locator;
-      qr = await qrSvg(a.locator);
-    }
+    else code = a.locator;
   }
   const location = r.show.location ?? r.event.location;
   return {
@@ -122,6 +130,11 @@ export async function buildTicketView(deps: AppDeps, tx: Tx, ticketPk: string): 
     defaultLang: r.partner.settings.defaultLang,
     ticketShield: r.show.ticketShield,
   };
+}
+
+/** A view of `readTicketView` with the QR of its code drawn (a view showing a code has one). */
+export async function drawQr(view: TicketView): Promise<TicketView> {
+  return view.code === null ? view : { ...view, qr: await qrSvg(view.code) };
 }
 
 /**

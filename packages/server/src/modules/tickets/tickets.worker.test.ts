@@ -76,7 +76,7 @@ describe('ingestion worker thread', () => {
     const databasePath = join(dir, 'resale.sqlite');
     const deps = fileDeps(databasePath, { clock: systemClock });
     const db = deps.db;
-    const { partner } = deps.partners.create('Acme', {});
+    const { partner } = await deps.partners.create('Acme', {});
     // The route would pass the validated body; its defaults do not matter here.
     db.transaction((tx) => deps.events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof deps.events.create>[2]));
     const ownTransaction = db.transaction;
@@ -100,8 +100,8 @@ describe('ingestion worker thread', () => {
     expect(deps.ticketsIngest.drainsHere).toBe(true);
     expect(db.transaction).toBe(ownTransaction);
     const later = db.transaction((tx) => deps.ticketsIngest.enqueue(tx, partner.id, [ticketBody('h2', { externalReferenceEventId: 'tour' })]));
-    expect(deps.ticketsIngest.drain()).toBe(1);
-    expect(deps.ticketsIngest.getJob(partner.id, later.id).state).toBe('done');
+    expect(await deps.ticketsIngest.drain()).toBe(1);
+    expect((await deps.ticketsIngest.getJob(partner.id, later.id)).state).toBe('done');
     db.$client.close();
   }, 60_000);
 });
@@ -190,5 +190,42 @@ describe('WriterGate', () => {
     expect(cells[0]).toBe(0);
     undo();
     expect(db.transaction).toBe(original);
+  });
+
+  it('makes transact take its turn without blocking the event loop, hold it until it ends, and take none for a savepoint', async () => {
+    const db = createDb(':memory:');
+    const buffer = WriterGate.buffer();
+    const cells = new Int32Array(buffer);
+    const gate = new WriterGate(buffer);
+    const original = db.transact;
+    const undo = takeTurns(db, gate);
+    const seen: number[] = [];
+    await db.transact(async (tx) => {
+      seen.push(cells[0]!);
+      await new Promise((r) => setTimeout(r, 1));
+      // A savepoint of this transaction: it does not announce itself again.
+      await tx.transact(() => seen.push(cells[0]!));
+      seen.push(cells[0]!);
+    });
+    // Inside a synchronous transaction, a transact joins it at once.
+    db.transaction(() => void db.transact(() => seen.push(cells[0]!)));
+    expect(seen).toEqual([1, 1, 1, 1]);
+    expect(cells[0]).toBe(0);
+    await expect(db.transact(() => { throw new Error('boom'); })).rejects.toThrow('boom');
+    expect(cells[0]).toBe(0);
+    // A job in progress: the transaction waits for it while the event loop goes on.
+    gate.enterJob(0);
+    let ran = false;
+    const waiting = db.transact(() => void (ran = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ran).toBe(false);
+    expect(cells[0]).toBe(1);
+    gate.leaveJob();
+    await waiting;
+    expect(ran).toBe(true);
+    expect(cells[0]).toBe(0);
+    undo();
+    expect(db.transact).toBe(original);
+    db.$client.close();
   });
 });

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { AppConfig, AppDeps } from '../../context.js';
 import type { Db } from '../../db/client.js';
+import type { Transact } from '../../db/transaction.js';
 
 /**
  * The ingestion worker thread: drains the queue of POST /v1/tickets on the second core
@@ -17,9 +18,10 @@ import type { Db } from '../../db/client.js';
  *   shared; tests and `:memory:` keep the in-process drain). The thread opens its own
  *   better-sqlite3 connection to the same file (WAL: readers never block; one writer at a
  *   time, `busy_timeout` waits) and builds the same services with `buildDeps`, so it runs
- *   the very `TicketsIngest.drain` the in-process job and the tests run: one code path,
- *   the same crash safety (a job is applied and marked done in one transaction; a crash
- *   replays it whole once its lease expires).
+ *   the rounds of `TicketsIngest.drain` the in-process job and the tests run (as
+ *   `drainInWorkerThread`: the same reads and transactions, synchronous on the thread's
+ *   own connection), with the same crash safety (a job is applied and marked done in one
+ *   transaction; a crash replays it whole once its lease expires).
  * - Once the thread is ready, the queue is handed to it (`TicketsIngest.handOffQueue`):
  *   the in-process job stands down, and each enqueue wakes the thread with a message
  *   right after its transaction commits (no 25 ms poll). The thread also polls every
@@ -41,7 +43,7 @@ import type { Db } from '../../db/client.js';
  * - The thread reads and parses the next due jobs before it takes the lock (a read of the
  *   WAL snapshot), which gives the main thread's waiting writes their window without the
  *   thread idling, then applies up to `JOBS_PER_TRANSACTION` jobs per transaction
- *   (`TicketsIngest.drain`).
+ *   (`TicketsIngest.drainInWorkerThread`).
  * - WAL checkpoints run on the main thread between its transactions, not inside the commits
  *   of either thread (`checkpointOutsideTurns`, tickets.worker.thread.ts).
  * - If the thread dies, the queue is handed back to the in-process job, which replays the
@@ -256,26 +258,42 @@ export function startIngestionWorker(deps: AppDeps, opts: { databasePath: string
 
 /**
  * Makes the main connection's transactions take turns with the worker thread (see
- * `WriterGate`): each outermost `db.transaction` announces itself, waits for the worker's
- * current job to commit, runs, and withdraws. Installed on the connection object while the
- * thread runs; returns the function that removes it.
+ * `WriterGate`): each outermost transaction announces itself, waits for the worker's current
+ * job to commit, runs, and withdraws. `db.transact` waits without blocking the event loop
+ * (`WriterGate.turn`) and holds its turn until it has committed or rolled back, awaits
+ * included; a synchronous `db.transaction` (code not yet moved to `transact`) waits blocking.
+ * A `transact` inside a transaction that has its turn (`tx.transact`, a savepoint, or one
+ * joining a synchronous transaction) takes none. Installed on the connection object while
+ * the thread runs; returns the function that removes it.
  */
 export function takeTurns(db: Db, gate: WriterGate): () => void {
   const original = db.transaction;
+  const originalTransact = db.transact;
   const client = db.$client;
-  db.transaction = ((fn, config) => {
+  // Whether a synchronous transaction (which has its turn) is running.
+  let inSyncTransaction = false;
+  db.transaction = function (this: unknown, fn, config) {
     // A nested call is a savepoint of a transaction that already has its turn.
-    if (client.inTransaction) return original(fn, config);
+    if (client.inTransaction) return original.call(this as Db, fn, config);
     gate.announce();
+    inSyncTransaction = true;
     try {
       gate.awaitTurn(TURN_MAX_WAIT_MS);
-      return original(fn, config);
+      return original.call(this as Db, fn, config);
     } finally {
+      inSyncTransaction = false;
       gate.withdraw();
     }
-  }) as Db['transaction'];
+  } as Db['transaction'];
+  // Only the root's `transact` is replaced: a transaction's handle has its own (savepoints of a
+  // transaction that already has its turn).
+  db.transact = (<T>(fn: (tx: Db) => T | Promise<T>): Promise<T> => {
+    if (inSyncTransaction) return originalTransact(fn);
+    return gate.turn(TURN_MAX_WAIT_MS).then((release) => originalTransact(fn).finally(release));
+  }) as Transact<Db>;
   return () => {
     db.transaction = original;
+    db.transact = originalTransact;
   };
 }
 
@@ -328,7 +346,7 @@ export function runIngestionThread(port: MessagePort, deps: AppDeps, gate: Write
     if (stopping) return;
     let jobs = 0;
     try {
-      jobs = deps.ticketsIngest.drain(DRAIN_BUDGET_MS, { beforeJob: () => gate.enterJob(GATE_MAX_WAIT_MS), afterJob: () => gate.leaveJob() });
+      jobs = deps.ticketsIngest.drainInWorkerThread(DRAIN_BUDGET_MS, { beforeJob: () => gate.enterJob(GATE_MAX_WAIT_MS), afterJob: () => gate.leaveJob() });
     } catch (err) {
       deps.logger.error({ job: 'tickets-ingestion', err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
     }

@@ -145,7 +145,7 @@ describe('operator API: webhooks', () => {
     const unlock = enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-1', data: { eventId: 'tour-2026', showId: 'show-1' } });
     const skipped = enqueue(t, svc, partner.id, shield('show-9'));
     await svc.deliverDue();
-    expect(svc.get(partner.id, unlock.id).message).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: t.clock.now() + 5_000 });
+    expect((await svc.get(partner.id, unlock.id)).message).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: t.clock.now() + 5_000 });
 
     const retryNow = await api.call('POST', `/admin/v1/partners/${partner.id}/webhooks/${unlock.id}/replay`);
     expect(retryNow.body.data).toMatchObject({ state: 'pending', attemptCount: 1, nextAttemptAt: new Date(t.clock.now()).toISOString() });
@@ -154,7 +154,7 @@ describe('operator API: webhooks', () => {
 
     expect(await svc.deliverDue()).toMatchObject({ attempted: 2, delivered: 2 });
     expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([unlock.id, unlock.id, skipped.id]);
-    expect(svc.get(partner.id, unlock.id).message).toMatchObject({ state: 'delivered', attempts: 2 });
+    expect((await svc.get(partner.id, unlock.id)).message).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 
   it('documents the routes and every webhook kind in OpenAPI', async () => {

@@ -30,10 +30,10 @@ export function webhookRoutes(deps: AppDeps, webhooks: WebhooksService = webhook
       request: { params: PartnerIdParam, query: WebhookListQuery },
       responses: { 200: jsonResponse(envelope(z.array(WebhookMessageSchema)), 'The messages, newest first'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const { partnerId } = c.req.valid('param');
       const { state, action, limit } = c.req.valid('query');
-      const rows = webhooks.list(partnerId, { limit, ...(state ? { state } : {}), ...(action ? { action } : {}) });
+      const rows = await webhooks.list(partnerId, { limit, ...(state ? { state } : {}), ...(action ? { action } : {}) });
       return c.json(ok(rows.map(webhookMessageToApi)), 200);
     },
   );
@@ -51,9 +51,9 @@ export function webhookRoutes(deps: AppDeps, webhooks: WebhooksService = webhook
       request: { params: WebhookMessageParams },
       responses: { 200: jsonResponse(envelope(WebhookMessageSchema), 'The message, pending and due now'), ...errorResponses(404) },
     }),
-    (c) => {
+    async (c) => {
       const { partnerId, messageId } = c.req.valid('param');
-      return c.json(ok(webhookMessageToApi(webhooks.replay(partnerId, messageId))), 200);
+      return c.json(ok(webhookMessageToApi(await webhooks.replay(partnerId, messageId))), 200);
     },
   );
 

@@ -67,7 +67,7 @@ describe('webhooks: delivery', () => {
     const otherSecret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
     expect(() => new Webhook(otherSecret).verify(req.body, req.headers)).toThrow(/signature/);
 
-    const { message, attempts } = svc.get(partner.id, msg.id);
+    const { message, attempts } = await svc.get(partner.id, msg.id);
     expect(message).toMatchObject({ state: 'delivered', attempts: 1, nextAttemptAt: null, deliveredAt: t.clock.now(), lastStatus: 200, lastError: null });
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toMatchObject({ attempt: 1, url: rx.url, at: t.clock.now(), statusCode: 200, error: null, nextAttemptAt: null });
@@ -81,7 +81,7 @@ describe('webhooks: delivery', () => {
     const start = t.clock.now();
 
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
-    let { message, attempts } = svc.get(partner.id, msg.id);
+    let { message, attempts } = await svc.get(partner.id, msg.id);
     expect(message).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: start + 5_000, lastStatus: 500, lastError: 'HTTP 500: upstream unavailable' });
     expect(attempts[0]).toMatchObject({ attempt: 1, statusCode: 500, error: 'HTTP 500: upstream unavailable', nextAttemptAt: start + 5_000 });
 
@@ -95,7 +95,7 @@ describe('webhooks: delivery', () => {
     expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([msg.id, msg.id]);
     expect(rx.received[1]!.headers['webhook-timestamp']).toBe(String(Math.floor((start + 5_000) / 1000)));
 
-    ({ message, attempts } = svc.get(partner.id, msg.id));
+    ({ message, attempts } = await svc.get(partner.id, msg.id));
     expect(message).toMatchObject({ state: 'delivered', attempts: 2, deliveredAt: start + 5_000, lastStatus: 200, lastError: null, nextAttemptAt: null });
     expect(attempts.map((x) => [x.attempt, x.statusCode, x.at])).toEqual([
       [1, 500, start],
@@ -109,7 +109,7 @@ describe('webhooks: delivery', () => {
     const { t, partner, svc } = setup({ webhookUrl: rx.url });
     const msg = enqueue(t, svc, partner.id, shield());
     await svc.deliverDue();
-    const error = svc.get(partner.id, msg.id).attempts[0]!.error!;
+    const error = (await svc.get(partner.id, msg.id)).attempts[0]!.error!;
     expect(error.startsWith('HTTP 503: xxx')).toBe(true);
     expect(error.length).toBeLessThanOrEqual('HTTP 503: '.length + 201);
   });
@@ -120,7 +120,7 @@ describe('webhooks: delivery', () => {
     const msg = enqueue(t, svc, partner.id, shield());
 
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
-    let attempts = svc.get(partner.id, msg.id).attempts;
+    let attempts = (await svc.get(partner.id, msg.id)).attempts;
     expect(attempts[0]).toMatchObject({ statusCode: null, error: 'The endpoint could not be reached (ECONNREFUSED)' });
 
     t.clock.advance(5_000);
@@ -131,9 +131,9 @@ describe('webhooks: delivery', () => {
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
     expect(rx.received).toHaveLength(1);
     expect(rx.received[0]!.headers['webhook-id']).toBe(msg.id);
-    attempts = svc.get(partner.id, msg.id).attempts;
+    attempts = (await svc.get(partner.id, msg.id)).attempts;
     expect(attempts.map((x) => x.statusCode)).toEqual([null, null, 204]);
-    expect(svc.get(partner.id, msg.id).message.state).toBe('delivered');
+    expect((await svc.get(partner.id, msg.id)).message.state).toBe('delivered');
   });
 
   it('counts an endpoint that does not answer within the time limit as a failed attempt', async () => {
@@ -143,7 +143,7 @@ describe('webhooks: delivery', () => {
 
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1, delivered: 0 });
     expect(rx.received).toHaveLength(1);
-    const { message, attempts } = svc.get(partner.id, msg.id);
+    const { message, attempts } = await svc.get(partner.id, msg.id);
     expect(message).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: t.clock.now() + 5_000, lastStatus: null, lastError: 'No answer within 200 ms' });
     expect(attempts[0]).toMatchObject({ statusCode: null, error: 'No answer within 200 ms' });
     expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(150);
@@ -165,7 +165,7 @@ describe('webhooks: delivery', () => {
     for (let n = 1; n <= MAX_ATTEMPTS; n++) {
       const report = await svc.deliverDue();
       expect(report.attempted).toBe(1);
-      const { message } = svc.get(partner.id, msg.id);
+      const { message } = await svc.get(partner.id, msg.id);
       expect(message.attempts).toBe(n);
       if (n < MAX_ATTEMPTS) {
         expect(report.retrying).toBe(1);
@@ -178,7 +178,7 @@ describe('webhooks: delivery', () => {
       }
     }
     expect(t.clock.now() - start).toBe(total);
-    const { message, attempts } = svc.get(partner.id, msg.id);
+    const { message, attempts } = await svc.get(partner.id, msg.id);
     expect(message).toMatchObject({ state: 'failed', attempts: 10, nextAttemptAt: null, deliveredAt: null, lastStatus: 500 });
     expect(attempts.map((x) => x.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(attempts.at(-1)!.nextAttemptAt).toBeNull();
@@ -205,7 +205,7 @@ describe('webhooks: delivery', () => {
     t.clock.advance(5_000);
     await svc.deliverDue();
     expect(sent()).toEqual([a1.id, b1.id, a1.id]);
-    expect(svc.get(partner.id, a2.id).message).toMatchObject({ state: 'pending', attempts: 0 }); // waiting spends no attempts
+    expect((await svc.get(partner.id, a2.id)).message).toMatchObject({ state: 'pending', attempts: 0 }); // waiting spends no attempts
 
     failFirst = false;
     t.clock.advance(5 * 60_000);
@@ -213,7 +213,7 @@ describe('webhooks: delivery', () => {
     expect(sent()).toEqual([a1.id, b1.id, a1.id, a1.id]);
     await svc.deliverDue();
     expect(sent()).toEqual([a1.id, b1.id, a1.id, a1.id, a2.id]);
-    expect(svc.get(partner.id, a2.id).message).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect((await svc.get(partner.id, a2.id)).message).toMatchObject({ state: 'delivered', attempts: 1 });
   });
 
   it('lets the next message of a resource go once the one before it failed for good', async () => {
@@ -225,7 +225,7 @@ describe('webhooks: delivery', () => {
       await svc.deliverDue();
       t.clock.advance(delay);
     }
-    expect(svc.get(partner.id, first.id).message.state).toBe('failed');
+    expect((await svc.get(partner.id, first.id)).message.state).toBe('failed');
     expect(rx.received.every((r) => r.headers['webhook-id'] === first.id)).toBe(true);
     rx.reply(() => 200);
     await svc.deliverDue();
@@ -247,23 +247,23 @@ describe('webhooks: delivery', () => {
     t.clock.advance(86_400_000);
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
     expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([listing.id]);
-    expect(svc.get(partner.id, skipped.id)).toMatchObject({ message: { state: 'skipped', attempts: 0 }, attempts: [] });
+    expect(await svc.get(partner.id, skipped.id)).toMatchObject({ message: { state: 'skipped', attempts: 0 }, attempts: [] });
   });
 
   it('fails attempts clearly while no webhookUrl is configured, and delivers once one is', async () => {
     const { t, partner, svc } = setup();
     const msg = enqueue(t, svc, partner.id, shield());
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
-    const { message, attempts } = svc.get(partner.id, msg.id);
+    const { message, attempts } = await svc.get(partner.id, msg.id);
     expect(message.lastError).toBe('Not sent: the partner has no webhookUrl configured (settings.webhookUrl)');
     expect(attempts[0]).toMatchObject({ attempt: 1, url: '', statusCode: null, latencyMs: 0, nextAttemptAt: t.clock.now() + 5_000 });
 
     const rx = await receiver();
-    t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
+    await t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
     t.clock.advance(5_000);
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
     expect(rx.received).toHaveLength(1);
-    expect(svc.get(partner.id, msg.id).attempts.map((x) => x.url)).toEqual(['', rx.url]);
+    expect((await svc.get(partner.id, msg.id)).attempts.map((x) => x.url)).toEqual(['', rx.url]);
   });
 
   it('loses nothing across a restart: a new service instance delivers what was committed', async () => {
@@ -280,7 +280,7 @@ describe('webhooks: delivery', () => {
     const rx = await receiver();
     const { t, partner, svc } = setup({ webhookUrl: rx.url }, { timeoutMs: 1_000, leaseMarginMs: 4_000 });
     const msg = enqueue(t, svc, partner.id, shield());
-    expect(svc.claim(msg)).toBe(t.clock.now() + 5_000); // claimed, then the process dies before sending
+    expect(await svc.claim(msg)).toBe(t.clock.now() + 5_000); // claimed, then the process dies before sending
 
     const other = newService(t, { timeoutMs: 1_000, leaseMarginMs: 4_000 });
     expect((await other.deliverDue()).attempted).toBe(0);
@@ -289,7 +289,7 @@ describe('webhooks: delivery', () => {
     t.clock.advance(1);
     expect(await other.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
     expect(rx.received).toHaveLength(1);
-    expect(svc.get(partner.id, msg.id).message).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect((await svc.get(partner.id, msg.id)).message).toMatchObject({ state: 'delivered', attempts: 1 });
   });
 
   it('sends once when two workers deliver at the same time', async () => {
@@ -305,24 +305,24 @@ describe('webhooks: delivery', () => {
     expect(t.db.select({ n: count() }).from(webhookAttempts).get()!.n).toBe(6);
   });
 
-  it('claims an attempt only for the first of two workers that read the same row, and never past an older pending message', () => {
+  it('claims an attempt only for the first of two workers that read the same row, and never past an older pending message', async () => {
     const { t, partner, svc } = setup();
     const msg = enqueue(t, svc, partner.id, shield('show-1'));
     const read = t.db.select().from(webhookMessages).where(eq(webhookMessages.id, msg.id)).get()!;
-    expect(svc.claim(read)).not.toBeNull();
-    expect(newService(t).claim(read)).toBeNull();
-    expect(svc.claim(read)).toBeNull();
+    expect(await svc.claim(read)).not.toBeNull();
+    expect(await newService(t).claim(read)).toBeNull();
+    expect(await svc.claim(read)).toBeNull();
 
     const older = enqueue(t, svc, partner.id, shield('show-2'));
     const newer = enqueue(t, svc, partner.id, shield('show-2'));
-    expect(svc.claim(newer)).toBeNull();
-    expect(svc.claim(older)).not.toBeNull();
+    expect(await svc.claim(newer)).toBeNull();
+    expect(await svc.claim(older)).not.toBeNull();
   });
 
   it('never puts the signing secret in the log, even when an answer quotes it', async () => {
     const { t, partner, svc } = setup();
     const rx = await receiver(() => 400, { errorBody: `bad signature; your secret is ${partner.webhookSecret}` });
-    t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
+    await t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
     enqueue(t, svc, partner.id, shield());
     await svc.deliverDue();
     const dump = JSON.stringify(t.db.select().from(webhookAttempts).all()) + JSON.stringify(t.db.select().from(webhookMessages).all());

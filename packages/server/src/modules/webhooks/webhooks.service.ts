@@ -10,6 +10,7 @@ import { WEBHOOK_ACTIONS, WEBHOOK_DATA_SCHEMAS, familyOf, type WebhookAction, ty
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postWebhook, retryDelayMs, signedHeaders, type AttemptOutcome } from './webhooks.delivery.js';
 import { webhookAttempts, webhookMessages } from './webhooks.table.js';
 import { partnerById } from '../partners/partners.queries.js';
+import { affected } from '../../db/affected.js';
 
 export type WebhookMessageRow = typeof webhookMessages.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -94,7 +95,7 @@ export interface WebhooksServiceDeps {
  * latency is measured on the wall clock).
  *
  * @example
- * db.transaction((tx) => {
+ * await db.transact((tx) => {
  *   // … the change …
  *   webhooks.enqueue(tx, partnerId, {
  *     action: 'ticketShield.updated',
@@ -181,11 +182,12 @@ export class WebhooksService {
    */
   async deliverDue(): Promise<DeliveryReport> {
     const report: DeliveryReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 };
-    const due = this.due(this.clock.now());
+    const now = this.clock.now();
+    const due = await this.db.read((tx) => this.due(tx, now));
     // Each message is claimed right before it is sent (not the whole batch up front), so a
     // lease never runs out while the message waits for a free lane.
     await runPool(due, this.concurrency, async (row) => {
-      const leaseUntil = this.claim(row);
+      const leaseUntil = await this.claim(row);
       if (leaseUntil === null) {
         report.claimedElsewhere++;
         return;
@@ -203,24 +205,26 @@ export class WebhooksService {
    * `attempts` that were read. Returns the lease end, or null when another worker (or an
    * operator's replay) changed the message first. Used by `deliverDue`; public for tests.
    */
-  claim(row: Pick<WebhookMessageRow, 'id' | 'nextAttemptAt' | 'attempts'>): number | null {
+  async claim(row: Pick<WebhookMessageRow, 'id' | 'nextAttemptAt' | 'attempts'>): Promise<number | null> {
     const leaseUntil = this.clock.now() + this.timeoutMs + this.leaseMarginMs;
-    const res = this.db
-      .update(m)
-      .set({ nextAttemptAt: leaseUntil })
-      .where(
-        and(
-          eq(m.id, row.id),
-          eq(m.state, 'pending'),
-          eq(m.attempts, row.attempts),
-          row.nextAttemptAt === null ? isNull(m.nextAttemptAt) : eq(m.nextAttemptAt, row.nextAttemptAt),
-          // Order per resource is checked again at the claim: a replay may have made an
-          // older message of the resource pending since the batch was read.
-          notExists(this.olderPending()),
-        ),
-      )
-      .run();
-    return res.changes === 1 ? leaseUntil : null;
+    const claimed = await this.db.transact((tx) =>
+      tx
+        .update(m)
+        .set({ nextAttemptAt: leaseUntil })
+        .where(
+          and(
+            eq(m.id, row.id),
+            eq(m.state, 'pending'),
+            eq(m.attempts, row.attempts),
+            row.nextAttemptAt === null ? isNull(m.nextAttemptAt) : eq(m.nextAttemptAt, row.nextAttemptAt),
+            // Order per resource is checked again at the claim: a replay may have made an
+            // older message of the resource pending since the batch was read.
+            notExists(this.olderPending(tx)),
+          ),
+        )
+        .run(),
+    );
+    return affected(claimed) === 1 ? leaseUntil : null;
   }
 
   /**
@@ -228,17 +232,19 @@ export class WebhooksService {
    *
    * @throws ApiError 404 for an unknown partner.
    */
-  list(partnerId: string, filter: { state?: WebhookMessageState; action?: WebhookAction; limit?: number } = {}): WebhookMessageWithAttempts[] {
-    this.partners.get(partnerId);
+  async list(partnerId: string, filter: { state?: WebhookMessageState; action?: WebhookAction; limit?: number } = {}): Promise<WebhookMessageWithAttempts[]> {
     const limit = Math.min(Math.max(1, filter.limit ?? 50), MAX_LIST_LIMIT);
-    const rows = this.db
-      .select()
-      .from(m)
-      .where(and(eq(m.partnerId, partnerId), filter.state ? eq(m.state, filter.state) : undefined, filter.action ? eq(m.action, filter.action) : undefined))
-      .orderBy(desc(m.createdAt), desc(m.id))
-      .limit(limit)
-      .all();
-    return this.withAttempts(partnerId, rows);
+    return this.db.read((tx) => {
+      knownPartner(tx, partnerId);
+      const rows = tx
+        .select()
+        .from(m)
+        .where(and(eq(m.partnerId, partnerId), filter.state ? eq(m.state, filter.state) : undefined, filter.action ? eq(m.action, filter.action) : undefined))
+        .orderBy(desc(m.createdAt), desc(m.id))
+        .limit(limit)
+        .all();
+      return this.withAttempts(tx, partnerId, rows);
+    });
   }
 
   /**
@@ -246,11 +252,15 @@ export class WebhooksService {
    *
    * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
    */
-  get(partnerId: string, messageId: string): WebhookMessageWithAttempts {
-    this.partners.get(partnerId);
-    const row = this.db.select().from(m).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).get();
+  async get(partnerId: string, messageId: string): Promise<WebhookMessageWithAttempts> {
+    return this.db.read((tx) => this.getIn(tx, partnerId, messageId));
+  }
+
+  private getIn(tx: Tx, partnerId: string, messageId: string): WebhookMessageWithAttempts {
+    knownPartner(tx, partnerId);
+    const row = tx.select().from(m).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).get();
     if (!row) throw ApiError.notFound('webhook message', messageId);
-    return this.withAttempts(partnerId, [row])[0]!;
+    return this.withAttempts(tx, partnerId, [row])[0]!;
   }
 
   /**
@@ -263,34 +273,37 @@ export class WebhooksService {
    *
    * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
    */
-  replay(partnerId: string, messageId: string): WebhookMessageWithAttempts {
-    const current = this.get(partnerId, messageId).message;
-    const now = this.clock.now();
-    const change =
-      current.state === 'pending' ? { nextAttemptAt: now } : { state: 'pending' as const, attempts: 0, nextAttemptAt: now, deliveredAt: null };
-    this.db.update(m).set(change).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).run();
+  async replay(partnerId: string, messageId: string): Promise<WebhookMessageWithAttempts> {
+    const { current, replayed } = await this.db.transact((tx) => {
+      const current = this.getIn(tx, partnerId, messageId).message;
+      const now = this.clock.now();
+      const change =
+        current.state === 'pending' ? { nextAttemptAt: now } : { state: 'pending' as const, attempts: 0, nextAttemptAt: now, deliveredAt: null };
+      tx.update(m).set(change).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).run();
+      return { current, replayed: this.getIn(tx, partnerId, messageId) };
+    });
     this.logger.info({ partnerId, messageId, action: current.action, previousState: current.state }, 'webhook replay requested');
-    return this.get(partnerId, messageId);
+    return replayed;
   }
 
   // ---------------------------------------------------------------- internals
 
   /** Due pending messages that no older pending message of their resource holds back. */
-  private due(now: number): WebhookMessageRow[] {
-    return this.db
+  private due(tx: Tx, now: number): WebhookMessageRow[] {
+    return tx
       .select()
       .from(m)
-      .where(and(eq(m.state, 'pending'), lte(m.nextAttemptAt, now), notExists(this.olderPending())))
+      .where(and(eq(m.state, 'pending'), lte(m.nextAttemptAt, now), notExists(this.olderPending(tx))))
       .orderBy(asc(m.createdAt), asc(m.id))
       .limit(this.batchSize)
       .all();
   }
 
   /** Correlated subquery: an older pending message of the same partner and resource as the `webhook_messages` row at hand. */
-  private olderPending() {
+  private olderPending(tx: Tx) {
     // drizzle's dialect-neutral alias (what sqlite-core's `alias` does), so no SQLite import here.
     const older = aliasedTable(webhookMessages, 'older');
-    return this.db
+    return tx
       .select({ one: sql`1` })
       .from(older)
       .where(
@@ -310,7 +323,7 @@ export class WebhooksService {
     let url = '';
     let outcome: AttemptOutcome;
     try {
-      const partner = this.partners.get(row.partnerId);
+      const partner = await this.partners.get(row.partnerId);
       url = partner.settings.webhookUrl ?? '';
       if (!url) {
         outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: the partner has no webhookUrl configured (settings.webhookUrl)' };
@@ -329,12 +342,12 @@ export class WebhooksService {
   }
 
   /** Writes the attempt to the log and moves the message on, if the claim still holds. */
-  private record(row: WebhookMessageRow, attempt: number, leaseUntil: number, url: string, at: number, outcome: AttemptOutcome): 'delivered' | 'retrying' | 'failed' {
+  private async record(row: WebhookMessageRow, attempt: number, leaseUntil: number, url: string, at: number, outcome: AttemptOutcome): Promise<'delivered' | 'retrying' | 'failed'> {
     const finishedAt = this.clock.now();
     const delay = outcome.ok ? null : retryDelayMs(attempt);
     const result = outcome.ok ? 'delivered' : delay === null ? 'failed' : 'retrying';
     const nextAttemptAt = result === 'retrying' ? finishedAt + delay! : null;
-    const held = this.db.transaction((tx) => {
+    const held = await this.db.transact((tx) => {
       tx.insert(a)
         .values({
           id: newId('webhookAttempt'),
@@ -350,18 +363,20 @@ export class WebhooksService {
         })
         .run();
       return (
-        tx
-          .update(m)
-          .set({
-            state: result === 'retrying' ? 'pending' : result,
-            attempts: attempt,
-            nextAttemptAt,
-            ...(outcome.ok ? { deliveredAt: finishedAt } : {}),
-            lastStatus: outcome.statusCode,
-            lastError: outcome.error,
-          })
-          .where(and(eq(m.id, row.id), eq(m.state, 'pending'), eq(m.attempts, row.attempts), eq(m.nextAttemptAt, leaseUntil)))
-          .run().changes === 1
+        affected(
+          tx
+            .update(m)
+            .set({
+              state: result === 'retrying' ? 'pending' : result,
+              attempts: attempt,
+              nextAttemptAt,
+              ...(outcome.ok ? { deliveredAt: finishedAt } : {}),
+              lastStatus: outcome.statusCode,
+              lastError: outcome.error,
+            })
+            .where(and(eq(m.id, row.id), eq(m.state, 'pending'), eq(m.attempts, row.attempts), eq(m.nextAttemptAt, leaseUntil)))
+            .run(),
+        ) === 1
       );
     });
     const log = { messageId: row.id, partnerId: row.partnerId, action: row.action, attempt, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs };
@@ -377,9 +392,9 @@ export class WebhooksService {
     return result;
   }
 
-  private withAttempts(partnerId: string, rows: WebhookMessageRow[]): WebhookMessageWithAttempts[] {
+  private withAttempts(tx: Tx, partnerId: string, rows: WebhookMessageRow[]): WebhookMessageWithAttempts[] {
     if (rows.length === 0) return [];
-    const logs = this.db
+    const logs = tx
       .select()
       .from(a)
       .where(and(eq(a.partnerId, partnerId), inArray(a.messageId, rows.map((r) => r.id))))
@@ -393,6 +408,11 @@ export class WebhooksService {
     }
     return rows.map((message) => ({ message, attempts: byMessage.get(message.id) ?? [] }));
   }
+}
+
+/** @throws ApiError 404 for an unknown partner. */
+function knownPartner(tx: Tx, partnerId: string): void {
+  if (!partnerById(tx, partnerId)) throw ApiError.notFound('partner', partnerId);
 }
 
 /** Whether the partner receives `action` (`webhookEvents` null or absent: every action). */

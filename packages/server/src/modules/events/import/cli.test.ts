@@ -19,7 +19,7 @@ function databaseWithPartner(): { path: string; partnerId: string; dir: string }
   const dir = tempDir('resale-cli');
   const path = join(dir, 'resale.sqlite');
   const deps = fileDeps(path, { clock: systemClock });
-  const partnerId = deps.partners.create('Acme').partner.id;
+  const partnerId = deps.db.transaction((tx) => deps.partners.createIn(tx, 'Acme')).partner.id;
   deps.db.$client.close();
   return { path, partnerId, dir };
 }

@@ -91,7 +91,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       },
     });
     closeMessages = () => deps.messages.close();
-    if (!partnerById(deps.db, args.partner)) return usage(io, `Unknown partner '${args.partner}' in ${args.database}`);
+    if (!(await deps.db.read((tx) => partnerById(tx, args.partner)))) return usage(io, `Unknown partner '${args.partner}' in ${args.database}`);
     let report: ImportReport;
     try {
       report = await importEvents(deps, {

@@ -102,7 +102,7 @@ describe('importing the samples', () => {
     const deps = fileDeps(path);
     const db = deps.db;
     try {
-      const { partner, secrets } = deps.partners.create('Acme');
+      const { partner, secrets } = await deps.partners.create('Acme');
       const report = await importEvents(deps, { partnerId: partner.id, file: XLSX });
       expect(report.errors).toEqual([]);
       const res = await createApp(deps).request('/v1/events/tour-2026', { headers: { authorization: secrets.keys.private } });
@@ -132,7 +132,7 @@ describe('importing the samples', () => {
     const sheet = parseCsv(
       'eventId,showId,ticketOptionId,price,priceTypeId,combinationPrice\n' + 'tour-2026,tour-2026-mad-1,opt-vip,130.00,pt-early,115.00\n',
     );
-    const report = applySheet(t.deps, sheet, { partnerId: p.id });
+    const report = await applySheet(t.deps, sheet, { partnerId: p.id });
     expect(report.errors).toEqual([]);
     expect(report.events[0]!.outcome).toBe('updated');
     const after = await readBack(t, p.keys.private, 'tour-2026');
@@ -148,7 +148,7 @@ describe('importing the samples', () => {
     const created = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { shows: [showBody('show-1')] }) });
     expect(created.status).toBe(200);
     const sheet = parseCsv('eventId,showId,ticketOptionId,price\ntour,show-1,opt-field,50\n');
-    const report = applySheet(t.deps, sheet, { partnerId: p.id });
+    const report = await applySheet(t.deps, sheet, { partnerId: p.id });
     expect(report.errors).toEqual([]);
     const ev = await readBack(t, p.keys.private, 'tour');
     expect(ev.shows[0].images).toEqual([{ url: 'https://partner.example/img/poster.jpg', kind: 'main' }]);
@@ -218,7 +218,7 @@ describe('bad rows', () => {
     const sheet = parseCsv(
       'eventId,eventTitle,showId,ticketOptionId,price,currency\n' + 'tour-2026,Renamed,tour-2026-mad-1,opt-field,99.00,EUR\n' + 'tour-2026,Renamed,tour-2026-mad-1,opt-vip,12.345,EUR\n',
     );
-    const report = applySheet(t.deps, sheet, { partnerId: p.id });
+    const report = await applySheet(t.deps, sheet, { partnerId: p.id });
     expect(report.events[0]!.outcome).toBe('rejected');
     expect(report.errors).toEqual([{ row: 3, column: 'price', eventId: 'tour-2026', message: "price has more decimals than EUR allows (2) (found '12.345')" }]);
     expect(await readBack(t, p.keys.private, 'tour-2026')).toEqual(before);
@@ -229,14 +229,14 @@ describe('bad rows', () => {
     const p = t.partner();
     await importEvents(t.deps, { partnerId: p.id, file: CSV });
     const sheet = parseCsv('eventId,showId,ticketOptionId,currency,price\njazz-harbour-2026,jazz-2026-06-20,opt-ga,USD,31\n');
-    const report = applySheet(t.deps, sheet, { partnerId: p.id });
+    const report = await applySheet(t.deps, sheet, { partnerId: p.id });
     expect(report.errors).toEqual([
       { row: 2, column: 'currency', eventId: 'jazz-harbour-2026', message: "currency cannot change from EUR on an existing ticket option; create a new option (found 'USD')" },
     ]);
     expect((await readBack(t, p.keys.private, 'jazz-harbour-2026')).shows[0].ticketOptions[0].price).toBe(30);
   });
 
-  it('reports rows that disagree about one event, show or option', () => {
+  it('reports rows that disagree about one event, show or option', async () => {
     const t = createTestApp();
     const p = t.partner();
     const sheet = parseCsv(
@@ -247,7 +247,7 @@ describe('bad rows', () => {
         'e1,Title A,s1,,o1,,,,pt1,8',
       ].join('\n'),
     );
-    const report = applySheet(t.deps, sheet, { partnerId: p.id });
+    const report = await applySheet(t.deps, sheet, { partnerId: p.id });
     expect(report.events[0]!.outcome).toBe('rejected');
     expect(report.errors.map((e) => [e.row, e.column])).toEqual([
       [3, 'eventTitle'],
@@ -265,7 +265,7 @@ describe('bad rows', () => {
     const p = t.partner();
     await importEvents(t.deps, { partnerId: p.id, file: CSV });
     expect((await t.request('POST', '/v1/events/jazz-harbour-2026/cancellation', { key: p.keys.private })).status).toBe(200);
-    const report = applySheet(t.deps, parseCsv('eventId,showId,ticketOptionId,showStatus\njazz-harbour-2026,jazz-2026-06-20,opt-ga,LIVE\n'), { partnerId: p.id });
+    const report = await applySheet(t.deps, parseCsv('eventId,showId,ticketOptionId,showStatus\njazz-harbour-2026,jazz-2026-06-20,opt-ga,LIVE\n'), { partnerId: p.id });
     expect(report.errors).toEqual([{ row: 2, eventId: 'jazz-harbour-2026', message: "Show 'jazz-2026-06-20' is cancelled and cannot be made LIVE again" }]);
   });
 });
@@ -278,7 +278,7 @@ describe('the domain events of the API', () => {
     const cancelled = vi.fn();
     t.deps.bus.on('show.cancelled', (_tx, e) => cancelled(e.externalReferenceId, e.showId));
     t.clock.advance(60_000);
-    const report = applySheet(t.deps, parseCsv('eventId,showId,ticketOptionId,showStatus\ntour-2026,tour-2026-mad-2,opt-field,CANCELLED\n'), { partnerId: p.id });
+    const report = await applySheet(t.deps, parseCsv('eventId,showId,ticketOptionId,showStatus\ntour-2026,tour-2026-mad-2,opt-field,CANCELLED\n'), { partnerId: p.id });
     expect(report.errors).toEqual([]);
     expect(cancelled.mock.calls).toEqual([['tour-2026', 'tour-2026-mad-2']]);
     const tour = await readBack(t, p.keys.private, 'tour-2026');

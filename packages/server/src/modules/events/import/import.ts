@@ -64,18 +64,18 @@ class Rollback extends Error {
  * @example const report = await importEvents(deps, { partnerId: 'ptr_…', file: 'docs/samples/events.csv' });
  */
 export async function importEvents(deps: Pick<AppDeps, 'db' | 'events' | 'partners'>, opts: ImportOptions): Promise<ImportReport> {
-  deps.partners.get(opts.partnerId);
+  await deps.partners.get(opts.partnerId);
   const sheet: Sheet = await readSheet(opts.file);
   return applySheet(deps, sheet, opts);
 }
 
 /** The run over a sheet already read (tests build sheets in memory). */
-export function applySheet(deps: Pick<AppDeps, 'db' | 'events'>, sheet: Sheet, opts: Omit<ImportOptions, 'file'> & { file?: string }): ImportReport {
+export async function applySheet(deps: Pick<AppDeps, 'db' | 'events'>, sheet: Sheet, opts: Omit<ImportOptions, 'file'> & { file?: string }): Promise<ImportReport> {
   const { plans, errors } = sheetToEvents(sheet);
   const report: ImportReport = { file: opts.file ?? '', partnerId: opts.partnerId, dryRun: opts.dryRun === true, rows: sheet.rows.length, events: [], errors: [...errors] };
   let done = 0;
   for (const plan of plans) {
-    const outcome = applyPlan(deps, plan, opts.partnerId, opts.dryRun === true);
+    const outcome = await applyPlan(deps, plan, opts.partnerId, opts.dryRun === true);
     report.events.push(summarise(plan, outcome));
     report.errors.push(...plan.errors);
     done += plan.rows.length;
@@ -90,11 +90,11 @@ export function applySheet(deps: Pick<AppDeps, 'db' | 'events'>, sheet: Sheet, o
  * what is valid, then rolled back), so the service's own checks — a new ticket option
  * without a name, a combination naming an unknown option — are reported in the same run.
  */
-function applyPlan(deps: Pick<AppDeps, 'db' | 'events'>, plan: EventPlan, partnerId: string, dryRun: boolean): EventOutcome {
+async function applyPlan(deps: Pick<AppDeps, 'db' | 'events'>, plan: EventPlan, partnerId: string, dryRun: boolean): Promise<EventOutcome> {
   if (plan.input === null) return 'rejected';
   const input = plan.input;
   try {
-    return deps.db.transaction((tx) => {
+    return await deps.db.transact((tx) => {
       const existing = findEvent(deps, tx, partnerId, plan.externalReferenceId);
       const body = withCreateDefaults(input, existing);
       if (existing) deps.events.update(tx, partnerId, body);
