@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, inArray, lte, ne, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { combinations, events, priceTypes, shows, ticketOptions } from './events.table.js';
+import { jsonTextOrEmpty } from '../../db/dialect.js';
 
 /**
  * Reads of the events module that other modules may use (events, shows, ticket options,
@@ -158,7 +159,7 @@ export function priceTypesByPks(tx: Tx, priceTypePks: readonly (string | null)[]
  */
 export function showSnapshotReads(db: Db) {
   const p = (name: string) => sql.placeholder(name);
-  const hasSeating = sql<number>`(coalesce(json_extract(${events.seating}, '$.svgCode'), '') <> '' or coalesce(json_extract(${events.seating}, '$.image'), '') <> '')`.mapWith(Number);
+  const hasSeating = sql<number>`(${jsonTextOrEmpty(events.seating, 'svgCode')} <> '' or ${jsonTextOrEmpty(events.seating, 'image')} <> '')`.mapWith(Number);
   const event = db
     .select({ id: events.id, hasSeating })
     .from(events)

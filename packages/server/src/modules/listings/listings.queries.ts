@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { listings, listingTickets, type ListingState } from './listings.table.js';
+import { rowKey } from '../../db/dialect.js';
 
 /**
  * Reads of the listings module other modules may use. Only `listings.service.ts` writes the
@@ -188,8 +189,8 @@ export function showListingReads(db: Db) {
   const fingerprint = db
     .select({
       n: sql<number>`count(*)`.mapWith(Number),
-      rowids: sql<number>`coalesce(sum(rowid), 0)`.mapWith(Number),
-      pairs: sql<number>`coalesce(sum((rowid * 65537 + ${listings.priceMinor}) % 4294967311), 0)`.mapWith(Number),
+      rowids: sql<number>`coalesce(sum(${rowKey()}), 0)`.mapWith(Number),
+      pairs: sql<number>`coalesce(sum((${rowKey()} * 65537 + ${listings.priceMinor}) % 4294967311), 0)`.mapWith(Number),
     })
     .from(listings)
     .where(and(eq(listings.showPk, showPk), eq(listings.state, 'ACTIVE')))

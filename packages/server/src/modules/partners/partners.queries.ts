@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { perConnection } from '../../db/statements.js';
 import { apiKeys, partners } from './partners.table.js';
+import { jsonArrayContains } from '../../db/dialect.js';
 
 export { API_KEY_KINDS, type ApiKeyKind } from './partners.table.js';
 
@@ -38,7 +39,7 @@ const originStatement = perConnection((tx) =>
   tx
     .select({ one: sql<number>`1` })
     .from(partners)
-    .where(sql`exists (select 1 from json_each(${partners.settings}, '$.allowedOrigins') where value = ${sql.placeholder('origin')})`)
+    .where(jsonArrayContains(partners.settings, 'allowedOrigins', sql.placeholder('origin')))
     .limit(1)
     .prepare(),
 );

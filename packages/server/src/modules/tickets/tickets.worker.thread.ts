@@ -8,6 +8,7 @@ import { buildDeps } from '../../deps.js';
 import { systemClock } from '../../lib/clock.js';
 import { createLogger } from '../../logger.js';
 import { runIngestionThread, WORKER_WAL_AUTOCHECKPOINT_PAGES, WriterGate, type IngestionWorkerData } from './tickets.worker.js';
+import { autoCheckpointPages } from '../../db/dialect.js';
 
 const data = workerData as IngestionWorkerData;
 const db = createDb(data.databasePath);
@@ -16,7 +17,7 @@ const db = createDb(data.databasePath);
 // instead, outside the write lock, on the core that has time to spare
 // (`checkpointOutsideTurns`); this connection checkpoints only when the WAL has grown far
 // past that (a bound, should the main thread fall behind).
-db.$client.pragma(`wal_autocheckpoint = ${WORKER_WAL_AUTOCHECKPOINT_PAGES}`);
+autoCheckpointPages(db, WORKER_WAL_AUTOCHECKPOINT_PAGES);
 const deps = buildDeps({ db, clock: systemClock, logger: createLogger(data.logLevel).child({ thread: 'tickets-ingestion' }), secretKey: data.secretKey, config: data.config });
 runIngestionThread(parentPort!, deps, new WriterGate(data.gate), () => {
   deps.messages.close();

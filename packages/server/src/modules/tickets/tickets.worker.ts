@@ -4,6 +4,7 @@ import { Worker, type MessagePort } from 'node:worker_threads';
 import type { AppConfig, AppDeps } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import type { Transact } from '../../db/transaction.js';
+import { autoCheckpointPages, checkpointPassive } from '../../db/dialect.js';
 
 /**
  * The ingestion worker thread: drains the queue of POST /v1/tickets on the second core
@@ -309,11 +310,11 @@ export function takeTurns(db: Db, gate: WriterGate): () => void {
  */
 export function checkpointOutsideTurns(deps: AppDeps, everyMs: number): () => void {
   const client = deps.db.$client;
-  const before = client.pragma('wal_autocheckpoint', { simple: true }) as number;
-  client.pragma('wal_autocheckpoint = 0');
+  const before = autoCheckpointPages(deps.db);
+  autoCheckpointPages(deps.db, 0);
   const timer = setInterval(() => {
     try {
-      client.pragma('wal_checkpoint(PASSIVE)');
+      checkpointPassive(deps.db);
     } catch (err) {
       deps.logger.warn({ err: { message: (err as Error).message } }, 'WAL checkpoint failed');
     }
@@ -321,7 +322,7 @@ export function checkpointOutsideTurns(deps: AppDeps, everyMs: number): () => vo
   timer.unref();
   return () => {
     clearInterval(timer);
-    if (client.open) client.pragma(`wal_autocheckpoint = ${before}`);
+    if (client.open) autoCheckpointPages(deps.db, before);
   };
 }
 
