@@ -29,6 +29,8 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
       HOST: '127.0.0.1',
       DATABASE_PATH: join(dir, 'bench.sqlite'),
       SECRET_KEY: 'bench-secret-key-0000000000000000000000',
+      // The benchmarks stop the service with SIGTERM: no grace period to wait out.
+      SHUTDOWN_GRACE_SECONDS: '0',
       LOG_LEVEL: 'error',
       RATE_LIMIT_PER_MINUTE: '0',
       MAX_BODY_BYTES: String(20 * 1024 * 1024),

@@ -37,6 +37,54 @@ import { riskRoutes } from './modules/risk/risk.routes.js';
 import { marketDataRoutes } from './modules/marketdata/marketdata.routes.js';
 import { channelRoutes } from './modules/channels/channels.routes.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { Readiness } from './modules/health/health.readiness.js';
+
+/** What an inbound `Request-Id` may be to be used as ours: bounded, and characters that are safe in a header, a log, a URL and HTML. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The caller's `Request-Id` when it may be ours (at most 128 of `A–Z a–z 0–9 . _ : -`), else
+ * null: anything else (too long, spaces, commas of a repeated header, `%`, quotes, angle
+ * brackets, control or non-ASCII bytes) is dropped, never echoed, and the request gets a
+ * generated id. An id the client chose is not necessarily unique (a retry may reuse it).
+ *
+ * @example inboundRequestId('checkout-7f3a:retry.2') // 'checkout-7f3a:retry.2'
+ */
+export function inboundRequestId(value: string): string | null {
+  return SAFE_REQUEST_ID.test(value) ? value : null;
+}
+
+/** W3C Trace Context `traceparent`, version 00: version-traceid-parentid-flags, lowercase hex. */
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/**
+ * The trace id of a valid W3C `traceparent` header (version `00`, a 32-hex trace id and a
+ * 16-hex parent id, neither all zeros, 2-hex flags; lowercase, as the recommendation requires),
+ * else null (the header is then ignored, as the recommendation says).
+ *
+ * It goes into the request's log line as `traceId`, and never becomes the request id: one trace
+ * spans many requests (a page of the partner's may call the API several times under one trace,
+ * a retry reuses its parent id), while a request id names one request and one log line.
+ *
+ * @example traceIdOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01') // '4bf92f3577b34da6a3ce929d0e0e4736'
+ */
+export function traceIdOf(traceparent: string): string | null {
+  const m = TRACEPARENT.exec(traceparent);
+  if (!m || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return null;
+  return m[1]!;
+}
+
+/**
+ * A request header, read from Node's IncomingMessage when there is one (asking Hono builds a
+ * whole Headers object on every request). Node joins a repeated header with ", ", which neither
+ * check above accepts: two `Request-Id`s or two `traceparent`s count as none.
+ */
+function requestHeader(c: Context<AppEnv>, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
+  const raw = incoming?.headers ? incoming.headers[name] : c.req.header(name);
+  return Array.isArray(raw) ? raw.join(', ') : raw;
+}
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -46,16 +94,25 @@ import { docsRoutes } from './modules/docs/docs.routes.js';
  * @example
  * const app = createApp(deps);
  * const res = await app.request('/v1/events', { method: 'POST', headers, body });
+ *
+ * `readiness` is what `GET /readyz` answers from; main.ts passes the one its shutdown drains
+ * (default: one that only checks the database and its migrations).
  */
-export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
-  // Request ids: a random per-process prefix and a counter. Unique and cheap; they need not be
-  // unguessable (they identify a log line, they grant nothing).
+  // Request ids: the caller's own `Request-Id` when it is safe (inboundRequestId), else a random
+  // per-process prefix and a counter (unique and cheap; they need not be unguessable: they
+  // identify a log line, they grant nothing). A valid W3C `traceparent` adds its trace id to the
+  // request's log line; it never becomes the request id (see traceIdOf).
   const idPrefix = 'req_' + randomBytes(9).toString('base64url');
   let idCounter = 0;
   app.use('*', async function requestContext(c, next) {
-    const id = idPrefix + (++idCounter).toString(36);
+    const sent = requestHeader(c, 'request-id');
+    const inbound = sent ? inboundRequestId(sent) : null;
+    const id = inbound ?? idPrefix + (++idCounter).toString(36);
+    const traceparent = requestHeader(c, 'traceparent');
+    const traceId = traceparent ? traceIdOf(traceparent) : null;
     c.set('requestId', id);
     // Before next(): the header goes into the response as it is built. Setting it afterwards
     // makes Hono copy the finished response (a third of the cost of a cached buy access layer answer).
@@ -73,10 +130,18 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         partnerId: c.get('auth')?.partner.id,
+        // Only when present (pino leaves out undefined fields). The refused value itself is never
+        // logged nor echoed: it is whatever a client chose to send.
+        traceId: traceId ?? undefined,
+        requestIdRefused: sent && !inbound ? true : undefined,
       },
       'request',
     );
   });
+
+  // Liveness and readiness: before every limit, key and body check (a probe must never be
+  // refused for anything but the service's own state).
+  app.route('/', healthRoutes(opts.readiness ?? new Readiness(deps.db, { logger: deps.logger })));
 
   // Who the client is (X-Forwarded-For only as far as TRUST_PROXY allows), then the hosted
   // pages' per-address limit: a flooding client is refused before any body, session or page.
@@ -178,6 +243,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Market data', description: 'Primary-sale inventory of shows, and leads (ticket holders, abandoned carts, virtual queue, wishlists)' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
+      { name: 'Operations', description: 'Liveness and readiness probes for load balancers and orchestrators (no key)' },
     ],
   });
   // The reference is served from our own origin under a strict CSP (see docs.routes.ts).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EnvError, parseEnv } from './env.js';
+import { EnvError, parseEnv, parseMigrateEnv } from './env.js';
 
 const SECRET = 'x'.repeat(32);
 
@@ -44,5 +44,42 @@ describe('parseEnv', () => {
     expect(env.PORT).toBe(3000);
     expect(env.DATABASE_PATH).toBe(':memory:');
     expect(env.PUBLIC_BASE_URL).toBe('https://resale.example');
+  });
+
+  it('defaults the shutdown to a 10 s grace within 30 s, and migrates on start', () => {
+    const env = parseEnv({ SECRET_KEY: SECRET });
+    expect(env).toMatchObject({ SHUTDOWN_GRACE_SECONDS: 10, SHUTDOWN_TIMEOUT_SECONDS: 30, MIGRATE_ON_START: true });
+    expect(parseEnv({ SECRET_KEY: SECRET, SHUTDOWN_GRACE_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '0' })).toMatchObject({ SHUTDOWN_GRACE_SECONDS: 0, SHUTDOWN_TIMEOUT_SECONDS: 0 });
+    expect(parseEnv({ SECRET_KEY: SECRET, SHUTDOWN_GRACE_SECONDS: '30', SHUTDOWN_TIMEOUT_SECONDS: '30' }).SHUTDOWN_GRACE_SECONDS).toBe(30);
+    expect(parseEnv({ SECRET_KEY: SECRET, MIGRATE_ON_START: 'false' }).MIGRATE_ON_START).toBe(false);
+    expect(parseEnv({ SECRET_KEY: SECRET, MIGRATE_ON_START: 'FALSE' }).MIGRATE_ON_START).toBe(false);
+    expect(parseEnv({ SECRET_KEY: SECRET, MIGRATE_ON_START: '0' }).MIGRATE_ON_START).toBe(false);
+    expect(parseEnv({ SECRET_KEY: SECRET, MIGRATE_ON_START: 'true' }).MIGRATE_ON_START).toBe(true);
+    expect(parseEnv({ SECRET_KEY: SECRET, MIGRATE_ON_START: '' }).MIGRATE_ON_START).toBe(true);
+  });
+
+  it('refuses shutdown times that are not whole non-negative seconds, or a grace longer than the timeout, with clear messages', () => {
+    for (const bad of ['-1', '1.5', 'ten', '1e9']) {
+      expect(() => parseEnv({ SECRET_KEY: SECRET, SHUTDOWN_GRACE_SECONDS: bad })).toThrowError(/SHUTDOWN_GRACE_SECONDS: must be (a whole number of seconds, 0 or more|at most 3600)/);
+      expect(() => parseEnv({ SECRET_KEY: SECRET, SHUTDOWN_TIMEOUT_SECONDS: bad })).toThrowError(/SHUTDOWN_TIMEOUT_SECONDS: must be (a whole number of seconds, 0 or more|at most 3600)/);
+    }
+    expect(() => parseEnv({ SECRET_KEY: SECRET, SHUTDOWN_GRACE_SECONDS: '-1' })).toThrowError('SHUTDOWN_GRACE_SECONDS: must be a whole number of seconds, 0 or more');
+    expect(() => parseEnv({ SECRET_KEY: SECRET, SHUTDOWN_GRACE_SECONDS: '20', SHUTDOWN_TIMEOUT_SECONDS: '10' })).toThrowError(
+      'SHUTDOWN_GRACE_SECONDS: must not be greater than SHUTDOWN_TIMEOUT_SECONDS (20 > 10)',
+    );
+    // The default timeout (30) bounds a grace set alone.
+    expect(() => parseEnv({ SECRET_KEY: SECRET, SHUTDOWN_GRACE_SECONDS: '31' })).toThrowError(/SHUTDOWN_GRACE_SECONDS: must not be greater than SHUTDOWN_TIMEOUT_SECONDS/);
+  });
+
+  it('refuses a MIGRATE_ON_START that is not a boolean, and false over an in-memory database', () => {
+    expect(() => parseEnv({ SECRET_KEY: SECRET, MIGRATE_ON_START: 'nope' })).toThrowError('MIGRATE_ON_START: must be true or false');
+    expect(() => parseEnv({ SECRET_KEY: SECRET, MIGRATE_ON_START: 'false', DATABASE_PATH: ':memory:' })).toThrowError(/MIGRATE_ON_START: must not be false with DATABASE_PATH=:memory:/);
+  });
+
+  it('reads only the database and log level for npm run migrate (no SECRET_KEY needed)', () => {
+    expect(parseMigrateEnv({})).toEqual({ DATABASE_PATH: './data/resale.sqlite', LOG_LEVEL: 'info' });
+    expect(parseMigrateEnv({ DATABASE_PATH: '/var/lib/resale/db.sqlite', SECRET_KEY: '' })).toMatchObject({ DATABASE_PATH: '/var/lib/resale/db.sqlite' });
+    expect(() => parseMigrateEnv({ DATABASE_PATH: ':memory:' })).toThrowError(EnvError);
+    expect(() => parseMigrateEnv({ LOG_LEVEL: 'loud' })).toThrowError(/LOG_LEVEL:/);
   });
 });

@@ -9,6 +9,28 @@ import { PAGE_RATE_LIMIT_DEFAULTS } from './middleware/page-rate-limit.js';
  */
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
+/** A whole number of seconds, 0 or more (at most `max`). */
+function seconds(fallback: number, max: number) {
+  const message = 'must be a whole number of seconds, 0 or more';
+  return z.coerce
+    .number({ error: message })
+    .int({ error: message })
+    .min(0, { error: message })
+    .max(max, { error: `must be at most ${max}` })
+    .default(fallback);
+}
+
+/** `true`/`false` (or `1`/`0`), any case. */
+function flag(fallback: boolean) {
+  return z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['true', 'false', '1', '0'], { error: 'must be true or false' }))
+    .transform((v) => v === 'true' || v === '1')
+    .default(fallback);
+}
+
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(['production', 'development', 'test']).default('production'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
@@ -46,6 +68,15 @@ export const EnvSchema = z.object({
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
+  /**
+   * Shutdown on SIGTERM/SIGINT (main.ts): readiness answers 503 at once, new connections are
+   * still accepted for the grace (a load balancer needs time to notice), then refused; requests
+   * in flight and the jobs in hand get until the timeout, counted from the signal.
+   */
+  SHUTDOWN_GRACE_SECONDS: seconds(10, 3600),
+  SHUTDOWN_TIMEOUT_SECONDS: seconds(30, 3600),
+  /** Apply the committed migrations when the service starts; `false` leaves them to `npm run migrate`. */
+  MIGRATE_ON_START: flag(true),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z.string().min(3).default('resale <no-reply@resale.invalid>'),
   SANDBOX_PRIVATE_KEY: z.string().min(16).optional(),
@@ -72,14 +103,19 @@ export type Env = z.output<typeof EnvSchema> & { PUBLIC_BASE_URL: string; SECRET
 /** Thrown when the environment is invalid; `message` names every bad variable. */
 export class EnvError extends Error {}
 
+/** Empty strings count as unset, as in most .env tooling. */
+function withoutEmpty(source: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(source).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+}
+
+function issuesError(error: z.ZodError): EnvError {
+  const lines = error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  return new EnvError(`Invalid environment:\n${lines.join('\n')}`);
+}
+
 export function parseEnv(source: Record<string, string | undefined>): Env {
-  // Empty strings count as unset, as in most .env tooling.
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = EnvSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new EnvError(`Invalid environment:\n${lines.join('\n')}`);
-  }
+  const parsed = EnvSchema.safeParse(withoutEmpty(source));
+  if (!parsed.success) throw issuesError(parsed.error);
   const env = parsed.data;
   if (!env.SECRET_KEY) {
     if (env.NODE_ENV === 'production') throw new EnvError('Invalid environment:\n  SECRET_KEY: is required in production (at least 32 characters)');
@@ -89,9 +125,29 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     // Node refuses a headers timeout longer than the request timeout (it would never fire).
     throw new EnvError('Invalid environment:\n  HEADERS_TIMEOUT_SECONDS: must not be greater than REQUEST_TIMEOUT_SECONDS');
   }
+  if (env.SHUTDOWN_GRACE_SECONDS > env.SHUTDOWN_TIMEOUT_SECONDS) {
+    // The grace is part of the time a shutdown may take.
+    throw new EnvError(
+      `Invalid environment:\n  SHUTDOWN_GRACE_SECONDS: must not be greater than SHUTDOWN_TIMEOUT_SECONDS (${env.SHUTDOWN_GRACE_SECONDS} > ${env.SHUTDOWN_TIMEOUT_SECONDS}); the grace is part of the shutdown's time`,
+    );
+  }
+  if (!env.MIGRATE_ON_START && env.DATABASE_PATH === ':memory:') {
+    throw new EnvError('Invalid environment:\n  MIGRATE_ON_START: must not be false with DATABASE_PATH=:memory: (nothing else can migrate an in-memory database)');
+  }
   const sandbox = [env.SANDBOX_PRIVATE_KEY, env.SANDBOX_PUBLIC_KEY, env.SANDBOX_CHANNELS_KEY];
   if (sandbox.some(Boolean) && !sandbox.every(Boolean)) {
     throw new EnvError('Invalid environment:\n  SANDBOX_PRIVATE_KEY, SANDBOX_PUBLIC_KEY, SANDBOX_CHANNELS_KEY: set all three or none');
   }
   return { ...env, SECRET_KEY: env.SECRET_KEY, PUBLIC_BASE_URL: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '') };
+}
+
+/**
+ * What `npm run migrate` (src/migrate.ts) reads: the database and the log level only, so it
+ * runs where the service's secrets are not set (a migration job).
+ */
+export function parseMigrateEnv(source: Record<string, string | undefined>): Pick<Env, 'DATABASE_PATH' | 'LOG_LEVEL'> {
+  const parsed = EnvSchema.pick({ DATABASE_PATH: true, LOG_LEVEL: true }).safeParse(withoutEmpty(source));
+  if (!parsed.success) throw issuesError(parsed.error);
+  if (parsed.data.DATABASE_PATH === ':memory:') throw new EnvError('Invalid environment:\n  DATABASE_PATH: an in-memory database cannot be migrated by another process');
+  return parsed.data;
 }

@@ -1,23 +1,69 @@
 import { serve } from '@hono/node-server';
-import type { ServerOptions } from 'node:http';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import { createApp } from './app.js';
+import type { AppDeps, AppEnv } from './context.js';
 import { createDb } from './db/client.js';
 import { buildDeps } from './deps.js';
 import { EnvError, parseEnv, type Env } from './env.js';
 import { systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
-import { startJobs } from './jobs/scheduler.js';
-import { startIngestionWorker } from './modules/tickets/tickets.worker.js';
+import { startJobs, type RunningJobs } from './jobs/scheduler.js';
+import { Readiness } from './modules/health/health.readiness.js';
+import { healthOnlyApp } from './modules/health/health.routes.js';
+import { startIngestionWorker, type IngestionWorker } from './modules/tickets/tickets.worker.js';
 import { SANDBOX_BUY_ACCESS_LAYER } from './modules/accesslayer/accesslayer.buy.js';
 
+/** A running service, as `start` returns it. */
+export interface Service {
+  env: Env;
+  port: number;
+  /**
+   * Settles once the whole app serves: at once, unless `MIGRATE_ON_START=false` met a database
+   * whose migrations are not applied (then only `/healthz` and `/readyz` answer until they are).
+   */
+  serving: Promise<void>;
+  /**
+   * The graceful shutdown, what SIGTERM and SIGINT do (see README, "Health, readiness and
+   * shutdown"): readiness answers 503 at once and no job starts any more; connections are still
+   * accepted for `graceSeconds` (SHUTDOWN_GRACE_SECONDS), then refused; requests in flight, the
+   * jobs in hand and the ingestion thread's job get until `timeoutSeconds` after the start of
+   * the drain (SHUTDOWN_TIMEOUT_SECONDS), after which open connections are cut; then the
+   * database closes. Harmless twice (the same promise).
+   */
+  drain(opts?: DrainOptions): Promise<DrainResult>;
+  /** `drain` without the grace: new connections are refused at once. For tests and the dev runner. */
+  stop(): Promise<void>;
+  /** Ends the drain's waiting now (a second signal): connections still open are cut, the database closes. */
+  cutShort(reason?: string): void;
+}
+
+export interface DrainOptions {
+  graceSeconds?: number;
+  timeoutSeconds?: number;
+  /** What started it, for the log line. */
+  signal?: string;
+}
+
+export interface DrainResult {
+  /** True when the timeout (or `cutShort`) ended the wait with requests or jobs unfinished. */
+  timedOut: boolean;
+}
+
+/** A signal repeated within this time of the first is a copy of it (npm forwards the terminal's), not a second one. */
+const DUPLICATE_SIGNAL_MS = 1000;
+
+/** How often a service started on a database without its migrations looks again. */
+const MIGRATIONS_POLL_MS = 1000;
+
 /**
- * The only impure entry: env -> db -> migrate -> sandbox -> workers -> serve.
- * Returns a function that stops everything.
+ * The only impure entry: env -> db (-> migrate) -> sandbox -> workers -> serve.
+ * Returns the running service, whose `drain` and `stop` end it.
  */
-export async function start(source: Record<string, string | undefined> = process.env): Promise<{ stop: () => Promise<void>; env: Env; port: number }> {
+export async function start(source: Record<string, string | undefined> = process.env): Promise<Service> {
   const env = parseEnv(source);
   const logger = createLogger(env.LOG_LEVEL);
-  const db = createDb(env.DATABASE_PATH);
+  const db = createDb(env.DATABASE_PATH, { migrate: env.MIGRATE_ON_START });
   const deps = buildDeps({
     db,
     clock: systemClock,
@@ -36,48 +82,170 @@ export async function start(source: Record<string, string | undefined> = process
       pagePostRateLimitPerMinute: env.PAGE_POST_RATE_LIMIT_PER_MINUTE,
     },
   });
+  const readiness = new Readiness(db, { logger, serving: false });
 
-  if (env.SANDBOX_PRIVATE_KEY && env.SANDBOX_PUBLIC_KEY && env.SANDBOX_CHANNELS_KEY) {
-    const settings: Record<string, string> = {};
-    const map: [keyof Env, string][] = [
-      ['SANDBOX_OWNERSHIP_URL', 'ownershipUrl'],
-      ['SANDBOX_LOGIN_URL', 'loginUrl'],
-      ['SANDBOX_WEBHOOK_URL', 'webhookUrl'],
-      ['SANDBOX_EVENTS_FEED_URL', 'eventsFeedUrl'],
-      ['SANDBOX_CANCELLED_FEED_URL', 'cancelledFeedUrl'],
-      ['SANDBOX_PLATFORM_SECRET', 'platformSecret'],
-    ];
-    for (const [from, to] of map) if (env[from]) settings[to] = String(env[from]);
-    const origins = env.SANDBOX_ALLOWED_ORIGINS;
-    const partner = await deps.partners.ensureSandbox({
-      keys: { private: env.SANDBOX_PRIVATE_KEY, public: env.SANDBOX_PUBLIC_KEY, channels: env.SANDBOX_CHANNELS_KEY },
-      ...(env.SANDBOX_WEBHOOK_SECRET ? { webhookSecret: env.SANDBOX_WEBHOOK_SECRET } : {}),
-      settings: { ...settings, ...(origins ? { allowedOrigins: origins } : {}) },
-      initialSettings: { buyAccessLayer: SANDBOX_BUY_ACCESS_LAYER },
-    });
-    logger.info({ partnerId: partner.id }, 'sandbox partner ready');
+  // Set once the drain begins: nothing new starts after it.
+  let stopping = false;
+  let jobs: RunningJobs | null = null;
+  let ingestion: IngestionWorker | null = null;
+
+  /** What needs the migrated tables: the sandbox partner, the jobs, the ingestion thread and the app. */
+  const startServing = async (): Promise<OpenAPIHono<AppEnv> | null> => {
+    await ensureSandbox(env, deps);
+    if (stopping) return null;
+    jobs = startJobs(deps);
+    // Ticket ingestion drains on a worker thread over a file database (an in-memory one cannot be shared).
+    ingestion = env.DATABASE_PATH === ':memory:' ? null : startIngestionWorker(deps, { databasePath: env.DATABASE_PATH, secretKey: env.SECRET_KEY, logLevel: env.LOG_LEVEL });
+    await ingestion?.ready;
+    if (stopping) return null;
+    return createApp(deps, { readiness });
+  };
+
+  let resolveServing!: () => void;
+  const serving = new Promise<void>((resolve) => (resolveServing = resolve));
+  let current: { fetch: OpenAPIHono<AppEnv>['fetch'] };
+  let waitingForMigrations: NodeJS.Timeout | null = null;
+  const { pending } = await readiness.migrations();
+  if (pending.length === 0) {
+    current = (await startServing())!;
+    readiness.markServing();
+    resolveServing();
+  } else {
+    // MIGRATE_ON_START=false and a database not migrated yet (a new release whose migration job
+    // has not run): the app cannot be built on missing tables, so serve the health endpoints
+    // (readiness 503, naming the migrations) and 503 for the rest until `npm run migrate` has run.
+    logger.warn({ pending }, `${pending.length} database migrations are not applied (MIGRATE_ON_START=false): serving /healthz and /readyz only until npm run migrate applies them`);
+    current = healthOnlyApp(readiness);
+    let looking = false;
+    waitingForMigrations = setInterval(() => {
+      if (looking || stopping) return;
+      looking = true;
+      void (async () => {
+        if ((await readiness.migrations()).pending.length > 0) return;
+        clearInterval(waitingForMigrations!);
+        waitingForMigrations = null;
+        logger.info('database migrations applied: starting');
+        const app = await startServing();
+        if (!app) return;
+        current = app;
+        readiness.markServing();
+        resolveServing();
+        logger.info('serving');
+      })()
+        .catch((err: unknown) => logger.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'could not start after the migrations were applied'))
+        .finally(() => (looking = false));
+    }, MIGRATIONS_POLL_MS);
+    waitingForMigrations.unref();
   }
 
-  const jobs = startJobs(deps);
-  // Ticket ingestion drains on a worker thread over a file database (an in-memory one cannot be shared).
-  const ingestion = env.DATABASE_PATH === ':memory:' ? null : startIngestionWorker(deps, { databasePath: env.DATABASE_PATH, secretKey: env.SECRET_KEY, logLevel: env.LOG_LEVEL });
-  await ingestion?.ready;
-  const app = createApp(deps);
-  let server!: ReturnType<typeof serve>;
+  // Every response in flight, and whether the server has stopped accepting connections: from
+  // then on each response closes its connection (`Connection: close`), and a kept-alive
+  // connection is closed as soon as its response is done.
+  const responses = new Set<ServerResponse>();
+  let closing = false;
+  let server!: Server;
   const port = await new Promise<number>((resolve) => {
-    server = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST, serverOptions: httpServerOptions(env) }, (info) => resolve(info.port));
+    server = serve(
+      { fetch: (request, bindings) => current.fetch(request, bindings), port: env.PORT, hostname: env.HOST, serverOptions: httpServerOptions(env) },
+      (info) => resolve(info.port),
+    ) as Server;
+    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+      responses.add(res);
+      if (closing) res.shouldKeepAlive = false;
+      res.once('close', () => {
+        responses.delete(res);
+        if (closing) server.closeIdleConnections();
+      });
+    });
   });
   // The proxy trust in the start line: a wrong TRUST_PROXY silently weakens every per-address limit.
   logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port, trustProxy: env.TRUST_PROXY ?? 'nobody' }, 'resale listening');
 
-  const stop = async () => {
-    jobs.stop();
-    await ingestion?.stop();
-    deps.messages.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    db.$client.close();
+  let cut!: () => void;
+  const cutShort = new Promise<void>((resolve) => (cut = resolve));
+  let draining: Promise<DrainResult> | null = null;
+
+  const drain = (opts: DrainOptions = {}): Promise<DrainResult> =>
+    (draining ??= (async () => {
+      const graceSeconds = opts.graceSeconds ?? env.SHUTDOWN_GRACE_SECONDS;
+      const timeoutSeconds = Math.max(graceSeconds, opts.timeoutSeconds ?? env.SHUTDOWN_TIMEOUT_SECONDS);
+      const started = performance.now();
+      stopping = true;
+      readiness.startDrain();
+      if (waitingForMigrations) clearInterval(waitingForMigrations);
+      logger.info(
+        { signal: opts.signal, graceSeconds, timeoutSeconds, inFlight: responses.size },
+        'shutting down: readiness answers 503; connections are accepted during the grace',
+      );
+      const deadline = setTimeout(cut, timeoutSeconds * 1000);
+      // No job starts any more; the ones in hand (and the ingestion thread's) finish meanwhile.
+      const background = Promise.all([jobs?.stop(), ingestion?.stop()]);
+
+      await new Promise<void>((resolve) => {
+        const grace = setTimeout(resolve, graceSeconds * 1000);
+        void cutShort.then(() => {
+          clearTimeout(grace);
+          resolve();
+        });
+      });
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const res of responses) if (!res.headersSent) res.shouldKeepAlive = false;
+      logger.info({ inFlight: responses.size, jobs: jobs?.running() ?? [] }, 'no longer accepting connections; finishing the requests and jobs in hand');
+
+      const finished = await Promise.race([Promise.all([closed, background]).then(() => true), cutShort.then(() => false)]);
+      clearTimeout(deadline);
+      if (!finished) {
+        // Whatever is cut here is not half-applied: requests and jobs write in transactions,
+        // which roll back when the connection closes (or the process exits) before COMMIT; a
+        // job is done again at a later tick, here after a restart or in another process.
+        logger.warn({ inFlight: responses.size, jobs: jobs?.running() ?? [], timeoutSeconds }, 'shutdown timeout: cutting the connections and jobs still open; cut jobs are retried');
+        server.closeAllConnections();
+      }
+      deps.messages.close();
+      try {
+        db.$client.close();
+      } catch (err) {
+        logger.error({ err: { message: (err as Error).message } }, 'closing the database failed');
+      }
+      logger.info({ ms: Math.round(performance.now() - started), timedOut: !finished }, 'stopped');
+      return { timedOut: !finished };
+    })());
+
+  return {
+    env,
+    port,
+    serving,
+    drain,
+    stop: () => drain({ graceSeconds: 0 }).then(() => undefined),
+    cutShort: (reason = 'cut short') => {
+      logger.warn({ reason }, 'shutdown: not waiting any longer');
+      cut();
+    },
   };
-  return { stop, env, port };
+}
+
+/** The partner `sandbox` with the keys and settings of the SANDBOX_* variables, when they are set. */
+async function ensureSandbox(env: Env, deps: AppDeps): Promise<void> {
+  if (!(env.SANDBOX_PRIVATE_KEY && env.SANDBOX_PUBLIC_KEY && env.SANDBOX_CHANNELS_KEY)) return;
+  const settings: Record<string, string> = {};
+  const map: [keyof Env, string][] = [
+    ['SANDBOX_OWNERSHIP_URL', 'ownershipUrl'],
+    ['SANDBOX_LOGIN_URL', 'loginUrl'],
+    ['SANDBOX_WEBHOOK_URL', 'webhookUrl'],
+    ['SANDBOX_EVENTS_FEED_URL', 'eventsFeedUrl'],
+    ['SANDBOX_CANCELLED_FEED_URL', 'cancelledFeedUrl'],
+    ['SANDBOX_PLATFORM_SECRET', 'platformSecret'],
+  ];
+  for (const [from, to] of map) if (env[from]) settings[to] = String(env[from]);
+  const origins = env.SANDBOX_ALLOWED_ORIGINS;
+  const partner = await deps.partners.ensureSandbox({
+    keys: { private: env.SANDBOX_PRIVATE_KEY, public: env.SANDBOX_PUBLIC_KEY, channels: env.SANDBOX_CHANNELS_KEY },
+    ...(env.SANDBOX_WEBHOOK_SECRET ? { webhookSecret: env.SANDBOX_WEBHOOK_SECRET } : {}),
+    settings: { ...settings, ...(origins ? { allowedOrigins: origins } : {}) },
+    initialSettings: { buyAccessLayer: SANDBOX_BUY_ACCESS_LAYER },
+  });
+  deps.logger.info({ partnerId: partner.id }, 'sandbox partner ready');
 }
 
 /**
@@ -108,10 +276,28 @@ export function httpServerOptions(env: Pick<Env, 'HEADERS_TIMEOUT_SECONDS' | 'RE
 const isEntry = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isEntry) {
   start().then(
-    ({ stop }) => {
-      const shutdown = () => void stop().then(() => process.exit(0));
-      process.once('SIGTERM', shutdown);
-      process.once('SIGINT', shutdown);
+    (service) => {
+      // The first SIGTERM or SIGINT drains (see `Service.drain`) and exits 0; a second one stops
+      // waiting (Ctrl-C twice in a terminal). Copies arriving within DUPLICATE_SIGNAL_MS of the
+      // first are the same signal: under `npm run`, the terminal's Ctrl-C reaches the process
+      // and npm forwards it again.
+      let firstSignalAt: number | null = null;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (firstSignalAt !== null) {
+          if (Date.now() - firstSignalAt >= DUPLICATE_SIGNAL_MS) service.cutShort(`second ${signal}`);
+          return;
+        }
+        firstSignalAt = Date.now();
+        service.drain({ signal }).then(
+          () => process.exit(0),
+          (err: unknown) => {
+            console.error(err);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
     },
     (err: unknown) => {
       console.error(err instanceof EnvError ? err.message : err);

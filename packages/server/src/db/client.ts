@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { SERVER_ROOT } from '../paths.js';
 import * as schema from './schema.js';
 import { SqliteTransactor, type Read, type Transact } from './transaction.js';
 
@@ -18,15 +18,17 @@ export type Tx = Parameters<Parameters<BetterSQLite3Database<typeof schema>['tra
  */
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database; transact: Transact<Db>; read: Read<Db> };
 
-const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+/** The committed migrations (drizzle-kit's folder, with its `meta/_journal.json`). */
+export const MIGRATIONS_FOLDER = join(SERVER_ROOT, 'drizzle');
 
 /**
  * Opens the database with WAL, foreign keys and a busy timeout, and applies the
- * committed migrations.
+ * committed migrations unless `migrate: false` (`MIGRATE_ON_START=false`: `npm run migrate`
+ * applies them; see src/migrate.ts).
  *
  * @example const db = createDb(':memory:');
  */
-export function createDb(path: string): Db {
+export function createDb(path: string, opts: { migrate?: boolean } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');
@@ -48,6 +50,6 @@ export function createDb(path: string): Db {
     transactor.guardSync(this);
     return transaction.call(this as Db, fn, { behavior: 'immediate', ...config });
   } as Db['transaction'];
-  migrate(db, { migrationsFolder: MIGRATIONS });
+  if (opts.migrate !== false) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return db;
 }

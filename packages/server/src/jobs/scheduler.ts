@@ -16,28 +16,54 @@ export function jobs(): Job[] {
   return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob, wishlistJob];
 }
 
+/** The running jobs, as `startJobs` returns them. */
+export interface RunningJobs {
+  /**
+   * Starts no job any more and resolves once the runs in hand have finished (a run that throws
+   * counts as finished). Harmless twice. A shutdown that cannot wait that long (main.ts,
+   * SHUTDOWN_TIMEOUT_SECONDS) exits anyway: a job applies its work in transactions, so a run cut
+   * short leaves nothing half-applied and is done again at a later tick (here or in another process).
+   */
+  stop(): Promise<void>;
+  /** Names of the jobs running now (for the shutdown's log line). */
+  running(): string[];
+}
+
 /**
  * Runs the jobs on timers. A job that throws is logged and tried again at its next tick;
  * it never stops the service. A job still running when its next tick comes is skipped.
  */
-export function startJobs(deps: AppDeps, list: Job[] = jobs()): { stop: () => void } {
+export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
   const timers: NodeJS.Timeout[] = [];
+  const inHand = new Map<Job, Promise<void>>();
+  let stopped = false;
   for (const job of list) {
-    let running = false;
-    const tick = async () => {
-      if (running) return;
-      running = true;
-      try {
-        await job.run(deps);
-      } catch (err) {
-        deps.logger.error({ job: job.name, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
-      } finally {
-        running = false;
-      }
+    const tick = () => {
+      if (stopped || inHand.has(job)) return;
+      let settled = false;
+      const run = (async () => {
+        try {
+          await job.run(deps);
+        } catch (err) {
+          deps.logger.error({ job: job.name, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
+        } finally {
+          settled = true;
+          inHand.delete(job);
+        }
+      })();
+      // A job that threw synchronously has already settled (its `finally` ran before this line).
+      if (!settled) inHand.set(job, run);
     };
-    const timer = setInterval(() => void tick(), job.everyMs);
+    const timer = setInterval(tick, job.everyMs);
     timer.unref();
     timers.push(timer);
   }
-  return { stop: () => timers.forEach(clearInterval) };
+  return {
+    stop: async () => {
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      await Promise.all(inHand.values());
+    },
+    running: () => [...inHand.keys()].map((job) => job.name),
+  };
 }

@@ -11,7 +11,8 @@ import { runIngestionThread, WORKER_WAL_AUTOCHECKPOINT_PAGES, WriterGate, type I
 import { autoCheckpointPages } from '../../db/dialect.js';
 
 const data = workerData as IngestionWorkerData;
-const db = createDb(data.databasePath);
+// The main thread applied the migrations before it started this thread.
+const db = createDb(data.databasePath, { migrate: false });
 // Checkpoints (copying the WAL back into the database file) cost this thread about a sixth
 // of its write time at SQLite's default of one per 1,000 pages. The main thread checkpoints
 // instead, outside the write lock, on the core that has time to spare

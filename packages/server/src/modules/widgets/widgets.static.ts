@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../context.js';
 import { fail } from '../../lib/envelope.js';
+import { SERVER_ROOT } from '../../paths.js';
 
 /** Where `npm run build -w @resale/widgets` writes the bundles. */
-export const DEFAULT_WIDGETS_DIR = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../../widgets/dist');
+export const DEFAULT_WIDGETS_DIR = resolve(SERVER_ROOT, '../widgets/dist');
 
 /** Entry files keep a stable name (partners' script tags point at them), so browsers revalidate them often. */
 const ENTRY_MAX_AGE = 300;

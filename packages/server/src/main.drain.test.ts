@@ -1,0 +1,324 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import Database from 'better-sqlite3';
+import pino from 'pino';
+import type { AppDeps } from './context.js';
+import { startJobs } from './jobs/scheduler.js';
+import type { Job } from './jobs/job.js';
+import { start, type Service } from './main.js';
+import { runMigrations } from './migrate.js';
+import { readJournal } from './modules/health/health.readiness.js';
+import { MIGRATIONS_FOLDER } from './db/client.js';
+import { eventBody } from './testing/factories.js';
+import { tempDir } from './testing/temp-dir.js';
+
+/**
+ * The shutdown of issue 18 (README, "Health, readiness and shutdown"): readiness during a drain,
+ * the scheduler's stop, the real SIGTERM/SIGINT of a child process, and `npm run migrate` with
+ * `MIGRATE_ON_START=false`. Real time only where it is the subject (the grace and timeout of a
+ * real process, kept to a second or two); no sleeps: the tests wait for log lines and events.
+ */
+
+const SERVER = fileURLToPath(new URL('..', import.meta.url));
+const PRIVATE_KEY = 'sk_drain_test_private_000000';
+const JOURNAL = readJournal(MIGRATIONS_FOLDER);
+
+function baseEnv(databasePath: string): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_PATH: databasePath,
+    SECRET_KEY: 'drain-test-secret-key-00000000000000',
+    LOG_LEVEL: 'silent',
+    SANDBOX_PRIVATE_KEY: PRIVATE_KEY,
+    SANDBOX_PUBLIC_KEY: 'pk_drain_test_public_0000000',
+    SANDBOX_CHANNELS_KEY: 'sk_ch_drain_test_channels_00',
+  };
+}
+
+const running: Service[] = [];
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.stop();
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+/** A GET on a connection of its own (no pooled keep-alive socket), answered or refused. */
+function get(port: number, path: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += String(chunk)));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('readiness during a drain (in process)', () => {
+  it('turns 503 at once while the server still accepts during the grace; liveness stays 200', async () => {
+    const service = await start({ ...baseEnv(join(tempDir('resale-drain'), 'db.sqlite')), SHUTDOWN_GRACE_SECONDS: '30', SHUTDOWN_TIMEOUT_SECONDS: '60' });
+    expect((await get(service.port, '/readyz')).status).toBe(200);
+    const drained = service.drain();
+    const ready = await get(service.port, '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 503, data: null, errors: [{ code: 'upstream_unavailable', message: 'Not ready: the service is shutting down' }] });
+    expect((await get(service.port, '/healthz')).status).toBe(200);
+    // The API still serves during the grace (a balancer may still route here).
+    expect((await get(service.port, '/v1/openapi.json')).status).toBe(200);
+    service.cutShort('test');
+    expect(await drained).toEqual({ timedOut: true });
+    await expect(get(service.port, '/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(service.drain()).toBe(drained);
+  });
+});
+
+describe('the scheduler on stop', () => {
+  function deferred() {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  }
+  const deps = { logger: pino({ level: 'silent' }) } as unknown as AppDeps;
+
+  it('starts no job any more and resolves once the job in hand has finished', async () => {
+    vi.useFakeTimers();
+    try {
+      const gate = deferred();
+      let started = 0;
+      let finished = 0;
+      const slow: Job = {
+        name: 'slow',
+        everyMs: 1000,
+        run: async () => {
+          started++;
+          await gate.promise;
+          finished++;
+        },
+      };
+      let quickRuns = 0;
+      const quick: Job = { name: 'quick', everyMs: 1000, run: () => void quickRuns++ };
+      const failing: Job = {
+        name: 'failing',
+        everyMs: 1000,
+        run: () => {
+          throw new Error('boom');
+        },
+      };
+      const jobs = startJobs(deps, [slow, quick, failing]);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(started).toBe(1);
+      expect(jobs.running()).toEqual(['slow']);
+      let stopped = false;
+      const stopping = jobs.stop().then(() => (stopped = true));
+      await vi.advanceTimersByTimeAsync(5000);
+      // Nothing new started after stop; the job in hand is awaited.
+      expect({ started, quickRuns, stopped }).toEqual({ started: 1, quickRuns: 1, stopped: false });
+      gate.resolve();
+      await stopping;
+      expect({ finished, stopped }).toEqual({ finished: 1, stopped: true });
+      expect(jobs.running()).toEqual([]);
+      await jobs.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+/** A service in a child process (`node --import tsx src/main.ts`), with its JSON log lines. */
+function spawnService(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines: Record<string, any>[] = [];
+  const waiters: { match: (line: Record<string, any>) => boolean; resolve: (line: Record<string, any>) => void }[] = [];
+  let stderr = '';
+  let buffered = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  child.stdout!.on('data', (chunk) => {
+    buffered += String(chunk);
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const text = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      let line: Record<string, any>;
+      try {
+        line = JSON.parse(text) as Record<string, any>;
+      } catch {
+        line = { msg: text };
+      }
+      lines.push(line);
+      for (const w of [...waiters]) {
+        if (w.match(line)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(line);
+        }
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  /** The first log line (past or future) whose message starts with `prefix`. */
+  const log = (prefix: string): Promise<Record<string, any>> => {
+    const match = (line: Record<string, any>) => typeof line.msg === 'string' && line.msg.startsWith(prefix);
+    const seen = lines.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      waiters.push({ match, resolve });
+      void exited.then(() => reject(new Error(`exited before logging "${prefix}"; stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}`)));
+    });
+  };
+  return { child, lines, log, exited, stderr: () => stderr };
+}
+
+/** Sends a POST's headers with `Expect: 100-continue` and resolves once the server has taken the request in; `finish` sends the body. */
+async function slowPost(port: number, path: string, body: string): Promise<{ finish: () => void; answer: Promise<string>; socket: Socket }> {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  const answer = new Promise<string>((resolve) => {
+    socket.on('data', (chunk) => (received += String(chunk)));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(received));
+  });
+  await new Promise((r) => socket.once('connect', r));
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: resale.test\r\nAuthorization: ${PRIVATE_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  // The server answers 100 Continue once it has the request (its handler is running, waiting for the body).
+  await new Promise<void>((resolve) => {
+    const onData = () => {
+      if (received.startsWith('HTTP/1.1 100')) {
+        socket.off('data', onData);
+        received = '';
+        resolve();
+      }
+    };
+    socket.on('data', onData);
+  });
+  return { finish: () => socket.write(body), answer, socket };
+}
+
+describe('SIGTERM and SIGINT (a real child process)', () => {
+  it('drains: readiness 503 at once, accepts during the grace, then refuses; the slow request in flight completes with 200; exit 0', async () => {
+    const path = join(tempDir('resale-drain'), 'db.sqlite');
+    const svc = spawnService({ ...baseEnv(path), SHUTDOWN_GRACE_SECONDS: '2', SHUTDOWN_TIMEOUT_SECONDS: '20' });
+    const port = (await svc.log('resale listening')).port as number;
+    expect((await get(port, '/readyz')).status).toBe(200);
+
+    const slow = await slowPost(port, '/v1/events', JSON.stringify(eventBody('drain-tour')));
+    svc.child.kill('SIGTERM');
+    const shutting = await svc.log('shutting down');
+    expect(shutting).toMatchObject({ signal: 'SIGTERM', graceSeconds: 2, timeoutSeconds: 20, inFlight: 1 });
+
+    // During the grace: new connections are still accepted, and readiness says 503.
+    const ready = await get(port, '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.errors[0].message).toBe('Not ready: the service is shutting down');
+    expect((await get(port, '/healthz')).status).toBe(200);
+
+    // After the grace: refused.
+    expect(await svc.log('no longer accepting connections')).toMatchObject({ inFlight: 1 });
+    await expect(get(port, '/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+
+    // The request in flight finishes, and its connection is closed after it.
+    slow.finish();
+    const answer = await slow.answer;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer).toContain('"externalReferenceId":"drain-tour"');
+
+    expect(await svc.exited).toBe(0);
+    expect(svc.lines.find((l) => l.msg === 'stopped')).toMatchObject({ timedOut: false });
+    // The ingestion thread was stopped on purpose (no "stopped; the queue is drained in-process" error).
+    expect(svc.lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(svc.stderr()).toBe('');
+
+    // What the request wrote was committed before the database closed.
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare("select count(*) as n from events where external_reference_id = 'drain-tour'").get()).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
+  }, 30_000);
+
+  it('SIGINT past SHUTDOWN_TIMEOUT_SECONDS: cuts the request still in flight, writes nothing of it, and exits 0', async () => {
+    const path = join(tempDir('resale-drain'), 'db.sqlite');
+    const svc = spawnService({ ...baseEnv(path), SHUTDOWN_GRACE_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '1' });
+    const port = (await svc.log('resale listening')).port as number;
+    const slow = await slowPost(port, '/v1/events', JSON.stringify(eventBody('never-finished')));
+    svc.child.kill('SIGINT');
+    expect(await svc.log('shutting down')).toMatchObject({ signal: 'SIGINT', inFlight: 1 });
+    expect(await svc.log('shutdown timeout')).toMatchObject({ inFlight: 1, timeoutSeconds: 1 });
+    expect(await slow.answer).toBe('');
+    expect(await svc.exited).toBe(0);
+    expect(svc.lines.find((l) => l.msg === 'stopped')).toMatchObject({ timedOut: true });
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare("select count(*) as n from events where external_reference_id = 'never-finished'").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+  }, 30_000);
+});
+
+describe('npm run migrate and MIGRATE_ON_START=false', () => {
+  function npmRunMigrate(databasePath: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile('npm', ['run', '--silent', 'migrate'], { cwd: SERVER, env: { ...process.env, DATABASE_PATH: databasePath, SECRET_KEY: '' } }, (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  it('npm run migrate applies every migration to a fresh file (exit 0, again a no-op); then a MIGRATE_ON_START=false start serves', async () => {
+    const path = join(tempDir('resale-migrate'), 'db.sqlite');
+    const first = await npmRunMigrate(path);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`migrate: applied ${JOURNAL.length} of ${JOURNAL.length} migrations to ${path}: ${JOURNAL[0]!.tag}, `);
+    const again = await npmRunMigrate(path);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`migrate: ${path} is up to date (${JOURNAL.length} migrations)`);
+
+    const service = await start({ ...baseEnv(path), MIGRATE_ON_START: 'false' });
+    running.push(service);
+    await service.serving;
+    expect((await get(service.port, '/readyz')).status).toBe(200);
+    const created = await fetch(`http://127.0.0.1:${service.port}/v1/events`, {
+      method: 'POST',
+      headers: { authorization: PRIVATE_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify(eventBody('migrated-tour')),
+    });
+    expect(created.status).toBe(200);
+  }, 30_000);
+
+  it('MIGRATE_ON_START=false on a fresh file: alive, not ready and 503 for the API until the migrations are applied, then serves', async () => {
+    const path = join(tempDir('resale-migrate'), 'db.sqlite');
+    const service = await start({ ...baseEnv(path), MIGRATE_ON_START: 'false' });
+    running.push(service);
+    expect((await get(service.port, '/healthz')).status).toBe(200);
+    const notReady = await get(service.port, '/readyz');
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.errors[0].message).toBe(`Not ready: ${JOURNAL.length} of ${JOURNAL.length} database migrations are not applied; run npm run migrate`);
+    const api = await get(service.port, '/v1/openapi.json');
+    expect(api.status).toBe(503);
+    expect(api.body.errors[0].code).toBe('upstream_unavailable');
+
+    expect(await runMigrations(path)).toEqual({ applied: JOURNAL.map((m) => m.tag), expected: JOURNAL.length });
+    await service.serving;
+    expect((await get(service.port, '/readyz')).status).toBe(200);
+    const read = await fetch(`http://127.0.0.1:${service.port}/v1/events/nothing`, { headers: { authorization: PRIVATE_KEY } });
+    // The sandbox partner was created once the tables existed: its key is known (404 for the event, not 401).
+    expect(read.status).toBe(404);
+  }, 30_000);
+
+  it('npm run migrate reports a bad DATABASE_PATH with exit 1', async () => {
+    const res = await npmRunMigrate(':memory:');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('DATABASE_PATH: an in-memory database cannot be migrated by another process');
+  }, 30_000);
+});
