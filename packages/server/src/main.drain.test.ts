@@ -68,7 +68,7 @@ describe('readiness during a drain (in process)', () => {
     const drained = service.drain();
     const ready = await get(service.port, '/readyz');
     expect(ready.status).toBe(503);
-    expect(ready.body).toEqual({ status: 503, data: null, errors: [{ code: 'upstream_unavailable', message: 'Not ready: the service is shutting down' }] });
+    expect(ready.body).toEqual({ status: 503, data: null, errors: [{ code: 'not_ready', message: 'Not ready: the service is shutting down' }] });
     expect((await get(service.port, '/healthz')).status).toBe(200);
     // The API still serves during the grace (a balancer may still route here).
     expect((await get(service.port, '/v1/openapi.json')).status).toBe(200);
@@ -306,7 +306,7 @@ describe('npm run migrate and MIGRATE_ON_START=false', () => {
     expect(notReady.body.errors[0].message).toBe(`Not ready: ${JOURNAL.length} of ${JOURNAL.length} database migrations are not applied; run npm run migrate`);
     const api = await get(service.port, '/v1/openapi.json');
     expect(api.status).toBe(503);
-    expect(api.body.errors[0].code).toBe('upstream_unavailable');
+    expect(api.body.errors[0].code).toBe('not_ready');
 
     expect(await runMigrations(path)).toEqual({ applied: JOURNAL.map((m) => m.tag), expected: JOURNAL.length });
     await service.serving;

@@ -43,6 +43,8 @@ export const ERROR_CODES = [
   // 5xx
   'internal_error',
   'upstream_unavailable',
+  /** 503 of /readyz and of a process not serving yet or any more (starting, draining, migrations missing). */
+  'not_ready',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -35,7 +35,8 @@ export const BROWSER_ROUTES: readonly { method: string; path: RegExp }[] = [
 ];
 
 /** Headers a page may send and read. */
-const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key';
+// Request-Id and traceparent: a browser may correlate its calls with our logs (see app.ts).
+const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Request-Id, traceparent';
 const EXPOSE_HEADERS = 'Request-Id, Retry-After, Idempotent-Replayed';
 /** How long a browser may reuse a preflight answer (seconds). */
 const PREFLIGHT_MAX_AGE = '600';

@@ -11,7 +11,7 @@ import type { Readiness } from './health.readiness.js';
  * endpoints). The closed list of lib/errors.ts has no code of its own for "not ready" yet; the
  * message says why (shutting down, starting, database, migrations).
  */
-export const NOT_READY_CODE: ErrorCode = 'upstream_unavailable';
+export const NOT_READY_CODE: ErrorCode = 'not_ready';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
