@@ -14,10 +14,10 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BackupError, backupSqlite } from './db/backup.js';
 import { EnvSchema } from './env.js';
+import { runIfMain, type CliIo } from './lib/cli.js';
 
 const USAGE = `Usage: npm run backup -- [--force] <file>
 
@@ -28,13 +28,8 @@ const USAGE = `Usage: npm run backup -- [--force] <file>
 
 Exit codes: 0 done, 1 the copy failed, 2 usage error.`;
 
-export interface BackupCliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  /** The directory a relative DATABASE_PATH is read from (packages/server under npm). */
-  cwd: string;
-  env: Record<string, string | undefined>;
-}
+/** What the backup command reads and writes (`cwd`: where a relative DATABASE_PATH is read from, packages/server under npm). */
+export type BackupCliIo = Pick<CliIo, 'out' | 'err' | 'cwd' | 'env'>;
 
 class UsageError extends Error {}
 
@@ -112,20 +107,4 @@ function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (isEntry) {
-  runBackupCli(process.argv.slice(2), {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-    cwd: process.cwd(),
-    env: process.env,
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
-}
+runIfMain(import.meta.url, runBackupCli);

@@ -14,7 +14,6 @@
 import cliProgress from 'cli-progress';
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createDb, type Db } from '../../../db/client.js';
@@ -23,6 +22,7 @@ import { partnerById } from '../../partners/partners.queries.js';
 import { systemClock } from '../../../lib/clock.js';
 import { importEvents, type ImportReport } from './import.js';
 import { SheetReadError, sheetFormat } from './sheet.read.js';
+import { runIfMain, type CliIo } from '../../../lib/cli.js';
 
 /** The database of `npm start` (start-dev.ts), relative to packages/server where npm runs the script. */
 export const DEFAULT_DATABASE = './data/resale-dev.sqlite';
@@ -38,15 +38,7 @@ const USAGE = `Usage: npm run import -- --partner <partnerId> [--dry-run] [--dat
 
 Layout of the file: docs/import.md`;
 
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  /** Whether stdout is a terminal (a progress bar only makes sense there). */
-  isTTY: boolean;
-  /** The directory relative paths of the command line are read from. */
-  cwd: string;
-  env: Record<string, string | undefined>;
-}
+export type { CliIo };
 
 class UsageError extends Error {}
 
@@ -179,21 +171,4 @@ function list(events: { externalReferenceId: string }[]): string {
   return events.length > 0 ? `  (${events.map((e) => e.externalReferenceId).join(', ')})` : '';
 }
 
-const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (isEntry) {
-  runCli(process.argv.slice(2), {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-    isTTY: process.stdout.isTTY === true,
-    cwd: process.cwd(),
-    env: process.env,
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
-}
+runIfMain(import.meta.url, runCli);
