@@ -17,7 +17,7 @@ import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, backupSqlite } from './db/backup.js';
 import { EnvSchema } from './env.js';
-import { runIfMain, type CliIo } from './lib/cli.js';
+import { parseOrExplain, runIfMain, usageFailure, UsageError, type CliIo } from './lib/cli.js';
 
 const USAGE = `Usage: npm run backup -- [--force] <file>
 
@@ -31,24 +31,14 @@ Exit codes: 0 done, 1 the copy failed, 2 usage error.`;
 /** What the backup command reads and writes (`cwd`: where a relative DATABASE_PATH is read from, packages/server under npm). */
 export type BackupCliIo = Pick<CliIo, 'out' | 'err' | 'cwd' | 'env'>;
 
-class UsageError extends Error {}
-
 /** Runs the command; returns the exit code. Never exits the process itself, so tests can call it in-process. */
 export async function runBackupCli(argv: string[], io: BackupCliIo): Promise<number> {
-  let args: { source: string; destination: string; force: boolean };
-  try {
-    args = parseBackupArgs(argv, io);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(err.message);
-    io.err('');
-    io.err(USAGE);
-    return 2;
-  }
+  const args = parseOrExplain(io, USAGE, () => parseBackupArgs(argv, io));
+  if (!args) return 2;
   const { source, destination, force } = args;
-  if (!existsSync(source)) return usage(io, `No database at ${source} (DATABASE_PATH): check the variable is the service's`);
-  if (!statSync(source).isFile()) return usage(io, `${source} (DATABASE_PATH) is not a file`);
-  if (!existsSync(dirname(destination)) || !statSync(dirname(destination)).isDirectory()) return usage(io, `No directory ${dirname(destination)}: create it first`);
+  if (!existsSync(source)) return usageFailure(io, `No database at ${source} (DATABASE_PATH): check the variable is the service's`);
+  if (!statSync(source).isFile()) return usageFailure(io, `${source} (DATABASE_PATH) is not a file`);
+  if (!existsSync(dirname(destination)) || !statSync(dirname(destination)).isDirectory()) return usageFailure(io, `No directory ${dirname(destination)}: create it first`);
   const sourceReal = realpathSync(source);
   const destinationReal = resolve(realpathSync(dirname(destination)), basename(destination));
   const sameFile = (a: string, b: string) => {
@@ -56,11 +46,11 @@ export async function runBackupCli(argv: string[], io: BackupCliIo): Promise<num
     return x.dev === y.dev && x.ino === y.ino;
   };
   const itself = `${destination} is the database itself (or one of its files): name another file`;
-  if ([sourceReal, `${sourceReal}-wal`, `${sourceReal}-shm`, `${sourceReal}-journal`].includes(destinationReal)) return usage(io, itself);
+  if ([sourceReal, `${sourceReal}-wal`, `${sourceReal}-shm`, `${sourceReal}-journal`].includes(destinationReal)) return usageFailure(io, itself);
   if (existsSync(destination)) {
-    if (statSync(destination).isDirectory()) return usage(io, `${destination} is a directory: name a file`);
-    if (sameFile(destination, source)) return usage(io, itself);
-    if (!force) return usage(io, `${destination} already exists: name a new file, or pass --force to replace it`);
+    if (statSync(destination).isDirectory()) return usageFailure(io, `${destination} is a directory: name a file`);
+    if (sameFile(destination, source)) return usageFailure(io, itself);
+    if (!force) return usageFailure(io, `${destination} already exists: name a new file, or pass --force to replace it`);
   }
 
   try {
@@ -68,16 +58,11 @@ export async function runBackupCli(argv: string[], io: BackupCliIo): Promise<num
     io.out(`Backed up ${source} to ${destination}: ${formatBytes(result.bytes)} (${result.pages} pages) in ${result.ms} ms; integrity check ok`);
     return 0;
   } catch (err) {
-    if (err instanceof BackupError && err.reason === 'exists') return usage(io, `${destination} already exists: name a new file, or pass --force to replace it`);
+    if (err instanceof BackupError && err.reason === 'exists') return usageFailure(io, `${destination} already exists: name a new file, or pass --force to replace it`);
     io.err(`Backup of ${source} failed: ${(err as Error).message}`);
     io.err(`Nothing was written to ${destination}.`);
     return 1;
   }
-}
-
-function usage(io: BackupCliIo, message: string): number {
-  io.err(message);
-  return 2;
 }
 
 function parseBackupArgs(argv: string[], io: BackupCliIo) {

@@ -38,3 +38,30 @@ export function runIfMain(moduleUrl: string, command: (args: string[], io: CliIo
     },
   );
 }
+
+/** A mistake in how the command was called: answered with the message, the usage and exit code 2. */
+export class UsageError extends Error {}
+
+/** The exit code of a usage error, after saying what is wrong. */
+export function usageFailure(io: Pick<CliIo, 'err'>, message: string): 2 {
+  io.err(message);
+  return 2;
+}
+
+/**
+ * `parse()`, or, when it throws a {@link UsageError}, the message and the usage on stderr and
+ * `null` (the command then exits 2). Other errors are not the caller's mistake: they go on.
+ *
+ * @example const args = parseOrExplain(io, USAGE, () => parseArgs(argv)); if (!args) return 2;
+ */
+export function parseOrExplain<T>(io: Pick<CliIo, 'err'>, usage: string, parse: () => T): T | null {
+  try {
+    return parse();
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(err.message);
+    io.err('');
+    io.err(usage);
+    return null;
+  }
+}

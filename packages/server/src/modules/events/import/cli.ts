@@ -22,7 +22,7 @@ import { partnerById } from '../../partners/partners.queries.js';
 import { systemClock } from '../../../lib/clock.js';
 import { importEvents, type ImportReport } from './import.js';
 import { SheetReadError, sheetFormat } from './sheet.read.js';
-import { runIfMain, type CliIo } from '../../../lib/cli.js';
+import { parseOrExplain, runIfMain, usageFailure, UsageError, type CliIo } from '../../../lib/cli.js';
 
 /** The database of `npm start` (start-dev.ts), relative to packages/server where npm runs the script. */
 export const DEFAULT_DATABASE = './data/resale-dev.sqlite';
@@ -40,25 +40,15 @@ Layout of the file: docs/import.md`;
 
 export type { CliIo };
 
-class UsageError extends Error {}
-
 /**
  * Runs the command; returns the exit code. Never exits the process itself, so tests can
  * call it in-process.
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  let args: { partner: string; dryRun: boolean; database: string; file: string };
-  try {
-    args = parseCliArgs(argv, io);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(err.message);
-    io.err('');
-    io.err(USAGE);
-    return 2;
-  }
-  if (!existsSync(args.file)) return usage(io, `No file at ${args.file}`);
-  if (!existsSync(args.database)) return usage(io, `No database at ${args.database}: start the service once (npm start) or pass --database`);
+  const args = parseOrExplain(io, USAGE, () => parseCliArgs(argv, io));
+  if (!args) return 2;
+  if (!existsSync(args.file)) return usageFailure(io, `No file at ${args.file}`);
+  if (!existsSync(args.database)) return usageFailure(io, `No database at ${args.database}: start the service once (npm start) or pass --database`);
 
   let db: Db | null = null;
   let closeMessages = () => {};
@@ -83,7 +73,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       },
     });
     closeMessages = () => deps.messages.close();
-    if (!(await deps.db.read((tx) => partnerById(tx, args.partner)))) return usage(io, `Unknown partner '${args.partner}' in ${args.database}`);
+    if (!(await deps.db.read((tx) => partnerById(tx, args.partner)))) return usageFailure(io, `Unknown partner '${args.partner}' in ${args.database}`);
     let report: ImportReport;
     try {
       report = await importEvents(deps, {
@@ -113,11 +103,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     closeMessages();
     db?.$client.close();
   }
-}
-
-function usage(io: CliIo, message: string): number {
-  io.err(message);
-  return 2;
 }
 
 function parseCliArgs(argv: string[], io: CliIo) {
