@@ -130,10 +130,10 @@ async function setup(base: string, dbPath: string): Promise<void> {
   // Short transactions with a pause between them, so the server's jobs get the write lock too.
   const PER_TX = 200;
   for (let b = 0; b < LISTINGS / PER_TX; b++) {
-    db.transaction((tx) => {
+    await db.transact(async (tx) => {
       for (let i = b * PER_TX; i < (b + 1) * PER_TX; i++) {
-        const t = deps.tickets.get(tx, partnerId, `bench-${i}`);
-        deps.listings.create(tx, partnerId, { sellerPk: t.ownerPk, ticketPks: [t.id], priceMinor: 3_000 + ((i * 7_919) % 9_000) });
+        const t = await deps.tickets.get(tx, partnerId, `bench-${i}`);
+        await deps.listings.create(tx, partnerId, { sellerPk: t.ownerPk, ticketPks: [t.id], priceMinor: 3_000 + ((i * 7_919) % 9_000) });
       }
     });
     await new Promise((r) => setTimeout(r, 100));

@@ -1,3 +1,4 @@
+import { inOrder } from '../packages/server/src/lib/in-order.js';
 /**
  * Contention: 500 concurrent buy intentions over 100 overlapping listings, against the real
  * server in its own process. Prints how many succeeded, how many listings were reserved
@@ -31,9 +32,9 @@ export async function run(): Promise<Record<string, number>> {
     const db = createDb(join(server.dir, 'bench.sqlite'));
     const deps = buildDeps({ db, clock: systemClock, logger: pino({ level: 'silent' }), secretKey: 'bench-secret-key-0000000000000000000000', config: { env: 'production', publicBaseUrl: server.base, operatorToken: null, maxBodyBytes: 1e6, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'x' } });
     const partner = (await deps.partners.authenticate(KEYS.private))!.partner;
-    const listingIds = tickets.map((t) => {
-      const ticket = deps.tickets.get(db, partner.id, t.ticketId);
-      return db.transaction((tx) => deps.listings.create(tx, partner.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 })).id;
+    const listingIds = await inOrder(tickets, async (t) => {
+      const ticket = await deps.tickets.get(db, partner.id, t.ticketId);
+      return (await db.transact(async (tx) => await deps.listings.create(tx, partner.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }))).id;
     });
     db.$client.close();
 

@@ -39,8 +39,8 @@ export async function run(): Promise<Record<string, number>> {
       config: { env: 'production', publicBaseUrl: 'http://bench.local', operatorToken: null, maxBodyBytes: 1 << 24, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'bench <bench@bench.local>' },
     });
     const { partner } = await deps.partners.create('bench', {});
-    db.transaction((tx) =>
-      deps.events.create(tx, partner.id, {
+    await db.transact(async (tx) =>
+      await deps.events.create(tx, partner.id, {
         externalReferenceId: 'bench-tour',
         title: 'Bench tour',
         description: 'benchmark',
@@ -67,15 +67,15 @@ export async function run(): Promise<Record<string, number>> {
     const started = performance.now();
     const cpu0 = process.cpuUsage();
     for (const job of jobs) {
-      const results = db.transaction((tx) => deps.tickets.applyItems(tx, partner.id, JSON.parse(job)));
+      const results = await db.transact(async (tx) => await deps.tickets.applyItems(tx, partner.id, JSON.parse(job)));
       created += results.filter((r) => r.status === 'created').length;
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
     if (created !== TOTAL) throw new Error(`created ${created} of ${TOTAL}`);
     const rate = TOTAL / seconds;
-    const floor = writeFloor(dir, db, 'floor');
-    const bare = writeFloor(dir, db, 'bare', { bare: true });
+    const floor = await writeFloor(dir, db, 'floor');
+    const bare = await writeFloor(dir, db, 'bare', { bare: true });
     console.log(`tickets-apply: ${fmt(TOTAL)} tickets applied in ${BATCH}-ticket transactions, no HTTP, no queue`);
     console.log(`  applied                    ${seconds.toFixed(2)} s  = ${fmt(rate)} tickets/s  (${((seconds * 1e6) / TOTAL).toFixed(1)} µs/ticket, CPU ${(((cpu.user + cpu.system) / TOTAL)).toFixed(1)} µs/ticket)`);
     console.log(`  the upsert alone           ${floor.toFixed(2)} s  = ${fmt(TOTAL / floor)} tickets/s  (${((floor * 1e6) / TOTAL).toFixed(1)} µs/ticket: SQLite writing the same rows into the real table)`);
@@ -92,7 +92,7 @@ export async function run(): Promise<Record<string, number>> {
  * fresh database with the same schema and parent rows (partners, event, show, options,
  * users copied over), 1,000 tickets per transaction, in the order apply wrote them.
  */
-function writeFloor(dir: string, applied: ReturnType<typeof createDb>, name: string, opts: { bare?: boolean } = {}): number {
+async function writeFloor(dir: string, applied: ReturnType<typeof createDb>, name: string, opts: { bare?: boolean } = {}): Promise<number> {
   const db = createDb(join(dir, `${name}.sqlite`));
   if (opts.bare) {
     db.$client.pragma('foreign_keys = OFF');
@@ -107,10 +107,10 @@ function writeFloor(dir: string, applied: ReturnType<typeof createDb>, name: str
       const insert = db.$client.prepare(`insert into ${table} (${columns.join(',')}) values (${columns.map((c) => '@' + c).join(',')})`);
       db.$client.transaction(() => rows.forEach((r) => insert.run(r)))();
     }
-    const rows = applied.select().from(tickets).orderBy(sql`rowid`).all() as TicketRow[];
+    const rows = (await applied.select().from(tickets).orderBy(sql`rowid`)) as TicketRow[];
     const writer = new TicketBulkWriter();
     const started = performance.now();
-    for (let i = 0; i < rows.length; i += BATCH) db.transaction((tx) => writer.upsert(tx, rows.slice(i, i + BATCH)));
+    for (let i = 0; i < rows.length; i += BATCH) await db.transact(async (tx) => writer.upsert(tx, rows.slice(i, i + BATCH)));
     return (performance.now() - started) / 1000;
   } finally {
     db.$client.close();

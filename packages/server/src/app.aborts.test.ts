@@ -55,7 +55,7 @@ describe('requests the client aborts', () => {
   it('are logged at info, once each, without a stack, and never as a 500', async () => {
     const { lines, logger } = capturedLogger();
     const t = createTestApp({}, { logger });
-    const p = t.partner();
+    const p = await t.partner();
     http = await listen(t.app);
 
     for (let i = 0; i < 20; i++) {
@@ -88,7 +88,7 @@ describe('requests the client aborts', () => {
   it('an aborted form post to a hosted page logs no error either', async () => {
     const { lines, logger } = capturedLogger();
     const t = createTestApp({}, { logger });
-    const p = t.partner('Guests');
+    const p = await t.partner('Guests');
     http = await listen(t.app);
     for (let i = 0; i < 5; i++) {
       await abortedUpload(http.port, `/auth/otp?p=${p.id}`, { 'content-type': 'application/x-www-form-urlencoded', cookie: `resale_csrf=${'a'.repeat(43)}` });

@@ -47,7 +47,7 @@ describe('Request-Id from the caller', () => {
     expect(requestLines().map((l) => l.requestId)).toEqual(accepted);
     expect(requestLines().every((l) => !('requestIdRefused' in l))).toBe(true);
 
-    const p = t.partner();
+    const p = await t.partner();
     t.db.$client.exec('DROP TABLE combinations');
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('x') });
     const failed = await t.request('GET', '/v1/events/x', { key: p.keys.private, headers: { 'request-id': 'support-case-42' } });

@@ -73,7 +73,7 @@ describe('logs', () => {
   it('write one line per request with its id, and never keys, query strings or bodies', async () => {
     const { lines, sink } = logSink();
     const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
-    const p = t.partner();
+    const p = await t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('secret-tour', { description: 'fan@example.com' }) });
     const res = await t.request('GET', '/v1/events/secret-tour?loginTrust[user]=fan@example.com&oneTimeToken=tok_123', { key: `Bearer ${p.keys.private}` });
     const all = lines.join('');
@@ -86,7 +86,7 @@ describe('logs', () => {
   it('log an unexpected error with its stack but answer without it', async () => {
     const { lines, sink } = logSink();
     const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
-    const p = t.partner();
+    const p = await t.partner();
     t.db.$client.exec('DROP TABLE combinations');
     const res = await t.request('GET', '/v1/events/anything', { key: p.keys.private });
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('x') });

@@ -59,6 +59,6 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
   };
   // A cancelled show's cascade, explicit and ordered in one place (flows/cancel-show.ts).
-  bus.on('show.cancelled', (tx, e) => cancelShow(deps, tx, e));
+  bus.on('show.cancelled', async (tx, e) => await cancelShow(deps, tx, e));
   return deps;
 }

@@ -250,7 +250,7 @@ interface Fixture {
 
 async function fixture(ownershipUrl: string): Promise<Fixture> {
   const t = createTestApp({ rateLimitPerMinute: 1_000_000, maxBodyBytes: 5 * 1024 * 1024 });
-  const p = t.partner('Acme Tickets', { allowedOrigins: ['https://acme.example'], ownershipUrl, loginUrl: 'https://partner.example/login' });
+  const p = await t.partner('Acme Tickets', { allowedOrigins: ['https://acme.example'], ownershipUrl, loginUrl: 'https://partner.example/login' });
   await withEvent(t, p, eventBody('tour', { shows: [priceDetailShowBody('show-1'), showBody('show-2')] }));
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('t-1'), ticketBody('t-4', { orderId: 'o-1' })] });
   const listing = await t.request('POST', '/v1/channels/listings', { key: p.keys.channels, body: channelListingBody() });
@@ -258,7 +258,7 @@ async function fixture(ownershipUrl: string): Promise<Fixture> {
   const fan = new TestBrowser(t.app);
   const entry = (await t.request('GET', '/v1/marketplace/sellingflow/url/entrypoint?ticketId=t-1&loginTrust[user]=fan@example.com', { key: p.keys.private })).body.data;
   if (typeof entry === 'string') await fan.get(entry.replace(/^https?:\/\/resale\.test/, ''));
-  const session = t.db.select().from(sessions).orderBy(desc(sessions.id)).get();
+  const session = (await t.db.select().from(sessions).orderBy(desc(sessions.id)).limit(1))[0];
   return { t, p, listingId: listing.body.data?.id ?? 'lst_nope', fan, csrfSecret: session?.csrfSecret ?? null };
 }
 

@@ -49,8 +49,8 @@ let listingId: string;
 async function fixture(settings: PartnerSettingsPatch = {}, config: Partial<AppConfig> = {}) {
   // Rate limits would turn most of these calls into 429s before they reach validation.
   t = createTestApp({ rateLimitPerMinute: 1_000_000, ...config });
-  p = t.partner('Acme Tickets', settings);
-  q = t.partner('Other Tickets');
+  p = await t.partner('Acme Tickets', settings);
+  q = await t.partner('Other Tickets');
   listingId = await seed(p, 'The Big Tour 2026');
   // The other partner uses the same external ids (event, shows, ticket, channel listing): only
   // the partner tells them apart.
@@ -524,7 +524,7 @@ describe('the pages as a signed-in user', () => {
       const entry = (await t.request('GET', '/v1/marketplace/sellingflow/url/entrypoint?ticketId=t-1&loginTrust[user]=intruder@example.com', { key: p.keys.private })).body.data as string;
       const fan = await fanSession();
       await intruder.get(local(entry));
-      const session = t.db.select().from(sessions).orderBy(desc(sessions.id)).get()!; // the intruder's: ids grow, the clock stands still
+      const session = (await t.db.select().from(sessions).orderBy(desc(sessions.id)).limit(1))[0]!; // the intruder's: ids grow, the clock stands still
       const owned = () => fingerprint(['tickets', 'listings', 'listing_tickets', 'payouts', 'payout_accounts', 'buy_intentions']);
       /** Posts each form as the intruder, with a valid CSRF token of the intruder's session: everything must be refused, nothing change. */
       const replay = async (forms: Form[]) => {

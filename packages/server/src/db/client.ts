@@ -7,8 +7,13 @@ import { SERVER_ROOT } from '../paths.js';
 import * as schema from './schema.js';
 import { SqliteTransactor, type Read, type Transact } from './transaction.js';
 
-/** A transaction or the database itself: services accept either. */
-export type Tx = Parameters<Parameters<BetterSQLite3Database<typeof schema>['transaction']>[0]>[0] | BetterSQLite3Database<typeof schema>;
+/**
+ * The handle services get: the database inside a transaction (`db.transact`) or a read
+ * (`db.read`), whose own `transact` is a savepoint and `read` reads in it. It is the only way
+ * services touch the database; they await every query (`await tx.select()…`), which both
+ * SQLite and PostgreSQL run.
+ */
+export type Tx = Db;
 
 /**
  * The database: drizzle over one better-sqlite3 connection, with `transact` (a transaction
@@ -39,8 +44,8 @@ export function createDb(path: string, opts: { migrate?: boolean } = {}): Db {
   const transactor = new SqliteTransactor<Db>(sqlite, db);
   db.transact = transactor.transact;
   db.read = transactor.read;
-  // Synchronous transactions (code not yet moved to `transact`) take the write lock when they
-  // begin (BEGIN IMMEDIATE), as `transact` does: a deferred one that reads, then writes, fails
+  // Drizzle's synchronous transactions (outside the data layer only in tests: the lint refuses
+  // them elsewhere) take the write lock when they begin (BEGIN IMMEDIATE), as `transact` does: a deferred one that reads, then writes, fails
   // with SQLITE_BUSY_SNAPSHOT when another connection (another process, the ingestion worker)
   // wrote in between, and busy_timeout does not retry that; an immediate one waits its turn.
   // Nested calls are savepoints and unaffected. One started while an async transaction awaits

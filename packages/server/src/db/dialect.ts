@@ -1,5 +1,5 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { Db } from './client.js';
+import type { Db, Tx } from './client.js';
 
 /**
  * The SQL that differs between SQLite and PostgreSQL, behind small functions: modules build
@@ -42,4 +42,15 @@ export function autoCheckpointPages(db: Db, pages?: number): number {
 /** A checkpoint that takes no write lock and never blocks writers (SQLite's PASSIVE). */
 export function checkpointPassive(db: Db): void {
   db.$client.pragma('wal_checkpoint(PASSIVE)');
+}
+
+/**
+ * The rows of a query written as SQL text (`sql\`…\``), as objects keyed by the column names
+ * it selects. SQLite: drizzle's `all`; PostgreSQL answers `execute(…).rows`. Keep the SQL to
+ * what both engines run (see db/columns.ts).
+ *
+ * @example const [row] = await selectRows<{ n: number }>(tx, sql`select count(*) as n from ${listings}`);
+ */
+export async function selectRows<T extends Record<string, unknown>>(tx: Tx, query: SQL): Promise<T[]> {
+  return tx.all<T>(query);
 }

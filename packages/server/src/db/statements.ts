@@ -34,6 +34,19 @@ export function perConnection<T>(build: (tx: Tx) => T): (tx: Tx) => T {
   };
 }
 
+/**
+ * A query prepared for repeated runs with `sql.placeholder`s; run it with
+ * `await statement.execute({ … })`. `name` names it where the engine names prepared statements
+ * (PostgreSQL); SQLite ignores it. Build it inside {@link perConnection}, so that it runs on
+ * the connection of the handle it is asked with.
+ *
+ * @example const byId = perConnection((tx) => prepared(tx.select().from(users).where(eq(users.id, sql.placeholder('id'))), 'user_by_id'));
+ */
+export function prepared<P>(query: { prepare(): P }, name: string): P {
+  void name;
+  return query.prepare();
+}
+
 /** A statement of SQL text, run with its parameters positionally (see {@link prepareRaw}). */
 export interface RawStatement {
   run(params: readonly unknown[]): unknown;

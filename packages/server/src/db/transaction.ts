@@ -166,7 +166,7 @@ export class SqliteTransactor<Tx extends object> {
   /** A read outside a transaction (see `read`): no BEGIN unless it awaits or wants a snapshot. */
   private runRead<T>(fn: (tx: Tx) => T | Promise<T>, snapshot: boolean): Promise<T> {
     const end = this.take();
-    let result: T | Promise<T>;
+    let result: T | Promise<T> | undefined;
     let began = false;
     try {
       if (snapshot) {
@@ -185,11 +185,14 @@ export class SqliteTransactor<Tx extends object> {
         began = true;
       }
     } catch (err) {
+      // The callback's own promise fails too (its statements meet the same error): that is
+      // this failure, not another one left unhandled.
+      if (isThenable(result)) Promise.resolve(result).catch(() => undefined);
       if (began) this.rollback();
       end();
       return Promise.reject(err);
     }
-    return Promise.resolve(result).finally(() => {
+    return Promise.resolve(result as T | Promise<T>).finally(() => {
       this.rollback();
       end();
     });

@@ -20,8 +20,8 @@ export type CancelShowDeps = Pick<AppDeps, 'tickets' | 'payments' | 'payouts'>;
  * 3. payouts: sellers' payouts not yet delivered are stopped (payouts: CANCELLED).
  * A step that throws rolls the cancellation back whole.
  */
-export function cancelShow(deps: CancelShowDeps, tx: Tx, e: DomainEventMap['show.cancelled']): void {
-  deps.tickets.cancelForShow(tx, e.partnerId, e.showPk, e.cancelledAt);
-  deps.payments.refundIntentions(tx, paidIntentionIdsOfShow(tx, e.showPk));
-  deps.payouts.cancelForListings(tx, soldListingIdsOfShow(tx, e.showPk));
+export async function cancelShow(deps: CancelShowDeps, tx: Tx, e: DomainEventMap['show.cancelled']): Promise<void> {
+  await deps.tickets.cancelForShow(tx, e.partnerId, e.showPk, e.cancelledAt);
+  await deps.payments.refundIntentions(tx, await paidIntentionIdsOfShow(tx, e.showPk));
+  await deps.payouts.cancelForListings(tx, await soldListingIdsOfShow(tx, e.showPk));
 }

@@ -34,24 +34,26 @@ export type CheckoutOutcome =
  */
 export async function verifySellers(deps: CheckoutDeps, partner: PartnerRow, intention: IntentionRow): Promise<CheckoutOutcome | null> {
   // What to ask the platform, read at once; the platform is asked outside any transaction.
-  const sellers = await deps.db.read((tx) =>
-    intention.listingIds.flatMap((listingId) => {
+  const sellers = await deps.db.read(async (tx) => {
+    const out = [];
+    for (const listingId of intention.listingIds) {
       // A channel's listing: its tickets are not the partner's to check; the channel vouches for them.
-      if (channelListingOf(tx, listingId)) return [];
-      const listing = deps.listings.get(tx, partner.id, listingId);
-      const seller = deps.users.get(tx, partner.id, listing.sellerPk);
-      return [{ identifier: seller.externalId ?? seller.email ?? seller.phone ?? '', held: deps.listings.ticketsOf(tx, listingId) }];
-    }),
-  );
+      if (await channelListingOf(tx, listingId)) continue;
+      const listing = await deps.listings.get(tx, partner.id, listingId);
+      const seller = await deps.users.get(tx, partner.id, listing.sellerPk);
+      out.push({ identifier: seller.externalId ?? seller.email ?? seller.phone ?? '', held: await deps.listings.ticketsOf(tx, listingId) });
+    }
+    return out;
+  });
   for (const { identifier, held } of sellers) {
     const owned = await checkOwnership(deps, partner, identifier);
     if (owned.kind === 'unavailable') return { kind: 'platform_unavailable' };
     const ids = new Set(owned.kind === 'owned' ? owned.tickets.map((x) => x.ticketId) : []);
     const moved = held.filter((x) => !ids.has(x.ticketId));
     if (moved.length > 0) {
-      await deps.db.transact((tx) => {
-        deps.intentions.endIfPending(tx, intention.id, 'CANCELLED', 'ticket_moved');
-        deps.listings.terminateByTicket(tx, partner.id, moved[0]!.ticketId);
+      await deps.db.transact(async (tx) => {
+        await deps.intentions.endIfPending(tx, intention.id, 'CANCELLED', 'ticket_moved');
+        await deps.listings.terminateByTicket(tx, partner.id, moved[0]!.ticketId);
       });
       return { kind: 'ticket_moved' };
     }
@@ -70,9 +72,9 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
   const { partner, intention, card } = input;
   const refused = await verifySellers(deps, partner, intention);
   if (refused) return refused;
-  const risk = await deps.db.transact((tx) => {
-    const buyer = deps.users.get(tx, partner.id, input.buyerPk);
-    return deps.risk.evaluate(tx, partner.id, {
+  const risk = await deps.db.transact(async (tx) => {
+    const buyer = await deps.users.get(tx, partner.id, input.buyerPk);
+    return await deps.risk.evaluate(tx, partner.id, {
       customer: {
         id: buyer.externalId ?? buyer.id,
         ...(buyer.email ? { email: { address: buyer.email, verified: true } } : {}),
@@ -85,14 +87,14 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
     });
   });
   if (risk.overall_risk === 'high') {
-    await deps.db.transact((tx) => deps.intentions.fail(tx, intention.id, 'risk_high'));
+    await deps.db.transact(async (tx) => await deps.intentions.fail(tx, intention.id, 'risk_high'));
     return { kind: 'risk_high' };
   }
   const result = await deps.payments.charge(intention, card);
-  return deps.db.transact((tx): CheckoutOutcome => {
-    const payment = deps.payments.record(tx, intention, result, card.number.replace(/\D/g, '').slice(-4));
+  return deps.db.transact(async (tx): Promise<CheckoutOutcome> => {
+    const payment = await deps.payments.record(tx, intention, result, card.number.replace(/\D/g, '').slice(-4));
     if (result.status === 'requires_action') return { kind: 'verify', paymentId: payment.id };
-    return settle(deps, tx, payment, result);
+    return await settle(deps, tx, payment, result);
   });
 }
 
@@ -102,13 +104,13 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
  */
 export async function answerVerification(deps: CheckoutDeps, payment: PaymentRow, approved: boolean): Promise<CheckoutOutcome> {
   if (payment.state !== 'requires_action') {
-    const intention = (await deps.db.read((tx) => intentionById(tx, payment.intentionId)))!;
+    const intention = (await deps.db.read(async (tx) => await intentionById(tx, payment.intentionId)))!;
     return intention.state === 'PAID' ? { kind: 'paid', intentionId: intention.id } : { kind: 'ended', state: payment.state };
   }
   const result = await deps.payments.confirm(payment, approved);
-  return deps.db.transact((tx): CheckoutOutcome => {
-    if (!deps.payments.answer(tx, payment.id, result)) return { kind: 'ended', state: 'already_answered' };
-    return settle(deps, tx, payment, result);
+  return deps.db.transact(async (tx): Promise<CheckoutOutcome> => {
+    if (!(await deps.payments.answer(tx, payment.id, result))) return { kind: 'ended', state: 'already_answered' };
+    return await settle(deps, tx, payment, result);
   });
 }
 
@@ -117,12 +119,12 @@ export async function answerVerification(deps: CheckoutDeps, payment: PaymentRow
  * listings back on sale); succeeded completes the purchase, or, when the checkout had ended
  * meanwhile (it expired during a slow verification), refunds the payment.
  */
-function settle(deps: CheckoutDeps, tx: Tx, payment: PaymentRow, result: ChargeResult): CheckoutOutcome {
+async function settle(deps: CheckoutDeps, tx: Tx, payment: PaymentRow, result: ChargeResult): Promise<CheckoutOutcome> {
   if (result.status === 'declined') {
-    deps.intentions.fail(tx, payment.intentionId, result.code);
+    await deps.intentions.fail(tx, payment.intentionId, result.code);
     return { kind: 'declined', code: result.code };
   }
-  if (completePurchase(deps, tx, payment.intentionId)) return { kind: 'paid', intentionId: payment.intentionId };
-  deps.payments.refundLate(tx, payment.id);
-  return { kind: 'ended', state: intentionById(tx, payment.intentionId)!.state };
+  if (await completePurchase(deps, tx, payment.intentionId)) return { kind: 'paid', intentionId: payment.intentionId };
+  await deps.payments.refundLate(tx, payment.id);
+  return { kind: 'ended', state: (await intentionById(tx, payment.intentionId))!.state };
 }

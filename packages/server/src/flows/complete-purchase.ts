@@ -22,29 +22,29 @@ export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'intentions' | 'listi
  * 5. the partner's `ticket.update` webhook (a channel's tickets carry `channel`, for the
  *    partner to fulfil with it) and the e-mails: sold to each seller, confirmed to the buyer.
  */
-export function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId: string): boolean {
-  const paid = deps.intentions.markPaid(tx, intentionId);
+export async function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId: string): Promise<boolean> {
+  const paid = await deps.intentions.markPaid(tx, intentionId);
   if (!paid) return false;
   if (!paid.buyerPk) throw new Error('A buy intention was paid without a buyer');
-  const sold = deps.listings.markSold(tx, intentionId);
+  const sold = await deps.listings.markSold(tx, intentionId);
   if (sold.length !== paid.listingIds.length) throw new Error('A paid intention lost a reserved listing');
 
-  const { show, event } = showWithEvent(tx, paid.showPk)!;
-  const partner = partnerOf(tx, paid.partnerId);
-  const buyer = userOf(tx, paid.buyerPk);
-  const sellers = usersByPks(tx, sold.map((l) => l.sellerPk));
+  const { show, event } = (await showWithEvent(tx, paid.showPk))!;
+  const partner = await partnerOf(tx, paid.partnerId);
+  const buyer = await userOf(tx, paid.buyerPk);
+  const sellers = await usersByPks(tx, sold.map((l) => l.sellerPk));
   const lang = partner.settings.defaultLang;
   const dueAt = deps.payouts.dueAt(show.startsAt, partner.settings.payoutDelayDays);
   const resold: WebhookData<'ticket.update'>['tickets'] = [];
   for (const listing of sold) {
     const seller = sellers.get(listing.sellerPk)!;
-    const held = deps.listings.ticketsOf(tx, listing.id);
-    deps.tickets.transfer(tx, held.map((t) => t.id), buyer.id);
+    const held = await deps.listings.ticketsOf(tx, listing.id);
+    await deps.tickets.transfer(tx, held.map((t) => t.id), buyer.id);
     const amountMinor = listing.payoutMinor * listing.quantity;
-    deps.payouts.schedule(tx, { partnerId: paid.partnerId, sellerPk: seller.id, listingId: listing.id, amountMinor, currency: listing.currency, dueAt });
-    const option = ticketOptionByPk(tx, listing.ticketOptionPk)!;
-    const priceTypeId = listing.priceTypePk ? priceTypeByPk(tx, listing.priceTypePk)?.priceTypeId : undefined;
-    const ch = channelListingOf(tx, listing.id);
+    await deps.payouts.schedule(tx, { partnerId: paid.partnerId, sellerPk: seller.id, listingId: listing.id, amountMinor, currency: listing.currency, dueAt });
+    const option = (await ticketOptionByPk(tx, listing.ticketOptionPk))!;
+    const priceTypeId = listing.priceTypePk ? (await priceTypeByPk(tx, listing.priceTypePk))?.priceTypeId : undefined;
+    const ch = await channelListingOf(tx, listing.id);
     const channel = ch ? { channel: { channelId: ch.channelId, externalListingId: ch.externalListingId, sellerReference: ch.sellerReference } } : {};
     for (const t of held) {
       resold.push({
@@ -60,7 +60,7 @@ export function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId
         ...channel,
       });
     }
-    deps.messages.toUser(tx, paid.partnerId, seller, 'listingSold', lang, {
+    await deps.messages.toUser(tx, paid.partnerId, seller, 'listingSold', lang, {
       eventTitle: event.title,
       showTitle: show.title,
       amount: { minor: amountMinor, currency: listing.currency },
@@ -68,7 +68,7 @@ export function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId
     });
   }
   const now = paid.paidAt ?? deps.clock.now();
-  deps.webhooks.enqueue(tx, paid.partnerId, {
+  await deps.webhooks.enqueue(tx, paid.partnerId, {
     action: 'ticket.update',
     resourceKey: `intention:${paid.id}`,
     data: {
@@ -83,7 +83,7 @@ export function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId
     },
   });
   const timeZone = (show.location ?? event.location).timeZone;
-  deps.messages.toUser(tx, paid.partnerId, buyer, 'purchaseConfirmed', lang, {
+  await deps.messages.toUser(tx, paid.partnerId, buyer, 'purchaseConfirmed', lang, {
     eventTitle: event.title,
     showTitle: show.title,
     showDate: toIso(show.startsAt),

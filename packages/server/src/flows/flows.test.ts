@@ -1,3 +1,4 @@
+import { inOrder } from '../lib/in-order.js';
 import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { createTestApp } from '../testing/harness.js';
@@ -22,76 +23,76 @@ async function setup(opts: { platformDown?: boolean } = {}) {
   const t = createTestApp();
   const owned = new Map<string, unknown[]>();
   const ownershipUrl = opts.platformDown ? `http://127.0.0.1:${await closedPort()}/owned` : await ownershipEndpoint(owned);
-  const p = t.partner('Acme', { ownershipUrl });
+  const p = await t.partner('Acme', { ownershipUrl });
   await withEvent(t, p);
   const ids = ['s1', 's2', 's3', 's4'];
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ids.map((id) => ticketBody(id, { buyer: 'seller@example.com' })) });
   owned.set('seller@example.com', ids.map((ticketId) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field' })));
   const partner = await t.deps.partners.get(p.id);
-  const buyer = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { email: 'buyer@example.com' }));
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (id: string) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(id).ownerPk, ticketPks: [ticket(id).id], priceMinor: 4000 }));
-  const reserve = (listingId: string) => t.db.transaction((tx) => reserveListings(t.deps, tx, { partner, listingIds: [listingId], buyerPk: buyer.id }));
-  const pay = (intention: ReturnType<typeof reserve>, number: string = SANDBOX_CARDS.success) => checkout(t.deps, { partner, intention, buyerPk: buyer.id, card: card(number) });
+  const buyer = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { email: 'buyer@example.com' }));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (id: string) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(id)).ownerPk, ticketPks: [(await ticket(id)).id], priceMinor: 4000 }));
+  const reserve = async (listingId: string) => await t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [listingId], buyerPk: buyer.id }));
+  const pay = (intention: Awaited<ReturnType<typeof reserve>>, number: string = SANDBOX_CARDS.success) => checkout(t.deps, { partner, intention, buyerPk: buyer.id, card: card(number) });
   return { t, p, owned, partner, buyer, ticket, list, reserve, pay };
 }
 
 describe('checkout flow (no page)', () => {
   it('re-checks ownership, evaluates risk, charges and completes the purchase', async () => {
     const { t, p, buyer, ticket, list, reserve, pay } = await setup();
-    const l = list('s1');
-    const intention = reserve(l.id);
+    const l = await list('s1');
+    const intention = await reserve(l.id);
     expect(await pay(intention)).toEqual({ kind: 'paid', intentionId: intention.id });
-    expect(t.deps.intentions.get(t.db, p.id, intention.id).state).toBe('PAID');
-    expect(t.deps.listings.get(t.db, p.id, l.id).state).toBe('SOLD');
-    expect(ticket('s1')).toMatchObject({ ownerPk: buyer.id, state: 'VALID' });
-    expect(t.db.select().from(payouts).where(eq(payouts.listingId, l.id)).get()).toMatchObject({ state: 'SCHEDULED', amountMinor: 3800 });
-    expect(t.db.select().from(payments).all()).toMatchObject([{ intentionId: intention.id, state: 'succeeded', cardLast4: '4242' }]);
+    expect((await t.deps.intentions.get(t.db, p.id, intention.id)).state).toBe('PAID');
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('SOLD');
+    expect(await ticket('s1')).toMatchObject({ ownerPk: buyer.id, state: 'VALID' });
+    expect((await t.db.select().from(payouts).where(eq(payouts.listingId, l.id)).limit(1))[0]).toMatchObject({ state: 'SCHEDULED', amountMinor: 3800 });
+    expect(await t.db.select().from(payments)).toMatchObject([{ intentionId: intention.id, state: 'succeeded', cardLast4: '4242' }]);
   });
 
   it('cancels the checkout and ends the listing when a seller no longer owns the ticket, charging nothing', async () => {
     const { t, p, owned, list, reserve, pay } = await setup();
-    const l = list('s2');
-    const intention = reserve(l.id);
+    const l = await list('s2');
+    const intention = await reserve(l.id);
     owned.set('seller@example.com', []);
     expect(await pay(intention)).toEqual({ kind: 'ticket_moved' });
-    expect(t.deps.intentions.get(t.db, p.id, intention.id)).toMatchObject({ state: 'CANCELLED', endReason: 'ticket_moved' });
-    expect(t.deps.listings.get(t.db, p.id, l.id).state).toBe('TERMINATED');
-    expect(t.db.select().from(payments).all()).toEqual([]);
+    expect(await t.deps.intentions.get(t.db, p.id, intention.id)).toMatchObject({ state: 'CANCELLED', endReason: 'ticket_moved' });
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('TERMINATED');
+    expect(await t.db.select().from(payments)).toEqual([]);
   });
 
   it('changes nothing when the partner’s platform does not answer', async () => {
     const { t, p, list, reserve, pay } = await setup({ platformDown: true });
-    const l = list('s3');
-    const intention = reserve(l.id);
+    const l = await list('s3');
+    const intention = await reserve(l.id);
     expect(await pay(intention)).toEqual({ kind: 'platform_unavailable' });
-    expect(t.deps.intentions.get(t.db, p.id, intention.id).state).toBe('PENDING');
-    expect(t.deps.listings.get(t.db, p.id, l.id).state).toBe('RESERVED');
-    expect(t.db.select().from(payments).all()).toEqual([]);
+    expect((await t.deps.intentions.get(t.db, p.id, intention.id)).state).toBe('PENDING');
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('RESERVED');
+    expect(await t.db.select().from(payments)).toEqual([]);
   });
 
   it('fails the checkout on a high risk score before any charge, and puts the listing back on sale', async () => {
     const { t, p, list, reserve, pay } = await setup();
-    const first = reserve(list('s1').id);
+    const first = await reserve((await list('s1')).id);
     expect((await pay(first)).kind).toBe('paid');
     await t.request('POST', '/v1/risk/feedback', { key: p.keys.private, body: { transactionId: first.id, userId: 'buyer@example.com', result: 'chargeback' } });
-    const l = list('s2');
-    const second = reserve(l.id);
+    const l = await list('s2');
+    const second = await reserve(l.id);
     expect(await pay(second)).toEqual({ kind: 'risk_high' });
-    expect(t.deps.intentions.get(t.db, p.id, second.id)).toMatchObject({ state: 'FAILED', endReason: 'risk_high' });
-    expect(t.deps.listings.get(t.db, p.id, l.id).state).toBe('ACTIVE');
-    expect(t.db.select().from(payments).all()).toHaveLength(1);
+    expect(await t.deps.intentions.get(t.db, p.id, second.id)).toMatchObject({ state: 'FAILED', endReason: 'risk_high' });
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('ACTIVE');
+    expect(await t.db.select().from(payments)).toHaveLength(1);
   });
 
   it('fails on a declined card, asks for verification, and answers a verification once', async () => {
     const { t, p, list, reserve, pay } = await setup();
-    const declined = reserve(list('s1').id);
+    const declined = await reserve((await list('s1')).id);
     expect(await pay(declined, SANDBOX_CARDS.declined)).toEqual({ kind: 'declined', code: 'card_declined' });
-    expect(t.deps.intentions.get(t.db, p.id, declined.id).state).toBe('FAILED');
-    const verified = reserve(list('s2').id);
+    expect((await t.deps.intentions.get(t.db, p.id, declined.id)).state).toBe('FAILED');
+    const verified = await reserve((await list('s2')).id);
     const asked = await pay(verified, SANDBOX_CARDS.verification);
     expect(asked.kind).toBe('verify');
-    const payment = t.deps.payments.find(t.db, p.id, (asked as { paymentId: string }).paymentId)!;
+    const payment = (await t.deps.payments.find(t.db, p.id, (asked as { paymentId: string }).paymentId))!;
     expect(await answerVerification(t.deps, payment, true)).toEqual({ kind: 'paid', intentionId: verified.id });
     expect(await answerVerification(t.deps, payment, true)).toEqual({ kind: 'ended', state: 'already_answered' });
   });
@@ -100,32 +101,32 @@ describe('checkout flow (no page)', () => {
 describe('reserve listings flow', () => {
   it('holds the pick for one checkout, or nothing at all', async () => {
     const { t, p, partner, buyer, list } = await setup();
-    const a = list('s1');
-    const b = list('s2');
-    t.db.transaction((tx) => reserveListings(t.deps, tx, { partner, listingIds: [a.id], buyerPk: buyer.id }));
+    const a = await list('s1');
+    const b = await list('s2');
+    await t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [a.id], buyerPk: buyer.id }));
     // b is free but a is taken: the second pick rolls back whole.
-    expect(() => t.db.transaction((tx) => reserveListings(t.deps, tx, { partner, listingIds: [b.id, a.id], buyerPk: buyer.id }))).toThrow(expect.objectContaining({ reason: 'listing_unavailable' }));
-    expect(t.deps.listings.get(t.db, p.id, b.id).state).toBe('ACTIVE');
+    await expect(t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [b.id, a.id], buyerPk: buyer.id }))).rejects.toThrow(expect.objectContaining({ reason: 'listing_unavailable' }));
+    expect((await t.deps.listings.get(t.db, p.id, b.id)).state).toBe('ACTIVE');
     // The seller cannot hold their own listing.
-    expect(() => t.db.transaction((tx) => reserveListings(t.deps, tx, { partner, listingIds: [b.id], buyerPk: b.sellerPk }))).toThrow(expect.objectContaining({ status: 409, reason: 'own_listing' }));
+    await expect(t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [b.id], buyerPk: b.sellerPk }))).rejects.toThrow(expect.objectContaining({ status: 409, reason: 'own_listing' }));
   });
 });
 
 describe('cancel show flow', () => {
   it('runs its cascade in the documented order: tickets (their listings, the checkouts), refunds, payouts', async () => {
     const { t, p, list, reserve, pay } = await setup();
-    const sold = list('s1');
-    expect((await pay(reserve(sold.id))).kind).toBe('paid');
-    const held = list('s2');
-    const pending = reserve(held.id);
-    const open = list('s3');
+    const sold = await list('s1');
+    expect((await pay(await reserve(sold.id))).kind).toBe('paid');
+    const held = await list('s2');
+    const pending = await reserve(held.id);
+    const open = await list('s3');
 
     const log: string[] = [];
     const spy = <T extends object>(target: T, method: keyof T & string, name: string) => {
       const real = (target[method] as (...args: unknown[]) => unknown).bind(target);
-      vi.spyOn(target, method as never).mockImplementation(((...args: unknown[]) => {
+      vi.spyOn(target, method as never).mockImplementation((async (...args: unknown[]) => {
         log.push(`${name}:start`);
-        const out = real(...args);
+        const out = await real(...args);
         log.push(`${name}:end`);
         return out;
       }) as never);
@@ -139,17 +140,16 @@ describe('cancel show flow', () => {
     expect(log).toEqual(['tickets:start', 'listing.ended:held', 'listing.ended:open', 'tickets:end', 'refunds:start', 'refunds:end', 'payouts:start', 'payouts:end']);
 
     // What each step left behind.
-    expect(t.deps.listings.get(t.db, p.id, held.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_cancelled' });
-    expect(t.deps.listings.get(t.db, p.id, open.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_cancelled' });
-    expect(t.deps.intentions.get(t.db, p.id, pending.id)).toMatchObject({ state: 'CANCELLED', endReason: 'listing_unavailable' });
-    expect(t.db.select().from(payments).all().map((x) => x.state)).toEqual(['refund_pending']);
-    expect(t.db.select().from(payouts).all().map((x) => x.state)).toEqual(['CANCELLED']);
-    expect(['s1', 's2', 's3', 's4'].map((id) => t.deps.tickets.get(t.db, p.id, id).state)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED']);
-    const ended = t.db
+    expect(await t.deps.listings.get(t.db, p.id, held.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_cancelled' });
+    expect(await t.deps.listings.get(t.db, p.id, open.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_cancelled' });
+    expect(await t.deps.intentions.get(t.db, p.id, pending.id)).toMatchObject({ state: 'CANCELLED', endReason: 'listing_unavailable' });
+    expect((await t.db.select().from(payments)).map((x) => x.state)).toEqual(['refund_pending']);
+    expect((await t.db.select().from(payouts)).map((x) => x.state)).toEqual(['CANCELLED']);
+    expect(await inOrder(['s1', 's2', 's3', 's4'], async (id) => (await t.deps.tickets.get(t.db, p.id, id)).state)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED']);
+    const ended = (await t.db
       .select()
       .from(webhookMessages)
-      .orderBy(asc(webhookMessages.id))
-      .all()
+      .orderBy(asc(webhookMessages.id)))
       .filter((m) => m.action === 'listing.deleted')
       .map((m) => (m.payload.data as { listingId: string }).listingId);
     expect(ended.sort()).toEqual([held.id, open.id].sort());
@@ -157,14 +157,14 @@ describe('cancel show flow', () => {
 
   it('rolls the whole cancellation back when a step fails', async () => {
     const { t, p, list, reserve, pay } = await setup();
-    const sold = list('s1');
-    expect((await pay(reserve(sold.id))).kind).toBe('paid');
+    const sold = await list('s1');
+    expect((await pay(await reserve(sold.id))).kind).toBe('paid');
     vi.spyOn(t.deps.payouts, 'cancelForListings').mockImplementation(() => {
       throw new Error('payouts unavailable');
     });
     expect((await t.request('POST', '/v1/events/tour/cancellation?showId=show-1', { key: p.keys.private })).status).toBe(500);
-    expect(t.deps.tickets.get(t.db, p.id, 's2').state).toBe('VALID');
-    expect(t.db.select().from(payments).all().map((x) => x.state)).toEqual(['succeeded']);
+    expect((await t.deps.tickets.get(t.db, p.id, 's2')).state).toBe('VALID');
+    expect((await t.db.select().from(payments)).map((x) => x.state)).toEqual(['succeeded']);
     expect((await t.request('GET', '/v1/events/tour', { key: p.keys.private })).body.data.shows.find((s: { showId: string }) => s.showId === 'show-1').status).not.toBe('CANCELLED');
   });
 });

@@ -26,22 +26,22 @@ export type PublishChannelListingDeps = Pick<AppDeps, 'events' | 'users' | 'tick
  * @throws 404 unknown event, show or ticket option; 400 bad price, currency, seats or price
  *   type; 409 the externalListingId was used, resale closed, show started
  */
-export function publishChannelListing(deps: PublishChannelListingDeps, tx: Tx, partnerId: string, input: ChannelListingCreate): ListingRow {
+export async function publishChannelListing(deps: PublishChannelListingDeps, tx: Tx, partnerId: string, input: ChannelListingCreate): Promise<ListingRow> {
   const channelId = input.channelId ?? DEFAULT_CHANNEL_ID;
-  deps.channels.assertUnused(tx, partnerId, channelId, input.externalListingId);
+  await deps.channels.assertUnused(tx, partnerId, channelId, input.externalListingId);
 
-  const { event, show } = deps.events.findShow(tx, partnerId, input.externalReferenceEventId, input.showId);
-  const option = deps.events.findTicketOption(tx, show.id, input.ticketOptionId);
-  const combo = input.priceTypeId === undefined ? null : deps.events.findCombination(tx, show.id, input.ticketOptionId, input.priceTypeId);
+  const { event, show } = await deps.events.findShow(tx, partnerId, input.externalReferenceEventId, input.showId);
+  const option = await deps.events.findTicketOption(tx, show.id, input.ticketOptionId);
+  const combo = input.priceTypeId === undefined ? null : await deps.events.findCombination(tx, show.id, input.ticketOptionId, input.priceTypeId);
   if (input.currency !== option.currency) throw ApiError.field('invalid_value', 'currency', `currency must be ${option.currency}, the currency of ticket option '${option.ticketId}'`);
   if (input.seats && input.seats.length !== input.quantity) throw ApiError.field('invalid_value', 'seats', `seats must hold one entry per ticket (${input.quantity})`);
   deps.channels.assertOpen(show);
   const scope = { partnerId, showPk: show.id, ticketOptionPk: option.id, priceTypePk: combo?.priceType.id ?? null };
-  const price = deps.listings.price(tx, scope, toMinor(input.price, option.currency, 'price'));
+  const price = await deps.listings.price(tx, scope, toMinor(input.price, option.currency, 'price'));
 
-  const owner = deps.users.resolve(tx, partnerId, { id: CHANNEL_USER_PREFIX + channelId }, 'channelId');
+  const owner = await deps.users.resolve(tx, partnerId, { id: CHANNEL_USER_PREFIX + channelId }, 'channelId');
   const listingId = newId('listing');
-  const held = deps.tickets.createForChannel(tx, {
+  const held = await deps.tickets.createForChannel(tx, {
     partnerId,
     listingId,
     eventPk: event.id,
@@ -55,7 +55,7 @@ export function publishChannelListing(deps: PublishChannelListingDeps, tx: Tx, p
     seats: input.seats ?? [],
     quantity: input.quantity,
   });
-  const listing = deps.listings.open(tx, {
+  const listing = await deps.listings.open(tx, {
     id: listingId,
     ...scope,
     eventPk: event.id,
@@ -65,6 +65,6 @@ export function publishChannelListing(deps: PublishChannelListingDeps, tx: Tx, p
     currency: option.currency,
     price,
   });
-  deps.channels.record(tx, { listingId, partnerId, channelId, externalListingId: input.externalListingId, sellerReference: input.sellerReference ?? null });
+  await deps.channels.record(tx, { listingId, partnerId, channelId, externalListingId: input.externalListingId, sellerReference: input.sellerReference ?? null });
   return listing;
 }

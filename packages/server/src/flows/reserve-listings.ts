@@ -32,23 +32,23 @@ export interface ReserveInput {
  * @throws 400 `missing_field`/`invalid_value` (`mixed_items`), 404 unknown listing,
  *   409 (`own_listing`, `resale_closed`, `listing_unavailable`), 429 HoldLimitError
  */
-export function reserveListings(deps: ReserveDeps, tx: Tx, input: ReserveInput): IntentionRow {
+export async function reserveListings(deps: ReserveDeps, tx: Tx, input: ReserveInput): Promise<IntentionRow> {
   const ids = [...new Set(input.listingIds)];
   // The API's schema asks for one item at least; a page's form post reaches here without it.
   if (ids.length === 0) throw ApiError.field('missing_field', 'items', 'Pick at least one ticket');
   if (ids.length !== input.listingIds.length) throw ApiError.field('invalid_value', 'items', 'A listing appears twice');
-  const rows = listingsByIds(tx, input.partner.id, ids);
+  const rows = await listingsByIds(tx, input.partner.id, ids);
   for (const id of ids) if (!rows.some((r) => r.id === id)) throw ApiError.notFound('listing', id);
   const first = rows[0]!;
   if (rows.some((r) => r.showPk !== first.showPk || r.ticketOptionPk !== first.ticketOptionPk || r.currency !== first.currency)) {
     throw ApiError.field('invalid_value', 'items', 'One checkout holds listings of one show and one ticket option', 'body', 'mixed_items');
   }
   if (input.buyerPk && rows.some((r) => r.sellerPk === input.buyerPk)) throw ApiError.conflict('You cannot buy your own listing', undefined, 'own_listing');
-  const show = showByPk(tx, first.showPk)!;
+  const show = (await showByPk(tx, first.showPk))!;
   if (!isResaleOpen(show) || deps.clock.now() >= show.startsAt) throw ApiError.conflict('Resale is closed for this show', undefined, 'resale_closed');
   // In the order of the pick, so the intention lists them as the buyer chose.
   const ordered = ids.map((id) => rows.find((r) => r.id === id)!);
-  const intention = deps.intentions.open(tx, input.partner, { listings: ordered, buyerPk: input.buyerPk, returnTo: input.returnTo ?? null, clientKey: input.clientKey ?? null });
-  deps.listings.reserve(tx, input.partner.id, ids, intention.id);
+  const intention = await deps.intentions.open(tx, input.partner, { listings: ordered, buyerPk: input.buyerPk, returnTo: input.returnTo ?? null, clientKey: input.clientKey ?? null });
+  await deps.listings.reserve(tx, input.partner.id, ids, intention.id);
   return intention;
 }

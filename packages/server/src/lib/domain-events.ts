@@ -1,8 +1,8 @@
 import type { Tx } from '../db/client.js';
 
 /**
- * In-process domain events. Handlers run synchronously inside the transaction of the
- * change that raised the event, so a cancellation and everything that follows from it
+ * In-process domain events. Handlers run inside the transaction of the change that raised
+ * the event, one after the other (each awaited before the next, and before `emit` returns), so a cancellation and everything that follows from it
  * (tickets invalidated, listings removed, webhooks put in the outbox) commit together or
  * not at all. They carry reactions within one step; a use case of several steps is a flow
  * (src/flows/), which orders its steps itself. Each event names its subscribers below.
@@ -45,7 +45,7 @@ export interface DomainEventMap {
 }
 
 export type DomainEventName = keyof DomainEventMap;
-type Handler<K extends DomainEventName> = (tx: Tx, payload: DomainEventMap[K]) => void;
+type Handler<K extends DomainEventName> = (tx: Tx, payload: DomainEventMap[K]) => void | Promise<void>;
 
 export class DomainEvents {
   private readonly handlers = new Map<DomainEventName, Handler<DomainEventName>[]>();
@@ -58,8 +58,11 @@ export class DomainEvents {
     return () => list.splice(list.indexOf(handler as Handler<DomainEventName>), 1);
   }
 
-  /** Runs every handler in the caller's transaction; a throwing handler rolls it back. */
-  emit<K extends DomainEventName>(tx: Tx, name: K, payload: DomainEventMap[K]): void {
-    for (const handler of this.handlers.get(name) ?? []) handler(tx, payload);
+  /**
+   * Runs every handler in the caller's transaction, in subscription order, each awaited; a
+   * throwing handler rolls it back. Await it: what the handlers write is part of the change.
+   */
+  async emit<K extends DomainEventName>(tx: Tx, name: K, payload: DomainEventMap[K]): Promise<void> {
+    for (const handler of this.handlers.get(name) ?? []) await handler(tx, payload);
   }
 }

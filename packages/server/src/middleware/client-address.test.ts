@@ -86,7 +86,7 @@ describe('client address over real HTTP: the per-address limit of code requests'
 
   async function serveOtp(trustProxy?: TrustProxy) {
     const t = createTestApp({ trustProxy });
-    const p = t.partner('Guests');
+    const p = await t.partner('Guests');
     http = await listen(t.app);
     const base = http.base;
     const overHttp = { request: (url: string, init?: RequestInit) => fetch(base + url, { ...init, redirect: 'manual' }) };

@@ -6,7 +6,7 @@ import { tickets } from '../modules/tickets/tickets.table.js';
 describe('control characters', () => {
   it('are refused in a JSON string, naming the field, and nothing is written', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     for (const bad of ['Gala\u0000', 'Gala\u0007', '\u001bGala', 'Gala\u007f', 'Gala\u0085', 'Gala\u009f', 'Gala\b', 'Gala\f']) {
       const res = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { title: bad }) });
       expect(res.status, JSON.stringify(bad)).toBe(400);
@@ -17,7 +17,7 @@ describe('control characters', () => {
 
   it('are found in nested arrays and keys, and in a bulk of tickets', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     const nested = await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('a1'), ticketBody('a2', { buyer: { id: 'user\u0000' } })] });
     expect(nested.body.errors[0]).toMatchObject({ code: 'invalid_value', path: '1.buyer.id' });
@@ -25,12 +25,12 @@ describe('control characters', () => {
     expect(key.body.errors[0]).toMatchObject({ path: '0.props.x\u0001' });
     const queued = await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('a1', { section: 'A\u0000' })] });
     expect(queued.status).toBe(400);
-    expect(t.db.select().from(tickets).all()).toEqual([]);
+    expect(await t.db.select().from(tickets)).toEqual([]);
   });
 
   it('leaves tab, line feed and carriage return, and escaped backslashes, alone', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const text = 'Line one\nLine two\r\n\tindented, and a literal \\u0000 and \\b';
     const res = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { description: text }) });
     expect(res.status).toBe(200);
@@ -39,7 +39,7 @@ describe('control characters', () => {
 
   it('are refused in the URL, query or path', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     for (const url of ['/v1/auth/oneTimeToken?user=ana%00', '/v1/auth/oneTimeToken?user=ana%0a', '/v1/events/tour%1F', '/v1/events/tour%7f', '/v1/events/tour%C2%85']) {
       const res = await t.request('GET', url, { key: p.keys.private });
       expect(res.status, url).toBe(400);
@@ -52,7 +52,7 @@ describe('control characters', () => {
 
   it('leave malformed JSON to the JSON error', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const res = await t.request('POST', '/v1/events', { key: p.keys.private, raw: '{"title": "a\\u0000' });
     expect(res.body.errors[0].code).toBe('invalid_json');
   });

@@ -38,7 +38,6 @@ const URL_CONTROL = /%(?:[01][0-9a-f]|7f)|%c2%[89][0-9a-f]/i;
  * or of a C0 control other than tab, LF and CR (raw C0 controls are not valid JSON). An escape is
  * real when an odd number of backslashes leads to it: `\\u0000` is the text "\u0000", not a NUL.
  */
-// eslint-disable-next-line no-control-regex
 const JSON_CONTROL = /[\u007f-\u009f]|(?<!\\)(?:\\\\)*\\(?:u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])|[bf])/i;
 
 /** The characters {@link JSON_CONTROL} looks for, once decoded. */

@@ -7,8 +7,8 @@ const buyPath = '/v1/wrapper/accesslayer?type=buy&eventId=tour&showId=show-1';
 
 async function setup() {
   const t = createTestApp();
-  const p = t.partner('Acme', { allowedOrigins: [PAGE] });
-  const other = t.partner('Other', { allowedOrigins: ['https://other.example'] });
+  const p = await t.partner('Acme', { allowedOrigins: [PAGE] });
+  const other = await t.partner('Other', { allowedOrigins: ['https://other.example'] });
   await withEvent(t, p, eventBody('tour'));
   return { t, p, other };
 }
@@ -51,7 +51,7 @@ describe('CORS for the public-key endpoints', () => {
 
   it('keeps the CORS headers on errors after authentication, so the page can read them (404, 429)', async () => {
     const t = createTestApp();
-    const p = t.partner('Acme', { allowedOrigins: [PAGE], rateLimitPerMinute: 1 });
+    const p = await t.partner('Acme', { allowedOrigins: [PAGE], rateLimitPerMinute: 1 });
     const first = await t.request('GET', '/v1/wrapper/accesslayer?type=buy&eventId=nope&showId=x', { key: p.keys.public, headers: { origin: PAGE } });
     expect(first.status).toBe(404);
     expect(first.headers.get('access-control-allow-origin')).toBe(PAGE);

@@ -93,7 +93,7 @@ export function preflight(deps: PreflightOptions): MiddlewareHandler<AppEnv> {
     const methods = allowedMethods(c.req.path);
     if (methods.length === 0) throw new ApiError(403, 'origin_not_allowed', 'This endpoint is for servers: it never answers browsers (only public-key endpoints do)');
     if (!methods.includes(method.toUpperCase())) throw new ApiError(403, 'origin_not_allowed', `${method.slice(0, 20)} is not allowed from a browser here; use ${methods.join(', ')}`);
-    if (origin !== ownOrigin(deps) && !(await deps.db.read((tx) => anyPartnerAllowsOrigin(tx, origin)))) {
+    if (origin !== ownOrigin(deps) && !(await deps.db.read(async (tx) => await anyPartnerAllowsOrigin(tx, origin)))) {
       throw new ApiError(403, 'origin_not_allowed', `Browser requests from ${origin.slice(0, 200)} are not allowed; the operator adds the origin to the partner's allowedOrigins`);
     }
     c.header('Vary', 'Origin');

@@ -62,8 +62,8 @@ function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
         }
         if (hooks.conflict) throw ApiError.conflict('Not now');
         const partnerId = c.get('auth').partner.id;
-        return respondInTransaction(c, t.deps, 201, (tx) => {
-          const row = tx.insert(things).values({ partnerId, name: body.name }).returning().get();
+        return respondInTransaction(c, t.deps, 201, async (tx) => {
+          const row = (await tx.insert(things).values({ partnerId, name: body.name }).returning())[0]!;
           if (body.name === 'crash') throw new Error('disk on fire');
           return { id: row.id, name: row.name };
         });
@@ -87,10 +87,10 @@ function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
       return respondInTransaction(c, t.deps, 201, async (tx) => {
-        const row = tx.insert(things).values({ partnerId, name: body.name }).returning().get();
+        const row = (await tx.insert(things).values({ partnerId, name: body.name }).returning())[0];
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (body.name === 'late-crash') throw new Error('the provider hung up');
-        return { id: row.id, name: row.name };
+        return { id: row!.id, name: row!.name };
       });
     },
   );
@@ -128,8 +128,8 @@ function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
     return { reached, release };
   }
 
-  const thingCount = () => t.db.select({ n: count() }).from(things).get()!.n;
-  const claims = () => t.db.select().from(idempotencyKeys).all();
+  const thingCount = async () => (await t.db.select({ n: count() }).from(things).limit(1))[0]!.n;
+  const claims = async () => await t.db.select().from(idempotencyKeys);
 
   return { t, app, hooks, send, holdNextCall, thingCount, claims };
 }
@@ -137,18 +137,18 @@ function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
 describe('Idempotency-Key', () => {
   it('without a key, runs every request (two requests, two things) and stores nothing', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const a = await s.send('/v1/things', { key: p.keys.private, body: { name: 'A' } });
     const b = await s.send('/v1/things', { key: p.keys.private, body: { name: 'A' } });
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(a.body.data.id).not.toBe(b.body.data.id);
-    expect(s.thingCount()).toBe(2);
-    expect(s.claims()).toEqual([]);
+    expect(await s.thingCount()).toBe(2);
+    expect(await s.claims()).toEqual([]);
   });
 
   it('replays the first answer byte for byte for the same key and body, without running the handler again', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const first = await s.send('/v1/things', { key: p.keys.private, idem: 'order-1', body: { name: 'A' } });
     expect(first.status).toBe(201);
     expect(first.body).toEqual({ status: 201, data: { id: 1, name: 'A' }, errors: null });
@@ -163,13 +163,13 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
     expect(s.hooks.calls).toBe(1);
-    expect(s.thingCount()).toBe(1);
-    expect(s.claims()).toMatchObject([{ partnerId: p.id, key: 'order-1', state: 'done', responseStatus: 201, responseBody: first.text }]);
+    expect(await s.thingCount()).toBe(1);
+    expect(await s.claims()).toMatchObject([{ partnerId: p.id, key: 'order-1', state: 'done', responseStatus: 201, responseBody: first.text }]);
   });
 
   it('answers 422 for the same key with another body or on another path, and writes nothing', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     for (const [path, body] of [
       ['/v1/things', { name: 'B' }],
@@ -180,7 +180,7 @@ describe('Idempotency-Key', () => {
       expect(res.body).toMatchObject({ status: 422, data: null, errors: [{ code: 'idempotency_key_reused', path: 'Idempotency-Key', in: 'header' }] });
     }
     expect(s.hooks.calls).toBe(1);
-    expect(s.thingCount()).toBe(1);
+    expect(await s.thingCount()).toBe(1);
     // The stored answer is untouched: the right request still replays.
     const replay = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -188,7 +188,7 @@ describe('Idempotency-Key', () => {
 
   it('answers 409 while the first request with the key is still running, then replays its answer', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const hold = s.holdNextCall();
     const first = s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     await hold.reached;
@@ -196,7 +196,7 @@ describe('Idempotency-Key', () => {
     const concurrent = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     expect(concurrent.status).toBe(409);
     expect(concurrent.body).toMatchObject({ status: 409, data: null, errors: [{ code: 'idempotency_in_progress' }] });
-    expect(s.claims()).toMatchObject([{ state: 'processing' }]);
+    expect(await s.claims()).toMatchObject([{ state: 'processing' }]);
 
     hold.release();
     const done = await first;
@@ -204,12 +204,12 @@ describe('Idempotency-Key', () => {
     const after = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     expect(after.text).toBe(done.text);
     expect(after.headers.get('idempotent-replayed')).toBe('true');
-    expect(s.thingCount()).toBe(1);
+    expect(await s.thingCount()).toBe(1);
   });
 
   it('takes over a claim abandoned past its lock; the late first request can then store nothing', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const hold = s.holdNextCall();
     const stuck = s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     await hold.reached;
@@ -227,19 +227,19 @@ describe('Idempotency-Key', () => {
     const late = await stuck;
     expect(late.status).toBe(409);
     expect(late.body.errors[0].code).toBe('idempotency_in_progress');
-    expect(s.thingCount()).toBe(0);
+    expect(await s.thingCount()).toBe(0);
 
     holdTakeover.release();
     const takeover = await takingOver;
     expect(takeover.status).toBe(201);
-    expect(s.thingCount()).toBe(1);
+    expect(await s.thingCount()).toBe(1);
     const replay = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     expect(replay.text).toBe(takeover.text);
   });
 
   it('forgets a key after 24 hours', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const first = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     s.t.clock.advance(IDEMPOTENCY_TTL_MS - 1);
     const replay = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
@@ -249,85 +249,85 @@ describe('Idempotency-Key', () => {
     expect(fresh.status).toBe(201);
     expect(fresh.headers.get('idempotent-replayed')).toBeNull();
     expect(fresh.body.data).toEqual({ id: 2, name: 'B' });
-    expect(s.claims()).toHaveLength(1);
+    expect(await s.claims()).toHaveLength(1);
   });
 
   it('scopes keys per partner', async () => {
     const s = setup();
-    const p1 = s.t.partner('One');
-    const p2 = s.t.partner('Two');
+    const p1 = await s.t.partner('One');
+    const p2 = await s.t.partner('Two');
     const a = await s.send('/v1/things', { key: p1.keys.private, idem: 'shared', body: { name: 'A' } });
     const b = await s.send('/v1/things', { key: p2.keys.private, idem: 'shared', body: { name: 'A' } });
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.headers.get('idempotent-replayed')).toBeNull();
-    expect(s.thingCount()).toBe(2);
-    expect(s.claims().map((r) => r.partnerId).sort()).toEqual([p1.id, p2.id].sort());
+    expect(await s.thingCount()).toBe(2);
+    expect((await s.claims()).map((r) => r.partnerId).sort()).toEqual([p1.id, p2.id].sort());
   });
 
   it('stores nothing for a failed request, so a retry with the same key runs', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const invalid = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: '' } });
     expect(invalid.status).toBe(400);
-    expect(s.claims()).toEqual([]);
+    expect(await s.claims()).toEqual([]);
 
     s.hooks.conflict = true;
     const conflict = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     expect(conflict.status).toBe(409);
     expect(conflict.body.errors[0].code).toBe('conflict');
-    expect(s.claims()).toEqual([]);
+    expect(await s.claims()).toEqual([]);
 
     s.hooks.conflict = false;
     const retry = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
-    expect(s.thingCount()).toBe(1);
+    expect(await s.thingCount()).toBe(1);
   });
 
   it('leaves neither the work nor a stored answer when the handler throws inside the transaction', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const res = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'crash' } });
     expect(res.status).toBe(500);
     expect(res.body).toMatchObject({ status: 500, data: null, errors: [{ code: 'internal_error' }] });
     expect(res.text).not.toContain('disk on fire');
-    expect(s.thingCount()).toBe(0);
-    expect(s.claims()).toEqual([]);
+    expect(await s.thingCount()).toBe(0);
+    expect(await s.claims()).toEqual([]);
   });
 
   it('stores the answer in the transaction of async work: both commit together, or neither', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const first = await s.send('/v1/async-things', { key: p.keys.private, idem: 'async-1', body: { name: 'A' } });
     expect(first.status).toBe(201);
-    expect(s.thingCount()).toBe(1);
-    expect(s.claims()).toMatchObject([{ key: 'async-1', state: 'done', responseStatus: 201, responseBody: first.text }]);
+    expect(await s.thingCount()).toBe(1);
+    expect(await s.claims()).toMatchObject([{ key: 'async-1', state: 'done', responseStatus: 201, responseBody: first.text }]);
     const again = await s.send('/v1/async-things', { key: p.keys.private, idem: 'async-1', body: { name: 'A' } });
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(s.thingCount()).toBe(1);
+    expect(await s.thingCount()).toBe(1);
 
     // Work that fails after its await leaves neither the thing nor an answer: the key is free again.
     const crashed = await s.send('/v1/async-things', { key: p.keys.private, idem: 'async-2', body: { name: 'late-crash' } });
     expect(crashed.status).toBe(500);
-    expect(s.thingCount()).toBe(1);
-    expect(s.claims().map((c) => c.key)).toEqual(['async-1']);
+    expect(await s.thingCount()).toBe(1);
+    expect((await s.claims()).map((c) => c.key)).toEqual(['async-1']);
   });
 
   it('runs concurrent async work one transaction at a time, each with its own answer', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const answers = await Promise.all(['A', 'B', 'C', 'D'].map((name, i) => s.send('/v1/async-things', { key: p.keys.private, idem: `many-${i}`, body: { name } })));
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
     expect(answers.map((a) => a.body.data.name)).toEqual(['A', 'B', 'C', 'D']);
     expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(4);
-    const stored = new Map(s.claims().map((c) => [c.key, c.responseBody]));
+    const stored = new Map((await s.claims()).map((c) => [c.key, c.responseBody]));
     answers.forEach((a, i) => expect(stored.get(`many-${i}`)).toBe(a.text));
   });
 
   it('stores the answer of a handler that does not use respondInTransaction', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     const first = await s.send('/v1/counters', { key: p.keys.private, idem: 'c' });
     const again = await s.send('/v1/counters', { key: p.keys.private, idem: 'c' });
     expect(first.body.data).toEqual({ n: 1 });
@@ -339,7 +339,7 @@ describe('Idempotency-Key', () => {
 
   it('refuses a malformed key with 400 naming the header', async () => {
     const s = setup();
-    const p = s.t.partner();
+    const p = await s.t.partner();
     for (const idem of ['x'.repeat(256), '', 'has space', 'clé']) {
       const res = await s.send('/v1/things', { key: p.keys.private, idem, body: { name: 'A' } });
       expect(res.status, JSON.stringify(idem)).toBe(400);
@@ -349,7 +349,7 @@ describe('Idempotency-Key', () => {
         errors: [{ code: 'invalid_value', message: 'Idempotency-Key must be 1 to 255 visible ASCII characters', path: 'Idempotency-Key', in: 'header' }],
       });
     }
-    expect(s.thingCount()).toBe(0);
+    expect(await s.thingCount()).toBe(0);
     expect((await s.send('/v1/things', { key: p.keys.private, idem: 'x'.repeat(255), body: { name: 'A' } })).status).toBe(201);
   });
 });
@@ -369,13 +369,13 @@ describe('purge of expired Idempotency-Keys', () => {
       createdAt: expiresAt - IDEMPOTENCY_TTL_MS,
       expiresAt,
     });
-    t.db.insert(idempotencyKeys).values([row('old', now - 1), row('edge', now), row('young', now + 1)]).run();
+    await t.db.insert(idempotencyKeys).values([row('old', now - 1), row('edge', now), row('young', now + 1)]);
 
     expect(await purgeExpiredIdempotencyKeys(t.deps)).toBe(2);
-    expect(t.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all()).toEqual([{ key: 'young' }]);
+    expect(await t.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys)).toEqual([{ key: 'young' }]);
 
     t.clock.advance(1);
     await purgeIdempotencyJob.run(t.deps);
-    expect(t.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'young')).all()).toEqual([]);
+    expect(await t.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'young'))).toEqual([]);
   });
 });

@@ -64,7 +64,7 @@ export interface IdempotencyHandle {
    * for byte. Throws a 409 `idempotency_in_progress` ApiError (rolling back the work) when
    * the claim was taken over meanwhile by a retry after the lock expired.
    */
-  complete(tx: Tx, status: number, body: string): void;
+  complete(tx: Tx, status: number, body: string): Promise<void>;
 }
 
 /**
@@ -121,15 +121,15 @@ export function idempotency(deps: IdempotencyOptions): MiddlewareHandler<AppEnv>
       get completed() {
         return completed;
       },
-      complete(tx, status, body) {
-        const res = tx.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine).run();
+      async complete(tx, status, body) {
+        const res = await tx.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine);
         if (affected(res) !== 1) throw inProgress();
         completed = true;
       },
     };
     c.set('idempotency', handle);
 
-    const release = () => deps.db.transact((tx) => tx.delete(idempotencyKeys).where(mine).run());
+    const release = () => deps.db.transact(async (tx) => await tx.delete(idempotencyKeys).where(mine));
     try {
       await next();
     } catch (err) {
@@ -148,7 +148,7 @@ export function idempotency(deps: IdempotencyOptions): MiddlewareHandler<AppEnv>
     }
     if (!handle.completed) {
       const body = await c.res.clone().text();
-      await deps.db.transact((tx) => tx.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine).run());
+      await deps.db.transact(async (tx) => await tx.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(mine));
     }
   };
 }
@@ -170,7 +170,7 @@ export async function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 
   const handle = c.get('idempotency');
   const body = await deps.db.transact(async (tx) => {
     const envelope = ok(await work(tx), status);
-    handle?.complete(tx, status, JSON.stringify(envelope));
+    await handle?.complete(tx, status, JSON.stringify(envelope));
     return envelope;
   });
   // c.json serializes with the same JSON.stringify of the same object, so the stored text
@@ -188,7 +188,7 @@ export async function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 
  * @example await purgeExpiredIdempotencyKeys(deps); // 0 when nothing had expired
  */
 export function purgeExpiredIdempotencyKeys(deps: IdempotencyOptions): Promise<number> {
-  return deps.db.transact((tx) => affected(tx.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, deps.clock.now())).run()));
+  return deps.db.transact(async (tx) => affected(await tx.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, deps.clock.now()))));
 }
 
 type Claim = { kind: 'claimed'; lockedUntil: number } | { kind: 'replay'; status: number; body: string };
@@ -204,13 +204,13 @@ function claim(deps: IdempotencyOptions, partnerId: string, key: string, request
   const fresh = { requestHash, state: 'processing' as const, responseStatus: null, responseBody: null, lockedUntil, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS };
   const thisKey = and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key));
 
-  return deps.db.transact((tx): Claim => {
+  return deps.db.transact(async (tx): Promise<Claim> => {
     // An expired key is as good as unused, whether or not the purge job has run yet.
-    tx.delete(idempotencyKeys).where(and(thisKey, lte(idempotencyKeys.expiresAt, now))).run();
-    const inserted = tx.insert(idempotencyKeys).values({ partnerId, key, ...fresh }).onConflictDoNothing().run();
+    await tx.delete(idempotencyKeys).where(and(thisKey, lte(idempotencyKeys.expiresAt, now)));
+    const inserted = await tx.insert(idempotencyKeys).values({ partnerId, key, ...fresh }).onConflictDoNothing();
     if (affected(inserted) === 1) return { kind: 'claimed', lockedUntil };
 
-    const row = tx.select().from(idempotencyKeys).where(thisKey).get();
+    const row = (await tx.select().from(idempotencyKeys).where(thisKey).limit(1))[0];
     if (!row) throw inProgress(); // removed between our statements by another process: let the client retry
     if (row.requestHash !== requestHash) {
       throw new ApiError(422, 'idempotency_key_reused', `This ${IDEMPOTENCY_HEADER} was already used with another request; send a new key for a new request`, {
@@ -222,11 +222,10 @@ function claim(deps: IdempotencyOptions, partnerId: string, key: string, request
     if (row.lockedUntil > now) throw inProgress();
 
     // The first request crashed before answering (its work rolled back with it): take over.
-    const taken = tx
+    const taken = await tx
       .update(idempotencyKeys)
       .set(fresh)
-      .where(and(thisKey, eq(idempotencyKeys.state, 'processing'), eq(idempotencyKeys.lockedUntil, row.lockedUntil)))
-      .run();
+      .where(and(thisKey, eq(idempotencyKeys.state, 'processing'), eq(idempotencyKeys.lockedUntil, row.lockedUntil)));
     if (affected(taken) !== 1) throw inProgress();
     return { kind: 'claimed', lockedUntil };
   });

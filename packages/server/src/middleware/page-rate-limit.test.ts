@@ -44,7 +44,7 @@ describe('per-address limit of the hosted pages', () => {
 
   it('limits POSTs to pages more strictly (PAGE_POST_RATE_LIMIT_PER_MINUTE, 60), before reading the form', async () => {
     const { t, fan } = setup();
-    const p = t.partner('Guests');
+    const p = await t.partner('Guests');
     const post = () => fan.post(`/auth/otp?p=${p.id}`, { identifier: 'ana@example.com' });
     // Without a CSRF token each is refused (403), cheaply; the limit counts them all the same.
     for (let i = 0; i < 60; i++) expect((await post()).status).toBe(403);
@@ -93,7 +93,7 @@ describe('per-address limit of the hosted pages', () => {
 
   it('is off with 0', async () => {
     const { fan, t } = setup({ pageRateLimitPerMinute: 0, pagePostRateLimitPerMinute: 0 });
-    const p = t.partner('Guests');
+    const p = await t.partner('Guests');
     for (let i = 0; i < 400; i++) expect((await fan.get(PAGE)).status).not.toBe(429);
     for (let i = 0; i < 100; i++) expect((await fan.post(`/auth/otp?p=${p.id}`, { identifier: 'x' })).status).toBe(403);
   });

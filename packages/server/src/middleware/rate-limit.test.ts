@@ -94,7 +94,7 @@ describe('per-partner API rate limit over HTTP', () => {
 
   it('answers the 6th request in a minute with 429, Retry-After and the envelope', async () => {
     const { t, ping } = setup();
-    const p = t.partner();
+    const p = await t.partner();
     for (let i = 0; i < 5; i++) expect((await ping(p.keys.private)).status).toBe(200);
     const res = await ping(p.keys.private);
     expect(res.status).toBe(429);
@@ -114,8 +114,8 @@ describe('per-partner API rate limit over HTTP', () => {
 
   it('limits each partner on its own', async () => {
     const { t, ping } = setup();
-    const busy = t.partner('Busy');
-    const calm = t.partner('Calm');
+    const busy = await t.partner('Busy');
+    const calm = await t.partner('Calm');
     for (let i = 0; i < 6; i++) await ping(busy.keys.private);
     expect((await ping(busy.keys.private)).status).toBe(429);
     for (let i = 0; i < 5; i++) expect((await ping(calm.keys.private)).status).toBe(200);
@@ -123,16 +123,16 @@ describe('per-partner API rate limit over HTTP', () => {
 
   it('uses the partner’s own setting, where 0 disables the limit', async () => {
     const { t, ping } = setup();
-    const unlimited = t.partner('Unlimited', { rateLimitPerMinute: 0 });
+    const unlimited = await t.partner('Unlimited', { rateLimitPerMinute: 0 });
     for (let i = 0; i < 50; i++) expect((await ping(unlimited.keys.private)).status).toBe(200);
-    const generous = t.partner('Generous', { rateLimitPerMinute: 10 });
+    const generous = await t.partner('Generous', { rateLimitPerMinute: 10 });
     for (let i = 0; i < 10; i++) expect((await ping(generous.keys.private)).status).toBe(200);
     expect((await ping(generous.keys.private)).status).toBe(429);
   });
 
   it('does not count requests refused before authentication', async () => {
     const { t, ping } = setup();
-    const p = t.partner();
+    const p = await t.partner();
     for (let i = 0; i < 10; i++) expect((await ping('sk_unknown')).status).toBe(401);
     for (let i = 0; i < 5; i++) expect((await ping(p.keys.private)).status).toBe(200);
   });

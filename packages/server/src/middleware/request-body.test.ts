@@ -8,9 +8,9 @@ import { TestBrowser } from '../modules/auth/auth.testing.js';
  * pages, and JSON no deeper than 32 levels nor wider than 10,000 elements or 1,000 keys.
  * Bodies up to the production limit (5 MiB), where 100,000 levels fit.
  */
-const setup = () => {
+const setup = async () => {
   const t = createTestApp({ maxBodyBytes: 5 * 1024 * 1024, rateLimitPerMinute: 1_000_000 });
-  return { t, p: t.partner() };
+  return { t, p: await t.partner() };
 };
 const deepObjects = (n: number, leaf = '1') => '{"a":'.repeat(n) + leaf + '}'.repeat(n);
 const deepArrays = (n: number, leaf = '') => '['.repeat(n) + leaf + ']'.repeat(n);
@@ -22,7 +22,7 @@ const rowCount = (t: ReturnType<typeof createTestApp>) =>
 
 describe('JSON depth and size', () => {
   it('answers 400 invalid_json to 100,000 levels on every kind of route, with or without a key (was a 500: the control-character walk overflowed the stack)', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const bodies = [deepObjects(100_000), deepArrays(100_000), deepObjects(100_000, '"\\u0000"'), deepArrays(100_000, '"\\u0001"'), `[${deepObjects(50_000)}]`];
     const targets: [string, string | null][] = [
       ['/v1/events', p.keys.private],
@@ -46,7 +46,7 @@ describe('JSON depth and size', () => {
   });
 
   it('takes 32 levels (validation answers) and refuses 33', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const metadata = (levels: number) => JSON.parse(deepObjects(levels)) as unknown;
     const lead = (levels: number) => ({ type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'fan@example.com' }, metadata: metadata(levels) });
     // metadata sits at level 2, so 31 levels of it make a body of 32.
@@ -58,7 +58,7 @@ describe('JSON depth and size', () => {
   });
 
   it('answers 400 out_of_range, naming the array, to 200,000 elements', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const res = await t.request('POST', '/v1/marketdata/users/bulk', { key: p.keys.private, raw: `{"items":[${'0,'.repeat(199_999)}0]}` });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ code: 'out_of_range', message: 'items holds more than 10000 elements', path: 'items', in: 'body' }]);
@@ -71,7 +71,7 @@ describe('JSON depth and size', () => {
 
 describe('media types', () => {
   it('API endpoints take application/json only (parameters ignored): anything else with a body is 415 before the key, the idempotency claim or the handler', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const body = JSON.stringify(eventBody('tour'));
     const before = rowCount(t);
     for (const type of ['application/json-patch+json', 'application/merge-patch+json', 'text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'text/json', null]) {
@@ -95,7 +95,7 @@ describe('media types', () => {
   });
 
   it('an empty body passes with any type, so endpoints without a body keep working (curl -d "" sends a form type)', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     await withEvent(t, p);
     const res = await t.app.request('/v1/events/tour/cancellation', { method: 'POST', headers: { authorization: p.keys.private, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
     expect(res.status).toBe(200);
@@ -104,13 +104,13 @@ describe('media types', () => {
   });
 
   it('unknown paths and wrong methods keep their 404 and 405', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     expect((await t.app.request('/v1/nope', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(404);
     expect((await t.app.request('/v1/events', { method: 'PATCH', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(405);
   });
 
   it('hosted forms take urlencoded and multipart only: anything else is a localised 415 page, a malformed multipart body a 400 page (was a 500)', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     const before = rowCount(t);
     const forms = [`/market/${p.id}/tour/buy`, `/sell/${p.id}/payout`, `/checkout/${p.id}/bi_nope`, '/auth/otp', '/auth/logout'];

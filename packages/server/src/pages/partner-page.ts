@@ -19,7 +19,7 @@ export function notFoundPage(c: Context<any, any, any>, lang: Lang): Promise<Res
  */
 export function partnerPage<C extends Context<any, any, any>>(deps: Pick<AppDeps, 'db'>, handler: (c: C, partner: PartnerRow, lang: Lang) => Response | Promise<Response>) {
   return async (c: C): Promise<Response> => {
-    const partner = await deps.db.read((tx) => partnerById(tx, c.req.param('partnerId') ?? ''));
+    const partner = await deps.db.read(async (tx) => await partnerById(tx, c.req.param('partnerId') ?? ''));
     const lang = pageLang(c, partner?.settings.defaultLang);
     return partner ? handler(c, partner, lang) : notFoundPage(c, lang);
   };

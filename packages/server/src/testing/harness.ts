@@ -99,9 +99,9 @@ export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger
     return { status: res.status, body: parsed, headers: res.headers };
   }
 
-  function partner(name = 'Acme Tickets', settings: PartnerSettingsPatch = {}): TestPartner {
-    // Synchronous (a test's first line, in hundreds of tests): the tx-taking half of `create`.
-    const { partner: row, secrets } = db.transaction((tx) => deps.partners.createIn(tx, name, settings));
+  async function partner(name = 'Acme Tickets', settings: PartnerSettingsPatch = {}): Promise<TestPartner> {
+    // The tx-taking half of `create` (a test's first line, in hundreds of tests).
+    const { partner: row, secrets } = await db.transact(async (tx) => await deps.partners.createIn(tx, name, settings));
     return { id: row.id, keys: secrets.keys, webhookSecret: secrets.webhookSecret };
   }
 

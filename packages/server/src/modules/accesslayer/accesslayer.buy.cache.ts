@@ -164,7 +164,6 @@ const SNAPSHOT = { snapshot: true } as const;
 export class ShowSnapshots {
   readonly counter: DbChangeCounter;
   private readonly cache = new Map<string, SnapshotEntry>();
-  private readonly q;
   /** Full rebuilds since start (tests and benchmarks read it). */
   rebuilds = 0;
   /** Fingerprint checks since start (the counter moved; the snapshot was kept or rebuilt). */
@@ -176,8 +175,6 @@ export class ShowSnapshots {
     private readonly limit = SNAPSHOT_CACHE_LIMIT,
   ) {
     this.counter = changeCounter(db, clock);
-    // Prepared once by the owners' queries (events, listings, marketdata): no SQL is built on the hot path.
-    this.q = { ...showSnapshotReads(db), ...showListingReads(db), primary: primarySaleReader(db) };
   }
 
   /** The snapshot of a partner's show, from the cache while `version` is the one it was built at. */
@@ -212,7 +209,7 @@ export class ShowSnapshots {
     const check = checkable?.check;
     if (checkable && check) {
       this.checks++;
-      if ((await db.read((tx) => this.fingerprint(tx, check.eventPk, check.showPk, check.listingIds), SNAPSHOT)) === check.fingerprint) {
+      if ((await db.read(async (tx) => await this.fingerprint(tx, check.eventPk, check.showPk, check.listingIds), SNAPSHOT)) === check.fingerprint) {
         checkable.version = version;
         checkable.kept = true;
         checkable.rendered.clear();
@@ -220,7 +217,7 @@ export class ShowSnapshots {
         return checkable;
       }
     }
-    const entry = await db.read((tx) => this.load(tx, partnerId, eventId, showId, version, now), SNAPSHOT);
+    const entry = await db.read(async (tx) => await this.load(tx, partnerId, eventId, showId, version, now), SNAPSHOT);
     this.rebuilds++;
     if (this.cache.size >= this.limit) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, entry);
@@ -232,15 +229,17 @@ export class ShowSnapshots {
     this.cache.clear();
   }
 
-  private load(tx: Tx, partnerId: string, eventId: string, showId: string, version: DbVersion, now: number): SnapshotEntry {
+  private async load(tx: Tx, partnerId: string, eventId: string, showId: string, version: DbVersion, now: number): Promise<SnapshotEntry> {
     const missing = (what: 'event' | 'show'): SnapshotEntry => ({ version, result: { found: false, missing: what }, rendered: new Map(), builtAt: now, kept: false, check: null });
-    const event = this.q.eventByRef(partnerId, eventId);
+    // Prepared once per connection by the owners' queries (events, listings, marketdata): no SQL is built on the hot path.
+    const shows = showSnapshotReads(tx);
+    const event = await shows.eventByRef(partnerId, eventId);
     if (!event) return missing('event');
-    const show = this.q.showOfEvent(event.id, showId);
+    const show = await shows.showOfEvent(event.id, showId);
     if (!show) return missing('show');
-    const optionRows = this.q.optionsOfShow(show.id);
-    const stats = new Map(this.q.statsOfShow(show.id).map((s) => [s.optionPk, s]));
-    const cheapest = this.cheapestPerOption(tx, show.id);
+    const optionRows = await shows.optionsOfShow(show.id);
+    const stats = new Map((await showListingReads(tx).statsOfShow(show.id)).map((s) => [s.optionPk, s]));
+    const cheapest = await this.cheapestPerOption(tx, show.id);
     const listingIds = [...cheapest.values()].map((c) => c.listingId).sort();
     const snapshot: ShowSnapshot = {
       partnerId,
@@ -263,7 +262,7 @@ export class ShowSnapshots {
           cheapest: cheapest.get(o.pk) ?? null,
         };
       }),
-      primary: this.q.primary(show.id),
+      primary: await primarySaleReader(tx)(show.id),
     };
     return {
       version,
@@ -271,7 +270,7 @@ export class ShowSnapshots {
       rendered: new Map(),
       builtAt: now,
       kept: false,
-      check: { eventPk: event.id, showPk: show.id, listingIds, fingerprint: this.fingerprint(tx, event.id, show.id, listingIds) },
+      check: { eventPk: event.id, showPk: show.id, listingIds, fingerprint: await this.fingerprint(tx, event.id, show.id, listingIds) },
     };
   }
 
@@ -284,17 +283,18 @@ export class ShowSnapshots {
    * the cheapest listings. Not in it: the buyer fee (not in the index), hence
    * {@link FULL_REBUILD_MS}; quantity, option and currency of a listing never change.
    */
-  private fingerprint(tx: Tx, eventPk: string, showPk: string, listingIds: readonly string[]): string {
-    const event = this.q.eventSeating(eventPk);
-    const show = this.q.showState(showPk);
+  private async fingerprint(tx: Tx, eventPk: string, showPk: string, listingIds: readonly string[]): Promise<string> {
+    const shows = showSnapshotReads(tx);
+    const event = await shows.eventSeating(eventPk);
+    const show = await shows.showState(showPk);
     if (!event || !show) return '';
     const parts: unknown[] = [event.hasSeating, show.status, show.resaleEnabled, show.startsAt];
-    for (const o of this.q.optionsOfShow(showPk)) parts.push(o.pk, o.ticketOptionId, o.currency, o.area, o.webVisibility);
-    const primary = this.q.primary(showPk);
+    for (const o of await shows.optionsOfShow(showPk)) parts.push(o.pk, o.ticketOptionId, o.currency, o.area, o.webVisibility);
+    const primary = await primarySaleReader(tx)(showPk);
     parts.push(primary?.soldOut ?? null, primary?.soldPercentage ?? null);
-    const l = this.q.fingerprintOfShow(showPk);
+    const l = await showListingReads(tx).fingerprintOfShow(showPk);
     parts.push(l?.n, l?.rowids, l?.pairs);
-    for (const s of this.seats(tx, listingIds)) parts.push(s.listingId, s.section, s.row, s.seat);
+    for (const s of await this.seats(tx, listingIds)) parts.push(s.listingId, s.section, s.row, s.seat);
     return JSON.stringify(parts);
   }
 
@@ -303,10 +303,10 @@ export class ShowSnapshots {
    * first, then by code unit): the listings' tickets (listings) and their seats (tickets), one
    * read each.
    */
-  private seats(tx: Tx, listingIds: readonly string[]): { listingId: string; section: string | null; row: string | null; seat: string | null; ticketId: string }[] {
+  private async seats(tx: Tx, listingIds: readonly string[]): Promise<{ listingId: string; section: string | null; row: string | null; seat: string | null; ticketId: string }[]> {
     if (listingIds.length === 0) return [];
-    const pairs = ticketPksOfListings(tx, listingIds);
-    const seats = ticketSeatsByPks(tx, pairs.map((p) => p.ticketPk));
+    const pairs = await ticketPksOfListings(tx, listingIds);
+    const seats = await ticketSeatsByPks(tx, pairs.map((p) => p.ticketPk));
     const out = [];
     for (const p of pairs) {
       const t = seats.get(p.ticketPk);
@@ -316,10 +316,10 @@ export class ShowSnapshots {
   }
 
   /** The cheapest ACTIVE listing of each option of a show (ties: the smaller id, as the market page orders them), with its seats. */
-  private cheapestPerOption(tx: Tx, showPk: string): Map<string, CheapestListing> {
-    const rows = cheapestActivePerOption(tx, showPk);
+  private async cheapestPerOption(tx: Tx, showPk: string): Promise<Map<string, CheapestListing>> {
+    const rows = await cheapestActivePerOption(tx, showPk);
     const out = new Map<string, CheapestListing>();
-    const seats = this.seats(tx, rows.map((r) => r.id));
+    const seats = await this.seats(tx, rows.map((r) => r.id));
     for (const r of rows) {
       out.set(r.optionPk, {
         listingId: r.id,

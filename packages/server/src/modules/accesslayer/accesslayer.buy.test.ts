@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,7 +58,7 @@ const BRAND = {
 async function setup(opts: { seating?: boolean; settings?: PartnerSettingsPatch } = {}) {
   const t = createTestApp();
   mountBuy(t);
-  const p = t.partner('Acme Tickets', opts.settings ?? {});
+  const p = await t.partner('Acme Tickets', opts.settings ?? {});
   await withEvent(t, p, eventBody('tour', { shows: [SHOW_1, showBody('show-2')], ...(opts.seating ? { seating: { svgCode: '<svg viewBox="0 0 10 10"/>' } } : {}) }));
   const sync = await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
@@ -83,10 +84,10 @@ function mountBuy(t: TestApp) {
 }
 
 function helpers(t: TestApp, p: TestPartner) {
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (ids: string[], priceMinor: number) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(ids[0]!).ownerPk, ticketPks: ids.map((id) => ticket(id).id), priceMinor }));
-  const reprice = (listingId: string, priceMinor: number) => t.db.transaction((tx) => t.deps.listings.updatePrice(tx, p.id, listingId, t.deps.listings.get(tx, p.id, listingId).sellerPk, priceMinor));
-  const terminate = (ticketId: string) => t.db.transaction((tx) => t.deps.listings.terminateByTicket(tx, p.id, ticketId));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (ids: string[], priceMinor: number) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (id) => (await ticket(id)).id), priceMinor }));
+  const reprice = async (listingId: string, priceMinor: number) => await t.db.transact(async (tx) => await t.deps.listings.updatePrice(tx, p.id, listingId, (await t.deps.listings.get(tx, p.id, listingId)).sellerPk, priceMinor));
+  const terminate = async (ticketId: string) => await t.db.transact(async (tx) => await t.deps.listings.terminateByTicket(tx, p.id, ticketId));
   const buy = (query: Record<string, string> = {}, key: string | null = p.keys.public) =>
     t.request('GET', `/v1/wrapper/accesslayer?${new URLSearchParams({ type: 'buy', eventId: 'tour', showId: 'show-1', ...query })}`, { key });
   const bulk = (body: unknown, query: Record<string, string> = {}, key: string = p.keys.public) =>
@@ -104,8 +105,8 @@ const market = (p: TestPartner, q: string) => `http://resale.test/market/${p.id}
 describe('buy access layer: the default set', () => {
   it('answers a visible buy button and every category, in the show’s order, to the public key', async () => {
     const { p, list, buy } = await setup();
-    list(['f3'], 4000);
-    list(['v1'], 12000);
+    await list(['f3'], 4000);
+    await list(['v1'], 12000);
     const res = await buy();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
@@ -158,21 +159,21 @@ describe('buy access layer: live numbers', () => {
     expect(numbers(before.body.data)['opt-field']).toEqual([0, 0]);
     expect(before.body.data[0].buyButton.callToAction.enabled).toBe(false);
 
-    const a = list(['f3'], 4000);
+    const a = await list(['f3'], 4000);
     expect(numbers((await buy()).body.data)['opt-field']).toEqual([1, 44]);
     // Same millisecond, new numbers: a cheaper listing lowers the floor; a pack counts each ticket.
-    list(['f4'], 3000);
+    await list(['f4'], 3000);
     expect(numbers((await buy()).body.data)['opt-field']).toEqual([2, 33]);
-    list(['f1', 'f2'], 5000);
+    await list(['f1', 'f2'], 5000);
     expect(numbers((await buy()).body.data)['opt-field']).toEqual([4, 33]);
     // Repricing the cheapest below and above.
-    const f4 = t.deps.listings.getByTicket(t.db, p.id, 'f4');
-    reprice(f4.id, 2500);
+    const f4 = await t.deps.listings.getByTicket(t.db, p.id, 'f4');
+    await reprice(f4.id, 2500);
     expect(numbers((await buy()).body.data)['opt-field']).toEqual([4, 27.5]);
-    reprice(f4.id, 6000);
+    await reprice(f4.id, 6000);
     expect(numbers((await buy()).body.data)['opt-field']).toEqual([4, 44]);
     // Terminated by its seller.
-    terminate('f3');
+    await terminate('f3');
     expect(a.id).toBeTruthy();
     expect(numbers((await buy()).body.data)['opt-field']).toEqual([3, 55]);
     // Delisted by the organiser.
@@ -222,12 +223,12 @@ describe('buy access layer: live numbers', () => {
     await read();
     expect([snapshots.rebuilds, snapshots.checks]).toEqual([1, 0]);
     // A write that does not concern the show: one fingerprint check, no rebuild.
-    t.partner('Someone else');
+    await t.partner('Someone else');
     await read();
     await read();
     expect([snapshots.rebuilds, snapshots.checks]).toEqual([1, 1]);
     // A listing of the show: the fingerprint differs, so it is rebuilt.
-    const l = list(['f3'], 4000);
+    const l = await list(['f3'], 4000);
     expect(await field()).toMatchObject({ ticketOptionId: 'opt-field', quantityForSale: 1, floorMinor: 4400, cheapest: { listingId: l.id, buyerTotalMinor: 4400 } });
     expect([snapshots.rebuilds, snapshots.checks]).toEqual([2, 2]);
     // A seat of the cheapest listing changed.
@@ -235,13 +236,13 @@ describe('buy access layer: live numbers', () => {
     expect((await field())?.cheapest?.seats).toEqual([{ section: 'Z', row: '9', seat: '99' }]);
     // Writes forgiven (Login Trust's tokens) cost nothing at all.
     const checks = snapshots.checks;
-    t.db.transaction((tx) => snapshots.counter.forgive(() => t.deps.auth.mintOneTimeToken(tx, p.id, t.deps.tickets.get(t.db, p.id, 'f1').ownerPk, 'test')));
+    await t.db.transact(async (tx) => snapshots.counter.forgive(async () => await t.deps.auth.mintOneTimeToken(tx, p.id, (await t.deps.tickets.get(t.db, p.id, 'f1')).ownerPk, 'test')));
     await read();
     expect(snapshots.checks).toBe(checks);
     // The one change the fingerprint cannot see: a buyer fee changed at the same price (the
     // partner's fees changed, the seller saves the same price). It shows once the entry is FULL_REBUILD_MS old.
     await t.deps.partners.update(p.id, { settings: { fees: { buyerPercent: 20 } } });
-    reprice(l.id, 4000);
+    await reprice(l.id, 4000);
     expect((await field())?.floorMinor).toBe(4400);
     t.clock.advance(FULL_REBUILD_MS);
     expect((await field())?.floorMinor).toBe(4800);
@@ -254,7 +255,7 @@ describe('buy access layer: live numbers', () => {
 describe('buy access layer: resale closed', () => {
   it('disables every call to action when resale is off, the show cancelled, or the show started', async () => {
     const { t, p, list, buy } = await setup();
-    list(['f3'], 4000);
+    await list(['f3'], 4000);
     const enabled = async () => {
       const data = (await buy()).body.data as Component[];
       return [data[0]!.buyButton.callToAction.enabled, categories(data)[0]!.callToAction.enabled];
@@ -282,8 +283,8 @@ describe('buy access layer: resale closed', () => {
 describe('buy access layer: the partner’s settings', () => {
   it('returns the configured components with their texts, colours and images, keeps visible false, leaves disabled categories out', async () => {
     const { t, p, list, buy, settings } = await setup();
-    list(['f3'], 4000);
-    list(['v1'], 12000);
+    await list(['f3'], 4000);
+    await list(['v1'], 12000);
     const saved = await settings({ ...BRAND, disabledTicketOptions: [{ eventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-vip' }, { eventId: 'tour', ticketOptionId: 'opt-stand' }, { eventId: 'other', ticketOptionId: 'opt-field' }] });
     expect(saved.status).toBe(200);
     const res = await buy({ lang: 'es' });
@@ -376,12 +377,12 @@ describe('buy access layer: the map', () => {
     // Nothing for sale yet: no map.
     expect(find((await buy()).body.data, 'integratedMap')).toBeUndefined();
     // An offer without an area: still no map.
-    list(['s1'], 2000);
+    await list(['s1'], 2000);
     expect(find((await buy()).body.data, 'integratedMap')).toBeUndefined();
-    list(['f1', 'f2'], 4000);
-    list(['f3'], 5000);
-    list(['v1'], 12000);
-    list(['b1'], 15000);
+    await list(['f1', 'f2'], 4000);
+    await list(['f3'], 5000);
+    await list(['v1'], 12000);
+    await list(['b1'], 15000);
     const res = await buy();
     expect(res.body.data.map((c: Component) => c.class)).toEqual(['buyBanner', 'buyModal', 'buyButton', 'categoriesList', 'integratedMap']);
     const map = find(res.body.data, 'integratedMap').map;
@@ -408,7 +409,7 @@ describe('buy access layer: the map', () => {
   it('is not returned for an event without seating', async () => {
     const { list, buy, settings } = await setup();
     await settings(BRAND);
-    list(['f3'], 4000);
+    await list(['f3'], 4000);
     expect(find((await buy()).body.data, 'integratedMap')).toBeUndefined();
   });
 });
@@ -458,7 +459,7 @@ describe('buy access layer: requests and keys', () => {
   it('signs every URL with its own single-use token for loginTrust[user], with the private key only', async () => {
     const { t, p, list, buy, settings } = await setup({ seating: true });
     await settings(BRAND);
-    list(['f3'], 4000);
+    await list(['f3'], 4000);
     const pub = await buy({ 'loginTrust[user]': 'fan@example.com' });
     expect(pub.status).toBe(403);
     expect(pub.body.errors[0]).toMatchObject({ code: 'forbidden_key_kind' });
@@ -480,14 +481,14 @@ describe('buy access layer: requests and keys', () => {
     expect(new Set(tokens).size).toBe(urls.length);
     expect(new URL(urls[0]!).pathname).toBe(`/market/${p.id}/tour`);
     // Each token opens once, for that user.
-    const fan = t.deps.tickets.get(t.db, p.id, 'f1').ownerPk;
-    const first = t.db.transaction((tx) => t.deps.auth.redeemOneTimeToken(tx, tokens[0]!, p.id));
+    const fan = (await t.deps.tickets.get(t.db, p.id, 'f1')).ownerPk;
+    const first = await t.db.transact(async (tx) => await t.deps.auth.redeemOneTimeToken(tx, tokens[0]!, p.id));
     expect(first).toMatchObject({ ok: true, userPk: fan, purpose: 'accessLayer' });
-    expect(t.db.transaction((tx) => t.deps.auth.redeemOneTimeToken(tx, tokens[0]!, p.id))).toMatchObject({ ok: false, reason: 'used' });
-    expect(t.db.transaction((tx) => t.deps.auth.redeemOneTimeToken(tx, tokens[1]!, p.id))).toMatchObject({ ok: true });
+    expect(await t.db.transact(async (tx) => await t.deps.auth.redeemOneTimeToken(tx, tokens[0]!, p.id))).toMatchObject({ ok: false, reason: 'used' });
+    expect(await t.db.transact(async (tx) => await t.deps.auth.redeemOneTimeToken(tx, tokens[1]!, p.id))).toMatchObject({ ok: true });
     // They live as long as the partner's oneTimeTokenTtlSeconds (300 s by default).
     t.clock.advance(300_000);
-    expect(t.db.transaction((tx) => t.deps.auth.redeemOneTimeToken(tx, tokens[2]!, p.id))).toMatchObject({ ok: false, reason: 'expired' });
+    expect(await t.db.transact(async (tx) => await t.deps.auth.redeemOneTimeToken(tx, tokens[2]!, p.id))).toMatchObject({ ok: false, reason: 'expired' });
     // A bad user is a 400 naming the parameter.
     const badUser = await buy({ 'loginTrust[user]': 'not an e-mail@' }, p.keys.private);
     expect(badUser.body.errors[0]).toMatchObject({ path: 'loginTrust[user]' });
@@ -499,7 +500,7 @@ describe('buy access layer: requests and keys', () => {
     expect(event.status).toBe(404);
     expect(event.body).toMatchObject({ status: 404, data: null, errors: [{ code: 'not_found', message: "No event 'nope' was found" }] });
     expect((await buy({ showId: 'show-9' })).body.errors[0]).toMatchObject({ code: 'not_found', message: "No show 'show-9' was found" });
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     const foreign = await t.request('GET', '/v1/wrapper/accesslayer?type=buy&eventId=tour&showId=show-1', { key: other.keys.public });
     expect(foreign.status).toBe(404);
     expect(foreign.body.errors[0].code).toBe('not_found');
@@ -532,7 +533,7 @@ describe('buy access layer: bulk', () => {
   it('answers buttons, modals and banners per show, in request order; unknown or foreign shows get an empty list', async () => {
     const { t, p, list, bulk, settings } = await setup({ seating: true });
     await settings(BRAND);
-    list(['f3'], 4000);
+    await list(['f3'], 4000);
     const res = await bulk([
       { eventId: 'tour', showIds: ['show-2', 'show-1', 'show-9'] },
       { eventId: 'nope', showIds: ['show-1'] },
@@ -549,7 +550,7 @@ describe('buy access layer: bulk', () => {
     // show-2 has nothing for sale.
     expect(data[0]!.components[2]!.buyButton.callToAction.enabled).toBe(false);
     // Another partner reads the same ids as unknown.
-    const other = t.partner('Other', { buyAccessLayer: BRAND });
+    const other = await t.partner('Other', { buyAccessLayer: BRAND });
     const foreign = await t.request('POST', '/v1/wrapper/accesslayer/bulk?type=buy', { key: other.keys.public, body: [{ eventId: 'tour', showIds: ['show-1'] }] });
     expect(foreign.body.data).toEqual([{ eventId: 'tour', showId: 'show-1', components: [] }]);
     // The default set in bulk is the button alone.

@@ -5,7 +5,7 @@ import { ok } from '../../lib/envelope.js';
 import { ApiError } from '../../lib/errors.js';
 import { toMajor } from '../../lib/money.js';
 import { authService, type AuthServiceDeps } from '../auth/auth.service.js';
-import { signUrl } from '../auth/auth.urls.js';
+import { signingWith } from '../auth/auth.urls.js';
 import { isResaleOpen } from '../events/events.model.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import type { BuyAccessLayerSettings } from '../partners/partners.settings.js';
@@ -169,19 +169,18 @@ export function buyConfig(partner: PartnerRow): BuyAccessLayerSettings {
 }
 
 /**
- * Login Trust for one answer: `loginTrustSigner` (auth.urls.ts) without its partner lookup per
- * token (the token lifetime is read from the partner at hand), which halves the cost of a
- * signed answer (about 28 URLs with every component on). Each call mints a fresh single-use
- * token; the user is resolved once, created on first sight.
+ * Login Trust for one answer: `withLoginTrustSigner` (auth.urls.ts) without its partner lookup
+ * per token (the token lifetime is read from the partner at hand). `work` renders with a
+ * signer that mints a fresh single-use token per URL; the tokens are written together once it
+ * is done. The user is resolved once, created on first sight.
  *
  * @throws ApiError 400 `invalid_format` naming `loginTrust[user]` when the user is not usable
- * @example const sign = loginTrustSigning(deps, tx, partner, 'ana@example.com'); sign(url);
+ * @example const components = await loginTrustSigning(deps, tx, partner, 'ana@example.com', (sign) => buy.show(partner, ref, lang, sign));
  */
-export function loginTrustSigning(deps: AuthServiceDeps, tx: Tx, partner: PartnerRow, user: string): Signer {
+export async function loginTrustSigning<T>(deps: AuthServiceDeps, tx: Tx, partner: PartnerRow, user: string, work: (sign: Signer) => T | Promise<T>): Promise<T> {
   const auth = authService(deps);
-  const row = auth.resolveUser(tx, partner.id, user, { path: 'loginTrust[user]' });
-  const ttlSeconds = partner.settings.oneTimeTokenTtlSeconds;
-  return (url) => signUrl(url, auth.mintOneTimeToken(tx, partner.id, row.id, 'accessLayer', { ttlSeconds }));
+  const row = await auth.resolveUser(tx, partner.id, user, { path: 'loginTrust[user]' });
+  return signingWith(tx, await auth.tokenBatch(tx, partner.id, row.id, 'accessLayer', { ttlSeconds: partner.settings.oneTimeTokenTtlSeconds }), work);
 }
 
 /** Whether resale of the show is open now: resale enabled, not cancelled or hidden, not started. */

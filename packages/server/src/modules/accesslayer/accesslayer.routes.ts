@@ -3,7 +3,7 @@ import type { AppDeps } from '../../context.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
-import { loginTrustSigner } from '../auth/auth.urls.js';
+import { withLoginTrustSigner } from '../auth/auth.urls.js';
 import { SellAccessLayer, sellBannerComponent, type Lang } from './accesslayer.sell.js';
 import { SellAccessLayerBody, SellAccessLayerResponse } from './accesslayer.schemas.js';
 
@@ -32,18 +32,20 @@ export function accessLayerRoutes(deps: AppDeps) {
       const body = c.req.valid('json');
       const partner = c.get('auth').partner;
       const lang: Lang = c.req.valid('query').lang ?? partner.settings.defaultLang;
-      return respondInTransaction(c, deps, 200, (tx) => {
-        const user = deps.users.find(tx, partner.id, body.user);
-        const sign = body.autologin ? loginTrustSigner(deps, tx, { partnerId: partner.id, user: body.user, method: 'email', path: 'user' }, 'accessLayer') : (url: string) => url;
-        const sales = body.includeOrderSales || body.includeTicketSales ? sell.sales(tx, partner.id, user) : null;
-        const extras = {
-          ...(body.includeTicketSales ? { soldTickets: sales!.soldTickets } : {}),
-          ...(body.includeOrderSales ? { soldOrders: sales!.soldOrders } : {}),
-        };
-        const components = sellBannerComponent(deps, partner, lang, sign);
-        if (body.tickets) return { user: body.user, tickets: sell.tickets(tx, partner.id, user, body.tickets, lang, sign), components, ...extras };
-        if (body.orders) return { user: body.user, orders: sell.orders(tx, partner.id, user, body.orders, lang, sign), components, ...extras };
-        return extras;
+      return respondInTransaction(c, deps, 200, async (tx) => {
+        const user = await deps.users.find(tx, partner.id, body.user);
+        const who = { partnerId: partner.id, user: body.autologin ? body.user : null, method: 'email', path: 'user' } as const;
+        return withLoginTrustSigner(deps, tx, who, 'accessLayer', async (sign) => {
+          const sales = body.includeOrderSales || body.includeTicketSales ? await sell.sales(tx, partner.id, user) : null;
+          const extras = {
+            ...(body.includeTicketSales ? { soldTickets: sales!.soldTickets } : {}),
+            ...(body.includeOrderSales ? { soldOrders: sales!.soldOrders } : {}),
+          };
+          const components = sellBannerComponent(deps, partner, lang, sign);
+          if (body.tickets) return { user: body.user, tickets: await sell.tickets(tx, partner.id, user, body.tickets, lang, sign), components, ...extras };
+          if (body.orders) return { user: body.user, orders: await sell.orders(tx, partner.id, user, body.orders, lang, sign), components, ...extras };
+          return extras;
+        });
       });
     },
   );

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
@@ -61,14 +62,14 @@ export class SellAccessLayer {
   }
 
   /** PENDING_PAYOUT_INFO goes beside the other CTAs while a seller with listings has no payout account. */
-  private needsPayout(tx: Tx, user: UserRow | null, status: SellStatus): boolean {
-    return !!user && (status === 'FOR_SALE' || status === 'SOLD') && this.accounts.view(tx, user.id) === null;
+  private async needsPayout(tx: Tx, user: UserRow | null, status: SellStatus): Promise<boolean> {
+    return !!user && (status === 'FOR_SALE' || status === 'SOLD') && (await this.accounts.view(tx, user.id)) === null;
   }
 
   /** Tickets mode: status, `sync` (known to the service) and CTAs per ticket, in request order. */
-  tickets(tx: Tx, partnerId: string, user: UserRow | null, refs: readonly TicketRef[], lang: Lang, sign: (url: string) => string) {
-    return refs.map((ref) => {
-      const e = this.evaluate(tx, partnerId, user, ref);
+  async tickets(tx: Tx, partnerId: string, user: UserRow | null, refs: readonly TicketRef[], lang: Lang, sign: (url: string) => string) {
+    return await inOrder(refs, async (ref) => {
+      const e = await this.evaluate(tx, partnerId, user, ref);
       const ctas: Cta[] = [];
       // Only calls to action that take the seller to their own pages are signed (see auth.urls.ts,
       // "Where sign-in tokens go"): Share is a link the seller passes on, so it never carries one.
@@ -78,10 +79,10 @@ export class SellAccessLayer {
       if (e.status === 'SELLABLE') cta('SELL', `${base}/sell/${partnerId}/ticket/${encodeURIComponent(ref.ticketId)}${q(e.sync ? {} : { sync: '1', eventId: ref.eventId, showId: ref.showId })}`);
       if (e.status === 'FOR_SALE' && e.listing) {
         cta('EDIT', `${base}/sell/${partnerId}/listings/${e.listing.id}${q()}`);
-        cta('P2P', this.deps.listings.toApi(tx, e.listing).shareUrl, false);
+        cta('P2P', (await this.deps.listings.toApi(tx, e.listing)).shareUrl, false);
       }
       if (e.status === 'SOLD' && e.listing) cta('DETAILS', `${base}/sell/${partnerId}/listings/${e.listing.id}${q()}`);
-      if (this.needsPayout(tx, user, e.status)) cta('PENDING_PAYOUT_INFO', `${base}/sell/${partnerId}/payout${q()}`);
+      if (await this.needsPayout(tx, user, e.status)) cta('PENDING_PAYOUT_INFO', `${base}/sell/${partnerId}/payout${q()}`);
       return { status: e.status, ticketId: ref.ticketId, ticketOptionId: ref.ticketOptionId, priceTypeId: ref.priceTypeId ?? null, sync: e.sync, callToActions: ctas };
     });
   }
@@ -96,17 +97,17 @@ export class SellAccessLayer {
    * 5. the listed/sold tickets share one listing and all are sold → SOLD, DETAILS;
    * 6. the listed/sold tickets are in different listings → FOR_SALE, MANAGE.
    */
-  orders(tx: Tx, partnerId: string, user: UserRow | null, refs: readonly OrderRef[], lang: Lang, sign: (url: string) => string) {
+  async orders(tx: Tx, partnerId: string, user: UserRow | null, refs: readonly OrderRef[], lang: Lang, sign: (url: string) => string) {
     const base = this.deps.config.publicBaseUrl;
-    return refs.map((order) => {
-      const known = this.orderTickets(tx, partnerId, order).filter(
+    return await inOrder(refs, async (order) => {
+      const known = (await this.orderTickets(tx, partnerId, order)).filter(
         (r) => order.combinations.length === 0 || order.combinations.some((c) => c.ticketOptionId === r.optionId && (c.priceTypeId === undefined || c.priceTypeId === r.priceTypeId)),
       );
       const evaluated: Evaluated[] =
         known.length > 0
-          ? known.map((r) => this.evaluate(tx, partnerId, user, { eventId: order.eventId, showId: order.showId, ticketId: r.t.ticketId, ticketOptionId: r.optionId }))
+          ? await inOrder(known, async (r) => await this.evaluate(tx, partnerId, user, { eventId: order.eventId, showId: order.showId, ticketId: r.t.ticketId, ticketOptionId: r.optionId }))
           : // An order the service has not seen yet: sellable when its show and options allow, synchronised when the seller starts.
-            order.combinations.map((c) => this.evaluate(tx, partnerId, user, { eventId: order.eventId, showId: order.showId, ticketId: '', ticketOptionId: c.ticketOptionId }));
+            await inOrder(order.combinations, async (c) => await this.evaluate(tx, partnerId, user, { eventId: order.eventId, showId: order.showId, ticketId: '', ticketOptionId: c.ticketOptionId }));
       const { status, cta } = aggregate(evaluated);
       const q = `?${new URLSearchParams({ lang, ...(known.length === 0 ? { sync: '1', eventId: order.eventId, showId: order.showId } : {}) })}`;
       const groups = [...new Set(evaluated.filter((e) => e.listing).map((e) => e.listing!.id))];
@@ -117,7 +118,7 @@ export class SellAccessLayer {
             ? `${base}/sell/${partnerId}/listings/${groups[0]}?lang=${lang}`
             : null;
       const callToActions: Cta[] = cta && url ? [{ key: cta, text: CTA_TEXT[lang][cta], url: sign(url), enabled: true }] : [];
-      if (this.needsPayout(tx, user, status)) {
+      if (await this.needsPayout(tx, user, status)) {
         callToActions.push({ key: 'PENDING_PAYOUT_INFO', text: CTA_TEXT[lang].PENDING_PAYOUT_INFO, url: sign(`${base}/sell/${partnerId}/payout?lang=${lang}`), enabled: true });
       }
       return { orderId: order.orderId, status, callToActions };
@@ -128,14 +129,14 @@ export class SellAccessLayer {
    * E-mail-only mode: the seller's sales across all events. `soldTickets` is flat;
    * `soldOrders` groups them by primary-sale order (tickets without an order form their own group).
    */
-  sales(tx: Tx, partnerId: string, user: UserRow | null) {
+  async sales(tx: Tx, partnerId: string, user: UserRow | null) {
     if (!user) return { soldTickets: [], soldOrders: [] };
     // The seller's sold listings (latest first), then their tickets, shows and options, one read each.
-    const sold = soldListingsOfSeller(tx, partnerId, user.id);
-    const pairs = ticketPksOfListings(tx, sold.map((l) => l.id));
-    const ticketsByPk = new Map(ticketRowsByPks(tx, [...new Set(pairs.map((p) => p.ticketPk))]).map((t) => [t.id, t]));
-    const shows = showsWithEvents(tx, sold.map((l) => l.showPk));
-    const options = ticketOptionsByPks(tx, sold.map((l) => l.ticketOptionPk));
+    const sold = await soldListingsOfSeller(tx, partnerId, user.id);
+    const pairs = await ticketPksOfListings(tx, sold.map((l) => l.id));
+    const ticketsByPk = new Map((await ticketRowsByPks(tx, [...new Set(pairs.map((p) => p.ticketPk))])).map((t) => [t.id, t]));
+    const shows = await showsWithEvents(tx, sold.map((l) => l.showPk));
+    const options = await ticketOptionsByPks(tx, sold.map((l) => l.ticketOptionPk));
     const ticketsOf = new Map<string, string[]>();
     for (const p of pairs) ticketsOf.set(p.listingId, [...(ticketsOf.get(p.listingId) ?? []), p.ticketPk]);
     const rows = sold.flatMap((l) => {
@@ -179,13 +180,13 @@ export class SellAccessLayer {
    * The tickets of an order the service knows, in its show, with the partner's ids of their
    * ticket option and price type (none when the event or show is unknown).
    */
-  private orderTickets(tx: Tx, partnerId: string, order: OrderRef) {
-    const event = eventByRef(tx, partnerId, order.eventId);
-    const show = event && showOfEvent(tx, event.id, order.showId);
+  private async orderTickets(tx: Tx, partnerId: string, order: OrderRef) {
+    const event = await eventByRef(tx, partnerId, order.eventId);
+    const show = event && await showOfEvent(tx, event.id, order.showId);
     if (!show) return [];
-    const rows = ticketsOfOrder(tx, partnerId, order.orderId, show.id);
-    const options = ticketOptionsByPks(tx, rows.map((t) => t.ticketOptionPk));
-    const priceTypes = priceTypesByPks(tx, rows.map((t) => t.priceTypePk));
+    const rows = await ticketsOfOrder(tx, partnerId, order.orderId, show.id);
+    const options = await ticketOptionsByPks(tx, rows.map((t) => t.ticketOptionPk));
+    const priceTypes = await priceTypesByPks(tx, rows.map((t) => t.priceTypePk));
     return rows.flatMap((t) => {
       const option = options.get(t.ticketOptionPk);
       if (!option) return [];
@@ -193,31 +194,31 @@ export class SellAccessLayer {
     });
   }
 
-  private evaluate(tx: Tx, partnerId: string, user: UserRow | null, ref: TicketRef): Evaluated {
-    const ticket = ref.ticketId ? ticketByRef(tx, partnerId, ref.ticketId) : undefined;
+  private async evaluate(tx: Tx, partnerId: string, user: UserRow | null, ref: TicketRef): Promise<Evaluated> {
+    const ticket = ref.ticketId ? await ticketByRef(tx, partnerId, ref.ticketId) : undefined;
     if (!ticket) {
       // Unknown to the service: sellable when the event, show and option exist and resale is open.
-      const event = eventByRef(tx, partnerId, ref.eventId);
-      const show = event && showOfEvent(tx, event.id, ref.showId);
-      const option = show && ticketOptionOfShow(tx, show.id, ref.ticketOptionId);
+      const event = await eventByRef(tx, partnerId, ref.eventId);
+      const show = event && await showOfEvent(tx, event.id, ref.showId);
+      const option = show && await ticketOptionOfShow(tx, show.id, ref.ticketOptionId);
       const open = !!show && !!option && isResaleOpen(show) && this.deps.clock.now() < show.startsAt;
       return { status: open ? 'SELLABLE' : 'NOT_SELLABLE', sync: false, listing: null };
     }
     const mine = (l: ListingRow | null | undefined) => (l && user && l.sellerPk === user.id ? l : null);
     // Resold: the ticket now belongs to its buyer; to its seller it shows as SOLD.
     if (user && ticket.ownerPk !== user.id) {
-      const soldByUser = soldListingOfTicket(tx, ticket.id, user.id);
+      const soldByUser = await soldListingOfTicket(tx, ticket.id, user.id);
       if (soldByUser) return { status: 'SOLD', sync: true, listing: soldByUser };
     }
     if (ticket.state === 'LISTED') {
-      const listing = mine(this.deps.listings.liveListingOf(tx, ticket.id));
+      const listing = mine(await this.deps.listings.liveListingOf(tx, ticket.id));
       return { status: listing ? 'FOR_SALE' : 'NOT_SELLABLE', sync: true, listing };
     }
     if (ticket.state === 'SOLD') {
-      const listing = mine(soldListingOfTicket(tx, ticket.id));
+      const listing = mine(await soldListingOfTicket(tx, ticket.id));
       return { status: listing ? 'SOLD' : 'NOT_SELLABLE', sync: true, listing };
     }
-    const sellable = this.deps.listings.notSellable(tx, ticket) === null ? 'SELLABLE' : 'NOT_SELLABLE';
+    const sellable = (await this.deps.listings.notSellable(tx, ticket)) === null ? 'SELLABLE' : 'NOT_SELLABLE';
     // Our record names another owner: the platform is the source of truth, so treat it as not
     // synchronised; the sell flow re-synchronises and checks ownership live before listing.
     if (!user || ticket.ownerPk !== user.id) return { status: sellable, sync: false, listing: null };

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
@@ -9,19 +10,19 @@ import { PayoutAccounts } from '../payouts/payouts.accounts.js';
 
 async function setup() {
   const t = createTestApp();
-  const p = t.partner();
+  const p = await t.partner();
   await withEvent(t, p);
   await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
     body: ['a1', 'a2', 'a3', 'b1', 'b2', 'c1', 'c2', 'd1', 'd2', 'x1'].map((id) => ticketBody(id, { orderId: `order-${id[0]}` })),
   });
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (ids: string[], priceMinor = 4000) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(ids[0]!).ownerPk, ticketPks: ids.map((id) => ticket(id).id), priceMinor }));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (ids: string[], priceMinor = 4000) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (id) => (await ticket(id)).id), priceMinor }));
   /** What the buy side does on payment: the listing is SOLD and its tickets too. */
-  const markSold = (listingId: string) => {
-    t.db.update(listings).set({ state: 'SOLD', soldAt: t.clock.now() }).where(eq(listings.id, listingId)).run();
-    const ids = t.deps.listings.ticketsOf(t.db, listingId).map((x) => x.id);
-    t.db.update(tickets).set({ state: 'SOLD' }).where(inArray(tickets.id, ids)).run();
+  const markSold = async (listingId: string) => {
+    await t.db.update(listings).set({ state: 'SOLD', soldAt: t.clock.now() }).where(eq(listings.id, listingId));
+    const ids = (await t.deps.listings.ticketsOf(t.db, listingId)).map((x) => x.id);
+    await t.db.update(tickets).set({ state: 'SOLD' }).where(inArray(tickets.id, ids));
   };
   const layer = (body: unknown, query = '') => t.request('POST', `/v1/wrapper/accesslayer${query}`, { key: p.keys.private, body });
   const ref = (ticketId: string) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field' });
@@ -31,9 +32,9 @@ async function setup() {
 describe('sell access layer: tickets mode', () => {
   it('answers each ticket’s status and calls to action', async () => {
     const { t, p, list, markSold, layer, ref } = await setup();
-    const forSale = list(['a2']);
-    const sold = list(['a3']);
-    markSold(sold.id);
+    const forSale = await list(['a2']);
+    const sold = await list(['a3']);
+    await markSold(sold.id);
     await t.request('POST', '/v1/tickets/b1/eventAdmission', { key: p.keys.private });
     const res = await layer({ user: 'fan@example.com', tickets: [ref('a1'), ref('a2'), ref('a3'), ref('b1'), ref('unknown-1'), { ...ref('unknown-2'), showId: 'show-9' }] });
     expect(res.status).toBe(200);
@@ -56,7 +57,7 @@ describe('sell access layer: tickets mode', () => {
     expect(rows[2].callToActions.map((c: { key: string }) => c.key)).toEqual(['DETAILS', 'PENDING_PAYOUT_INFO']);
     expect(rows[2].callToActions[0]).toEqual({ key: 'DETAILS', text: 'View sale', url: `http://resale.test/sell/${p.id}/listings/${sold.id}?lang=en`, enabled: true });
     // Once the seller has a payout account, the prompt goes away.
-    new PayoutAccounts(t.deps).save(t.db, p.id, t.deps.tickets.get(t.db, p.id, 'a2').ownerPk, { holderName: 'Ana García', iban: 'ES9121000418450200051332' });
+    await new PayoutAccounts(t.deps).save(t.db, p.id, (await t.deps.tickets.get(t.db, p.id, 'a2')).ownerPk, { holderName: 'Ana García', iban: 'ES9121000418450200051332' });
     const after = await layer({ user: 'fan@example.com', tickets: [ref('a2')] });
     expect(after.body.data.tickets[0].callToActions.map((c: { key: string }) => c.key)).toEqual(['EDIT', 'P2P']);
     expect(rows[3].callToActions).toEqual([]);
@@ -70,7 +71,7 @@ describe('sell access layer: tickets mode', () => {
     expect(res.body.data.tickets[0]).toMatchObject({ status: 'SELLABLE', sync: false });
     expect(res.body.data.tickets[0].callToActions[0].url).toBe(`http://resale.test/sell/${p.id}/ticket/a1?lang=es&sync=1&eventId=tour&showId=show-1`);
     // Listed by its recorded owner: nothing to offer anyone else.
-    list(['a2']);
+    await list(['a2']);
     expect((await layer({ user: 'stranger@example.com', tickets: [ref('a2')] })).body.data.tickets[0]).toMatchObject({ status: 'NOT_SELLABLE', callToActions: [] });
     const es = await layer({ user: 'fan@example.com', tickets: [ref('a1')] }, '?lang=es');
     expect(es.body.data.tickets[0].callToActions[0]).toMatchObject({ key: 'SELL', text: 'Vender', url: `http://resale.test/sell/${p.id}/ticket/a1?lang=es` });
@@ -96,9 +97,9 @@ describe('sell access layer: orders mode', () => {
     // order-c: c1 + c2 listed together                        -> row 4: FOR_SALE, EDIT
     // order-d: d1 + d2 sold together                          -> row 5: SOLD, DETAILS
     // order-x: x1 admitted                                    -> row 1: NOT_SELLABLE
-    list(['b1']);
-    const pack = list(['c1', 'c2']);
-    markSold(list(['d1', 'd2']).id);
+    await list(['b1']);
+    const pack = await list(['c1', 'c2']);
+    await markSold((await list(['d1', 'd2'])).id);
     await t.request('POST', '/v1/tickets/x1/eventAdmission', { key: p.keys.private });
     const res = await layer({ user: 'fan@example.com', orders: ['order-a', 'order-b', 'order-c', 'order-d', 'order-x', 'order-new'].map(order) });
     const rows = res.body.data.orders;
@@ -117,9 +118,9 @@ describe('sell access layer: orders mode', () => {
 
   it('row 6: listed or sold tickets in different listings give FOR_SALE with MANAGE', async () => {
     const { list, markSold, layer } = await setup();
-    list(['a1']);
-    markSold(list(['a2']).id);
-    list(['a3']);
+    await list(['a1']);
+    await markSold((await list(['a2'])).id);
+    await list(['a3']);
     const res = await layer({ user: 'fan@example.com', orders: [order('order-a')] });
     expect(res.body.data.orders[0]).toMatchObject({ status: 'FOR_SALE', callToActions: [{ key: 'MANAGE' }, { key: 'PENDING_PAYOUT_INFO' }] });
   });
@@ -161,8 +162,8 @@ describe('sell banner', () => {
 describe('sell access layer: e-mail-only mode and bad input', () => {
   it('answers the seller’s sales flat and by order, or nothing without a flag', async () => {
     const { list, markSold, layer } = await setup();
-    markSold(list(['d1', 'd2'], 5000).id);
-    markSold(list(['a1'], 4000).id);
+    await markSold((await list(['d1', 'd2'], 5000)).id);
+    await markSold((await list(['a1'], 4000)).id);
     expect((await layer({ user: 'fan@example.com' })).body.data).toEqual({});
     const res = await layer({ user: 'fan@example.com', includeTicketSales: true, includeOrderSales: true });
     expect(res.body.data.soldTickets.map((s: { ticketId: string; payout: number }) => [s.ticketId, s.payout]).sort()).toEqual([
@@ -188,7 +189,7 @@ describe('sell access layer: e-mail-only mode and bad input', () => {
     expect((await layer({ user: 'fan@example.com', tickets: [{ eventId: 'tour' }] })).status).toBe(400);
     expect((await t.request('POST', '/v1/wrapper/accesslayer', { key: p.keys.public, body: { user: 'fan@example.com' } })).status).toBe(403);
     // Another partner's tickets are unknown here: evaluated as unsynchronised, never leaked.
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     const foreign = await t.request('POST', '/v1/wrapper/accesslayer', { key: other.keys.private, body: { user: 'fan@example.com', tickets: [ref('a1')] } });
     expect(foreign.body.data.tickets[0]).toMatchObject({ status: 'NOT_SELLABLE', sync: false, callToActions: [] });
   });

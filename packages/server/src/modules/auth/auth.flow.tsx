@@ -32,7 +32,7 @@ export interface Flow {
 export async function loadFlow(deps: PageDeps, c: Ctx): Promise<Flow | null> {
   const id = c.req.query('p');
   if (!id) return null;
-  const partner = await deps.db.read((tx) => partnerById(tx, id));
+  const partner = await deps.db.read(async (tx) => await partnerById(tx, id));
   if (!partner) return null;
   return { partner, lang: pageLang(c, partner.settings.defaultLang), returnTo: safeReturnTo(c.req.query('returnTo'), deps.config.publicBaseUrl) };
 }

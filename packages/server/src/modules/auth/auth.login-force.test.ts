@@ -58,7 +58,7 @@ describe('Login Force', () => {
     const t = mountAuth(createTestApp());
     let key = '';
     const login = await partnerLogin(t, () => key);
-    const p = t.partner('Acme', { loginUrl: login.url('/login?brand=acme') });
+    const p = await t.partner('Acme', { loginUrl: login.url('/login?brand=acme') });
     key = p.keys.private;
     const browser = new TestBrowser(t.app);
 
@@ -84,10 +84,10 @@ describe('Login Force', () => {
     expect(landing.location).toBe(`/test/${p.id}/protected?lang=es&listing=lst_1`);
     const page = await browser.get(landing.location!);
     expect(page.status).toBe(200);
-    const user = t.db.select().from(users).where(eq(users.externalId, 'user-881')).get()!;
+    const user = (await t.db.select().from(users).where(eq(users.externalId, 'user-881')).limit(1))[0]!;
     expect(user.partnerId).toBe(p.id);
     expect(page.text).toContain(`user:${user.id}`);
-    expect(t.db.select().from(sessions).all()).toHaveLength(1);
+    expect(await t.db.select().from(sessions)).toHaveLength(1);
 
     // The same link again (say, from history) signs nobody else in.
     const replay = await new TestBrowser(t.app).get(back);
@@ -96,7 +96,7 @@ describe('Login Force', () => {
 
   it('sends a partner without loginUrl to the one-time-password page, with returnTo and lang', async () => {
     const t = mountAuth(createTestApp());
-    const p = t.partner('Guests');
+    const p = await t.partner('Guests');
     const res = await new TestBrowser(t.app).get(`/test/${p.id}/protected?lang=es`);
     expect(res.status).toBe(302);
     const to = new URL(res.location!);
@@ -108,7 +108,7 @@ describe('Login Force', () => {
 
   it('never puts a foreign returnTo in the login redirect (open redirect refused)', async () => {
     const t = mountAuth(createTestApp());
-    const p = t.partner('Acme', { loginUrl: 'https://acme.example/login' });
+    const p = await t.partner('Acme', { loginUrl: 'https://acme.example/login' });
     const here = `http://resale.test/test/${p.id}/protected`;
     for (const evil of ['https://evil.com/', '//evil.com', 'http://resale.test.evil.com/', 'http://resale.test@evil.com/', 'javascript:alert(1)']) {
       const res = await new TestBrowser(t.app).get(`/test/${p.id}/protected?returnTo=${encodeURIComponent(evil)}`);
@@ -123,7 +123,7 @@ describe('Login Force', () => {
 
   it('the sign-in pages of a Login Force partner send people to its login page', async () => {
     const t = mountAuth(createTestApp());
-    const p = t.partner('Acme', { loginUrl: 'https://acme.example/login' });
+    const p = await t.partner('Acme', { loginUrl: 'https://acme.example/login' });
     const res = await new TestBrowser(t.app).get(`/auth/otp?p=${p.id}&returnTo=${encodeURIComponent('http://resale.test/buy/1')}`);
     expect(res.status).toBe(302);
     expect(res.location).toBe(`https://acme.example/login?returnTo=${encodeURIComponent('http://resale.test/buy/1')}`);

@@ -5,9 +5,9 @@ import { otpCodes, sessions } from './auth.table.js';
 import { csrfTokenFor, OTP_TTL_MS } from './auth.service.js';
 import { formAction, inputValue, lastCode, mountAuth, TestBrowser } from './auth.testing.js';
 
-function setup(settings: { defaultLang?: 'en' | 'es' } = {}) {
+async function setup(settings: { defaultLang?: 'en' | 'es' } = {}) {
   const t = mountAuth(createTestApp());
-  const p = t.partner('Guests', settings);
+  const p = await t.partner('Guests', settings);
   return { t, p };
 }
 
@@ -29,7 +29,7 @@ async function submitCode(browser: TestBrowser, verifyUrl: string, code: string)
 
 describe('one-time password pages', () => {
   it('shows an accessible, localised form with a CSRF token', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     const res = await browser.get(`/auth/otp?p=${p.id}&returnTo=${encodeURIComponent(RETURN_TO(p))}`);
     expect(res.status).toBe(200);
@@ -49,12 +49,12 @@ describe('one-time password pages', () => {
     const es = await browser.get(`/auth/otp?p=${p.id}&lang=es`);
     expect(es.text).toContain('<html lang="es">');
     expect(es.text).toContain('<label for="identifier">E-mail o teléfono móvil</label>');
-    const partnerEs = setup({ defaultLang: 'es' });
+    const partnerEs = await setup({ defaultLang: 'es' });
     expect((await new TestBrowser(partnerEs.t.app).get(`/auth/otp?p=${partnerEs.p.id}`)).text).toContain('Iniciar sesión');
   });
 
   it('says plainly when the partner is missing or unknown', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     const browser = new TestBrowser(t.app);
     for (const url of ['/auth/otp', '/auth/otp?p=ptr_nope', '/auth/otp/verify?p=ptr_nope&o=otp_x']) {
       const res = await browser.get(url);
@@ -64,7 +64,7 @@ describe('one-time password pages', () => {
   });
 
   it('e-mails a code, stored hashed; the right code starts a session and goes back to returnTo', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, ' Ana@Example.com ', `&returnTo=${encodeURIComponent(RETURN_TO(p))}`);
     expect(sent.status).toBe(303);
@@ -78,10 +78,10 @@ describe('one-time password pages', () => {
     expect(msg).toMatchObject({ channel: 'email', template: 'oneTimePassword', lang: 'en', partnerId: p.id });
     const code = await lastCode(t, 'ana@example.com');
     expect(msg!.text).toContain('10 minutes');
-    const row = t.db.select().from(otpCodes).get()!;
+    const row = (await t.db.select().from(otpCodes).limit(1))[0]!;
     expect(row).toMatchObject({ partnerId: p.id, identifier: 'email:ana@example.com', attempts: 0, expiresAt: t.clock.now() + OTP_TTL_MS, usedAt: null });
     expect(row.codeHash).not.toContain(code);
-    expect(t.db.select().from(users).all()).toHaveLength(0); // created on success only
+    expect(await t.db.select().from(users)).toHaveLength(0); // created on success only
 
     const page = await browser.get(verifyUrl);
     expect(page.status).toBe(200);
@@ -93,7 +93,7 @@ describe('one-time password pages', () => {
     expect(done.status).toBe(303);
     expect(done.location).toBe(RETURN_TO(p));
     expect(done.setCookies.find((c) => c.startsWith('resale_session='))).toMatch(/HttpOnly; SameSite=Lax/);
-    const user = t.db.select().from(users).get()!;
+    const user = (await t.db.select().from(users).limit(1))[0]!;
     expect(user).toMatchObject({ partnerId: p.id, email: 'ana@example.com' });
     const protectedPage = await browser.get(RETURN_TO(p));
     expect(protectedPage.status).toBe(200);
@@ -107,11 +107,11 @@ describe('one-time password pages', () => {
     // The code is used up.
     const again = await submitCode(browser, verifyUrl, code);
     expect(again.status).toBe(410);
-    expect(t.db.select().from(sessions).all()).toHaveLength(1);
+    expect(await t.db.select().from(sessions)).toHaveLength(1);
   });
 
   it('sends a code by SMS to a phone, and signs in the user of that phone', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, '+34 600 111 222', '&lang=es');
     expect(sent.status).toBe(303);
@@ -124,21 +124,21 @@ describe('one-time password pages', () => {
     expect(done.location).toBe('/auth/session?lang=es');
     const account = await browser.get(done.location!);
     expect(account.text).toContain('Has iniciado sesión como +34600111222.');
-    expect(t.db.select().from(users).get()).toMatchObject({ phone: '+34600111222', email: null });
+    expect((await t.db.select().from(users).limit(1))[0]).toMatchObject({ phone: '+34600111222', email: null });
   });
 
   it('finds the existing user of that e-mail instead of creating another', async () => {
-    const { t, p } = setup();
-    const existing = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { id: 'user-881', email: 'ana@example.com' }));
+    const { t, p } = await setup();
+    const existing = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { id: 'user-881', email: 'ana@example.com' }));
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, 'ana@example.com');
     await submitCode(browser, sent.location!, await lastCode(t, 'ana@example.com'));
-    expect(t.db.select().from(users).all()).toHaveLength(1);
-    expect(t.db.select().from(sessions).get()!.userPk).toBe(existing.id);
+    expect(await t.db.select().from(users)).toHaveLength(1);
+    expect((await t.db.select().from(sessions).limit(1))[0]!.userPk).toBe(existing.id);
   });
 
   it('refuses a wrong code with the attempts left; the 5th wrong one kills the code', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, 'ana@example.com');
     const code = await lastCode(t, 'ana@example.com');
@@ -153,7 +153,7 @@ describe('one-time password pages', () => {
     const malformed = await submitCode(browser, sent.location!, '12');
     expect(malformed.status).toBe(400);
     expect(malformed.text).toContain('Enter the 6 digits of the code.');
-    expect(t.db.select().from(otpCodes).get()!.attempts).toBe(4);
+    expect((await t.db.select().from(otpCodes).limit(1))[0]!.attempts).toBe(4);
 
     const fifth = await submitCode(browser, sent.location!, wrong);
     expect(fifth.status).toBe(410);
@@ -163,11 +163,11 @@ describe('one-time password pages', () => {
     expect(form.status).toBe(410);
     const right = await browser.post(sent.location!, { _csrf: csrfTokenFor(browser.cookies.get('resale_csrf')!, '/auth/otp/verify'), code });
     expect(right.status).toBe(410);
-    expect(t.db.select().from(sessions).all()).toHaveLength(0);
+    expect(await t.db.select().from(sessions)).toHaveLength(0);
   });
 
   it('expires a code after 10 minutes', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     const sent = await requestCode(browser, p, 'ana@example.com');
     const code = await lastCode(t, 'ana@example.com');
@@ -175,11 +175,11 @@ describe('one-time password pages', () => {
     t.clock.advance(OTP_TTL_MS);
     const res = await browser.post(formAction(form.text)!, { _csrf: inputValue(form.text, '_csrf')!, code });
     expect(res.status).toBe(410);
-    expect(t.db.select().from(sessions).all()).toHaveLength(0);
+    expect(await t.db.select().from(sessions)).toHaveLength(0);
   });
 
   it('only the latest code works', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     const first = await requestCode(browser, p, 'ana@example.com');
     const firstCode = await lastCode(t, 'ana@example.com');
@@ -190,7 +190,7 @@ describe('one-time password pages', () => {
   });
 
   it('re-renders the form for something that is neither an e-mail nor an international phone', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     for (const bad of ['', 'ana', 'ana@', '600111222', '+34 12']) {
       const res = await requestCode(browser, p, bad);
@@ -202,7 +202,7 @@ describe('one-time password pages', () => {
   });
 
   it('refuses a request without the CSRF token', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
     await browser.get(`/auth/otp?p=${p.id}`);
     const res = await browser.post(`/auth/otp?p=${p.id}`, { identifier: 'ana@example.com' });
@@ -217,7 +217,7 @@ describe('one-time password pages', () => {
   });
 
   it('limits codes per e-mail: 5 per 15 minutes', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     for (let i = 0; i < 5; i++) {
       const browser = new TestBrowser(t.app, `203.0.113.${i + 1}`);
       expect((await requestCode(browser, p, 'ana@example.com')).status).toBe(303);
@@ -236,7 +236,7 @@ describe('one-time password pages', () => {
   });
 
   it('limits code requests per client address: 20 per 15 minutes', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app, '203.0.113.50');
     for (let i = 0; i < 20; i++) expect((await requestCode(browser, p, `fan${i}@example.com`)).status).toBe(303);
     const limited = await requestCode(browser, p, 'fan20@example.com', '&lang=es');
@@ -256,14 +256,14 @@ describe('one-time password pages', () => {
     };
     // By default nobody is trusted, a loopback peer included: the header never picks the address
     // (middleware/client-address.test.ts tries it over real HTTP).
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const local = new TestBrowser(t.app, '127.0.0.1');
     for (let i = 0; i < 20; i++) expect((await post(local, p, `203.0.113.${i}`, `l${i}@example.com`)).status).toBe(303);
     expect((await post(local, p, '203.0.113.99', 'y@example.com')).status).toBe(429);
 
     // Behind one proxy (TRUST_PROXY=1) the address that proxy appended counts, and only that.
     const behind = mountAuth(createTestApp({ trustProxy: 1 }));
-    const q = behind.partner('Guests');
+    const q = await behind.partner('Guests');
     const direct = new TestBrowser(behind.app, '203.0.113.60');
     for (let i = 0; i < 20; i++) expect((await requestCode(direct, q, `d${i}@example.com`)).status).toBe(303);
     const proxy = new TestBrowser(behind.app, '127.0.0.1');
@@ -272,7 +272,7 @@ describe('one-time password pages', () => {
   });
 
   it('limits code submissions per client address (30 a minute)', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const browser = new TestBrowser(t.app, '203.0.113.70');
     const sent = await requestCode(browser, p, 'ana@example.com');
     const form = await browser.get(sent.location!);

@@ -114,7 +114,7 @@ export function authPageRoutes(deps: PageDeps) {
     if (!(await verifyCsrf(c, OTP_PATH))) return csrfRejected(c, flow.lang);
     const body = await c.req.parseBody();
     const identifier = typeof body.identifier === 'string' ? body.identifier.slice(0, 300) : '';
-    const result = await deps.db.transact((tx) => auth().requestOtp(tx, { partnerId: flow.partner.id, identifier, lang: flow.lang, ip: clientLimitKey(c) }));
+    const result = await deps.db.transact(async (tx) => await auth().requestOtp(tx, { partnerId: flow.partner.id, identifier, lang: flow.lang, ip: clientLimitKey(c) }));
     if (result.ok) return safeRedirect(c, flowPath(`${OTP_PATH}/verify`, flow, { o: result.otpId }), 303);
     if (result.reason === 'rate_limited') return tooMany(c, flow.lang, result.retryAfterSeconds);
     return renderPage(c, <IdentifierForm c={c} flow={flow} value={identifier} error={m(flow.lang, 'identifierInvalid')} />, { status: 400 });
@@ -123,7 +123,7 @@ export function authPageRoutes(deps: PageDeps) {
   app.get(`${OTP_PATH}/verify`, async (c) => {
     const flow = await loadFlow(deps, c);
     if (!flow) return incomplete(c);
-    const view = await deps.db.transact((tx) => auth().viewOtp(tx, flow.partner.id, c.req.query('o') ?? ''));
+    const view = await deps.db.transact(async (tx) => await auth().viewOtp(tx, flow.partner.id, c.req.query('o') ?? ''));
     if (!view || !view.live) return codeDead(c, flow);
     return renderPage(c, <CodeForm c={c} flow={flow} otpId={view.id} channel={view.channel} masked={view.masked} />);
   });
@@ -136,11 +136,11 @@ export function authPageRoutes(deps: PageDeps) {
     if (submitted instanceof Response) return submitted;
     const { code, otpId } = submitted;
     const current = c.get('session');
-    const outcome = await deps.db.transact((tx) => {
-      const result = auth().verifyOtp(tx, { partnerId: flow.partner.id, otpId, code });
-      if (!result.ok) return { result, started: null, view: auth().viewOtp(tx, flow.partner.id, otpId) };
-      if (current) auth().revokeSession(tx, current.id);
-      return { result, started: auth().startSession(tx, flow.partner.id, result.user.id, { steppedUp: true }), view: null };
+    const outcome = await deps.db.transact(async (tx) => {
+      const result = await auth().verifyOtp(tx, { partnerId: flow.partner.id, otpId, code });
+      if (!result.ok) return { result, started: null, view: await auth().viewOtp(tx, flow.partner.id, otpId) };
+      if (current) await auth().revokeSession(tx, current.id);
+      return { result, started: await auth().startSession(tx, flow.partner.id, result.user.id, { steppedUp: true }), view: null };
     });
     if (outcome.started) {
       setSessionCookie(c, deps.config, outcome.started.token);
@@ -164,7 +164,7 @@ export function authPageRoutes(deps: PageDeps) {
 
   app.get('/auth/session', async (c) => {
     const session = c.get('session');
-    const found = session ? await deps.db.read((tx) => ({ partner: partnerOf(tx, session.partnerId), user: deps.users.get(tx, session.partnerId, session.userPk) })) : null;
+    const found = session ? await deps.db.read(async (tx) => ({ partner: await partnerOf(tx, session.partnerId), user: await deps.users.get(tx, session.partnerId, session.userPk) })) : null;
     const lang = pageLang(c, found?.partner.settings.defaultLang);
     if (!found) return noticePage(c, { lang, status: 200, title: m(lang, 'signedOutTitle'), text: m(lang, 'signedOutText') });
     const who = whoIs(found.user);
@@ -189,7 +189,7 @@ export function authPageRoutes(deps: PageDeps) {
     const lang = pageLang(c);
     if (!(await verifyCsrf(c, LOGOUT_PATH))) return csrfRejected(c, lang);
     const session = c.get('session');
-    if (session) await deps.db.transact((tx) => auth().revokeSession(tx, session.id));
+    if (session) await deps.db.transact(async (tx) => await auth().revokeSession(tx, session.id));
     clearSessionCookie(c, deps.config);
     const body = await c.req.parseBody();
     const back = safeReturnTo(typeof body.returnTo === 'string' ? body.returnTo : null, deps.config.publicBaseUrl);

@@ -33,7 +33,7 @@ export function authRoutes(deps: AppDeps) {
       const { user, method } = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
       const auth = authService(deps);
-      const token = await deps.db.transact((tx) => auth.mintOneTimeToken(tx, partnerId, auth.resolveUser(tx, partnerId, user, { method }).id, LOGIN_PURPOSE));
+      const token = await deps.db.transact(async (tx) => await auth.mintOneTimeToken(tx, partnerId, (await auth.resolveUser(tx, partnerId, user, { method })).id, LOGIN_PURPOSE));
       c.header('Cache-Control', 'no-store');
       return c.json(ok(token), 200);
     },

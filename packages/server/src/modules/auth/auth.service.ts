@@ -28,6 +28,16 @@ import { partnerOf } from '../partners/partners.queries.js';
 
 /** Bits of randomness of one-time tokens and session cookies (base62, 43 characters). */
 export const TOKEN_BITS = 256;
+
+const TOKEN_ROWS_PER_INSERT = 500;
+
+/** Tokens minted now and stored together; see {@link AuthService.tokenBatch}. */
+export interface TokenBatch {
+  /** A fresh single-use token (usable once written). */
+  mint(): string;
+  /** Stores the tokens minted since the last write. */
+  write(tx: Tx): Promise<void>;
+}
 /** Longest token we bother hashing; anything longer is unknown. */
 const MAX_TOKEN_LENGTH = 200;
 
@@ -188,14 +198,36 @@ export class AuthService {
    *
    * @param purpose what it is for (`login`, `loginTrust`, `smartPublish`, `accessLayer` …), for audit
    */
-  mintOneTimeToken(tx: Tx, partnerId: string, userPk: string, purpose: string, opts: { ttlSeconds?: number } = {}): string {
-    const ttlSeconds = opts.ttlSeconds ?? partnerOf(tx, partnerId).settings.oneTimeTokenTtlSeconds;
-    const token = randomToken(TOKEN_BITS);
-    const now = this.clock.now();
-    tx.insert(oneTimeTokens)
-      .values({ id: newId('oneTimeToken'), partnerId, userPk, tokenHash: hashSecret(token), purpose, expiresAt: now + ttlSeconds * 1000, usedAt: null, createdAt: now })
-      .run();
+  async mintOneTimeToken(tx: Tx, partnerId: string, userPk: string, purpose: string, opts: { ttlSeconds?: number } = {}): Promise<string> {
+    const batch = await this.tokenBatch(tx, partnerId, userPk, purpose, opts);
+    const token = batch.mint();
+    await batch.write(tx);
     return token;
+  }
+
+  /**
+   * Tokens for answers that sign many URLs (about 28 with every access-layer component on):
+   * `mint()` returns a fresh token at once, so URLs can be built synchronously, and
+   * `write(tx)` stores every token minted so far in one statement. A token is usable only once
+   * written: call `write` before the transaction ends (see `withLoginTrustSigner`).
+   */
+  async tokenBatch(tx: Tx, partnerId: string, userPk: string, purpose: string, opts: { ttlSeconds?: number } = {}): Promise<TokenBatch> {
+    const ttlSeconds = opts.ttlSeconds ?? (await partnerOf(tx, partnerId)).settings.oneTimeTokenTtlSeconds;
+    let pending: (typeof oneTimeTokens.$inferInsert)[] = [];
+    return {
+      mint: () => {
+        const token = randomToken(TOKEN_BITS);
+        const now = this.clock.now();
+        pending.push({ id: newId('oneTimeToken'), partnerId, userPk, tokenHash: hashSecret(token), purpose, expiresAt: now + ttlSeconds * 1000, usedAt: null, createdAt: now });
+        return token;
+      },
+      write: async (into: Tx) => {
+        const rows = pending;
+        pending = [];
+        // 8 columns a row: far below SQLite's 32,766 bound parameters and PostgreSQL's 65,535.
+        for (let i = 0; i < rows.length; i += TOKEN_ROWS_PER_INSERT) await into.insert(oneTimeTokens).values(rows.slice(i, i + TOKEN_ROWS_PER_INSERT));
+      },
+    };
   }
 
   /**
@@ -203,15 +235,15 @@ export class AuthService {
    * expected partner when given), so it succeeds once. A token of another partner is not
    * touched and reads as unknown.
    */
-  redeemOneTimeToken(tx: Tx, token: string, expectedPartnerId?: string | null): Redemption {
+  async redeemOneTimeToken(tx: Tx, token: string, expectedPartnerId?: string | null): Promise<Redemption> {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'unknown' };
     const now = this.clock.now();
     const hash = hashSecret(token);
     const conditions = [eq(oneTimeTokens.tokenHash, hash), isNull(oneTimeTokens.usedAt), gt(oneTimeTokens.expiresAt, now)];
     if (expectedPartnerId) conditions.push(eq(oneTimeTokens.partnerId, expectedPartnerId));
-    const used = tx.update(oneTimeTokens).set({ usedAt: now }).where(and(...conditions)).returning().get();
+    const used = (await tx.update(oneTimeTokens).set({ usedAt: now }).where(and(...conditions)).returning())[0];
     if (used) return { ok: true, partnerId: used.partnerId, userPk: used.userPk, purpose: used.purpose };
-    const row = tx.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hash)).get();
+    const row = (await tx.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hash)).limit(1))[0];
     if (!row || (expectedPartnerId && row.partnerId !== expectedPartnerId)) return { ok: false, reason: 'unknown' };
     return { ok: false, reason: row.usedAt !== null ? 'used' : 'expired', partnerId: row.partnerId, userPk: row.userPk };
   }
@@ -223,22 +255,22 @@ export class AuthService {
    * @param opts.path the request field named in errors (default `user`, in the query)
    * @throws ApiError 400 `invalid_format` when `user` does not fit `method`
    */
-  resolveUser(tx: Tx, partnerId: string, user: string, opts: { method?: UserMethod | undefined; path?: string; in?: ErrorLocation } = {}): UserRow {
+  async resolveUser(tx: Tx, partnerId: string, user: string, opts: { method?: UserMethod | undefined; path?: string; in?: ErrorLocation } = {}): Promise<UserRow> {
     const path = opts.path ?? 'user';
     const where = opts.in ?? 'query';
     const value = user.trim();
     const how: UserMethod = opts.method ?? (value.includes('@') ? 'email' : value.startsWith('+') ? 'phone' : 'id');
     if (how === 'email') {
       if (value.length > 254 || !Email.safeParse(value).success) throw ApiError.field('invalid_format', path, `${path} must be an e-mail address`, where);
-      return this.users.resolve(tx, partnerId, { email: value }, path);
+      return await this.users.resolve(tx, partnerId, { email: value }, path);
     }
     if (how === 'phone') {
       const phone = normalizePhone(value);
       if (!phone) throw ApiError.field('invalid_format', path, `${path} must be a phone number in international format, such as +34600111222`, where);
-      return this.users.resolve(tx, partnerId, { phone }, path);
+      return await this.users.resolve(tx, partnerId, { phone }, path);
     }
     if (value === '' || value.length > 200) throw ApiError.field('invalid_format', path, `${path} must be the partner's user id (1 to 200 characters)`, where);
-    return this.users.resolve(tx, partnerId, { id: value }, path);
+    return await this.users.resolve(tx, partnerId, { id: value }, path);
   }
 
   // ------------------------------------------------------------------ sessions
@@ -249,7 +281,7 @@ export class AuthService {
    * @param opts.steppedUp the user just proved a one-time code (sign-in by code); a session
    *   that begins from a one-time token in a URL is not stepped up
    */
-  startSession(tx: Tx, partnerId: string, userPk: string, opts: { steppedUp?: boolean } = {}): { token: string; session: SessionData } {
+  async startSession(tx: Tx, partnerId: string, userPk: string, opts: { steppedUp?: boolean } = {}): Promise<{ token: string; session: SessionData }> {
     const token = randomToken(TOKEN_BITS);
     const now = this.clock.now();
     const session: SessionData = {
@@ -260,20 +292,18 @@ export class AuthService {
       expiresAt: now + SESSION_TTL_MS,
       steppedUpAt: opts.steppedUp ? now : null,
     };
-    tx.insert(sessions)
-      .values({ ...session, tokenHash: hashSecret(token), revokedAt: null, createdAt: now })
-      .run();
+    await tx.insert(sessions)
+      .values({ ...session, tokenHash: hashSecret(token), revokedAt: null, createdAt: now });
     return { token, session };
   }
 
   /** The live session of a cookie value: not revoked, not expired. */
-  findSession(tx: Tx, token: string): SessionData | null {
+  async findSession(tx: Tx, token: string): Promise<SessionData | null> {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
-    const row = tx
+    const row = (await tx
       .select()
       .from(sessions)
-      .where(and(eq(sessions.tokenHash, hashSecret(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, this.clock.now())))
-      .get();
+      .where(and(eq(sessions.tokenHash, hashSecret(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, this.clock.now()))).limit(1))[0];
     return row ? { id: row.id, partnerId: row.partnerId, userPk: row.userPk, csrfSecret: row.csrfSecret, expiresAt: row.expiresAt, steppedUpAt: row.steppedUpAt } : null;
   }
 
@@ -286,12 +316,12 @@ export class AuthService {
    * Sends a step-up code to the signed-in user's own e-mail (else phone), never to an address
    * the request names. `no_contact` when the account has neither.
    */
-  requestStepUp(tx: Tx, session: Pick<SessionData, 'partnerId' | 'userPk'>, input: { lang: Lang; ip: string }): StepUpRequest {
-    const user = this.users.get(tx, session.partnerId, session.userPk);
+  async requestStepUp(tx: Tx, session: Pick<SessionData, 'partnerId' | 'userPk'>, input: { lang: Lang; ip: string }): Promise<StepUpRequest> {
+    const user = await this.users.get(tx, session.partnerId, session.userPk);
     const identifier = user.email ?? user.phone;
     if (!identifier) return { ok: false, reason: 'no_contact' };
     // Its own wording: a code to change payout details, so nobody mistakes it for a sign-in.
-    return this.requestOtp(tx, { partnerId: session.partnerId, identifier, lang: input.lang, ip: input.ip, template: 'stepUpCode' });
+    return await this.requestOtp(tx, { partnerId: session.partnerId, identifier, lang: input.lang, ip: input.ip, template: 'stepUpCode' });
   }
 
   /**
@@ -299,21 +329,21 @@ export class AuthService {
    * this session's own user: a code the person requested for another address (their own, on
    * the sign-in page) reads as unknown and counts as a wrong attempt on nothing.
    */
-  verifyStepUp(tx: Tx, session: Pick<SessionData, 'id' | 'partnerId' | 'userPk'>, input: { otpId: string; code: string }): OtpVerifyResult {
-    const user = this.users.get(tx, session.partnerId, session.userPk);
+  async verifyStepUp(tx: Tx, session: Pick<SessionData, 'id' | 'partnerId' | 'userPk'>, input: { otpId: string; code: string }): Promise<OtpVerifyResult> {
+    const user = await this.users.get(tx, session.partnerId, session.userPk);
     const own = [user.email && `email:${user.email}`, user.phone && `phone:${user.phone}`].filter(Boolean);
-    const code = tx.select({ identifier: otpCodes.identifier }).from(otpCodes).where(and(eq(otpCodes.id, input.otpId), eq(otpCodes.partnerId, session.partnerId))).get();
+    const code = (await tx.select({ identifier: otpCodes.identifier }).from(otpCodes).where(and(eq(otpCodes.id, input.otpId), eq(otpCodes.partnerId, session.partnerId))).limit(1))[0];
     if (!code || !own.includes(code.identifier)) return { ok: false, reason: 'unknown' };
-    const result = this.verifyOtp(tx, { partnerId: session.partnerId, otpId: input.otpId, code: input.code });
+    const result = await this.verifyOtp(tx, { partnerId: session.partnerId, otpId: input.otpId, code: input.code });
     if (!result.ok) return result;
     if (result.user.id !== session.userPk) return { ok: false, reason: 'unknown' };
-    tx.update(sessions).set({ steppedUpAt: this.clock.now() }).where(eq(sessions.id, session.id)).run();
+    await tx.update(sessions).set({ steppedUpAt: this.clock.now() }).where(eq(sessions.id, session.id));
     return result;
   }
 
   /** Ends a session; true when it was live. */
-  revokeSession(tx: Tx, sessionId: string): boolean {
-    return affected(tx.update(sessions).set({ revokedAt: this.clock.now() }).where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt))).run()) === 1;
+  async revokeSession(tx: Tx, sessionId: string): Promise<boolean> {
+    return affected(await tx.update(sessions).set({ revokedAt: this.clock.now() }).where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt)))) === 1;
   }
 
   // ------------------------------------------------------------------ one-time passwords
@@ -327,7 +357,7 @@ export class AuthService {
    * Limits: `OTP_LIMITS.perIp` (in memory) first, then the identifier's codes of the last
    * 15 minutes and day (counted in the database).
    */
-  requestOtp(tx: Tx, input: { partnerId: string; identifier: string; lang: Lang; ip: string; template?: 'oneTimePassword' | 'stepUpCode' }): OtpRequestResult {
+  async requestOtp(tx: Tx, input: { partnerId: string; identifier: string; lang: Lang; ip: string; template?: 'oneTimePassword' | 'stepUpCode' }): Promise<OtpRequestResult> {
     const ipWait = this.ipLimiter.take(`otp:${input.ip}`, OTP_LIMITS.perIp.limit, OTP_LIMITS.perIp.windowMs);
     if (ipWait > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.ceil(ipWait / 1000) };
     const who = parseOtpIdentifier(input.identifier);
@@ -335,29 +365,26 @@ export class AuthService {
 
     const now = this.clock.now();
     for (const { limit, windowMs } of [OTP_LIMITS.perIdentifier, OTP_LIMITS.perIdentifierDaily]) {
-      const recent = tx
+      const recent = await tx
         .select({ createdAt: otpCodes.createdAt })
         .from(otpCodes)
         .where(and(eq(otpCodes.partnerId, input.partnerId), eq(otpCodes.identifier, who.key), gt(otpCodes.createdAt, now - windowMs)))
         .orderBy(desc(otpCodes.createdAt))
-        .limit(limit)
-        .all();
+        .limit(limit);
       if (recent.length >= limit) {
         const wait = recent[limit - 1]!.createdAt + windowMs - now;
         return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) };
       }
     }
 
-    tx.update(otpCodes)
+    await tx.update(otpCodes)
       .set({ expiresAt: now })
-      .where(and(eq(otpCodes.partnerId, input.partnerId), eq(otpCodes.identifier, who.key), isNull(otpCodes.usedAt), gt(otpCodes.expiresAt, now)))
-      .run();
+      .where(and(eq(otpCodes.partnerId, input.partnerId), eq(otpCodes.identifier, who.key), isNull(otpCodes.usedAt), gt(otpCodes.expiresAt, now)));
     const id = newId('otp');
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    tx.insert(otpCodes)
-      .values({ id, partnerId: input.partnerId, identifier: who.key, codeHash: this.codeHash(id, code), attempts: 0, expiresAt: now + OTP_TTL_MS, usedAt: null, createdAt: now })
-      .run();
-    this.messages.send(tx, {
+    await tx.insert(otpCodes)
+      .values({ id, partnerId: input.partnerId, identifier: who.key, codeHash: this.codeHash(id, code), attempts: 0, expiresAt: now + OTP_TTL_MS, usedAt: null, createdAt: now });
+    await this.messages.send(tx, {
       partnerId: input.partnerId,
       channel: who.channel,
       to: who.to,
@@ -369,8 +396,8 @@ export class AuthService {
   }
 
   /** A code of the partner as its page shows it; null when unknown or foreign. */
-  viewOtp(tx: Tx, partnerId: string, otpId: string): OtpView | null {
-    const row = tx.select().from(otpCodes).where(and(eq(otpCodes.id, otpId), eq(otpCodes.partnerId, partnerId))).get();
+  async viewOtp(tx: Tx, partnerId: string, otpId: string): Promise<OtpView | null> {
+    const row = (await tx.select().from(otpCodes).where(and(eq(otpCodes.id, otpId), eq(otpCodes.partnerId, partnerId))).limit(1))[0];
     if (!row) return null;
     const channel = row.identifier.startsWith('phone:') ? 'sms' : 'email';
     const to = row.identifier.slice(row.identifier.indexOf(':') + 1);
@@ -384,31 +411,30 @@ export class AuthService {
    * is then claimed with a second conditional update. On success the user is found or
    * created by the e-mail or phone the code was sent to.
    */
-  verifyOtp(tx: Tx, input: { partnerId: string; otpId: string; code: string }): OtpVerifyResult {
+  async verifyOtp(tx: Tx, input: { partnerId: string; otpId: string; code: string }): Promise<OtpVerifyResult> {
     const code = input.code.replace(/\s+/g, '');
     if (!/^\d{6}$/.test(code)) return { ok: false, reason: 'malformed' };
     const now = this.clock.now();
     const thisCode = and(eq(otpCodes.id, input.otpId), eq(otpCodes.partnerId, input.partnerId));
-    const row = tx
+    const row = (await tx
       .update(otpCodes)
       .set({ attempts: sql`${otpCodes.attempts} + 1` })
       .where(and(thisCode, isNull(otpCodes.usedAt), gt(otpCodes.expiresAt, now), lt(otpCodes.attempts, OTP_MAX_ATTEMPTS)))
-      .returning()
-      .get();
+      .returning())[0];
     if (!row) {
-      const dead = tx.select().from(otpCodes).where(thisCode).get();
+      const dead = (await tx.select().from(otpCodes).where(thisCode).limit(1))[0];
       if (!dead) return { ok: false, reason: 'unknown' };
       if (dead.usedAt !== null) return { ok: false, reason: 'used' };
       if (dead.attempts >= OTP_MAX_ATTEMPTS) return { ok: false, reason: 'exhausted' };
       return { ok: false, reason: 'expired' };
     }
     if (!safeEqual(row.codeHash, this.codeHash(row.id, code))) return { ok: false, reason: 'wrong', attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - row.attempts) };
-    const claimed = tx.update(otpCodes).set({ usedAt: now }).where(and(thisCode, isNull(otpCodes.usedAt))).run();
+    const claimed = await tx.update(otpCodes).set({ usedAt: now }).where(and(thisCode, isNull(otpCodes.usedAt)));
     if (affected(claimed) !== 1) return { ok: false, reason: 'used' };
     const colon = row.identifier.indexOf(':');
     const value = row.identifier.slice(colon + 1);
     const phone = row.identifier.slice(0, colon) === 'phone';
-    const user = this.users.resolve(tx, input.partnerId, phone ? { phone: value } : { email: value }, phone ? 'phone' : 'email');
+    const user = await this.users.resolve(tx, input.partnerId, phone ? { phone: value } : { email: value }, phone ? 'phone' : 'email');
     return { ok: true, user };
   }
 
@@ -423,18 +449,17 @@ export class AuthService {
    * Deletes what can no longer be used: tokens and sessions a day after they expired (or
    * were revoked), codes two days after they were created (the daily limit counts them).
    */
-  purgeExpired(tx: Tx): { tokens: number; sessions: number; codes: number } {
+  async purgeExpired(tx: Tx): Promise<{ tokens: number; sessions: number; codes: number }> {
     const now = this.clock.now();
     const day = 24 * 60 * 60_000;
     return {
-      tokens: affected(tx.delete(oneTimeTokens).where(lte(oneTimeTokens.expiresAt, now - day)).run()),
+      tokens: affected(await tx.delete(oneTimeTokens).where(lte(oneTimeTokens.expiresAt, now - day))),
       sessions: affected(
-        tx
+        await tx
           .delete(sessions)
-          .where(or(lte(sessions.expiresAt, now - day), and(isNotNull(sessions.revokedAt), lte(sessions.revokedAt, now - day))))
-          .run(),
+          .where(or(lte(sessions.expiresAt, now - day), and(isNotNull(sessions.revokedAt), lte(sessions.revokedAt, now - day)))),
       ),
-      codes: affected(tx.delete(otpCodes).where(lte(otpCodes.createdAt, now - 2 * day)).run()),
+      codes: affected(await tx.delete(otpCodes).where(lte(otpCodes.createdAt, now - 2 * day))),
     };
   }
 }

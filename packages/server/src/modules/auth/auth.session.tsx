@@ -118,7 +118,7 @@ export function currentServiceUrl(c: AnyContext, publicBaseUrl: string): string 
 
 async function partnerOrNull(deps: Pick<AppDeps, 'db'>, id: string | null | undefined): Promise<PartnerRow | null> {
   if (!id) return null;
-  return (await deps.db.read((tx) => partnerById(tx, id))) ?? null;
+  return (await deps.db.read(async (tx) => await partnerById(tx, id))) ?? null;
 }
 
 /**
@@ -151,15 +151,15 @@ export function sessionFromRequest(deps: AuthServiceDeps & Pick<AppDeps, 'config
     });
     const expected = opts.partnerId?.(c) ?? null;
     const cookie = getCookie(c, SESSION_COOKIE);
-    const current = cookie ? await deps.db.read((tx) => auth.findSession(tx, cookie)) : null;
+    const current = cookie ? await deps.db.read(async (tx) => await auth.findSession(tx, cookie)) : null;
 
     const token = c.req.query(ONE_TIME_TOKEN_PARAM);
     if (token !== undefined && c.req.method === 'GET') {
-      const outcome = await deps.db.transact((tx) => {
-        const redemption = auth.redeemOneTimeToken(tx, token, expected);
+      const outcome = await deps.db.transact(async (tx) => {
+        const redemption = await auth.redeemOneTimeToken(tx, token, expected);
         if (!redemption.ok) return { redemption, started: null };
-        if (current) auth.revokeSession(tx, current.id);
-        return { redemption, started: auth.startSession(tx, redemption.partnerId, redemption.userPk) };
+        if (current) await auth.revokeSession(tx, current.id);
+        return { redemption, started: await auth.startSession(tx, redemption.partnerId, redemption.userPk) };
       });
       if (outcome.started) {
         setSessionCookie(c, deps.config, outcome.started.token);

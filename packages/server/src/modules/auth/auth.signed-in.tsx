@@ -19,7 +19,7 @@ export function whoIs(user: { email: string | null; phone: string | null; extern
 export async function SignedInAs(props: { c: Context<SessionEnv, any, any>; deps: Pick<AppDeps, 'db' | 'users'>; partnerId: string; lang: Lang; returnTo: string }) {
   const session = props.c.get('session');
   if (!session || session.partnerId !== props.partnerId) return null;
-  const who = whoIs(await props.deps.db.read((tx) => props.deps.users.get(tx, session.partnerId, session.userPk)));
+  const who = whoIs(await props.deps.db.read(async (tx) => await props.deps.users.get(tx, session.partnerId, session.userPk)));
   return (
     <form method="post" action={`${LOGOUT_PATH}?lang=${props.lang}`} class="signed-in">
       {csrfField(props.c, LOGOUT_PATH)}

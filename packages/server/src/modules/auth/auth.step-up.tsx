@@ -52,7 +52,7 @@ export function stepUpRoutes(app: Hono<SessionEnv>, deps: PageDeps): void {
     if (loaded instanceof Response) return loaded;
     const { flow, session } = loaded;
     if (auth().isSteppedUp(session)) return done(c, flow);
-    const user = await deps.db.read((tx) => deps.users.get(tx, session.partnerId, session.userPk));
+    const user = await deps.db.read(async (tx) => await deps.users.get(tx, session.partnerId, session.userPk));
     const to = user.email ? maskDestination('email', user.email) : user.phone ? maskDestination('sms', user.phone) : null;
     if (!to) return noContact(c, flow);
     const L = flow.lang;
@@ -76,7 +76,7 @@ export function stepUpRoutes(app: Hono<SessionEnv>, deps: PageDeps): void {
     if (loaded instanceof Response) return loaded;
     const { flow, session } = loaded;
     if (!(await verifyCsrf(c, STEP_UP_PATH))) return csrfRejected(c, flow.lang);
-    const result = await deps.db.transact((tx) => auth().requestStepUp(tx, session, { lang: flow.lang, ip: clientLimitKey(c) }));
+    const result = await deps.db.transact(async (tx) => await auth().requestStepUp(tx, session, { lang: flow.lang, ip: clientLimitKey(c) }));
     if (result.ok) return safeRedirect(c, flowPath(`${STEP_UP_PATH}/verify`, flow, { o: result.otpId }), 303);
     if (result.reason === 'rate_limited') return tooMany(c, flow.lang, result.retryAfterSeconds);
     return noContact(c, flow);
@@ -86,7 +86,7 @@ export function stepUpRoutes(app: Hono<SessionEnv>, deps: PageDeps): void {
     const loaded = await load(c);
     if (loaded instanceof Response) return loaded;
     const { flow } = loaded;
-    const view = await deps.db.transact((tx) => auth().viewOtp(tx, flow.partner.id, c.req.query('o') ?? ''));
+    const view = await deps.db.transact(async (tx) => await auth().viewOtp(tx, flow.partner.id, c.req.query('o') ?? ''));
     if (!view || !view.live) return codeDead(c, flow, STEP_UP_PATH);
     return renderPage(c, <CodeForm c={c} flow={flow} otpId={view.id} channel={view.channel} masked={view.masked} path={STEP_UP_PATH} submit={m(flow.lang, 'stepUpConfirm')} />);
   });
@@ -99,9 +99,9 @@ export function stepUpRoutes(app: Hono<SessionEnv>, deps: PageDeps): void {
     const submitted = await submittedCode(c, deps, flow);
     if (submitted instanceof Response) return submitted;
     const { code, otpId } = submitted;
-    const { result, view } = await deps.db.transact((tx) => {
-      const result = auth().verifyStepUp(tx, session, { otpId, code });
-      return { result, view: result.ok ? null : auth().viewOtp(tx, flow.partner.id, otpId) };
+    const { result, view } = await deps.db.transact(async (tx) => {
+      const result = await auth().verifyStepUp(tx, session, { otpId, code });
+      return { result, view: result.ok ? null : await auth().viewOtp(tx, flow.partner.id, otpId) };
     });
     if (result.ok) return done(c, flow);
     const retry = (error: string) =>

@@ -27,7 +27,7 @@ const hasToken = (url: string) => new URL(url, 'http://resale.test').searchParam
 async function resale() {
   const owned = new Map<string, unknown[]>();
   const t = createTestApp();
-  const p = t.partner('Acme', {
+  const p = await t.partner('Acme', {
     ownershipUrl: await ownershipEndpoint(owned),
     sellBanner: {
       title: { en: 'Can’t go?', es: '¿No puedes ir?' },
@@ -41,8 +41,8 @@ async function resale() {
   const ids = ['s1', 's2', 's3', 's4'];
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ids.map((id) => ticketBody(id, { buyer: 'seller@example.com', orderId: 'ord-1', section: 'A', row: '1', seat: id })) });
   owned.set('seller@example.com', ids.map((ticketId) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field' })));
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (id: string) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(id).ownerPk, ticketPks: [ticket(id).id], priceMinor: 4000 }));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (id: string) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(id)).ownerPk, ticketPks: [(await ticket(id)).id], priceMinor: 4000 }));
   return { t, p, list };
 }
 
@@ -67,8 +67,8 @@ describe('where sign-in tokens go', () => {
     };
 
     // A listing on sale (Share), a sale (DETAILS, e-mails, ticket.update), a delisted one (e-mail).
-    const forSale = list('s1');
-    const sold = list('s2');
+    const forSale = await list('s1');
+    const sold = await list('s2');
     const bi = (await t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { ...key, body: { items: [sold.id], user: 'buyer@example.com' } })).body.data;
     collectEntry('buyIntention.paymentUrl (user)', bi.paymentUrl);
     const buyer = new TestBrowser(t.app);
@@ -79,7 +79,7 @@ describe('where sign-in tokens go', () => {
     expect(paid.status).toBe(303);
     collect('purchase done page', (await buyer.get(paid.location!)).text);
     await t.request('POST', '/v1/sync/tickets', { ...key, body: [ticketBody('d1', { buyer: 'seller@example.com', showId: 'show-2' })] });
-    list('d1');
+    await list('d1');
     expect((await t.request('POST', '/v1/delist', { ...key, body: { externalReferenceEventId: 'tour', showId: 'show-2' } })).body.data.delisted).toBe(1);
 
     // What the partner's server asks for on behalf of its signed-in seller and buyer.
@@ -111,7 +111,7 @@ describe('where sign-in tokens go', () => {
     collect('listing page', listingPage.text);
     collect('market page', (await new TestBrowser(t.app).get(`/market/${p.id}/tour?showId=show-1&listingId=${forSale.id}`)).text);
     for (const m of await t.deps.messages.list()) collect(`e-mail ${m.template}`, `${m.text}\n${m.html ?? ''}`);
-    for (const w of t.db.select().from(webhookMessages).all()) collect(`webhook ${w.action}`, w);
+    for (const w of await t.db.select().from(webhookMessages)) collect(`webhook ${w.action}`, w);
 
     // Enough was walked to mean something: each kind of place was reached.
     const places = new Set([...scanned].map((where) => where.replace(/ [A-Z_2]+$/, '')));
@@ -132,7 +132,7 @@ describe('where sign-in tokens go', () => {
 
   it('signs nobody in through Share: a stranger opening it is not the seller and cannot reach their payout page', async () => {
     const { t, p, list } = await resale();
-    list('s1');
+    await list('s1');
     const layer = (await t.request('POST', '/v1/wrapper/accesslayer', { key: p.keys.private, body: { user: 'seller@example.com', autologin: true, tickets: [{ eventId: 'tour', showId: 'show-1', ticketId: 's1', ticketOptionId: 'opt-field' }] } })).body.data;
     const share = layer.tickets[0].callToActions.find((c: { key: string }) => c.key === 'P2P').url as string;
     const stranger = new TestBrowser(t.app);

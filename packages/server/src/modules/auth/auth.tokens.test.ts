@@ -7,53 +7,53 @@ import { oneTimeTokens, sessions } from './auth.table.js';
 import { authService, SESSION_TTL_MS } from './auth.service.js';
 import { inputValue, mountAuth, TestBrowser } from './auth.testing.js';
 
-function setup(settings: Parameters<ReturnType<typeof createTestApp>['partner']>[1] = {}, config: Parameters<typeof createTestApp>[0] = {}) {
+async function setup(settings: Parameters<ReturnType<typeof createTestApp>['partner']>[1] = {}, config: Parameters<typeof createTestApp>[0] = {}) {
   const t = mountAuth(createTestApp(config));
-  const p = t.partner('Acme', settings);
+  const p = await t.partner('Acme', settings);
   return { t, p };
 }
 
-async function mint(t: ReturnType<typeof setup>['t'], key: string, user: string, method?: string) {
+async function mint(t: Awaited<ReturnType<typeof setup>>['t'], key: string, user: string, method?: string) {
   const q = new URLSearchParams({ user, ...(method ? { method } : {}) });
   return t.request('GET', `/v1/auth/oneTimeToken?${q}`, { key });
 }
 
 describe('GET /v1/auth/oneTimeToken', () => {
   it('answers a fresh random token in the envelope, stores only its hash, and creates the user', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const res = await mint(t, p.keys.private, 'Ana@Example.com');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 200, data: expect.stringMatching(/^[0-9A-Za-z]{43}$/), errors: null });
     expect(res.headers.get('cache-control')).toBe('no-store');
     const token = res.body.data as string;
 
-    const rows = t.db.select().from(oneTimeTokens).all();
+    const rows = await t.db.select().from(oneTimeTokens);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).toBe(hashSecret(token));
     expect(rows[0]!.purpose).toBe('login');
     expect(rows[0]!.expiresAt - rows[0]!.createdAt).toBe(300_000);
     expect(JSON.stringify(t.db.$client.prepare('select * from one_time_tokens').all())).not.toContain(token);
-    const user = t.db.select().from(users).where(eq(users.id, rows[0]!.userPk)).get()!;
+    const user = (await t.db.select().from(users).where(eq(users.id, rows[0]!.userPk)).limit(1))[0]!;
     expect(user).toMatchObject({ partnerId: p.id, email: 'ana@example.com', externalId: null });
 
     // Two calls, two different tokens, the same user.
     const again = await mint(t, `Bearer ${p.keys.private}`, 'ana@example.com');
     expect(again.body.data).not.toBe(token);
-    expect(new Set(t.db.select().from(oneTimeTokens).all().map((r) => r.userPk)).size).toBe(1);
+    expect(new Set((await t.db.select().from(oneTimeTokens)).map((r) => r.userPk)).size).toBe(1);
   });
 
   it('reads user by method: e-mail, phone, partner id; guesses without it', async () => {
-    const { t, p } = setup();
-    const userOf = (token: string) => {
-      const row = t.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hashSecret(token))).get()!;
-      return t.db.select().from(users).where(eq(users.id, row.userPk)).get()!;
+    const { t, p } = await setup();
+    const userOf = async (token: string) => {
+      const row = (await t.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hashSecret(token))).limit(1))[0]!;
+      return (await t.db.select().from(users).where(eq(users.id, row.userPk)).limit(1))[0]!;
     };
-    expect(userOf((await mint(t, p.keys.private, 'ana@example.com', 'email')).body.data)).toMatchObject({ email: 'ana@example.com' });
-    expect(userOf((await mint(t, p.keys.private, '+34 600 111 222', 'phone')).body.data)).toMatchObject({ phone: '+34600111222', email: null });
-    expect(userOf((await mint(t, p.keys.private, '+34600111222')).body.data)).toMatchObject({ phone: '+34600111222' });
-    expect(userOf((await mint(t, p.keys.private, 'user-881')).body.data)).toMatchObject({ externalId: 'user-881', email: null });
+    expect(await userOf((await mint(t, p.keys.private, 'ana@example.com', 'email')).body.data)).toMatchObject({ email: 'ana@example.com' });
+    expect(await userOf((await mint(t, p.keys.private, '+34 600 111 222', 'phone')).body.data)).toMatchObject({ phone: '+34600111222', email: null });
+    expect(await userOf((await mint(t, p.keys.private, '+34600111222')).body.data)).toMatchObject({ phone: '+34600111222' });
+    expect(await userOf((await mint(t, p.keys.private, 'user-881')).body.data)).toMatchObject({ externalId: 'user-881', email: null });
     // An id that looks like an e-mail is still an id when the partner says so.
-    expect(userOf((await mint(t, p.keys.private, 'a@b', 'id')).body.data)).toMatchObject({ externalId: 'a@b', email: null });
+    expect(await userOf((await mint(t, p.keys.private, 'a@b', 'id')).body.data)).toMatchObject({ externalId: 'a@b', email: null });
 
     const badEmail = await mint(t, p.keys.private, 'user-881', 'email');
     expect(badEmail.status).toBe(400);
@@ -67,7 +67,7 @@ describe('GET /v1/auth/oneTimeToken', () => {
   });
 
   it('needs user, and the private key', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const missing = await t.request('GET', '/v1/auth/oneTimeToken', { key: p.keys.private });
     expect(missing.status).toBe(400);
     expect(missing.body.errors).toEqual([{ code: 'missing_field', message: 'user is required', path: 'user', in: 'query' }]);
@@ -82,12 +82,12 @@ describe('GET /v1/auth/oneTimeToken', () => {
     }
     expect((await mint(t, 'sk_unknown', 'ana@example.com')).status).toBe(401);
     expect((await t.request('GET', '/v1/auth/oneTimeToken?user=ana%40example.com')).status).toBe(401);
-    expect(t.db.select().from(oneTimeTokens).all()).toHaveLength(0);
-    expect(t.db.select().from(users).all()).toHaveLength(0);
+    expect(await t.db.select().from(oneTimeTokens)).toHaveLength(0);
+    expect(await t.db.select().from(users)).toHaveLength(0);
   });
 
   it('is documented: operationId, tag Auth, private key, both query parameters', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     const doc = (await (await t.app.request('/v1/openapi.json')).json()) as any;
     const op = doc.paths['/v1/auth/oneTimeToken'].get;
     expect(op.operationId).toBe('getOneTimeToken');
@@ -106,7 +106,7 @@ describe('redeeming a one-time token on a hosted page', () => {
   const page = (p: { id: string }, query = '') => `/test/${p.id}/protected${query}`;
 
   it('starts a session, and redirects to the same URL without the token', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     const browser = new TestBrowser(t.app);
     const res = await browser.get(page(p, `?lang=es&oneTimeToken=${token}&x=1`));
@@ -124,10 +124,10 @@ describe('redeeming a one-time token on a hosted page', () => {
     // The cookie holds a random token; the database only its hash.
     const value = browser.cookies.get('resale_session')!;
     expect(value).toMatch(/^[0-9A-Za-z]{43}$/);
-    const stored = t.db.select().from(sessions).all();
+    const stored = await t.db.select().from(sessions);
     expect(stored).toHaveLength(1);
     expect(stored[0]!.tokenHash).toBe(hashSecret(value));
-    expect(t.db.select().from(oneTimeTokens).get()!.usedAt).toBe(t.clock.now());
+    expect((await t.db.select().from(oneTimeTokens).limit(1))[0]!.usedAt).toBe(t.clock.now());
 
     const later = await browser.get(res.location!);
     expect(later.status).toBe(200);
@@ -137,7 +137,7 @@ describe('redeeming a one-time token on a hosted page', () => {
   });
 
   it('refuses a used token with a plain localised page', async () => {
-    const { t, p } = setup();
+    const { t, p } = await setup();
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     const first = new TestBrowser(t.app);
     expect((await first.get(page(p, `?oneTimeToken=${token}`))).status).toBe(302);
@@ -159,18 +159,18 @@ describe('redeeming a one-time token on a hosted page', () => {
     const same = await first.get(page(p, `?oneTimeToken=${token}`));
     expect(same.status).toBe(302);
     expect(same.location).toBe(page(p));
-    expect(t.db.select().from(sessions).all()).toHaveLength(1);
+    expect(await t.db.select().from(sessions)).toHaveLength(1);
   });
 
   it('refuses an expired token (past the partner TTL)', async () => {
-    const { t, p } = setup({ oneTimeTokenTtlSeconds: 60, defaultLang: 'es' });
+    const { t, p } = await setup({ oneTimeTokenTtlSeconds: 60, defaultLang: 'es' });
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     t.clock.advance(60_000);
     const res = await new TestBrowser(t.app).get(page(p, `?oneTimeToken=${token}`));
     expect(res.status).toBe(410);
     expect(res.text).toContain('<html lang="es">');
     expect(res.text).toContain('Este enlace ha caducado');
-    expect(t.db.select().from(oneTimeTokens).get()!.usedAt).toBeNull();
+    expect((await t.db.select().from(oneTimeTokens).limit(1))[0]!.usedAt).toBeNull();
 
     const fresh = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     t.clock.advance(59_000);
@@ -178,13 +178,13 @@ describe('redeeming a one-time token on a hosted page', () => {
   });
 
   it("refuses another partner's token as unknown, without using it up", async () => {
-    const { t, p } = setup();
-    const other = t.partner('Other');
+    const { t, p } = await setup();
+    const other = await t.partner('Other');
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     const res = await new TestBrowser(t.app).get(page(other, `?oneTimeToken=${token}`));
     expect(res.status).toBe(401);
     expect(res.text).toContain('This link is not valid');
-    expect(t.db.select().from(sessions).all()).toHaveLength(0);
+    expect(await t.db.select().from(sessions)).toHaveLength(0);
     // Still good where it belongs.
     expect((await new TestBrowser(t.app).get(page(p, `?oneTimeToken=${token}`))).status).toBe(302);
     // Unknown tokens read the same.
@@ -193,8 +193,8 @@ describe('redeeming a one-time token on a hosted page', () => {
   });
 
   it("does not accept one partner's session on another partner's page", async () => {
-    const { t, p } = setup({ loginUrl: 'https://acme.example/login' });
-    const other = t.partner('Other', { loginUrl: 'https://other.example/login' });
+    const { t, p } = await setup({ loginUrl: 'https://acme.example/login' });
+    const other = await t.partner('Other', { loginUrl: 'https://other.example/login' });
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     const browser = new TestBrowser(t.app);
     await browser.get(page(p, `?oneTimeToken=${token}`));
@@ -205,23 +205,23 @@ describe('redeeming a one-time token on a hosted page', () => {
   });
 
   it('does not redeem on HEAD (link scanners)', async () => {
-    const { t, p } = setup({ loginUrl: 'https://acme.example/login' });
+    const { t, p } = await setup({ loginUrl: 'https://acme.example/login' });
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     const head = await t.app.request(page(p, `?oneTimeToken=${token}`), { method: 'HEAD' });
     expect(head.status).toBe(302);
     expect(head.headers.get('location')).toMatch(/^https:\/\/acme\.example\/login/);
-    expect(t.db.select().from(oneTimeTokens).get()!.usedAt).toBeNull();
+    expect((await t.db.select().from(oneTimeTokens).limit(1))[0]!.usedAt).toBeNull();
   });
 
   it('sets Secure on cookies in production', async () => {
-    const { t, p } = setup({}, { env: 'production', publicBaseUrl: 'https://resale.example' });
+    const { t, p } = await setup({}, { env: 'production', publicBaseUrl: 'https://resale.example' });
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     const res = await new TestBrowser(t.app).get(page(p, `?oneTimeToken=${token}`));
     expect(res.setCookies.find((c) => c.startsWith('resale_session='))).toMatch(/; Secure/);
   });
 
   it('ends sessions after 12 hours', async () => {
-    const { t, p } = setup({ loginUrl: 'https://acme.example/login' });
+    const { t, p } = await setup({ loginUrl: 'https://acme.example/login' });
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     const browser = new TestBrowser(t.app);
     await browser.get(page(p, `?oneTimeToken=${token}`));
@@ -234,7 +234,7 @@ describe('redeeming a one-time token on a hosted page', () => {
 
 describe('CSRF and sign-out', () => {
   async function signedIn(opts: { loginUrl?: string } = {}) {
-    const { t, p } = setup(opts.loginUrl ? { loginUrl: opts.loginUrl } : {});
+    const { t, p } = await setup(opts.loginUrl ? { loginUrl: opts.loginUrl } : {});
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
     const browser = new TestBrowser(t.app);
     await browser.get(`/test/${p.id}/protected?oneTimeToken=${token}`);
@@ -263,10 +263,10 @@ describe('CSRF and sign-out', () => {
 
   it('binds the token to the session and to the action', async () => {
     const { t, browser, csrf, url } = await signedIn();
-    const session = t.db.select().from(sessions).get()!;
+    const session = (await t.db.select().from(sessions).limit(1))[0]!;
     const other = authService(t.deps);
     // The same user signed in elsewhere has another secret, so another token.
-    const second = t.db.transaction((tx) => other.startSession(tx, session.partnerId, session.userPk));
+    const second = await t.db.transact(async (tx) => await other.startSession(tx, session.partnerId, session.userPk));
     const thief = new TestBrowser(t.app);
     thief.cookies.set('resale_session', second.token);
     expect((await thief.post(url, { _csrf: csrf })).status).toBe(403);
@@ -288,14 +288,14 @@ describe('CSRF and sign-out', () => {
     const csrf = inputValue(account.text, '_csrf')!;
 
     expect((await browser.post('/auth/logout', {})).status).toBe(403);
-    expect(t.db.select().from(sessions).get()!.revokedAt).toBeNull();
+    expect((await t.db.select().from(sessions).limit(1))[0]!.revokedAt).toBeNull();
 
     const out = await browser.post('/auth/logout?lang=en', { _csrf: csrf });
     expect(out.status).toBe(303);
     expect(out.location).toBe('/auth/session?lang=en');
     expect(out.setCookies.find((c) => c.startsWith('resale_session='))).toMatch(/Max-Age=0/);
     expect(browser.cookies.has('resale_session')).toBe(false);
-    expect(t.db.select().from(sessions).get()!.revokedAt).toBe(t.clock.now());
+    expect((await t.db.select().from(sessions).limit(1))[0]!.revokedAt).toBe(t.clock.now());
 
     const replay = new TestBrowser(t.app);
     replay.cookies.set('resale_session', stolen);

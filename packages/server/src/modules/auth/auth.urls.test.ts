@@ -7,7 +7,7 @@ import { users } from '../users/users.table.js';
 import { authPurgeJob } from './auth.job.js';
 import { AuthService, authService, SESSION_TTL_MS } from './auth.service.js';
 import { oneTimeTokens, otpCodes, sessions } from './auth.table.js';
-import { loginTrustSigner, safeReturnTo, signUrl, withLoginTrust } from './auth.urls.js';
+import { safeReturnTo, signUrl, withLoginTrust, withLoginTrustSigner } from './auth.urls.js';
 import { mountAuth, TestBrowser } from './auth.testing.js';
 
 const BASE = 'https://resale.test';
@@ -75,17 +75,19 @@ describe('signed URLs (Login Trust, smart publish, access layer)', () => {
 
   it('signs each URL with its own fresh token for the user, created on first sight', async () => {
     const t = mountAuth(createTestApp());
-    const p = t.partner('Acme');
-    const urls = t.db.transaction((tx) => {
-      const sign = loginTrustSigner(t.deps, tx, { partnerId: p.id, user: 'Ana@Example.com' }, 'accessLayer');
-      return [sign(`http://resale.test/sell/${p.id}/start?b=1`), sign(`http://resale.test/sell/${p.id}/start?b=2`)];
-    });
+    const p = await t.partner('Acme');
+    const urls = await t.db.transact((tx) =>
+      withLoginTrustSigner(t.deps, tx, { partnerId: p.id, user: 'Ana@Example.com' }, 'accessLayer', (sign) => [
+        sign(`http://resale.test/sell/${p.id}/start?b=1`),
+        sign(`http://resale.test/sell/${p.id}/start?b=2`),
+      ]),
+    );
     const tokens = urls.map((u) => new URL(u).searchParams.get('oneTimeToken')!);
     expect(tokens[0]).not.toBe(tokens[1]);
-    const rows = t.db.select().from(oneTimeTokens).all();
+    const rows = await t.db.select().from(oneTimeTokens);
     expect(rows.map((r) => r.purpose)).toEqual(['accessLayer', 'accessLayer']);
     expect(rows.map((r) => r.tokenHash).sort()).toEqual(tokens.map(hashSecret).sort());
-    expect(t.db.select().from(users).all()).toEqual([expect.objectContaining({ email: 'ana@example.com' })]);
+    expect(await t.db.select().from(users)).toEqual([expect.objectContaining({ email: 'ana@example.com' })]);
 
     // Each opens its page once.
     for (const url of urls) {
@@ -98,30 +100,30 @@ describe('signed URLs (Login Trust, smart publish, access layer)', () => {
     }
   });
 
-  it('leaves URLs alone without a user, and names loginTrust[user] when it is unusable', () => {
+  it('leaves URLs alone without a user, and names loginTrust[user] when it is unusable', async () => {
     const t = createTestApp();
-    const p = t.partner('Acme');
-    t.db.transaction((tx) => {
-      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: undefined }, 'https://resale.test/sell/p1/x')).toBe('https://resale.test/sell/p1/x');
-      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: '  ' }, 'https://resale.test/sell/p1/x')).toBe('https://resale.test/sell/p1/x');
-      expect(withLoginTrust(t.deps, tx, { partnerId: p.id, user: '+34600111222' }, 'https://resale.test/sell/p1/x', 'smartPublish')).toMatch(/\?oneTimeToken=\w{43}$/);
+    const p = await t.partner('Acme');
+    await t.db.transact(async (tx) => {
+      expect(await withLoginTrust(t.deps, tx, { partnerId: p.id, user: undefined }, 'https://resale.test/sell/p1/x')).toBe('https://resale.test/sell/p1/x');
+      expect(await withLoginTrust(t.deps, tx, { partnerId: p.id, user: '  ' }, 'https://resale.test/sell/p1/x')).toBe('https://resale.test/sell/p1/x');
+      expect(await withLoginTrust(t.deps, tx, { partnerId: p.id, user: '+34600111222' }, 'https://resale.test/sell/p1/x', 'smartPublish')).toMatch(/\?oneTimeToken=\w{43}$/);
       try {
-        withLoginTrust(t.deps, tx, { partnerId: p.id, user: 'not-an-email', method: 'email' }, 'https://resale.test/sell/p1/x');
+        await withLoginTrust(t.deps, tx, { partnerId: p.id, user: 'not-an-email', method: 'email' }, 'https://resale.test/sell/p1/x');
         expect.unreachable();
       } catch (err) {
         expect(err).toBeInstanceOf(ApiError);
         expect((err as ApiError).entries[0]).toMatchObject({ code: 'invalid_format', path: 'loginTrust[user]', in: 'query' });
       }
     });
-    expect(t.db.select().from(oneTimeTokens).all().map((r) => r.purpose)).toEqual(['smartPublish']);
+    expect((await t.db.select().from(oneTimeTokens)).map((r) => r.purpose)).toEqual(['smartPublish']);
   });
 
-  it('the token is single use even when two redemptions race', () => {
+  it('the token is single use even when two redemptions race', async () => {
     const t = createTestApp();
-    const p = t.partner('Acme');
+    const p = await t.partner('Acme');
     const auth = authService(t.deps);
-    const token = t.db.transaction((tx) => auth.mintOneTimeToken(tx, p.id, t.deps.users.resolve(tx, p.id, { email: 'a@example.com' }).id, 'login'));
-    const results = [auth.redeemOneTimeToken(t.db, token, p.id), auth.redeemOneTimeToken(t.db, token, p.id)];
+    const token = await t.db.transact(async (tx) => await auth.mintOneTimeToken(tx, p.id, (await t.deps.users.resolve(tx, p.id, { email: 'a@example.com' })).id, 'login'));
+    const results = [await auth.redeemOneTimeToken(t.db, token, p.id), await auth.redeemOneTimeToken(t.db, token, p.id)];
     expect(results.map((r) => r.ok)).toEqual([true, false]);
     expect(results[1]).toMatchObject({ reason: 'used' });
   });
@@ -139,29 +141,29 @@ describe('authService', () => {
 describe('the auth purge job', () => {
   it('deletes dead tokens, sessions and codes a day (codes two days) later, and keeps the rest', async () => {
     const t = createTestApp();
-    const p = t.partner('Acme');
+    const p = await t.partner('Acme');
     const auth = authService(t.deps);
-    const userPk = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { email: 'a@example.com' }).id);
-    t.db.transaction((tx) => {
-      auth.mintOneTimeToken(tx, p.id, userPk, 'login');
-      auth.startSession(tx, p.id, userPk);
-      const revoked = auth.startSession(tx, p.id, userPk);
-      auth.revokeSession(tx, revoked.session.id);
-      auth.requestOtp(tx, { partnerId: p.id, identifier: 'a@example.com', lang: 'en', ip: 'x' });
+    const userPk = await t.db.transact(async (tx) => (await t.deps.users.resolve(tx, p.id, { email: 'a@example.com' })).id);
+    await t.db.transact(async (tx) => {
+      await auth.mintOneTimeToken(tx, p.id, userPk, 'login');
+      await auth.startSession(tx, p.id, userPk);
+      const revoked = await auth.startSession(tx, p.id, userPk);
+      await auth.revokeSession(tx, revoked.session.id);
+      await auth.requestOtp(tx, { partnerId: p.id, identifier: 'a@example.com', lang: 'en', ip: 'x' });
     });
     await authPurgeJob.run(t.deps);
-    expect(t.db.select().from(sessions).all()).toHaveLength(2);
+    expect(await t.db.select().from(sessions)).toHaveLength(2);
 
     t.clock.advance(24 * 60 * 60_000 + 300_000); // a day after the token expired
     await authPurgeJob.run(t.deps);
-    expect(t.db.select().from(oneTimeTokens).all()).toHaveLength(0);
-    expect(t.db.select().from(sessions).all()).toHaveLength(1); // the live one lasts 12 h + a day
-    expect(t.db.select().from(otpCodes).all()).toHaveLength(1);
+    expect(await t.db.select().from(oneTimeTokens)).toHaveLength(0);
+    expect(await t.db.select().from(sessions)).toHaveLength(1); // the live one lasts 12 h + a day
+    expect(await t.db.select().from(otpCodes)).toHaveLength(1);
 
     t.clock.advance(SESSION_TTL_MS + 24 * 60 * 60_000);
     await authPurgeJob.run(t.deps);
-    expect(t.db.select().from(sessions).all()).toHaveLength(0);
-    expect(t.db.select().from(otpCodes).all()).toHaveLength(0);
-    expect(t.db.select().from(users).where(eq(users.id, userPk)).all()).toHaveLength(1);
+    expect(await t.db.select().from(sessions)).toHaveLength(0);
+    expect(await t.db.select().from(otpCodes)).toHaveLength(0);
+    expect(await t.db.select().from(users).where(eq(users.id, userPk))).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.js';
-import { authService, type AuthServiceDeps, type UserMethod } from './auth.service.js';
+import { authService, type AuthServiceDeps, type TokenBatch, type UserMethod } from './auth.service.js';
 import type { ErrorLocation } from '../../lib/errors.js';
 import type { SecretBox } from '../../lib/crypto.js';
 
@@ -77,22 +77,33 @@ export interface LoginTrust {
   in?: ErrorLocation;
 }
 
+/** Signs a URL for the user it was made for (or returns it unchanged without one). */
+export type UrlSigner = (url: string) => string;
+
 /**
- * A function that signs URLs for one user: each call mints a fresh single-use token
- * (a token opens one URL once, so every URL of a response needs its own). The user is
- * resolved once, created on first sight. Without a user it returns URLs unchanged.
+ * Runs `work` with a function that signs URLs for one user: each call mints a fresh
+ * single-use token (a token opens one URL once, so every URL of a response needs its own).
+ * The user is resolved once, created on first sight; the tokens are written together once
+ * `work` is done, in `tx`. Without a user, URLs stay unchanged.
  *
  * @throws ApiError 400 `invalid_format` naming `path` when `user` is not usable
  * @example
- * const sign = loginTrustSigner(deps, tx, { partnerId, user: query['loginTrust[user]'] }, 'accessLayer');
- * const components = ctas.map((cta) => ({ ...cta, url: sign(cta.url) }));
+ * const components = await withLoginTrustSigner(deps, tx, { partnerId, user: query['loginTrust[user]'] }, 'accessLayer', (sign) =>
+ *   ctas.map((cta) => ({ ...cta, url: sign(cta.url) })));
  */
-export function loginTrustSigner(deps: AuthServiceDeps, tx: Tx, who: LoginTrust, purpose = 'loginTrust'): (url: string) => string {
+export async function withLoginTrustSigner<T>(deps: AuthServiceDeps, tx: Tx, who: LoginTrust, purpose: string, work: (sign: UrlSigner) => T | Promise<T>): Promise<T> {
   const user = who.user?.trim();
-  if (!user) return (url) => url;
+  if (!user) return work((url) => url);
   const auth = authService(deps);
-  const row = auth.resolveUser(tx, who.partnerId, user, { method: who.method, path: who.path ?? 'loginTrust[user]', ...(who.in ? { in: who.in } : {}) });
-  return (url) => signUrl(url, auth.mintOneTimeToken(tx, who.partnerId, row.id, purpose));
+  const row = await auth.resolveUser(tx, who.partnerId, user, { method: who.method, path: who.path ?? 'loginTrust[user]', ...(who.in ? { in: who.in } : {}) });
+  return signingWith(tx, await auth.tokenBatch(tx, who.partnerId, row.id, purpose), work);
+}
+
+/** Runs `work` with a signer minting from `tokens`, then writes the tokens it minted. */
+export async function signingWith<T>(tx: Tx, tokens: TokenBatch, work: (sign: UrlSigner) => T | Promise<T>): Promise<T> {
+  const result = await work((url) => signUrl(url, tokens.mint()));
+  await tokens.write(tx);
+  return result;
 }
 
 /**
@@ -100,8 +111,8 @@ export function loginTrustSigner(deps: AuthServiceDeps, tx: Tx, who: LoginTrust,
  *
  * @example const entry = withLoginTrust(deps, tx, { partnerId, user: 'ana@example.com' }, url, 'smartPublish');
  */
-export function withLoginTrust(deps: AuthServiceDeps, tx: Tx, who: LoginTrust, url: string, purpose = 'loginTrust'): string {
-  return loginTrustSigner(deps, tx, who, purpose)(url);
+export async function withLoginTrust(deps: AuthServiceDeps, tx: Tx, who: LoginTrust, url: string, purpose = 'loginTrust'): Promise<string> {
+  return withLoginTrustSigner(deps, tx, who, purpose, (sign) => sign(url));
 }
 
 const MAX_RETURN_TO = 2048;
@@ -127,6 +138,7 @@ export function safeReturnTo(url: string | null | undefined, publicBaseUrl: stri
   if (typeof url !== 'string' || url.length === 0 || url.length > MAX_RETURN_TO) return null;
   // Whitespace, controls and backslashes: the URL parser strips or rewrites them, so what we
   // check would not be what a browser follows.
+  // eslint-disable-next-line no-control-regex -- the controls are what it looks for
   if (/[\u0000-\u0020\u007f-\u009f\\]/.test(url)) return null;
   const relative = url.startsWith('/');
   if (relative ? url.startsWith('//') : !/^https?:\/\//i.test(url)) return null;
@@ -173,6 +185,7 @@ export function partnerReturnTo(
   tag: unknown,
 ): string | null {
   if (typeof url !== 'string' || url.length === 0 || url.length > MAX_RETURN_TO) return null;
+  // eslint-disable-next-line no-control-regex -- the controls are what it looks for
   if (/[\u0000-\u0020\u007f-\u009f\\]/.test(url) || !/^https?:\/\//i.test(url)) return null;
   let target: URL;
   try {

@@ -10,6 +10,6 @@ export type ChannelListingRow = typeof channelListings.$inferSelect;
  * it to skip the live ownership check (the channel vouches for its tickets) and the purchase
  * to mark the tickets of a channel sale in the partner's `ticket.update` webhook.
  */
-export function channelListingOf(tx: Tx, listingId: string): ChannelListingRow | undefined {
-  return tx.select().from(channelListings).where(eq(channelListings.listingId, listingId)).get();
+export async function channelListingOf(tx: Tx, listingId: string): Promise<ChannelListingRow | undefined> {
+  return (await tx.select().from(channelListings).where(eq(channelListings.listingId, listingId)).limit(1))[0];
 }

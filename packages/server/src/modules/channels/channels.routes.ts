@@ -52,7 +52,7 @@ export function channelRoutes(deps: AppDeps) {
     (c) => {
       const partnerId = c.get('auth').partner.id;
       const body = c.req.valid('json');
-      return respondInTransaction(c, deps, 200, (tx) => svc.get(tx, partnerId, publishChannelListing(deps, tx, partnerId, body).id));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.get(tx, partnerId, (await publishChannelListing(deps, tx, partnerId, body)).id));
     },
   );
 
@@ -68,7 +68,7 @@ export function channelRoutes(deps: AppDeps) {
       request: { query: ChannelListingQuerySchema },
       responses: { 200: jsonResponse(envelope(ChannelListingPageSchema), 'A page of listings'), ...errorResponses(404) },
     }),
-    async (c) => c.json(ok(await deps.db.read((tx) => svc.list(tx, c.get('auth').partner.id, c.req.valid('query')))), 200),
+    async (c) => c.json(ok(await deps.db.read(async (tx) => await svc.list(tx, c.get('auth').partner.id, c.req.valid('query')))), 200),
   );
 
   app.openapi(
@@ -82,7 +82,7 @@ export function channelRoutes(deps: AppDeps) {
       request: { params: ChannelListingIdParam },
       responses: { 200: jsonResponse(envelope(ChannelListingSchema), 'The listing'), ...errorResponses(404) },
     }),
-    async (c) => c.json(ok(await deps.db.read((tx) => svc.get(tx, c.get('auth').partner.id, c.req.valid('param').listingId))), 200),
+    async (c) => c.json(ok(await deps.db.read(async (tx) => await svc.get(tx, c.get('auth').partner.id, c.req.valid('param').listingId))), 200),
   );
 
   app.openapi(
@@ -101,7 +101,7 @@ export function channelRoutes(deps: AppDeps) {
       const partnerId = c.get('auth').partner.id;
       const { listingId } = c.req.valid('param');
       const body = c.req.valid('json');
-      return respondInTransaction(c, deps, 200, (tx) => svc.get(tx, partnerId, svc.updatePrice(tx, partnerId, listingId, body).id));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.get(tx, partnerId, (await svc.updatePrice(tx, partnerId, listingId, body)).id));
     },
   );
 
@@ -122,7 +122,7 @@ export function channelRoutes(deps: AppDeps) {
     (c) => {
       const partnerId = c.get('auth').partner.id;
       const { listingId } = c.req.valid('param');
-      return respondInTransaction(c, deps, 200, (tx) => svc.get(tx, partnerId, svc.withdraw(tx, partnerId, listingId).id));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.get(tx, partnerId, (await svc.withdraw(tx, partnerId, listingId)).id));
     },
   );
 

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
@@ -60,16 +61,15 @@ export class ChannelsService {
   constructor(private readonly deps: Deps) {
     // However a channel listing ends (withdrawn, delisted by the organiser, a ticket deleted),
     // the tickets the channel still holds stop existing: they were never the partner's.
-    deps.bus.on('listing.ended', (tx, e) => this.dropChannelTickets(tx, e.listingId));
+    deps.bus.on('listing.ended', async (tx, e) => await this.dropChannelTickets(tx, e.listingId));
   }
 
   /** @throws 409 when the channel already used `externalListingId` (a new listing needs a new id). */
-  assertUnused(tx: Tx, partnerId: string, channelId: string, externalListingId: string): void {
-    const used = tx
+  async assertUnused(tx: Tx, partnerId: string, channelId: string, externalListingId: string): Promise<void> {
+    const used = (await tx
       .select({ listingId: channelListings.listingId })
       .from(channelListings)
-      .where(and(eq(channelListings.partnerId, partnerId), eq(channelListings.channelId, channelId), eq(channelListings.externalListingId, externalListingId)))
-      .get();
+      .where(and(eq(channelListings.partnerId, partnerId), eq(channelListings.channelId, channelId), eq(channelListings.externalListingId, externalListingId))).limit(1))[0];
     if (used) throw ApiError.conflict(`externalListingId '${externalListingId}' was already used by listing ${used.listingId}; use a new id for a new listing`, 'externalListingId');
   }
 
@@ -78,13 +78,12 @@ export class ChannelsService {
    * between two publishes with the same id.
    * @throws 409 the id was taken meanwhile
    */
-  record(tx: Tx, input: { listingId: string; partnerId: string; channelId: string; externalListingId: string; sellerReference: string | null }): void {
+  async record(tx: Tx, input: { listingId: string; partnerId: string; channelId: string; externalListingId: string; sellerReference: string | null }): Promise<void> {
     const now = this.deps.clock.now();
-    const claimed = tx
+    const claimed = await tx
       .insert(channelListings)
       .values({ ...input, createdAt: now, updatedAt: now })
-      .onConflictDoNothing()
-      .run();
+      .onConflictDoNothing();
     if (claimed.changes !== 1) throw ApiError.conflict(`externalListingId '${input.externalListingId}' was already used; use a new id for a new listing`, 'externalListingId');
   }
 
@@ -98,14 +97,14 @@ export class ChannelsService {
    * Reprices an ACTIVE channel listing within the rules.
    * @throws 404 not this partner's channel listing; 400 price or currency; 409 reserved, sold or ended
    */
-  updatePrice(tx: Tx, partnerId: string, listingId: string, input: { price: number | string; currency?: string | undefined }): ListingRow {
-    const j = this.load(tx, partnerId, listingId);
+  async updatePrice(tx: Tx, partnerId: string, listingId: string, input: { price: number | string; currency?: string | undefined }): Promise<ListingRow> {
+    const j = await this.load(tx, partnerId, listingId);
     if (input.currency !== undefined && input.currency !== j.l.currency) throw ApiError.field('invalid_value', 'currency', `currency must be ${j.l.currency}, the listing's currency`);
     this.assertActive(j);
-    const show = showsWithEvents(tx, [j.l.showPk]).get(j.l.showPk)!.show;
+    const show = (await showsWithEvents(tx, [j.l.showPk])).get(j.l.showPk)!.show;
     this.assertOpen(show);
     try {
-      return this.deps.listings.reprice(tx, j.l, toMinor(input.price, j.l.currency, 'price'));
+      return await this.deps.listings.reprice(tx, j.l, toMinor(input.price, j.l.currency, 'price'));
     } catch (err) {
       if (err instanceof ApiError && err.reason === 'changed_meanwhile') throw ApiError.conflict('The listing changed meanwhile; read it again', undefined, 'changed_meanwhile');
       throw err;
@@ -119,14 +118,14 @@ export class ChannelsService {
    * Withdrawing a WITHDRAWN listing answers it unchanged, so a retried DELETE is safe.
    * @throws 404 not this partner's channel listing; 409 sold or ended
    */
-  withdraw(tx: Tx, partnerId: string, listingId: string): ListingRow {
-    const j = this.load(tx, partnerId, listingId);
+  async withdraw(tx: Tx, partnerId: string, listingId: string): Promise<ListingRow> {
+    const j = await this.load(tx, partnerId, listingId);
     const { state } = this.stateOf(j);
     if (state === 'WITHDRAWN') return j.l;
     if (state !== 'ACTIVE' && state !== 'RESERVED') throw ApiError.conflict(`The listing is ${state}`);
     try {
       // listing.ended follows: intentions end the checkout that held it, dropChannelTickets below.
-      return this.deps.listings.end(tx, j.l, 'TERMINATED', CHANNEL_WITHDRAWN_REASON);
+      return await this.deps.listings.end(tx, j.l, 'TERMINATED', CHANNEL_WITHDRAWN_REASON);
     } catch (err) {
       if (err instanceof ApiError && err.reason === 'changed_meanwhile') throw ApiError.conflict('The listing changed meanwhile; read it again', undefined, 'changed_meanwhile');
       throw err;
@@ -134,8 +133,8 @@ export class ChannelsService {
   }
 
   /** One channel listing of the partner. @throws 404 (another partner's reads the same) */
-  get(tx: Tx, partnerId: string, listingId: string): ChannelListingApi {
-    return this.toApi(tx, this.load(tx, partnerId, listingId));
+  async get(tx: Tx, partnerId: string, listingId: string): Promise<ChannelListingApi> {
+    return await this.toApi(tx, await this.load(tx, partnerId, listingId));
   }
 
   /**
@@ -144,13 +143,13 @@ export class ChannelsService {
    * time, and keeps those whose listing matches (its state and show come from their owners).
    * @throws 404 unknown event or show; 400 showId without externalReferenceEventId
    */
-  list(tx: Tx, partnerId: string, q: ChannelListingQuery): { items: ChannelListingApi[]; nextCursor: string | null } {
+  async list(tx: Tx, partnerId: string, q: ChannelListingQuery): Promise<{ items: ChannelListingApi[]; nextCursor: string | null }> {
     let matchEvent: string | null = null;
     let matchShow: string | null = null;
     if (q.externalReferenceEventId !== undefined) {
-      if (q.showId !== undefined) matchShow = this.deps.events.findShow(tx, partnerId, q.externalReferenceEventId, q.showId).show.id;
+      if (q.showId !== undefined) matchShow = (await this.deps.events.findShow(tx, partnerId, q.externalReferenceEventId, q.showId)).show.id;
       else {
-        const event = eventByRef(tx, partnerId, q.externalReferenceEventId);
+        const event = await eventByRef(tx, partnerId, q.externalReferenceEventId);
         if (!event) throw ApiError.notFound('event', q.externalReferenceEventId);
         matchEvent = event.id;
       }
@@ -163,14 +162,13 @@ export class ChannelsService {
     const found: Joined[] = [];
     let after = q.startingAfter;
     while (found.length <= q.limit) {
-      const chunk = tx
+      const chunk = await tx
         .select()
         .from(channelListings)
         .where(and(...where, ...(after === undefined ? [] : [gt(channelListings.listingId, after)])))
         .orderBy(asc(channelListings.listingId))
-        .limit(LIST_CHUNK)
-        .all();
-      for (const j of this.join(tx, partnerId, chunk)) {
+        .limit(LIST_CHUNK);
+      for (const j of await this.join(tx, partnerId, chunk)) {
         if (matchEvent !== null && j.l.eventPk !== matchEvent) continue;
         if (matchShow !== null && j.l.showPk !== matchShow) continue;
         if (q.state !== undefined && this.stateOf(j).state !== q.state) continue;
@@ -181,15 +179,15 @@ export class ChannelsService {
       after = chunk[chunk.length - 1]!.listingId;
     }
     const page = found.slice(0, q.limit);
-    return { items: page.map((r) => this.toApi(tx, r)), nextCursor: found.length > q.limit ? page[page.length - 1]!.l.id : null };
+    return { items: await inOrder(page, async (r) => await this.toApi(tx, r)), nextCursor: found.length > q.limit ? page[page.length - 1]!.l.id : null };
   }
 
   // ------------------------------------------------------------------ internals
 
   /** Channel listings with their listings and the partner's ids of show and option, in the order given. */
-  private join(tx: Tx, partnerId: string, rows: readonly ChannelListingRow[]): Joined[] {
-    const byId = new Map(listingsByIds(tx, partnerId, rows.map((r) => r.listingId)).map((l) => [l.id, l]));
-    const shows = showsWithEvents(tx, [...byId.values()].map((l) => l.showPk));
+  private async join(tx: Tx, partnerId: string, rows: readonly ChannelListingRow[]): Promise<Joined[]> {
+    const byId = new Map((await listingsByIds(tx, partnerId, rows.map((r) => r.listingId))).map((l) => [l.id, l]));
+    const shows = await showsWithEvents(tx, [...byId.values()].map((l) => l.showPk));
     const options = new Map<string, string>();
     const out: Joined[] = [];
     for (const ch of rows) {
@@ -197,15 +195,15 @@ export class ChannelsService {
       if (!l) continue;
       const se = shows.get(l.showPk)!;
       let optionId = options.get(l.ticketOptionPk);
-      if (optionId === undefined) options.set(l.ticketOptionPk, (optionId = ticketOptionByPk(tx, l.ticketOptionPk)!.ticketId));
+      if (optionId === undefined) options.set(l.ticketOptionPk, (optionId = (await ticketOptionByPk(tx, l.ticketOptionPk))!.ticketId));
       out.push({ l, ch, eventRef: se.event.externalReferenceId, showId: se.show.showId, startsAt: se.show.startsAt, optionId });
     }
     return out;
   }
 
-  private load(tx: Tx, partnerId: string, listingId: string): Joined {
-    const ch = tx.select().from(channelListings).where(and(eq(channelListings.partnerId, partnerId), eq(channelListings.listingId, listingId))).get();
-    const row = ch ? this.join(tx, partnerId, [ch])[0] : undefined;
+  private async load(tx: Tx, partnerId: string, listingId: string): Promise<Joined> {
+    const ch = (await tx.select().from(channelListings).where(and(eq(channelListings.partnerId, partnerId), eq(channelListings.listingId, listingId))).limit(1))[0];
+    const row = ch ? (await this.join(tx, partnerId, [ch]))[0] : undefined;
     if (!row) throw ApiError.notFound('channel listing', listingId);
     return row;
   }
@@ -233,9 +231,9 @@ export class ChannelsService {
     if (state !== 'ACTIVE') throw ApiError.conflict(`The listing is ${state}`, undefined, 'listing_unavailable');
   }
 
-  private toApi(tx: Tx, j: Joined): ChannelListingApi {
+  private async toApi(tx: Tx, j: Joined): Promise<ChannelListingApi> {
     const { l, ch } = j;
-    const priceTypeId = l.priceTypePk ? (priceTypeByPk(tx, l.priceTypePk)?.priceTypeId ?? null) : null;
+    const priceTypeId = l.priceTypePk ? ((await priceTypeByPk(tx, l.priceTypePk))?.priceTypeId ?? null) : null;
     const major = (m: number) => toMajor(m, l.currency);
     const q = new URLSearchParams({ showId: j.showId, listingId: l.id });
     return {
@@ -249,8 +247,8 @@ export class ChannelsService {
       priceTypeId,
       quantity: l.quantity,
       // Ticket ids end in -1, -2 … -20: order by number, not by text.
-      tickets: this.deps.listings
-        .ticketsOf(tx, l.id)
+      tickets: (await this.deps.listings
+        .ticketsOf(tx, l.id))
         .map((t) => ({ ticketId: t.ticketId, section: t.section, row: t.row, seat: t.seat }))
         .sort((a, b) => seatNumber(a.ticketId) - seatNumber(b.ticketId)),
       ...this.stateOf(j),
@@ -272,11 +270,11 @@ export class ChannelsService {
    * A channel listing ended: the tickets the channel still holds (VALID or LISTED, owned by
    * the channel's user) are deleted. A ticket the partner gave someone else is left alone.
    */
-  private dropChannelTickets(tx: Tx, listingId: string): void {
-    if (!channelListingOf(tx, listingId)) return;
-    const listing = listingById(tx, listingId);
+  private async dropChannelTickets(tx: Tx, listingId: string): Promise<void> {
+    if (!(await channelListingOf(tx, listingId))) return;
+    const listing = await listingById(tx, listingId);
     if (!listing) return;
-    this.deps.tickets.deleteHeldBy(tx, ticketPksOf(tx, listingId), listing.sellerPk);
+    await this.deps.tickets.deleteHeldBy(tx, await ticketPksOf(tx, listingId), listing.sellerPk);
   }
 }
 

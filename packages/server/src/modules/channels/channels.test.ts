@@ -41,7 +41,7 @@ async function ownershipServer() {
 
 async function setup(settings: Record<string, unknown> = {}) {
   const t = createTestApp();
-  const p = t.partner('Acme', settings);
+  const p = await t.partner('Acme', settings);
   await withEvent(t, p);
   return { t, p, ...helpers(t, p) };
 }
@@ -60,9 +60,9 @@ function helpers(t: TestApp, p: TestPartner) {
   const list = (query = '', key: string = p.keys.channels) => t.request('GET', `/v1/channels/listings${query ? `?${query}` : ''}`, { key });
   /** Rows written by the channels group, to prove a refusal wrote nothing. */
   const rowCounts = async () => ({
-    listings: t.db.select({ n: count() }).from(listings).get()!.n,
-    tickets: t.db.select({ n: count() }).from(tickets).get()!.n,
-    channelListings: t.db.select({ n: count() }).from(channelListings).get()!.n,
+    listings: (await t.db.select({ n: count() }).from(listings).limit(1))[0]!.n,
+    tickets: (await t.db.select({ n: count() }).from(tickets).limit(1))[0]!.n,
+    channelListings: (await t.db.select({ n: count() }).from(channelListings).limit(1))[0]!.n,
     webhooks: (await t.deps.webhooks.list(p.id, {})).length,
   });
   const intend = (items: string[], user = 'buyer@example.com') => t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items, user } });
@@ -273,7 +273,7 @@ describe('POST /v1/channels/listings', () => {
     // Another channel sharing the key may use the same id of its own.
     expect((await create({ channelId: 'other-platform' })).status).toBe(200);
 
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     before = await rowCounts();
     for (const [overrides, what] of [
       [{ externalReferenceEventId: 'nope' }, "event 'nope'"],
@@ -291,7 +291,7 @@ describe('POST /v1/channels/listings', () => {
     expect(await rowCounts()).toEqual(before);
 
     // The organiser switched resale off for show-2 (a precondition, set in the table).
-    t.db.update(shows).set({ resaleEnabled: false }).where(eq(shows.showId, 'show-2')).run();
+    await t.db.update(shows).set({ resaleEnabled: false }).where(eq(shows.showId, 'show-2'));
     const shut = await create({ externalListingId: 'rs-closed' });
     expect(shut.status).toBe(409);
     expect(shut.body.errors[0].message).toBe("Resale is closed for show 'show-2'");
@@ -345,7 +345,7 @@ describe('PATCH and DELETE /v1/channels/listings/:id', () => {
     const res = await withdraw(l.id);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ state: 'WITHDRAWN', endReason: 'withdrawn', endedAt: '2026-03-01T12:00:00.000Z' });
-    expect(t.db.select().from(tickets).where(eq(tickets.partnerId, p.id)).all().map((x) => x.state)).toEqual(['DELETED', 'DELETED']);
+    expect((await t.db.select().from(tickets).where(eq(tickets.partnerId, p.id))).map((x) => x.state)).toEqual(['DELETED', 'DELETED']);
     expect(((await t.deps.webhooks.list(p.id, { action: 'listing.deleted' }))[0]!.message.payload as { data: { listingId: string } }).data.listingId).toBe(l.id);
     const again = await withdraw(l.id);
     expect(again.status).toBe(200);
@@ -372,7 +372,7 @@ describe('PATCH and DELETE /v1/channels/listings/:id', () => {
     const withdrawn = await withdraw(l.id);
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body.data.state).toBe('WITHDRAWN');
-    const intention = t.db.select().from(buyIntentions).all();
+    const intention = await t.db.select().from(buyIntentions);
     expect(intention).toHaveLength(1);
     expect(intention[0]).toMatchObject({ state: 'CANCELLED', endReason: 'withdrawn' });
     expect((await withdraw(l.id)).status).toBe(200);
@@ -381,11 +381,11 @@ describe('PATCH and DELETE /v1/channels/listings/:id', () => {
   it('404 for unknown ids, another partner’s listings and the partner’s own (non-channel) listings', async () => {
     const { t, p, created, get, patch, withdraw } = await setup();
     const l = await created();
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('own-1', { showId: 'show-2' })] });
-    const own = t.db.transaction((tx) => {
-      const ticket = t.deps.tickets.get(tx, p.id, 'own-1');
-      return t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 });
+    const own = await t.db.transact(async (tx) => {
+      const ticket = await t.deps.tickets.get(tx, p.id, 'own-1');
+      return await t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 });
     });
     for (const [id, key] of [
       ['lst_nope', p.keys.channels],
@@ -398,7 +398,7 @@ describe('PATCH and DELETE /v1/channels/listings/:id', () => {
       }
     }
     expect((await get(l.id)).body.data).toMatchObject({ state: 'ACTIVE', price: 40 });
-    expect(t.deps.listings.get(t.db, p.id, own.id).state).toBe('ACTIVE');
+    expect((await t.deps.listings.get(t.db, p.id, own.id)).state).toBe('ACTIVE');
   });
 });
 
@@ -429,7 +429,7 @@ describe('GET /v1/channels/listings', () => {
     expect(await ids('state=ACTIVE')).toEqual([]);
     expect((await list('externalListingId=a')).body.data.items[0]).toMatchObject({ state: 'ENDED', endReason: 'show_started' });
     // Partner B sees none of A's.
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await list('', other.keys.channels)).body.data).toEqual({ items: [], nextCursor: null });
   });
 
@@ -455,9 +455,9 @@ describe('channel listings in the market’s life', () => {
     // A partner's own listing in the same checkout: its seller is still checked live.
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('own-1', { showId: 'show-2', buyer: 'seller@example.com' })] });
     owner.state.owned.set('seller@example.com', [{ eventId: 'tour', showId: 'show-2', ticketId: 'own-1', ticketOptionId: 'opt-field' }]);
-    const own = t.db.transaction((tx) => {
-      const ticket = t.deps.tickets.get(tx, p.id, 'own-1');
-      return t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 5000 });
+    const own = await t.db.transact(async (tx) => {
+      const ticket = await t.deps.tickets.get(tx, p.id, 'own-1');
+      return await t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 5000 });
     });
     const l = await created();
 
@@ -481,12 +481,12 @@ describe('channel listings in the market’s life', () => {
 
     const sold = (await get(l.id)).body.data;
     expect(sold).toMatchObject({ state: 'SOLD', soldAt: '2026-03-01T12:00:00.000Z', endReason: null });
-    const buyer = t.deps.users.find(t.db, p.id, 'buyer@example.com')!;
-    const moved = t.db.select().from(tickets).where(eq(tickets.ownerPk, buyer.id)).all();
+    const buyer = (await t.deps.users.find(t.db, p.id, 'buyer@example.com'))!;
+    const moved = await t.db.select().from(tickets).where(eq(tickets.ownerPk, buyer.id));
     expect(moved.map((x) => x.ticketId).sort()).toEqual([`${l.id}-1`, `${l.id}-2`, 'own-1'].sort());
     expect(moved.every((x) => x.state === 'VALID')).toBe(true);
-    const channelUser = t.deps.users.find(t.db, p.id, 'channel:resellr')!;
-    expect(t.db.select().from(payouts).where(eq(payouts.listingId, l.id)).get()).toMatchObject({ sellerPk: channelUser.id, amountMinor: 7600, currency: 'EUR', state: 'SCHEDULED' });
+    const channelUser = (await t.deps.users.find(t.db, p.id, 'channel:resellr'))!;
+    expect((await t.db.select().from(payouts).where(eq(payouts.listingId, l.id)).limit(1))[0]).toMatchObject({ sellerPk: channelUser.id, amountMinor: 7600, currency: 'EUR', state: 'SCHEDULED' });
 
     const hook = (await t.deps.webhooks.list(p.id, { action: 'ticket.update' }))[0]!.message.payload as { data: { tickets: Record<string, unknown>[]; total: number } };
     expect(hook.data.total).toBe(143);
@@ -520,7 +520,7 @@ describe('channel listings in the market’s life', () => {
     expect(delist.body.data).toMatchObject({ delisted: 1, listingIds: [b.id] });
     expect((await get(b.id)).body.data).toMatchObject({ state: 'ENDED', endReason: 'delisted' });
     // Its tickets are gone (they were never the partner's), not returned to the channel's user as sellable.
-    const bTickets = t.db.select().from(tickets).where(eq(tickets.showPk, t.db.select().from(listings).where(eq(listings.id, b.id)).get()!.showPk)).all();
+    const bTickets = await t.db.select().from(tickets).where(eq(tickets.showPk, (await t.db.select().from(listings).where(eq(listings.id, b.id)).limit(1))[0]!.showPk));
     expect(bTickets.map((x) => x.state)).toEqual(['DELETED', 'DELETED']);
 
     const cancel = await t.request('POST', '/v1/events/tour/cancellation?showId=show-2', { key: p.keys.private });

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
@@ -37,8 +38,8 @@ function service(t: TestApp): MessagesService {
   return s;
 }
 
-function rows(t: TestApp) {
-  return t.db.select().from(messages).all();
+async function rows(t: TestApp) {
+  return await t.db.select().from(messages);
 }
 
 afterEach(async () => {
@@ -51,27 +52,25 @@ describe('messages: outbox and delivery', () => {
     const server = await smtp();
     const t = createTestApp({ smtpUrl: server.url });
     const svc = service(t);
-    expect(() =>
-      t.db.transaction((tx) => {
-        svc.send(tx, otp('a@example.com'));
+    await expect(t.db.transact(async (tx) => {
+        await svc.send(tx, otp('a@example.com'));
         throw new Error('the change failed');
-      }),
-    ).toThrow('the change failed');
-    expect(rows(t)).toHaveLength(0);
+      })).rejects.toThrow('the change failed');
+    expect(await rows(t)).toHaveLength(0);
     expect(await svc.deliverDue()).toEqual({ sent: 0, retried: 0, failed: 0 });
     expect(server.received).toHaveLength(0);
 
-    const id = t.db.transaction((tx) => svc.send(tx, otp('a@example.com')));
+    const id = await t.db.transact(async (tx) => await svc.send(tx, otp('a@example.com')));
     expect(id).toMatch(/^eml_[0-9a-z]{26}$/);
-    expect(rows(t)).toMatchObject([{ id, state: 'pending', attempts: 0, nextAttemptAt: t.clock.now(), channel: 'email', template: 'oneTimePassword', lang: 'es' }]);
+    expect(await rows(t)).toMatchObject([{ id, state: 'pending', attempts: 0, nextAttemptAt: t.clock.now(), channel: 'email', template: 'oneTimePassword', lang: 'es' }]);
   });
 
   it('delivers over SMTP once, with subject, text, HTML and the PDF attachment', async () => {
     const server = await smtp();
     const t = createTestApp({ smtpUrl: server.url });
     const svc = service(t);
-    const id = t.db.transaction((tx) =>
-      svc.send(tx, { ...unlocked, partnerId: 'ptr_x', attachments: [{ filename: 'ticket.pdf', contentType: 'application/pdf', content: PDF }] }),
+    const id = await t.db.transact(async (tx) =>
+      await svc.send(tx, { ...unlocked, partnerId: 'ptr_x', attachments: [{ filename: 'ticket.pdf', contentType: 'application/pdf', content: PDF }] }),
     );
 
     expect(await svc.deliverDue()).toEqual({ sent: 1, retried: 0, failed: 0 });
@@ -95,7 +94,7 @@ describe('messages: outbox and delivery', () => {
     expect(pdf.headers['content-disposition']).toContain('ticket.pdf');
     expect(pdf.body.equals(PDF)).toBe(true);
 
-    const [row] = rows(t);
+    const [row] = await rows(t);
     expect(row).toMatchObject({ id, partnerId: 'ptr_x', state: 'sent', attempts: 1, sentAt: t.clock.now(), nextAttemptAt: null, lastError: null });
 
     // Sent means sent: later rounds never send it again.
@@ -108,10 +107,10 @@ describe('messages: outbox and delivery', () => {
     const port = await closedPort();
     const t = createTestApp({ smtpUrl: `smtp://127.0.0.1:${port}` });
     const svc = service(t);
-    const id = t.db.transaction((tx) => svc.send(tx, otp('b@example.com')));
+    const id = await t.db.transact(async (tx) => await svc.send(tx, otp('b@example.com')));
 
     expect(await svc.deliverDue()).toEqual({ sent: 0, retried: 1, failed: 0 });
-    let [row] = rows(t);
+    let [row] = await rows(t);
     expect(row).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: t.clock.now() + BACKOFF_MS[0]! });
     expect(row!.lastError).toMatch(/ECONNREFUSED/);
     expect(row!.lastError!.length).toBeLessThanOrEqual(200);
@@ -125,7 +124,7 @@ describe('messages: outbox and delivery', () => {
     expect(await svc.deliverDue()).toEqual({ sent: 1, retried: 0, failed: 0 });
     expect(server.received).toHaveLength(1);
     expect(parseMime(server.received[0]!.raw).headers['message-id']).toBe(`<${id}@resale.test>`);
-    [row] = rows(t);
+    [row] = await rows(t);
     expect(row).toMatchObject({ state: 'sent', attempts: 2, lastError: null, nextAttemptAt: null });
   });
 
@@ -133,17 +132,17 @@ describe('messages: outbox and delivery', () => {
     const port = await closedPort();
     const t = createTestApp({ smtpUrl: `smtp://mailer:s3cr3t-passw0rd@127.0.0.1:${port}` });
     const svc = service(t);
-    t.db.transaction((tx) => svc.send(tx, otp('c@example.com')));
+    await t.db.transact(async (tx) => await svc.send(tx, otp('c@example.com')));
 
     for (const wait of BACKOFF_MS) {
       expect(await svc.deliverDue()).toEqual({ sent: 0, retried: 1, failed: 0 });
       t.clock.advance(wait);
     }
     expect(await svc.deliverDue()).toEqual({ sent: 0, retried: 0, failed: 1 });
-    const [row] = rows(t);
+    const [row] = await rows(t);
     expect(row).toMatchObject({ state: 'failed', attempts: BACKOFF_MS.length + 1, nextAttemptAt: null });
     expect(row!.lastError).toMatch(/ECONNREFUSED/);
-    expect(JSON.stringify(rows(t))).not.toContain('s3cr3t-passw0rd');
+    expect(JSON.stringify(await rows(t))).not.toContain('s3cr3t-passw0rd');
 
     t.clock.advance(7 * 24 * 3600_000);
     expect(await svc.deliverDue()).toEqual({ sent: 0, retried: 0, failed: 0 });
@@ -153,14 +152,14 @@ describe('messages: outbox and delivery', () => {
     const server = await smtp();
     const t = createTestApp({ smtpUrl: server.url });
     const [a, b] = [service(t), service(t)];
-    const ids = t.db.transaction((tx) => [1, 2, 3, 4].map((n) => a.send(tx, otp(`user${n}@example.com`))));
+    const ids = await t.db.transact(async (tx) => await inOrder([1, 2, 3, 4], async (n) => await a.send(tx, otp(`user${n}@example.com`))));
 
     const reports = await Promise.all([a.deliverDue(), b.deliverDue(), a.deliverDue()]);
     expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(4);
     expect(server.received).toHaveLength(4);
     const received = server.received.map((m) => parseMime(m.raw).headers['message-id']).sort();
     expect(received).toEqual(ids.map((id) => `<${id}@resale.test>`).sort());
-    expect(rows(t).every((r) => r.state === 'sent' && r.attempts === 1)).toBe(true);
+    expect((await rows(t)).every((r) => r.state === 'sent' && r.attempts === 1)).toBe(true);
   });
 
   it('lets another worker take over a message whose worker died mid-send, after the claim lease', async () => {
@@ -170,7 +169,7 @@ describe('messages: outbox and delivery', () => {
     const works: Transport = { name: 'works', sendEmail: async () => void sent++ };
     const dead = new MessagesService(t.db, t.clock, { transport: hangs });
     const alive = new MessagesService(t.db, t.clock, { transport: works });
-    t.db.transaction((tx) => dead.send(tx, otp('d@example.com')));
+    await t.db.transact(async (tx) => await dead.send(tx, otp('d@example.com')));
 
     void dead.deliverDue(); // claims, then never finishes (the process "crashed")
     expect(await alive.deliverDue()).toEqual({ sent: 0, retried: 0, failed: 0 });
@@ -183,38 +182,38 @@ describe('messages: outbox and delivery', () => {
     const server = await smtp();
     const t = createTestApp({ smtpUrl: server.url });
     const svc = service(t);
-    t.db.transaction((tx) => svc.send(tx, otp('job@example.com')));
+    await t.db.transact(async (tx) => await svc.send(tx, otp('job@example.com')));
     expect(emailJob).toMatchObject({ name: 'email', everyMs: 2000 });
     await emailJob.run({ ...t.deps, messages: svc } as AppDeps);
     expect(server.received).toHaveLength(1);
-    expect(rows(t)[0]!.state).toBe('sent');
+    expect((await rows(t))[0]!.state).toBe('sent');
   });
 
   it('sends SMS to the mailbox (never to SMTP), stored as E.164 with text only', async () => {
     const server = await smtp();
     const t = createTestApp({ smtpUrl: server.url });
     const svc = service(t);
-    const id = t.db.transaction((tx) =>
-      svc.send(tx, { channel: 'sms', to: '+34 612 34 56 78', template: 'oneTimePassword', lang: 'en', vars: { code: '654321', minutes: 5 } }),
+    const id = await t.db.transact(async (tx) =>
+      await svc.send(tx, { channel: 'sms', to: '+34 612 34 56 78', template: 'oneTimePassword', lang: 'en', vars: { code: '654321', minutes: 5 } }),
     );
     expect(await svc.deliverDue()).toEqual({ sent: 1, retried: 0, failed: 0 });
     expect(server.received).toHaveLength(0);
-    const row = t.db.select().from(messages).where(eq(messages.id, id)).get()!;
+    const row = (await t.db.select().from(messages).where(eq(messages.id, id)).limit(1))[0]!;
     expect(row).toMatchObject({ channel: 'sms', to: '+34612345678', state: 'sent', html: null, attachments: [] });
     expect(row.text).toBe('654321 is your resale sign-in code. It expires in 5 minutes. Do not share it.');
   });
 
-  it('refuses an invalid phone number or e-mail address with a 400 ApiError naming `to`, storing nothing', () => {
+  it('refuses an invalid phone number or e-mail address with a 400 ApiError naming `to`, storing nothing', async () => {
     const t = createTestApp();
     const svc = service(t);
-    const sms = (to: string) => () =>
-      t.db.transaction((tx) => svc.send(tx, { channel: 'sms', to, template: 'oneTimePassword', lang: 'en', vars: { code: '111111', minutes: 5 } }));
-    const email = (to: string) => () => t.db.transaction((tx) => svc.send(tx, otp(to)));
+    const sms = (to: string) => async () =>
+      await t.db.transact(async (tx) => await svc.send(tx, { channel: 'sms', to, template: 'oneTimePassword', lang: 'en', vars: { code: '111111', minutes: 5 } }));
+    const email = (to: string) => async () => await t.db.transact(async (tx) => await svc.send(tx, otp(to)));
 
     for (const attempt of [sms('12345'), sms('+34 12'), sms('not a phone'), sms(''), email('not-an-email'), email('a@'), email('a b@example.com'), email('')]) {
       let error: unknown;
       try {
-        attempt();
+        await attempt();
       } catch (err) {
         error = err;
       }
@@ -222,9 +221,9 @@ describe('messages: outbox and delivery', () => {
       expect((error as ApiError).status).toBe(400);
       expect((error as ApiError).entries[0]).toMatchObject({ code: 'invalid_format', path: 'to' });
     }
-    const withAttachment = () =>
-      t.db.transaction((tx) =>
-        svc.send(tx, {
+    const withAttachment = async () =>
+      await t.db.transact(async (tx) =>
+        await svc.send(tx, {
           channel: 'sms',
           to: '+34612345678',
           template: 'oneTimePassword',
@@ -233,7 +232,7 @@ describe('messages: outbox and delivery', () => {
           attachments: [{ filename: 'a.pdf', contentType: 'application/pdf', content: PDF }],
         }),
       );
-    expect(withAttachment).toThrow(ApiError);
-    expect(rows(t)).toHaveLength(0);
+    await expect(withAttachment()).rejects.toThrow(ApiError);
+    expect(await rows(t)).toHaveLength(0);
   });
 });

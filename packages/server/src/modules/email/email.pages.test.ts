@@ -21,12 +21,12 @@ async function html(t: TestApp, path: string): Promise<{ status: number; body: s
 describe('development mailbox', () => {
   it('without SMTP marks messages sent and lists them, newest first, escaped, on the page and in JSON', async () => {
     const { t, svc } = setup();
-    const first = t.db.transaction((tx) =>
-      svc.send(tx, { channel: 'email', to: 'ana@example.com', template: 'refund', lang: 'es', vars: { eventTitle: 'Rock & <Roll>', amount: { minor: 9100, currency: 'EUR' } } }),
+    const first = await t.db.transact(async (tx) =>
+      await svc.send(tx, { channel: 'email', to: 'ana@example.com', template: 'refund', lang: 'es', vars: { eventTitle: 'Rock & <Roll>', amount: { minor: 9100, currency: 'EUR' } } }),
     );
     t.clock.advance(1000);
-    const second = t.db.transaction((tx) =>
-      svc.send(tx, { channel: 'sms', to: '+34612345678', template: 'oneTimePassword', lang: 'en', vars: { code: '246810', minutes: 10 } }),
+    const second = await t.db.transact(async (tx) =>
+      await svc.send(tx, { channel: 'sms', to: '+34612345678', template: 'oneTimePassword', lang: 'en', vars: { code: '246810', minutes: 10 } }),
     );
     expect(await svc.deliverDue()).toEqual({ sent: 2, retried: 0, failed: 0 });
 
@@ -75,8 +75,8 @@ describe('development mailbox', () => {
   it('shows one message: text, HTML only inside a sandboxed iframe, attachments to download', async () => {
     const { t, svc } = setup();
     const evil = '<script>alert(1)</script>';
-    const id = t.db.transaction((tx) =>
-      svc.send(tx, {
+    const id = await t.db.transact(async (tx) =>
+      await svc.send(tx, {
         channel: 'email',
         to: 'ana@example.com',
         template: 'ticketUnlocked',
@@ -119,7 +119,7 @@ describe('development mailbox', () => {
 
   it('is not served in production (the 404 envelope)', async () => {
     const { t, svc } = setup({ env: 'production' });
-    t.db.transaction((tx) => svc.send(tx, { channel: 'email', to: 'ana@example.com', template: 'oneTimePassword', lang: 'en', vars: { code: '123456', minutes: 10 } }));
+    await t.db.transact(async (tx) => await svc.send(tx, { channel: 'email', to: 'ana@example.com', template: 'oneTimePassword', lang: 'en', vars: { code: '123456', minutes: 10 } }));
     for (const path of ['/dev/mailbox', '/dev/mailbox.json', '/dev/mailbox/eml_x', '/dev/mailbox/eml_x/attachments/0']) {
       const res = await t.request('GET', path);
       expect(res.status).toBe(404);

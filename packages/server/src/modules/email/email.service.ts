@@ -156,7 +156,7 @@ export class MessagesService {
    *   400 `invalid_value` (path `attachments`) for attachments on an SMS
    * @throws Error when `vars` do not fit the template (a programming error)
    */
-  send<K extends TemplateName>(tx: Tx, input: SendInput<K>): string {
+  async send<K extends TemplateName>(tx: Tx, input: SendInput<K>): Promise<string> {
     const to = normaliseAddress(input.channel, input.to);
     const attachments = input.attachments ?? [];
     if (input.channel === 'sms' && attachments.length > 0) throw ApiError.field('invalid_value', 'attachments', 'An SMS cannot carry attachments');
@@ -165,7 +165,7 @@ export class MessagesService {
     const rendered = renderMessage(input.template, input.lang, input.vars, input.channel);
     const id = newId('message');
     const now = this.clock.now();
-    tx.insert(messages)
+    await tx.insert(messages)
       .values({
         id,
         partnerId: input.partnerId ?? null,
@@ -185,8 +185,7 @@ export class MessagesService {
         sentAt: null,
         lastError: null,
         createdAt: now,
-      })
-      .run();
+      });
     return id;
   }
 
@@ -197,7 +196,7 @@ export class MessagesService {
    *
    * @example messages.toUser(tx, partnerId, seller, 'payoutDetailsChanged', 'es', { accountHint: '3000', holderName: 'Ana' });
    */
-  toUser<K extends TemplateName>(
+  async toUser<K extends TemplateName>(
     tx: Tx,
     partnerId: string,
     user: { email: string | null; phone: string | null },
@@ -205,9 +204,9 @@ export class MessagesService {
     lang: Lang,
     vars: TemplateVars[K],
     opts: { attachments?: Attachment[] } = {},
-  ): string | null {
-    if (user.email) return this.send(tx, { partnerId, channel: 'email', to: user.email, template, lang, vars, ...opts } as SendInput<K>);
-    if (user.phone) return this.send(tx, { partnerId, channel: 'sms', to: user.phone, template, lang, vars } as SendInput<K>);
+  ): Promise<string | null> {
+    if (user.email) return await this.send(tx, { partnerId, channel: 'email', to: user.email, template, lang, vars, ...opts } as SendInput<K>);
+    if (user.phone) return await this.send(tx, { partnerId, channel: 'sms', to: user.phone, template, lang, vars } as SendInput<K>);
     return null;
   }
 
@@ -219,14 +218,13 @@ export class MessagesService {
   async deliverDue(): Promise<DeliveryReport> {
     const report: DeliveryReport = { sent: 0, retried: 0, failed: 0 };
     const now = this.clock.now();
-    const due = await this.db.read((tx) =>
-      tx
+    const due = await this.db.read(async (tx) =>
+      await tx
         .select({ id: messages.id })
         .from(messages)
         .where(and(eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)))
         .orderBy(messages.nextAttemptAt, messages.id)
-        .limit(this.batchSize)
-        .all(),
+        .limit(this.batchSize),
     );
     for (const { id } of due) {
       const claimed = await this.claim(id);
@@ -244,14 +242,13 @@ export class MessagesService {
   private async claim(id: string): Promise<{ lease: number; row: MessageRow } | null> {
     const now = this.clock.now();
     const lease = now + CLAIM_LEASE_MS;
-    return this.db.transact((tx) => {
-      const claimed = tx
+    return this.db.transact(async (tx) => {
+      const claimed = await tx
         .update(messages)
         .set({ nextAttemptAt: lease })
-        .where(and(eq(messages.id, id), eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)))
-        .run();
+        .where(and(eq(messages.id, id), eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)));
       if (affected(claimed) !== 1) return null;
-      const row = tx.select().from(messages).where(eq(messages.id, id)).get();
+      const row = (await tx.select().from(messages).where(eq(messages.id, id)).limit(1))[0];
       return row ? { lease, row } : null;
     });
   }
@@ -278,12 +275,11 @@ export class MessagesService {
       const lastError = shortError(err, this.secrets);
       const delay = BACKOFF_MS[attempts - 1];
       const final = delay === undefined;
-      await this.db.transact((tx) =>
-        tx
+      await this.db.transact(async (tx) =>
+        await tx
           .update(messages)
           .set(final ? { state: 'failed', attempts, lastError, nextAttemptAt: null } : { attempts, lastError, nextAttemptAt: this.clock.now() + delay })
-          .where(ours)
-          .run(),
+          .where(ours),
       );
       const log = { messageId: id, channel: row.channel, template: row.template, attempts, error: lastError };
       if (final) this.logger?.error(log, 'message failed for good');
@@ -291,7 +287,7 @@ export class MessagesService {
       return final ? 'failed' : 'retried';
     }
     const sentAt = this.clock.now();
-    await this.db.transact((tx) => tx.update(messages).set({ state: 'sent', attempts, sentAt, nextAttemptAt: null, lastError: null }).where(ours).run());
+    await this.db.transact(async (tx) => await tx.update(messages).set({ state: 'sent', attempts, sentAt, nextAttemptAt: null, lastError: null }).where(ours));
     this.logger?.info({ messageId: id, channel: row.channel, template: row.template, via: row.channel === 'sms' ? this.sms.name : this.transport.name }, 'message sent');
     return 'sent';
   }
@@ -307,16 +303,16 @@ export class MessagesService {
       const phone = parsePhoneNumberFromString(to);
       if (phone) to = phone.number;
     }
-    return this.db.read((tx) => {
+    return this.db.read(async (tx) => {
       const q = tx.select().from(messages);
       const filtered = to ? q.where(sql`lower(${messages.to}) = ${to.toLowerCase()}`) : q;
-      return filtered.orderBy(desc(messages.createdAt), desc(messages.id)).limit(limit).all();
+      return await filtered.orderBy(desc(messages.createdAt), desc(messages.id)).limit(limit);
     });
   }
 
   /** One stored message. @throws ApiError 404 */
   async get(id: string): Promise<MessageRow> {
-    const row = await this.db.read((tx) => tx.select().from(messages).where(eq(messages.id, id)).get());
+    const row = await this.db.read(async (tx) => (await tx.select().from(messages).where(eq(messages.id, id)).limit(1))[0]);
     if (!row) throw ApiError.notFound('message', id);
     return row;
   }

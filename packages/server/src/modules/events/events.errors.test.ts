@@ -15,7 +15,7 @@ function paths(errors: Entry[]) {
 describe('events: bad input', () => {
   it('names every missing required field at once', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const res = await post(t, p, { externalReferenceId: 'x', shows: [{ showId: 's' }] });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ status: 400, data: null });
@@ -37,7 +37,7 @@ describe('events: bad input', () => {
 
   it('refuses wrong types, enums, formats and ranges with their paths', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const body = eventBody('bad', {
       title: 42,
       location: { city: 'Madrid', timeZone: 'Mars/Olympus' },
@@ -76,7 +76,7 @@ describe('events: bad input', () => {
 
   it('refuses unknown fields, naming them (a typo is an error, not silence)', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const res = await post(t, p, eventBody('u', { titel: 'typo', shows: [showBody('s1', { resaleEnabeld: false })] }));
     expect(res.status).toBe(400);
     expect(paths(res.body.errors)).toEqual(['unknown_field@shows.0.resaleEnabeld', 'unknown_field@titel']);
@@ -84,7 +84,7 @@ describe('events: bad input', () => {
 
   it('refuses a price with more decimals than its currency, duplicate ids and dangling combinations', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const show = priceDetailShowBody('s1', {
       ticketOptions: [
         { ticketId: 'opt-field', title: 'F', description: 'f', currency: 'EUR', price: 10.555 },
@@ -115,7 +115,7 @@ describe('events: bad input', () => {
 
   it('refuses an empty shows array, an empty id and out-of-range inventory', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const r1 = await post(t, p, eventBody('e', { shows: [] }));
     expect(paths(r1.body.errors)).toEqual(['out_of_range@shows']);
     const r2 = await post(t, p, eventBody('  '));
@@ -126,7 +126,7 @@ describe('events: bad input', () => {
 
   it('answers 400 when PUT lacks externalReferenceId, and for a body that is not an object', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const r1 = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { title: 'x' } });
     expect(paths(r1.body.errors)).toEqual(['missing_field@externalReferenceId']);
     const r2 = await t.request('POST', '/v1/events', { key: p.keys.private, body: [1, 2] });
@@ -138,7 +138,7 @@ describe('events: bad input', () => {
 
   it('answers 413 for an oversized body and writes nothing', async () => {
     const t = createTestApp({ maxBodyBytes: 4096 });
-    const p = t.partner();
+    const p = await t.partner();
     const res = await post(t, p, eventBody('big', { description: 'x'.repeat(10_000) }));
     expect(res.status).toBe(413);
     expect(res.body.errors[0].code).toBe('payload_too_large');
@@ -149,7 +149,7 @@ describe('events: bad input', () => {
 describe('events: keys', () => {
   it('401 without a key or with an unknown one; 403 for the public and channels keys', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const none = await t.request('POST', '/v1/events', { body: eventBody() });
     expect(none.status).toBe(401);
     expect(none.body.errors[0].code).toBe('unauthorized');

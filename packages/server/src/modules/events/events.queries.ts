@@ -1,7 +1,8 @@
 import { and, asc, eq, gte, inArray, lte, ne, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { combinations, events, priceTypes, shows, ticketOptions } from './events.table.js';
 import { jsonTextOrEmpty } from '../../db/dialect.js';
+import { perConnection, prepared } from '../../db/statements.js';
 
 /**
  * Reads of the events module that other modules may use (events, shows, ticket options,
@@ -21,48 +22,47 @@ export interface ShowWithEvent {
   event: EventRow;
 }
 
-export function eventByPk(tx: Tx, eventPk: string): EventRow | undefined {
-  return tx.select().from(events).where(eq(events.id, eventPk)).get();
+export async function eventByPk(tx: Tx, eventPk: string): Promise<EventRow | undefined> {
+  return (await tx.select().from(events).where(eq(events.id, eventPk)).limit(1))[0];
 }
 
 /** A partner's event by the partner's id for it. */
-export function eventByRef(tx: Tx, partnerId: string, externalReferenceId: string): EventRow | undefined {
-  return tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, externalReferenceId))).get();
+export async function eventByRef(tx: Tx, partnerId: string, externalReferenceId: string): Promise<EventRow | undefined> {
+  return (await tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, externalReferenceId))).limit(1))[0];
 }
 
-export function showByPk(tx: Tx, showPk: string): ShowRow | undefined {
-  return tx.select().from(shows).where(eq(shows.id, showPk)).get();
+export async function showByPk(tx: Tx, showPk: string): Promise<ShowRow | undefined> {
+  return (await tx.select().from(shows).where(eq(shows.id, showPk)).limit(1))[0];
 }
 
 /** A show and its event, by the show's primary key. */
-export function showWithEvent(tx: Tx, showPk: string): ShowWithEvent | undefined {
-  return tx.select({ show: shows, event: events }).from(shows).innerJoin(events, eq(events.id, shows.eventPk)).where(eq(shows.id, showPk)).get();
+export async function showWithEvent(tx: Tx, showPk: string): Promise<ShowWithEvent | undefined> {
+  return (await tx.select({ show: shows, event: events }).from(shows).innerJoin(events, eq(events.id, shows.eventPk)).where(eq(shows.id, showPk)).limit(1))[0];
 }
 
 /** Shows and their events for several primary keys, keyed by show primary key. */
-export function showsWithEvents(tx: Tx, showPks: readonly string[]): Map<string, ShowWithEvent> {
+export async function showsWithEvents(tx: Tx, showPks: readonly string[]): Promise<Map<string, ShowWithEvent>> {
   if (showPks.length === 0) return new Map();
-  const rows = tx
+  const rows = await tx
     .select({ show: shows, event: events })
     .from(shows)
     .innerJoin(events, eq(events.id, shows.eventPk))
-    .where(inArray(shows.id, [...new Set(showPks)]))
-    .all();
+    .where(inArray(shows.id, [...new Set(showPks)]));
   return new Map(rows.map((r) => [r.show.id, r]));
 }
 
-export function ticketOptionByPk(tx: Tx, optionPk: string): TicketOptionRow | undefined {
-  return tx.select().from(ticketOptions).where(eq(ticketOptions.id, optionPk)).get();
+export async function ticketOptionByPk(tx: Tx, optionPk: string): Promise<TicketOptionRow | undefined> {
+  return (await tx.select().from(ticketOptions).where(eq(ticketOptions.id, optionPk)).limit(1))[0];
 }
 
-export function priceTypeByPk(tx: Tx, priceTypePk: string): PriceTypeRow | undefined {
-  return tx.select().from(priceTypes).where(eq(priceTypes.id, priceTypePk)).get();
+export async function priceTypeByPk(tx: Tx, priceTypePk: string): Promise<PriceTypeRow | undefined> {
+  return (await tx.select().from(priceTypes).where(eq(priceTypes.id, priceTypePk)).limit(1))[0];
 }
 
 /** The combination of a ticket option and a price type, when both are known. */
-export function combinationOf(tx: Tx, optionPk: string, priceTypePk: string | null): CombinationRow | undefined {
+export async function combinationOf(tx: Tx, optionPk: string, priceTypePk: string | null): Promise<CombinationRow | undefined> {
   if (!priceTypePk) return undefined;
-  return tx.select().from(combinations).where(and(eq(combinations.ticketOptionPk, optionPk), eq(combinations.priceTypePk, priceTypePk))).get();
+  return (await tx.select().from(combinations).where(and(eq(combinations.ticketOptionPk, optionPk), eq(combinations.priceTypePk, priceTypePk))).limit(1))[0];
 }
 
 /**
@@ -76,136 +76,130 @@ export interface ExternalRefs {
   priceTypeId: string | null;
 }
 
-export function externalRefs(tx: Tx, ids: { showPk: string; ticketOptionPk: string; priceTypePk: string | null }): ExternalRefs {
-  const r = tx
+export async function externalRefs(tx: Tx, ids: { showPk: string; ticketOptionPk: string; priceTypePk: string | null }): Promise<ExternalRefs> {
+  const r = (await tx
     .select({ eventRef: events.externalReferenceId, showId: shows.showId, ticketOptionId: ticketOptions.ticketId })
     .from(shows)
     .innerJoin(events, eq(events.id, shows.eventPk))
     .innerJoin(ticketOptions, eq(ticketOptions.id, ids.ticketOptionPk))
-    .where(eq(shows.id, ids.showPk))
-    .get();
+    .where(eq(shows.id, ids.showPk)).limit(1))[0];
   if (!r) throw new Error(`No show ${ids.showPk} with ticket option ${ids.ticketOptionPk}`);
-  const priceTypeId = ids.priceTypePk ? (priceTypeByPk(tx, ids.priceTypePk)?.priceTypeId ?? null) : null;
+  const priceTypeId = ids.priceTypePk ? ((await priceTypeByPk(tx, ids.priceTypePk))?.priceTypeId ?? null) : null;
   return { ...r, priceTypeId };
 }
 
 /** The ticket options of a show (any order; `position` is the order sent at event creation). */
-export function ticketOptionsOfShow(tx: Tx, showPk: string): TicketOptionRow[] {
-  return tx.select().from(ticketOptions).where(eq(ticketOptions.showPk, showPk)).all();
+export async function ticketOptionsOfShow(tx: Tx, showPk: string): Promise<TicketOptionRow[]> {
+  return await tx.select().from(ticketOptions).where(eq(ticketOptions.showPk, showPk));
 }
 
 /** The price types of a show (any order; `position` is the order sent at event creation). */
-export function priceTypesOfShow(tx: Tx, showPk: string): PriceTypeRow[] {
-  return tx.select().from(priceTypes).where(eq(priceTypes.showPk, showPk)).all();
+export async function priceTypesOfShow(tx: Tx, showPk: string): Promise<PriceTypeRow[]> {
+  return await tx.select().from(priceTypes).where(eq(priceTypes.showPk, showPk));
 }
 
 /** The combinations of a show. */
-export function combinationsOfShow(tx: Tx, showPk: string): CombinationRow[] {
-  return tx.select().from(combinations).where(eq(combinations.showPk, showPk)).all();
+export async function combinationsOfShow(tx: Tx, showPk: string): Promise<CombinationRow[]> {
+  return await tx.select().from(combinations).where(eq(combinations.showPk, showPk));
 }
 
 /** A show of an event by the partner's show id. */
-export function showOfEvent(tx: Tx, eventPk: string, showId: string): ShowRow | undefined {
-  return tx.select().from(shows).where(and(eq(shows.eventPk, eventPk), eq(shows.showId, showId))).get();
+export async function showOfEvent(tx: Tx, eventPk: string, showId: string): Promise<ShowRow | undefined> {
+  return (await tx.select().from(shows).where(and(eq(shows.eventPk, eventPk), eq(shows.showId, showId))).limit(1))[0];
 }
 
 /** The shows of an event, earliest first. */
-export function showsOfEvent(tx: Tx, eventPk: string): ShowRow[] {
-  return tx.select().from(shows).where(eq(shows.eventPk, eventPk)).orderBy(asc(shows.startsAt)).all();
+export async function showsOfEvent(tx: Tx, eventPk: string): Promise<ShowRow[]> {
+  return await tx.select().from(shows).where(eq(shows.eventPk, eventPk)).orderBy(asc(shows.startsAt));
 }
 
 /** A ticket option of a show by the partner's id for it (`ticketId`). */
-export function ticketOptionOfShow(tx: Tx, showPk: string, ticketId: string): TicketOptionRow | undefined {
-  return tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, showPk), eq(ticketOptions.ticketId, ticketId))).get();
+export async function ticketOptionOfShow(tx: Tx, showPk: string, ticketId: string): Promise<TicketOptionRow | undefined> {
+  return (await tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, showPk), eq(ticketOptions.ticketId, ticketId))).limit(1))[0];
 }
 
 /** A price type of a show by the partner's id for it. */
-export function priceTypeOfShow(tx: Tx, showPk: string, priceTypeId: string): PriceTypeRow | undefined {
-  return tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, showPk), eq(priceTypes.priceTypeId, priceTypeId))).get();
+export async function priceTypeOfShow(tx: Tx, showPk: string, priceTypeId: string): Promise<PriceTypeRow | undefined> {
+  return (await tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, showPk), eq(priceTypes.priceTypeId, priceTypeId))).limit(1))[0];
 }
 
 /** The ticket options of several shows, each show's in its order (`position`, then primary key). */
-export function ticketOptionsOfShows(tx: Tx, showPks: readonly string[]): TicketOptionRow[] {
+export async function ticketOptionsOfShows(tx: Tx, showPks: readonly string[]): Promise<TicketOptionRow[]> {
   if (showPks.length === 0) return [];
-  return tx
+  return await tx
     .select()
     .from(ticketOptions)
     .where(inArray(ticketOptions.showPk, [...new Set(showPks)]))
-    .orderBy(asc(ticketOptions.showPk), asc(ticketOptions.position), asc(ticketOptions.id))
-    .all();
+    .orderBy(asc(ticketOptions.showPk), asc(ticketOptions.position), asc(ticketOptions.id));
 }
 
 /** Ticket options by primary key, keyed by it. */
-export function ticketOptionsByPks(tx: Tx, optionPks: readonly string[]): Map<string, TicketOptionRow> {
+export async function ticketOptionsByPks(tx: Tx, optionPks: readonly string[]): Promise<Map<string, TicketOptionRow>> {
   if (optionPks.length === 0) return new Map();
-  return new Map(tx.select().from(ticketOptions).where(inArray(ticketOptions.id, [...new Set(optionPks)])).all().map((o) => [o.id, o]));
+  return new Map((await tx.select().from(ticketOptions).where(inArray(ticketOptions.id, [...new Set(optionPks)]))).map((o) => [o.id, o]));
 }
 
 /** Price types by primary key, keyed by it (nulls are skipped). */
-export function priceTypesByPks(tx: Tx, priceTypePks: readonly (string | null)[]): Map<string, PriceTypeRow> {
+export async function priceTypesByPks(tx: Tx, priceTypePks: readonly (string | null)[]): Promise<Map<string, PriceTypeRow>> {
   const pks = [...new Set(priceTypePks.filter((pk): pk is string => pk !== null))];
   if (pks.length === 0) return new Map();
-  return new Map(tx.select().from(priceTypes).where(inArray(priceTypes.id, pks)).all().map((p) => [p.id, p]));
+  return new Map((await tx.select().from(priceTypes).where(inArray(priceTypes.id, pks))).map((p) => [p.id, p]));
 }
 
 /**
  * Prepared reads of an event, its show and the show's ticket options, for a hot path (the buy
- * access layer's snapshots, accesslayer.buy.cache.ts): prepared once on `db`, they build no SQL
- * per call, and may be called inside a transaction of `db`. `hasSeating` (1 when the event has
+ * access layer's snapshots, accesslayer.buy.cache.ts): prepared once per connection (`perConnection`), they build no SQL
+ * per call and run on the connection of the handle they are asked with. `hasSeating` (1 when the event has
  * a seating chart, `svgCode` or `image`) is computed in SQL, so a large SVG is never parsed
  * into JavaScript.
  *
- * @example const reads = showSnapshotReads(db); const e = reads.eventByRef(partnerId, 'tour-2026');
+ * @example const e = await showSnapshotReads(tx).eventByRef(partnerId, 'tour-2026');
  */
-export function showSnapshotReads(db: Db) {
+export const showSnapshotReads = perConnection((db: Tx) => {
   const p = (name: string) => sql.placeholder(name);
   const hasSeating = sql<number>`(${jsonTextOrEmpty(events.seating, 'svgCode')} <> '' or ${jsonTextOrEmpty(events.seating, 'image')} <> '')`.mapWith(Number);
-  const event = db
+  const event = prepared(db
     .select({ id: events.id, hasSeating })
     .from(events)
-    .where(and(eq(events.partnerId, p('partnerId')), eq(events.externalReferenceId, p('eventId'))))
-    .prepare();
-  const eventByPk = db.select({ hasSeating }).from(events).where(eq(events.id, p('eventPk'))).prepare();
-  const show = db
+    .where(and(eq(events.partnerId, p('partnerId')), eq(events.externalReferenceId, p('eventId')))), 'events_event');
+  const eventByPk = prepared(db.select({ hasSeating }).from(events).where(eq(events.id, p('eventPk'))), 'events_eventByPk');
+  const show = prepared(db
     .select({ id: shows.id, status: shows.status, resaleEnabled: shows.resaleEnabled, startsAt: shows.startsAt })
     .from(shows)
-    .where(and(eq(shows.eventPk, p('eventPk')), eq(shows.showId, p('showId'))))
-    .prepare();
-  const showByPk = db.select({ status: shows.status, resaleEnabled: shows.resaleEnabled, startsAt: shows.startsAt }).from(shows).where(eq(shows.id, p('showPk'))).prepare();
-  const options = db
+    .where(and(eq(shows.eventPk, p('eventPk')), eq(shows.showId, p('showId')))), 'events_show');
+  const showByPk = prepared(db.select({ status: shows.status, resaleEnabled: shows.resaleEnabled, startsAt: shows.startsAt }).from(shows).where(eq(shows.id, p('showPk'))), 'events_showByPk');
+  const options = prepared(db
     .select({ pk: ticketOptions.id, ticketOptionId: ticketOptions.ticketId, title: ticketOptions.title, currency: ticketOptions.currency, area: ticketOptions.area, webVisibility: ticketOptions.webVisibility })
     .from(ticketOptions)
     .where(eq(ticketOptions.showPk, p('showPk')))
-    .orderBy(asc(ticketOptions.position), asc(ticketOptions.id))
-    .prepare();
+    .orderBy(asc(ticketOptions.position), asc(ticketOptions.id)), 'events_options');
   return {
     /** The partner's event by its id: its primary key and seating flag. */
-    eventByRef: (partnerId: string, eventId: string) => event.get({ partnerId, eventId }),
+    eventByRef: async (partnerId: string, eventId: string) => (await event.execute({ partnerId, eventId }))[0],
     /** The seating flag of an event by primary key. */
-    eventSeating: (eventPk: string) => eventByPk.get({ eventPk }),
+    eventSeating: async (eventPk: string) => (await eventByPk.execute({ eventPk }))[0],
     /** A show of an event by the partner's show id. */
-    showOfEvent: (eventPk: string, showId: string) => show.get({ eventPk, showId }),
+    showOfEvent: async (eventPk: string, showId: string) => (await show.execute({ eventPk, showId }))[0],
     /** The status, resale flag and start of a show by primary key. */
-    showState: (showPk: string) => showByPk.get({ showPk }),
+    showState: async (showPk: string) => (await showByPk.execute({ showPk }))[0],
     /** The ticket options of a show, in the show's order. */
-    optionsOfShow: (showPk: string) => options.all({ showPk }),
+    optionsOfShow: async (showPk: string) => await options.execute({ showPk }),
   };
-}
+});
 
 /** The shows of an event by the partner's show id (the order of its unique index). */
-export function showsOfEventByShowId(tx: Tx, eventPk: string): ShowRow[] {
-  return tx.select().from(shows).where(eq(shows.eventPk, eventPk)).orderBy(asc(shows.showId)).all();
+export async function showsOfEventByShowId(tx: Tx, eventPk: string): Promise<ShowRow[]> {
+  return await tx.select().from(shows).where(eq(shows.eventPk, eventPk)).orderBy(asc(shows.showId));
 }
 
 /**
  * The ticketShield shows, not cancelled, that start between `from` and `to` (inclusive), with
  * their events: the shows whose QR unlock may be due (tickets.unlock.ts).
  */
-export function shieldedShowsStartingBetween(tx: Tx, from: number, to: number): ShowWithEvent[] {
-  return tx
+export async function shieldedShowsStartingBetween(tx: Tx, from: number, to: number): Promise<ShowWithEvent[]> {
+  return await tx
     .select({ show: shows, event: events })
     .from(shows)
     .innerJoin(events, eq(events.id, shows.eventPk))
-    .where(and(eq(shows.ticketShield, true), ne(shows.status, 'CANCELLED'), gte(shows.startsAt, from), lte(shows.startsAt, to)))
-    .all();
+    .where(and(eq(shows.ticketShield, true), ne(shows.status, 'CANCELLED'), gte(shows.startsAt, from), lte(shows.startsAt, to)));
 }

@@ -37,7 +37,7 @@ export function eventRoutes(deps: AppDeps) {
     (c) => {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.create(tx, partnerId, body)));
+      return respondInTransaction(c, deps, 200, async (tx) => eventToApi(await events.create(tx, partnerId, body)));
     },
   );
 
@@ -59,7 +59,7 @@ export function eventRoutes(deps: AppDeps) {
     (c) => {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.update(tx, partnerId, body)));
+      return respondInTransaction(c, deps, 200, async (tx) => eventToApi(await events.update(tx, partnerId, body)));
     },
   );
 
@@ -78,7 +78,7 @@ export function eventRoutes(deps: AppDeps) {
       const ref = c.req.valid('param').externalReferenceId;
       const partnerId = c.get('auth').partner.id;
       try {
-        return c.json(ok(eventToApi(await deps.db.read((tx) => events.get(tx, partnerId, ref)))), 200);
+        return c.json(ok(eventToApi(await deps.db.read(async (tx) => await events.get(tx, partnerId, ref)))), 200);
       } catch (err) {
         // The retired rules path reads as this route; an event really called "rules" still wins.
         if (ref === 'rules' && err instanceof ApiError && err.code === 'not_found') throw rulesMoved('GET');
@@ -108,7 +108,7 @@ export function eventRoutes(deps: AppDeps) {
       const { externalReferenceId } = c.req.valid('param');
       const { showId } = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => eventToApi(events.cancel(tx, partnerId, externalReferenceId, showId)));
+      return respondInTransaction(c, deps, 200, async (tx) => eventToApi(await events.cancel(tx, partnerId, externalReferenceId, showId)));
     },
   );
 

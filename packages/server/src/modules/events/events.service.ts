@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { and, asc, eq, inArray, isNull, lte, ne } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { affected } from '../../db/affected.js';
@@ -113,23 +114,23 @@ export class EventsService {
   }
 
   /** POST /v1/events: 409 when the event exists. */
-  create(tx: Tx, partnerId: string, input: EventInput, source: EventAggregate['source'] = 'api'): EventAggregate {
-    return this.apply(tx, partnerId, input, 'create', source);
+  async create(tx: Tx, partnerId: string, input: EventInput, source: EventAggregate['source'] = 'api'): Promise<EventAggregate> {
+    return await this.apply(tx, partnerId, input, 'create', source);
   }
 
   /** PUT /v1/events: 404 when the event does not exist. */
-  update(tx: Tx, partnerId: string, input: EventInput): EventAggregate {
-    return this.apply(tx, partnerId, input, 'update', 'api');
+  async update(tx: Tx, partnerId: string, input: EventInput): Promise<EventAggregate> {
+    return await this.apply(tx, partnerId, input, 'update', 'api');
   }
 
   /** Pull feed and manual load: create or merge. */
-  upsert(tx: Tx, partnerId: string, input: EventInput, source: EventAggregate['source']): EventAggregate {
-    return this.apply(tx, partnerId, input, 'upsert', source);
+  async upsert(tx: Tx, partnerId: string, input: EventInput, source: EventAggregate['source']): Promise<EventAggregate> {
+    return await this.apply(tx, partnerId, input, 'upsert', source);
   }
 
   /** Reads an event; 404 for unknown and for another partner's alike. */
-  get(tx: Tx, partnerId: string, externalReferenceId: string): EventAggregate {
-    const agg = this.load(tx, partnerId, externalReferenceId);
+  async get(tx: Tx, partnerId: string, externalReferenceId: string): Promise<EventAggregate> {
+    const agg = await this.load(tx, partnerId, externalReferenceId);
     if (!agg) throw ApiError.notFound('event', externalReferenceId);
     return agg;
   }
@@ -138,14 +139,14 @@ export class EventsService {
    * Cancels the whole event or one show. Shows already cancelled are left alone, so
    * cancelling twice is harmless. Raises `show.cancelled` for each show it cancels.
    */
-  cancel(tx: Tx, partnerId: string, externalReferenceId: string, showId?: string): EventAggregate {
-    const agg = this.get(tx, partnerId, externalReferenceId);
+  async cancel(tx: Tx, partnerId: string, externalReferenceId: string, showId?: string): Promise<EventAggregate> {
+    const agg = await this.get(tx, partnerId, externalReferenceId);
     const targets = showId === undefined ? agg.shows : agg.shows.filter((s) => s.showId === showId);
     if (showId !== undefined && targets.length === 0) throw ApiError.notFound('show', showId);
     const now = this.clock.now();
     for (const show of targets) {
       if (show.status === 'CANCELLED') continue;
-      this.markCancelled(tx, agg, show, now);
+      await this.markCancelled(tx, agg, show, now);
     }
     return agg;
   }
@@ -161,9 +162,9 @@ export class EventsService {
   async promoteAnnounced(): Promise<number> {
     const now = this.clock.now();
     const due = and(eq(shows.status, 'ANNOUNCED'), lte(shows.salesStartAt, now));
-    if (!(await this.db.read((tx) => tx.select({ id: shows.id }).from(shows).where(due).limit(1).get()))) return 0;
+    if (!(await this.db.read(async (tx) => (await tx.select({ id: shows.id }).from(shows).where(due).limit(1))[0]))) return 0;
     // A transaction of its own: on the HTTP thread it takes turns with the worker (tickets.worker.ts).
-    return this.db.transact((tx) => affected(tx.update(shows).set({ status: 'ON_SALE', updatedAt: now }).where(due).run()));
+    return this.db.transact(async (tx) => affected(await tx.update(shows).set({ status: 'ON_SALE', updatedAt: now }).where(due)));
   }
 
   /**
@@ -171,8 +172,8 @@ export class EventsService {
    * conditional update. True when the flag changed (the caller tells the partner), false
    * when it already had that value.
    */
-  setTicketShield(tx: Tx, showPk: string, status: boolean): boolean {
-    return affected(tx.update(shows).set({ ticketShield: status, updatedAt: this.clock.now() }).where(and(eq(shows.id, showPk), ne(shows.ticketShield, status))).run()) === 1;
+  async setTicketShield(tx: Tx, showPk: string, status: boolean): Promise<boolean> {
+    return affected(await tx.update(shows).set({ ticketShield: status, updatedAt: this.clock.now() }).where(and(eq(shows.id, showPk), ne(shows.ticketShield, status)))) === 1;
   }
 
   /**
@@ -180,37 +181,37 @@ export class EventsService {
    * `unlockAnnouncedAt` to `now` if nobody has. True for the one caller that set it, so two
    * workers never announce twice.
    */
-  claimUnlockAnnouncement(tx: Tx, showPk: string, now: number): boolean {
-    return affected(tx.update(shows).set({ unlockAnnouncedAt: now }).where(and(eq(shows.id, showPk), isNull(shows.unlockAnnouncedAt))).run()) === 1;
+  async claimUnlockAnnouncement(tx: Tx, showPk: string, now: number): Promise<boolean> {
+    return affected(await tx.update(shows).set({ unlockAnnouncedAt: now }).where(and(eq(shows.id, showPk), isNull(shows.unlockAnnouncedAt)))) === 1;
   }
 
   /**
    * Finds a show of a partner's event. Without `showId`, the event's only show; with
    * several shows `showId` is required (400 naming `field`).
    */
-  findShow(tx: Tx, partnerId: string, externalReferenceId: string, showId: string | null | undefined, field = 'showId'): ShowRef {
-    const event = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, externalReferenceId))).get();
+  async findShow(tx: Tx, partnerId: string, externalReferenceId: string, showId: string | null | undefined, field = 'showId'): Promise<ShowRef> {
+    const event = (await tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, externalReferenceId))).limit(1))[0];
     if (!event) throw ApiError.notFound('event', externalReferenceId);
     if (showId === undefined || showId === null) {
-      const all = tx.select().from(shows).where(eq(shows.eventPk, event.id)).limit(2).all();
+      const all = await tx.select().from(shows).where(eq(shows.eventPk, event.id)).limit(2);
       if (all.length !== 1) throw ApiError.field('missing_field', field, `${field} is required: event '${externalReferenceId}' has several shows`);
       return { event, show: all[0]! };
     }
-    const show = tx.select().from(shows).where(and(eq(shows.eventPk, event.id), eq(shows.showId, showId))).get();
+    const show = (await tx.select().from(shows).where(and(eq(shows.eventPk, event.id), eq(shows.showId, showId))).limit(1))[0];
     if (!show) throw ApiError.notFound('show', showId);
     return { event, show };
   }
 
   /** A ticket option of a show, by the partner's id; 404 when it does not exist. */
-  findTicketOption(tx: Tx, showPk: string, ticketOptionId: string) {
-    const row = tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, showPk), eq(ticketOptions.ticketId, ticketOptionId))).get();
+  async findTicketOption(tx: Tx, showPk: string, ticketOptionId: string) {
+    const row = (await tx.select().from(ticketOptions).where(and(eq(ticketOptions.showPk, showPk), eq(ticketOptions.ticketId, ticketOptionId))).limit(1))[0];
     if (!row) throw ApiError.notFound('ticket option', ticketOptionId);
     return row;
   }
 
   /** A price type of a show, by the partner's id; 404 when it does not exist. */
-  findPriceType(tx: Tx, showPk: string, priceTypeId: string) {
-    const row = tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, showPk), eq(priceTypes.priceTypeId, priceTypeId))).get();
+  async findPriceType(tx: Tx, showPk: string, priceTypeId: string) {
+    const row = (await tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, showPk), eq(priceTypes.priceTypeId, priceTypeId))).limit(1))[0];
     if (!row) throw ApiError.notFound('price type', priceTypeId);
     return row;
   }
@@ -219,11 +220,11 @@ export class EventsService {
    * The combination of a ticket option and a price type, where a flow needs one. A pair
    * that was never created does not exist, even when both sides do (spec, price detail).
    */
-  findCombination(tx: Tx, showPk: string, ticketOptionId: string, priceTypeId: string, field = 'priceTypeId') {
-    const option = this.findTicketOption(tx, showPk, ticketOptionId);
-    const priceType = tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, showPk), eq(priceTypes.priceTypeId, priceTypeId))).get();
+  async findCombination(tx: Tx, showPk: string, ticketOptionId: string, priceTypeId: string, field = 'priceTypeId') {
+    const option = await this.findTicketOption(tx, showPk, ticketOptionId);
+    const priceType = (await tx.select().from(priceTypes).where(and(eq(priceTypes.showPk, showPk), eq(priceTypes.priceTypeId, priceTypeId))).limit(1))[0];
     if (!priceType) throw ApiError.field('invalid_value', field, `Price type '${priceTypeId}' does not exist for this show`);
-    const combo = tx.select().from(combinations).where(and(eq(combinations.ticketOptionPk, option.id), eq(combinations.priceTypePk, priceType.id))).get();
+    const combo = (await tx.select().from(combinations).where(and(eq(combinations.ticketOptionPk, option.id), eq(combinations.priceTypePk, priceType.id))).limit(1))[0];
     if (!combo) {
       throw ApiError.field(
         'invalid_value',
@@ -235,26 +236,25 @@ export class EventsService {
   }
 
   /** Creates or updates one combination (COMBINATION rule). */
-  upsertCombination(tx: Tx, partnerId: string, showPk: string, input: { ticketOptionId: string; priceTypeId: string; price: number | string; description?: string | undefined }, path = 'price') {
-    const option = this.findTicketOption(tx, showPk, input.ticketOptionId);
-    const priceType = this.findPriceType(tx, showPk, input.priceTypeId);
+  async upsertCombination(tx: Tx, partnerId: string, showPk: string, input: { ticketOptionId: string; priceTypeId: string; price: number | string; description?: string | undefined }, path = 'price') {
+    const option = await this.findTicketOption(tx, showPk, input.ticketOptionId);
+    const priceType = await this.findPriceType(tx, showPk, input.priceTypeId);
     const now = this.clock.now();
     const priceMinor = toMinor(input.price, option.currency, path);
-    return tx
+    return (await tx
       .insert(combinations)
       .values({ id: newId('combination'), partnerId, showPk, ticketOptionPk: option.id, priceTypePk: priceType.id, priceMinor, description: input.description ?? null, createdAt: now, updatedAt: now })
       .onConflictDoUpdate({
         target: [combinations.ticketOptionPk, combinations.priceTypePk],
         set: { priceMinor, ...(input.description !== undefined ? { description: input.description } : {}), updatedAt: now },
       })
-      .returning()
-      .get();
+      .returning())[0]!;
   }
 
   // ---------------------------------------------------------------- internals
 
-  private apply(tx: Tx, partnerId: string, input: EventInput, mode: Mode, source: EventAggregate['source']): EventAggregate {
-    const existing = this.load(tx, partnerId, input.externalReferenceId);
+  private async apply(tx: Tx, partnerId: string, input: EventInput, mode: Mode, source: EventAggregate['source']): Promise<EventAggregate> {
+    const existing = await this.load(tx, partnerId, input.externalReferenceId);
     if (mode === 'create' && existing) {
       throw ApiError.conflict(`Event '${input.externalReferenceId}' exists already; update it with PUT /v1/events`, 'externalReferenceId');
     }
@@ -299,19 +299,19 @@ export class EventsService {
     }
 
     agg.updatedAt = now;
-    this.save(tx, agg, now);
+    await this.save(tx, agg, now);
     for (const show of agg.shows) {
       const was = before.get(show.showId);
-      if (show.status === 'CANCELLED' && was !== undefined && was !== 'CANCELLED') this.markCancelled(tx, agg, show, now);
+      if (show.status === 'CANCELLED' && was !== undefined && was !== 'CANCELLED') await this.markCancelled(tx, agg, show, now);
     }
     return agg;
   }
 
-  private markCancelled(tx: Tx, agg: EventAggregate, show: ShowAggregate, now: number): void {
+  private async markCancelled(tx: Tx, agg: EventAggregate, show: ShowAggregate, now: number): Promise<void> {
     show.status = 'CANCELLED';
     show.cancelledAt = now;
-    tx.update(shows).set({ status: 'CANCELLED', cancelledAt: now, updatedAt: now }).where(eq(shows.id, show.id!)).run();
-    this.bus.emit(tx, 'show.cancelled', {
+    await tx.update(shows).set({ status: 'CANCELLED', cancelledAt: now, updatedAt: now }).where(eq(shows.id, show.id!));
+    await this.bus.emit(tx, 'show.cancelled', {
       partnerId: agg.partnerId,
       eventPk: agg.id!,
       showPk: show.id!,
@@ -339,14 +339,14 @@ export class EventsService {
     };
   }
 
-  private load(tx: Tx, partnerId: string, externalReferenceId: string): EventAggregate | null {
-    const ev = tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, externalReferenceId))).get();
+  private async load(tx: Tx, partnerId: string, externalReferenceId: string): Promise<EventAggregate | null> {
+    const ev = (await tx.select().from(events).where(and(eq(events.partnerId, partnerId), eq(events.externalReferenceId, externalReferenceId))).limit(1))[0];
     if (!ev) return null;
-    const showRows = tx.select().from(shows).where(eq(shows.eventPk, ev.id)).orderBy(asc(shows.position)).all();
+    const showRows = await tx.select().from(shows).where(eq(shows.eventPk, ev.id)).orderBy(asc(shows.position));
     const showPks = showRows.map((s) => s.id);
-    const optionRows = showPks.length ? tx.select().from(ticketOptions).where(inArray(ticketOptions.showPk, showPks)).orderBy(asc(ticketOptions.position)).all() : [];
-    const ptRows = showPks.length ? tx.select().from(priceTypes).where(inArray(priceTypes.showPk, showPks)).orderBy(asc(priceTypes.position)).all() : [];
-    const comboRows = showPks.length ? tx.select().from(combinations).where(inArray(combinations.showPk, showPks)).orderBy(asc(combinations.createdAt), asc(combinations.id)).all() : [];
+    const optionRows = showPks.length ? await tx.select().from(ticketOptions).where(inArray(ticketOptions.showPk, showPks)).orderBy(asc(ticketOptions.position)) : [];
+    const ptRows = showPks.length ? await tx.select().from(priceTypes).where(inArray(priceTypes.showPk, showPks)).orderBy(asc(priceTypes.position)) : [];
+    const comboRows = showPks.length ? await tx.select().from(combinations).where(inArray(combinations.showPk, showPks)).orderBy(asc(combinations.createdAt), asc(combinations.id)) : [];
     const optionIds = new Map(optionRows.map((o) => [o.id, o.ticketId]));
     const ptIds = new Map(ptRows.map((p) => [p.id, p.priceTypeId]));
     return {
@@ -374,7 +374,7 @@ export class EventsService {
     };
   }
 
-  private save(tx: Tx, agg: EventAggregate, now: number): void {
+  private async save(tx: Tx, agg: EventAggregate, now: number): Promise<void> {
     const eventValues = {
       title: agg.title,
       description: agg.description,
@@ -384,13 +384,13 @@ export class EventsService {
       seating: agg.seating,
       updatedAt: now,
     };
-    if (agg.id) tx.update(events).set(eventValues).where(eq(events.id, agg.id)).run();
+    if (agg.id) await tx.update(events).set(eventValues).where(eq(events.id, agg.id));
     else {
       agg.id = newId('event');
       agg.createdAt = now;
-      tx.insert(events).values({ ...eventValues, id: agg.id, partnerId: agg.partnerId, externalReferenceId: agg.externalReferenceId, source: agg.source, createdAt: now }).run();
+      await tx.insert(events).values({ ...eventValues, id: agg.id, partnerId: agg.partnerId, externalReferenceId: agg.externalReferenceId, source: agg.source, createdAt: now });
     }
-    agg.shows.forEach((show, position) => {
+    await inOrder(agg.shows, async (show, position) => {
       const values = {
         title: show.title,
         startsAt: show.startsAt,
@@ -410,21 +410,21 @@ export class EventsService {
       };
       // A show that arrives already cancelled is stored cancelled; `apply` raises the
       // domain event only for shows that were live before.
-      if (show.id) tx.update(shows).set(values).where(eq(shows.id, show.id)).run();
+      if (show.id) await tx.update(shows).set(values).where(eq(shows.id, show.id));
       else {
         show.id = newId('show');
-        tx.insert(shows).values({ ...values, id: show.id, partnerId: agg.partnerId, eventPk: agg.id!, showId: show.showId, createdAt: now }).run();
+        await tx.insert(shows).values({ ...values, id: show.id, partnerId: agg.partnerId, eventPk: agg.id!, showId: show.showId, createdAt: now });
       }
       const showPk = show.id;
-      show.ticketOptions.forEach((o, i) => {
+      await inOrder(show.ticketOptions, async (o, i) => {
         const v = { title: o.title, description: o.description, currency: o.currency, priceMinor: o.priceMinor, stock: o.stock, webVisibility: o.webVisibility, webSoldOut: o.webSoldOut, area: o.area, position: i, updatedAt: now };
-        if (o.id) tx.update(ticketOptions).set(v).where(eq(ticketOptions.id, o.id)).run();
+        if (o.id) await tx.update(ticketOptions).set(v).where(eq(ticketOptions.id, o.id));
         else {
           o.id = newId('ticketOption');
-          tx.insert(ticketOptions).values({ ...v, id: o.id, partnerId: agg.partnerId, showPk, ticketId: o.ticketId, createdAt: now }).run();
+          await tx.insert(ticketOptions).values({ ...v, id: o.id, partnerId: agg.partnerId, showPk, ticketId: o.ticketId, createdAt: now });
         }
       });
-      show.priceTypes.forEach((p, i) => {
+      await inOrder(show.priceTypes, async (p, i) => {
         const v = {
           externalObjectId: p.externalObjectId,
           title: p.title,
@@ -437,22 +437,21 @@ export class EventsService {
           position: i,
           updatedAt: now,
         };
-        if (p.id) tx.update(priceTypes).set(v).where(eq(priceTypes.id, p.id)).run();
+        if (p.id) await tx.update(priceTypes).set(v).where(eq(priceTypes.id, p.id));
         else {
           p.id = newId('priceType');
-          tx.insert(priceTypes).values({ ...v, id: p.id, partnerId: agg.partnerId, showPk, priceTypeId: p.priceTypeId, createdAt: now }).run();
+          await tx.insert(priceTypes).values({ ...v, id: p.id, partnerId: agg.partnerId, showPk, priceTypeId: p.priceTypeId, createdAt: now });
         }
       });
       const optionPk = new Map(show.ticketOptions.map((o) => [o.ticketId, o.id!]));
       const ptPk = new Map(show.priceTypes.map((p) => [p.priceTypeId, p.id!]));
       for (const c of show.combinations) {
         const v = { priceMinor: c.priceMinor, description: c.description, updatedAt: now };
-        if (c.id) tx.update(combinations).set(v).where(eq(combinations.id, c.id)).run();
+        if (c.id) await tx.update(combinations).set(v).where(eq(combinations.id, c.id));
         else {
           c.id = newId('combination');
-          tx.insert(combinations)
-            .values({ ...v, id: c.id, partnerId: agg.partnerId, showPk, ticketOptionPk: optionPk.get(c.ticketOptionId)!, priceTypePk: ptPk.get(c.priceTypeId)!, createdAt: now })
-            .run();
+          await tx.insert(combinations)
+            .values({ ...v, id: c.id, partnerId: agg.partnerId, showPk, ticketOptionPk: optionPk.get(c.ticketOptionId)!, priceTypePk: ptPk.get(c.priceTypeId)!, createdAt: now });
         }
       }
     });

@@ -21,9 +21,8 @@ import { keepSvgAttribute, SVG_SANITIZE_CONFIG } from '../../../../widgets/src/i
  *
  * DOMPurify needs a DOM: jsdom, the one its authors recommend on the server (their README calls
  * happy-dom "not considered safe"); 29.x is the newest jsdom that runs on Node 20 (30 and later,
- * and so isomorphic-dompurify 4.x, need Node 22). jsdom is loaded on the first chart, synchronously
- * (the service writes inside a synchronous transaction), so a process that never receives a
- * chart never pays for it; one window and one DOMPurify instance serve every chart after that.
+ * and so isomorphic-dompurify 4.x, need Node 22). jsdom is loaded on the first chart, so a
+ * process that never receives a chart never pays for it; one window and one DOMPurify instance serve every chart after that.
  * The last results are remembered by the chart's hash, so a feed that sends the same chart on
  * every poll sanitises it once.
  */

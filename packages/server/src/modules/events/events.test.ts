@@ -9,7 +9,7 @@ import { eventBody, priceDetailShowBody, showBody } from '../../testing/factorie
 describe('POST /v1/events', () => {
   it('creates an event and answers it with the spec defaults', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const res = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody() });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe(200);
@@ -36,7 +36,7 @@ describe('POST /v1/events', () => {
 
   it('accepts `shows` as a single object, as the spec types it', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const res = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('one', { shows: showBody('solo') }) });
     expect(res.status).toBe(200);
     expect(res.body.data.shows.map((s: { showId: string }) => s.showId)).toEqual(['solo']);
@@ -44,7 +44,7 @@ describe('POST /v1/events', () => {
 
   it('stores the price detail model: price types and only the combinations sent', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const res = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('pd', { shows: [priceDetailShowBody('s1')] }) });
     expect(res.status).toBe(200);
     const show = res.body.data.shows[0];
@@ -56,14 +56,14 @@ describe('POST /v1/events', () => {
       { ticketOptionId: 'opt-vip', priceTypeId: 'pt-standard', price: 120 },
     ]);
     // The pair vip + early was never created: it does not exist.
-    const { show: row } = t.deps.events.findShow(t.db, p.id, 'pd', 's1');
-    expect(t.deps.events.findCombination(t.db, row.id, 'opt-field', 'pt-early').combination.priceMinor).toBe(3900);
-    expect(() => t.deps.events.findCombination(t.db, row.id, 'opt-vip', 'pt-early')).toThrow(/form no combination/);
+    const { show: row } = await t.deps.events.findShow(t.db, p.id, 'pd', 's1');
+    expect((await t.deps.events.findCombination(t.db, row.id, 'opt-field', 'pt-early')).combination.priceMinor).toBe(3900);
+    await expect(t.deps.events.findCombination(t.db, row.id, 'opt-vip', 'pt-early')).rejects.toThrow(/form no combination/);
   });
 
   it('keeps money exact: decimal strings and JPY without minor units', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const show = showBody('s1', {
       ticketOptions: [
         { ticketId: 'a', title: 'A', description: 'a', currency: 'eur', price: '19.99' },
@@ -81,14 +81,14 @@ describe('POST /v1/events', () => {
       ['EUR', null],
       ['EUR', null],
     ]);
-    const { show: row } = t.deps.events.findShow(t.db, p.id, 'money', 's1');
-    expect(t.deps.events.findTicketOption(t.db, row.id, 'a').priceMinor).toBe(1999);
+    const { show: row } = await t.deps.events.findShow(t.db, p.id, 'money', 's1');
+    expect((await t.deps.events.findTicketOption(t.db, row.id, 'a')).priceMinor).toBe(1999);
   });
 
   it('lets two partners use the same externalReferenceId without seeing each other', async () => {
     const t = createTestApp();
-    const a = t.partner('A');
-    const b = t.partner('B');
+    const a = await t.partner('A');
+    const b = await t.partner('B');
     expect((await t.request('POST', '/v1/events', { key: a.keys.private, body: eventBody('same', { title: 'A tour' }) })).status).toBe(200);
     expect((await t.request('POST', '/v1/events', { key: b.keys.private, body: eventBody('same', { title: 'B tour' }) })).status).toBe(200);
     expect((await t.request('GET', '/v1/events/same', { key: a.keys.private })).body.data.title).toBe('A tour');
@@ -97,7 +97,7 @@ describe('POST /v1/events', () => {
 
   it('answers 409 when the event exists, and writes nothing', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody() });
     const again = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour-2026', { title: 'Changed' }) });
     expect(again.status).toBe(409);
@@ -109,7 +109,7 @@ describe('POST /v1/events', () => {
 describe('PUT /v1/events', () => {
   async function seeded() {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { shows: [priceDetailShowBody('s1'), showBody('s2')] }) });
     return { t, p };
   }
@@ -204,7 +204,7 @@ describe('PUT /v1/events', () => {
 
   it('answers 404 for an unknown event and for another partner’s event alike', async () => {
     const { t } = await seeded();
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     const unknown = await t.request('PUT', '/v1/events', { key: other.keys.private, body: { externalReferenceId: 'nope', title: 'x' } });
     const foreign = await t.request('PUT', '/v1/events', { key: other.keys.private, body: { externalReferenceId: 'tour', title: 'x' } });
     expect(unknown.status).toBe(404);
@@ -216,7 +216,7 @@ describe('PUT /v1/events', () => {
   it('cancels a show whose status is set to CANCELLED and refuses to revive it', async () => {
     const { t, p } = await seeded();
     const seen: string[] = [];
-    t.deps.bus.on('show.cancelled', (_tx, e) => seen.push(e.showId));
+    t.deps.bus.on('show.cancelled', (_tx, e) => void seen.push(e.showId));
     const res = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 's2', status: 'CANCELLED' }] } });
     expect(res.body.data.shows[1]).toMatchObject({ status: 'CANCELLED', cancelledAt: '2026-03-01T12:00:00.000Z' });
     expect(seen).toEqual(['s2']);
@@ -229,10 +229,10 @@ describe('PUT /v1/events', () => {
 describe('POST /v1/events/:externalReferenceId/cancellation', () => {
   it('cancels every show, raises show.cancelled once per show, and is harmless twice', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { shows: [showBody('s1'), showBody('s2')] }) });
     const seen: string[] = [];
-    t.deps.bus.on('show.cancelled', (_tx, e) => seen.push(`${e.externalReferenceId}/${e.showId}`));
+    t.deps.bus.on('show.cancelled', (_tx, e) => void seen.push(`${e.externalReferenceId}/${e.showId}`));
     const res = await t.request('POST', '/v1/events/tour/cancellation', { key: p.keys.private });
     expect(res.status).toBe(200);
     expect(res.body.data.shows.map((s: { status: string }) => s.status)).toEqual(['CANCELLED', 'CANCELLED']);
@@ -243,7 +243,7 @@ describe('POST /v1/events/:externalReferenceId/cancellation', () => {
 
   it('cancels only the show named by showId', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { shows: [showBody('s1'), showBody('s2')] }) });
     const res = await t.request('POST', '/v1/events/tour/cancellation?showId=s2', { key: p.keys.private });
     expect(res.body.data.shows.map((s: { status: string }) => s.status)).toEqual(['LIVE', 'CANCELLED']);
@@ -252,7 +252,7 @@ describe('POST /v1/events/:externalReferenceId/cancellation', () => {
 
   it('rolls the cancellation back when a subscriber fails, so nothing is half-done', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { shows: [showBody('s1'), showBody('s2')] }) });
     t.deps.bus.on('show.cancelled', (_tx, e) => {
       if (e.showId === 's2') throw new Error('refund provider down');
@@ -266,8 +266,8 @@ describe('POST /v1/events/:externalReferenceId/cancellation', () => {
 
   it('answers 404 for unknown and foreign events', async () => {
     const t = createTestApp();
-    const a = t.partner('A');
-    const b = t.partner('B');
+    const a = await t.partner('A');
+    const b = await t.partner('B');
     await t.request('POST', '/v1/events', { key: a.keys.private, body: eventBody('tour') });
     expect((await t.request('POST', '/v1/events/tour/cancellation', { key: b.keys.private })).status).toBe(404);
     expect((await t.request('GET', '/v1/events/tour', { key: a.keys.private })).body.data.shows[0].status).toBe('LIVE');
@@ -277,22 +277,22 @@ describe('POST /v1/events/:externalReferenceId/cancellation', () => {
 describe('ANNOUNCED shows', () => {
   it('become ON_SALE once dates.salesStartAt is reached', async () => {
     const t = createTestApp();
-    const p = t.partner();
-    t.db.transaction((tx) =>
-      t.deps.events.upsert(tx, p.id, { ...eventBody('feed'), shows: [{ ...showBody('s1'), status: 'ANNOUNCED', dates: { salesStartAt: '2026-03-02T09:00:00Z' } }] } as never, 'feed'),
+    const p = await t.partner();
+    await t.db.transact(async (tx) =>
+      await t.deps.events.upsert(tx, p.id, { ...eventBody('feed'), shows: [{ ...showBody('s1'), status: 'ANNOUNCED', dates: { salesStartAt: '2026-03-02T09:00:00Z' } }] } as never, 'feed'),
     );
     expect(await t.deps.events.promoteAnnounced()).toBe(0);
     t.clock.set('2026-03-02T09:00:00Z');
     expect(await t.deps.events.promoteAnnounced()).toBe(1);
-    expect(t.deps.events.get(t.db, p.id, 'feed').shows[0]!.status).toBe('ON_SALE');
+    expect((await t.deps.events.get(t.db, p.id, 'feed')).shows[0]!.status).toBe('ON_SALE');
   });
 
   it('takes no write lock when no show is due (the check runs every second beside other writers)', async () => {
     const path = join(tempDir('resale-promote-'), 'db.sqlite');
     const deps = fileDeps(path);
     const p = (await deps.partners.create('P', {})).partner;
-    deps.db.transaction((tx) =>
-      deps.events.upsert(tx, p.id, { ...eventBody('feed'), shows: [{ ...showBody('s1'), status: 'ANNOUNCED', dates: { salesStartAt: '2026-03-02T09:00:00Z' } }] } as never, 'feed'),
+    await deps.db.transact(async (tx) =>
+      await deps.events.upsert(tx, p.id, { ...eventBody('feed'), shows: [{ ...showBody('s1'), status: 'ANNOUNCED', dates: { salesStartAt: '2026-03-02T09:00:00Z' } }] } as never, 'feed'),
     );
     // Another connection (a process, the ingestion worker) holds the write lock; waiting for it would fail at once.
     const other = new Database(path);

@@ -95,13 +95,13 @@ export class FeedsService {
    * future (the clock went back) counts as due, so a clock change cannot stall a feed.
    */
   async due(now: number = this.deps.clock.now()): Promise<DuePoll[]> {
-    const partners = [...(await this.deps.partners.list())].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return this.deps.db.read((tx) => {
+    const partners = [...await this.deps.partners.list()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.deps.db.read(async (tx) => {
       const out: DuePoll[] = [];
       for (const partner of partners) {
         for (const feed of FEED_KINDS) {
           if (feedUrl(partner, feed) === null) continue;
-          if (isDue(this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) out.push({ partnerId: partner.id, feed });
+          if (isDue(await this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) out.push({ partnerId: partner.id, feed });
         }
       }
       return out;
@@ -146,27 +146,25 @@ export class FeedsService {
 
   /** The partner's latest runs of both feeds, newest first. */
   async runs(partnerId: string, limit = 50): Promise<FeedRun[]> {
-    return this.deps.db.read((tx) =>
-      tx
+    return this.deps.db.read(async (tx) =>
+      await tx
         .select()
         .from(feedRuns)
         .where(eq(feedRuns.partnerId, partnerId))
         .orderBy(desc(feedRuns.startedAt), desc(feedRuns.id))
-        .limit(limit)
-        .all(),
+        .limit(limit),
     );
   }
 
   // ---------------------------------------------------------------- internals
 
-  private lastStart(tx: Tx, partnerId: string, feed: FeedKind): number | null {
-    const row = tx
+  private async lastStart(tx: Tx, partnerId: string, feed: FeedKind): Promise<number | null> {
+    const row = (await tx
       .select({ startedAt: feedRuns.startedAt })
       .from(feedRuns)
       .where(and(eq(feedRuns.partnerId, partnerId), eq(feedRuns.feed, feed)))
       .orderBy(desc(feedRuns.startedAt))
-      .limit(1)
-      .get();
+      .limit(1))[0];
     return row?.startedAt ?? null;
   }
 
@@ -175,14 +173,13 @@ export class FeedsService {
    * begins IMMEDIATE) and only if the feed is still due, so two processes never both poll it.
    */
   private async claim(partner: PartnerRow, feed: FeedKind, onlyIfDue: boolean): Promise<FeedRun | null> {
-    return this.deps.db.transact((tx) => {
+    return this.deps.db.transact(async (tx) => {
       const now = this.deps.clock.now();
-      if (onlyIfDue && !isDue(this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) return null;
-      return tx
+      if (onlyIfDue && !isDue(await this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) return null;
+      return (await tx
         .insert(feedRuns)
         .values({ id: newId('feedRun'), partnerId: partner.id, feed, startedAt: now, finishedAt: now, ok: false, applied: 0, skipped: 0, problems: [UNFINISHED] })
-        .returning()
-        .get();
+        .returning())[0]!;
     });
   }
 
@@ -220,7 +217,7 @@ export class FeedsService {
       problems: tally.list(),
     };
     try {
-      const row = await this.deps.db.transact((tx) => tx.update(feedRuns).set(finished).where(eq(feedRuns.id, run.id)).returning().get());
+      const row = await this.deps.db.transact(async (tx) => (await tx.update(feedRuns).set(finished).where(eq(feedRuns.id, run.id)).returning())[0]);
       if (ok) logger.info({ partnerId: partner.id, feed, applied: tally.applied, skipped: tally.skipped, ms: finished.finishedAt - run.startedAt }, `feeds: ${feed} feed polled`);
       return row ?? { ...run, ...finished };
     } catch (err) {
@@ -240,7 +237,7 @@ export class FeedsService {
         continue;
       }
       try {
-        await this.deps.db.transact((tx) => this.deps.events.upsert(tx, partnerId, parsed.data, 'feed'));
+        await this.deps.db.transact(async (tx) => await this.deps.events.upsert(tx, partnerId, parsed.data, 'feed'));
         tally.applied++;
       } catch (err) {
         tally.skip(i, ref, this.reasonsOf(err, partnerId, 'events'));
@@ -260,7 +257,7 @@ export class FeedsService {
       }
       const { externalReferenceId, showId, cancelledAt } = parsed.data;
       try {
-        await this.deps.db.transact((tx) => this.deps.events.cancel(tx, partnerId, externalReferenceId, showId ?? undefined));
+        await this.deps.db.transact(async (tx) => await this.deps.events.cancel(tx, partnerId, externalReferenceId, showId ?? undefined));
         tally.applied++;
       } catch (err) {
         tally.skip(i, ref, this.reasonsOf(err, partnerId, 'cancelled'));

@@ -104,7 +104,7 @@ const FEED_TIMEOUT_MS = 1_000;
 async function setup(settings: PartnerSettingsPatch = {}, opts: { logger?: pino.Logger } = {}) {
   const t = createTestApp();
   const platform = await startPlatform();
-  const p = t.partner('Acme', {
+  const p = await t.partner('Acme', {
     eventsFeedUrl: platform.url('/events'),
     cancelledFeedUrl: platform.url('/cancelled'),
     feedPollSeconds: 60,
@@ -182,12 +182,12 @@ describe('feeds: the events feed', () => {
     expect(s2).toMatchObject({ showId: 'show-2', status: 'PRIVATE', date: '2026-05-01T19:00:00.000Z', tags: ['access:code'], combinations: [] });
     expect(a.body.data.partnerOnlyField).toBeUndefined();
     expect(a.body.data.producers).toEqual([{ producerId: 'prod-1', name: 'Live Norte', emails: ['boss@producer.example'] }]);
-    expect(t.db.select().from(events).where(eq(events.externalReferenceId, 'tour-a')).get()!.source).toBe('feed');
+    expect((await t.db.select().from(events).where(eq(events.externalReferenceId, 'tour-a')).limit(1))[0]!.source).toBe('feed');
 
     const b = await getEvent('tour-b');
     expect(b.body.data.shows[0]).toMatchObject({ status: 'ANNOUNCED', dates: { salesStartAt: '2026-04-01T10:00:00Z' } });
 
-    expect(t.db.select().from(feedRuns).all()).toHaveLength(1);
+    expect(await t.db.select().from(feedRuns)).toHaveLength(1);
   });
 
   it('updates on the next poll (merging by showId, ticketId, pair) and never duplicates', async () => {
@@ -225,8 +225,8 @@ describe('feeds: the events feed', () => {
         { ticketOptionId: 'opt-vip', priceTypeId: 'pt-standard', price: 120 },
       ],
     });
-    expect(t.db.select().from(events).all()).toHaveLength(1);
-    expect(t.db.select().from(shows).all()).toHaveLength(2);
+    expect(await t.db.select().from(events)).toHaveLength(1);
+    expect(await t.db.select().from(shows)).toHaveLength(2);
   });
 
   it('skips a malformed or refused item with its reason and applies the others', async () => {
@@ -259,7 +259,7 @@ describe('feeds: the events feed', () => {
     for (const ref of ['no-title', 'bad-date', 'no-combinations', 'unknown-option']) expect((await getEvent(ref)).status).toBe(404);
 
     // Stored from the same run, and logged at warn without personal data.
-    expect(t.db.select().from(feedRuns).get()!.problems).toEqual(run.problems);
+    expect((await t.db.select().from(feedRuns).limit(1))[0]!.problems).toEqual(run.problems);
     const skipped = lines.filter((l) => l.msg === 'feeds: item skipped');
     expect(skipped.map((l) => [l.level, l.index, l.externalReferenceId])).toEqual([
       [40, 1, 'no-title'],
@@ -308,7 +308,7 @@ describe('feeds: a feed that fails', () => {
     expect(failed).toMatchObject({ feed: 'events', ok: false, applied: 0, skipped: 0 });
     expect(failed.problems).toHaveLength(1);
     expect((await getEvent('tour-a')).body.data).toEqual(before);
-    expect(t.db.select().from(events).all()).toHaveLength(1);
+    expect(await t.db.select().from(events)).toHaveLength(1);
 
     t.clock.advance(60_000);
     platform.serve('/events', [feedEvent('tour-a', { title: 'v2' })]);
@@ -358,7 +358,7 @@ describe('feeds: a feed that fails', () => {
     const gone = await startPlatform();
     await gone.close();
     const { t, platform, feeds } = await setup({ eventsFeedUrl: gone.url('/events'), cancelledFeedUrl: null });
-    const other = t.partner('Other', { eventsFeedUrl: platform.url('/events') });
+    const other = await t.partner('Other', { eventsFeedUrl: platform.url('/events') });
     platform.serve('/events', [feedEvent('tour-z')]);
     const { runs } = await feeds.tick();
     expect(runs.map((r) => [r.partnerId === other.id, r.ok])).toEqual([
@@ -373,7 +373,7 @@ describe('feeds: the platform secret', () => {
   it('is sent as X-Resale-Secret when the partner has one, and not otherwise', async () => {
     const secret = 'platform-secret-0123456789';
     const { t, platform, p, feeds } = await setup({ platformSecret: secret });
-    const bare = t.partner('No secret', { eventsFeedUrl: platform.url('/events') });
+    const bare = await t.partner('No secret', { eventsFeedUrl: platform.url('/events') });
     await feeds.pollEvents(p.id);
     await feeds.pollCancelled(p.id);
     await feeds.pollEvents(bare.id);
@@ -382,7 +382,7 @@ describe('feeds: the platform secret', () => {
       { path: '/cancelled', secret },
       { path: '/events', secret: undefined },
     ]);
-    expect(JSON.stringify(t.db.select().from(feedRuns).all())).not.toContain(secret);
+    expect(JSON.stringify(await t.db.select().from(feedRuns))).not.toContain(secret);
   });
 });
 
@@ -477,8 +477,8 @@ describe('feeds: schedule and ANNOUNCED shows', () => {
 
   it('due() follows feedPollSeconds from the latest run in the database', async () => {
     const { t, platform, p, feeds } = await setup({ feedPollSeconds: 60 });
-    t.partner('B', { eventsFeedUrl: platform.url('/events'), feedPollSeconds: 300 });
-    t.partner('No feeds');
+    await t.partner('B', { eventsFeedUrl: platform.url('/events'), feedPollSeconds: 300 });
+    await t.partner('No feeds');
     const pairs = (list: { partnerId: string; feed: string }[]) => list.map((d) => `${d.partnerId === p.id ? 'A' : 'B'}:${d.feed}`);
 
     expect(pairs(await feeds.due())).toEqual(['A:events', 'A:cancelled', 'B:events']);
@@ -509,7 +509,7 @@ describe('feeds: schedule and ANNOUNCED shows', () => {
     const [one, two] = await Promise.all([feeds.tick(), second.tick()]);
     expect(one.runs.length + two.runs.length).toBe(2);
     expect(platform.hits.map((h) => h.path).sort()).toEqual(['/cancelled', '/events']);
-    expect(t.db.select().from(feedRuns).all()).toHaveLength(2);
+    expect(await t.db.select().from(feedRuns)).toHaveLength(2);
   });
 
   it('a manual poll ignores the schedule; a feed without a URL is not polled', async () => {
@@ -519,7 +519,7 @@ describe('feeds: schedule and ANNOUNCED shows', () => {
     expect(await feeds.pollCancelled(p.id)).toBeNull();
     expect(platform.hits).toHaveLength(2);
     await expect(feeds.pollEvents('ptr_unknown')).rejects.toMatchObject({ status: 404 });
-    expect(t.db.select().from(feedRuns).all()).toHaveLength(2);
+    expect(await t.db.select().from(feedRuns)).toHaveLength(2);
   });
 });
 
@@ -547,10 +547,9 @@ describe('feeds: operator routes', () => {
     expect(polled.body.data[0].problems[0]).toMatch(/^item 1 \(externalReferenceId 'broken'\): title is required; /);
 
     for (let i = 1; i <= 60; i++) {
-      t.db
+      await t.db
         .insert(feedRuns)
-        .values({ id: `frn_old_${String(i).padStart(2, '0')}`, partnerId: p.id, feed: 'events', startedAt: t.clock.now() - i * 60_000, finishedAt: t.clock.now() - i * 60_000, ok: true, applied: 0, skipped: 0, problems: [] })
-        .run();
+        .values({ id: `frn_old_${String(i).padStart(2, '0')}`, partnerId: p.id, feed: 'events', startedAt: t.clock.now() - i * 60_000, finishedAt: t.clock.now() - i * 60_000, ok: true, applied: 0, skipped: 0, problems: [] });
     }
     const list = await t.request('GET', `/admin/v1/partners/${p.id}/feedRuns`, { operator: true });
     expect(list.status).toBe(200);
@@ -561,7 +560,7 @@ describe('feeds: operator routes', () => {
     expect(list.body.data[2].id).toBe('frn_old_01');
     expect(list.body.data[49].id).toBe('frn_old_48');
 
-    const other = t.partner('Without feeds');
+    const other = await t.partner('Without feeds');
     expect((await t.request('POST', `/admin/v1/partners/${other.id}/feeds/poll`, { operator: true })).body.data).toEqual([]);
     expect((await t.request('GET', `/admin/v1/partners/${other.id}/feedRuns`, { operator: true })).body.data).toEqual([]);
   });

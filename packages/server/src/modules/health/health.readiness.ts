@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { MIGRATIONS_FOLDER, type Db } from '../../db/client.js';
+import { selectRows } from '../../db/dialect.js';
 
 /**
  * Whether this process can serve (`GET /readyz`), as opposed to merely being alive
@@ -90,9 +91,7 @@ export class Readiness {
     let status: MigrationStatus;
     try {
       status = await this.withTimeout(
-        this.db.read((tx) => {
-          tx.all(sql`select 1`);
-        }).then(() => this.migrations()),
+        this.db.read((tx) => selectRows(tx, sql`select 1 as ok`)).then(() => this.migrations()),
       );
     } catch (err) {
       // The reason stays generic in the answer (no SQL or paths to an unauthenticated caller); the log has it.
@@ -125,9 +124,9 @@ export const READY_DB_TIMEOUT_MS = 2_000;
  * @example const { pending } = await migrationStatus(db); // ['0011_hold_limits_step_up']
  */
 export async function migrationStatus(db: Db, journal: readonly JournalEntry[] = readJournal(MIGRATIONS_FOLDER)): Promise<MigrationStatus> {
-  const latest = await db.read((tx) => {
+  const latest = await db.read(async (tx) => {
     try {
-      const rows = tx.all<{ last: number | string | null }>(sql`select max(created_at) as last from __drizzle_migrations`);
+      const rows = await selectRows<{ last: unknown }>(tx, sql`select max(created_at) as last from __drizzle_migrations`);
       const last = rows[0]?.last;
       return last === null || last === undefined ? null : Number(last);
     } catch (err) {

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { describe, expect, it } from 'vitest';
 import { ownershipEndpoint } from '../../testing/platform.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
@@ -16,14 +17,14 @@ import { buyIntentions } from './intentions.table.js';
 async function market(tickets = 24, settings: Record<string, unknown> = {}) {
   const owned = new Map<string, unknown[]>();
   const t = createTestApp();
-  const p = t.partner('Acme', { ownershipUrl: await ownershipEndpoint(owned), allowedOrigins: ['https://tickets.partner.example'], ...settings });
+  const p = await t.partner('Acme', { ownershipUrl: await ownershipEndpoint(owned), allowedOrigins: ['https://tickets.partner.example'], ...settings });
   await withEvent(t, p);
   const ids = Array.from({ length: tickets }, (_, i) => `s${i + 1}`);
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ids.map((id) => ticketBody(id, { buyer: 'seller@example.com' })) });
   owned.set('seller@example.com', ids.map((ticketId) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field' })));
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const listings = ids.map((id) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(id).ownerPk, ticketPks: [ticket(id).id], priceMinor: 4000 })));
-  const held = () => listings.filter((l) => t.deps.listings.get(t.db, p.id, l.id).state === 'RESERVED').length;
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const listings = await inOrder(ids, async (id) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(id)).ownerPk, ticketPks: [(await ticket(id)).id], priceMinor: 4000 })));
+  const held = async () => (await inOrder(listings, (l) => t.deps.listings.get(t.db, p.id, l.id))).filter((l) => l.state === 'RESERVED').length;
   /** A browser signed in by code as `email`. */
   const signedIn = async (email: string, ip = '198.51.100.7') => {
     const b = new TestBrowser(t.app, ip);
@@ -55,8 +56,8 @@ describe('holds on the market page', () => {
       expect(back.searchParams.get('listingIds')).toBe(listings.slice(0, 20).map((l) => l.id).join(','));
     }
     for (const l of listings) await buy(anon, [l.id]);
-    expect(held()).toBe(0);
-    expect(t.db.select().from(buyIntentions).all()).toHaveLength(0);
+    expect(await held()).toBe(0);
+    expect(await t.db.select().from(buyIntentions)).toHaveLength(0);
   });
 
   it('limits live holds per buyer (count and tickets per show) and per client address, with 429, Retry-After and a clear page', async () => {
@@ -66,7 +67,7 @@ describe('holds on the market page', () => {
     const tooMany = await buy(ana, listings.slice(0, 11).map((l) => l.id));
     expect(tooMany.status).toBe(429);
     expect(tooMany.text).toContain('You can hold at most 10 tickets for this show at once.');
-    expect(held()).toBe(0);
+    expect(await held()).toBe(0);
     // Three checkouts (default perBuyer 3), then the fourth is refused with a way to the newest.
     for (const l of listings.slice(0, 3)) expect((await buy(ana, [l.id])).status).toBe(303);
     const fourth = await buy(ana, [listings[3]!.id]);
@@ -74,7 +75,7 @@ describe('holds on the market page', () => {
     expect(Number(fourth.headers.get('retry-after'))).toBe(600);
     expect(fourth.text).toContain('You have 3 reservations waiting for payment.');
     expect(fourth.text).toMatch(new RegExp(`href="/checkout/${p.id}/bi_[^"]+">Continue your checkout`));
-    expect(held()).toBe(3);
+    expect(await held()).toBe(3);
     // The API refuses the same buyer the same way, in the envelope.
     const api = await t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items: [listings[4]!.id], user: 'ana@example.com' } });
     expect(api.status).toBe(429);
@@ -116,12 +117,12 @@ describe('checkout rules', () => {
     const page = await seller.get(back.location!);
     expect(page.status).toBe(409);
     expect(page.text).toContain('You cannot buy your own tickets');
-    expect(t.deps.listings.get(t.db, p.id, listings[0]!.id).state).toBe('ACTIVE');
-    expect(t.db.select().from(buyIntentions).all()[0]).toMatchObject({ state: 'CANCELLED', endReason: 'own_listing', buyerPk: null });
+    expect((await t.deps.listings.get(t.db, p.id, listings[0]!.id)).state).toBe('ACTIVE');
+    expect((await t.db.select().from(buyIntentions))[0]).toMatchObject({ state: 'CANCELLED', endReason: 'own_listing', buyerPk: null });
     // Nothing can be paid on it afterwards.
     const pay = await seller.post(url.pathname, { _csrf: inputValue(page.text, '_csrf') ?? 'x', cardNumber: SANDBOX_CARDS.success, expiry: '12/30', cvc: '123' });
     expect(pay.status).not.toBe(303);
-    expect(t.deps.listings.get(t.db, p.id, listings[0]!.id).state).toBe('ACTIVE');
+    expect((await t.deps.listings.get(t.db, p.id, listings[0]!.id)).state).toBe('ACTIVE');
   });
 
   it('tells a buyer at checkout that the organiser delisted the tickets (the delist ended the hold), and charges nothing', async () => {
@@ -137,7 +138,7 @@ describe('checkout rules', () => {
     expect(pay.status).toBe(409);
     expect(pay.text).toContain('The organiser took these tickets off sale');
     expect((await ben.get(reserved.location!)).text).toContain('Nothing was charged.');
-    expect(t.deps.listings.get(t.db, p.id, listings[0]!.id).state).toBe('DELISTED');
+    expect((await t.deps.listings.get(t.db, p.id, listings[0]!.id)).state).toBe('DELISTED');
   });
 });
 
@@ -169,7 +170,7 @@ describe('return addresses', () => {
     const form = new URLSearchParams({ _csrf: csrfOf(evil.text, `/market/${p.id}/tour/buy`)!, listingId: listings[0]!.id, returnTo: 'https://evil.example/phish' });
     const reserved = await ben.post(`/market/${p.id}/tour/buy`, form);
     expect(reserved.status).toBe(303);
-    expect(t.db.select().from(buyIntentions).all()[0]!.returnTo).toBeNull();
+    expect((await t.db.select().from(buyIntentions))[0]!.returnTo).toBeNull();
     const checkout = await ben.get(reserved.location!);
     const path = new URL(reserved.location!, 'http://x').pathname;
     const paid = await ben.post(path, { _csrf: csrfOf(checkout.text, path)!, cardNumber: SANDBOX_CARDS.success, expiry: '12/30', cvc: '123' });
@@ -182,7 +183,7 @@ describe('return addresses', () => {
     const good = await page(`returnTo=${encodeURIComponent('https://tickets.partner.example/ev')}`);
     const form2 = new URLSearchParams({ _csrf: csrfOf(good.text, `/market/${p.id}/tour/buy`)!, listingId: listings[1]!.id, returnTo: carried(good.text)! });
     const second = await ben.post(`/market/${p.id}/tour/buy`, form2);
-    expect(t.db.select().from(buyIntentions).all().find((i) => i.listingIds.includes(listings[1]!.id))!.returnTo).toBe('https://tickets.partner.example/ev');
+    expect((await t.db.select().from(buyIntentions)).find((i) => i.listingIds.includes(listings[1]!.id))!.returnTo).toBe('https://tickets.partner.example/ev');
     expect(second.status).toBe(303);
   });
 });

@@ -9,16 +9,15 @@ import { buyIntentions } from './intentions.table.js';
 export type IntentionRow = typeof buyIntentions.$inferSelect;
 
 /** A buy intention by id, of any partner (the id came from a row of ours). */
-export function intentionById(tx: Tx, intentionId: string): IntentionRow | undefined {
-  return tx.select().from(buyIntentions).where(eq(buyIntentions.id, intentionId)).get();
+export async function intentionById(tx: Tx, intentionId: string): Promise<IntentionRow | undefined> {
+  return (await tx.select().from(buyIntentions).where(eq(buyIntentions.id, intentionId)).limit(1))[0];
 }
 
 /** The ids of the PAID intentions of a show (whose buyers a cancellation refunds). */
-export function paidIntentionIdsOfShow(tx: Tx, showPk: string): string[] {
-  return tx
+export async function paidIntentionIdsOfShow(tx: Tx, showPk: string): Promise<string[]> {
+  return (await tx
     .select({ id: buyIntentions.id })
     .from(buyIntentions)
-    .where(and(eq(buyIntentions.showPk, showPk), eq(buyIntentions.state, 'PAID')))
-    .all()
+    .where(and(eq(buyIntentions.showPk, showPk), eq(buyIntentions.state, 'PAID'))))
     .map((r) => r.id);
 }

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
@@ -6,7 +7,7 @@ import { toMajor } from '../../lib/money.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
-import { loginTrustSigner, RETURN_TO_TAG_PARAM, returnToTag, signUrl } from '../auth/auth.urls.js';
+import { withLoginTrust, RETURN_TO_TAG_PARAM, returnToTag, signUrl } from '../auth/auth.urls.js';
 import { reserveListings } from '../../flows/reserve-listings.js';
 import { marketEvent, offers } from '../market/market.queries.js';
 import { MAX_INTENTION_ITEMS } from './intentions.service.js';
@@ -76,12 +77,12 @@ export function intentionRoutes(deps: AppDeps) {
       const body = c.req.valid('json');
       const partner = c.get('auth').partner;
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
-      return respondInTransaction(c, deps, 200, (tx) => {
+      return respondInTransaction(c, deps, 200, async (tx) => {
         // The partner from the key, the buyer resolved once: the payment URL signs them in (Login Trust).
-        const buyer = deps.auth.resolveUser(tx, partner.id, body.user, { path: 'user', in: 'body' });
-        const row = reserveListings(deps, tx, { partner, listingIds: body.items, buyerPk: buyer.id });
-        const token = deps.auth.mintOneTimeToken(tx, partner.id, buyer.id, 'checkout', { ttlSeconds: partner.settings.oneTimeTokenTtlSeconds });
-        return svc.toApi(tx, row, signUrl(svc.checkoutUrl(row, l), token));
+        const buyer = await deps.auth.resolveUser(tx, partner.id, body.user, { path: 'user', in: 'body' });
+        const row = await reserveListings(deps, tx, { partner, listingIds: body.items, buyerPk: buyer.id });
+        const token = await deps.auth.mintOneTimeToken(tx, partner.id, buyer.id, 'checkout', { ttlSeconds: partner.settings.oneTimeTokenTtlSeconds });
+        return await svc.toApi(tx, row, signUrl(svc.checkoutUrl(row, l), token));
       });
     },
   );
@@ -102,7 +103,7 @@ export function intentionRoutes(deps: AppDeps) {
       const { listingIds: ids } = c.req.valid('json');
       const partner = c.get('auth').partner;
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
-      return respondInTransaction(c, deps, 200, (tx) => svc.checkoutUrl(reserveListings(deps, tx, { partner, listingIds: ids, buyerPk: null }), l));
+      return respondInTransaction(c, deps, 200, async (tx) => svc.checkoutUrl(await reserveListings(deps, tx, { partner, listingIds: ids, buyerPk: null }), l));
     },
   );
 
@@ -121,9 +122,9 @@ export function intentionRoutes(deps: AppDeps) {
     }),
     (c) => {
       const partner = c.get('auth').partner;
-      return respondInTransaction(c, deps, 200, (tx) => {
-        const row = svc.get(tx, partner.id, c.req.valid('param').intentionId);
-        return svc.toApi(tx, row, svc.checkoutUrl(row, partner.settings.defaultLang));
+      return respondInTransaction(c, deps, 200, async (tx) => {
+        const row = await svc.get(tx, partner.id, c.req.valid('param').intentionId);
+        return await svc.toApi(tx, row, svc.checkoutUrl(row, partner.settings.defaultLang));
       });
     },
   );
@@ -142,7 +143,7 @@ export function intentionRoutes(deps: AppDeps) {
     }),
     (c) => {
       const partner = c.get('auth').partner;
-      return respondInTransaction(c, deps, 200, (tx) => svc.toApi(tx, svc.cancel(tx, partner.id, c.req.valid('param').intentionId), null));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.toApi(tx, await svc.cancel(tx, partner.id, c.req.valid('param').intentionId), null));
     },
   );
 
@@ -165,9 +166,9 @@ export function intentionRoutes(deps: AppDeps) {
       const partner = c.get('auth').partner;
       const { eventId } = c.req.valid('param');
       const { showId } = c.req.valid('query');
-      const { found, offered } = await deps.db.read((tx) => {
-        const found = marketEvent(tx, partner.id, eventId);
-        return { found, offered: found ? new Map(found.shows.map((s) => [s.id, offers(tx, s.id)])) : new Map<string, ReturnType<typeof offers>>() };
+      const { found, offered } = await deps.db.read(async (tx) => {
+        const found = await marketEvent(tx, partner.id, eventId);
+        return { found, offered: found ? new Map(await inOrder(found.shows, async (s) => [s.id, await offers(tx, s.id)] as const)) : new Map<string, Awaited<ReturnType<typeof offers>>>() };
       });
       if (!found) throw ApiError.notFound('event', eventId);
       const chosen = showId === undefined ? found.shows : found.shows.filter((s) => s.showId === showId);
@@ -214,7 +215,7 @@ export function intentionRoutes(deps: AppDeps) {
     async (c) => {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
-      await deps.db.read((tx) => deps.events.findShow(tx, partner.id, q.externalReferenceEventId, q.showId));
+      await deps.db.read(async (tx) => await deps.events.findShow(tx, partner.id, q.externalReferenceEventId, q.showId));
       // The tag tells the market page that the partner's server chose this returnTo (see partnerReturnTo).
       const params = new URLSearchParams({
         showId: q.showId,
@@ -224,7 +225,7 @@ export function intentionRoutes(deps: AppDeps) {
         ...(q.ticketOptionId ? { ticketOptionId: q.ticketOptionId } : {}),
       });
       const url = `${deps.config.publicBaseUrl}/market/${partner.id}/${encodeURIComponent(q.externalReferenceEventId)}?${params}`;
-      return respondInTransaction(c, deps, 200, (tx) => loginTrustSigner(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, 'buyFlow')(url));
+      return respondInTransaction(c, deps, 200, async (tx) => withLoginTrust(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, url, 'buyFlow'));
     },
   );
 

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { and, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
@@ -51,8 +52,8 @@ export class HoldLimitError extends ApiError {
  */
 export class IntentionsService {
   constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'bus' | 'listings' | 'config'>) {
-    deps.bus.on('listing.ended', (tx, e) => {
-      if (e.intentionId) this.endIfPending(tx, e.intentionId, 'CANCELLED', e.reason === 'organiser' ? 'delisted' : e.reason === 'channel_withdrawn' ? 'withdrawn' : 'listing_unavailable');
+    deps.bus.on('listing.ended', async (tx, e) => {
+      if (e.intentionId) await this.endIfPending(tx, e.intentionId, 'CANCELLED', e.reason === 'organiser' ? 'delisted' : e.reason === 'channel_withdrawn' ? 'withdrawn' : 'listing_unavailable');
     });
   }
 
@@ -63,9 +64,9 @@ export class IntentionsService {
    * (flows/reserve-listings.ts).
    * @throws HoldLimitError (429)
    */
-  open(tx: Tx, partner: PartnerRow, input: { listings: readonly ListingRow[]; buyerPk: string | null; returnTo?: string | null; clientKey?: string | null }): IntentionRow {
+  async open(tx: Tx, partner: PartnerRow, input: { listings: readonly ListingRow[]; buyerPk: string | null; returnTo?: string | null; clientKey?: string | null }): Promise<IntentionRow> {
     const first = input.listings[0]!;
-    this.checkHoldLimits(tx, partner.settings.holdLimits ?? DEFAULT_HOLD_LIMITS, {
+    await this.checkHoldLimits(tx, partner.settings.holdLimits ?? DEFAULT_HOLD_LIMITS, {
       partnerId: partner.id,
       buyerPk: input.buyerPk,
       clientKey: input.clientKey ?? null,
@@ -73,7 +74,7 @@ export class IntentionsService {
       tickets: input.listings.reduce((n, r) => n + r.quantity, 0),
     });
     const now = this.deps.clock.now();
-    return tx
+    return (await tx
       .insert(buyIntentions)
       .values({
         id: newId('intention'),
@@ -93,8 +94,7 @@ export class IntentionsService {
         createdAt: now,
         updatedAt: now,
       })
-      .returning()
-      .get();
+      .returning())[0]!;
   }
 
   /**
@@ -103,14 +103,14 @@ export class IntentionsService {
    * here too: a seller who reserved their own listing signed out and signs in at checkout gets
    * `own_listing`, and the intention is cancelled so the listings go back on sale.
    */
-  claim(tx: Tx, partnerId: string, id: string, buyerPk: string): { ok: true; row: IntentionRow } | { ok: false; reason: 'own_listing' | 'not_yours'; row: IntentionRow } {
-    let row = this.get(tx, partnerId, id);
+  async claim(tx: Tx, partnerId: string, id: string, buyerPk: string): Promise<{ ok: true; row: IntentionRow } | { ok: false; reason: 'own_listing' | 'not_yours'; row: IntentionRow }> {
+    let row = await this.get(tx, partnerId, id);
     // Ended before anyone signed in: nothing to claim; the page says how it ended.
     if (row.buyerPk === null && row.state !== 'PENDING') return { ok: true, row };
     if (row.buyerPk === null) {
-      if (listingsByIds(tx, partnerId, row.listingIds).some((l) => l.sellerPk === buyerPk)) return { ok: false, reason: 'own_listing', row: this.endIfPending(tx, id, 'CANCELLED', 'own_listing') ?? row };
-      tx.update(buyIntentions).set({ buyerPk, updatedAt: this.deps.clock.now() }).where(and(eq(buyIntentions.id, id), isNull(buyIntentions.buyerPk))).run();
-      row = this.get(tx, partnerId, id);
+      if ((await listingsByIds(tx, partnerId, row.listingIds)).some((l) => l.sellerPk === buyerPk)) return { ok: false, reason: 'own_listing', row: (await this.endIfPending(tx, id, 'CANCELLED', 'own_listing')) ?? row };
+      await tx.update(buyIntentions).set({ buyerPk, updatedAt: this.deps.clock.now() }).where(and(eq(buyIntentions.id, id), isNull(buyIntentions.buyerPk)));
+      row = await this.get(tx, partnerId, id);
     }
     return row.buyerPk === buyerPk ? { ok: true, row } : { ok: false, reason: 'not_yours', row };
   }
@@ -122,70 +122,67 @@ export class IntentionsService {
    *
    * @throws HoldLimitError
    */
-  private checkHoldLimits(tx: Tx, limits: HoldLimits, hold: { partnerId: string; buyerPk: string | null; clientKey: string | null; showPk: string; tickets: number }): void {
+  private async checkHoldLimits(tx: Tx, limits: HoldLimits, hold: { partnerId: string; buyerPk: string | null; clientKey: string | null; showPk: string; tickets: number }): Promise<void> {
     const now = this.deps.clock.now();
     const live = and(eq(buyIntentions.state, 'PENDING'), gt(buyIntentions.expiresAt, now));
     const wait = (rows: readonly { expiresAt: number }[]) => Math.max(1, Math.ceil((Math.min(...rows.map((r) => r.expiresAt)) - now) / 1000));
     if (hold.buyerPk) {
-      const mine = tx
+      const mine = await tx
         .select({ id: buyIntentions.id, showPk: buyIntentions.showPk, listingIds: buyIntentions.listingIds, expiresAt: buyIntentions.expiresAt })
         .from(buyIntentions)
-        .where(and(eq(buyIntentions.buyerPk, hold.buyerPk), live))
-        .all();
+        .where(and(eq(buyIntentions.buyerPk, hold.buyerPk), live));
       const newest = mine.reduce<(typeof mine)[number] | null>((a, b) => (a === null || b.expiresAt > a.expiresAt ? b : a), null);
       if (mine.length >= limits.perBuyer) throw new HoldLimitError('perBuyer', limits.perBuyer, wait(mine), newest?.id ?? null);
       const sameShow = mine.filter((r) => r.showPk === hold.showPk);
       if (sameShow.length > 0 || hold.tickets > limits.ticketsPerBuyerPerShow) {
-        const held = listingsByIds(tx, hold.partnerId, sameShow.flatMap((r) => r.listingIds)).reduce((n, l) => n + l.quantity, 0);
+        const held = (await listingsByIds(tx, hold.partnerId, sameShow.flatMap((r) => r.listingIds))).reduce((n, l) => n + l.quantity, 0);
         if (held + hold.tickets > limits.ticketsPerBuyerPerShow) {
           throw new HoldLimitError('ticketsPerBuyerPerShow', limits.ticketsPerBuyerPerShow, sameShow.length ? wait(sameShow) : 1, sameShow.at(-1)?.id ?? null);
         }
       }
     }
     if (hold.clientKey) {
-      const fromAddress = tx
+      const fromAddress = await tx
         .select({ expiresAt: buyIntentions.expiresAt })
         .from(buyIntentions)
         .where(and(eq(buyIntentions.clientKey, hold.clientKey), live))
-        .limit(limits.perClientAddress)
-        .all();
+        .limit(limits.perClientAddress);
       if (fromAddress.length >= limits.perClientAddress) throw new HoldLimitError('perClientAddress', limits.perClientAddress, wait(fromAddress), null);
     }
   }
 
   /** An intention of the partner; a PENDING one past its time is expired on the way. 404 otherwise. */
-  get(tx: Tx, partnerId: string, id: string): IntentionRow {
-    const row = tx.select().from(buyIntentions).where(and(eq(buyIntentions.partnerId, partnerId), eq(buyIntentions.id, id))).get();
+  async get(tx: Tx, partnerId: string, id: string): Promise<IntentionRow> {
+    const row = (await tx.select().from(buyIntentions).where(and(eq(buyIntentions.partnerId, partnerId), eq(buyIntentions.id, id))).limit(1))[0];
     if (!row) throw ApiError.notFound('buy intention', id);
-    if (row.state === 'PENDING' && row.expiresAt <= this.deps.clock.now()) return this.endIfPending(tx, row.id, 'EXPIRED', 'timeout') ?? row;
+    if (row.state === 'PENDING' && row.expiresAt <= this.deps.clock.now()) return (await this.endIfPending(tx, row.id, 'EXPIRED', 'timeout')) ?? row;
     return row;
   }
 
   /** Cancels a PENDING intention (the buyer left). Final states answer 409. */
-  cancel(tx: Tx, partnerId: string, id: string, reason = 'buyer'): IntentionRow {
-    const row = this.get(tx, partnerId, id);
+  async cancel(tx: Tx, partnerId: string, id: string, reason = 'buyer'): Promise<IntentionRow> {
+    const row = await this.get(tx, partnerId, id);
     if (row.state !== 'PENDING') throw ApiError.conflict(`The buy intention is ${row.state}`, undefined, 'intention_ended');
-    return this.endIfPending(tx, id, 'CANCELLED', reason)!;
+    return (await this.endIfPending(tx, id, 'CANCELLED', reason))!;
   }
 
   /** Marks a PENDING intention FAILED (payment refused) and releases its listings. */
-  fail(tx: Tx, id: string, reason: string): IntentionRow | null {
-    return this.endIfPending(tx, id, 'FAILED', reason);
+  async fail(tx: Tx, id: string, reason: string): Promise<IntentionRow | null> {
+    return await this.endIfPending(tx, id, 'FAILED', reason);
   }
 
   /** Expires every PENDING intention whose time has come, each in its own transaction. Returns how many. */
   async expireDue(limit = 500): Promise<number> {
     const now = this.deps.clock.now();
-    const due = await this.deps.db.read((tx) =>
-      tx
+    const due = await this.deps.db.read(async (tx) =>
+      await tx
         .select({ id: buyIntentions.id })
         .from(buyIntentions)
         .where(and(eq(buyIntentions.state, 'PENDING'), lte(buyIntentions.expiresAt, now)))
-        .limit(limit)
-        .all(),
+        .limit(limit),
     );
     let n = 0;
-    for (const { id } of due) if (await this.deps.db.transact((tx) => this.endIfPending(tx, id, 'EXPIRED', 'timeout'))) n++;
+    for (const { id } of due) if (await this.deps.db.transact(async (tx) => await this.endIfPending(tx, id, 'EXPIRED', 'timeout'))) n++;
     return n;
   }
 
@@ -193,16 +190,15 @@ export class IntentionsService {
    * PENDING → `state`, releasing the listings still held (RESERVED by this intention → ACTIVE),
    * both conditional: a second caller changes nothing and gets null.
    */
-  endIfPending(tx: Tx, id: string, state: Exclude<IntentionState, 'PENDING' | 'PAID'>, reason: string): IntentionRow | null {
+  async endIfPending(tx: Tx, id: string, state: Exclude<IntentionState, 'PENDING' | 'PAID'>, reason: string): Promise<IntentionRow | null> {
     const now = this.deps.clock.now();
-    const ended = tx
+    const ended = (await tx
       .update(buyIntentions)
       .set({ state, endReason: reason, endedAt: now, updatedAt: now })
       .where(and(eq(buyIntentions.id, id), eq(buyIntentions.state, 'PENDING')))
-      .returning()
-      .get();
+      .returning())[0]!;
     if (!ended) return null;
-    this.deps.listings.release(tx, id);
+    await this.deps.listings.release(tx, id);
     return ended;
   }
 
@@ -210,22 +206,21 @@ export class IntentionsService {
    * PENDING → PAID, conditional: null when the intention is no longer PENDING (already paid,
    * or ended meanwhile), so a repeated payment callback completes nothing twice.
    */
-  markPaid(tx: Tx, id: string): IntentionRow | null {
+  async markPaid(tx: Tx, id: string): Promise<IntentionRow | null> {
     const now = this.deps.clock.now();
     return (
-      tx
+      (await tx
         .update(buyIntentions)
         .set({ state: 'PAID', paidAt: now, updatedAt: now })
         .where(and(eq(buyIntentions.id, id), eq(buyIntentions.state, 'PENDING')))
-        .returning()
-        .get() ?? null
+        .returning())[0] ?? null
     );
   }
 
   /** The intention as the API answers it. */
-  toApi(tx: Tx, row: IntentionRow, paymentUrl: string | null) {
-    const rows = listingsByIds(tx, row.partnerId, row.listingIds);
-    const buyer = row.buyerPk ? userByPk(tx, row.buyerPk) : undefined;
+  async toApi(tx: Tx, row: IntentionRow, paymentUrl: string | null) {
+    const rows = await listingsByIds(tx, row.partnerId, row.listingIds);
+    const buyer = row.buyerPk ? await userByPk(tx, row.buyerPk) : undefined;
     const major = (m: number) => toMajor(m, row.currency);
     return {
       id: row.id,
@@ -233,11 +228,11 @@ export class IntentionsService {
       expiresAt: toIso(row.expiresAt),
       currency: row.currency,
       total: major(row.totalMinor),
-      items: row.listingIds.map((listingId) => {
+      items: await inOrder(row.listingIds, async (listingId) => {
         const l = rows.find((r) => r.id === listingId)!;
         return {
           listingId,
-          ticketIds: this.deps.listings.ticketsOf(tx, listingId).map((t) => t.ticketId),
+          ticketIds: (await this.deps.listings.ticketsOf(tx, listingId)).map((t) => t.ticketId),
           quantity: l.quantity,
           price: major(l.priceMinor),
           buyerFee: major(l.buyerFeeMinor),

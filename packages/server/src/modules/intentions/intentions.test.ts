@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { eq } from 'drizzle-orm';
 import { returnToTag } from '../auth/auth.urls.js';
 import { describe, expect, it } from 'vitest';
@@ -8,15 +9,15 @@ import { buyIntentions } from './intentions.table.js';
 
 async function setup(n = 4) {
   const t = createTestApp();
-  const p = t.partner();
+  const p = await t.partner();
   await withEvent(t, p);
   const ids = Array.from({ length: n }, (_, i) => `s${i}`);
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [...ids.map((id) => ticketBody(id, { buyer: 'seller@example.com' })), ticketBody('vip', { buyer: 'seller@example.com', ticketOptionId: 'opt-vip', priceTypeId: 'pt-standard' })] });
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (id: string, price = 4000) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(id).ownerPk, ticketPks: [ticket(id).id], priceMinor: price }));
-  const lst = ids.map((id, i) => list(id, 4000 + i * 100));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (id: string, price = 4000) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(id)).ownerPk, ticketPks: [(await ticket(id)).id], priceMinor: price }));
+  const lst = await inOrder(ids, async (id, i) => await list(id, 4000 + i * 100));
   const buy = (items: string[], user = 'buyer@example.com', headers: Record<string, string> = {}) => t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items, user }, headers });
-  const state = (id: string) => t.deps.listings.get(t.db, p.id, id).state;
+  const state = async (id: string) => (await t.deps.listings.get(t.db, p.id, id)).state;
   return { t, p, lst, buy, state, list };
 }
 
@@ -34,7 +35,7 @@ describe('buy intentions', () => {
     const url = new URL(bi.paymentUrl);
     expect(url.pathname).toBe(`/checkout/${p.id}/${bi.id}`);
     expect(url.searchParams.get('oneTimeToken')).toBeTruthy();
-    expect([state(lst[0]!.id), state(lst[1]!.id), state(lst[2]!.id)]).toEqual(['RESERVED', 'RESERVED', 'ACTIVE']);
+    expect(await Promise.all([state(lst[0]!.id), state(lst[1]!.id), state(lst[2]!.id)])).toEqual(['RESERVED', 'RESERVED', 'ACTIVE']);
     // The seller cannot pull a reserved listing.
     expect((await t.request('DELETE', '/v1/marketplace/items/ticket/s0', { key: p.keys.private })).status).toBe(409);
     const read = await t.request('GET', `/v1/marketplace/buyingflow/buyIntention/${bi.id}`, { key: p.keys.private });
@@ -47,7 +48,7 @@ describe('buy intentions', () => {
     const second = await buy([lst[1]!.id, lst[0]!.id]);
     expect(second.status).toBe(409);
     expect(second.body.errors[0].message).toMatch(/no longer available/);
-    expect(state(lst[1]!.id)).toBe('ACTIVE');
+    expect(await state(lst[1]!.id)).toBe('ACTIVE');
   });
 
   it('holds under many concurrent requests over overlapping listings', async () => {
@@ -59,7 +60,7 @@ describe('buy intentions', () => {
     expect(results.every((r) => r.status === 200 || r.status === 409)).toBe(true);
     const held = won.flatMap((bi) => bi.items.map((it: { listingId: string }) => it.listingId));
     expect(new Set(held).size).toBe(held.length);
-    const reserved = t.db.select().from(listings).where(eq(listings.state, 'RESERVED')).all();
+    const reserved = await t.db.select().from(listings).where(eq(listings.state, 'RESERVED'));
     expect(reserved.map((l) => l.id).sort()).toEqual([...held].sort());
     for (const l of reserved) expect(won.find((bi) => bi.id === l.intentionId)).toBeDefined();
   });
@@ -71,14 +72,14 @@ describe('buy intentions', () => {
     expect(await t.deps.intentions.expireDue()).toBe(0);
     t.clock.advance(1_000);
     expect(await t.deps.intentions.expireDue()).toBe(1);
-    expect(state(lst[0]!.id)).toBe('ACTIVE');
+    expect(await state(lst[0]!.id)).toBe('ACTIVE');
     const read = await t.request('GET', `/v1/marketplace/buyingflow/buyIntention/${bi.id}`, { key: p.keys.private });
     expect(read.body.data).toMatchObject({ state: 'EXPIRED', endReason: 'timeout', paymentUrl: null });
     // Lazily too: a read past the deadline expires it.
     const bi2 = (await buy([lst[1]!.id])).body.data;
     t.clock.advance(600_000);
     expect((await t.request('GET', `/v1/marketplace/buyingflow/buyIntention/${bi2.id}`, { key: p.keys.private })).body.data.state).toBe('EXPIRED');
-    expect(state(lst[1]!.id)).toBe('ACTIVE');
+    expect(await state(lst[1]!.id)).toBe('ACTIVE');
     expect((await buy([lst[0]!.id, lst[1]!.id])).status).toBe(200);
   });
 
@@ -87,18 +88,18 @@ describe('buy intentions', () => {
     const bi = (await buy([lst[0]!.id])).body.data;
     const cancel = await t.request('DELETE', `/v1/marketplace/buyingflow/buyIntention/${bi.id}`, { key: p.keys.private });
     expect(cancel.body.data).toMatchObject({ state: 'CANCELLED', endReason: 'buyer' });
-    expect(state(lst[0]!.id)).toBe('ACTIVE');
+    expect(await state(lst[0]!.id)).toBe('ACTIVE');
     expect((await t.request('DELETE', `/v1/marketplace/buyingflow/buyIntention/${bi.id}`, { key: p.keys.private })).status).toBe(409);
 
     const bi2 = (await buy([lst[1]!.id, lst[2]!.id])).body.data;
     await t.request('DELETE', '/v1/tickets/s1', { key: p.keys.private });
-    expect(t.db.select().from(buyIntentions).where(eq(buyIntentions.id, bi2.id)).get()).toMatchObject({ state: 'CANCELLED', endReason: 'listing_unavailable' });
-    expect([state(lst[1]!.id), state(lst[2]!.id)]).toEqual(['TERMINATED', 'ACTIVE']);
+    expect((await t.db.select().from(buyIntentions).where(eq(buyIntentions.id, bi2.id)).limit(1))[0]).toMatchObject({ state: 'CANCELLED', endReason: 'listing_unavailable' });
+    expect(await Promise.all([state(lst[1]!.id), state(lst[2]!.id)])).toEqual(['TERMINATED', 'ACTIVE']);
   });
 
   it('refuses mixed, unknown, foreign, own and too many listings, and the wrong keys', async () => {
     const { t, p, lst, buy, list } = await setup();
-    const vip = list('vip', 10000);
+    const vip = await list('vip', 10000);
     expect((await buy([lst[0]!.id, vip.id])).body.errors[0]).toMatchObject({ code: 'invalid_value', path: 'items' });
     expect((await buy(['lst_nope'])).status).toBe(404);
     expect((await buy([lst[0]!.id, lst[0]!.id])).status).toBe(400);
@@ -107,7 +108,7 @@ describe('buy intentions', () => {
     expect((await buy([lst[0]!.id], 'ana@')).body.errors[0]).toMatchObject({ code: 'invalid_format', path: 'user', in: 'body' });
     expect((await buy(Array.from({ length: 21 }, (_, i) => `lst_${i}`))).body.errors[0]).toMatchObject({ code: 'out_of_range' });
     expect((await t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items: [lst[0]!.id] } })).body.errors[0]).toMatchObject({ code: 'missing_field', path: 'user' });
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: other.keys.private, body: { items: [lst[0]!.id], user: 'b@example.com' } })).status).toBe(404);
     expect((await t.request('GET', `/v1/marketplace/buyingflow/buyIntention/bi_nope`, { key: p.keys.private })).status).toBe(404);
     expect((await t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.public, body: { items: [lst[0]!.id], user: 'b@example.com' } })).status).toBe(403);
@@ -129,7 +130,7 @@ describe('checkout URL, listed tickets and the buying-flow URL', () => {
     const { t, p, lst, state } = await setup();
     const res = await t.request('POST', '/v1/marketplace/checkout/url?lang=es', { key: p.keys.private, body: { listingIds: [lst[0]!.id] } });
     expect(res.body.data).toMatch(new RegExp(`^http://resale\\.test/checkout/${p.id}/bi_[0-9a-z]+\\?lang=es$`));
-    expect(state(lst[0]!.id)).toBe('RESERVED');
+    expect(await state(lst[0]!.id)).toBe('RESERVED');
     expect((await t.request('POST', '/v1/marketplace/checkout/url', { key: p.keys.private, body: { listingIds: [] } })).status).toBe(400);
   });
 

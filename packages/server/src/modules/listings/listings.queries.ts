@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { listings, listingTickets, type ListingState } from './listings.table.js';
-import { rowKey } from '../../db/dialect.js';
+import { rowKey, selectRows } from '../../db/dialect.js';
+import { perConnection, prepared } from '../../db/statements.js';
 
 /**
  * Reads of the listings module other modules may use. Only `listings.service.ts` writes the
@@ -14,46 +15,44 @@ export type { ListingState };
 /** States in which a listing holds its tickets. */
 export const LIVE_LISTING_STATES: readonly ListingState[] = ['ACTIVE', 'RESERVED'];
 
-export function listingById(tx: Tx, listingId: string): ListingRow | undefined {
-  return tx.select().from(listings).where(eq(listings.id, listingId)).get();
+export async function listingById(tx: Tx, listingId: string): Promise<ListingRow | undefined> {
+  return (await tx.select().from(listings).where(eq(listings.id, listingId)).limit(1))[0];
 }
 
 /** Listings of a partner by id, in no particular order (unknown ids are left out). */
-export function listingsByIds(tx: Tx, partnerId: string, listingIds: readonly string[]): ListingRow[] {
+export async function listingsByIds(tx: Tx, partnerId: string, listingIds: readonly string[]): Promise<ListingRow[]> {
   if (listingIds.length === 0) return [];
-  return tx.select().from(listings).where(and(eq(listings.partnerId, partnerId), inArray(listings.id, [...listingIds]))).all();
+  return await tx.select().from(listings).where(and(eq(listings.partnerId, partnerId), inArray(listings.id, [...listingIds])));
 }
 
 /** The primary keys of the tickets of a listing. */
-export function ticketPksOf(tx: Tx, listingId: string): string[] {
-  return tx.select({ pk: listingTickets.ticketPk }).from(listingTickets).where(eq(listingTickets.listingId, listingId)).all().map((r) => r.pk);
+export async function ticketPksOf(tx: Tx, listingId: string): Promise<string[]> {
+  return (await tx.select({ pk: listingTickets.ticketPk }).from(listingTickets).where(eq(listingTickets.listingId, listingId))).map((r) => r.pk);
 }
 
 /** The live (ACTIVE or RESERVED) listing holding a ticket, if any. */
-export function liveListingOfTicket(tx: Tx, ticketPk: string): ListingRow | undefined {
-  return tx
+export async function liveListingOfTicket(tx: Tx, ticketPk: string): Promise<ListingRow | undefined> {
+  return (await tx
     .select({ l: listings })
     .from(listings)
     .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
-    .where(and(eq(listingTickets.ticketPk, ticketPk), inArray(listings.state, [...LIVE_LISTING_STATES])))
-    .get()?.l;
+    .where(and(eq(listingTickets.ticketPk, ticketPk), inArray(listings.state, [...LIVE_LISTING_STATES]))).limit(1))[0]?.l;
 }
 
 /** The live listing of a ticket, else its latest one. */
-export function latestListingOfTicket(tx: Tx, ticketPk: string): ListingRow | undefined {
+export async function latestListingOfTicket(tx: Tx, ticketPk: string): Promise<ListingRow | undefined> {
   return (
-    liveListingOfTicket(tx, ticketPk) ??
-    tx.select({ l: listings }).from(listings).innerJoin(listingTickets, eq(listingTickets.listingId, listings.id)).where(eq(listingTickets.ticketPk, ticketPk)).orderBy(desc(listings.createdAt)).limit(1).get()?.l
+    (await liveListingOfTicket(tx, ticketPk)) ??
+    (await tx.select({ l: listings }).from(listings).innerJoin(listingTickets, eq(listingTickets.listingId, listings.id)).where(eq(listingTickets.ticketPk, ticketPk)).orderBy(desc(listings.createdAt)).limit(1))[0]?.l
   );
 }
 
 /** The ids of the SOLD listings of a show (whose payouts a cancellation stops). */
-export function soldListingIdsOfShow(tx: Tx, showPk: string): string[] {
-  return tx
+export async function soldListingIdsOfShow(tx: Tx, showPk: string): Promise<string[]> {
+  return (await tx
     .select({ id: listings.id })
     .from(listings)
-    .where(and(eq(listings.showPk, showPk), eq(listings.state, 'SOLD')))
-    .all()
+    .where(and(eq(listings.showPk, showPk), eq(listings.state, 'SOLD'))))
     .map((r) => r.id);
 }
 
@@ -61,17 +60,16 @@ export function soldListingIdsOfShow(tx: Tx, showPk: string): string[] {
 const IN_CHUNK = 5_000;
 
 /** The tickets of several listings as (listing, ticket) pairs, by listing id then ticket primary key. */
-export function ticketPksOfListings(tx: Tx, listingIds: readonly string[]): { listingId: string; ticketPk: string }[] {
+export async function ticketPksOfListings(tx: Tx, listingIds: readonly string[]): Promise<{ listingId: string; ticketPk: string }[]> {
   const ids = [...new Set(listingIds)];
   const out: { listingId: string; ticketPk: string }[] = [];
   for (let i = 0; i < ids.length; i += IN_CHUNK) {
     out.push(
-      ...tx
+      ...await tx
         .select({ listingId: listingTickets.listingId, ticketPk: listingTickets.ticketPk })
         .from(listingTickets)
         .where(inArray(listingTickets.listingId, ids.slice(i, i + IN_CHUNK)))
-        .orderBy(asc(listingTickets.listingId), asc(listingTickets.ticketPk))
-        .all(),
+        .orderBy(asc(listingTickets.listingId), asc(listingTickets.ticketPk)),
     );
   }
   return out;
@@ -81,14 +79,13 @@ export function ticketPksOfListings(tx: Tx, listingIds: readonly string[]): { li
  * The ACTIVE listings of a show, by price then id, each with the primary keys of its tickets
  * (in key order): what a market page offers.
  */
-export function activeListingsWithTicketsOfShow(tx: Tx, showPk: string): { listing: ListingRow; ticketPks: string[] }[] {
-  const rows = tx
+export async function activeListingsWithTicketsOfShow(tx: Tx, showPk: string): Promise<{ listing: ListingRow; ticketPks: string[] }[]> {
+  const rows = await tx
     .select({ l: listings, ticketPk: listingTickets.ticketPk })
     .from(listings)
     .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
     .where(and(eq(listings.showPk, showPk), eq(listings.state, 'ACTIVE')))
-    .orderBy(asc(listings.priceMinor), asc(listings.id), asc(listingTickets.ticketPk))
-    .all();
+    .orderBy(asc(listings.priceMinor), asc(listings.id), asc(listingTickets.ticketPk));
   const out = new Map<string, { listing: ListingRow; ticketPks: string[] }>();
   for (const r of rows) {
     const entry = out.get(r.l.id);
@@ -99,35 +96,32 @@ export function activeListingsWithTicketsOfShow(tx: Tx, showPk: string): { listi
 }
 
 /** The SOLD listings of a seller, latest sale first. */
-export function soldListingsOfSeller(tx: Tx, partnerId: string, sellerPk: string): ListingRow[] {
-  return tx
+export async function soldListingsOfSeller(tx: Tx, partnerId: string, sellerPk: string): Promise<ListingRow[]> {
+  return await tx
     .select()
     .from(listings)
     .where(and(eq(listings.partnerId, partnerId), eq(listings.sellerPk, sellerPk), eq(listings.state, 'SOLD')))
-    .orderBy(desc(listings.soldAt))
-    .all();
+    .orderBy(desc(listings.soldAt));
 }
 
 /** The SOLD listing that sold a ticket (of one seller, when given). */
-export function soldListingOfTicket(tx: Tx, ticketPk: string, sellerPk?: string): ListingRow | undefined {
-  return tx
+export async function soldListingOfTicket(tx: Tx, ticketPk: string, sellerPk?: string): Promise<ListingRow | undefined> {
+  return (await tx
     .select({ l: listings })
     .from(listings)
     .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
-    .where(and(eq(listingTickets.ticketPk, ticketPk), eq(listings.state, 'SOLD'), ...(sellerPk === undefined ? [] : [eq(listings.sellerPk, sellerPk)])))
-    .get()?.l;
+    .where(and(eq(listingTickets.ticketPk, ticketPk), eq(listings.state, 'SOLD'), ...(sellerPk === undefined ? [] : [eq(listings.sellerPk, sellerPk)]))).limit(1))[0]?.l;
 }
 
 /** Per show, the ticket options (primary keys) with at least one ACTIVE listing; shows without any are absent. */
-export function activeOptionPksOfShows(tx: Tx, showPks: readonly string[]): Map<string, Set<string>> {
+export async function activeOptionPksOfShows(tx: Tx, showPks: readonly string[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
   const pks = [...new Set(showPks)];
   for (let i = 0; i < pks.length; i += IN_CHUNK) {
-    const rows = tx
+    const rows = await tx
       .selectDistinct({ showPk: listings.showPk, optionPk: listings.ticketOptionPk })
       .from(listings)
-      .where(and(inArray(listings.showPk, pks.slice(i, i + IN_CHUNK)), eq(listings.state, 'ACTIVE')))
-      .all();
+      .where(and(inArray(listings.showPk, pks.slice(i, i + IN_CHUNK)), eq(listings.state, 'ACTIVE')));
     for (const r of rows) {
       const set = out.get(r.showPk) ?? new Set<string>();
       set.add(r.optionPk);
@@ -147,25 +141,25 @@ export interface CheapestActiveListing {
 }
 
 /** The cheapest ACTIVE listing of each ticket option of a show (ties: the smaller id, as the market page orders them). */
-export function cheapestActivePerOption(tx: Tx, showPk: string): CheapestActiveListing[] {
-  return tx
-    .all<{ id: string; option_pk: string; quantity: number; currency: string; total_minor: number }>(
-      sql`
+export async function cheapestActivePerOption(tx: Tx, showPk: string): Promise<CheapestActiveListing[]> {
+  const rows = await selectRows<{ id: string; option_pk: string; quantity: number; currency: string; total_minor: number }>(
+    tx,
+    sql`
       select id, option_pk, quantity, currency, total_minor from (
         select ${listings.id} as id, ${listings.ticketOptionPk} as option_pk, ${listings.quantity} as quantity, ${listings.currency} as currency,
                ${listings.priceMinor} + ${listings.buyerFeeMinor} as total_minor,
                row_number() over (partition by ${listings.ticketOptionPk} order by ${listings.priceMinor} + ${listings.buyerFeeMinor}, ${listings.id}) as rn
         from ${listings}
         where ${listings.showPk} = ${showPk} and ${listings.state} = 'ACTIVE'
-      ) where rn = 1`,
-    )
-    .map((r) => ({ id: r.id, optionPk: r.option_pk, quantity: r.quantity, currency: r.currency, totalMinor: r.total_minor }));
+      ) as ranked where rn = 1`,
+  );
+  return rows.map((r) => ({ id: r.id, optionPk: r.option_pk, quantity: r.quantity, currency: r.currency, totalMinor: r.total_minor }));
 }
 
 /**
  * Prepared reads of a show's ACTIVE listings for a hot path (the buy access layer's snapshots,
- * accesslayer.buy.cache.ts), through `listings_show_state_idx`: prepared once on `db`, they
- * build no SQL per call, and may be called inside a transaction of `db`.
+ * accesslayer.buy.cache.ts), through `listings_show_state_idx`: prepared once per connection
+ * (`perConnection`), they build no SQL per call and run on the connection of the handle given.
  *
  * - `statsOfShow`: per ticket option, the tickets for sale and the floor (price + buyer fee);
  * - `fingerprintOfShow`: the set of ACTIVE listings and their prices from the index alone (a
@@ -174,9 +168,9 @@ export function cheapestActivePerOption(tx: Tx, showPk: string): CheapestActiveL
  *   cannot overflow): a listing in or out of ACTIVE, or repriced, changes it. SQLite-specific
  *   (the rowid); on PostgreSQL a per-show version bumped by the listing writes does this.
  */
-export function showListingReads(db: Db) {
+export const showListingReads = perConnection((db: Tx) => {
   const showPk = sql.placeholder('showPk');
-  const stats = db
+  const stats = prepared(db
     .select({
       optionPk: listings.ticketOptionPk,
       quantity: sql<number>`sum(${listings.quantity})`.mapWith(Number),
@@ -184,19 +178,17 @@ export function showListingReads(db: Db) {
     })
     .from(listings)
     .where(and(eq(listings.showPk, showPk), eq(listings.state, 'ACTIVE')))
-    .groupBy(listings.ticketOptionPk)
-    .prepare();
-  const fingerprint = db
+    .groupBy(listings.ticketOptionPk), 'listings_stats');
+  const fingerprint = prepared(db
     .select({
       n: sql<number>`count(*)`.mapWith(Number),
       rowids: sql<number>`coalesce(sum(${rowKey()}), 0)`.mapWith(Number),
       pairs: sql<number>`coalesce(sum((${rowKey()} * 65537 + ${listings.priceMinor}) % 4294967311), 0)`.mapWith(Number),
     })
     .from(listings)
-    .where(and(eq(listings.showPk, showPk), eq(listings.state, 'ACTIVE')))
-    .prepare();
+    .where(and(eq(listings.showPk, showPk), eq(listings.state, 'ACTIVE'))), 'listings_fingerprint');
   return {
-    statsOfShow: (pk: string) => stats.all({ showPk: pk }),
-    fingerprintOfShow: (pk: string) => fingerprint.get({ showPk: pk }),
+    statsOfShow: async (pk: string) => await stats.execute({ showPk: pk }),
+    fingerprintOfShow: async (pk: string) => (await fingerprint.execute({ showPk: pk }))[0],
   };
-}
+});

@@ -30,7 +30,7 @@ export function listingRoutes(deps: AppDeps) {
       const partnerId = c.get('auth').partner.id;
       const { ticketId } = c.req.valid('param');
       const { sellerEmail } = c.req.valid('query');
-      return c.json(ok(await deps.db.read((tx) => svc.toApi(tx, svc.getByTicket(tx, partnerId, ticketId, sellerEmail)))), 200);
+      return c.json(ok(await deps.db.read(async (tx) => await svc.toApi(tx, await svc.getByTicket(tx, partnerId, ticketId, sellerEmail)))), 200);
     },
   );
 
@@ -50,7 +50,7 @@ export function listingRoutes(deps: AppDeps) {
     (c) => {
       const partnerId = c.get('auth').partner.id;
       const { ticketId } = c.req.valid('param');
-      return respondInTransaction(c, deps, 200, (tx) => svc.toApi(tx, svc.terminateByTicket(tx, partnerId, ticketId)));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.toApi(tx, await svc.terminateByTicket(tx, partnerId, ticketId)));
     },
   );
 
@@ -76,7 +76,7 @@ export function listingRoutes(deps: AppDeps) {
     (c) => {
       const partnerId = c.get('auth').partner.id;
       const body = c.req.valid('json');
-      return respondInTransaction(c, deps, 200, (tx) => svc.delist(tx, partnerId, body));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.delist(tx, partnerId, body));
     },
   );
 

@@ -83,18 +83,18 @@ type Deps = Pick<AppDeps, 'db' | 'clock' | 'bus' | 'events' | 'rules' | 'webhook
  */
 export class ListingsService {
   constructor(private readonly deps: Deps) {
-    deps.bus.on('ticket.invalidated', (tx, e) => this.endForTicket(tx, e.ticketPk, e.reason));
+    deps.bus.on('ticket.invalidated', async (tx, e) => await this.endForTicket(tx, e.ticketPk, e.reason));
   }
 
   /** Null when the ticket may be listed now by its owner, else why not. */
-  notSellable(tx: Tx, ticket: TicketRow): NotSellableReason | null {
-    const s = this.scope(tx, ticket);
-    return this.check(tx, s, 1);
+  async notSellable(tx: Tx, ticket: TicketRow): Promise<NotSellableReason | null> {
+    const s = await this.scope(tx, ticket);
+    return await this.check(tx, s, 1);
   }
 
   /** Limits and fees for a price (minor units) of the seller's ticket(s). */
-  quote(tx: Tx, ticket: TicketRow, askedMinor: number | null): SellQuote {
-    const s = this.scope(tx, ticket);
+  async quote(tx: Tx, ticket: TicketRow, askedMinor: number | null): Promise<SellQuote> {
+    const s = await this.scope(tx, ticket);
     const limits = priceLimits(s.rules, s.originalMinor);
     const price = limits.fixedMinor ?? askedMinor;
     const max = s.rules.maxSell?.rules.maxTickets;
@@ -102,7 +102,7 @@ export class ListingsService {
       currency: s.option.currency,
       limits,
       breakdown: price === null ? null : priceBreakdown(price, this.fees(s.partner, s.rules)),
-      remainingAllowance: max === undefined ? null : Math.max(0, max - this.heldBySeller(tx, s)),
+      remainingAllowance: max === undefined ? null : Math.max(0, max - (await this.heldBySeller(tx, s))),
     };
   }
 
@@ -112,11 +112,11 @@ export class ListingsService {
    * platformFees rule). The one price assembly of every listing, the partner's and a channel's.
    * @throws 400 naming `price` (reason `price_rejected`)
    */
-  price(tx: Tx, scope: ListingScope, askedMinor: number | null): PriceBreakdown {
-    const option = ticketOptionByPk(tx, scope.ticketOptionPk)!;
-    const rules = this.deps.rules.effective(tx, scope.showPk, scope.ticketOptionPk, scope.priceTypePk);
-    const original = combinationOf(tx, scope.ticketOptionPk, scope.priceTypePk)?.priceMinor ?? option.priceMinor;
-    return this.settle(partnerOf(tx, scope.partnerId), rules, original, askedMinor, option.currency);
+  async price(tx: Tx, scope: ListingScope, askedMinor: number | null): Promise<PriceBreakdown> {
+    const option = (await ticketOptionByPk(tx, scope.ticketOptionPk))!;
+    const rules = await this.deps.rules.effective(tx, scope.showPk, scope.ticketOptionPk, scope.priceTypePk);
+    const original = (await combinationOf(tx, scope.ticketOptionPk, scope.priceTypePk))?.priceMinor ?? option.priceMinor;
+    return this.settle(await partnerOf(tx, scope.partnerId), rules, original, askedMinor, option.currency);
   }
 
   /**
@@ -124,8 +124,8 @@ export class ListingsService {
    * Every ticket must belong to the seller, be VALID, and share show, option and price type
    * (and order, for a pack). Refusals are 400 (price, rules) or 409 (state).
    */
-  create(tx: Tx, partnerId: string, input: { sellerPk: string; ticketPks: readonly string[]; priceMinor: number | null }): ListingRow {
-    const rows = ticketsByPks(tx, partnerId, input.ticketPks);
+  async create(tx: Tx, partnerId: string, input: { sellerPk: string; ticketPks: readonly string[]; priceMinor: number | null }): Promise<ListingRow> {
+    const rows = await ticketsByPks(tx, partnerId, input.ticketPks);
     if (rows.length === 0 || rows.length !== new Set(input.ticketPks).size) throw ApiError.notFound('ticket');
     const first = rows[0]!;
     for (const t of rows) {
@@ -135,16 +135,16 @@ export class ListingsService {
       }
       if (rows.length > 1 && (!t.orderId || t.orderId !== first.orderId)) throw ApiError.field('invalid_value', 'tickets', 'Several tickets are listed together only as the tickets of one order');
     }
-    const s = this.scope(tx, first);
-    const refusal = this.check(tx, s, rows.length);
+    const s = await this.scope(tx, first);
+    const refusal = await this.check(tx, s, rows.length);
     if (refusal === 'not_valid' || rows.some((t) => t.state !== 'VALID')) throw ApiError.conflict('A ticket of this listing cannot be listed now (already listed, sold, used or cancelled)', undefined, 'ticket_not_listable');
     if (refusal === 'resale_closed') throw ApiError.conflict('Resale is closed for this show', undefined, 'resale_closed');
     if (refusal === 'show_started') throw ApiError.conflict('The show has started: its tickets can no longer be listed', undefined, 'show_started');
     if (refusal === 'max_sell_reached') throw ApiError.field('out_of_range', 'tickets', `At most ${s.rules.maxSell!.rules.maxTickets} tickets per seller may be listed or sold for this show`, 'body', 'max_sell_reached');
     const price = this.settle(s.partner, s.rules, s.originalMinor, input.priceMinor, s.option.currency);
     // The tickets first: VALID -> LISTED in one conditional statement, all or none.
-    if (!this.deps.tickets.markListed(tx, rows.map((t) => t.id))) throw ApiError.conflict('A ticket of this listing was listed or changed meanwhile', undefined, 'changed_meanwhile');
-    return this.open(tx, {
+    if (!(await this.deps.tickets.markListed(tx, rows.map((t) => t.id)))) throw ApiError.conflict('A ticket of this listing was listed or changed meanwhile', undefined, 'changed_meanwhile');
+    return await this.open(tx, {
       partnerId,
       eventPk: s.event.id,
       showPk: s.show.id,
@@ -163,9 +163,9 @@ export class ListingsService {
    * module, and tells the partner (`listing.created`). Used by `create` and by the channel
    * flow (flows/publish-channel-listing.ts).
    */
-  open(tx: Tx, draft: ListingDraft): ListingRow {
+  async open(tx: Tx, draft: ListingDraft): Promise<ListingRow> {
     const now = this.deps.clock.now();
-    const listing = tx
+    const listing = (await tx
       .insert(listings)
       .values({
         id: draft.id ?? newId('listing'),
@@ -190,29 +190,28 @@ export class ListingsService {
         createdAt: now,
         updatedAt: now,
       })
-      .returning()
-      .get();
-    tx.insert(listingTickets).values(draft.ticketPks.map((ticketPk) => ({ listingId: listing.id, ticketPk }))).run();
-    this.notify(tx, listing, 'listing.created');
+      .returning())[0]!;
+    await tx.insert(listingTickets).values(draft.ticketPks.map((ticketPk) => ({ listingId: listing.id, ticketPk })));
+    await this.notify(tx, listing, 'listing.created');
     return listing;
   }
 
   /** The seller changes the price of their ACTIVE listing, within the rules. */
-  updatePrice(tx: Tx, partnerId: string, listingId: string, sellerPk: string, priceMinor: number): ListingRow {
-    const listing = this.get(tx, partnerId, listingId);
+  async updatePrice(tx: Tx, partnerId: string, listingId: string, sellerPk: string, priceMinor: number): Promise<ListingRow> {
+    const listing = await this.get(tx, partnerId, listingId);
     if (listing.sellerPk !== sellerPk) throw ApiError.notFound('listing', listingId);
-    return this.reprice(tx, listing, priceMinor);
+    return await this.reprice(tx, listing, priceMinor);
   }
 
   /**
    * Reprices an ACTIVE listing within the rules (`listing.updated`).
    * @throws 409 reserved (`listing_reserved`) or no longer on sale; 400 price
    */
-  reprice(tx: Tx, listing: ListingRow, priceMinor: number): ListingRow {
+  async reprice(tx: Tx, listing: ListingRow, priceMinor: number): Promise<ListingRow> {
     if (listing.state === 'RESERVED') throw ApiError.conflict('A buyer is checking out this listing; try again in a few minutes', undefined, 'listing_reserved');
     if (listing.state !== 'ACTIVE') throw ApiError.conflict(`The listing is ${listing.state}`, undefined, 'listing_unavailable');
-    const b = this.price(tx, listing, priceMinor);
-    const [updated] = this.transition(tx, and(eq(listings.id, listing.id), eq(listings.state, 'ACTIVE'))!, {
+    const b = await this.price(tx, listing, priceMinor);
+    const [updated] = await this.transition(tx, and(eq(listings.id, listing.id), eq(listings.state, 'ACTIVE'))!, {
       priceMinor: b.priceMinor,
       buyerFeeMinor: b.buyerFeeMinor,
       sellerFeeMinor: b.sellerFeeMinor,
@@ -228,33 +227,33 @@ export class ListingsService {
    * most one intention and never sold twice. The caller's transaction rolls back when short.
    * @throws 409 `listing_unavailable`
    */
-  reserve(tx: Tx, partnerId: string, listingIds: readonly string[], intentionId: string): ListingRow[] {
-    const held = this.transition(tx, and(eq(listings.partnerId, partnerId), inArray(listings.id, [...listingIds]), eq(listings.state, 'ACTIVE'))!, { state: 'RESERVED', intentionId });
+  async reserve(tx: Tx, partnerId: string, listingIds: readonly string[], intentionId: string): Promise<ListingRow[]> {
+    const held = await this.transition(tx, and(eq(listings.partnerId, partnerId), inArray(listings.id, [...listingIds]), eq(listings.state, 'ACTIVE'))!, { state: 'RESERVED', intentionId });
     if (held.length !== listingIds.length) throw ApiError.conflict('One or more of these tickets are no longer available', undefined, 'listing_unavailable');
     return held;
   }
 
   /** RESERVED by `intentionId` → ACTIVE: the checkout ended without a sale. */
-  release(tx: Tx, intentionId: string): ListingRow[] {
-    return this.transition(tx, and(eq(listings.intentionId, intentionId), eq(listings.state, 'RESERVED'))!, { state: 'ACTIVE', intentionId: null });
+  async release(tx: Tx, intentionId: string): Promise<ListingRow[]> {
+    return await this.transition(tx, and(eq(listings.intentionId, intentionId), eq(listings.state, 'RESERVED'))!, { state: 'ACTIVE', intentionId: null });
   }
 
   /** RESERVED by `intentionId` → SOLD: the checkout was paid (flows/complete-purchase.ts). */
-  markSold(tx: Tx, intentionId: string): ListingRow[] {
-    return this.transition(tx, and(eq(listings.intentionId, intentionId), eq(listings.state, 'RESERVED'))!, { state: 'SOLD', soldAt: this.deps.clock.now(), intentionId: null });
+  async markSold(tx: Tx, intentionId: string): Promise<ListingRow[]> {
+    return await this.transition(tx, and(eq(listings.intentionId, intentionId), eq(listings.state, 'RESERVED'))!, { state: 'SOLD', soldAt: this.deps.clock.now(), intentionId: null });
   }
 
   /**
    * Ends the live listing of a ticket (DELETE /v1/marketplace/items/ticket/:ticketId, or the
    * seller's "remove"). A RESERVED listing is in a buyer's checkout: 409, never pulled.
    */
-  terminateByTicket(tx: Tx, partnerId: string, ticketId: string, sellerPk?: string): ListingRow {
-    const ticket = ticketByRef(tx, partnerId, ticketId);
+  async terminateByTicket(tx: Tx, partnerId: string, ticketId: string, sellerPk?: string): Promise<ListingRow> {
+    const ticket = await ticketByRef(tx, partnerId, ticketId);
     if (!ticket) throw ApiError.notFound('ticket', ticketId);
-    const listing = liveListingOfTicket(tx, ticket.id);
+    const listing = await liveListingOfTicket(tx, ticket.id);
     if (!listing || (sellerPk !== undefined && listing.sellerPk !== sellerPk)) throw ApiError.notFound('active listing of ticket', ticketId);
     if (listing.state === 'RESERVED') throw ApiError.conflict('A buyer is checking out this listing; it cannot be removed now', undefined, 'listing_reserved');
-    return this.end(tx, listing, 'TERMINATED', 'seller');
+    return await this.end(tx, listing, 'TERMINATED', 'seller');
   }
 
   /**
@@ -263,20 +262,20 @@ export class ListingsService {
    * (`endReason` `delisted`, the buyer is told at checkout, nothing is charged; a payment that
    * lands afterwards is refunded), so an organiser's decision never waits on a hold.
    */
-  delist(tx: Tx, partnerId: string, scope: { externalReferenceEventId: string; showId: string; ticketOptionId?: string | undefined; priceTypeId?: string | undefined }) {
-    const event = eventByRef(tx, partnerId, scope.externalReferenceEventId);
+  async delist(tx: Tx, partnerId: string, scope: { externalReferenceEventId: string; showId: string; ticketOptionId?: string | undefined; priceTypeId?: string | undefined }) {
+    const event = await eventByRef(tx, partnerId, scope.externalReferenceEventId);
     if (!event) throw ApiError.notFound('event', scope.externalReferenceEventId);
-    const { show } = this.deps.events.findShow(tx, partnerId, scope.externalReferenceEventId, scope.showId);
+    const { show } = await this.deps.events.findShow(tx, partnerId, scope.externalReferenceEventId, scope.showId);
     const conditions: SQL[] = [eq(listings.showPk, show.id), inArray(listings.state, [...LIVE_LISTING_STATES])];
     if (scope.priceTypeId !== undefined && scope.ticketOptionId === undefined) throw ApiError.field('missing_field', 'ticketOptionId', 'ticketOptionId is required with priceTypeId');
-    if (scope.ticketOptionId !== undefined) conditions.push(eq(listings.ticketOptionPk, this.deps.events.findTicketOption(tx, show.id, scope.ticketOptionId).id));
-    if (scope.priceTypeId !== undefined) conditions.push(eq(listings.priceTypePk, this.deps.events.findPriceType(tx, show.id, scope.priceTypeId).id));
-    const live = tx.select().from(listings).where(and(...conditions)).all();
-    const lang = partnerOf(tx, partnerId).settings.defaultLang;
-    const sellers = usersByPks(tx, live.map((l) => l.sellerPk));
+    if (scope.ticketOptionId !== undefined) conditions.push(eq(listings.ticketOptionPk, (await this.deps.events.findTicketOption(tx, show.id, scope.ticketOptionId)).id));
+    if (scope.priceTypeId !== undefined) conditions.push(eq(listings.priceTypePk, (await this.deps.events.findPriceType(tx, show.id, scope.priceTypeId)).id));
+    const live = await tx.select().from(listings).where(and(...conditions));
+    const lang = (await partnerOf(tx, partnerId)).settings.defaultLang;
+    const sellers = await usersByPks(tx, live.map((l) => l.sellerPk));
     for (const listing of live) {
-      this.end(tx, listing, 'DELISTED', 'organiser');
-      this.deps.messages.toUser(tx, partnerId, sellers.get(listing.sellerPk)!, 'delistNotice', lang, { eventTitle: event.title, showTitle: show.title, reason: null });
+      await this.end(tx, listing, 'DELISTED', 'organiser');
+      await this.deps.messages.toUser(tx, partnerId, sellers.get(listing.sellerPk)!, 'delistNotice', lang, { eventTitle: event.title, showTitle: show.title, reason: null });
     }
     return { delisted: live.length, listingIds: live.map((l) => l.id) };
   }
@@ -288,53 +287,53 @@ export class ListingsService {
    * `channel_withdrawn`, `ticket_<why>`).
    * @throws 409 `changed_meanwhile` when it is not in the state read any more
    */
-  end(tx: Tx, listing: ListingRow, state: EndedState, reason: string): ListingRow {
+  async end(tx: Tx, listing: ListingRow, state: EndedState, reason: string): Promise<ListingRow> {
     const now = this.deps.clock.now();
-    const [ended] = this.transition(tx, and(eq(listings.id, listing.id), eq(listings.state, listing.state))!, { state, endReason: reason, endedAt: now, intentionId: null });
+    const [ended] = await this.transition(tx, and(eq(listings.id, listing.id), eq(listings.state, listing.state))!, { state, endReason: reason, endedAt: now, intentionId: null });
     if (!ended) throw ApiError.conflict('The listing changed meanwhile', undefined, 'changed_meanwhile');
     return ended;
   }
 
   /** The live listing of a ticket, else its latest one; 404 when it was never listed. */
-  getByTicket(tx: Tx, partnerId: string, ticketId: string, sellerEmail?: string): ListingRow {
-    const ticket = ticketByRef(tx, partnerId, ticketId);
+  async getByTicket(tx: Tx, partnerId: string, ticketId: string, sellerEmail?: string): Promise<ListingRow> {
+    const ticket = await ticketByRef(tx, partnerId, ticketId);
     if (!ticket) throw ApiError.notFound('ticket', ticketId);
-    const listing = latestListingOfTicket(tx, ticket.id);
+    const listing = await latestListingOfTicket(tx, ticket.id);
     if (!listing) throw ApiError.notFound('listing of ticket', ticketId);
-    if (sellerEmail !== undefined && userOf(tx, listing.sellerPk).email !== sellerEmail.trim().toLowerCase()) throw ApiError.notFound('listing of ticket', ticketId);
+    if (sellerEmail !== undefined && (await userOf(tx, listing.sellerPk)).email !== sellerEmail.trim().toLowerCase()) throw ApiError.notFound('listing of ticket', ticketId);
     return listing;
   }
 
-  get(tx: Tx, partnerId: string, listingId: string): ListingRow {
-    const row = tx.select().from(listings).where(and(eq(listings.partnerId, partnerId), eq(listings.id, listingId))).get();
+  async get(tx: Tx, partnerId: string, listingId: string): Promise<ListingRow> {
+    const row = (await tx.select().from(listings).where(and(eq(listings.partnerId, partnerId), eq(listings.id, listingId))).limit(1))[0];
     if (!row) throw ApiError.notFound('listing', listingId);
     return row;
   }
 
   /** The live (ACTIVE or RESERVED) listing holding a ticket, if any. */
-  liveListingOf(tx: Tx, ticketPk: string): ListingRow | undefined {
-    return liveListingOfTicket(tx, ticketPk);
+  async liveListingOf(tx: Tx, ticketPk: string): Promise<ListingRow | undefined> {
+    return await liveListingOfTicket(tx, ticketPk);
   }
 
   /** The tickets of a listing. */
-  ticketsOf(tx: Tx, listingId: string): TicketRow[] {
-    return ticketRowsByPks(tx, ticketPksOf(tx, listingId));
+  async ticketsOf(tx: Tx, listingId: string): Promise<TicketRow[]> {
+    return await ticketRowsByPks(tx, await ticketPksOf(tx, listingId));
   }
 
   /** The listing as the API answers it. */
-  toApi(tx: Tx, l: ListingRow) {
-    const ref = externalRefs(tx, l);
+  async toApi(tx: Tx, l: ListingRow) {
+    const ref = await externalRefs(tx, l);
     const major = (m: number) => toMajor(m, l.currency);
     const q = new URLSearchParams({ showId: ref.showId, listingId: l.id });
     return {
       id: l.id,
-      ticketIds: this.ticketIdsOf(tx, l),
+      ticketIds: await this.ticketIdsOf(tx, l),
       orderId: l.orderId,
       externalReferenceEventId: ref.eventRef,
       showId: ref.showId,
       ticketOptionId: ref.ticketOptionId,
       priceTypeId: ref.priceTypeId,
-      seller: userToApi(userOf(tx, l.sellerPk)),
+      seller: userToApi(await userOf(tx, l.sellerPk)),
       quantity: l.quantity,
       state: l.state,
       currency: l.currency,
@@ -360,56 +359,55 @@ export class ListingsService {
    * and, when it ended unsold, its tickets freed, `listing.deleted` and the `listing.ended`
    * domain event. Returns the rows that changed.
    */
-  private transition(tx: Tx, where: SQL, set: Partial<Pick<ListingRow, 'state' | 'intentionId' | 'endReason' | 'soldAt' | 'endedAt' | 'priceMinor' | 'buyerFeeMinor' | 'sellerFeeMinor' | 'payoutMinor'>>): ListingRow[] {
-    const before = set.state === 'TERMINATED' || set.state === 'DELISTED' ? tx.select({ id: listings.id, intentionId: listings.intentionId }).from(listings).where(where).all() : [];
-    const changed = tx
+  private async transition(tx: Tx, where: SQL, set: Partial<Pick<ListingRow, 'state' | 'intentionId' | 'endReason' | 'soldAt' | 'endedAt' | 'priceMinor' | 'buyerFeeMinor' | 'sellerFeeMinor' | 'payoutMinor'>>): Promise<ListingRow[]> {
+    const before = set.state === 'TERMINATED' || set.state === 'DELISTED' ? await tx.select({ id: listings.id, intentionId: listings.intentionId }).from(listings).where(where) : [];
+    const changed = await tx
       .update(listings)
       .set({ ...set, updatedAt: this.deps.clock.now() })
       .where(where)
-      .returning()
-      .all();
+      .returning();
     for (const l of changed) {
-      this.notify(tx, l, 'listing.updated');
+      await this.notify(tx, l, 'listing.updated');
       if (l.state !== 'TERMINATED' && l.state !== 'DELISTED') continue;
-      this.deps.tickets.markUnlisted(tx, ticketPksOf(tx, l.id));
-      this.notify(tx, l, 'listing.deleted');
+      await this.deps.tickets.markUnlisted(tx, await ticketPksOf(tx, l.id));
+      await this.notify(tx, l, 'listing.deleted');
       const intentionId = before.find((b) => b.id === l.id)?.intentionId ?? null;
-      this.deps.bus.emit(tx, 'listing.ended', { partnerId: l.partnerId, listingId: l.id, intentionId, reason: l.endReason ?? '' });
+      await this.deps.bus.emit(tx, 'listing.ended', { partnerId: l.partnerId, listingId: l.id, intentionId, reason: l.endReason ?? '' });
     }
     return changed;
   }
 
-  private scope(tx: Tx, ticket: TicketRow): Scope {
-    const { show, event } = showWithEvent(tx, ticket.showPk)!;
-    const option = ticketOptionByPk(tx, ticket.ticketOptionPk)!;
-    const combo = combinationOf(tx, ticket.ticketOptionPk, ticket.priceTypePk);
+  private async scope(tx: Tx, ticket: TicketRow): Promise<Scope> {
+    const { show, event } = (await showWithEvent(tx, ticket.showPk))!;
+    const option = (await ticketOptionByPk(tx, ticket.ticketOptionPk))!;
+    const combo = await combinationOf(tx, ticket.ticketOptionPk, ticket.priceTypePk);
     return {
       ticket,
       show,
       event,
       option,
-      partner: partnerOf(tx, show.partnerId),
-      rules: this.deps.rules.effective(tx, ticket.showPk, ticket.ticketOptionPk, ticket.priceTypePk),
+      partner: await partnerOf(tx, show.partnerId),
+      rules: await this.deps.rules.effective(tx, ticket.showPk, ticket.ticketOptionPk, ticket.priceTypePk),
       originalMinor: combo?.priceMinor ?? option.priceMinor ?? ticket.priceMinor,
     };
   }
 
-  private check(tx: Tx, s: Scope, adding: number): NotSellableReason | null {
+  private async check(tx: Tx, s: Scope, adding: number): Promise<NotSellableReason | null> {
     if (s.ticket.state !== 'VALID') return 'not_valid';
     if (!isResaleOpen(s.show)) return 'resale_closed';
     if (this.deps.clock.now() >= s.show.startsAt) return 'show_started';
     const max = s.rules.maxSell?.rules.maxTickets;
-    if (max !== undefined && this.heldBySeller(tx, s) + adding > max) return 'max_sell_reached';
+    if (max !== undefined && (await this.heldBySeller(tx, s)) + adding > max) return 'max_sell_reached';
     return null;
   }
 
   /** Tickets the seller has listed or sold in this show within the maxSell rule's scope. */
-  private heldBySeller(tx: Tx, s: Scope): number {
+  private async heldBySeller(tx: Tx, s: Scope): Promise<number> {
     const rule = s.rules.maxSell;
     const conditions = [eq(listings.showPk, s.show.id), eq(listings.sellerPk, s.ticket.ownerPk), inArray(listings.state, ['ACTIVE', 'RESERVED', 'SOLD'])];
     if (rule) conditions.push(eq(listings.ticketOptionPk, s.ticket.ticketOptionPk));
     if (rule?.scope === 'combination' && s.ticket.priceTypePk) conditions.push(eq(listings.priceTypePk, s.ticket.priceTypePk));
-    return tx.select({ n: sql<number>`coalesce(sum(${listings.quantity}), 0)` }).from(listings).where(and(...conditions)).get()!.n;
+    return (await tx.select({ n: sql<number>`coalesce(sum(${listings.quantity}), 0)` }).from(listings).where(and(...conditions)).limit(1))[0]!.n;
   }
 
   private fees(partner: PartnerRow, rules: EffectiveRules) {
@@ -423,24 +421,24 @@ export class ListingsService {
   }
 
   /** A ticket stopped being sellable: its live listing ends, the pack's other tickets are freed. */
-  private endForTicket(tx: Tx, ticketPk: string, reason: string): void {
-    const listing = liveListingOfTicket(tx, ticketPk);
-    if (listing) this.end(tx, listing, 'TERMINATED', `ticket_${reason}`);
+  private async endForTicket(tx: Tx, ticketPk: string, reason: string): Promise<void> {
+    const listing = await liveListingOfTicket(tx, ticketPk);
+    if (listing) await this.end(tx, listing, 'TERMINATED', `ticket_${reason}`);
   }
 
-  private ticketIdsOf(tx: Tx, l: Pick<ListingRow, 'id'>): string[] {
-    return this.ticketsOf(tx, l.id).map((t) => t.ticketId);
+  private async ticketIdsOf(tx: Tx, l: Pick<ListingRow, 'id'>): Promise<string[]> {
+    return (await this.ticketsOf(tx, l.id)).map((t) => t.ticketId);
   }
 
   /** One `listing.*` webhook: the listing as it is after the change. */
-  private notify(tx: Tx, l: ListingRow, action: 'listing.created' | 'listing.updated' | 'listing.deleted'): void {
-    const ref = externalRefs(tx, l);
-    this.deps.webhooks.enqueue(tx, l.partnerId, {
+  private async notify(tx: Tx, l: ListingRow, action: 'listing.created' | 'listing.updated' | 'listing.deleted'): Promise<void> {
+    const ref = await externalRefs(tx, l);
+    await this.deps.webhooks.enqueue(tx, l.partnerId, {
       action,
       resourceKey: `listing:${l.id}`,
       data: {
         listingId: l.id,
-        ticketIds: this.ticketIdsOf(tx, l),
+        ticketIds: await this.ticketIdsOf(tx, l),
         eventId: ref.eventRef,
         showId: ref.showId,
         ticketOptionId: ref.ticketOptionId,

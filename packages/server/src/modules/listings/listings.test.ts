@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
@@ -12,7 +13,7 @@ import { reserveListings } from '../../flows/reserve-listings.js';
  */
 async function setup() {
   const t = createTestApp();
-  const p = t.partner();
+  const p = await t.partner();
   await withEvent(t, p);
   await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
@@ -30,9 +31,9 @@ async function setup() {
 }
 
 function helpers(t: TestApp, p: TestPartner) {
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (ids: string[], priceMinor: number | null) =>
-    t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(ids[0]!).ownerPk, ticketPks: ids.map((id) => ticket(id).id), priceMinor }));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (ids: string[], priceMinor: number | null) =>
+    await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (id) => (await ticket(id)).id), priceMinor }));
   const rules = (items: unknown[]) => t.request('POST', '/v1/rules', { key: p.keys.private, body: items });
   const rule = (ruleType: string, ruleBody: unknown, extra: Record<string, unknown> = {}) =>
     rules([{ externalReferenceEventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field', ruleType, rules: ruleBody, ...extra }]);
@@ -42,9 +43,9 @@ function helpers(t: TestApp, p: TestPartner) {
 describe('creating a listing', () => {
   it('lists a ticket with its fee breakdown, marks it LISTED, and tells the partner', async () => {
     const { t, p, list, ticket } = await setup();
-    const l = list(['a3'], 4550);
+    const l = await list(['a3'], 4550);
     expect(l).toMatchObject({ state: 'ACTIVE', quantity: 1, currency: 'EUR', priceMinor: 4550, buyerFeeMinor: 455, sellerFeeMinor: 228, payoutMinor: 4322 });
-    expect(ticket('a3').state).toBe('LISTED');
+    expect((await ticket('a3')).state).toBe('LISTED');
     const api = (await t.request('GET', '/v1/marketplace/listings/ticket/a3', { key: p.keys.private })).body.data;
     expect(api).toMatchObject({
       id: l.id,
@@ -68,23 +69,23 @@ describe('creating a listing', () => {
 
   it('sells the tickets of one order as one pack, and refuses mixed packs', async () => {
     const { list } = await setup();
-    expect(() => list(['a1', 'a3'], 4000)).toThrow(/tickets of one order/);
-    expect(() => list(['a1', 's2'], 4000)).toThrow(/share show, ticket option and price type/);
+    await expect(list(['a1', 'a3'], 4000)).rejects.toThrow(/tickets of one order/);
+    await expect(list(['a1', 's2'], 4000)).rejects.toThrow(/share show, ticket option and price type/);
     const pack = list(['a1', 'a2'], 4000);
-    expect(pack).toMatchObject({ quantity: 2, orderId: 'o-1' });
+    expect(await pack).toMatchObject({ quantity: 2, orderId: 'o-1' });
   });
 
   it('never lists a ticket twice, nor one that cannot be sold', async () => {
     const { t, p, list } = await setup();
-    list(['a3'], 4000);
-    expect(() => list(['a3'], 4100)).toThrow(/cannot be listed now/);
+    await list(['a3'], 4000);
+    await expect(list(['a3'], 4100)).rejects.toThrow(/cannot be listed now/);
     await t.request('POST', '/v1/tickets/e1/eventAdmission', { key: p.keys.private });
-    expect(() => list(['e1'], 3000)).toThrow(/cannot be listed now/);
+    await expect(list(['e1'], 3000)).rejects.toThrow(/cannot be listed now/);
     await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 'show-2', resaleEnabled: false }] } });
-    expect(() => list(['s2'], 3000)).toThrow(/Resale is closed/);
+    await expect(list(['s2'], 3000)).rejects.toThrow(/Resale is closed/);
     t.clock.set('2026-05-01T19:00:00Z');
-    expect(() => list(['a1'], 3000)).toThrow(/show has started/);
-    expect(() => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: t.deps.tickets.get(t.db, p.id, 'a1').ownerPk, ticketPks: [t.deps.tickets.get(t.db, p.id, 'other').id], priceMinor: 1 }))).toThrow(/No ticket 'other'/);
+    await expect(list(['a1'], 3000)).rejects.toThrow(/show has started/);
+    await expect(t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await t.deps.tickets.get(t.db, p.id, 'a1')).ownerPk, ticketPks: [(await t.deps.tickets.get(t.db, p.id, 'other')).id], priceMinor: 1 }))).rejects.toThrow(/No ticket 'other'/);
   });
 });
 
@@ -93,11 +94,11 @@ describe('price rules', () => {
     const { rule, list, t } = await setup();
     await rule('maxPriceSellConfig', { type: 'PERCENTAGE', value: 100 });
     await rule('minPriceSellConfig', { type: 'ABSOLUTE', value: 20 });
-    expect(() => list(['a3'], 4551)).toThrow('The price must be at most 45.5 EUR');
-    expect(() => list(['a3'], 1999)).toThrow('The price must be at least 20 EUR');
-    expect(list(['a3'], 4550).priceMinor).toBe(4550);
+    await expect(list(['a3'], 4551)).rejects.toThrow('The price must be at most 45.5 EUR');
+    await expect(list(['a3'], 1999)).rejects.toThrow('The price must be at least 20 EUR');
+    expect((await list(['a3'], 4550)).priceMinor).toBe(4550);
     const partnerId = (await t.deps.partners.list())[0]!.id;
-    const q = t.db.transaction((tx) => t.deps.listings.quote(tx, t.deps.tickets.get(t.db, partnerId, 'a1'), 3000));
+    const q = await t.db.transact(async (tx) => await t.deps.listings.quote(tx, await t.deps.tickets.get(t.db, partnerId, 'a1'), 3000));
     expect(q.limits).toEqual({ originalMinor: 4550, minMinor: 2000, maxMinor: 4550, fixedMinor: null });
     expect(q.breakdown).toEqual({ priceMinor: 3000, buyerFeeMinor: 300, buyerTotalMinor: 3300, sellerFeeMinor: 150, payoutMinor: 2850 });
   });
@@ -106,82 +107,82 @@ describe('price rules', () => {
     const { rule, list } = await setup();
     await rule('maxPriceSellConfig', { type: 'PERCENTAGE', value: 110 });
     // e1 is field + early: its original price is the combination's 39, so 110 % is 42.90.
-    expect(() => list(['e1'], 4291)).toThrow('The price must be at most 42.9 EUR');
+    await expect(list(['e1'], 4291)).rejects.toThrow('The price must be at most 42.9 EUR');
     await rule('maxPriceSellConfig', { type: 'ABSOLUTE', value: 60 }, { priceTypeId: 'pt-early' });
-    expect(list(['e1'], 5999).priceMinor).toBe(5999);
+    expect((await list(['e1'], 5999)).priceMinor).toBe(5999);
   });
 
   it('fixes the price when fixedListingPrice applies', async () => {
     const { rule, list } = await setup();
     await rule('fixedListingPrice', { type: 'PERCENTAGE', value: 100 });
-    expect(() => list(['a3'], 5000)).toThrow('The price of this ticket is fixed at 45.5 EUR');
-    expect(list(['a3'], null).priceMinor).toBe(4550);
-    expect(list(['a1', 'a2'], 4550).priceMinor).toBe(4550);
+    await expect(list(['a3'], 5000)).rejects.toThrow('The price of this ticket is fixed at 45.5 EUR');
+    expect((await list(['a3'], null)).priceMinor).toBe(4550);
+    expect((await list(['a1', 'a2'], 4550)).priceMinor).toBe(4550);
   });
 
   it('lays platformFees over the partner’s fees, and refuses a price that leaves the seller nothing', async () => {
     const { rule, list } = await setup();
     await rule('platformFees', { sellerPercent: 0, sellerFixed: 1, buyerPercent: 7.5 });
-    expect(list(['a3'], 1999)).toMatchObject({ buyerFeeMinor: 150, sellerFeeMinor: 100, payoutMinor: 1899 });
-    expect(() => list(['a1'], 100)).toThrow('The price must be more than the seller fee');
+    expect(await list(['a3'], 1999)).toMatchObject({ buyerFeeMinor: 150, sellerFeeMinor: 100, payoutMinor: 1899 });
+    await expect(list(['a1'], 100)).rejects.toThrow('The price must be more than the seller fee');
   });
 
   it('limits how many tickets one seller lists per show (maxSell)', async () => {
     const { rule, list } = await setup();
     await rule('maxSell', { maxTickets: 2 });
-    list(['a3'], 4000);
-    expect(() => list(['a1', 'a2'], 4000)).toThrow('At most 2 tickets per seller may be listed or sold for this show');
-    list(['e1'], 3000);
+    await list(['a3'], 4000);
+    await expect(list(['a1', 'a2'], 4000)).rejects.toThrow('At most 2 tickets per seller may be listed or sold for this show');
+    await list(['e1'], 3000);
   });
 });
 
 describe('ending listings', () => {
   it('terminates through the API; the ticket is unlisted again and the partner told', async () => {
     const { t, p, list, ticket } = await setup();
-    const l = list(['a3'], 4000);
+    const l = await list(['a3'], 4000);
     const res = await t.request('DELETE', '/v1/marketplace/items/ticket/a3', { key: p.keys.private });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: l.id, state: 'TERMINATED', endReason: 'seller' });
-    expect(ticket('a3').state).toBe('VALID');
-    expect((await t.deps.webhooks.list(p.id, { action: 'listing.deleted' }))).toHaveLength(1);
+    expect((await ticket('a3')).state).toBe('VALID');
+    expect(await t.deps.webhooks.list(p.id, { action: 'listing.deleted' })).toHaveLength(1);
     expect((await t.request('DELETE', '/v1/marketplace/items/ticket/a3', { key: p.keys.private })).status).toBe(404);
     // The latest listing still reads back.
     expect((await t.request('GET', '/v1/marketplace/listings/ticket/a3', { key: p.keys.private })).body.data.state).toBe('TERMINATED');
-    list(['a3'], 4100);
+    await list(['a3'], 4100);
   });
 
   it('refuses to pull a listing from under a buyer in checkout (409)', async () => {
     const { t, p, list } = await setup();
-    const l = list(['a3'], 4000);
+    const l = await list(['a3'], 4000);
     // What the buy side's reservation does: ACTIVE -> RESERVED.
-    t.db.update(listings).set({ state: 'RESERVED', intentionId: 'bi_test' }).where(eq(listings.id, l.id)).run();
+    await t.db.update(listings).set({ state: 'RESERVED', intentionId: 'bi_test' }).where(eq(listings.id, l.id));
     const res = await t.request('DELETE', '/v1/marketplace/items/ticket/a3', { key: p.keys.private });
     expect(res.status).toBe(409);
-    expect(t.deps.listings.get(t.db, p.id, l.id).state).toBe('RESERVED');
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('RESERVED');
   });
 
   it('ends the listing when a ticket stops being sellable, freeing the rest of its pack', async () => {
     const { t, p, list, ticket } = await setup();
-    const pack = list(['a1', 'a2'], 4000);
+    const pack = await list(['a1', 'a2'], 4000);
     await t.request('DELETE', '/v1/tickets/a2', { key: p.keys.private });
-    expect(t.deps.listings.get(t.db, p.id, pack.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_deleted' });
-    expect([ticket('a1').state, ticket('a2').state]).toEqual(['VALID', 'DELETED']);
+    expect(await t.deps.listings.get(t.db, p.id, pack.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_deleted' });
+    expect([(await ticket('a1')).state, (await ticket('a2')).state]).toEqual(['VALID', 'DELETED']);
 
-    const single = list(['a3'], 4000);
+    const single = await list(['a3'], 4000);
     await t.request('PUT', '/v1/tickets/a3', { key: p.keys.private, body: { buyer: 'new@example.com' } });
-    expect(t.deps.listings.get(t.db, p.id, single.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_owner_changed' });
-    expect(ticket('a3').state).toBe('VALID');
+    expect(await t.deps.listings.get(t.db, p.id, single.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_owner_changed' });
+    expect((await ticket('a3')).state).toBe('VALID');
 
-    const e = list(['e1'], 3000);
+    const e = await list(['e1'], 3000);
     await t.request('POST', '/v1/events/tour/cancellation?showId=show-1', { key: p.keys.private });
-    expect(t.deps.listings.get(t.db, p.id, e.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_cancelled' });
-    expect(ticket('e1').state).toBe('CANCELLED');
+    expect(await t.deps.listings.get(t.db, p.id, e.id)).toMatchObject({ state: 'TERMINATED', endReason: 'ticket_cancelled' });
+    expect((await ticket('e1')).state).toBe('CANCELLED');
   });
 
   it('answers 404 for unknown, foreign, unlisted tickets and for another seller by e-mail', async () => {
     const { t, p, list } = await setup();
-    list(['a3'], 4000);
-    const other = t.partner('Other');
+    await list(['a3'], 4000);
+    const other = await t.partner('Other');
     expect((await t.request('GET', '/v1/marketplace/listings/ticket/a3', { key: other.keys.private })).status).toBe(404);
     expect((await t.request('DELETE', '/v1/marketplace/items/ticket/a3', { key: other.keys.private })).status).toBe(404);
     expect((await t.request('GET', '/v1/marketplace/listings/ticket/a1', { key: p.keys.private })).status).toBe(404);
@@ -195,41 +196,41 @@ describe('ending listings', () => {
 describe('POST /v1/delist', () => {
   it('delists by show, ticket option or combination, e-mails each seller, with the public key too', async () => {
     const { t, p, list } = await setup();
-    const field = list(['a3'], 4000);
-    const early = list(['e1'], 3000);
-    const vip = list(['v1'], 10000);
-    const s2 = list(['s2'], 4000);
+    const field = await list(['a3'], 4000);
+    const early = await list(['e1'], 3000);
+    const vip = await list(['v1'], 10000);
+    const s2 = await list(['s2'], 4000);
     const combo = await t.request('POST', '/v1/delist', { key: p.keys.public, body: { externalReferenceEventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field', priceTypeId: 'pt-early' } });
     expect(combo.body.data).toEqual({ delisted: 1, listingIds: [early.id] });
     const option = await t.request('POST', '/v1/delist', { key: p.keys.private, body: { externalReferenceEventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field' } });
     expect(option.body.data).toEqual({ delisted: 1, listingIds: [field.id] });
     const show = await t.request('POST', '/v1/delist', { key: p.keys.private, body: { externalReferenceEventId: 'tour', showId: 'show-1' } });
     expect(show.body.data).toEqual({ delisted: 1, listingIds: [vip.id] });
-    expect(t.deps.listings.get(t.db, p.id, s2.id).state).toBe('ACTIVE');
-    expect(t.deps.listings.get(t.db, p.id, vip.id)).toMatchObject({ state: 'DELISTED', endReason: 'organiser' });
+    expect((await t.deps.listings.get(t.db, p.id, s2.id)).state).toBe('ACTIVE');
+    expect(await t.deps.listings.get(t.db, p.id, vip.id)).toMatchObject({ state: 'DELISTED', endReason: 'organiser' });
     expect((await t.deps.messages.list()).filter((m) => m.template === 'delistNotice')).toHaveLength(3);
-    expect((t.db.select().from(tickets).where(eq(tickets.state, 'LISTED')).all()).map((x) => x.ticketId)).toEqual(['s2']);
+    expect((await t.db.select().from(tickets).where(eq(tickets.state, 'LISTED'))).map((x) => x.ticketId)).toEqual(['s2']);
   });
 
   it('delists a listing in a buyer’s checkout too, ending that checkout (the organiser never waits on a hold)', async () => {
     const { t, p, list } = await setup();
-    const a = list(['a3'], 4000);
-    const b = list(['e1'], 3000);
+    const a = await list(['a3'], 4000);
+    const b = await list(['e1'], 3000);
     const partner = await t.deps.partners.get(p.id);
-    const held = t.db.transaction((tx) => reserveListings(t.deps, tx, { partner, listingIds: [b.id], buyerPk: null }));
-    expect(t.deps.listings.get(t.db, p.id, b.id).state).toBe('RESERVED');
+    const held = await t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [b.id], buyerPk: null }));
+    expect((await t.deps.listings.get(t.db, p.id, b.id)).state).toBe('RESERVED');
     const res = await t.request('POST', '/v1/delist', { key: p.keys.private, body: { externalReferenceEventId: 'tour', showId: 'show-1' } });
     expect(res.status).toBe(200);
     expect(res.body.data.delisted).toBe(2);
-    expect(t.deps.listings.get(t.db, p.id, a.id).state).toBe('DELISTED');
-    expect(t.deps.listings.get(t.db, p.id, b.id)).toMatchObject({ state: 'DELISTED', intentionId: null });
-    expect(t.deps.intentions.get(t.db, p.id, held.id)).toMatchObject({ state: 'CANCELLED', endReason: 'delisted' });
+    expect((await t.deps.listings.get(t.db, p.id, a.id)).state).toBe('DELISTED');
+    expect(await t.deps.listings.get(t.db, p.id, b.id)).toMatchObject({ state: 'DELISTED', intentionId: null });
+    expect(await t.deps.intentions.get(t.db, p.id, held.id)).toMatchObject({ state: 'CANCELLED', endReason: 'delisted' });
     expect((await t.deps.messages.list()).filter((msg) => msg.template === 'delistNotice')).toHaveLength(2);
   });
 
   it('refuses unknown or foreign scopes, bad bodies and the channels key', async () => {
     const { t, p } = await setup();
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     const body = { externalReferenceEventId: 'tour', showId: 'show-1' };
     expect((await t.request('POST', '/v1/delist', { key: other.keys.private, body })).status).toBe(404);
     expect((await t.request('POST', '/v1/delist', { key: p.keys.private, body: { ...body, showId: 'x' } })).status).toBe(404);

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { eventBody, ticketBody, withEvent } from '../../testing/factories.js';
@@ -6,14 +7,14 @@ import { buyIntentions } from '../intentions/intentions.table.js';
 
 async function setup() {
   const t = createTestApp();
-  const p = t.partner();
+  const p = await t.partner();
   await withEvent(t, p);
   await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
     body: [ticketBody('m1', { section: 'A', row: '2', seat: '7' }), ticketBody('m2', { orderId: 'o', ticketOptionId: 'opt-vip', priceTypeId: 'pt-standard' }), ticketBody('m3', { orderId: 'o', ticketOptionId: 'opt-vip', priceTypeId: 'pt-standard' }), ticketBody('m4')],
   });
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (ids: string[], price: number) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(ids[0]!).ownerPk, ticketPks: ids.map((i) => ticket(i).id), priceMinor: price }));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (ids: string[], price: number) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (i) => (await ticket(i)).id), priceMinor: price }));
   const page = async (query = '') => {
     const res = await t.app.request(`/market/${p.id}/tour${query}`);
     return { status: res.status, html: await res.text() };
@@ -24,9 +25,9 @@ async function setup() {
 describe('market page', () => {
   it('shows the show’s offers by category, cheapest first, with the buyer fee included', async () => {
     const { list, page } = await setup();
-    list(['m4'], 5000);
-    list(['m1'], 4000);
-    const pack = list(['m2', 'm3'], 10000);
+    await list(['m4'], 5000);
+    await list(['m1'], 4000);
+    const pack = await list(['m2', 'm3'], 10000);
     const { status, html } = await page('?showId=show-1');
     expect(status).toBe(200);
     expect(html).toContain('<h1>The Big Tour 2026</h1>');
@@ -42,7 +43,7 @@ describe('market page', () => {
 
   it('filters by ticket option, marks a shared ticket, and links the other dates', async () => {
     const { list, page } = await setup();
-    list(['m1'], 4000);
+    await list(['m1'], 4000);
     const filtered = await page('?showId=show-1&ticketOptionId=opt-vip');
     expect(filtered.html).toContain('No tickets are for sale for this show right now.');
     const byTicket = await page('?showId=show-1&ticketId=m1&lang=es');
@@ -53,14 +54,14 @@ describe('market page', () => {
 
   it('says when a show is cancelled, and answers 404 for unknown or foreign events', async () => {
     const { t, p, list, page } = await setup();
-    list(['m1'], 4000);
+    await list(['m1'], 4000);
     await t.request('POST', '/v1/events/tour/cancellation?showId=show-1', { key: p.keys.private });
     const cancelled = await page('?showId=show-1');
     expect(cancelled.html).toContain('This show has been cancelled.');
     expect(cancelled.html).not.toContain('€44.00');
     expect((await t.app.request(`/market/${p.id}/nope`)).status).toBe(404);
     expect((await t.app.request('/market/ptr_nope/tour')).status).toBe(404);
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await t.app.request(`/market/${other.id}/tour`)).status).toBe(404);
   });
 });
@@ -68,14 +69,14 @@ describe('market page', () => {
 describe('market page: seat map and a pick of several listings', () => {
   async function seated() {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p, eventBody('tour', { seating: { svgCode: '<svg viewBox="0 0 10 10"><rect data-area="Field"/></svg>' } }));
     await t.request('POST', '/v1/sync/tickets', {
       key: p.keys.private,
       body: [ticketBody('a1', { buyer: 'seller@example.com', section: 'A', row: '1', seat: '1' }), ticketBody('a2', { buyer: 'seller@example.com', section: 'A', row: '1', seat: '2' }), ticketBody('v1', { ticketOptionId: 'opt-vip' })],
     });
-    const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-    const list = (ids: string[], price: number) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(ids[0]!).ownerPk, ticketPks: ids.map((i) => ticket(i).id), priceMinor: price }));
+    const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+    const list = async (ids: string[], price: number) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (i) => (await ticket(i)).id), priceMinor: price }));
     return { t, p, list };
   }
 
@@ -83,7 +84,7 @@ describe('market page: seat map and a pick of several listings', () => {
     const { t, p, list } = await seated();
     const empty = await t.app.request(`/market/${p.id}/tour?showId=show-1`);
     expect(await empty.text()).not.toContain('<resale-seat-map');
-    list(['a1'], 4000);
+    await list(['a1'], 4000);
     const res = await t.app.request(`/market/${p.id}/tour?showId=show-1&lang=es`);
     const html = await res.text();
     expect(html).toContain('<script type="module" src="/widgets/v1/resale.js"></script>');
@@ -106,8 +107,8 @@ describe('market page: seat map and a pick of several listings', () => {
 
   it('shows the listings picked on the map with their total, reserves them together, and says when one is gone', async () => {
     const { t, p, list } = await seated();
-    const one = list(['a1'], 4000);
-    const two = list(['a2'], 4000);
+    const one = await list(['a1'], 4000);
+    const two = await list(['a2'], 4000);
     const browser = new TestBrowser(t.app);
     // Holds are never anonymous: the buyer signs in (by code, this partner has no login page).
     await completeCodeFlow(t, browser, `/auth/otp?p=${p.id}`, 'buyer@example.com', 'buyer@example.com');
@@ -121,8 +122,8 @@ describe('market page: seat map and a pick of several listings', () => {
     const res = await browser.post(`/market/${p.id}/tour/buy`, form);
     expect(res.status).toBe(303);
     const intentionId = /\/checkout\/[^/]+\/(bi_[^?]+)/.exec(res.location!)![1]!;
-    expect(t.deps.listings.get(t.db, p.id, one.id).state).toBe('RESERVED');
-    expect(t.deps.listings.get(t.db, p.id, two.id).state).toBe('RESERVED');
+    expect((await t.deps.listings.get(t.db, p.id, one.id)).state).toBe('RESERVED');
+    expect((await t.deps.listings.get(t.db, p.id, two.id)).state).toBe('RESERVED');
     expect(intentionId).toMatch(/^bi_/);
     const gone = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${one.id}`);
     expect(gone.text).toContain('Some of the tickets you picked are no longer for sale.');
@@ -130,8 +131,8 @@ describe('market page: seat map and a pick of several listings', () => {
 
   it('refuses a pick across ticket options with a clear page, reserving nothing', async () => {
     const { t, p, list } = await seated();
-    const field = list(['a1'], 4000);
-    const vip = list(['v1'], 9000);
+    const field = await list(['a1'], 4000);
+    const vip = await list(['v1'], 9000);
     const browser = new TestBrowser(t.app);
     // Holds are never anonymous: the buyer signs in (by code, this partner has no login page).
     await completeCodeFlow(t, browser, `/auth/otp?p=${p.id}`, 'buyer@example.com', 'buyer@example.com');
@@ -142,15 +143,15 @@ describe('market page: seat map and a pick of several listings', () => {
     const res = await browser.post(`/market/${p.id}/tour/buy`, form);
     expect(res.status).toBe(400);
     expect(res.text).toContain('One checkout holds listings of one show and one ticket option');
-    expect(t.deps.listings.get(t.db, p.id, field.id).state).toBe('ACTIVE');
-    expect(t.deps.listings.get(t.db, p.id, vip.id).state).toBe('ACTIVE');
+    expect((await t.deps.listings.get(t.db, p.id, field.id)).state).toBe('ACTIVE');
+    expect((await t.deps.listings.get(t.db, p.id, vip.id)).state).toBe('ACTIVE');
   });
 
   it('tells a seller who picks their own listing that nothing was reserved, with the way back to the market', async () => {
     const { t, p, list } = await seated();
-    const own = list(['a1'], 4000);
+    const own = await list(['a1'], 4000);
     const seller = new TestBrowser(t.app);
-    const owner = t.deps.users.get(t.db, p.id, own.sellerPk).email!;
+    const owner = (await t.deps.users.get(t.db, p.id, own.sellerPk)).email!;
     await completeCodeFlow(t, seller, `/auth/otp?p=${p.id}`, owner, owner);
     const page = await seller.get(`/market/${p.id}/tour?showId=show-1`);
     const res = await seller.post(`/market/${p.id}/tour/buy`, { _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, listingId: own.id, showId: 'show-1' });
@@ -158,27 +159,27 @@ describe('market page: seat map and a pick of several listings', () => {
     expect(res.text).toContain('You cannot buy your own tickets');
     expect(res.text).toContain('nothing was reserved');
     expect(res.text).toContain(`href="/market/${p.id}/tour?showId=show-1&amp;lang=en"`);
-    expect(t.deps.listings.get(t.db, p.id, own.id).state).toBe('ACTIVE');
-    expect(t.db.select().from(buyIntentions).all()).toEqual([]);
+    expect((await t.deps.listings.get(t.db, p.id, own.id)).state).toBe('ACTIVE');
+    expect(await t.db.select().from(buyIntentions)).toEqual([]);
   });
 
   it('answers a buy form without a listing (a hand-made post) with the not-found page, reserving nothing', async () => {
     const { t, p, list } = await seated();
-    const one = list(['a1'], 4000);
+    const one = await list(['a1'], 4000);
     const browser = new TestBrowser(t.app);
     const page = await browser.get(`/market/${p.id}/tour?showId=show-1`);
     const res = await browser.post(`/market/${p.id}/tour/buy`, { _csrf: inputValue(page.text, '_csrf')!, returnTo: 'https://partner.example/ev' });
     expect(res.status).toBe(404);
     expect(res.text).toContain('<h1>');
-    expect(t.deps.listings.get(t.db, p.id, one.id).state).toBe('ACTIVE');
-    expect(t.db.select().from(buyIntentions).all()).toEqual([]);
+    expect((await t.deps.listings.get(t.db, p.id, one.id)).state).toBe('ACTIVE');
+    expect(await t.db.select().from(buyIntentions)).toEqual([]);
   });
 });
 
 describe('market page: who is buying', () => {
   async function withLogin() {
     const t = createTestApp();
-    const p = t.partner('Acme Tickets', { loginUrl: 'https://tickets.acme.example/login' });
+    const p = await t.partner('Acme Tickets', { loginUrl: 'https://tickets.acme.example/login' });
     await withEvent(t, p);
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('w1')] });
     return { t, p };
@@ -189,7 +190,7 @@ describe('market page: who is buying', () => {
     const res = await t.app.request(`/market/${p.id}/tour?showId=show-1`);
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("form-action 'self' https://tickets.acme.example;");
-    const other = t.partner('No Login');
+    const other = await t.partner('No Login');
     await withEvent(t, other);
     const plain = await t.app.request(`/market/${other.id}/tour?showId=show-1`);
     expect(plain.headers.get('content-security-policy')).toContain("form-action 'self';");

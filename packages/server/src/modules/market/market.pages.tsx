@@ -94,7 +94,7 @@ function seatText(s: Offer['seats'][number], lang: Lang): string {
 export function marketPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use('/market/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
-  const partnerOrNull = async (id: string): Promise<PartnerRow | null> => (await deps.db.read((tx) => partnerById(tx, id))) ?? null;
+  const partnerOrNull = async (id: string): Promise<PartnerRow | null> => (await deps.db.read(async (tx) => await partnerById(tx, id))) ?? null;
 
   /**
    * Buy: reserves the listings for the signed-in buyer and goes to checkout. Holds are never
@@ -126,8 +126,8 @@ export function marketPageRoutes(deps: AppDeps) {
     const session = requireUser(c, partner, { returnTo: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${selection}` });
     if (session instanceof Response) return session;
     try {
-      const intention = await deps.db.transact((tx) =>
-        reserveListings(deps, tx, { partner, listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientLimitKey(c)) }),
+      const intention = await deps.db.transact(async (tx) =>
+        await reserveListings(deps, tx, { partner, listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientLimitKey(c)) }),
       );
       return safeRedirect(c, `/checkout/${partner.id}/${intention.id}?lang=${lang}`, 303);
     } catch (err) {
@@ -158,10 +158,10 @@ export function marketPageRoutes(deps: AppDeps) {
   /** The seat map's data for the page's `<resale-seat-map src>`: public, as the page is. */
   app.get('/market/:partnerId/:eventRef/seatmap.json', async (c) => {
     const showId = c.req.query('showId') ?? '';
-    const data = await deps.db.read((tx) => {
-      const partner = partnerById(tx, c.req.param('partnerId'));
+    const data = await deps.db.read(async (tx) => {
+      const partner = await partnerById(tx, c.req.param('partnerId'));
       if (!partner) throw ApiError.notFound('event', c.req.param('eventRef'));
-      return seatMapData(tx, partner, { eventId: c.req.param('eventRef'), showId }, { publicBaseUrl: deps.config.publicBaseUrl, lang: pageLang(c, partner.settings.defaultLang) });
+      return await seatMapData(tx, partner, { eventId: c.req.param('eventRef'), showId }, { publicBaseUrl: deps.config.publicBaseUrl, lang: pageLang(c, partner.settings.defaultLang) });
     });
     c.header('Cache-Control', 'no-store');
     return c.json(ok(data), 200);
@@ -169,13 +169,13 @@ export function marketPageRoutes(deps: AppDeps) {
 
   app.get('/market/:partnerId/:eventRef', async (c) => {
     // Everything the page shows, read at once (one turn of the queue).
-    const read = await deps.db.read((tx) => {
-      const partner = partnerById(tx, c.req.param('partnerId')) ?? null;
-      const found = partner ? marketEvent(tx, partner.id, c.req.param('eventRef')) : null;
+    const read = await deps.db.read(async (tx) => {
+      const partner = (await partnerById(tx, c.req.param('partnerId'))) ?? null;
+      const found = partner ? await marketEvent(tx, partner.id, c.req.param('eventRef')) : null;
       const visible = found?.shows.filter((s) => s.status !== 'HIDDEN') ?? [];
       const show = visible.find((s) => s.showId === c.req.query('showId')) ?? visible[0];
       const live = show !== undefined && show.status !== 'CANCELLED';
-      return { partner, found, visible, show, everything: live ? offers(tx, show.id) : [], primary: live ? primarySale(tx, show.id) : null };
+      return { partner, found, visible, show, everything: live ? await offers(tx, show.id) : [], primary: live ? await primarySale(tx, show.id) : null };
     });
     const { partner, found, visible, everything, primary } = read;
     const lang = pageLang(c, partner?.settings.defaultLang);

@@ -20,17 +20,17 @@ export interface Offer {
 }
 
 /** The partner's event with its shows (by the partner's ids), earliest first, or null. */
-export function marketEvent(tx: Tx, partnerId: string, externalReferenceId: string) {
-  const event = eventByRef(tx, partnerId, externalReferenceId);
+export async function marketEvent(tx: Tx, partnerId: string, externalReferenceId: string) {
+  const event = await eventByRef(tx, partnerId, externalReferenceId);
   if (!event) return null;
-  return { event, shows: showsOfEvent(tx, event.id) };
+  return { event, shows: await showsOfEvent(tx, event.id) };
 }
 
 /** The show's ACTIVE listings, cheapest first (by what the buyer pays per ticket). */
-export function offers(tx: Tx, showPk: string): Offer[] {
-  const active = activeListingsWithTicketsOfShow(tx, showPk);
-  const options = ticketOptionsByPks(tx, active.map((a) => a.listing.ticketOptionPk));
-  const seats = ticketSeatsByPks(tx, active.flatMap((a) => a.ticketPks));
+export async function offers(tx: Tx, showPk: string): Promise<Offer[]> {
+  const active = await activeListingsWithTicketsOfShow(tx, showPk);
+  const options = await ticketOptionsByPks(tx, active.map((a) => a.listing.ticketOptionPk));
+  const seats = await ticketSeatsByPks(tx, active.flatMap((a) => a.ticketPks));
   const list = active.map(({ listing: l, ticketPks }): Offer => {
     const option = options.get(l.ticketOptionPk);
     if (!option) throw new Error(`No ticket option ${l.ticketOptionPk} of listing ${l.id}`);

@@ -74,7 +74,7 @@ export function seatMapRoutes(deps: AppDeps) {
     async (c) => {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
-      const data = await deps.db.read((tx) => seatMapData(tx, partner, q, { publicBaseUrl: deps.config.publicBaseUrl, lang: q.lang ?? partner.settings.defaultLang }));
+      const data = await deps.db.read(async (tx) => await seatMapData(tx, partner, q, { publicBaseUrl: deps.config.publicBaseUrl, lang: q.lang ?? partner.settings.defaultLang }));
       return c.json(ok(data), 200);
     },
   );

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
@@ -6,7 +7,7 @@ const SVG = '<svg viewBox="0 0 100 100"><rect data-area="Field" x="0" y="0" widt
 
 async function setup(settings = {}) {
   const t = createTestApp();
-  const p = t.partner('Acme', { allowedOrigins: ['https://acme.example'], ...settings });
+  const p = await t.partner('Acme', { allowedOrigins: ['https://acme.example'], ...settings });
   await withEvent(t, p, eventBody('tour', { seating: { svgCode: SVG }, shows: [showBody('show-1'), showBody('show-2', { date: '2026-05-02T21:00:00+02:00' })] }));
   await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
@@ -17,8 +18,8 @@ async function setup(settings = {}) {
       ticketBody('v1', { ticketOptionId: 'opt-vip', price: 120 }),
     ],
   });
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (ids: string[], priceMinor: number) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(ids[0]!).ownerPk, ticketPks: ids.map((i) => ticket(i).id), priceMinor }));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (ids: string[], priceMinor: number) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (i) => (await ticket(i)).id), priceMinor }));
   const get = (query: Record<string, string>, key: string | null = p.keys.public) => t.request('GET', `/v1/wrapper/seatmap?${new URLSearchParams(query)}`, { key });
   return { t, p, list, get };
 }
@@ -26,9 +27,9 @@ async function setup(settings = {}) {
 describe('GET /v1/wrapper/seatmap', () => {
   it('answers the chart as stored (sanitised when received), areas with floor prices, listings cheapest first with seats, and the select URL', async () => {
     const { p, list, get } = await setup({ fees: { buyerPercent: 10 } });
-    const pair = list(['f1', 'f2'], 4000);
-    const single = list(['f3'], 3000);
-    list(['v1'], 10000);
+    const pair = await list(['f1', 'f2'], 4000);
+    const single = await list(['f3'], 3000);
+    await list(['v1'], 10000);
     const res = await get({ eventId: 'tour', showId: 'show-1', lang: 'es' });
     expect(res.status).toBe(200);
     const d = res.body.data;
@@ -65,7 +66,7 @@ describe('GET /v1/wrapper/seatmap', () => {
     const { t, p, get } = await setup();
     expect((await get({ eventId: 'nope', showId: 'show-1' })).status).toBe(404);
     expect((await get({ eventId: 'tour', showId: 'show-9' })).status).toBe(404);
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await get({ eventId: 'tour', showId: 'show-1' }, other.keys.public)).status).toBe(404);
     const missing = await get({ eventId: 'tour' });
     expect(missing.status).toBe(400);

@@ -40,12 +40,12 @@ export interface SeatMapData {
  *
  * @throws ApiError 404 for an unknown event or show, or a hidden show (as the market page).
  */
-export function seatMapData(tx: Tx, partner: PartnerRow, ref: { eventId: string; showId: string }, opts: { publicBaseUrl: string; lang: string }): SeatMapData {
-  const found = marketEvent(tx, partner.id, ref.eventId);
+export async function seatMapData(tx: Tx, partner: PartnerRow, ref: { eventId: string; showId: string }, opts: { publicBaseUrl: string; lang: string }): Promise<SeatMapData> {
+  const found = await marketEvent(tx, partner.id, ref.eventId);
   if (!found) throw new ApiError(404, 'not_found', `No event ${ref.eventId}`, { path: 'eventId', in: 'query' });
   const show = found.shows.find((s) => s.showId === ref.showId && s.status !== 'HIDDEN');
   if (!show) throw new ApiError(404, 'not_found', `No show ${ref.showId} in event ${ref.eventId}`, { path: 'showId', in: 'query' });
-  const list = show.status === 'CANCELLED' ? [] : offers(tx, show.id);
+  const list = show.status === 'CANCELLED' ? [] : await offers(tx, show.id);
   const areas = new Map<string, SeatMapData['areas'][number] & { floorMinor: number }>();
   for (const o of list) {
     if (!o.area) continue;

@@ -20,7 +20,7 @@ Atomics.wait(start, 0, 0);
 let created = 0;
 const ids = new Set<string>();
 for (let i = 0; i < data.rounds; i++) {
-  const r = db.transaction((tx) => leads.upsert(tx, data.partnerId, { ...data.lead, tags: [`round-${i}`] }));
+  const r = await db.transact(async (tx) => await leads.upsert(tx, data.partnerId, { ...data.lead, tags: [`round-${i}`] }));
   if (r.created) created++;
   ids.add(r.lead.id);
 }

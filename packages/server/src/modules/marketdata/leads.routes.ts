@@ -38,7 +38,7 @@ export function leadRoutes(deps: AppDeps) {
     (c) => {
       const partnerId = c.get('auth').partner.id;
       const body = c.req.valid('json');
-      return respondInTransaction(c, deps, 200, (tx) => svc.upsert(tx, partnerId, body));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.upsert(tx, partnerId, body));
     },
   );
 
@@ -59,8 +59,8 @@ export function leadRoutes(deps: AppDeps) {
     (c) => {
       const partnerId = c.get('auth').partner.id;
       const { items } = c.req.valid('json');
-      return respondInTransaction(c, deps, 200, (tx) => {
-        const results = svc.bulk(tx, partnerId, items);
+      return respondInTransaction(c, deps, 200, async (tx) => {
+        const results = await svc.bulk(tx, partnerId, items);
         const count = (s: string) => results.filter((r) => r.status === s).length;
         return { created: count('created'), updated: count('updated'), rejected: count('rejected'), results };
       });
@@ -93,7 +93,7 @@ export function leadRoutes(deps: AppDeps) {
       },
       responses: { 200: jsonResponse(envelope(LeadListSchema), 'A page of leads'), ...errorResponses(404) },
     }),
-    async (c) => c.json(ok(await deps.db.read((tx) => svc.list(tx, c.get('auth').partner.id, c.req.valid('query')))), 200),
+    async (c) => c.json(ok(await deps.db.read(async (tx) => await svc.list(tx, c.get('auth').partner.id, c.req.valid('query')))), 200),
   );
 
   app.openapi(
@@ -107,7 +107,7 @@ export function leadRoutes(deps: AppDeps) {
       request: { params: z.object({ leadId: z.string().min(1).openapi({ param: { name: 'leadId', in: 'path' }, description: 'The lead’s id.', example: 'ld_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }) },
       responses: { 200: jsonResponse(envelope(LeadSchema), 'The lead'), ...errorResponses(404) },
     }),
-    async (c) => c.json(ok(await deps.db.read((tx) => svc.get(tx, c.get('auth').partner.id, c.req.valid('param').leadId))), 200),
+    async (c) => c.json(ok(await deps.db.read(async (tx) => await svc.get(tx, c.get('auth').partner.id, c.req.valid('param').leadId))), 200),
   );
 
   return app;

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { and, asc, eq, gt, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
@@ -71,20 +72,20 @@ export class LeadsService {
    *   a currency when the show's options have several
    * @example svc.upsert(tx, partnerId, { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'fan@example.com' } })
    */
-  upsert(tx: Tx, partnerId: string, input: LeadInput): LeadUpsert {
-    const { event, show } = this.deps.events.findShow(tx, partnerId, input.externalReferenceEventId, input.showId);
+  async upsert(tx: Tx, partnerId: string, input: LeadInput): Promise<LeadUpsert> {
+    const { event, show } = await this.deps.events.findShow(tx, partnerId, input.externalReferenceEventId, input.showId);
     let optionCurrency: string | null = null;
     if (input.ticketOptionId !== undefined) {
-      const option = ticketOptionOfShow(tx, show.id, input.ticketOptionId);
+      const option = await ticketOptionOfShow(tx, show.id, input.ticketOptionId);
       if (!option) throw ApiError.field('invalid_value', 'ticketOptionId', `ticketOptionId '${input.ticketOptionId}' is not a ticket option of show '${show.showId}'`);
       optionCurrency = option.currency;
     }
-    if (input.priceTypeId !== undefined && !priceTypeOfShow(tx, show.id, input.priceTypeId)) {
+    if (input.priceTypeId !== undefined && !(await priceTypeOfShow(tx, show.id, input.priceTypeId))) {
       throw ApiError.field('invalid_value', 'priceTypeId', `priceTypeId '${input.priceTypeId}' is not a price type of show '${show.showId}'`);
     }
     const price = 'price' in input ? input.price : undefined;
     let currency = ('currency' in input ? input.currency : undefined) ?? null;
-    if (price !== undefined && currency === null) currency = optionCurrency ?? this.showCurrency(tx, show.id, show.showId);
+    if (price !== undefined && currency === null) currency = optionCurrency ?? await this.showCurrency(tx, show.id, show.showId);
     const priceMinor = price === undefined || currency === null ? null : toMinor(price, currency, 'price');
 
     const now = this.deps.clock.now();
@@ -105,7 +106,7 @@ export class LeadsService {
       updatedAt: now,
     };
     const id = newId('lead');
-    const row = tx
+    const row = (await tx
       .insert(leads)
       .values({
         id,
@@ -134,8 +135,7 @@ export class LeadsService {
           buyerLastName: keepIfAbsent('buyer_last_name', leads.buyerLastName),
         },
       })
-      .returning()
-      .get();
+      .returning())[0]!;
     // The conflict branch keeps the stored id: ours came back only if the row is new.
     return { created: row.id === id, lead: leadToApi(row, { externalReferenceEventId: event.externalReferenceId, showId: show.showId }) };
   }
@@ -144,12 +144,12 @@ export class LeadsService {
    * Applies many leads (bulk), each validated and applied on its own in a savepoint of `tx`:
    * a rejected item writes nothing and does not stop the others. Results are in request order.
    */
-  bulk(tx: Tx, partnerId: string, items: readonly unknown[]): LeadItemResult[] {
-    return items.map((raw, index): LeadItemResult => {
+  async bulk(tx: Tx, partnerId: string, items: readonly unknown[]): Promise<LeadItemResult[]> {
+    return await inOrder(items, async (raw, index): Promise<LeadItemResult> => {
       const parsed = LeadInputSchema.safeParse(raw);
       if (!parsed.success) return { index, status: 'rejected', errors: issuesToEntries(parsed.error.issues, 'body').map(stripIn) };
       try {
-        const { created, lead } = tx.transaction((sp) => this.upsert(sp, partnerId, parsed.data));
+        const { created, lead } = await tx.transact(async (sp) => await this.upsert(sp, partnerId, parsed.data));
         return { index, status: created ? 'created' : 'updated', id: lead.id };
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
@@ -159,10 +159,10 @@ export class LeadsService {
   }
 
   /** One lead of the partner. @throws ApiError 404 */
-  get(tx: Tx, partnerId: string, leadId: string): LeadRecord {
-    const row = tx.select().from(leads).where(and(eq(leads.partnerId, partnerId), eq(leads.id, leadId))).get();
+  async get(tx: Tx, partnerId: string, leadId: string): Promise<LeadRecord> {
+    const row = (await tx.select().from(leads).where(and(eq(leads.partnerId, partnerId), eq(leads.id, leadId))).limit(1))[0];
     if (!row) throw ApiError.notFound('lead', leadId);
-    return this.toRecords(tx, [row])[0]!;
+    return (await this.toRecords(tx, [row]))[0]!;
   }
 
   /**
@@ -171,13 +171,13 @@ export class LeadsService {
    *
    * @throws ApiError 404 unknown event or show; 400 showId without externalReferenceEventId
    */
-  list(tx: Tx, partnerId: string, q: LeadListQuery): { items: LeadRecord[]; nextCursor: string | null } {
+  async list(tx: Tx, partnerId: string, q: LeadListQuery): Promise<{ items: LeadRecord[]; nextCursor: string | null }> {
     const where: SQL[] = [eq(leads.partnerId, partnerId)];
     if (q.externalReferenceEventId !== undefined) {
       if (q.showId !== undefined) {
-        where.push(eq(leads.showPk, this.deps.events.findShow(tx, partnerId, q.externalReferenceEventId, q.showId).show.id));
+        where.push(eq(leads.showPk, (await this.deps.events.findShow(tx, partnerId, q.externalReferenceEventId, q.showId)).show.id));
       } else {
-        const event = eventByRef(tx, partnerId, q.externalReferenceEventId);
+        const event = await eventByRef(tx, partnerId, q.externalReferenceEventId);
         if (!event) throw ApiError.notFound('event', q.externalReferenceEventId);
         where.push(eq(leads.eventPk, event.id));
       }
@@ -186,20 +186,19 @@ export class LeadsService {
     }
     if (q.type !== undefined) where.push(eq(leads.type, q.type));
     if (q.startingAfter !== undefined) where.push(gt(leads.id, q.startingAfter));
-    const rows = tx
+    const rows = await tx
       .select()
       .from(leads)
       .where(and(...where))
       .orderBy(asc(leads.id))
-      .limit(q.limit + 1)
-      .all();
+      .limit(q.limit + 1);
     const page = rows.slice(0, q.limit);
-    return { items: this.toRecords(tx, page), nextCursor: rows.length > q.limit ? page[page.length - 1]!.id : null };
+    return { items: await this.toRecords(tx, page), nextCursor: rows.length > q.limit ? page[page.length - 1]!.id : null };
   }
 
   /** Leads as the API answers them, with their event's and show's ids (read in one go from the events module). */
-  private toRecords(tx: Tx, rows: readonly LeadRow[]): LeadRecord[] {
-    const shows = showsWithEvents(tx, rows.map((r) => r.showPk));
+  private async toRecords(tx: Tx, rows: readonly LeadRow[]): Promise<LeadRecord[]> {
+    const shows = await showsWithEvents(tx, rows.map((r) => r.showPk));
     return rows.map((r) => {
       const s = shows.get(r.showPk);
       if (!s) throw new Error(`No show ${r.showPk} for lead ${r.id}`);
@@ -208,8 +207,8 @@ export class LeadsService {
   }
 
   /** The currency of the show's ticket options when they share one; a price needs one. */
-  private showCurrency(tx: Tx, showPk: string, showId: string): string {
-    const currencies = [...new Set(ticketOptionsOfShow(tx, showPk).map((o) => o.currency))];
+  private async showCurrency(tx: Tx, showPk: string, showId: string): Promise<string> {
+    const currencies = [...new Set((await ticketOptionsOfShow(tx, showPk)).map((o) => o.currency))];
     if (currencies.length !== 1) {
       throw ApiError.field('missing_field', 'currency', `currency is required with price: show '${showId}' has ${currencies.length === 0 ? 'no ticket options' : 'options in several currencies'}`);
     }

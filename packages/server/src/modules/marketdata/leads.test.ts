@@ -26,13 +26,13 @@ function lead(type: string, overrides: Record<string, unknown> = {}) {
 
 async function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
   const t = createTestApp(overrides);
-  const p = t.partner();
+  const p = await t.partner();
   await withEvent(t, p);
   const post = (body: unknown, key: string = p.keys.private, headers: Record<string, string> = {}) => t.request('POST', USERS, { key, body, headers });
   return { t, p, post };
 }
 
-const rows = (t: TestApp) => t.db.select().from(leads).all();
+const rows = async (t: TestApp) => await t.db.select().from(leads);
 const paths = (errors: { path?: string }[]) => errors.map((e) => e.path).sort();
 
 describe('POST /v1/marketdata/users: the four kinds', () => {
@@ -79,7 +79,7 @@ describe('POST /v1/marketdata/users: the four kinds', () => {
     expect(queue.body.data).toMatchObject({ created: true, lead: { type: 'VIRTUAL_QUEUE', showId: 'show-2', price: null, currency: null } });
     const wish = await post(lead('WISHLIST', { buyer: { email: 'wish@example.com' }, ticketOptionId: 'opt-vip', price: 120 }));
     expect(wish.body.data).toMatchObject({ created: true, lead: { type: 'WISHLIST', ticketOptionId: 'opt-vip', price: 120, currency: 'EUR', notifiedAt: null } });
-    expect(rows(t)).toHaveLength(4);
+    expect(await rows(t)).toHaveLength(4);
   });
 
   it('requires each kind’s fields and refuses another kind’s fields as unknown', async () => {
@@ -98,7 +98,7 @@ describe('POST /v1/marketdata/users: the four kinds', () => {
     const badType = await post(lead('FAN'));
     expect(badType.body.errors[0]).toMatchObject({ code: 'invalid_value', path: 'type' });
     expect(badType.body.errors[0].message).toContain('TICKET_HOLDER, ABANDONED_CART, VIRTUAL_QUEUE, WISHLIST');
-    expect(rows(t)).toHaveLength(0);
+    expect(await rows(t)).toHaveLength(0);
   });
 
   it('validates the common fields, naming each offending one', async () => {
@@ -133,7 +133,7 @@ describe('POST /v1/marketdata/users: the four kinds', () => {
       'unknown_field buyer.nickname',
     ]);
     expect((await post(lead('WISHLIST', { extra: 1 }))).body.errors[0]).toMatchObject({ code: 'unknown_field', path: 'extra' });
-    expect(rows(t)).toHaveLength(0);
+    expect(await rows(t)).toHaveLength(0);
   });
 
   it('checks ids against the partner’s event and show: 404 for unknown or foreign, 400 for an option or price type not of the show', async () => {
@@ -146,9 +146,9 @@ describe('POST /v1/marketdata/users: the four kinds', () => {
     // show-2 is a standard show: it has no price types.
     expect((await post(lead('WISHLIST', { showId: 'show-2', priceTypeId: 'pt-early' }))).body.errors[0]).toMatchObject({ code: 'invalid_value', path: 'priceTypeId' });
     expect((await post(lead('WISHLIST', { price: 10.123 }))).body.errors[0]).toMatchObject({ code: 'invalid_value', path: 'price' });
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await post(lead('WISHLIST'), other.keys.private)).status).toBe(404);
-    expect(rows(t)).toHaveLength(0);
+    expect(await rows(t)).toHaveLength(0);
     expect((await post(lead('WISHLIST'), p.keys.private)).status).toBe(200);
   });
 
@@ -176,7 +176,7 @@ describe('POST /v1/marketdata/users: the four kinds', () => {
     expect((await t.request('POST', USERS, { body: lead('WISHLIST') })).status).toBe(401);
     expect((await t.request('GET', USERS, { key: p.keys.public })).status).toBe(403);
     expect((await t.request('POST', BULK, { key: p.keys.public, body: { items: [lead('WISHLIST')] } })).status).toBe(403);
-    expect(rows(t)).toHaveLength(0);
+    expect(await rows(t)).toHaveLength(0);
   });
 
   it('refuses an oversized body with 413 and a body that is not JSON with 400/415', async () => {
@@ -186,7 +186,7 @@ describe('POST /v1/marketdata/users: the four kinds', () => {
     expect(big.body.errors[0].code).toBe('payload_too_large');
     expect((await t.request('POST', USERS, { key: p.keys.private, raw: '{"type":' })).body.errors[0].code).toBe('invalid_json');
     expect((await t.request('POST', USERS, { key: p.keys.private, raw: 'type=WISHLIST', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
-    expect(rows(t)).toHaveLength(0);
+    expect(await rows(t)).toHaveLength(0);
   });
 });
 
@@ -210,10 +210,10 @@ describe('POST /v1/marketdata/users: the upsert', () => {
       createdAt: '2026-03-01T12:00:00.000Z',
       updatedAt: '2026-03-01T12:01:00.000Z',
     });
-    expect(rows(t)).toHaveLength(1);
+    expect(await rows(t)).toHaveLength(1);
     // Another show, or another event, is another lead.
     expect((await post(lead('WISHLIST', { showId: 'show-2' }))).body.data.created).toBe(true);
-    expect(rows(t)).toHaveLength(2);
+    expect(await rows(t)).toHaveLength(2);
   });
 
   it('identifies the buyer by id, else e-mail (any case), else phone', async () => {
@@ -225,7 +225,7 @@ describe('POST /v1/marketdata/users: the upsert', () => {
     expect((await post(lead('WISHLIST', { buyer: { email: 'two@example.com', phone: '+34600000001' } }))).body.data.created).toBe(false);
     expect((await post(lead('WISHLIST', { buyer: { phone: '+34600000001' } }))).body.data.created).toBe(true);
     expect((await post(lead('VIRTUAL_QUEUE', { buyer: { phone: '+34600000001' } }))).body.data.created).toBe(false);
-    expect(rows(t)).toHaveLength(3);
+    expect(await rows(t)).toHaveLength(3);
   });
 
   it('never duplicates under concurrent requests: one row, one created', async () => {
@@ -234,7 +234,7 @@ describe('POST /v1/marketdata/users: the upsert', () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(answers.filter((a) => a.body.data.created)).toHaveLength(1);
     expect(new Set(answers.map((a) => a.body.data.lead.id)).size).toBe(1);
-    expect(rows(t)).toHaveLength(1);
+    expect(await rows(t)).toHaveLength(1);
   });
 
   it('never duplicates when several threads, each with its own connection to a file database, upsert the same lead at once', async () => {
@@ -246,7 +246,7 @@ describe('POST /v1/marketdata/users: the upsert', () => {
       const partners = new PartnersService({ db, clock, box: new SecretBox('leads-test-secret-key-000000000000000') });
       const { partner } = await partners.create('Acme', {});
       const events = new EventsService({ db, clock, bus: new DomainEvents() });
-      db.transaction((tx) => events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof events.create>[2]));
+      await db.transact(async (tx) => await events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof events.create>[2]));
       const start = new SharedArrayBuffer(4);
       const threads = 4;
       const rounds = 25;
@@ -270,7 +270,7 @@ describe('POST /v1/marketdata/users: the upsert', () => {
       await Promise.all(workers.map((w) => w.terminate()));
       expect(done.reduce((n, r) => n + r.created, 0)).toBe(1);
       expect(new Set(done.flatMap((r) => r.ids)).size).toBe(1);
-      const stored = db.select().from(leads).all();
+      const stored = await db.select().from(leads);
       expect(stored).toHaveLength(1);
       expect(stored[0]!.tags).toEqual([`round-${rounds - 1}`]);
       db.$client.close();
@@ -291,7 +291,7 @@ describe('POST /v1/marketdata/users: the upsert', () => {
     const reused = await post(lead('WISHLIST', { tags: ['x'] }), undefined, headers);
     expect(reused.status).toBe(422);
     expect(reused.body.errors[0].code).toBe('idempotency_key_reused');
-    expect(rows(t)).toHaveLength(1);
+    expect(await rows(t)).toHaveLength(1);
   });
 });
 
@@ -331,8 +331,8 @@ describe('POST /v1/marketdata/users/bulk', () => {
     expect(r.results[5].errors[0]).toMatchObject({ code: 'invalid_value', path: 'ticketOptionId' });
     expect(r.results[1].id).toBeUndefined();
     // Rejected items wrote nothing.
-    expect(rows(t).map((l) => l.buyerKey).sort()).toEqual(['email:a@example.com', 'id:u-1']);
-    expect(rows(t).find((l) => l.buyerKey === 'email:a@example.com')!.ticketOptionId).toBe('opt-vip');
+    expect((await rows(t)).map((l) => l.buyerKey).sort()).toEqual(['email:a@example.com', 'id:u-1']);
+    expect((await rows(t)).find((l) => l.buyerKey === 'email:a@example.com')!.ticketOptionId).toBe('opt-vip');
   });
 
   it(`takes ${MAX_BULK_LEADS} leads, refuses more, none, or a bare array`, async () => {
@@ -341,21 +341,21 @@ describe('POST /v1/marketdata/users/bulk', () => {
     const full = await t.request('POST', BULK, { key: p.keys.private, body: { items: items(MAX_BULK_LEADS) } });
     expect(full.status).toBe(200);
     expect(full.body.data.created).toBe(MAX_BULK_LEADS);
-    expect(rows(t)).toHaveLength(MAX_BULK_LEADS);
+    expect(await rows(t)).toHaveLength(MAX_BULK_LEADS);
     const over = await t.request('POST', BULK, { key: p.keys.private, body: { items: items(MAX_BULK_LEADS + 1) } });
     expect(over.status).toBe(400);
     expect(over.body.errors[0]).toMatchObject({ code: 'out_of_range', path: 'items', message: `items must hold at most ${MAX_BULK_LEADS} item(s)` });
     expect((await t.request('POST', BULK, { key: p.keys.private, body: { items: [] } })).body.errors[0]).toMatchObject({ code: 'out_of_range', path: 'items' });
     expect((await t.request('POST', BULK, { key: p.keys.private, body: items(2) })).body.errors[0]).toMatchObject({ code: 'invalid_type' });
     expect((await t.request('POST', BULK, { key: p.keys.private, body: { items: items(1), extra: true } })).body.errors[0]).toMatchObject({ code: 'unknown_field', path: 'extra' });
-    expect(rows(t)).toHaveLength(MAX_BULK_LEADS);
+    expect(await rows(t)).toHaveLength(MAX_BULK_LEADS);
   });
 
   it('refuses an oversized bulk body with 413, and replays an Idempotency-Key', async () => {
     const { t, p } = await setup({ maxBodyBytes: 8 * 1024 });
     const items = Array.from({ length: 100 }, (_, i) => lead('WISHLIST', { buyer: { email: `fan${i}@example.com` } }));
     expect((await t.request('POST', BULK, { key: p.keys.private, body: { items } })).status).toBe(413);
-    expect(rows(t)).toHaveLength(0);
+    expect(await rows(t)).toHaveLength(0);
     const headers = { 'Idempotency-Key': 'bulk-1' };
     const body = { items: items.slice(0, 3) };
     const first = await t.request('POST', BULK, { key: p.keys.private, body, headers });
@@ -369,7 +369,7 @@ describe('POST /v1/marketdata/users/bulk', () => {
 describe('GET /v1/marketdata/users', () => {
   async function seeded() {
     const s = await setup();
-    const other = s.t.partner('Other');
+    const other = await s.t.partner('Other');
     await withEvent(s.t, other);
     for (let i = 0; i < 5; i++) await s.post(lead(i % 2 ? 'WISHLIST' : 'VIRTUAL_QUEUE', { buyer: { id: `u${i}` }, showId: i < 3 ? 'show-1' : 'show-2' }));
     await s.post(lead('WISHLIST', { buyer: { id: 'foreign' } }), other.keys.private);

@@ -17,7 +17,7 @@ const BANNER = {
 
 async function setup(buyAccessLayer: unknown = BANNER) {
   const t = createTestApp();
-  const p = t.partner('Acme Tickets', { buyAccessLayer } as Parameters<typeof t.partner>[1]);
+  const p = await t.partner('Acme Tickets', { buyAccessLayer } as Parameters<typeof t.partner>[1]);
   await withEvent(t, p);
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('f1')] });
   const inventory = (body: Record<string, unknown>) => t.request('PUT', '/v1/marketdata/events/tour/inventory?showId=show-1', { key: p.keys.private, body });

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
+import { perConnection, prepared } from '../../db/statements.js';
 import { showInventory } from './marketdata.table.js';
 
 /**
@@ -15,21 +16,20 @@ export interface PrimarySale {
 }
 
 /** The primary-sale state of a show as the buy side reads it (null before any inventory PUT). */
-export function primarySale(tx: Tx, showPk: string): PrimarySale | null {
-  return tx.select({ soldOut: showInventory.soldOut, soldPercentage: showInventory.soldPercentage }).from(showInventory).where(eq(showInventory.showPk, showPk)).get() ?? null;
+export async function primarySale(tx: Tx, showPk: string): Promise<PrimarySale | null> {
+  return (await tx.select({ soldOut: showInventory.soldOut, soldPercentage: showInventory.soldPercentage }).from(showInventory).where(eq(showInventory.showPk, showPk)).limit(1))[0] ?? null;
 }
 
 /**
- * {@link primarySale} prepared once on `db`, for a hot path (the buy access layer's snapshots):
- * no SQL is built per call, and it may be called inside a transaction of `db`.
+ * {@link primarySale} prepared once per connection, for a hot path (the buy access layer's
+ * snapshots): no SQL is built per call; it runs on the connection of the handle given.
  *
- * @example const primary = primarySaleReader(db); primary(showPk); // { soldOut: true, soldPercentage: null }
+ * @example await primarySaleReader(tx)(showPk); // { soldOut: true, soldPercentage: null }
  */
-export function primarySaleReader(db: Db): (showPk: string) => PrimarySale | null {
-  const statement = db
+export const primarySaleReader = perConnection((db: Tx): ((showPk: string) => Promise<PrimarySale | null>) => {
+  const statement = prepared(db
     .select({ soldOut: showInventory.soldOut, soldPercentage: showInventory.soldPercentage })
     .from(showInventory)
-    .where(eq(showInventory.showPk, sql.placeholder('showPk')))
-    .prepare();
-  return (showPk) => statement.get({ showPk }) ?? null;
-}
+    .where(eq(showInventory.showPk, sql.placeholder('showPk'))), 'marketdata_statement');
+  return async (showPk) => (await statement.execute({ showPk }))[0] ?? null;
+});

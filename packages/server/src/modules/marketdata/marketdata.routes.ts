@@ -40,7 +40,7 @@ export function marketDataRoutes(deps: AppDeps) {
 
   app.openapi(
     createRoute({ ...common, method: 'put', path: '/v1/marketdata/events/{externalReferenceId}/inventory', operationId: 'putInventory', summary: 'Update the inventory of a show', description: 'Fields sent replace the stored ones; others are kept.', request: { params, query, body: jsonBody(InventorySchema) }, responses: ok }),
-    (c) => respondInTransaction(c, deps, 200, (tx) => svc.setInventory(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId, c.req.valid('json'))),
+    (c) => respondInTransaction(c, deps, 200, async (tx) => await svc.setInventory(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId, c.req.valid('json'))),
   );
   app.openapi(
     createRoute({
@@ -53,11 +53,11 @@ export function marketDataRoutes(deps: AppDeps) {
       request: { params, query, body: jsonBody(DetailsSchema) },
       responses: ok,
     }),
-    (c) => respondInTransaction(c, deps, 200, (tx) => svc.setDetails(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId, c.req.valid('json').items)),
+    (c) => respondInTransaction(c, deps, 200, async (tx) => await svc.setDetails(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId, c.req.valid('json').items)),
   );
   app.openapi(
     createRoute({ ...common, method: 'get', path: '/v1/marketdata/events/{externalReferenceId}/inventory', operationId: 'getInventory', summary: 'Read the inventory of a show', request: { params, query }, responses: ok }),
-    (c) => respondInTransaction(c, deps, 200, (tx) => svc.get(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId)),
+    (c) => respondInTransaction(c, deps, 200, async (tx) => await svc.get(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId)),
   );
   app.route('/', leadRoutes(deps));
   return app;

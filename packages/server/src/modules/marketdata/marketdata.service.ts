@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { eq } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
@@ -43,38 +44,38 @@ export function isPrimaryScarce(inv: { soldOut: boolean | null; soldPercentage: 
 export class MarketDataService {
   constructor(private readonly deps: Pick<AppDeps, 'clock' | 'events'>) {}
 
-  setInventory(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined, counts: InventoryCounts) {
-    const { show } = this.deps.events.findShow(tx, partnerId, eventRef, showId);
-    const current = this.row(tx, show.id);
+  async setInventory(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined, counts: InventoryCounts) {
+    const { show } = await this.deps.events.findShow(tx, partnerId, eventRef, showId);
+    const current = await this.row(tx, show.id);
     const next = { ...current, ...Object.fromEntries(Object.entries(counts).filter(([, v]) => v !== undefined)) };
-    return this.save(tx, partnerId, show.id, show.showId, next, current?.items ?? []);
+    return await this.save(tx, partnerId, show.id, show.showId, next, current?.items ?? []);
   }
 
-  setDetails(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined, items: InventoryItem[]) {
-    const { show } = this.deps.events.findShow(tx, partnerId, eventRef, showId);
-    items.forEach((item, i) => {
-      const option = ticketOptionOfShow(tx, show.id, item.ticketOptionId);
+  async setDetails(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined, items: InventoryItem[]) {
+    const { show } = await this.deps.events.findShow(tx, partnerId, eventRef, showId);
+    await inOrder(items, async (item, i) => {
+      const option = await ticketOptionOfShow(tx, show.id, item.ticketOptionId);
       if (!option) throw ApiError.field('invalid_value', `items.${i}.ticketOptionId`, `items.${i}.ticketOptionId '${item.ticketOptionId}' is not a ticket option of show '${show.showId}'`);
-      if (item.priceTypeId && !priceTypeOfShow(tx, show.id, item.priceTypeId)) {
+      if (item.priceTypeId && !(await priceTypeOfShow(tx, show.id, item.priceTypeId))) {
         throw ApiError.field('invalid_value', `items.${i}.priceTypeId`, `items.${i}.priceTypeId '${item.priceTypeId}' is not a price type of show '${show.showId}'`);
       }
     });
-    const current = this.row(tx, show.id);
-    return this.save(tx, partnerId, show.id, show.showId, current ?? {}, items);
+    const current = await this.row(tx, show.id);
+    return await this.save(tx, partnerId, show.id, show.showId, current ?? {}, items);
   }
 
-  get(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined) {
-    const { show } = this.deps.events.findShow(tx, partnerId, eventRef, showId);
-    const row = this.row(tx, show.id);
+  async get(tx: Tx, partnerId: string, eventRef: string, showId: string | undefined) {
+    const { show } = await this.deps.events.findShow(tx, partnerId, eventRef, showId);
+    const row = await this.row(tx, show.id);
     if (!row) throw ApiError.notFound('inventory of show', show.showId);
     return toApi(show.showId, row);
   }
 
-  private row(tx: Tx, showPk: string) {
-    return tx.select().from(showInventory).where(eq(showInventory.showPk, showPk)).get();
+  private async row(tx: Tx, showPk: string) {
+    return (await tx.select().from(showInventory).where(eq(showInventory.showPk, showPk)).limit(1))[0];
   }
 
-  private save(tx: Tx, partnerId: string, showPk: string, showId: string, counts: InventoryCounts, items: InventoryItem[]) {
+  private async save(tx: Tx, partnerId: string, showPk: string, showId: string, counts: InventoryCounts, items: InventoryItem[]) {
     const values = {
       capacity: counts.capacity ?? null,
       releasedTickets: counts.releasedTickets ?? null,
@@ -84,7 +85,7 @@ export class MarketDataService {
       items,
       updatedAt: this.deps.clock.now(),
     };
-    const row = tx.insert(showInventory).values({ showPk, partnerId, ...values }).onConflictDoUpdate({ target: showInventory.showPk, set: values }).returning().get();
+    const row = (await tx.insert(showInventory).values({ showPk, partnerId, ...values }).onConflictDoUpdate({ target: showInventory.showPk, set: values }).returning())[0]!;
     return toApi(showId, row);
   }
 }

@@ -5,7 +5,7 @@ import { eventBody, showBody, withEvent } from '../../testing/factories.js';
 describe('market data: inventory', () => {
   it('keeps the show’s inventory, merging the fields sent, and its details per ticket option', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     const path = '/v1/marketdata/events/tour/inventory?showId=show-1';
     const first = await t.request('PUT', path, { key: p.keys.private, body: { capacity: 20000, soldPercentage: 92.5 } });
@@ -24,7 +24,7 @@ describe('market data: inventory', () => {
 
   it('needs showId when the event has several shows, enforces ranges and ids, and hides other partners', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('solo', { shows: [showBody('only')] }) });
     expect((await t.request('PUT', '/v1/marketdata/events/tour/inventory', { key: p.keys.private, body: { capacity: 1 } })).body.errors[0]).toMatchObject({ code: 'missing_field', path: 'showId' });
@@ -34,7 +34,7 @@ describe('market data: inventory', () => {
     const badId = await t.request('PUT', '/v1/marketdata/events/solo/inventory/details', { key: p.keys.private, body: { items: [{ ticketOptionId: 'nope' }] } });
     expect(badId.body.errors[0]).toMatchObject({ code: 'invalid_value', path: 'items.0.ticketOptionId' });
     expect((await t.request('GET', '/v1/marketdata/events/tour/inventory?showId=show-2', { key: p.keys.private })).status).toBe(404);
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await t.request('PUT', '/v1/marketdata/events/solo/inventory', { key: other.keys.private, body: { capacity: 1 } })).status).toBe(404);
     expect((await t.request('PUT', '/v1/marketdata/events/solo/inventory', { key: p.keys.public, body: { capacity: 1 } })).status).toBe(403);
   });

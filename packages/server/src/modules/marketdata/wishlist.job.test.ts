@@ -12,7 +12,7 @@ import { notifyWishlists, wishlistJob, WISHLIST_BATCH } from './wishlist.job.js'
 
 async function setup(settings: Parameters<TestApp['partner']>[1] = {}) {
   const t = createTestApp();
-  const p = t.partner('Acme Tickets', settings);
+  const p = await t.partner('Acme Tickets', settings);
   await withEvent(t, p);
   await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
@@ -22,16 +22,16 @@ async function setup(settings: Parameters<TestApp['partner']>[1] = {}) {
 }
 
 function helpers(t: TestApp, p: TestPartner) {
-  const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-  const list = (id: string, priceMinor = 4000) => t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket(id).ownerPk, ticketPks: [ticket(id).id], priceMinor }));
-  const terminate = (id: string) => t.db.transaction((tx) => t.deps.listings.terminateByTicket(tx, p.id, id));
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (id: string, priceMinor = 4000) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(id)).ownerPk, ticketPks: [(await ticket(id)).id], priceMinor }));
+  const terminate = async (id: string) => await t.db.transact(async (tx) => await t.deps.listings.terminateByTicket(tx, p.id, id));
   const wish = async (overrides: Record<string, unknown> = {}) => {
     const res = await t.request('POST', '/v1/marketdata/users', { key: p.keys.private, body: { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'Wish@Example.com' }, ...overrides } });
     expect(res.status).toBe(200);
     return res.body.data.lead as { id: string; notifiedAt: string | null };
   };
-  const mails = () => t.db.select().from(messages).all().filter((m) => m.template === 'wishlistAvailable');
-  const stored = (id: string) => t.db.select().from(leads).all().find((l) => l.id === id)!;
+  const mails = async () => (await t.db.select().from(messages)).filter((m) => m.template === 'wishlistAvailable');
+  const stored = async (id: string) => (await t.db.select().from(leads)).find((l) => l.id === id)!;
   return { list, terminate, wish, mails, stored };
 }
 
@@ -39,74 +39,74 @@ describe('wishlist notifications', () => {
   it('e-mails a wishlist lead once, when resale stock first appears for its show, with a link to the market page', async () => {
     const { t, p, list, terminate, wish, mails, stored } = await setup();
     const lead = await wish();
-    expect((await notifyWishlists(t.deps))).toBe(0);
+    expect(await notifyWishlists(t.deps)).toBe(0);
     // Stock of another show does not count.
-    list('s2');
-    expect((await notifyWishlists(t.deps))).toBe(0);
+    await list('s2');
+    expect(await notifyWishlists(t.deps)).toBe(0);
     t.clock.advance(5_000);
-    list('f1');
-    expect((await notifyWishlists(t.deps))).toBe(1);
-    const [mail, ...more] = mails();
+    await list('f1');
+    expect(await notifyWishlists(t.deps)).toBe(1);
+    const [mail, ...more] = await mails();
     expect(more).toHaveLength(0);
     expect(mail).toMatchObject({ to: 'wish@example.com', lang: 'en', partnerId: p.id, state: 'pending', subject: 'Resale tickets are available for The Big Tour 2026' });
     expect(mail!.text).toContain(`See the tickets: http://resale.test/market/${p.id}/tour?showId=show-1&lang=en`);
-    expect(stored(lead.id)).toMatchObject({ notifiedAt: Date.parse('2026-03-01T12:00:05Z'), notificationId: mail!.id });
+    expect(await stored(lead.id)).toMatchObject({ notifiedAt: Date.parse('2026-03-01T12:00:05Z'), notificationId: mail!.id });
 
     // Once: more stock, a re-sent lead, stock gone and back, the job again: nothing more.
-    list('f2');
+    await list('f2');
     const again = await wish({ tags: ['again'] });
     expect(again.notifiedAt).toBe('2026-03-01T12:00:05.000Z');
-    terminate('f1');
-    terminate('f2');
-    list('f1');
-    expect((await notifyWishlists(t.deps))).toBe(0);
+    await terminate('f1');
+    await terminate('f2');
+    await list('f1');
+    expect(await notifyWishlists(t.deps)).toBe(0);
     await wishlistJob.run(t.deps);
-    expect(mails()).toHaveLength(1);
+    expect(await mails()).toHaveLength(1);
     // The outbox delivers it.
     expect(await t.deps.messages.deliverDue()).toMatchObject({ sent: 1 });
   });
 
   it('notifies a lead sent while stock is already on the market, in the partner’s language', async () => {
     const { t, p, list, wish, mails } = await setup({ defaultLang: 'es' });
-    list('f1');
+    await list('f1');
     await wish();
     await wishlistJob.run(t.deps);
-    expect(mails()).toHaveLength(1);
-    expect(mails()[0]).toMatchObject({ lang: 'es', subject: 'Hay entradas de reventa para The Big Tour 2026' });
-    expect(mails()[0]!.text).toContain(`Ver las entradas: http://resale.test/market/${p.id}/tour?showId=show-1&lang=es`);
+    expect(await mails()).toHaveLength(1);
+    expect((await mails())[0]).toMatchObject({ lang: 'es', subject: 'Hay entradas de reventa para The Big Tour 2026' });
+    expect((await mails())[0]!.text).toContain(`Ver las entradas: http://resale.test/market/${p.id}/tour?showId=show-1&lang=es`);
   });
 
   it('waits for stock of the lead’s ticket option when it named one, and links to it', async () => {
     const { t, p, list, wish, mails } = await setup();
     await wish({ ticketOptionId: 'opt-vip' });
-    list('f1');
-    expect((await notifyWishlists(t.deps))).toBe(0);
-    list('v1', 11000);
-    expect((await notifyWishlists(t.deps))).toBe(1);
-    expect(mails()[0]!.text).toContain('Tickets (VIP) for The Big Tour 2026');
-    expect(mails()[0]!.text).toContain(`http://resale.test/market/${p.id}/tour?showId=show-1&lang=en&ticketOptionId=opt-vip`);
+    await list('f1');
+    expect(await notifyWishlists(t.deps)).toBe(0);
+    await list('v1', 11000);
+    expect(await notifyWishlists(t.deps)).toBe(1);
+    expect((await mails())[0]!.text).toContain('Tickets (VIP) for The Big Tour 2026');
+    expect((await mails())[0]!.text).toContain(`http://resale.test/market/${p.id}/tour?showId=show-1&lang=en&ticketOptionId=opt-vip`);
   });
 
   it('leaves out leads of other kinds, leads without an e-mail, and shows whose resale is closed', async () => {
     const { t, p, list, wish, mails, stored } = await setup();
     const phoneOnly = await wish({ buyer: { phone: '+34600111222' } });
     await t.request('POST', '/v1/marketdata/users', { key: p.keys.private, body: { type: 'VIRTUAL_QUEUE', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'queue@example.com' } } });
-    list('f1');
-    expect((await notifyWishlists(t.deps))).toBe(0);
-    expect(stored(phoneOnly.id).notifiedAt).toBeNull();
+    await list('f1');
+    expect(await notifyWishlists(t.deps)).toBe(0);
+    expect((await stored(phoneOnly.id)).notifiedAt).toBeNull();
 
     // Resale switched off for the show: no e-mail while it is; one once it is back on.
     await wish();
     const resale = (resaleEnabled: boolean) => t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [{ showId: 'show-1', resaleEnabled }] } });
     expect((await resale(false)).status).toBe(200);
-    expect((await notifyWishlists(t.deps))).toBe(0);
+    expect(await notifyWishlists(t.deps)).toBe(0);
     expect((await resale(true)).status).toBe(200);
     // The show has started: too late.
     t.clock.set('2026-05-01T19:00:01Z');
-    expect((await notifyWishlists(t.deps))).toBe(0);
+    expect(await notifyWishlists(t.deps)).toBe(0);
     t.clock.set('2026-04-01T12:00:00Z');
-    expect((await notifyWishlists(t.deps))).toBe(1);
-    expect(mails().map((m) => m.to)).toEqual(['wish@example.com']);
+    expect(await notifyWishlists(t.deps)).toBe(1);
+    expect((await mails()).map((m) => m.to)).toEqual(['wish@example.com']);
   });
 
   it('works through the waiting leads in batches', async () => {
@@ -114,11 +114,11 @@ describe('wishlist notifications', () => {
     const items = Array.from({ length: WISHLIST_BATCH + 5 }, (_, i) => ({ type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: `fan${i}@example.com` } }));
     const bulk = await t.request('POST', '/v1/marketdata/users/bulk', { key: p.keys.private, body: { items } });
     expect(bulk.body.data.created).toBe(items.length);
-    list('f1');
-    expect((await notifyWishlists(t.deps, 100))).toBe(100);
+    await list('f1');
+    expect(await notifyWishlists(t.deps, 100)).toBe(100);
     await wishlistJob.run(t.deps);
-    expect(mails()).toHaveLength(items.length);
-    expect(new Set(mails().map((m) => m.to)).size).toBe(items.length);
+    expect(await mails()).toHaveLength(items.length);
+    expect(new Set((await mails()).map((m) => m.to)).size).toBe(items.length);
   });
 
   it('sends once when two processes, each with its own connection to a file database, run the job', async () => {
@@ -137,10 +137,10 @@ describe('wishlist notifications', () => {
       await withEvent(t, { id: partner.partner.id, keys: partner.secrets.keys, webhookSecret: '' });
       await call(a.app, '/v1/sync/tickets', [ticketBody('f1')]);
       await call(b.app, '/v1/marketdata/users', { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'fan@example.com' } });
-      const owner = a.deps.tickets.get(a.deps.db, partner.partner.id, 'f1');
-      a.deps.db.transaction((tx) => a.deps.listings.create(tx, partner.partner.id, { sellerPk: owner.ownerPk, ticketPks: [owner.id], priceMinor: 4000 }));
+      const owner = await a.deps.tickets.get(a.deps.db, partner.partner.id, 'f1');
+      await a.deps.db.transact(async (tx) => await a.deps.listings.create(tx, partner.partner.id, { sellerPk: owner.ownerPk, ticketPks: [owner.id], priceMinor: 4000 }));
       expect((await notifyWishlists(b.deps)) + (await notifyWishlists(a.deps)) + (await notifyWishlists(b.deps))).toBe(1);
-      expect(a.deps.db.select().from(messages).all().filter((m) => m.template === 'wishlistAvailable')).toHaveLength(1);
+      expect((await a.deps.db.select().from(messages)).filter((m) => m.template === 'wishlistAvailable')).toHaveLength(1);
       a.deps.db.$client.close();
       b.deps.db.$client.close();
     } finally {

@@ -55,15 +55,15 @@ class Skip extends Error {}
 export async function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): Promise<number> {
   const now = deps.clock.now();
   // A read without the write lock first: most ticks find nothing, and take no lock for it.
-  if ((await deps.db.read((tx) => dueLeads(tx, now, 1))).length === 0) return 0;
-  return deps.db.transact((tx) => {
-    const due = dueLeads(tx, now, limit);
+  if ((await deps.db.read(async (tx) => await dueLeads(tx, now, 1))).length === 0) return 0;
+  return deps.db.transact(async (tx) => {
+    const due = await dueLeads(tx, now, limit);
 
     const langs = new Map<string, Lang>();
-    const langOf = (partnerId: string): Lang => {
+    const langOf = async (partnerId: string): Promise<Lang> => {
       let lang = langs.get(partnerId);
       if (lang === undefined) {
-        lang = partnerOf(tx, partnerId).settings.defaultLang;
+        lang = (await partnerOf(tx, partnerId)).settings.defaultLang;
         langs.set(partnerId, lang);
       }
       return lang;
@@ -71,15 +71,15 @@ export async function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): Promi
 
     let marked = 0;
     for (const lead of due) {
-      const lang = langOf(lead.partnerId);
+      const lang = await langOf(lead.partnerId);
       const query = new URLSearchParams({ showId: lead.showId, lang, ...(lead.ticketOptionId ? { ticketOptionId: lead.ticketOptionId } : {}) });
       const marketUrl = `${deps.config.publicBaseUrl}/market/${encodeURIComponent(lead.partnerId)}/${encodeURIComponent(lead.eventRef)}?${query}`;
       const timeZone = (lead.showLocation ?? lead.eventLocation).timeZone;
-      const mark = (notificationId: string | null) =>
-        affected(tx.update(leads).set({ notifiedAt: now, notificationId }).where(and(eq(leads.id, lead.id), isNull(leads.notifiedAt))).run()) === 1;
+      const mark = async (notificationId: string | null) =>
+        affected(await tx.update(leads).set({ notifiedAt: now, notificationId }).where(and(eq(leads.id, lead.id), isNull(leads.notifiedAt)))) === 1;
       try {
-        tx.transaction((sp) => {
-          const messageId = deps.messages.send(sp, {
+        await tx.transact(async (sp) => {
+          const messageId = await deps.messages.send(sp, {
             partnerId: lead.partnerId,
             channel: 'email',
             to: lead.email!,
@@ -95,13 +95,13 @@ export async function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): Promi
             },
           });
           // Marked by someone else meanwhile: take the message back with the savepoint.
-          if (!mark(messageId)) throw new Skip();
+          if (!(await mark(messageId))) throw new Skip();
         });
         marked++;
       } catch (err) {
         if (err instanceof Skip) continue;
         deps.logger.error({ job: 'wishlist', leadId: lead.id, err: { message: (err as Error).message } }, 'wishlist e-mail could not be made; lead marked without a message');
-        if (mark(null)) marked++;
+        if (await mark(null)) marked++;
       }
     }
     return marked;
@@ -136,19 +136,19 @@ const waiting = () => sql`${leads.type} = 'WISHLIST' and ${leads.notifiedAt} is 
  * ACTIVE listings and of which options (listings), then the waiting leads of those shows that
  * named no option or an option with stock.
  */
-function dueLeads(tx: Tx, now: number, limit: number) {
-  const pending = tx.selectDistinct({ showPk: leads.showPk }).from(leads).where(waiting()).all();
+async function dueLeads(tx: Tx, now: number, limit: number) {
+  const pending = await tx.selectDistinct({ showPk: leads.showPk }).from(leads).where(waiting());
   if (pending.length === 0) return [];
-  const shows = showsWithEvents(tx, pending.map((r) => r.showPk));
+  const shows = await showsWithEvents(tx, pending.map((r) => r.showPk));
   const open = [...shows.values()].filter(({ show }) => show.resaleEnabled && show.status !== 'CANCELLED' && show.status !== 'HIDDEN' && show.startsAt > now);
   if (open.length === 0) return [];
-  const stock = activeOptionPksOfShows(tx, open.map((s) => s.show.id));
+  const stock = await activeOptionPksOfShows(tx, open.map((s) => s.show.id));
   const stocked = open.filter((s) => stock.has(s.show.id));
   if (stocked.length === 0) return [];
   // The partner's ids of the options with stock, per show, and every option's title (by show and partner id).
   const optionIds = new Map<string, string[]>();
   const titles = new Map<string, string>();
-  for (const o of ticketOptionsOfShows(tx, stocked.map((s) => s.show.id))) {
+  for (const o of await ticketOptionsOfShows(tx, stocked.map((s) => s.show.id))) {
     titles.set(`${o.showPk}\u0000${o.ticketId}`, o.title);
     if (stock.get(o.showPk)?.has(o.id)) optionIds.set(o.showPk, [...(optionIds.get(o.showPk) ?? []), o.ticketId]);
   }
@@ -161,13 +161,12 @@ function dueLeads(tx: Tx, now: number, limit: number) {
       return and(eq(leads.showPk, show.id), ids.length > 0 ? or(isNull(leads.ticketOptionId), inArray(leads.ticketOptionId, ids)) : isNull(leads.ticketOptionId))!;
     });
     rows.push(
-      ...tx
+      ...await tx
         .select()
         .from(leads)
         .where(and(waiting(), or(...scope)))
         // No ORDER BY: with one, SQLite walks the whole table in id order instead of the partial index.
-        .limit(limit - rows.length)
-        .all(),
+        .limit(limit - rows.length),
     );
   }
   return rows.map((lead) => {

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { perConnection } from '../../db/statements.js';
+import { perConnection, prepared } from '../../db/statements.js';
 import { apiKeys, partners } from './partners.table.js';
 import { jsonArrayContains } from '../../db/dialect.js';
 
@@ -13,13 +13,13 @@ export { API_KEY_KINDS, type ApiKeyKind } from './partners.table.js';
 export type PartnerRow = typeof partners.$inferSelect;
 
 /** A partner by id, or undefined. */
-export function partnerById(tx: Tx, partnerId: string): PartnerRow | undefined {
-  return tx.select().from(partners).where(eq(partners.id, partnerId)).get();
+export async function partnerById(tx: Tx, partnerId: string): Promise<PartnerRow | undefined> {
+  return (await tx.select().from(partners).where(eq(partners.id, partnerId)).limit(1))[0];
 }
 
 /** A partner that must exist (its id came from a row that references it). */
-export function partnerOf(tx: Tx, partnerId: string): PartnerRow {
-  const row = partnerById(tx, partnerId);
+export async function partnerOf(tx: Tx, partnerId: string): Promise<PartnerRow> {
+  const row = await partnerById(tx, partnerId);
   if (!row) throw new Error(`No partner ${partnerId}`);
   return row;
 }
@@ -31,17 +31,16 @@ export function partnerOf(tx: Tx, partnerId: string): PartnerRow {
  *
  * @example await db.read((tx) => anyPartnerAllowsOrigin(tx, 'https://tickets.acme.example')); // true
  */
-export function anyPartnerAllowsOrigin(tx: Tx, origin: string): boolean {
-  return originStatement(tx).get({ origin }) !== undefined;
+export async function anyPartnerAllowsOrigin(tx: Tx, origin: string): Promise<boolean> {
+  return (await originStatement(tx).execute({ origin }))[0] !== undefined;
 }
 
 const originStatement = perConnection((tx) =>
-  tx
+  prepared(tx
     .select({ one: sql<number>`1` })
     .from(partners)
     .where(jsonArrayContains(partners.settings, 'allowedOrigins', sql.placeholder('origin')))
-    .limit(1)
-    .prepare(),
+    .limit(1), 'partners_originStatement'),
 );
 
 /**
@@ -51,9 +50,9 @@ const originStatement = perConnection((tx) =>
  *
  * @example apiKeyExpiry(tx, hashSecret(presented)); // null
  */
-export function apiKeyExpiry(tx: Tx, hash: string): number | null | undefined {
-  return expiryStatement(tx).get({ hash })?.expiresAt;
+export async function apiKeyExpiry(tx: Tx, hash: string): Promise<number | null | undefined> {
+  return (await expiryStatement(tx).execute({ hash }))[0]?.expiresAt;
 }
 
 /** The statement of `apiKeyExpiry`, prepared once per connection on the handle it is given. */
-const expiryStatement = perConnection((tx) => tx.select({ expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare());
+const expiryStatement = perConnection((tx) => prepared(tx.select({ expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))), 'partners_expiryStatement'));

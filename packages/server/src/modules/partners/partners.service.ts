@@ -57,17 +57,17 @@ export class PartnersService {
 
   /** Creates a partner with new keys and webhook secret; the secrets are returned once. */
   async create(name: string, patch: PartnerSettingsPatch = {}): Promise<{ partner: PartnerRow; secrets: PartnerSecrets }> {
-    return this.db.transact((tx) => this.createIn(tx, name, patch));
+    return this.db.transact(async (tx) => await this.createIn(tx, name, patch));
   }
 
-  /** {@link create} inside the caller's transaction (the test harness creates partners synchronously). */
-  createIn(tx: Tx, name: string, patch: PartnerSettingsPatch = {}): { partner: PartnerRow; secrets: PartnerSecrets } {
+  /** {@link create} inside the caller's transaction (the test harness's `t.partner()`). */
+  async createIn(tx: Tx, name: string, patch: PartnerSettingsPatch = {}): Promise<{ partner: PartnerRow; secrets: PartnerSecrets }> {
     const now = this.clock.now();
     const secrets: PartnerSecrets = {
       keys: { private: newApiKey('private'), public: newApiKey('public'), channels: newApiKey('channels') },
       webhookSecret: newWebhookSecret(),
     };
-    const partner = tx
+    const partner = (await tx
       .insert(partners)
       .values({
         id: newId('partner'),
@@ -78,27 +78,26 @@ export class PartnersService {
         createdAt: now,
         updatedAt: now,
       })
-      .returning()
-      .get();
-    for (const kind of Object.keys(secrets.keys) as ApiKeyKind[]) this.insertKey(tx, partner.id, kind, secrets.keys[kind]);
+      .returning())[0]!;
+    for (const kind of Object.keys(secrets.keys) as ApiKeyKind[]) await this.insertKey(tx, partner.id, kind, secrets.keys[kind]);
     return { partner, secrets };
   }
 
   async list(): Promise<PartnerRow[]> {
-    return this.db.read((tx) => tx.select().from(partners).orderBy(desc(partners.createdAt)).all());
+    return this.db.read(async (tx) => await tx.select().from(partners).orderBy(desc(partners.createdAt)));
   }
 
   /** @throws 404 when unknown. */
   async get(id: string): Promise<PartnerRow> {
-    return this.db.read((tx) => existing(tx, id));
+    return this.db.read(async (tx) => await existing(tx, id));
   }
 
   async update(id: string, change: { name?: string; settings?: PartnerSettingsPatch }): Promise<PartnerRow> {
-    return this.db.transact((tx) => {
-      const current = existing(tx, id);
+    return this.db.transact(async (tx) => {
+      const current = await existing(tx, id);
       const settings = change.settings ? mergeSettings(current.settings, change.settings) : current.settings;
       const secret = change.settings?.platformSecret;
-      return tx
+      return (await tx
         .update(partners)
         .set({
           name: change.name ?? current.name,
@@ -107,8 +106,7 @@ export class PartnersService {
           updatedAt: this.clock.now(),
         })
         .where(eq(partners.id, id))
-        .returning()
-        .get();
+        .returning())[0]!;
     });
   }
 
@@ -119,19 +117,18 @@ export class PartnersService {
   async rotate(id: string, kind: ApiKeyKind | 'webhookSecret', graceSeconds = 0): Promise<{ secret: string; previousValidUntil: number | null }> {
     const now = this.clock.now();
     const until = now + graceSeconds * 1000;
-    return this.db.transact((tx) => {
-      existing(tx, id);
+    return this.db.transact(async (tx) => {
+      await existing(tx, id);
       if (kind === 'webhookSecret') {
         const secret = newWebhookSecret();
-        tx.update(partners).set({ webhookSecretSealed: this.box.seal(secret), updatedAt: now }).where(eq(partners.id, id)).run();
+        await tx.update(partners).set({ webhookSecretSealed: this.box.seal(secret), updatedAt: now }).where(eq(partners.id, id));
         return { secret, previousValidUntil: null };
       }
       const secret = newApiKey(kind);
-      tx.update(apiKeys)
+      await tx.update(apiKeys)
         .set({ expiresAt: until })
-        .where(and(eq(apiKeys.partnerId, id), eq(apiKeys.kind, kind), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, until))))
-        .run();
-      this.insertKey(tx, id, kind, secret);
+        .where(and(eq(apiKeys.partnerId, id), eq(apiKeys.kind, kind), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, until))));
+      await this.insertKey(tx, id, kind, secret);
       return { secret, previousValidUntil: graceSeconds > 0 ? until : null };
     });
   }
@@ -139,14 +136,13 @@ export class PartnersService {
   /** The partner and key kind of a presented key, or null when unknown or expired. */
   async authenticate(presented: string): Promise<Authenticated | null> {
     const hash = hashSecret(presented);
-    // Every API request: a synchronous callback, so no queue turn when the connection is free.
-    const row = await this.db.read((tx) =>
-      tx
+    // Every API request the key cache (accesslayer.buy.keys.ts) does not answer.
+    const row = await this.db.read(async (tx) =>
+      (await tx
         .select({ key: apiKeys, partner: partners })
         .from(apiKeys)
         .innerJoin(partners, eq(partners.id, apiKeys.partnerId))
-        .where(eq(apiKeys.hash, hash))
-        .get(),
+        .where(eq(apiKeys.hash, hash)).limit(1))[0],
     );
     if (!row) return null;
     // The lookup is by hash; the comparison below keeps the final check constant-time.
@@ -170,10 +166,10 @@ export class PartnersService {
    */
   async ensureSandbox(opts: { keys: Record<ApiKeyKind, string>; webhookSecret?: string; settings: PartnerSettingsPatch; initialSettings?: PartnerSettingsPatch }): Promise<PartnerRow> {
     const now = this.clock.now();
-    return this.db.transact((tx) => {
-      let partner = tx.select().from(partners).where(eq(partners.name, 'sandbox')).orderBy(partners.createdAt).get();
+    return this.db.transact(async (tx) => {
+      let partner = (await tx.select().from(partners).where(eq(partners.name, 'sandbox')).orderBy(partners.createdAt).limit(1))[0];
       if (!partner) {
-        partner = tx
+        partner = (await tx
           .insert(partners)
           .values({
             id: newId('partner'),
@@ -184,12 +180,11 @@ export class PartnersService {
             createdAt: now,
             updatedAt: now,
           })
-          .returning()
-          .get();
+          .returning())[0]!;
       }
       const settings = mergeSettings(partner.settings, opts.settings);
       const platformSecret = opts.settings.platformSecret;
-      partner = tx
+      partner = (await tx
         .update(partners)
         .set({
           settings,
@@ -198,33 +193,30 @@ export class PartnersService {
           updatedAt: now,
         })
         .where(eq(partners.id, partner.id))
-        .returning()
-        .get();
+        .returning())[0]!;
       for (const kind of Object.keys(opts.keys) as ApiKeyKind[]) {
         const hash = hashSecret(opts.keys[kind]);
-        const existing = tx.select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();
+        const existing = (await tx.select().from(apiKeys).where(eq(apiKeys.hash, hash)).limit(1))[0];
         if (existing && existing.partnerId !== partner.id) throw new Error(`SANDBOX ${kind} key is already used by another partner`);
-        tx.update(apiKeys)
+        await tx.update(apiKeys)
           .set({ expiresAt: now })
-          .where(and(eq(apiKeys.partnerId, partner.id), eq(apiKeys.kind, kind), isNull(apiKeys.expiresAt)))
-          .run();
-        if (existing) tx.update(apiKeys).set({ expiresAt: null, kind }).where(eq(apiKeys.id, existing.id)).run();
-        else this.insertKey(tx, partner.id, kind, opts.keys[kind]);
+          .where(and(eq(apiKeys.partnerId, partner.id), eq(apiKeys.kind, kind), isNull(apiKeys.expiresAt)));
+        if (existing) await tx.update(apiKeys).set({ expiresAt: null, kind }).where(eq(apiKeys.id, existing.id));
+        else await this.insertKey(tx, partner.id, kind, opts.keys[kind]);
       }
       return partner;
     });
   }
 
-  private insertKey(tx: Tx, partnerId: string, kind: ApiKeyKind, secret: string): void {
-    tx.insert(apiKeys)
-      .values({ id: newId('apiKey'), partnerId, kind, hash: hashSecret(secret), hint: secret.slice(-4), createdAt: this.clock.now(), expiresAt: null })
-      .run();
+  private async insertKey(tx: Tx, partnerId: string, kind: ApiKeyKind, secret: string): Promise<void> {
+    await tx.insert(apiKeys)
+      .values({ id: newId('apiKey'), partnerId, kind, hash: hashSecret(secret), hint: secret.slice(-4), createdAt: this.clock.now(), expiresAt: null });
   }
 }
 
 /** @throws 404 when the partner is unknown. */
-function existing(tx: Tx, id: string): PartnerRow {
-  const row = partnerById(tx, id);
+async function existing(tx: Tx, id: string): Promise<PartnerRow> {
+  const row = await partnerById(tx, id);
   if (!row) throw ApiError.notFound('partner', id);
   return row;
 }

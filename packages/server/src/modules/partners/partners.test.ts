@@ -20,9 +20,9 @@ describe('operator API: partners', () => {
     expect(webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
 
     // Stored only as hashes; the plain keys appear nowhere in the database.
-    const rows = t.db.select().from(apiKeys).where(eq(apiKeys.partnerId, partner.id)).all();
+    const rows = await t.db.select().from(apiKeys).where(eq(apiKeys.partnerId, partner.id));
     expect(rows.map((r) => r.hash).sort()).toEqual([keys.private, keys.public, keys.channels].map(hashSecret).sort());
-    const dump = JSON.stringify(t.db.$client.prepare('select * from api_keys').all()) + JSON.stringify(t.db.select().from(partners).all());
+    const dump = JSON.stringify(t.db.$client.prepare('select * from api_keys').all()) + JSON.stringify(await t.db.select().from(partners));
     for (const secret of [keys.private, keys.public, keys.channels, webhookSecret]) expect(dump).not.toContain(secret);
 
     const read = await t.request('GET', `/admin/v1/partners/${partner.id}`, { operator: true });
@@ -33,7 +33,7 @@ describe('operator API: partners', () => {
 
   it('refuses without the operator token, with a wrong one, and with a partner key', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     expect((await t.request('GET', '/admin/v1/partners')).status).toBe(401);
     const wrong = await t.request('GET', '/admin/v1/partners', { headers: { authorization: 'Bearer nope' } });
     expect(wrong.status).toBe(401);
@@ -51,7 +51,7 @@ describe('operator API: partners', () => {
 
   it('updates settings, keeps the ones not sent, rejects unknown settings and bad values', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const upd = await t.request('PATCH', `/admin/v1/partners/${p.id}`, {
       operator: true,
       body: { settings: { webhookUrl: 'https://partner.example/hooks', fees: { sellerPercent: 7 }, platformSecret: 'a-very-secret-header-value' } },
@@ -83,7 +83,7 @@ describe('operator API: partners', () => {
 
   it('rotates a key: the old one stops at once, or after the grace period', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const event = '/v1/events/nothing-here';
     expect((await t.request('GET', event, { key: p.keys.private })).status).toBe(404);
 

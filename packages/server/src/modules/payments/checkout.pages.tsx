@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../context.js';
@@ -49,7 +50,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
   app.use('/checkout/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
 
   const marketLink = async (partner: PartnerRow, intention: IntentionRow, lang: Lang) => {
-    const { show, event } = (await deps.db.read((tx) => showWithEvent(tx, intention.showPk)))!;
+    const { show, event } = (await deps.db.read(async (tx) => await showWithEvent(tx, intention.showPk)))!;
     return { href: `/market/${partner.id}/${encodeURIComponent(event.externalReferenceId)}?showId=${encodeURIComponent(show.showId)}&lang=${lang}`, label: cm(lang, 'backToMarket') };
   };
 
@@ -57,9 +58,9 @@ export function checkoutPageRoutes(deps: AppDeps) {
   async function load(c: C, partner: PartnerRow, lang: Lang): Promise<{ intention: IntentionRow; userPk: string } | Response> {
     const session = requireUser(c, partner);
     if (session instanceof Response) return session;
-    let claimed: ReturnType<AppDeps['intentions']['claim']>;
+    let claimed: Awaited<ReturnType<AppDeps['intentions']['claim']>>;
     try {
-      claimed = await deps.db.transact((tx) => deps.intentions.claim(tx, partner.id, c.req.param('intentionId') ?? '', session.userPk));
+      claimed = await deps.db.transact(async (tx) => await deps.intentions.claim(tx, partner.id, c.req.param('intentionId') ?? '', session.userPk));
     } catch (err) {
       if (err instanceof ApiError && err.code === 'not_found') return notFoundPage(c, lang);
       throw err;
@@ -81,18 +82,18 @@ export function checkoutPageRoutes(deps: AppDeps) {
     // Why it ended, when the buyer did not end it: the organiser's delist, the seller's (or
     // channel's) withdrawal, or their own listing.
     // `get` expires a PENDING intention past its time on the way: a write, so a transaction.
-    const reason = (await deps.db.transact((tx) => deps.intentions.get(tx, partner.id, intention.id))).endReason;
+    const reason = (await deps.db.transact(async (tx) => await deps.intentions.get(tx, partner.id, intention.id))).endReason;
     const [title, text] =
       reason === 'delisted' ? (['delistedTitle', 'delistedText'] as const) : reason === 'withdrawn' ? (['withdrawnTitle', 'withdrawnText'] as const) : reason === 'own_listing' ? (['ownListingTitle', 'ownListingText'] as const) : (['endedTitle', 'endedText'] as const);
     return noticePage(c, { lang, status: 409, title: cm(lang, title), text: cm(lang, text), link: await marketLink(partner, intention, lang) });
   }
 
   async function checkoutPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, errors: Record<string, string> = {}) {
-    const { show, event, items } = await deps.db.read((tx) => ({
-      ...showWithEvent(tx, intention.showPk)!,
-      items: intention.listingIds.map((id) => {
-        const listing = deps.listings.get(tx, partner.id, id);
-        return { ...listing, tickets: deps.listings.ticketsOf(tx, id) };
+    const { show, event, items } = await deps.db.read(async (tx) => ({
+      ...(await showWithEvent(tx, intention.showPk))!,
+      items: await inOrder(intention.listingIds, async (id) => {
+        const listing = await deps.listings.get(tx, partner.id, id);
+        return { ...listing, tickets: await deps.listings.ticketsOf(tx, id) };
       }),
     }));
     const ev = { title: event.title, showTitle: show.title, startsAt: show.startsAt };
@@ -171,9 +172,9 @@ export function checkoutPageRoutes(deps: AppDeps) {
 
   /** The payment of the signed-in buyer (and its checkout), or null. */
   function pendingPayment(c: C, partner: PartnerRow, userPk: string) {
-    return deps.db.read((tx) => {
-      const p = deps.payments.find(tx, partner.id, c.req.param('paymentId') ?? '');
-      const i = p ? intentionById(tx, p.intentionId) : undefined;
+    return deps.db.read(async (tx) => {
+      const p = await deps.payments.find(tx, partner.id, c.req.param('paymentId') ?? '');
+      const i = p ? await intentionById(tx, p.intentionId) : undefined;
       return p && i && i.buyerPk === userPk ? { p, i } : null;
     });
   }

@@ -30,9 +30,9 @@ export class PaymentsService {
   }
 
   /** Records the provider's answer to a charge; returns the payment. A repeated answer (same provider ref) keeps the first. */
-  record(tx: Tx, intention: IntentionRow, result: ChargeResult, last4: string): PaymentRow {
+  async record(tx: Tx, intention: IntentionRow, result: ChargeResult, last4: string): Promise<PaymentRow> {
     const now = this.deps.clock.now();
-    tx.insert(payments)
+    await tx.insert(payments)
       .values({
         id: newId('payment'),
         partnerId: intention.partnerId,
@@ -48,14 +48,13 @@ export class PaymentsService {
         createdAt: now,
         updatedAt: now,
       })
-      .onConflictDoNothing()
-      .run();
-    return tx.select().from(payments).where(and(eq(payments.provider, this.provider.name), eq(payments.providerRef, result.ref))).get()!;
+      .onConflictDoNothing();
+    return (await tx.select().from(payments).where(and(eq(payments.provider, this.provider.name), eq(payments.providerRef, result.ref))).limit(1))[0]!;
   }
 
   /** A payment of the partner, or undefined. */
-  find(tx: Tx, partnerId: string, paymentId: string): PaymentRow | undefined {
-    return tx.select().from(payments).where(and(eq(payments.id, paymentId), eq(payments.partnerId, partnerId))).get();
+  async find(tx: Tx, partnerId: string, paymentId: string): Promise<PaymentRow | undefined> {
+    return (await tx.select().from(payments).where(and(eq(payments.id, paymentId), eq(payments.partnerId, partnerId))).limit(1))[0];
   }
 
   /** Asks the provider for the outcome of the extra verification the buyer answered. */
@@ -67,38 +66,36 @@ export class PaymentsService {
    * requires_action → succeeded or declined, conditional: false when the payment was answered
    * already (a second answer changes nothing).
    */
-  answer(tx: Tx, paymentId: string, result: ChargeResult): boolean {
+  async answer(tx: Tx, paymentId: string, result: ChargeResult): Promise<boolean> {
     return (
       affected(
-        tx
+        await tx
         .update(payments)
         .set({ state: result.status === 'succeeded' ? 'succeeded' : 'declined', failureCode: result.status === 'declined' ? result.code : null, updatedAt: this.deps.clock.now() })
-        .where(and(eq(payments.id, paymentId), eq(payments.state, 'requires_action')))
-        .run(),
+        .where(and(eq(payments.id, paymentId), eq(payments.state, 'requires_action'))),
       ) === 1
     );
   }
 
   /** The money came in for a checkout that had ended meanwhile: give it back (the refunds job does). */
-  refundLate(tx: Tx, paymentId: string): void {
-    tx.update(payments).set({ state: 'refund_pending', updatedAt: this.deps.clock.now() }).where(and(eq(payments.id, paymentId), eq(payments.state, 'succeeded'))).run();
+  async refundLate(tx: Tx, paymentId: string): Promise<void> {
+    await tx.update(payments).set({ state: 'refund_pending', updatedAt: this.deps.clock.now() }).where(and(eq(payments.id, paymentId), eq(payments.state, 'succeeded')));
   }
 
   /** Refunds every succeeded payment of these intentions (their show was cancelled). Returns how many. */
-  refundIntentions(tx: Tx, intentionIds: readonly string[]): number {
+  async refundIntentions(tx: Tx, intentionIds: readonly string[]): Promise<number> {
     if (intentionIds.length === 0) return 0;
     return affected(
-      tx
+      await tx
       .update(payments)
       .set({ state: 'refund_pending', updatedAt: this.deps.clock.now() })
-      .where(and(inArray(payments.intentionId, [...intentionIds]), eq(payments.state, 'succeeded')))
-      .run(),
+      .where(and(inArray(payments.intentionId, [...intentionIds]), eq(payments.state, 'succeeded'))),
     );
   }
 
   /** Performs pending refunds with the provider, then tells each buyer. */
   async runRefunds(limit = 50): Promise<number> {
-    const due = await this.deps.db.read((tx) => tx.select().from(payments).where(eq(payments.state, 'refund_pending')).limit(limit).all());
+    const due = await this.deps.db.read(async (tx) => await tx.select().from(payments).where(eq(payments.state, 'refund_pending')).limit(limit));
     let n = 0;
     for (const p of due) {
       const r = await this.provider.refund({ ref: p.providerRef, amountMinor: p.amountMinor, idempotencyKey: `refund:${p.id}` });
@@ -106,16 +103,16 @@ export class PaymentsService {
         this.deps.logger.warn({ paymentId: p.id, code: r.code }, 'refund refused by the provider; will retry');
         continue;
       }
-      await this.deps.db.transact((tx) => {
+      await this.deps.db.transact(async (tx) => {
         const now = this.deps.clock.now();
-        const moved = tx.update(payments).set({ state: 'refunded', refundedAt: now, updatedAt: now }).where(and(eq(payments.id, p.id), eq(payments.state, 'refund_pending'))).run();
+        const moved = await tx.update(payments).set({ state: 'refunded', refundedAt: now, updatedAt: now }).where(and(eq(payments.id, p.id), eq(payments.state, 'refund_pending')));
         if (affected(moved) !== 1) return;
         n++;
-        const intention = intentionById(tx, p.intentionId);
-        const buyer = intention?.buyerPk ? userByPk(tx, intention.buyerPk) : undefined;
+        const intention = await intentionById(tx, p.intentionId);
+        const buyer = intention?.buyerPk ? await userByPk(tx, intention.buyerPk) : undefined;
         if (!intention || !buyer) return;
-        const { event } = showWithEvent(tx, intention.showPk)!;
-        this.deps.messages.toUser(tx, p.partnerId, buyer, 'refund', partnerOf(tx, p.partnerId).settings.defaultLang, { eventTitle: event.title, amount: { minor: p.amountMinor, currency: p.currency } });
+        const { event } = (await showWithEvent(tx, intention.showPk))!;
+        await this.deps.messages.toUser(tx, p.partnerId, buyer, 'refund', (await partnerOf(tx, p.partnerId)).settings.defaultLang, { eventTitle: event.title, amount: { minor: p.amountMinor, currency: p.currency } });
       });
     }
     return n;

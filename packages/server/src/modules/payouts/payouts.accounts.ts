@@ -35,15 +35,15 @@ export class PayoutAccounts {
    *
    * @throws 403 `step_up_required` when the session has not proved a code recently; 400 as {@link save}
    */
-  change(tx: Tx, session: Pick<SessionData, 'partnerId' | 'userPk' | 'steppedUpAt'>, input: { holderName: string; iban: string }, lang: Lang): PayoutAccountView {
+  async change(tx: Tx, session: Pick<SessionData, 'partnerId' | 'userPk' | 'steppedUpAt'>, input: { holderName: string; iban: string }, lang: Lang): Promise<PayoutAccountView> {
     if (!this.deps.auth.isSteppedUp(session)) throw new ApiError(403, 'step_up_required', 'Confirm it is you with a one-time code before changing payout details');
-    const saved = this.save(tx, session.partnerId, session.userPk, input);
-    this.deps.messages.toUser(tx, session.partnerId, this.deps.users.get(tx, session.partnerId, session.userPk), 'payoutDetailsChanged', lang, saved);
+    const saved = await this.save(tx, session.partnerId, session.userPk, input);
+    await this.deps.messages.toUser(tx, session.partnerId, await this.deps.users.get(tx, session.partnerId, session.userPk), 'payoutDetailsChanged', lang, saved);
     return saved;
   }
 
-  view(tx: Tx, userPk: string): PayoutAccountView | null {
-    const row = tx.select().from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).get();
+  async view(tx: Tx, userPk: string): Promise<PayoutAccountView | null> {
+    const row = (await tx.select().from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).limit(1))[0];
     return row ? { holderName: row.holderName, accountHint: row.accountHint } : null;
   }
 
@@ -51,23 +51,22 @@ export class PayoutAccounts {
    * Stores or replaces the user's account, unchecked: pages go through {@link change}.
    * @throws 400 naming `iban` or `holderName`
    */
-  save(tx: Tx, partnerId: string, userPk: string, input: { holderName: string; iban: string }): PayoutAccountView {
+  async save(tx: Tx, partnerId: string, userPk: string, input: { holderName: string; iban: string }): Promise<PayoutAccountView> {
     const holderName = input.holderName.trim().replace(/\s+/g, ' ');
     if (holderName.length < 2 || holderName.length > 140 || !HOLDER_NAME.test(holderName)) throw ApiError.field('invalid_value', 'holderName', 'Enter the account holder’s name');
     const iban = electronicFormatIBAN(input.iban) ?? '';
     if (!isValidIBAN(iban)) throw ApiError.field('invalid_format', 'iban', 'Enter a valid IBAN, such as ES91 2100 0418 4502 0005 1332');
     const now = this.deps.clock.now();
     const values = { holderName, accountSealed: this.deps.box.seal(iban), accountHint: iban.slice(-4), updatedAt: now };
-    tx.insert(payoutAccounts)
+    await tx.insert(payoutAccounts)
       .values({ id: newId('payoutAccount'), partnerId, userPk, createdAt: now, ...values })
-      .onConflictDoUpdate({ target: payoutAccounts.userPk, set: values })
-      .run();
+      .onConflictDoUpdate({ target: payoutAccounts.userPk, set: values });
     return { holderName, accountHint: values.accountHint };
   }
 
   /** The clear account number, for the payout run only. */
-  reveal(tx: Tx, userPk: string): string | null {
-    const row = tx.select().from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).get();
+  async reveal(tx: Tx, userPk: string): Promise<string | null> {
+    const row = (await tx.select().from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).limit(1))[0];
     return row ? this.deps.box.open(row.accountSealed) : null;
   }
 }

@@ -27,25 +27,23 @@ export class PayoutsService {
   }
 
   /** Schedules the payout of one sold listing (one per listing: the unique index says so). */
-  schedule(tx: Tx, input: { partnerId: string; sellerPk: string; listingId: string; amountMinor: number; currency: string; dueAt: number }): PayoutRow {
+  async schedule(tx: Tx, input: { partnerId: string; sellerPk: string; listingId: string; amountMinor: number; currency: string; dueAt: number }): Promise<PayoutRow> {
     const now = this.deps.clock.now();
-    return tx
+    return (await tx
       .insert(payouts)
       .values({ id: newId('payout'), ...input, state: 'SCHEDULED', deliveredAt: null, cancelledAt: null, createdAt: now, updatedAt: now })
-      .returning()
-      .get();
+      .returning())[0]!;
   }
 
   /** Stops the payouts not yet delivered of these listings (their show was cancelled). Returns how many. */
-  cancelForListings(tx: Tx, listingIds: readonly string[]): number {
+  async cancelForListings(tx: Tx, listingIds: readonly string[]): Promise<number> {
     if (listingIds.length === 0) return 0;
     const now = this.deps.clock.now();
     return affected(
-      tx
+      await tx
         .update(payouts)
         .set({ state: 'CANCELLED', cancelledAt: now, updatedAt: now })
-        .where(and(inArray(payouts.listingId, [...listingIds]), eq(payouts.state, 'SCHEDULED')))
-        .run(),
+        .where(and(inArray(payouts.listingId, [...listingIds]), eq(payouts.state, 'SCHEDULED'))),
     );
   }
 
@@ -55,15 +53,15 @@ export class PayoutsService {
    */
   async deliverDue(limit = 200): Promise<number> {
     const now = this.deps.clock.now();
-    const due = await this.deps.db.read((tx) => tx.select().from(payouts).where(and(eq(payouts.state, 'SCHEDULED'), lte(payouts.dueAt, now))).limit(limit).all());
+    const due = await this.deps.db.read(async (tx) => await tx.select().from(payouts).where(and(eq(payouts.state, 'SCHEDULED'), lte(payouts.dueAt, now))).limit(limit));
     let n = 0;
     for (const p of due) {
-      await this.deps.db.transact((tx) => {
-        const moved = tx.update(payouts).set({ state: 'DELIVERED', deliveredAt: now, updatedAt: now }).where(and(eq(payouts.id, p.id), eq(payouts.state, 'SCHEDULED'))).run();
+      await this.deps.db.transact(async (tx) => {
+        const moved = await tx.update(payouts).set({ state: 'DELIVERED', deliveredAt: now, updatedAt: now }).where(and(eq(payouts.id, p.id), eq(payouts.state, 'SCHEDULED')));
         if (affected(moved) !== 1) return;
         n++;
-        const seller = userOf(tx, p.sellerPk);
-        this.deps.webhooks.enqueue(tx, p.partnerId, {
+        const seller = await userOf(tx, p.sellerPk);
+        await this.deps.webhooks.enqueue(tx, p.partnerId, {
           action: 'payouts.delivered',
           resourceKey: `payout:${p.id}`,
           data: { payoutId: p.id, sellerId: seller.externalId ?? seller.email ?? seller.phone ?? seller.id, amount: toMajor(p.amountMinor, p.currency), currency: p.currency, listingIds: [p.listingId], deliveredAt: toIso(now) },

@@ -54,7 +54,7 @@ const RECORD = {
 async function setup(ownershipUrl: string | null, logs: unknown[] = []) {
   const logger = pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const t = createTestApp({}, { logger });
-  const p = t.partner('Acme', { ownershipUrl, platformSecret: SECRET });
+  const p = await t.partner('Acme', { ownershipUrl, platformSecret: SECRET });
   return { t, p, partner: await t.deps.partners.get(p.id), logs };
 }
 
@@ -196,10 +196,10 @@ describe('syncUnknownTickets', () => {
       body: [{ externalReferenceEventId: 'tour-2026', showId: 'show-1', ticketId: 'tkt-known', ticketOptionId: 'opt-vip', buyer: 'bob@example.com', ticketAccess: { type: 'API', locator: 'QR-1' } }],
     });
     expect(known.body.data.created).toBe(1);
-    const user = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { id: 'user-881', email: 'ana@example.com' }));
+    const user = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { id: 'user-881', email: 'ana@example.com' }));
 
-    const report = t.db.transaction((tx) =>
-      syncUnknownTickets(t.deps, tx, p.id, user, [
+    const report = await t.db.transact(async (tx) =>
+      await syncUnknownTickets(t.deps, tx, p.id, user, [
         owned({ ticketId: 'tkt-known' }),
         owned({ ticketId: 'tkt-new', paidPrice: 45.5, seating: { row: '12', seat: '7', section: 'A' }, orderId: 'order-55', tags: ['vip:true', 'not a tag'] }),
         owned({ ticketId: 'tkt-url', ticketOptionId: 'opt-vip', ticketAccess: { type: 'URL', locator: 'https://acme.example/qr/9' } }),
@@ -213,7 +213,7 @@ describe('syncUnknownTickets', () => {
       rejected: [{ ticketId: 'tkt-bad', errors: [expect.objectContaining({ code: 'invalid_value', path: 'ticketOptionId' })] }],
     });
 
-    const created = t.deps.tickets.get(t.db, p.id, 'tkt-new');
+    const created = await t.deps.tickets.get(t.db, p.id, 'tkt-new');
     expect(created).toMatchObject({
       ownerPk: user.id,
       state: 'VALID',
@@ -226,15 +226,15 @@ describe('syncUnknownTickets', () => {
       orderId: 'order-55',
       tags: ['vip:true'],
     });
-    expect(t.deps.tickets.get(t.db, p.id, 'tkt-url').ticketAccess).toEqual({ type: 'URL', locator: 'https://acme.example/qr/9' });
+    expect((await t.deps.tickets.get(t.db, p.id, 'tkt-url')).ticketAccess).toEqual({ type: 'URL', locator: 'https://acme.example/qr/9' });
     // The known ticket keeps its owner and access.
-    const kept = t.deps.tickets.get(t.db, p.id, 'tkt-known');
+    const kept = await t.deps.tickets.get(t.db, p.id, 'tkt-known');
     expect(kept.ownerPk).not.toBe(user.id);
     expect(kept.ticketAccess).toEqual({ type: 'API', locator: 'QR-1' });
-    expect(() => t.deps.tickets.get(t.db, p.id, 'tkt-bad')).toThrow();
+    await expect(t.deps.tickets.get(t.db, p.id, 'tkt-bad')).rejects.toThrow();
 
     // A second pass knows them all.
-    const again = t.db.transaction((tx) => syncUnknownTickets(t.deps, tx, p.id, user, [owned({ ticketId: 'tkt-new' }), owned({ ticketId: 'tkt-url' })]));
+    const again = await t.db.transact(async (tx) => await syncUnknownTickets(t.deps, tx, p.id, user, [owned({ ticketId: 'tkt-new' }), owned({ ticketId: 'tkt-url' })]));
     expect(again).toEqual({ created: [], known: ['tkt-new', 'tkt-url'], rejected: [] });
   });
 
@@ -242,10 +242,10 @@ describe('syncUnknownTickets', () => {
     const srv = await platform((_req, res) => json(res, 200, [{ ...RECORD, ticketTypeId: undefined }]));
     const { t, p, partner } = await setup(srv.url());
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody() });
-    const user = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { email: 'ana@example.com' }));
+    const user = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { email: 'ana@example.com' }));
     const res = await checkOwnership(t.deps, partner, user.email!);
     if (res.kind !== 'owned') throw new Error(res.kind);
-    expect(t.db.transaction((tx) => syncUnknownTickets(t.deps, tx, p.id, user, res.tickets)).created).toEqual(['tkt-1']);
-    expect(t.deps.tickets.get(t.db, p.id, 'tkt-1').ownerPk).toBe(user.id);
+    expect((await t.db.transact(async (tx) => await syncUnknownTickets(t.deps, tx, p.id, user, res.tickets))).created).toEqual(['tkt-1']);
+    expect((await t.deps.tickets.get(t.db, p.id, 'tkt-1')).ownerPk).toBe(user.id);
   });
 });

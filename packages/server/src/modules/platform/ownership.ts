@@ -209,7 +209,7 @@ export function ownedTicketPayload(user: UserRow, t: OwnedTicket): Record<string
  * const owned = await checkOwnership(deps, partner, identifier);
  * if (owned.kind === 'owned') await deps.db.transact((tx) => syncUnknownTickets(deps, tx, partner.id, user, owned.tickets));
  */
-export function syncUnknownTickets(deps: Pick<AppDeps, 'tickets'>, tx: Tx, partnerId: string, user: UserRow, ownedTickets: readonly OwnedTicket[]): OwnedSyncReport {
+export async function syncUnknownTickets(deps: Pick<AppDeps, 'tickets'>, tx: Tx, partnerId: string, user: UserRow, ownedTickets: readonly OwnedTicket[]): Promise<OwnedSyncReport> {
   const report: OwnedSyncReport = { created: [], known: [], rejected: [] };
   const unknown: OwnedTicket[] = [];
   const seen = new Set<string>();
@@ -217,7 +217,7 @@ export function syncUnknownTickets(deps: Pick<AppDeps, 'tickets'>, tx: Tx, partn
     if (seen.has(t.ticketId)) continue;
     seen.add(t.ticketId);
     try {
-      deps.tickets.get(tx, partnerId, t.ticketId);
+      await deps.tickets.get(tx, partnerId, t.ticketId);
       report.known.push(t.ticketId);
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 404) throw err;
@@ -226,7 +226,7 @@ export function syncUnknownTickets(deps: Pick<AppDeps, 'tickets'>, tx: Tx, partn
   }
   if (unknown.length === 0) return report;
   const { valid, rejected } = deps.tickets.parseItems(unknown.map((t) => ownedTicketPayload(user, t)));
-  const results = [...rejected, ...deps.tickets.applyItems(tx, partnerId, valid)].sort((a, b) => a.index - b.index);
+  const results = [...rejected, ...await deps.tickets.applyItems(tx, partnerId, valid)].sort((a, b) => a.index - b.index);
   for (const r of results) {
     const ticketId = unknown[r.index]!.ticketId;
     if (r.status === 'rejected') report.rejected.push({ ticketId, errors: r.errors ?? [] });

@@ -41,7 +41,7 @@ function json(res: ServerResponse, status: number, body: unknown) {
 
 async function setup(settings: { platformSecret?: string } = {}) {
   const t = createTestApp();
-  const p = t.partner('Acme', settings);
+  const p = await t.partner('Acme', settings);
   return { t, partner: await t.deps.partners.get(p.id) };
 }
 

@@ -25,7 +25,7 @@ export function riskRoutes(deps: AppDeps) {
     (c) => {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => deps.risk.evaluate(tx, partnerId, body));
+      return respondInTransaction(c, deps, 200, async (tx) => await deps.risk.evaluate(tx, partnerId, body));
     },
   );
   app.openapi(
@@ -42,7 +42,7 @@ export function riskRoutes(deps: AppDeps) {
     (c) => {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => deps.risk.feedback(tx, partnerId, body));
+      return respondInTransaction(c, deps, 200, async (tx) => await deps.risk.feedback(tx, partnerId, body));
     },
   );
   return app;

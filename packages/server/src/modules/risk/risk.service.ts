@@ -35,7 +35,7 @@ function country(value: string | undefined): string | null {
 export class RiskService {
   constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock'>) {}
 
-  evaluate(tx: Tx, partnerId: string, r: RiskRequest) {
+  async evaluate(tx: Tx, partnerId: string, r: RiskRequest) {
     const now = this.deps.clock.now();
     const email = r.customer.email?.address.toLowerCase();
     const customerKey = r.customer.id ? `id:${r.customer.id}` : `email:${email}`;
@@ -66,32 +66,29 @@ export class RiskService {
     const cardNameLevel: Level = !holder || !fullName(r.customer.firstName, r.customer.lastName) ? 'low' : holder === fullName(r.customer.firstName, r.customer.lastName) ? 'low' : 'medium';
     const age = r.customer.createdAt ? now - Date.parse(r.customer.createdAt) : null;
     const accountAgeLevel: Level = age === null ? 'medium' : age < 24 * HOUR ? 'medium' : 'low';
-    const recent = (col: typeof riskEvaluations.customerKey | typeof riskEvaluations.deviceKey | typeof riskEvaluations.cardKey, key: string | null) =>
-      key ? tx.select({ n: sql<number>`count(*)` }).from(riskEvaluations).where(and(eq(riskEvaluations.partnerId, partnerId), eq(col, key), gte(riskEvaluations.createdAt, now - HOUR))).get()!.n : 0;
-    const velocity = Math.max(recent(riskEvaluations.customerKey, customerKey), recent(riskEvaluations.deviceKey, deviceKey), recent(riskEvaluations.cardKey, cardKey));
+    const recent = async (col: typeof riskEvaluations.customerKey | typeof riskEvaluations.deviceKey | typeof riskEvaluations.cardKey, key: string | null) =>
+      key ? (await tx.select({ n: sql<number>`count(*)` }).from(riskEvaluations).where(and(eq(riskEvaluations.partnerId, partnerId), eq(col, key), gte(riskEvaluations.createdAt, now - HOUR))).limit(1))[0]!.n : 0;
+    const velocity = Math.max(await recent(riskEvaluations.customerKey, customerKey), await recent(riskEvaluations.deviceKey, deviceKey), await recent(riskEvaluations.cardKey, cardKey));
     const velocityLevel: Level = velocity >= 10 ? 'high' : velocity >= 3 ? 'medium' : 'low';
     if (!isCurrency(r.transaction.currency)) throw ApiError.field('invalid_value', 'transaction.currency', 'transaction.currency must be an ISO 4217 currency code');
     const amountMinor = toMinor(String(r.transaction.amount), r.transaction.currency, 'transaction.amount');
-    const history = tx
+    const history = (await tx
       .select({ avg: sql<number | null>`avg(${riskEvaluations.amountMinor})`, n: sql<number>`count(*)` })
       .from(riskEvaluations)
-      .where(and(eq(riskEvaluations.partnerId, partnerId), eq(riskEvaluations.customerKey, customerKey), eq(riskEvaluations.currency, r.transaction.currency.toUpperCase())))
-      .get()!;
+      .where(and(eq(riskEvaluations.partnerId, partnerId), eq(riskEvaluations.customerKey, customerKey), eq(riskEvaluations.currency, r.transaction.currency.toUpperCase()))).limit(1))[0]!;
     const amountLevel: Level = history.n < 3 || !history.avg ? 'low' : amountMinor > history.avg * 10 ? 'high' : amountMinor > history.avg * 3 ? 'medium' : 'low';
     const keys = [customerKey, deviceKey, cardKey].filter((k): k is string => k !== null);
-    const feedback = tx
+    const feedback = (await tx
       .select({ result: riskFeedback.result })
       .from(riskFeedback)
-      .where(and(eq(riskFeedback.partnerId, partnerId), or(inArray(riskFeedback.customerKey, keys), inArray(riskFeedback.deviceKey, keys), inArray(riskFeedback.cardKey, keys))))
-      .all()
+      .where(and(eq(riskFeedback.partnerId, partnerId), or(inArray(riskFeedback.customerKey, keys), inArray(riskFeedback.deviceKey, keys), inArray(riskFeedback.cardKey, keys)))))
       .map((f) => f.result);
     const feedbackLevel: Level = feedback.includes('chargeback') ? 'high' : feedback.includes('rejected') ? 'medium' : 'low';
     const transactionLevel = max([cardNameLevel, accountAgeLevel, velocityLevel, amountLevel, feedbackLevel]);
     const overall = max([customerLevel, transactionLevel]);
 
-    tx.insert(riskEvaluations)
-      .values({ id: newId('riskEvaluation'), partnerId, transactionId: r.transaction.id, customerKey, deviceKey, cardKey, amountMinor, currency: r.transaction.currency.toUpperCase(), overall, createdAt: now })
-      .run();
+    await tx.insert(riskEvaluations)
+      .values({ id: newId('riskEvaluation'), partnerId, transactionId: r.transaction.id, customerKey, deviceKey, cardKey, amountMinor, currency: r.transaction.currency.toUpperCase(), overall, createdAt: now });
     return {
       overall_risk: overall,
       detailed: {
@@ -120,12 +117,11 @@ export class RiskService {
   }
 
   /** Stores the outcome of a transaction; it marks the keys that transaction was evaluated with. */
-  feedback(tx: Tx, partnerId: string, f: { transactionId: string; userId: string; result: 'approved' | 'rejected' | 'chargeback' }) {
-    const evaluated = tx.select().from(riskEvaluations).where(and(eq(riskEvaluations.partnerId, partnerId), eq(riskEvaluations.transactionId, f.transactionId))).get();
+  async feedback(tx: Tx, partnerId: string, f: { transactionId: string; userId: string; result: 'approved' | 'rejected' | 'chargeback' }) {
+    const evaluated = (await tx.select().from(riskEvaluations).where(and(eq(riskEvaluations.partnerId, partnerId), eq(riskEvaluations.transactionId, f.transactionId))).limit(1))[0];
     const userKey = f.userId.includes('@') ? `email:${f.userId.toLowerCase()}` : `id:${f.userId}`;
-    tx.insert(riskFeedback)
-      .values({ id: newId('riskFeedback'), partnerId, transactionId: f.transactionId, userId: f.userId, result: f.result, customerKey: evaluated?.customerKey ?? userKey, deviceKey: evaluated?.deviceKey ?? null, cardKey: evaluated?.cardKey ?? null, createdAt: this.deps.clock.now() })
-      .run();
+    await tx.insert(riskFeedback)
+      .values({ id: newId('riskFeedback'), partnerId, transactionId: f.transactionId, userId: f.userId, result: f.result, customerKey: evaluated?.customerKey ?? userKey, deviceKey: evaluated?.deviceKey ?? null, cardKey: evaluated?.cardKey ?? null, createdAt: this.deps.clock.now() });
     return { recorded: true as const, matchedEvaluation: evaluated !== undefined };
   }
 }

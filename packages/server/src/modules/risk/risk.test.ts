@@ -31,7 +31,7 @@ function signals(res: any) {
 describe('POST /v1/risk/evaluate', () => {
   it('answers low for a verified, consistent customer, in the spec’s shape', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const res = await t.request('POST', '/v1/risk/evaluate', { key: p.keys.private, body: good() });
     expect(res.status).toBe(200);
     expect(res.body.data.overall_risk).toBe('low');
@@ -41,7 +41,7 @@ describe('POST /v1/risk/evaluate', () => {
 
   it('raises each signal for what it sees', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const ev = async (body: unknown) => (await t.request('POST', '/v1/risk/evaluate', { key: p.keys.private, body })).body.data;
     expect(signals(await ev(good({ customer: { email: { address: 'x@mailinator.com', verified: true } } })))).toMatchObject({ emailDomainLevel: 'high' });
     expect((await ev(good({ customer: { email: { address: 'x@mailinator.com', verified: true } } }))).overall_risk).toBe('high');
@@ -55,7 +55,7 @@ describe('POST /v1/risk/evaluate', () => {
 
   it('counts velocity per customer, device and card, and compares the amount with the customer’s history', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const ev = async (body: unknown) => (await t.request('POST', '/v1/risk/evaluate', { key: p.keys.private, body })).body.data;
     for (let i = 0; i < 3; i++) expect(signals(await ev(good({ txId: `v${i}` }))).velocity).toBe('low');
     expect(signals(await ev(good({ txId: 'v3' }))).velocity).toBe('medium');
@@ -67,7 +67,7 @@ describe('POST /v1/risk/evaluate', () => {
 
   it('refuses requests without a customer identity or transaction fields, and the wrong keys', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const noWho = await t.request('POST', '/v1/risk/evaluate', { key: p.keys.private, body: { customer: {}, transaction: { id: 't', amount: 1, currency: 'EUR' } } });
     expect(noWho.body.errors[0]).toMatchObject({ path: 'customer', message: expect.stringMatching(/customer.id or customer.email/) });
     const noTx = await t.request('POST', '/v1/risk/evaluate', { key: p.keys.private, body: { customer: { id: 'u' }, transaction: { amount: -1, currency: 'EURO', action: 'steal' } } });
@@ -79,8 +79,8 @@ describe('POST /v1/risk/evaluate', () => {
 describe('POST /v1/risk/feedback', () => {
   it('a chargeback makes the customer, card or device high later; a rejection medium; other partners unaffected', async () => {
     const t = createTestApp();
-    const p = t.partner();
-    const other = t.partner('Other');
+    const p = await t.partner();
+    const other = await t.partner('Other');
     await t.request('POST', '/v1/risk/evaluate', { key: p.keys.private, body: good({ txId: 'tx-cb' }) });
     const fb = await t.request('POST', '/v1/risk/feedback', { key: p.keys.private, body: { transactionId: 'tx-cb', userId: 'user-1', result: 'chargeback' } });
     expect(fb.body.data).toEqual({ recorded: true, matchedEvaluation: true });

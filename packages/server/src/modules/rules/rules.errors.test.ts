@@ -6,7 +6,7 @@ import { rules as rulesTable } from './rules.table.js';
 /** An app with one partner and the event 'tour-2026': show-1 in the price-detail model, show-2 standard. */
 async function setup() {
   const t = createTestApp();
-  const p = t.partner();
+  const p = await t.partner();
   const ev = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour-2026', { shows: [priceDetailShowBody('show-1'), showBody('show-2')] }) });
   expect(ev.status).toBe(200);
   const post = (body: unknown, key: string = p.keys.public) => t.request('POST', '/v1/rules', { key, body });
@@ -47,7 +47,7 @@ describe('POST /v1/rules: deprecated fields', () => {
     const res = await post([item('maxSell', { maxTickets: 2 }), item('qrUnlock', { hoursBeforeShow: 3 }), item('ticketShield', { enabled: true })]);
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ code: 'deprecated_field', path: '2.ruleType', in: 'body', message: expect.stringMatching(/^2\.ruleType is deprecated: .*operator.*per event or show/) }]);
-    expect(t.db.select().from(rulesTable).all()).toEqual([]);
+    expect(await t.db.select().from(rulesTable)).toEqual([]);
   });
 
   it('answers a deprecated ruleType (maxPriceSell) with deprecated_field too', async () => {
@@ -73,7 +73,7 @@ describe('POST /v1/rules: shape of the request', () => {
     expect((await post(many.slice(0, 100))).status).toBe(200);
     expect((await post([])).body.errors[0]).toMatchObject({ code: 'out_of_range' });
     expect((await post({ ruleType: 'maxSell' })).body.errors[0]).toMatchObject({ code: 'invalid_type' });
-    expect(t.db.select().from(rulesTable).all()).toHaveLength(1);
+    expect(await t.db.select().from(rulesTable)).toHaveLength(1);
   });
 
   it('refuses items that are not objects, and a deeply nested body, without a 500', async () => {
@@ -82,7 +82,7 @@ describe('POST /v1/rules: shape of the request', () => {
     expect(res.status).toBe(400);
     expect(paths(res.body.errors)).toEqual(['invalid_type 0', 'invalid_type 1']);
     const deep = `[{"externalReferenceEventId":"tour-2026","showId":"show-1","ticketOptionId":"opt-field","ruleType":"maxSell","rules":{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}}}]`;
-    const nested = await t.request('POST', '/v1/rules', { key: t.partner('Deep').keys.private, raw: deep });
+    const nested = await t.request('POST', '/v1/rules', { key: (await t.partner('Deep')).keys.private, raw: deep });
     expect(nested.status).toBe(400);
   });
 
@@ -138,7 +138,7 @@ describe('POST /v1/rules: shape of the request', () => {
     const res = await post([body]);
     expect(res.status).toBe(400);
     expect(paths(res.body.errors)).toEqual(expected);
-    expect(t.db.select().from(rulesTable).all()).toEqual([]);
+    expect(await t.db.select().from(rulesTable)).toEqual([]);
   });
 
   it('refuses amounts with more decimals than the currency allows', async () => {
@@ -166,13 +166,13 @@ describe('POST /v1/rules: references', () => {
 
   it("answers another partner's event exactly as an unknown one", async () => {
     const owner = await setup();
-    const stranger = owner.t.partner('Other Tickets');
+    const stranger = await owner.t.partner('Other Tickets');
     const body = [item('maxSell', { maxTickets: 2 })];
     const foreign = await owner.post(body, stranger.keys.public);
     const foreignRead = await owner.t.request('GET', '/v1/rules?externalReferenceEventId=tour-2026&showId=show-1', { key: stranger.keys.private });
 
     const empty = createTestApp();
-    const nobody = empty.partner('Other Tickets');
+    const nobody = await empty.partner('Other Tickets');
     const unknown = await empty.request('POST', '/v1/rules', { key: nobody.keys.public, body });
     const unknownRead = await empty.request('GET', '/v1/rules?externalReferenceEventId=tour-2026&showId=show-1', { key: nobody.keys.private });
 
@@ -180,7 +180,7 @@ describe('POST /v1/rules: references', () => {
     expect(foreign.body).toEqual(unknown.body);
     expect(foreignRead.status).toBe(404);
     expect(foreignRead.body).toEqual(unknownRead.body);
-    expect(owner.t.db.select().from(rulesTable).all()).toEqual([]);
+    expect(await owner.t.db.select().from(rulesTable)).toEqual([]);
   });
 
   it('answers 400 for an unknown ticket option or price type, naming the item', async () => {
@@ -231,7 +231,7 @@ describe('POST /v1/rules: references', () => {
     expect(read.body.data.some((d: { ticketOptionId: string; priceTypeId?: string }) => d.ticketOptionId === 'opt-vip' && d.priceTypeId === 'pt-early')).toBe(false);
     const ev = await t.request('GET', '/v1/events/tour-2026', { key: p.keys.private });
     expect(ev.body.data.shows[0].combinations).toHaveLength(3);
-    expect(t.db.select().from(rulesTable).all()).toEqual([]);
+    expect(await t.db.select().from(rulesTable)).toEqual([]);
   });
 
   it('refuses a minimum above the maximum of the same scope and type, and writes nothing', async () => {
@@ -247,7 +247,7 @@ describe('POST /v1/rules: references', () => {
         message: "1.rules.value: the minPriceSellConfig of ticket option 'opt-field' (ABSOLUTE 60 EUR) would exceed its maxPriceSellConfig (ABSOLUTE 50 EUR)",
       },
     ]);
-    expect(t.db.select().from(rulesTable).all().map((r) => r.ruleType)).toEqual(['maxPriceSellConfig']);
+    expect((await t.db.select().from(rulesTable)).map((r) => r.ruleType)).toEqual(['maxPriceSellConfig']);
 
     // PERCENTAGE in one request, on a combination scope; another scope is independent.
     const pct = await post([

@@ -60,7 +60,7 @@ export function ruleRoutes(deps: AppDeps) {
     (c) => {
       const items = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => deps.rules.apply(tx, partnerId, items).map(ruleToApi)) as never;
+      return respondInTransaction(c, deps, 200, async (tx) => (await deps.rules.apply(tx, partnerId, items)).map(ruleToApi)) as never;
     },
     rulesHook,
   );
@@ -82,9 +82,8 @@ export function ruleRoutes(deps: AppDeps) {
     async (c) => {
       const query = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
-      // One transaction: the rules and the ids they name come from the same snapshot (a `read`
-      // that does not await runs without BEGIN, each statement on the latest commit).
-      const rules = await deps.db.transact((tx) => deps.rules.list(tx, partnerId, query));
+      // One snapshot: the rules and the ids they name are read in one read transaction.
+      const rules = await deps.db.read((tx) => deps.rules.list(tx, partnerId, query), { snapshot: true });
       return c.json(ok(rules.map(ruleToApi)), 200);
     },
     rulesHook,

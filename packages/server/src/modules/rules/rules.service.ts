@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
@@ -47,12 +48,11 @@ export { SUPER_SWAP_DEFAULTS } from './rules.model.js';
  * const limit = eff.maxSell?.rules.maxTickets ?? Infinity;
  * const swap = eff.superSwapConfig?.rules ?? SUPER_SWAP_DEFAULTS;
  */
-export function effectiveRules(tx: Tx, showPk: string, ticketOptionPk: string, priceTypePk: string | null): EffectiveRules {
-  const rows = tx
+export async function effectiveRules(tx: Tx, showPk: string, ticketOptionPk: string, priceTypePk: string | null): Promise<EffectiveRules> {
+  const rows = await tx
     .select()
     .from(rules)
-    .where(and(eq(rules.showPk, showPk), eq(rules.ticketOptionPk, ticketOptionPk), inArray(rules.scopeKey, priceTypePk === null ? [''] : ['', priceTypePk])))
-    .all();
+    .where(and(eq(rules.showPk, showPk), eq(rules.ticketOptionPk, ticketOptionPk), inArray(rules.scopeKey, priceTypePk === null ? [''] : ['', priceTypePk])));
   const out: Record<string, EffectiveRule<RuleType>> = {};
   for (const row of rows) {
     if (!isRuleType(row.ruleType)) continue;
@@ -67,13 +67,13 @@ export function effectiveRules(tx: Tx, showPk: string, ticketOptionPk: string, p
 // ------------------------------------------------------------------ service
 
 type RuleItem = Exclude<RuleItemInput, { ruleType: typeof COMBINATION }>;
-type OptionRow = ReturnType<EventsService['findTicketOption']>;
+type OptionRow = Awaited<ReturnType<EventsService['findTicketOption']>>;
 type RuleRow = typeof rules.$inferSelect;
 
 /** A 404 of a lookup becomes a 400 naming the field: the id is wrong, not the resource path. */
-function asInvalid<T>(path: string, message: string, lookup: () => T, where: ErrorLocation = 'body'): T {
+async function asInvalid<T>(path: string, message: string, lookup: () => Promise<T>, where: ErrorLocation = 'body'): Promise<T> {
   try {
-    return lookup();
+    return await lookup();
   } catch (err) {
     if (err instanceof ApiError && err.code === 'not_found') throw ApiError.field('invalid_value', path, message, where);
     throw err;
@@ -114,26 +114,26 @@ export class RulesService {
    *
    * @example rules.apply(tx, partnerId, [{ externalReferenceEventId, showId, ticketOptionId, ruleType: 'maxSell', rules: { maxTickets: 4 } }])
    */
-  apply(tx: Tx, partnerId: string, items: RuleItemInput[]): AppliedRule[] {
+  async apply(tx: Tx, partnerId: string, items: RuleItemInput[]): Promise<AppliedRule[]> {
     const first = items[0];
     if (!first) return [];
-    const { event, show } = this.events.findShow(tx, partnerId, first.externalReferenceEventId, first.showId);
+    const { event, show } = await this.events.findShow(tx, partnerId, first.externalReferenceEventId, first.showId);
     const now = this.clock.now();
     const ids = { externalReferenceEventId: event.externalReferenceId, showId: show.showId };
     /** Scopes whose min/max price rules changed, with the last item that changed them. */
     const priceLimitScopes = new Map<string, { index: number; optionPk: string; scopeKey: string; currency: string; label: string }>();
 
-    const applied = items.map((item, i): AppliedRule => {
-      const option = asInvalid(`${i}.ticketOptionId`, `${i}.ticketOptionId '${item.ticketOptionId}' is not a ticket option of show '${show.showId}'`, () =>
-        this.events.findTicketOption(tx, show.id, item.ticketOptionId),
+    const applied = await inOrder(items, async (item, i): Promise<AppliedRule> => {
+      const option = await asInvalid(`${i}.ticketOptionId`, `${i}.ticketOptionId '${item.ticketOptionId}' is not a ticket option of show '${show.showId}'`, async () =>
+        await this.events.findTicketOption(tx, show.id, item.ticketOptionId),
       );
       const itemIds = { ...ids, ticketOptionId: option.ticketId, currency: option.currency };
 
       if (item.ruleType === COMBINATION) {
-        asInvalid(`${i}.priceTypeId`, `${i}.priceTypeId '${item.priceTypeId}' is not a price type of show '${show.showId}'`, () =>
-          this.events.findPriceType(tx, show.id, item.priceTypeId),
+        await asInvalid(`${i}.priceTypeId`, `${i}.priceTypeId '${item.priceTypeId}' is not a price type of show '${show.showId}'`, async () =>
+          await this.events.findPriceType(tx, show.id, item.priceTypeId),
         );
-        const combo = this.events.upsertCombination(
+        const combo = await this.events.upsertCombination(
           tx,
           partnerId,
           show.id,
@@ -145,16 +145,15 @@ export class RulesService {
 
       let priceTypePk: string | null = null;
       if (item.priceTypeId !== undefined) {
-        priceTypePk = this.events.findCombination(tx, show.id, item.ticketOptionId, item.priceTypeId, `${i}.priceTypeId`).priceType.id;
+        priceTypePk = (await this.events.findCombination(tx, show.id, item.ticketOptionId, item.priceTypeId, `${i}.priceTypeId`)).priceType.id;
       }
       const scopeKey = priceTypePk ?? '';
-      const entry = this.toEntry(tx, item, option, scopeKey, i);
-      const row = tx
+      const entry = await this.toEntry(tx, item, option, scopeKey, i);
+      const row = (await tx
         .insert(rules)
         .values({ id: newId('rule'), partnerId, showPk: show.id, ticketOptionPk: option.id, priceTypePk, scopeKey, ruleType: entry.ruleType, rules: entry.rules, createdAt: now, updatedAt: now })
         .onConflictDoUpdate({ target: [rules.ticketOptionPk, rules.scopeKey, rules.ruleType], set: { rules: entry.rules, updatedAt: now } })
-        .returning()
-        .get();
+        .returning())[0]!;
 
       if (entry.ruleType === 'maxPriceSellConfig' || entry.ruleType === 'minPriceSellConfig') {
         const label = item.priceTypeId === undefined ? `ticket option '${option.ticketId}'` : `combination '${option.ticketId}' + '${item.priceTypeId}'`;
@@ -164,7 +163,7 @@ export class RulesService {
     });
 
     // Checked once the batch is applied, so a request may move both limits at once.
-    for (const scope of priceLimitScopes.values()) this.checkPriceLimits(tx, scope);
+    for (const scope of priceLimitScopes.values()) await this.checkPriceLimits(tx, scope);
     return applied;
   }
 
@@ -174,15 +173,15 @@ export class RulesService {
    * Order: ticket options and price types as sent at event creation, option-scoped rules
    * before combination-scoped ones, rule types in the order of RULE_TYPES.
    */
-  list(tx: Tx, partnerId: string, query: { externalReferenceEventId: string; showId: string; ticketOptionId?: string | undefined }): AppliedRule[] {
-    const { event, show } = this.events.findShow(tx, partnerId, query.externalReferenceEventId, query.showId);
+  async list(tx: Tx, partnerId: string, query: { externalReferenceEventId: string; showId: string; ticketOptionId?: string | undefined }): Promise<AppliedRule[]> {
+    const { event, show } = await this.events.findShow(tx, partnerId, query.externalReferenceEventId, query.showId);
     const only = query.ticketOptionId;
     if (only !== undefined) {
-      asInvalid('ticketOptionId', `ticketOptionId '${only}' is not a ticket option of show '${show.showId}'`, () => this.events.findTicketOption(tx, show.id, only), 'query');
+      await asInvalid('ticketOptionId', `ticketOptionId '${only}' is not a ticket option of show '${show.showId}'`, async () => await this.events.findTicketOption(tx, show.id, only), 'query');
     }
     // Read-only lookups of the show's own ids and positions, to answer the partner's ids.
-    const options = new Map(ticketOptionsOfShow(tx, show.id).map((o) => [o.id, o]));
-    const pts = new Map(priceTypesOfShow(tx, show.id).map((p) => [p.id, p]));
+    const options = new Map((await ticketOptionsOfShow(tx, show.id)).map((o) => [o.id, o]));
+    const pts = new Map((await priceTypesOfShow(tx, show.id)).map((p) => [p.id, p]));
     const ids = { externalReferenceEventId: event.externalReferenceId, showId: show.showId };
     const keep = (optionPk: string) => {
       const o = options.get(optionPk);
@@ -190,7 +189,7 @@ export class RulesService {
     };
 
     const combos: { sort: number[]; item: AppliedRule }[] = [];
-    for (const c of combinationsOfShow(tx, show.id)) {
+    for (const c of await combinationsOfShow(tx, show.id)) {
       const o = keep(c.ticketOptionPk);
       const p = pts.get(c.priceTypePk);
       if (!o || !p) continue;
@@ -200,7 +199,7 @@ export class RulesService {
       });
     }
     const stored: { sort: number[]; item: AppliedRule }[] = [];
-    for (const r of tx.select().from(rules).where(eq(rules.showPk, show.id)).all()) {
+    for (const r of await tx.select().from(rules).where(eq(rules.showPk, show.id))) {
       const o = keep(r.ticketOptionPk);
       if (!o || !isRuleType(r.ruleType)) continue;
       const p = r.priceTypePk === null ? undefined : pts.get(r.priceTypePk);
@@ -218,14 +217,14 @@ export class RulesService {
   }
 
   /** The rules in force for a ticket option or combination; see `effectiveRules`. */
-  effective(tx: Tx, showPk: string, ticketOptionPk: string, priceTypePk: string | null): EffectiveRules {
-    return effectiveRules(tx, showPk, ticketOptionPk, priceTypePk);
+  async effective(tx: Tx, showPk: string, ticketOptionPk: string, priceTypePk: string | null): Promise<EffectiveRules> {
+    return await effectiveRules(tx, showPk, ticketOptionPk, priceTypePk);
   }
 
   // ---------------------------------------------------------------- internals
 
   /** The stored value of a rule item: money to minor units, instants to epoch ms, superSwapConfig merged. */
-  private toEntry(tx: Tx, item: RuleItem, option: OptionRow, scopeKey: string, i: number): RuleEntry {
+  private async toEntry(tx: Tx, item: RuleItem, option: OptionRow, scopeKey: string, i: number): Promise<RuleEntry> {
     const minor = (amount: number, field: string) => toMinor(amount, option.currency, `${i}.rules.${field}`);
     const priceRule = (r: { type: 'PERCENTAGE' | 'ABSOLUTE'; value: number }): PriceRule =>
       r.type === 'PERCENTAGE' ? { type: 'PERCENTAGE', percent: r.value } : { type: 'ABSOLUTE', amountMinor: minor(r.value, 'value') };
@@ -238,7 +237,7 @@ export class RulesService {
       case 'superSwapUnlock':
         return { ruleType: 'superSwapUnlock', rules: { hoursBeforeShow: item.rules.hoursBeforeShow } };
       case 'superSwapConfig': {
-        const stored = this.storedRule(tx, option.id, scopeKey, 'superSwapConfig');
+        const stored = await this.storedRule(tx, option.id, scopeKey, 'superSwapConfig');
         const current = { ...SUPER_SWAP_DEFAULTS, ...(stored?.rules as Partial<RuleValues['superSwapConfig']> | undefined) };
         const sent = item.rules;
         return {
@@ -273,18 +272,17 @@ export class RulesService {
     }
   }
 
-  private storedRule(tx: Tx, optionPk: string, scopeKey: string, ruleType: RuleType): RuleRow | undefined {
-    return tx
+  private async storedRule(tx: Tx, optionPk: string, scopeKey: string, ruleType: RuleType): Promise<RuleRow | undefined> {
+    return (await tx
       .select()
       .from(rules)
-      .where(and(eq(rules.ticketOptionPk, optionPk), eq(rules.scopeKey, scopeKey), eq(rules.ruleType, ruleType)))
-      .get();
+      .where(and(eq(rules.ticketOptionPk, optionPk), eq(rules.scopeKey, scopeKey), eq(rules.ruleType, ruleType))).limit(1))[0];
   }
 
   /** Within one scope the minimum may not exceed the maximum when both have the same type (400 naming the last item that set one). */
-  private checkPriceLimits(tx: Tx, scope: { index: number; optionPk: string; scopeKey: string; currency: string; label: string }): void {
-    const min = this.storedRule(tx, scope.optionPk, scope.scopeKey, 'minPriceSellConfig')?.rules as PriceRule | undefined;
-    const max = this.storedRule(tx, scope.optionPk, scope.scopeKey, 'maxPriceSellConfig')?.rules as PriceRule | undefined;
+  private async checkPriceLimits(tx: Tx, scope: { index: number; optionPk: string; scopeKey: string; currency: string; label: string }): Promise<void> {
+    const min = (await this.storedRule(tx, scope.optionPk, scope.scopeKey, 'minPriceSellConfig'))?.rules as PriceRule | undefined;
+    const max = (await this.storedRule(tx, scope.optionPk, scope.scopeKey, 'maxPriceSellConfig'))?.rules as PriceRule | undefined;
     if (!min || !max) return;
     const exceeds =
       min.type === 'PERCENTAGE' && max.type === 'PERCENTAGE'

@@ -9,7 +9,7 @@ const AT = '2026-03-01T12:00:00.000Z';
 /** An app with one partner and the event 'tour-2026': show-1 in the price-detail model, show-2 standard. */
 async function setup() {
   const t = createTestApp();
-  const p = t.partner();
+  const p = await t.partner();
   const ev = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour-2026', { shows: [priceDetailShowBody('show-1'), showBody('show-2')] }) });
   expect(ev.status).toBe(200);
   const post = (body: unknown, key: string = p.keys.private) => t.request('POST', '/v1/rules', { key, body });
@@ -106,7 +106,7 @@ describe('POST /v1/rules and GET /v1/rules', () => {
     const { t, post } = await setup();
     const res = await post([item('platformFees', { sellerFixed: 0.5, sellerPercent: 4.5 }), item('maxPriceSellConfig', { type: 'ABSOLUTE', value: 80.25 })]);
     expect(res.status).toBe(200);
-    const rows = t.db.select().from(rulesTable).all();
+    const rows = await t.db.select().from(rulesTable);
     expect(rows.find((r) => r.ruleType === 'platformFees')!.rules).toEqual({ sellerPercent: 4.5, sellerFixedMinor: 50 });
     expect(rows.find((r) => r.ruleType === 'maxPriceSellConfig')!.rules).toEqual({ type: 'ABSOLUTE', amountMinor: 8025 });
     expect(res.body.data.map((d: { rules: unknown }) => d.rules)).toEqual([{ sellerPercent: 4.5, sellerFixed: 0.5 }, { type: 'ABSOLUTE', value: 80.25 }]);
@@ -123,7 +123,7 @@ describe('POST /v1/rules and GET /v1/rules', () => {
     expect(none.status).toBe(401);
     expect(none.body).toMatchObject({ status: 401, data: null, errors: [{ code: 'unauthorized' }] });
     expect((await t.request('GET', '/v1/rules?externalReferenceEventId=tour-2026&showId=show-1')).status).toBe(401);
-    expect(t.db.select().from(rulesTable).all()).toEqual([]);
+    expect(await t.db.select().from(rulesTable)).toEqual([]);
   });
 
   it('creates a combination and updates the price of an existing one (seen on the event)', async () => {
@@ -180,7 +180,7 @@ describe('POST /v1/rules and GET /v1/rules', () => {
       { ...ref, ticketOptionId: 'opt-field', ruleType: 'platformFees', rules: { buyerFixed: 2 }, updatedAt: '2026-03-01T12:00:01.000Z' },
       { ...ref, ticketOptionId: 'opt-field', priceTypeId: 'pt-early', ruleType: 'maxSell', rules: { maxTickets: 6 }, updatedAt: '2026-03-01T12:00:01.000Z' },
     ]);
-    expect(t.db.select().from(rulesTable).all()).toHaveLength(3);
+    expect(await t.db.select().from(rulesTable)).toHaveLength(3);
   });
 
   it('effectiveRules: a combination-scoped rule wins over the option-scoped rule of the same type', async () => {
@@ -192,22 +192,22 @@ describe('POST /v1/rules and GET /v1/rules', () => {
       item('superSwapConfig', { enabled: true }, { priceTypeId: 'pt-early' }),
     ]);
     expect(res.status).toBe(200);
-    const { show } = t.deps.events.findShow(t.db, p.id, 'tour-2026', 'show-1');
-    const option = t.deps.events.findTicketOption(t.db, show.id, 'opt-field');
-    const early = t.deps.events.findPriceType(t.db, show.id, 'pt-early');
-    const standard = t.deps.events.findPriceType(t.db, show.id, 'pt-standard');
+    const { show } = await t.deps.events.findShow(t.db, p.id, 'tour-2026', 'show-1');
+    const option = await t.deps.events.findTicketOption(t.db, show.id, 'opt-field');
+    const early = await t.deps.events.findPriceType(t.db, show.id, 'pt-early');
+    const standard = await t.deps.events.findPriceType(t.db, show.id, 'pt-standard');
 
-    const combo = effectiveRules(t.db, show.id, option.id, early.id);
+    const combo = await effectiveRules(t.db, show.id, option.id, early.id);
     expect(combo.maxSell).toEqual({ scope: 'combination', rules: { maxTickets: 2 }, updatedAt: Date.parse(AT) });
     expect(combo.qrUnlock).toEqual({ scope: 'ticketOption', rules: { hoursBeforeShow: 6 }, updatedAt: Date.parse(AT) });
     expect(combo.superSwapConfig?.rules).toEqual({ enabled: true, reissueTicketAccess: true, allowAfterQrUnlock: false });
     expect(Object.keys(combo).sort()).toEqual(['maxSell', 'qrUnlock', 'superSwapConfig']);
 
-    const optionOnly = effectiveRules(t.db, show.id, option.id, null);
+    const optionOnly = await effectiveRules(t.db, show.id, option.id, null);
     expect(optionOnly.maxSell?.rules.maxTickets).toBe(4);
     expect(optionOnly.superSwapConfig).toBeUndefined();
-    expect(effectiveRules(t.db, show.id, option.id, standard.id).maxSell).toEqual({ scope: 'ticketOption', rules: { maxTickets: 4 }, updatedAt: Date.parse(AT) });
-    expect(t.deps.rules.effective(t.db, show.id, option.id, early.id)).toEqual(combo);
+    expect((await effectiveRules(t.db, show.id, option.id, standard.id)).maxSell).toEqual({ scope: 'ticketOption', rules: { maxTickets: 4 }, updatedAt: Date.parse(AT) });
+    expect(await t.deps.rules.effective(t.db, show.id, option.id, early.id)).toEqual(combo);
   });
 
   it('accepts min and max price limits moved together in one request, and of different types', async () => {
@@ -245,7 +245,7 @@ describe('the retired path /v1/events/rules', () => {
     expect(post.status).toBe(410);
     expect(post.body).toEqual({ status: 410, data: null, errors: [{ code: 'endpoint_moved', message: '/v1/events/rules was replaced by POST /v1/rules (same key, same fields)' }] });
     expect(post.headers.get('link')).toBe('</v1/rules>; rel="successor-version"');
-    expect(t.db.select().from(rulesTable).all()).toEqual([]);
+    expect(await t.db.select().from(rulesTable)).toEqual([]);
     // Authentication first, as everywhere.
     expect((await t.request('POST', '/v1/events/rules', { body })).status).toBe(401);
     expect((await t.request('POST', '/v1/events/rules', { key: p.keys.channels, body })).status).toBe(403);

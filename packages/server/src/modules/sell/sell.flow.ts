@@ -24,13 +24,13 @@ export async function verifyOwnership(deps: AppDeps, partner: PartnerRow, user: 
   const owned = await checkOwnership(deps, partner, identifier);
   if (owned.kind !== 'owned') return owned.kind === 'no_account' ? { kind: 'no_account' } : { kind: 'unavailable' };
   const ticketIds = new Set(owned.tickets.map((t) => t.ticketId));
-  await deps.db.transact((tx) => {
-    syncUnknownTickets(deps, tx, partner.id, user, owned.tickets);
+  await deps.db.transact(async (tx) => {
+    await syncUnknownTickets(deps, tx, partner.id, user, owned.tickets);
     for (const ticketId of claim) {
       if (!ticketIds.has(ticketId)) continue;
-      const ticket = deps.tickets.get(tx, partner.id, ticketId);
+      const ticket = await deps.tickets.get(tx, partner.id, ticketId);
       if (ticket.ownerPk !== user.id && (ticket.state === 'VALID' || ticket.state === 'LISTED')) {
-        deps.tickets.update(tx, partner.id, ticketId, { buyer: { ...(user.externalId ? { id: user.externalId } : {}), ...(user.email ? { email: user.email } : {}), ...(user.phone ? { phone: user.phone } : {}) } });
+        await deps.tickets.update(tx, partner.id, ticketId, { buyer: { ...(user.externalId ? { id: user.externalId } : {}), ...(user.email ? { email: user.email } : {}), ...(user.phone ? { phone: user.phone } : {}) } });
       }
     }
   });

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { describe, expect, it } from 'vitest';
 import { ownershipEndpoint } from '../../testing/platform.js';
 import { createTestApp } from '../../testing/harness.js';
@@ -9,7 +10,7 @@ const rec = (ticketId: string, showId = 'show-1', extra: Record<string, unknown>
 async function setup(owned: unknown[]) {
   const map = new Map<string, unknown[]>([['fan@example.com', owned]]);
   const t = createTestApp();
-  const p = t.partner('Acme', { ownershipUrl: await ownershipEndpoint(map) });
+  const p = await t.partner('Acme', { ownershipUrl: await ownershipEndpoint(map) });
   await withEvent(t, p);
   const browser = new TestBrowser(t.app);
   /** What the partner does on every click of its Sell button, then the user's browser. */
@@ -31,7 +32,7 @@ describe('smart publish', () => {
     const url = new URL(res.body.data);
     expect(url.origin + url.pathname).toBe(`http://resale.test/sell/${p.id}/start`);
     expect(url.searchParams.get('lang')).toBe('es');
-    expect(t.deps.users.find(t.db, p.id, 'new@example.com')).not.toBeNull();
+    expect(await t.deps.users.find(t.db, p.id, 'new@example.com')).not.toBeNull();
     expect((await browser.get(url.pathname + url.search)).status).toBe(302);
     const reused = await new TestBrowser(t.app).get(url.pathname + url.search);
     expect(reused.status).not.toBe(200);
@@ -51,14 +52,14 @@ describe('smart publish', () => {
     const page = await smartPublish();
     expect(page.status).toBe(302);
     expect(page.location).toBe(`/sell/${p.id}/ticket/only-1?lang=en`);
-    expect(t.deps.tickets.get(t.db, p.id, 'only-1').state).toBe('VALID');
+    expect((await t.deps.tickets.get(t.db, p.id, 'only-1')).state).toBe('VALID');
   });
 
   it('routes several tickets of one show to its ticket hub, and several shows to a picker', async () => {
     const one = await setup([rec('h1'), rec('h2')]);
     const hub = await one.smartPublish();
     expect(hub.status).toBe(302);
-    const showPk = one.t.deps.tickets.get(one.t.db, one.p.id, 'h1').showPk;
+    const showPk = (await one.t.deps.tickets.get(one.t.db, one.p.id, 'h1')).showPk;
     expect(hub.location).toBe(`/sell/${one.p.id}/show/${showPk}?lang=en`);
     const hubPage = await one.browser.get(hub.location!);
     expect(hubPage.text).toContain(`href="/sell/${one.p.id}/ticket/h1?lang=en"`);
@@ -74,8 +75,8 @@ describe('smart publish', () => {
   it('routes a seller whose tickets are all listed to their listings', async () => {
     const { t, p, smartPublish } = await setup([rec('l1')]);
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('l1')] });
-    const ticket = t.deps.tickets.get(t.db, p.id, 'l1');
-    const listing = t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }));
+    const ticket = await t.deps.tickets.get(t.db, p.id, 'l1');
+    const listing = await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }));
     const page = await smartPublish();
     expect(page.text).toContain('Your listings');
     expect(page.text).toContain(`href="/sell/${p.id}/listings/${listing.id}?lang=en"`);
@@ -93,8 +94,8 @@ describe('entry URLs', () => {
     const order = await t.request('GET', '/v1/marketplace/sellingflow/url/order/entrypoint?orderId=o%2F1', { key: p.keys.private });
     expect(order.body.data).toBe(`http://resale.test/sell/${p.id}/order/o%2F1?lang=en`);
     expect((await t.request('GET', '/v1/marketplace/sellingflow/details/url?ticketId=d1', { key: p.keys.private })).status).toBe(404);
-    const ticket = t.deps.tickets.get(t.db, p.id, 'd1');
-    const listing = t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }));
+    const ticket = await t.deps.tickets.get(t.db, p.id, 'd1');
+    const listing = await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }));
     const details = new URL((await t.request('GET', '/v1/marketplace/sellingflow/details/url?ticketId=d1&sellerEmail=fan@example.com', { key: p.keys.private })).body.data);
     expect(details.pathname).toBe(`/sell/${p.id}/listings/${listing.id}`);
     expect(details.searchParams.get('oneTimeToken')).toBeTruthy();
@@ -117,10 +118,10 @@ describe('order flow and payout details', () => {
     expect(bad.status).toBe(400);
     const done = await browser.post(`/sell/${p.id}/order/ord-9`, { _csrf: csrf, price: '50' });
     expect(done.status).toBe(303);
-    const packs = ['o1', 'o3'].map((id) => t.deps.listings.getByTicket(t.db, p.id, id));
+    const packs = await inOrder(['o1', 'o3'], async (id) => await t.deps.listings.getByTicket(t.db, p.id, id));
     expect(packs[0]).toMatchObject({ quantity: 2, orderId: 'ord-9', state: 'ACTIVE', priceMinor: 5000 });
     expect(packs[1]).toMatchObject({ quantity: 1, state: 'ACTIVE' });
-    expect(t.deps.listings.getByTicket(t.db, p.id, 'o2').id).toBe(packs[0]!.id);
+    expect((await t.deps.listings.getByTicket(t.db, p.id, 'o2')).id).toBe(packs[0]!.id);
   });
 
   it('saves payout details behind CSRF and shows only the last four characters', async () => {

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../context.js';
@@ -45,16 +46,16 @@ export function sellHubRoutes(deps: AppDeps) {
   async function sellerTickets(c: C, partner: PartnerRow, lang: Lang): Promise<{ userPk: string; list: HubTicket[] } | Response> {
     const session = requireUser(c, partner);
     if (session instanceof Response) return session;
-    const user = await deps.db.read((tx) => deps.users.get(tx, partner.id, session.userPk));
+    const user = await deps.db.read(async (tx) => await deps.users.get(tx, partner.id, session.userPk));
     const v = await verifyOwnership(deps, partner, user);
     if (v.kind === 'no_account') return safeRedirect(c, signInUrl(partner, deps.config.publicBaseUrl, currentServiceUrl(c, deps.config.publicBaseUrl), lang));
     if (v.kind === 'unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
     const now = deps.clock.now();
-    const list = await deps.db.read((tx) => {
-      const owned = ownedTicketsByRefs(tx, partner.id, user.id, [...v.ticketIds], ['VALID', 'LISTED']);
+    const list = await deps.db.read(async (tx) => {
+      const owned = await ownedTicketsByRefs(tx, partner.id, user.id, [...v.ticketIds], ['VALID', 'LISTED']);
       // Their shows, events and options in one read each; upcoming shows only, earliest first.
-      const shows = showsWithEvents(tx, owned.map((t) => t.showPk));
-      const options = ticketOptionsByPks(tx, owned.map((t) => t.ticketOptionPk));
+      const shows = await showsWithEvents(tx, owned.map((t) => t.showPk));
+      const options = await ticketOptionsByPks(tx, owned.map((t) => t.ticketOptionPk));
       const rows = owned
         .flatMap((t) => {
           const s = shows.get(t.showPk);
@@ -62,8 +63,8 @@ export function sellHubRoutes(deps: AppDeps) {
           return s && o && s.show.startsAt > now ? [{ t, showTitle: s.show.title, startsAt: s.show.startsAt, eventTitle: s.event.title, optionTitle: o.title }] : [];
         })
         .sort((a, b) => a.startsAt - b.startsAt || (a.t.ticketId < b.t.ticketId ? -1 : a.t.ticketId > b.t.ticketId ? 1 : 0));
-      return rows.map((r): HubTicket => {
-        const live = r.t.state === 'LISTED' ? deps.listings.liveListingOf(tx, r.t.id) : undefined;
+      return await inOrder(rows, async (r): Promise<HubTicket> => {
+        const live = r.t.state === 'LISTED' ? await deps.listings.liveListingOf(tx, r.t.id) : undefined;
         return {
           ticketId: r.t.ticketId,
           orderId: r.t.orderId,
@@ -73,7 +74,7 @@ export function sellHubRoutes(deps: AppDeps) {
           startsAt: r.startsAt,
           optionTitle: r.optionTitle,
           groupKey: `${r.t.ticketOptionPk}|${r.t.priceTypePk ?? ''}`,
-          sellable: r.t.state === 'VALID' && deps.listings.notSellable(tx, r.t) === null,
+          sellable: r.t.state === 'VALID' && (await deps.listings.notSellable(tx, r.t)) === null,
           listingId: live && live.sellerPk === user.id ? live.id : null,
         };
       });
@@ -151,7 +152,7 @@ export function sellHubRoutes(deps: AppDeps) {
     if (list.length === 0) return notFoundPage(c, lang);
     const action = `/sell/${partner.id}/order/${encodeURIComponent(orderId)}`;
     const sellable = list.filter((x) => x.sellable);
-    const currency = sellable.length > 0 ? await deps.db.read((tx) => deps.listings.quote(tx, deps.tickets.get(tx, partner.id, sellable[0]!.ticketId), null).currency) : null;
+    const currency = sellable.length > 0 ? await deps.db.read(async (tx) => (await deps.listings.quote(tx, await deps.tickets.get(tx, partner.id, sellable[0]!.ticketId), null)).currency) : null;
     const title = sm(lang, 'sellOrderTitle', { orderId });
     return renderPage(
       c,
@@ -200,11 +201,11 @@ export function sellHubRoutes(deps: AppDeps) {
       const groups = new Map<string, HubTicket[]>();
       for (const x of sellable) groups.set(x.groupKey, [...(groups.get(x.groupKey) ?? []), x]);
       try {
-        await deps.db.transact((tx) => {
-          const first = deps.tickets.get(tx, partner.id, sellable[0]!.ticketId);
-          const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', deps.listings.quote(tx, first, null).currency);
+        await deps.db.transact(async (tx) => {
+          const first = await deps.tickets.get(tx, partner.id, sellable[0]!.ticketId);
+          const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', (await deps.listings.quote(tx, first, null)).currency);
           for (const group of groups.values()) {
-            deps.listings.create(tx, partner.id, { sellerPk: r.userPk, ticketPks: group.map((x) => deps.tickets.get(tx, partner.id, x.ticketId).id), priceMinor });
+            await deps.listings.create(tx, partner.id, { sellerPk: r.userPk, ticketPks: await inOrder(group, async (x) => (await deps.tickets.get(tx, partner.id, x.ticketId)).id), priceMinor });
           }
         });
       } catch (err) {
@@ -237,7 +238,7 @@ export function sellHubRoutes(deps: AppDeps) {
       // The step-up lapsed while the form was open (or the form was posted without one): nothing is saved.
       if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}`, lang), 303);
       try {
-        await deps.db.transact((tx) => accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang));
+        await deps.db.transact(async (tx) => await accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang));
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         return payoutPage(c, partner, lang, session.userPk, { [err.entries[0]!.path ?? 'iban']: err.message });
@@ -247,7 +248,7 @@ export function sellHubRoutes(deps: AppDeps) {
   );
 
   async function payoutPage(c: C, partner: PartnerRow, lang: Lang, userPk: string, errors: Record<string, string>) {
-    const saved = await deps.db.read((tx) => accounts.view(tx, userPk));
+    const saved = await deps.db.read(async (tx) => await accounts.view(tx, userPk));
     const action = `/sell/${partner.id}/payout`;
     return renderPage(
       c,

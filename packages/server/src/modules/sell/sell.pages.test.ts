@@ -29,14 +29,14 @@ const record = (ticketId: string, extra: Record<string, unknown> = {}) => ({ eve
 async function setup() {
   const pf = await platform();
   const t = createTestApp();
-  const p = t.partner('Acme', { ownershipUrl: pf.url, loginUrl: 'https://partner.example/login' });
+  const p = await t.partner('Acme', { ownershipUrl: pf.url, loginUrl: 'https://partner.example/login' });
   await withEvent(t, p);
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('a1'), ticketBody('a2')] });
   pf.state.owned.set('fan@example.com', [record('a1'), record('a2'), record('new-1')]);
   const browser = new TestBrowser(t.app);
   const signIn = async (email = 'fan@example.com') => {
-    const user = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { email }));
-    const token = t.db.transaction((tx) => authService(t.deps).mintOneTimeToken(tx, p.id, user.id, 'test'));
+    const user = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { email }));
+    const token = await t.db.transact(async (tx) => await authService(t.deps).mintOneTimeToken(tx, p.id, user.id, 'test'));
     const res = await browser.get(`/sell/${p.id}/ticket/a1?oneTimeToken=${token}`);
     expect(res.status).toBe(302);
     return user;
@@ -89,16 +89,16 @@ describe('sell flow: publishing', () => {
     expect(tooHigh.status).toBe(400);
     expect(tooHigh.text).toContain('The price must be at most 45.5 EUR');
     expect(tooHigh.text).toContain('aria-invalid="true"');
-    expect(t.deps.tickets.get(t.db, p.id, 'a1').state).toBe('VALID');
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
 
     const badIban = await browser.post(page, { _csrf: csrf, price: '40', intent: 'publish', holderName: 'Ana García', iban: 'ES00 1234' });
     expect(badIban.status).toBe(400);
     expect(badIban.text).toContain('Enter a valid IBAN');
-    expect(t.deps.tickets.get(t.db, p.id, 'a1').state).toBe('VALID');
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
 
     const done = await browser.post(page, { _csrf: csrf, price: '40', intent: 'publish', holderName: 'Ana García', iban: 'ES91 2100 0418 4502 0005 1332' });
     expect(done.status).toBe(303);
-    const listing = t.deps.listings.getByTicket(t.db, p.id, 'a1');
+    const listing = await t.deps.listings.getByTicket(t.db, p.id, 'a1');
     expect(listing).toMatchObject({ state: 'ACTIVE', priceMinor: 4000, payoutMinor: 3800, sellerPk: user.id });
     expect(done.location).toBe(`/sell/${p.id}/listings/${listing.id}?lang=en&published=1`);
     const confirmation = await browser.get(done.location!);
@@ -131,7 +131,7 @@ describe('sell flow: publishing', () => {
     pf.state.status = 500;
     const down = await browser.post(page, { _csrf: csrf, price: '40', intent: 'publish' });
     expect(down.status).toBe(503);
-    expect(t.deps.tickets.get(t.db, p.id, 'a1').state).toBe('VALID');
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
     pf.state.status = 200;
     pf.state.owned.delete('fan@example.com');
     const noAccount = await browser.get(page);
@@ -144,7 +144,7 @@ describe('sell flow: publishing', () => {
     await signIn();
     const res = await browser.get(`/sell/${p.id}/ticket/new-1?sync=1`);
     expect(res.status).toBe(200);
-    expect(t.deps.tickets.get(t.db, p.id, 'new-1')).toMatchObject({ state: 'VALID' });
+    expect(await t.deps.tickets.get(t.db, p.id, 'new-1')).toMatchObject({ state: 'VALID' });
     const csrf = inputValue(res.text, '_csrf')!;
     expect((await browser.post(`/sell/${p.id}/ticket/new-1`, { _csrf: csrf, price: '30', intent: 'publish' })).status).toBe(303);
   });
@@ -166,7 +166,7 @@ describe('sell flow: managing a listing', () => {
     const csrf = /name="_csrf" value="([^"]*)"/.exec(view.text.slice(view.text.indexOf(priceAction)))![1]!;
     const changed = await browser.post(priceAction, { _csrf: csrf, price: '42.50' });
     expect(changed.status).toBe(303);
-    expect(t.deps.listings.getByTicket(t.db, p.id, 'a1').priceMinor).toBe(4250);
+    expect((await t.deps.listings.getByTicket(t.db, p.id, 'a1')).priceMinor).toBe(4250);
     expect((await browser.get(changed.location!)).text).toContain('The price was changed.');
     const bad = await browser.post(priceAction, { _csrf: csrf, price: 'cheap' });
     expect(bad.status).toBe(400);
@@ -177,15 +177,15 @@ describe('sell flow: managing a listing', () => {
     const csrf2 = /name="_csrf" value="([^"]*)"/.exec(view2.text.slice(view2.text.indexOf(removeAction)))![1]!;
     const removed = await browser.post(removeAction, { _csrf: csrf2 });
     expect(removed.status).toBe(303);
-    expect(t.deps.tickets.get(t.db, p.id, 'a1').state).toBe('VALID');
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
     expect((await browser.get(removed.location!)).text).toContain('Your listing was removed.');
   });
 
   it('shows another seller’s listing as not found, and is localised', async () => {
     const { t, p, listingPage } = await listed();
     const stranger = new TestBrowser(t.app);
-    const user = t.db.transaction((tx) => t.deps.users.resolve(tx, p.id, { email: 'other@example.com' }));
-    const token = t.db.transaction((tx) => authService(t.deps).mintOneTimeToken(tx, p.id, user.id, 'test'));
+    const user = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { email: 'other@example.com' }));
+    const token = await t.db.transact(async (tx) => await authService(t.deps).mintOneTimeToken(tx, p.id, user.id, 'test'));
     await stranger.get(`${listingPage}&oneTimeToken=${token}`);
     expect((await stranger.get(listingPage)).status).toBe(404);
   });

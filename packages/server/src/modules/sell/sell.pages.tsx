@@ -208,7 +208,7 @@ export function sellPageRoutes(deps: AppDeps) {
 
   /** Verifies the user still owns `ticketId` (live), or answers the page that says why not. */
   async function owned(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang): Promise<Response | null> {
-    const user = await deps.db.read((tx) => deps.users.get(tx, partner.id, userPk));
+    const user = await deps.db.read(async (tx) => await deps.users.get(tx, partner.id, userPk));
     const v = await verifyOwnership(deps, partner, user, [ticketId]);
     if (v.kind === 'no_account') return safeRedirect(c, signInUrl(partner, deps.config.publicBaseUrl, currentServiceUrl(c, deps.config.publicBaseUrl), lang));
     if (v.kind === 'unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
@@ -217,9 +217,9 @@ export function sellPageRoutes(deps: AppDeps) {
   }
 
   async function sellForm(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang, state: { price?: string; errors?: FieldErrors; preview?: number | null; holderName?: string }) {
-    const { ticket, facts, quote, payout } = await deps.db.read((tx) => {
-      const ticket = deps.tickets.get(tx, partner.id, ticketId);
-      return { ticket, facts: eventOfTicket(tx, ticket), quote: deps.listings.quote(tx, ticket, state.preview ?? null), payout: accounts.view(tx, userPk) };
+    const { ticket, facts, quote, payout } = await deps.db.read(async (tx) => {
+      const ticket = await deps.tickets.get(tx, partner.id, ticketId);
+      return { ticket, facts: await eventOfTicket(tx, ticket), quote: await deps.listings.quote(tx, ticket, state.preview ?? null), payout: await accounts.view(tx, userPk) };
     });
     const breakdown = quote.limits.fixedMinor !== null || state.preview != null ? quote.breakdown : null;
     const action = `/sell/${partner.id}/ticket/${encodeURIComponent(ticketId)}`;
@@ -255,9 +255,9 @@ export function sellPageRoutes(deps: AppDeps) {
       const ticketId = c.req.param('ticketId') ?? '';
       const refused = await owned(c, partner, session.userPk, ticketId, lang);
       if (refused) return refused;
-      const { live, reason } = await deps.db.read((tx) => {
-        const ticket = deps.tickets.get(tx, partner.id, ticketId);
-        return { live: deps.listings.liveListingOf(tx, ticket.id), reason: deps.listings.notSellable(tx, ticket) };
+      const { live, reason } = await deps.db.read(async (tx) => {
+        const ticket = await deps.tickets.get(tx, partner.id, ticketId);
+        return { live: await deps.listings.liveListingOf(tx, ticket.id), reason: await deps.listings.notSellable(tx, ticket) };
       });
       if (live && live.sellerPk === session.userPk) return safeRedirect(c, `/sell/${partner.id}/listings/${live.id}?lang=${lang}`);
       if (reason) return noticePage(c, { lang, status: 409, title: sm(lang, 'notSellableTitle'), text: sm(lang, `reason_${reason}`) });
@@ -278,9 +278,9 @@ export function sellPageRoutes(deps: AppDeps) {
       const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
       const refused = await owned(c, partner, session.userPk, ticketId, lang);
       if (refused) return refused;
-      const { ticket, currency } = await deps.db.read((tx) => {
-        const ticket = deps.tickets.get(tx, partner.id, ticketId);
-        return { ticket, currency: deps.listings.quote(tx, ticket, null).currency };
+      const { ticket, currency } = await deps.db.read(async (tx) => {
+        const ticket = await deps.tickets.get(tx, partner.id, ticketId);
+        return { ticket, currency: (await deps.listings.quote(tx, ticket, null)).currency };
       });
       const errors: FieldErrors = {};
       let priceMinor: number | null = null;
@@ -297,7 +297,7 @@ export function sellPageRoutes(deps: AppDeps) {
       }
       if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
       try {
-        const listing = await deps.db.transact((tx) => {
+        const listing = await deps.db.transact(async (tx) => {
           if (str('iban') || str('holderName')) {
             // Payout details need a fresh step-up (see auth.step-up.tsx); without one nothing is published either.
             if (!deps.auth.isSteppedUp(session)) {
@@ -305,13 +305,13 @@ export function sellPageRoutes(deps: AppDeps) {
               throw new ApiError(403, 'step_up_required', errors.iban);
             }
             try {
-              accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang);
+              await accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang);
             } catch (err) {
               if (err instanceof ApiError) errors[err.entries[0]!.path as 'iban' | 'holderName'] = err.message;
               throw err;
             }
           }
-          return deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
+          return await deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
         });
         return safeRedirect(c, `/sell/${partner.id}/listings/${listing.id}?lang=${lang}&published=1`, 303);
       } catch (err) {
@@ -326,7 +326,7 @@ export function sellPageRoutes(deps: AppDeps) {
   );
 
   async function listingPage(c: C, partner: PartnerRow, listing: ListingRow, lang: Lang, errors: FieldErrors = {}) {
-    const { api, facts } = await deps.db.read((tx) => ({ api: deps.listings.toApi(tx, listing), facts: eventOfTicket(tx, deps.listings.ticketsOf(tx, listing.id)[0]!) }));
+    const { api, facts } = await deps.db.read(async (tx) => ({ api: await deps.listings.toApi(tx, listing), facts: await eventOfTicket(tx, (await deps.listings.ticketsOf(tx, listing.id))[0]!) }));
     const b = priceBreakdown(listing.priceMinor, { buyerPercent: 0, buyerFixedMinor: listing.buyerFeeMinor, sellerPercent: 0, sellerFixedMinor: listing.sellerFeeMinor });
     const base = `/sell/${partner.id}/listings/${listing.id}`;
     const flag = (k: string) => c.req.query(k) === '1';
@@ -388,7 +388,7 @@ export function sellPageRoutes(deps: AppDeps) {
 
   /** The seller's own listing, or null (another seller's reads as not found). */
   async function ownListing(c: C, partner: PartnerRow, userPk: string): Promise<ListingRow | null> {
-    const l = await deps.db.read((tx) => listingById(tx, c.req.param('listingId') ?? ''));
+    const l = await deps.db.read(async (tx) => await listingById(tx, c.req.param('listingId') ?? ''));
     return l && l.partnerId === partner.id && l.sellerPk === userPk ? l : null;
   }
 
@@ -416,14 +416,14 @@ export function sellPageRoutes(deps: AppDeps) {
         if (c.req.param('action') === 'price') {
           const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', listing.currency);
           if (priceMinor === null) throw ApiError.field('missing_field', 'price', t(lang, 'errorText'));
-          await deps.db.transact((tx) => deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
+          await deps.db.transact(async (tx) => await deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
           return safeRedirect(c, `${base}&updated=1`, 303);
         }
-        await deps.db.transact((tx) => deps.listings.terminateByTicket(tx, partner.id, deps.listings.ticketsOf(tx, listing.id)[0]!.ticketId, session.userPk));
+        await deps.db.transact(async (tx) => await deps.listings.terminateByTicket(tx, partner.id, (await deps.listings.ticketsOf(tx, listing.id))[0]!.ticketId, session.userPk));
         return safeRedirect(c, `${base}&removed=1`, 303);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
-        const fresh = await deps.db.read((tx) => deps.listings.get(tx, partner.id, listing.id));
+        const fresh = await deps.db.read(async (tx) => await deps.listings.get(tx, partner.id, listing.id));
         return listingPage(c, partner, fresh, lang, err.entries[0]?.path === 'price' ? { price: err.message } : { form: err.message });
       }
     }),

@@ -3,9 +3,9 @@ import { showWithEvent, ticketOptionByPk } from '../events/events.queries.js';
 import type { TicketRow } from '../tickets/tickets.queries.js';
 
 /** What the sell pages say about a ticket's event, show and category. */
-export function eventOfTicket(tx: Tx, ticket: Pick<TicketRow, 'showPk' | 'ticketOptionPk'>) {
-  const found = showWithEvent(tx, ticket.showPk);
-  const option = ticketOptionByPk(tx, ticket.ticketOptionPk);
+export async function eventOfTicket(tx: Tx, ticket: Pick<TicketRow, 'showPk' | 'ticketOptionPk'>) {
+  const found = await showWithEvent(tx, ticket.showPk);
+  const option = await ticketOptionByPk(tx, ticket.ticketOptionPk);
   if (!found || !option) throw new Error(`No show ${ticket.showPk} with ticket option ${ticket.ticketOptionPk}`);
   const { show, event } = found;
   return {

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../context.js';
 import { createRouter, envelope, errorResponses, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
-import { loginTrustSigner } from '../auth/auth.urls.js';
+import { withLoginTrust } from '../auth/auth.urls.js';
 
 const lang = z.enum(['en', 'es']).optional().openapi({ param: { name: 'lang', in: 'query' }, example: 'es', description: 'Defaults to the partner’s language.' });
 const loginTrust = z
@@ -37,7 +37,7 @@ export function sellEntryRoutes(deps: AppDeps) {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
       const url = `${base}/sell/${partner.id}/ticket/${encodeURIComponent(q.ticketId)}?lang=${q.lang ?? partner.settings.defaultLang}`;
-      return respondInTransaction(c, deps, 200, (tx) => loginTrustSigner(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, 'sellFlow')(url));
+      return respondInTransaction(c, deps, 200, async (tx) => withLoginTrust(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, url, 'sellFlow'));
     },
   );
 
@@ -56,7 +56,7 @@ export function sellEntryRoutes(deps: AppDeps) {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
       const url = `${base}/sell/${partner.id}/order/${encodeURIComponent(q.orderId)}?lang=${q.lang ?? partner.settings.defaultLang}`;
-      return respondInTransaction(c, deps, 200, (tx) => loginTrustSigner(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, 'sellFlow')(url));
+      return respondInTransaction(c, deps, 200, async (tx) => withLoginTrust(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, url, 'sellFlow'));
     },
   );
 
@@ -80,10 +80,10 @@ export function sellEntryRoutes(deps: AppDeps) {
     (c) => {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
-      return respondInTransaction(c, deps, 200, (tx) => {
-        const listing = deps.listings.getByTicket(tx, partner.id, q.ticketId, q.sellerEmail);
+      return respondInTransaction(c, deps, 200, async (tx) => {
+        const listing = await deps.listings.getByTicket(tx, partner.id, q.ticketId, q.sellerEmail);
         const url = `${base}/sell/${partner.id}/listings/${listing.id}?lang=${q.lang ?? partner.settings.defaultLang}`;
-        return loginTrustSigner(deps, tx, { partnerId: partner.id, user: q.sellerEmail, method: 'email', path: 'sellerEmail' }, 'sellFlow')(url);
+        return withLoginTrust(deps, tx, { partnerId: partner.id, user: q.sellerEmail, method: 'email', path: 'sellerEmail' }, url, 'sellFlow');
       });
     },
   );
@@ -105,7 +105,7 @@ export function sellEntryRoutes(deps: AppDeps) {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
       const url = `${base}/sell/${partner.id}/start?lang=${q.lang ?? partner.settings.defaultLang}`;
-      return respondInTransaction(c, deps, 200, (tx) => loginTrustSigner(deps, tx, { partnerId: partner.id, user: q.email, method: 'email', path: 'email' }, 'smartPublish')(url));
+      return respondInTransaction(c, deps, 200, async (tx) => withLoginTrust(deps, tx, { partnerId: partner.id, user: q.email, method: 'email', path: 'email' }, url, 'smartPublish'));
     },
   );
 

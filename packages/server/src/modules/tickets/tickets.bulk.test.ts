@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { TypeID, typeid } from 'typeid-js';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../db/client.js';
@@ -9,8 +10,8 @@ import { UsersService, type UserIdentity } from '../users/users.service.js';
 import { ROWS_PER_STATEMENT } from './tickets.bulk.js';
 
 /** Applies items straight through the service (the path of jobs and of POST /v1/sync/tickets). */
-function apply(t: TestApp, p: TestPartner, raw: unknown[]) {
-  return t.db.transaction((tx) => t.deps.tickets.syncCreate(tx, p.id, raw));
+async function apply(t: TestApp, p: TestPartner, raw: unknown[]) {
+  return await t.db.transact(async (tx) => await t.deps.tickets.syncCreate(tx, p.id, raw));
 }
 
 const count = (t: TestApp, table: 'tickets' | 'users') => (t.db.$client.prepare(`select count(*) n from ${table}`).get() as { n: number }).n;
@@ -20,7 +21,7 @@ const ownerEmail = (t: TestApp, ticketId: string) =>
 
 async function setup() {
   const t = createTestApp();
-  const p = t.partner();
+  const p = await t.partner();
   await withEvent(t, p);
   return { t, p };
 }
@@ -28,11 +29,11 @@ async function setup() {
 describe('set-based ingestion', () => {
   it('reports created and updated exactly; a batch sent again updates in place and keeps ids and createdAt', async () => {
     const { t, p } = await setup();
-    const first = apply(t, p, Array.from({ length: 30 }, (_, i) => ticketBody(`k${i}`, { buyer: `fan${i % 4}@example.com`, section: `S${i}` })));
+    const first = await apply(t, p, Array.from({ length: 30 }, (_, i) => ticketBody(`k${i}`, { buyer: `fan${i % 4}@example.com`, section: `S${i}` })));
     expect(first.map((r) => r.status)).toEqual(Array(30).fill('created'));
     const before = row(t, 'k7');
     t.clock.advance(5000);
-    const second = apply(t, p, [...Array.from({ length: 10 }, (_, i) => ticketBody(`k${i}`, { buyer: `fan${i % 4}@example.com`, price: 50 })), ticketBody('k-new')]);
+    const second = await apply(t, p, [...Array.from({ length: 10 }, (_, i) => ticketBody(`k${i}`, { buyer: `fan${i % 4}@example.com`, price: 50 })), ticketBody('k-new')]);
     expect(second.map((r) => `${r.ticketId}:${r.status}`)).toEqual([...Array.from({ length: 10 }, (_, i) => `k${i}:updated`), 'k-new:created']);
     const after = row(t, 'k7');
     expect(after).toMatchObject({ id: before.id, created_at: before.created_at, price_minor: 5000, section: null, updated_at: (before.updated_at as number) + 5000 });
@@ -43,8 +44,8 @@ describe('set-based ingestion', () => {
     const { t, p } = await setup();
     const seen: string[] = [];
     // Handlers run after the batch so far is written: they see the ticket as the batch left it.
-    t.deps.bus.on('ticket.invalidated', (_tx, e) => seen.push(`${e.reason}:${e.ticketPk === row(t, 'd1').id}:${ownerEmail(t, 'd1')}`));
-    const res = apply(t, p, [ticketBody('d1', { seat: '1' }), ticketBody('d2'), ticketBody('d1', { seat: '2', buyer: 'second@example.com', price: 60 })]);
+    t.deps.bus.on('ticket.invalidated', (_tx, e) => void seen.push(`${e.reason}:${e.ticketPk === row(t, 'd1').id}:${ownerEmail(t, 'd1')}`));
+    const res = await apply(t, p, [ticketBody('d1', { seat: '1' }), ticketBody('d2'), ticketBody('d1', { seat: '2', buyer: 'second@example.com', price: 60 })]);
     expect(res.map((r) => `${r.ticketId}:${r.status}`)).toEqual(['d1:created', 'd2:created', 'd1:updated']);
     expect(count(t, 'tickets')).toBe(2);
     expect(row(t, 'd1')).toMatchObject({ seat: '2', price_minor: 6000, state: 'VALID' });
@@ -54,16 +55,16 @@ describe('set-based ingestion', () => {
 
   it('raises ticket.invalidated for owner changes and moves of stored tickets, and not for plain updates', async () => {
     const { t, p } = await setup();
-    apply(t, p, [ticketBody('m1'), ticketBody('m2'), ticketBody('m3'), ticketBody('m4')]);
+    await apply(t, p, [ticketBody('m1'), ticketBody('m2'), ticketBody('m3'), ticketBody('m4')]);
     const seen: string[] = [];
-    t.deps.bus.on('ticket.invalidated', (_tx, e) => seen.push(`${e.reason}:${t.db.$client.prepare('select ticket_id from tickets where id = ?').pluck().get(e.ticketPk)}`));
-    apply(t, p, [ticketBody('m1', { buyer: 'b@example.com' }), ticketBody('m2', { showId: 'show-2' }), ticketBody('m3', { price: 1 }), ticketBody('m4', { ticketOptionId: 'opt-vip' })]);
+    t.deps.bus.on('ticket.invalidated', (_tx, e) => void seen.push(`${e.reason}:${t.db.$client.prepare('select ticket_id from tickets where id = ?').pluck().get(e.ticketPk)}`));
+    await apply(t, p, [ticketBody('m1', { buyer: 'b@example.com' }), ticketBody('m2', { showId: 'show-2' }), ticketBody('m3', { price: 1 }), ticketBody('m4', { ticketOptionId: 'opt-vip' })]);
     expect(seen).toEqual(['owner_changed:m1', 'moved:m2', 'moved:m4']);
   });
 
   it('resolves owners for the whole batch: one user per person, reused across items and batches', async () => {
     const { t, p } = await setup();
-    apply(t, p, [
+    await apply(t, p, [
       ticketBody('o1', { buyer: 'ana@example.com' }),
       ticketBody('o2', { buyer: 'ANA@example.com ' }),
       ticketBody('o3', { buyer: { id: 'user-1', email: 'ana@example.com', firstName: 'Ana' } }),
@@ -77,7 +78,7 @@ describe('set-based ingestion', () => {
       { external_id: 'user-1', email: 'ana@example.com', phone: null, first_name: 'Ana', last_name: null },
       { external_id: null, email: null, phone: '+34600111222', first_name: null, last_name: 'Ruiz' },
     ]);
-    apply(t, p, [ticketBody('o7', { buyer: 'ana@example.com' }), ticketBody('o8', { buyer: { id: 'user-1', phone: '+34600999888' } })]);
+    await apply(t, p, [ticketBody('o7', { buyer: 'ana@example.com' }), ticketBody('o8', { buyer: { id: 'user-1', phone: '+34600999888' } })]);
     expect(count(t, 'users')).toBe(2);
     expect(ownerEmail(t, 'o7')).toBe('ana@example.com');
     expect(t.db.$client.prepare('select phone from users where external_id = ?').pluck().get('user-1')).toBe('+34600999888');
@@ -85,9 +86,9 @@ describe('set-based ingestion', () => {
 
   it('leaves no ticket and no user behind for rejected items, and applies the others', async () => {
     const { t, p } = await setup();
-    apply(t, p, [ticketBody('gone')]);
-    t.db.transaction((tx) => t.deps.tickets.delete(tx, p.id, 'gone'));
-    const res = apply(t, p, [
+    await apply(t, p, [ticketBody('gone')]);
+    await t.db.transact(async (tx) => await t.deps.tickets.delete(tx, p.id, 'gone'));
+    const res = await apply(t, p, [
       ticketBody('r1', { buyer: 'bad-option@example.com', ticketOptionId: 'opt-ghost' }),
       ticketBody('r2', { buyer: { phone: '12' } }),
       ticketBody('r3', { buyer: 'bad-price@example.com', price: 10.555 }),
@@ -104,7 +105,7 @@ describe('set-based ingestion', () => {
   it('writes batches larger than one statement holds, in order', async () => {
     const { t, p } = await setup();
     const n = ROWS_PER_STATEMENT * 2 + 37;
-    const res = apply(t, p, Array.from({ length: n }, (_, i) => ticketBody(`w${i}`, { buyer: `w${i}@example.com`, row: String(i) })));
+    const res = await apply(t, p, Array.from({ length: n }, (_, i) => ticketBody(`w${i}`, { buyer: `w${i}@example.com`, row: String(i) })));
     expect(res.filter((r) => r.status === 'created')).toHaveLength(n);
     expect(count(t, 'tickets')).toBe(n);
     expect(count(t, 'users')).toBe(n);
@@ -116,7 +117,7 @@ describe('set-based ingestion', () => {
 
   it('stores every column as drizzle does, JSON columns included', async () => {
     const { t, p } = await setup();
-    apply(t, p, [
+    await apply(t, p, [
       ticketBody('j1', { props: { seating: { section: 'B', row: '3', seat: '4' }, extra: { x: [1, 2] } }, tags: ['gate:3'], primarySaleBuyerData: { firstName: 'Z' } }),
       ticketBody('j2'),
     ]);
@@ -139,14 +140,14 @@ describe('set-based ingestion', () => {
 
   it('reads again what an event handler changed: the rest of a pack freed by an ended listing stays VALID', async () => {
     const { t, p } = await setup();
-    apply(t, p, [ticketBody('p1', { orderId: 'ord-1', buyer: 'seller@example.com' }), ticketBody('p2', { orderId: 'ord-1', buyer: 'seller@example.com' })]);
-    const ticket = (id: string) => t.deps.tickets.get(t.db, p.id, id);
-    t.db.transaction((tx) => t.deps.listings.create(tx, p.id, { sellerPk: ticket('p1').ownerPk, ticketPks: [ticket('p1').id, ticket('p2').id], priceMinor: 5000 }));
-    expect([ticket('p1').state, ticket('p2').state]).toEqual(['LISTED', 'LISTED']);
+    await apply(t, p, [ticketBody('p1', { orderId: 'ord-1', buyer: 'seller@example.com' }), ticketBody('p2', { orderId: 'ord-1', buyer: 'seller@example.com' })]);
+    const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+    await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket('p1')).ownerPk, ticketPks: [(await ticket('p1')).id, (await ticket('p2')).id], priceMinor: 5000 }));
+    expect([(await ticket('p1')).state, (await ticket('p2')).state]).toEqual(['LISTED', 'LISTED']);
     // p1 changes hands: its listing ends and frees p2; p2, sent unchanged later in the same batch, must not be written back as LISTED.
-    const res = apply(t, p, [ticketBody('p1', { orderId: 'ord-1', buyer: 'new-owner@example.com' }), ticketBody('p2', { orderId: 'ord-1', buyer: 'seller@example.com' })]);
+    const res = await apply(t, p, [ticketBody('p1', { orderId: 'ord-1', buyer: 'new-owner@example.com' }), ticketBody('p2', { orderId: 'ord-1', buyer: 'seller@example.com' })]);
     expect(res.map((r) => r.status)).toEqual(['updated', 'updated']);
-    expect([ticket('p1').state, ticket('p2').state]).toEqual(['VALID', 'VALID']);
+    expect([(await ticket('p1')).state, (await ticket('p2')).state]).toEqual(['VALID', 'VALID']);
   });
 });
 
@@ -171,19 +172,19 @@ describe('UserBatch', () => {
     return db.$client.prepare('select external_id, email, phone, first_name, last_name, created_at, updated_at from users order by rowid').all();
   }
 
-  it('answers exactly what resolve() answers one call after another, and writes the same users', () => {
+  it('answers exactly what resolve() answers one call after another, and writes the same users', async () => {
     const one = createDb(':memory:');
     const many = createDb(':memory:');
     const clock = new ManualClock('2026-03-01T12:00:00Z');
-    const seed = (db: typeof one) => db.transaction((tx) => new UsersService({ clock }).resolve(tx, 'ptr_1', { id: 'u2', email: 'd@example.com' }));
-    seed(one);
-    seed(many);
-    const expected = one.transaction((tx) => sequence.map((who) => new UsersService({ clock }).resolve(tx, 'ptr_1', who)));
-    const got = many.transaction((tx) => {
+    const seed = async (db: typeof one) => await db.transact(async (tx) => await new UsersService({ clock }).resolve(tx, 'ptr_1', { id: 'u2', email: 'd@example.com' }));
+    await seed(one);
+    await seed(many);
+    const expected = await one.transact(async (tx) => await inOrder(sequence, async (who) => await new UsersService({ clock }).resolve(tx, 'ptr_1', who)));
+    const got = await many.transact(async (tx) => {
       const batch = new UsersService({ clock }).batch(tx, 'ptr_1');
-      batch.prefetch(sequence);
-      const out = sequence.map((who) => batch.resolve(who));
-      batch.flush();
+      await batch.prefetch(sequence);
+      const out = await inOrder(sequence, async (who) => await batch.resolve(who));
+      await batch.flush();
       return out;
     });
     const shape = (rows: { externalId: string | null; email: string | null; phone: string | null; firstName: string | null; lastName: string | null }[]) =>
@@ -195,14 +196,14 @@ describe('UserBatch', () => {
     expect(users(many)).toEqual(users(one));
   });
 
-  it('rejects an unusable identity as resolve() does, and creates nothing for it', () => {
+  it('rejects an unusable identity as resolve() does, and creates nothing for it', async () => {
     const db = createDb(':memory:');
     const svc = new UsersService({ clock: new ManualClock() });
-    db.transaction((tx) => {
+    await db.transact(async (tx) => {
       const batch = svc.batch(tx, 'ptr_1');
-      expect(() => batch.resolve({ phone: '12' })).toThrow(/buyer.phone must be an international phone number/);
-      expect(() => batch.resolve({ id: '  ' }, 'owner')).toThrow(/owner needs an id, an e-mail or a phone/);
-      batch.flush();
+      await expect(batch.resolve({ phone: '12' })).rejects.toThrow(/buyer.phone must be an international phone number/);
+      await expect(batch.resolve({ id: '  ' }, 'owner')).rejects.toThrow(/owner needs an id, an e-mail or a phone/);
+      await batch.flush();
     });
     expect(users(db)).toEqual([]);
   });
@@ -214,14 +215,14 @@ describe('statements follow the transaction they are given', () => {
     const { t: b, p: pb } = await setup();
     // A's services, B's transaction: every read and write (prefetch, user lookups and inserts,
     // the multi-row upsert) happens in B, and nothing in A.
-    const results = b.db.transaction((tx) => a.deps.tickets.syncCreate(tx, pb.id, [ticketBody('x1', { buyer: 'new-fan@example.com' }), ticketBody('x2')]));
+    const results = await b.db.transact(async (tx) => await a.deps.tickets.syncCreate(tx, pb.id, [ticketBody('x1', { buyer: 'new-fan@example.com' }), ticketBody('x2')]));
     expect(results.map((r) => r.status)).toEqual(['created', 'created']);
     expect([count(b, 'tickets'), count(b, 'users')]).toEqual([2, 2]);
     expect([count(a, 'tickets'), count(a, 'users')]).toEqual([0, 0]);
     // The same services go on working on their own connection.
-    const pa = a.partner('Again');
+    const pa = await a.partner('Again');
     await withEvent(a, pa);
-    expect(apply(a, pa, [ticketBody('y1')]).map((r) => r.status)).toEqual(['created']);
+    expect((await apply(a, pa, [ticketBody('y1')])).map((r) => r.status)).toEqual(['created']);
     expect(count(a, 'tickets')).toBe(1);
   });
 });

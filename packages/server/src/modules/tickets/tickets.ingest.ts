@@ -58,8 +58,8 @@ export class TicketsIngest {
   }
 
   /** POST /v1/tickets: stores the job with its items in the caller's transaction. */
-  enqueue(tx: Tx, partnerId: string, raw: readonly unknown[]): JobRow {
-    return this.insertJob(tx, this.prepareJob(partnerId, raw));
+  async enqueue(tx: Tx, partnerId: string, raw: readonly unknown[]): Promise<JobRow> {
+    return await this.insertJob(tx, this.prepareJob(partnerId, raw));
   }
 
   /**
@@ -87,7 +87,7 @@ export class TicketsIngest {
   }
 
   /** Stores a job made by `prepareJob` in the caller's transaction, and wakes the worker thread once it has committed. */
-  insertJob(tx: Tx, prepared: PreparedJob): JobRow {
+  async insertJob(tx: Tx, prepared: PreparedJob): Promise<JobRow> {
     // The id and creation time are taken here, in the transaction, so that jobs are applied
     // (oldest first) in the order they were stored, as when they were made in one step.
     const now = this.clock.now();
@@ -97,9 +97,8 @@ export class TicketsIngest {
     // setImmediate runs; one that commits later is found by the thread's poll).
     if (this.wakeDrainer && job.state === 'queued') setImmediate(this.wakeDrainer);
     // The row is known: reading it back (RETURNING) would parse the items again.
-    tx.insert(ticketJobs)
-      .values({ ...job, items: sql`${prepared.items}`, results: sql`${prepared.results}` })
-      .run();
+    await tx.insert(ticketJobs)
+      .values({ ...job, items: sql`${prepared.items}`, results: sql`${prepared.results}` });
     return job;
   }
 
@@ -109,28 +108,26 @@ export class TicketsIngest {
    */
   async leaseNext(): Promise<JobRow | null> {
     const now = this.clock.now();
-    return this.db.transact((tx) => {
+    return this.db.transact(async (tx) => {
       for (;;) {
         // Two indexed lookups rather than one with OR: that one sorts every queued job and
         // reads each one's lease_until, which lies behind its items (up to megabytes).
         // A queued job has no lease yet.
-        const queued = tx
+        const queued = (await tx
           .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt })
           .from(ticketJobs)
           .where(eq(ticketJobs.state, 'queued'))
           .orderBy(asc(ticketJobs.createdAt))
-          .limit(1)
-          .get();
-        const expired = tx
+          .limit(1))[0];
+        const expired = (await tx
           .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil, createdAt: ticketJobs.createdAt })
           .from(ticketJobs)
           .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
           .orderBy(asc(ticketJobs.createdAt))
-          .limit(1)
-          .get();
+          .limit(1))[0];
         const candidate = queued && (!expired || queued.createdAt <= expired.createdAt) ? { id: queued.id, leaseUntil: null } : expired;
         if (!candidate) return null;
-        const leased = tx
+        const leased = (await tx
           .update(ticketJobs)
           .set({ state: 'running', leaseUntil: now + JOB_LEASE_MS, attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now })
           .where(
@@ -140,8 +137,7 @@ export class TicketsIngest {
               ne(ticketJobs.state, 'done'),
             ),
           )
-          .returning()
-          .get();
+          .returning())[0];
         if (leased) return leased;
       }
     });
@@ -155,8 +151,8 @@ export class TicketsIngest {
    * @throws when the lease was taken over meanwhile: nothing is kept, the new holder does the work
    */
   async process(job: JobRow): Promise<void> {
-    await this.db.transact((tx) => {
-      if (!this.complete(tx, job, job.leaseUntil!)) throw new Error(`tickets: job ${job.id} lost its lease; its new holder applies it`);
+    await this.db.transact(async (tx) => {
+      if (!(await this.complete(tx, job, job.leaseUntil!))) throw new Error(`tickets: job ${job.id} lost its lease; its new holder applies it`);
     });
   }
 
@@ -165,9 +161,9 @@ export class TicketsIngest {
    * holds the lease `leaseUntil` (null: still queued, never leased). False, with nothing
    * kept, when it does not (the caller rolls back).
    */
-  private complete(tx: Tx, job: JobRow, leaseUntil: number | null, batch?: TicketBatch): boolean {
+  private async complete(tx: Tx, job: JobRow, leaseUntil: number | null, batch?: TicketBatch): Promise<boolean> {
     // The items column holds what `prepareJob` validated (ValidItem[]), as JSON.
-    const results = this.tickets.applyItems(tx, job.partnerId, job.items as ValidItem[], batch);
+    const results = await this.tickets.applyItems(tx, job.partnerId, job.items as ValidItem[], batch);
     const all = [...job.results, ...results].sort((a, b) => a.index - b.index);
     let created = 0;
     let updated = 0;
@@ -178,7 +174,7 @@ export class TicketsIngest {
       else rejected++;
     }
     const now = this.clock.now();
-    const done = tx
+    const done = await tx
       .update(ticketJobs)
       .set({
         state: 'done',
@@ -192,8 +188,7 @@ export class TicketsIngest {
         // Jobs applied by `applyDue` were never leased: this transaction is their attempt.
         ...(leaseUntil === null ? { attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now } : {}),
       })
-      .where(and(eq(ticketJobs.id, job.id), ne(ticketJobs.state, 'done'), leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, leaseUntil)))
-      .run();
+      .where(and(eq(ticketJobs.id, job.id), ne(ticketJobs.state, 'done'), leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, leaseUntil)));
     return affected(done) === 1;
   }
 
@@ -212,36 +207,34 @@ export class TicketsIngest {
    * the other: each job's items are applied in order, and each job gets its own results.
    */
   async applyDue(maxJobs = JOBS_PER_TRANSACTION, maxItems = ITEMS_PER_TRANSACTION): Promise<number> {
-    return this.db.transact((tx) => this.applyJobs(tx, this.dueJobs(tx, maxJobs, maxItems)));
+    return this.db.transact(async (tx) => await this.applyJobs(tx, await this.dueJobs(tx, maxJobs, maxItems)));
   }
 
   /**
    * The due jobs `applyDue` would apply, read whole (items parsed), in `tx`: a transaction,
    * or a read outside one (see `drain`).
    */
-  private dueJobs(tx: Tx, maxJobs: number, maxItems: number): JobRow[] {
+  private async dueJobs(tx: Tx, maxJobs: number, maxItems: number): Promise<JobRow[]> {
     const now = this.clock.now();
     // Two indexed lookups rather than one with OR (see `leaseNext`); rows are read whole only once chosen.
-    const queued = tx
+    const queued = await tx
       .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
       .from(ticketJobs)
       .where(eq(ticketJobs.state, 'queued'))
       .orderBy(asc(ticketJobs.createdAt))
-      .limit(maxJobs)
-      .all();
-    const expired = tx
+      .limit(maxJobs);
+    const expired = await tx
       .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
       .from(ticketJobs)
       .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
       .orderBy(asc(ticketJobs.createdAt))
-      .limit(maxJobs)
-      .all();
+      .limit(maxJobs);
     const due = expired.length === 0 ? queued : [...queued, ...expired].sort((a, b) => a.createdAt - b.createdAt);
     const jobs: JobRow[] = [];
     let items = 0;
     for (const candidate of due) {
       if (jobs.length >= maxJobs || (jobs.length > 0 && items + candidate.total > maxItems)) break;
-      const job = tx.select().from(ticketJobs).where(eq(ticketJobs.id, candidate.id)).get();
+      const job = (await tx.select().from(ticketJobs).where(eq(ticketJobs.id, candidate.id)).limit(1))[0];
       if (job) jobs.push(job);
       items += candidate.total;
     }
@@ -254,19 +247,19 @@ export class TicketsIngest {
    * change while it is due, so what was read of them before the transaction is what it
    * holds. Returns how many it applied.
    */
-  private applyJobs(tx: Tx, jobs: readonly JobRow[]): number {
+  private async applyJobs(tx: Tx, jobs: readonly JobRow[]): Promise<number> {
     let n = 0;
     // Jobs of one partner share a batch (the show, option and user lookups, the tickets it
     // wrote): applying them one after the other in one transaction is applying their items
     // in sequence, which a batch does (`applyItems` ends each job with a flush).
     const batches = new Map<string, TicketBatch>();
     for (const job of jobs) {
-      const now = tx.select({ state: ticketJobs.state, leaseUntil: ticketJobs.leaseUntil }).from(ticketJobs).where(eq(ticketJobs.id, job.id)).get();
+      const now = (await tx.select({ state: ticketJobs.state, leaseUntil: ticketJobs.leaseUntil }).from(ticketJobs).where(eq(ticketJobs.id, job.id)).limit(1))[0];
       if (!now || now.state !== job.state || now.leaseUntil !== job.leaseUntil || now.state === 'done') continue;
       let batch = batches.get(job.partnerId);
       if (!batch) batches.set(job.partnerId, (batch = this.tickets.openBatch(tx, job.partnerId)));
       // Cannot fail: the transaction has held the write lock since the check above.
-      if (!this.complete(tx, job, job.state === 'queued' ? null : job.leaseUntil, batch)) throw new Error(`tickets: job ${job.id} changed while it was applied`);
+      if (!(await this.complete(tx, job, job.state === 'queued' ? null : job.leaseUntil, batch))) throw new Error(`tickets: job ${job.id} changed while it was applied`);
       n++;
     }
     return n;
@@ -279,42 +272,20 @@ export class TicketsIngest {
    * Each round reads and parses the next due jobs first, outside the transaction (a read
    * of the WAL snapshot takes no lock), so that work does not hold the write lock; the
    * transaction then checks that each job is still due as read and applies it
-   * (`applyJobs`). Both callbacks are synchronous: with the connection free, the read and
-   * the transaction run at once, as before `transact` (see db/transaction.ts).
+   * (`applyJobs`). The worker thread passes its gate as `beforeJob`/`afterJob` (taken
+   * blocking: nothing else runs on that thread).
    */
   async drain(budgetMs = 200, opts: { beforeJob?: () => void | Promise<void>; afterJob?: () => void } = {}): Promise<number> {
     const started = performance.now();
     let n = 0;
     for (let round = 0; round === 0 || performance.now() - started < budgetMs; round++) {
-      const jobs = await this.db.read((tx) => this.dueJobs(tx, JOBS_PER_TRANSACTION, ITEMS_PER_TRANSACTION));
+      const jobs = await this.db.read(async (tx) => await this.dueJobs(tx, JOBS_PER_TRANSACTION, ITEMS_PER_TRANSACTION));
       if (jobs.length === 0) break;
       await opts.beforeJob?.();
       try {
-        n += await this.db.transact((tx) => this.applyJobs(tx, jobs));
+        n += await this.db.transact(async (tx) => await this.applyJobs(tx, jobs));
       } finally {
         opts.afterJob?.();
-      }
-    }
-    return n;
-  }
-
-  /**
-   * `drain` for the ingestion worker thread's loop only (tickets.worker.ts): the same rounds
-   * over the thread's own connection, with synchronous transactions, so that the thread's
-   * turn-taking with the main thread (`WriterGate.enterJob`, blocking) brackets each one
-   * exactly. Nothing else runs on that connection, so nothing can interleave with it.
-   */
-  drainInWorkerThread(budgetMs: number, opts: { beforeJob: () => void; afterJob: () => void }): number {
-    const started = performance.now();
-    let n = 0;
-    for (let round = 0; round === 0 || performance.now() - started < budgetMs; round++) {
-      const jobs = this.dueJobs(this.db, JOBS_PER_TRANSACTION, ITEMS_PER_TRANSACTION);
-      if (jobs.length === 0) break;
-      opts.beforeJob();
-      try {
-        n += this.db.transaction((tx) => this.applyJobs(tx, jobs));
-      } finally {
-        opts.afterJob();
       }
     }
     return n;
@@ -349,7 +320,7 @@ export class TicketsIngest {
 
   /** A job of the partner; 404 for unknown and foreign alike. */
   async getJob(partnerId: string, jobId: string): Promise<JobRow> {
-    const job = await this.db.read((tx) => tx.select().from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get());
+    const job = await this.db.read(async (tx) => (await tx.select().from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).limit(1))[0]);
     if (!job) throw ApiError.notFound('job', jobId);
     return job;
   }
@@ -361,7 +332,7 @@ export class TicketsIngest {
    */
   async getJobStatus(partnerId: string, jobId: string): Promise<JobStatus> {
     const { items: _items, ...columns } = getTableColumns(ticketJobs);
-    const job = await this.db.read((tx) => tx.select(columns).from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).get());
+    const job = await this.db.read(async (tx) => (await tx.select(columns).from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).limit(1))[0]);
     if (!job) throw ApiError.notFound('job', jobId);
     return job;
   }

@@ -5,7 +5,7 @@ import { eventBody, showBody, ticketBody } from '../../testing/factories.js';
 /** Show at 16:00 UTC; the partner's default unlocks the QR at 13:00; the test clock starts at 12:00. */
 async function setup(configuration: Record<string, unknown> = {}, title = 'The Big Tour 2026') {
   const t = createTestApp();
-  const p = t.partner();
+  const p = await t.partner();
   await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { title, shows: [showBody('show-1', { date: '2026-03-01T16:00:00Z', configuration })] }) });
   await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
@@ -111,7 +111,7 @@ describe('secure ticket view', () => {
 
   it('writes times in UTC, said so, when the venue has no time zone', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tz', { location: { city: 'Madrid' }, shows: [showBody('show-1', { date: '2026-03-01T16:00:00Z' })] }) });
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('z1', { externalReferenceEventId: 'tz' })] });
     const url = new URL((await t.request('GET', '/v1/tickets/z1/url', { key: p.keys.private })).body.data as string);

@@ -201,9 +201,9 @@ export function ticketPageRoutes(deps: AppDeps) {
 
   /** The ticket of the path's token and its view (QR drawn), or null. */
   const viewOfToken = async (token: string) => {
-    const found = await deps.db.read((tx) => {
-      const ticket = ticketForToken(deps, tx, token);
-      return ticket ? { ticket, view: readTicketView(deps, tx, ticket.id) } : null;
+    const found = await deps.db.read(async (tx) => {
+      const ticket = await ticketForToken(deps, tx, token);
+      return ticket ? { ticket, view: await readTicketView(deps, tx, ticket.id) } : null;
     });
     return found && { ticket: found.ticket, v: await drawQr(found.view) };
   };

@@ -10,20 +10,20 @@ import { tickets } from './tickets.table.js';
 export type TicketRow = typeof tickets.$inferSelect;
 
 /** A ticket of a partner by the partner's ticket id. */
-export function ticketByRef(tx: Tx, partnerId: string, ticketId: string): TicketRow | undefined {
-  return tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ticketId))).get();
+export async function ticketByRef(tx: Tx, partnerId: string, ticketId: string): Promise<TicketRow | undefined> {
+  return (await tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ticketId))).limit(1))[0];
 }
 
 /** Tickets of a partner by primary key, in no particular order. */
-export function ticketsByPks(tx: Tx, partnerId: string, ticketPks: readonly string[]): TicketRow[] {
+export async function ticketsByPks(tx: Tx, partnerId: string, ticketPks: readonly string[]): Promise<TicketRow[]> {
   if (ticketPks.length === 0) return [];
-  return tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), inArray(tickets.id, [...ticketPks]))).all();
+  return await tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), inArray(tickets.id, [...ticketPks])));
 }
 
 /** Tickets by primary key (keys read from a row of ours, so no partner filter), in no particular order. */
-export function ticketRowsByPks(tx: Tx, ticketPks: readonly string[]): TicketRow[] {
+export async function ticketRowsByPks(tx: Tx, ticketPks: readonly string[]): Promise<TicketRow[]> {
   if (ticketPks.length === 0) return [];
-  return tx.select().from(tickets).where(inArray(tickets.id, [...ticketPks])).all();
+  return await tx.select().from(tickets).where(inArray(tickets.id, [...ticketPks]));
 }
 
 /** Where a ticket sits, as the partner sent it. */
@@ -41,36 +41,34 @@ const IN_CHUNK = 5_000;
  * The seats of tickets by primary key (keys read from rows of ours), keyed by it: only the
  * columns a market or seat map shows, in statements of {@link IN_CHUNK} keys.
  */
-export function ticketSeatsByPks(tx: Tx, ticketPks: readonly string[]): Map<string, TicketSeat> {
+export async function ticketSeatsByPks(tx: Tx, ticketPks: readonly string[]): Promise<Map<string, TicketSeat>> {
   const out = new Map<string, TicketSeat>();
   const pks = [...new Set(ticketPks)];
   for (let i = 0; i < pks.length; i += IN_CHUNK) {
-    const rows = tx
+    const rows = await tx
       .select({ id: tickets.id, ticketId: tickets.ticketId, section: tickets.section, row: tickets.row, seat: tickets.seat })
       .from(tickets)
-      .where(inArray(tickets.id, pks.slice(i, i + IN_CHUNK)))
-      .all();
+      .where(inArray(tickets.id, pks.slice(i, i + IN_CHUNK)));
     for (const { id, ...seat } of rows) out.set(id, seat);
   }
   return out;
 }
 
 /** The tickets of a primary-sale order of a partner in one show, in insertion order. */
-export function ticketsOfOrder(tx: Tx, partnerId: string, orderId: string, showPk: string): TicketRow[] {
-  return tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.orderId, orderId), eq(tickets.showPk, showPk))).all();
+export async function ticketsOfOrder(tx: Tx, partnerId: string, orderId: string, showPk: string): Promise<TicketRow[]> {
+  return await tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.orderId, orderId), eq(tickets.showPk, showPk)));
 }
 
 /** The tickets of a partner with these ids that a user owns and are in one of `states` (any order). */
-export function ownedTicketsByRefs(tx: Tx, partnerId: string, ownerPk: string, ticketIds: readonly string[], states: readonly TicketRow['state'][]): TicketRow[] {
+export async function ownedTicketsByRefs(tx: Tx, partnerId: string, ownerPk: string, ticketIds: readonly string[], states: readonly TicketRow['state'][]): Promise<TicketRow[]> {
   if (ticketIds.length === 0 || states.length === 0) return [];
-  return tx
+  return await tx
     .select()
     .from(tickets)
-    .where(and(eq(tickets.partnerId, partnerId), inArray(tickets.ticketId, [...ticketIds]), eq(tickets.ownerPk, ownerPk), inArray(tickets.state, [...states])))
-    .all();
+    .where(and(eq(tickets.partnerId, partnerId), inArray(tickets.ticketId, [...ticketIds]), eq(tickets.ownerPk, ownerPk), inArray(tickets.state, [...states])));
 }
 
 /** A ticket by primary key (any partner's: the caller scopes it, e.g. by a signed token). */
-export function ticketByPk(tx: Tx, ticketPk: string): TicketRow | undefined {
-  return tx.select().from(tickets).where(eq(tickets.id, ticketPk)).get();
+export async function ticketByPk(tx: Tx, ticketPk: string): Promise<TicketRow | undefined> {
+  return (await tx.select().from(tickets).where(eq(tickets.id, ticketPk)).limit(1))[0];
 }

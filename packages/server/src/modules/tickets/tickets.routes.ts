@@ -85,7 +85,7 @@ export function ticketRoutes(deps: AppDeps) {
       const release = await ingest.awaitWriteTurn();
       try {
         // Awaited here, so that the turn is released once the transaction has committed.
-        return await respondInTransaction(c, deps, 202, (tx) => jobToApi(ingest.insertJob(tx, prepared)));
+        return await respondInTransaction(c, deps, 202, async (tx) => jobToApi(await ingest.insertJob(tx, prepared)));
       } finally {
         release();
       }
@@ -129,8 +129,8 @@ export function ticketRoutes(deps: AppDeps) {
     (c) => {
       const items = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => {
-        const results = svc.syncCreate(tx, partnerId, items);
+      return respondInTransaction(c, deps, 200, async (tx) => {
+        const results = await svc.syncCreate(tx, partnerId, items);
         const count = (s: string) => results.filter((r) => r.status === s).length;
         return { created: count('created'), updated: count('updated'), rejected: count('rejected'), results };
       });
@@ -170,7 +170,7 @@ export function ticketRoutes(deps: AppDeps) {
     (c) => {
       const items = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => svc.admitBatch(tx, partnerId, items));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.admitBatch(tx, partnerId, items));
     },
   );
 
@@ -189,8 +189,8 @@ export function ticketRoutes(deps: AppDeps) {
     (c) => {
       const { ticketId } = c.req.valid('param');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => {
-        svc.admit(tx, partnerId, ticketId, deps.clock.now());
+      return respondInTransaction(c, deps, 200, async (tx) => {
+        await svc.admit(tx, partnerId, ticketId, deps.clock.now());
         return true as const;
       });
     },
@@ -213,7 +213,7 @@ export function ticketRoutes(deps: AppDeps) {
     async (c) => {
       const { ticketId } = c.req.valid('param');
       const partnerId = c.get('auth').partner.id;
-      const ticket = await deps.db.read((tx) => svc.get(tx, partnerId, ticketId));
+      const ticket = await deps.db.read(async (tx) => await svc.get(tx, partnerId, ticketId));
       return c.json(ok(secureViewUrl(deps, ticket)), 200);
     },
   );
@@ -238,7 +238,7 @@ export function ticketRoutes(deps: AppDeps) {
     async (c) => {
       const { ticketId, lang } = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
-      const record = await deps.db.read((tx) => svc.toApi(tx, svc.get(tx, partnerId, ticketId)));
+      const record = await deps.db.read(async (tx) => await svc.toApi(tx, await svc.get(tx, partnerId, ticketId)));
       return c.json(ok(salePublicUrl(deps, { partnerId, externalReferenceEventId: record.externalReferenceEventId, showId: record.showId, ticketId }, lang)), 200);
     },
   );
@@ -257,7 +257,7 @@ export function ticketRoutes(deps: AppDeps) {
     async (c) => {
       const { ticketId } = c.req.valid('param');
       const partnerId = c.get('auth').partner.id;
-      return c.json(ok(await deps.db.read((tx) => svc.toApi(tx, svc.get(tx, partnerId, ticketId)))), 200);
+      return c.json(ok(await deps.db.read(async (tx) => await svc.toApi(tx, await svc.get(tx, partnerId, ticketId)))), 200);
     },
   );
 
@@ -278,7 +278,7 @@ export function ticketRoutes(deps: AppDeps) {
       const { ticketId } = c.req.valid('param');
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => svc.toApi(tx, svc.update(tx, partnerId, ticketId, body)));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.toApi(tx, await svc.update(tx, partnerId, ticketId, body)));
     },
   );
 
@@ -297,7 +297,7 @@ export function ticketRoutes(deps: AppDeps) {
     (c) => {
       const { ticketId } = c.req.valid('param');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, (tx) => svc.toApi(tx, svc.delete(tx, partnerId, ticketId)));
+      return respondInTransaction(c, deps, 200, async (tx) => await svc.toApi(tx, await svc.delete(tx, partnerId, ticketId)));
     },
   );
 

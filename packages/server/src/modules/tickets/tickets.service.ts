@@ -1,7 +1,8 @@
+import { inOrder } from '../../lib/in-order.js';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { affected } from '../../db/affected.js';
 import type { Tx } from '../../db/client.js';
-import { perConnection } from '../../db/statements.js';
+import { perConnection, prepared } from '../../db/statements.js';
 import type { Clock } from '../../lib/clock.js';
 import { toIso } from '../../lib/clock.js';
 import type { DomainEvents } from '../../lib/domain-events.js';
@@ -135,20 +136,20 @@ export class TicketsService {
    * change is read again afterwards. A `batch` of earlier items of the same partner and
    * transaction (`openBatch`; everything flushed) may be passed on: its lookups are reused.
    */
-  applyItems(tx: Tx, partnerId: string, items: readonly ValidItem[], batch: TicketBatch = this.openBatch(tx, partnerId)): TicketJobResult[] {
+  async applyItems(tx: Tx, partnerId: string, items: readonly ValidItem[], batch: TicketBatch = this.openBatch(tx, partnerId)): Promise<TicketJobResult[]> {
     if (batch.tx !== tx || batch.partnerId !== partnerId) throw new Error('tickets: a batch is applied in the transaction and for the partner it was opened for');
-    this.prefetch(batch, items.map((i) => i.item.ticketId));
-    batch.users.prefetch(items.map((i) => buyerIdentity(i.item.buyer)));
+    await this.prefetch(batch, items.map((i) => i.item.ticketId));
+    await batch.users.prefetch(items.map((i) => buyerIdentity(i.item.buyer)));
     const results: TicketJobResult[] = [];
     for (const { index, item } of items) {
       try {
-        results.push({ index, ticketId: item.ticketId, status: this.stage(item, batch) });
+        results.push({ index, ticketId: item.ticketId, status: await this.stage(item, batch) });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         results.push({ index, ticketId: item.ticketId, status: 'rejected', errors: err.entries.map(stripIn) });
       }
     }
-    this.flush(batch);
+    await this.flush(batch);
     return results;
   }
 
@@ -169,14 +170,14 @@ export class TicketsService {
   }
 
   /** POST /v1/sync/tickets: validate and apply now; per-item results in request order. */
-  syncCreate(tx: Tx, partnerId: string, raw: readonly unknown[]): TicketJobResult[] {
+  async syncCreate(tx: Tx, partnerId: string, raw: readonly unknown[]): Promise<TicketJobResult[]> {
     const { valid, rejected } = this.parseItems(raw);
-    return [...rejected, ...this.applyItems(tx, partnerId, valid)].sort((a, b) => a.index - b.index);
+    return [...rejected, ...await this.applyItems(tx, partnerId, valid)].sort((a, b) => a.index - b.index);
   }
 
   /** A ticket of the partner by its partner id; 404 for unknown and foreign alike. */
-  get(tx: Tx, partnerId: string, ticketId: string): TicketRow {
-    const row = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ticketId))).get();
+  async get(tx: Tx, partnerId: string, ticketId: string): Promise<TicketRow> {
+    const row = (await tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ticketId))).limit(1))[0];
     if (!row) throw ApiError.notFound('ticket', ticketId);
     return row;
   }
@@ -185,15 +186,15 @@ export class TicketsService {
    * PUT /v1/tickets/:ticketId: the fields sent replace the stored ones. A new buyer is a
    * new owner (an active listing of the former owner ends); a deleted ticket answers 409.
    */
-  update(tx: Tx, partnerId: string, ticketId: string, patch: TicketUpdate): TicketRow {
-    const current = this.get(tx, partnerId, ticketId);
+  async update(tx: Tx, partnerId: string, ticketId: string, patch: TicketUpdate): Promise<TicketRow> {
+    const current = await this.get(tx, partnerId, ticketId);
     // The fields that fall back to the stored ticket are taken out; every other field of the
     // body (`rest`) goes on as sent (staging treats an absent field as "keep the stored one").
     const { externalReferenceEventId, showId, ticketOptionId, priceTypeId, ticketId: sentTicketId, buyer, ticketAccess, price, currency, ...rest } = patch;
     if (sentTicketId !== undefined && sentTicketId !== ticketId) {
       throw ApiError.field('invalid_value', 'ticketId', 'ticketId in the body must match the path (a ticket cannot be renamed)');
     }
-    const ref = this.refOf(tx, current);
+    const ref = await this.refOf(tx, current);
     const merged: TicketInput & { flags?: Record<string, unknown> } = {
       ...rest,
       externalReferenceEventId: externalReferenceEventId ?? ref.externalReferenceEventId,
@@ -208,56 +209,56 @@ export class TicketsService {
     };
     const batch = this.openBatch(tx, partnerId);
     batch.known.set(ticketId, current);
-    this.stage(merged, batch, { keepUnsent: true });
-    this.flush(batch);
-    return this.get(tx, partnerId, ticketId);
+    await this.stage(merged, batch, { keepUnsent: true });
+    await this.flush(batch);
+    return await this.get(tx, partnerId, ticketId);
   }
 
   /** DELETE: invalidates the ticket for good. A second DELETE answers 409. */
-  delete(tx: Tx, partnerId: string, ticketId: string): TicketRow {
-    const t = this.get(tx, partnerId, ticketId);
+  async delete(tx: Tx, partnerId: string, ticketId: string): Promise<TicketRow> {
+    const t = await this.get(tx, partnerId, ticketId);
     if (t.state === 'DELETED') throw ApiError.conflict(`Ticket '${ticketId}' is already deleted`);
     const now = this.clock.now();
-    tx.update(tickets).set({ state: 'DELETED', deletedAt: now, updatedAt: now }).where(eq(tickets.id, t.id)).run();
-    this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'deleted' });
-    return this.get(tx, partnerId, ticketId);
+    await tx.update(tickets).set({ state: 'DELETED', deletedAt: now, updatedAt: now }).where(eq(tickets.id, t.id));
+    await this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'deleted' });
+    return await this.get(tx, partnerId, ticketId);
   }
 
   /**
    * Records an admission. Refused (with the reason as code) for a deleted, already admitted
    * or cancelled ticket. An active listing ends.
    */
-  admit(tx: Tx, partnerId: string, ticketId: string, at: number): TicketRow {
-    const t = this.get(tx, partnerId, ticketId);
+  async admit(tx: Tx, partnerId: string, ticketId: string, at: number): Promise<TicketRow> {
+    const t = await this.get(tx, partnerId, ticketId);
     const refusal = admissionRefusal(t);
     if (refusal) throw ApiError.conflict(refusal.message);
-    tx.update(tickets).set({ state: 'ADMITTED', admittedAt: at, updatedAt: this.clock.now() }).where(eq(tickets.id, t.id)).run();
-    this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'admitted' });
-    return this.get(tx, partnerId, ticketId);
+    await tx.update(tickets).set({ state: 'ADMITTED', admittedAt: at, updatedAt: this.clock.now() }).where(eq(tickets.id, t.id));
+    await this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'admitted' });
+    return await this.get(tx, partnerId, ticketId);
   }
 
   /** Batch admissions: records what it can, reports the rest with a reason. */
-  admitBatch(tx: Tx, partnerId: string, items: readonly { ticketId: string; entryDate: string }[]) {
+  async admitBatch(tx: Tx, partnerId: string, items: readonly { ticketId: string; entryDate: string }[]) {
     const failed: { index: number; ticketId: string; reason: 'unknown' | 'deleted' | 'already_admitted' | 'cancelled' | 'duplicate'; message: string }[] = [];
     const seen = new Set<string>();
     let recorded = 0;
-    items.forEach((item, index) => {
+    await inOrder(items, async (item, index) => {
       if (seen.has(item.ticketId)) return void failed.push({ index, ticketId: item.ticketId, reason: 'duplicate', message: 'The ticket appears earlier in this batch' });
       seen.add(item.ticketId);
-      const t = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).get();
+      const t = (await tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).limit(1))[0];
       if (!t) return void failed.push({ index, ticketId: item.ticketId, reason: 'unknown', message: `No ticket '${item.ticketId}' was found` });
       const refusal = admissionRefusal(t);
       if (refusal) return void failed.push({ index, ticketId: item.ticketId, reason: refusal.reason, message: refusal.message });
-      tx.update(tickets).set({ state: 'ADMITTED', admittedAt: Date.parse(item.entryDate), updatedAt: this.clock.now() }).where(eq(tickets.id, t.id)).run();
-      this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'admitted' });
+      await tx.update(tickets).set({ state: 'ADMITTED', admittedAt: Date.parse(item.entryDate), updatedAt: this.clock.now() }).where(eq(tickets.id, t.id));
+      await this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'admitted' });
       recorded++;
     });
     return { allRecorded: failed.length === 0, recorded, failed };
   }
 
   /** The record answered by the API (with the partner's ids of event, show, option, owner). */
-  toApi(tx: Tx, t: TicketRow): TicketRecord {
-    const ref = this.refOf(tx, t);
+  async toApi(tx: Tx, t: TicketRow): Promise<TicketRecord> {
+    const ref = await this.refOf(tx, t);
     return {
       id: t.id,
       ticketId: t.ticketId,
@@ -289,32 +290,31 @@ export class TicketsService {
   // ------------------------------------------------------------------ internals
 
   /** The partner's ids of the ticket's event, show, option and price type, and its owner. */
-  private refOf(tx: Tx, t: TicketRow) {
-    const refs = externalRefs(tx, { showPk: t.showPk, ticketOptionPk: t.ticketOptionPk, priceTypePk: t.priceTypePk });
-    return { externalReferenceEventId: refs.eventRef, showId: refs.showId, ticketOptionId: refs.ticketOptionId, priceTypeId: refs.priceTypeId, owner: userOf(tx, t.ownerPk) };
+  private async refOf(tx: Tx, t: TicketRow) {
+    const refs = await externalRefs(tx, { showPk: t.showPk, ticketOptionPk: t.ticketOptionPk, priceTypePk: t.priceTypePk });
+    return { externalReferenceEventId: refs.eventRef, showId: refs.showId, ticketOptionId: refs.ticketOptionId, priceTypeId: refs.priceTypeId, owner: await userOf(tx, t.ownerPk) };
   }
 
   /** The lookup of `prefetch`, prepared on the caller's transaction handle, once per connection. */
   private readonly storedTickets = perConnection((tx) =>
-    tx
+    prepared(tx
       .select()
       .from(tickets)
-      .where(and(eq(tickets.partnerId, sql.placeholder('partnerId')), inArray(tickets.ticketId, Array.from({ length: PREFETCH_CHUNK }, (_, k) => sql.placeholder(`t${k}`)))))
-      .prepare(),
+      .where(and(eq(tickets.partnerId, sql.placeholder('partnerId')), inArray(tickets.ticketId, Array.from({ length: PREFETCH_CHUNK }, (_, k) => sql.placeholder(`t${k}`))))), 'tickets_storedTickets'),
   );
 
   /**
    * Reads the stored tickets among `ticketIds` into the batch: one prepared statement per
    * `PREFETCH_CHUNK` ids (a short chunk is padded by repeating an id).
    */
-  private prefetch(batch: TicketBatch, ticketIds: readonly string[]): void {
+  private async prefetch(batch: TicketBatch, ticketIds: readonly string[]): Promise<void> {
     const unique = [...new Set(ticketIds)];
     if (unique.length === 0) return;
     const lookup = this.storedTickets(batch.tx);
     const params: Record<string, string> = { partnerId: batch.partnerId };
     for (let i = 0; i < unique.length; i += PREFETCH_CHUNK) {
       for (let k = 0; k < PREFETCH_CHUNK; k++) params[`t${k}`] = unique[Math.min(i + k, unique.length - 1)]!;
-      for (const row of lookup.all(params)) batch.known.set(row.ticketId, row);
+      for (const row of await lookup.execute(params)) batch.known.set(row.ticketId, row);
     }
     for (const id of unique) if (!batch.known.has(id)) batch.known.set(id, null);
   }
@@ -323,8 +323,8 @@ export class TicketsService {
   private readonly bulk = new TicketBulkWriter();
 
   /** Writes what the batch holds: new users first (tickets reference them), then the tickets. */
-  private flush(batch: TicketBatch): void {
-    batch.users.flush();
+  private async flush(batch: TicketBatch): Promise<void> {
+    await batch.users.flush();
     if (batch.pending.size === 0) return;
     const rows = [...batch.pending.values()];
     batch.pending.clear();
@@ -335,16 +335,16 @@ export class TicketsService {
    * Checks one item and stages its ticket in the batch (the write waits for `flush`);
    * throws an item-level ApiError (400) naming the field, before staging anything.
    */
-  private stage(item: TicketInput & { flags?: Record<string, unknown> }, cache: TicketBatch, opts: { keepUnsent?: boolean } = {}): 'created' | 'updated' {
+  private async stage(item: TicketInput & { flags?: Record<string, unknown> }, cache: TicketBatch, opts: { keepUnsent?: boolean } = {}): Promise<'created' | 'updated'> {
     const { tx, partnerId } = cache;
     const showKey = `${item.externalReferenceEventId}\u0000${item.showId ?? ''}`;
     let ref = cache.shows.get(showKey);
     if (!ref) {
       // The event first, so that a lookup error names the field it concerns: past this point
       // every error of `findShow` is about the show.
-      if (!eventByRef(tx, partnerId, item.externalReferenceEventId)) asItemError(ApiError.notFound('event', item.externalReferenceEventId), 'externalReferenceEventId');
+      if (!(await eventByRef(tx, partnerId, item.externalReferenceEventId))) asItemError(ApiError.notFound('event', item.externalReferenceEventId), 'externalReferenceEventId');
       try {
-        ref = this.eventsService.findShow(tx, partnerId, item.externalReferenceEventId, item.showId);
+        ref = await this.eventsService.findShow(tx, partnerId, item.externalReferenceEventId, item.showId);
       } catch (err) {
         asItemError(err, 'showId');
       }
@@ -354,7 +354,7 @@ export class TicketsService {
     let option = cache.options.get(optionKey);
     if (!option) {
       try {
-        option = this.eventsService.findTicketOption(tx, ref.show.id, item.ticketOptionId);
+        option = await this.eventsService.findTicketOption(tx, ref.show.id, item.ticketOptionId);
       } catch (err) {
         asItemError(err, 'ticketOptionId');
       }
@@ -366,7 +366,7 @@ export class TicketsService {
       let combo = cache.combos.get(comboKey);
       if (!combo) {
         try {
-          combo = { priceTypePk: this.eventsService.findCombination(tx, ref.show.id, item.ticketOptionId, item.priceTypeId).priceType.id };
+          combo = { priceTypePk: (await this.eventsService.findCombination(tx, ref.show.id, item.ticketOptionId, item.priceTypeId)).priceType.id };
         } catch (err) {
           asItemError(err, 'priceTypeId');
         }
@@ -386,7 +386,7 @@ export class TicketsService {
     // Read in advance for the batch, or staged by it (a ticket sent twice); else read now.
     let existing = cache.known.get(item.ticketId);
     if (existing === undefined) {
-      existing = tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).get() ?? null;
+      existing = (await tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).limit(1))[0] ?? null;
       cache.known.set(item.ticketId, existing);
     }
     if (existing?.state === 'DELETED') throw ApiError.conflict(`Ticket '${item.ticketId}' was deleted; deletion is final`, 'ticketId');
@@ -394,7 +394,7 @@ export class TicketsService {
     const buyerKey = typeof item.buyer === 'string' ? item.buyer : JSON.stringify(item.buyer);
     let owner = cache.owners.get(buyerKey);
     if (!owner) {
-      owner = cache.users.resolve(buyerIdentity(item.buyer), 'buyer');
+      owner = await cache.users.resolve(buyerIdentity(item.buyer), 'buyer');
       cache.owners.set(buyerKey, owner);
     }
     const seating = item.props?.seating;
@@ -450,9 +450,9 @@ export class TicketsService {
     if (ownerChanged || moved) {
       // Handlers (the sell side ends a listing) must see the batch's writes, and may change
       // tickets this batch read in advance: write first, forget what was read after.
-      this.flush(cache);
+      await this.flush(cache);
       try {
-        this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: existing.id, reason: ownerChanged ? 'owner_changed' : 'moved' });
+        await this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: existing.id, reason: ownerChanged ? 'owner_changed' : 'moved' });
       } finally {
         cache.known.clear();
       }
@@ -467,13 +467,12 @@ export class TicketsService {
    * VALID → LISTED for exactly these tickets (a listing opens), in one conditional statement.
    * False, and nothing changed, when any of them is not VALID any more.
    */
-  markListed(tx: Tx, ticketPks: readonly string[]): boolean {
+  async markListed(tx: Tx, ticketPks: readonly string[]): Promise<boolean> {
     const moved = affected(
-      tx
+      await tx
         .update(tickets)
         .set({ state: 'LISTED', updatedAt: this.clock.now() })
-        .where(and(inArray(tickets.id, [...ticketPks]), eq(tickets.state, 'VALID')))
-        .run(),
+        .where(and(inArray(tickets.id, [...ticketPks]), eq(tickets.state, 'VALID'))),
     );
     if (moved === ticketPks.length) return true;
     if (moved > 0) throw new Error('markListed moved part of a listing: the caller must roll back');
@@ -481,20 +480,18 @@ export class TicketsService {
   }
 
   /** LISTED → VALID (a listing ended without a sale); tickets in another state stay as they are. */
-  markUnlisted(tx: Tx, ticketPks: readonly string[]): void {
+  async markUnlisted(tx: Tx, ticketPks: readonly string[]): Promise<void> {
     if (ticketPks.length === 0) return;
-    tx.update(tickets)
+    await tx.update(tickets)
       .set({ state: 'VALID', updatedAt: this.clock.now() })
-      .where(and(inArray(tickets.id, [...ticketPks]), eq(tickets.state, 'LISTED')))
-      .run();
+      .where(and(inArray(tickets.id, [...ticketPks]), eq(tickets.state, 'LISTED')));
   }
 
   /** A resale completed: the buyer owns the tickets, VALID, and will be told of the QR unlock. */
-  transfer(tx: Tx, ticketPks: readonly string[], buyerPk: string): void {
-    tx.update(tickets)
+  async transfer(tx: Tx, ticketPks: readonly string[], buyerPk: string): Promise<void> {
+    await tx.update(tickets)
       .set({ ownerPk: buyerPk, state: 'VALID', unlockNotifiedAt: null, updatedAt: this.clock.now() })
-      .where(inArray(tickets.id, [...ticketPks]))
-      .run();
+      .where(inArray(tickets.id, [...ticketPks]));
   }
 
   /**
@@ -502,10 +499,10 @@ export class TicketsService {
    * user that stands for the channel, their access a plain reference (the channel delivers the
    * real ticket once sold). Ids `<listingId>-<n>`.
    */
-  createForChannel(
+  async createForChannel(
     tx: Tx,
     draft: { partnerId: string; listingId: string; eventPk: string; showPk: string; ticketOptionPk: string; priceTypePk: string | null; ownerPk: string; currency: string; locator: string; seats: readonly ({ section?: string | undefined; row?: string | undefined; seat?: string | undefined } | undefined)[]; quantity: number },
-  ): TicketRow[] {
+  ): Promise<TicketRow[]> {
     const now = this.clock.now();
     const rows = Array.from({ length: draft.quantity }, (_, i) => {
       const seat = draft.seats[i];
@@ -530,34 +527,32 @@ export class TicketsService {
         updatedAt: now,
       };
     });
-    return tx.insert(tickets).values(rows).returning().all();
+    return await tx.insert(tickets).values(rows).returning();
   }
 
   /**
    * Deletes the tickets `ownerPk` still holds (VALID or LISTED) among these: a channel's listing
    * ended, and tickets that were never the partner's stop existing. A ticket sold on is left alone.
    */
-  deleteHeldBy(tx: Tx, ticketPks: readonly string[], ownerPk: string): void {
+  async deleteHeldBy(tx: Tx, ticketPks: readonly string[], ownerPk: string): Promise<void> {
     if (ticketPks.length === 0) return;
     const now = this.clock.now();
-    tx.update(tickets)
+    await tx.update(tickets)
       .set({ state: 'DELETED', deletedAt: now, updatedAt: now })
-      .where(and(inArray(tickets.id, [...ticketPks]), inArray(tickets.state, ['VALID', 'LISTED']), eq(tickets.ownerPk, ownerPk)))
-      .run();
+      .where(and(inArray(tickets.id, [...ticketPks]), inArray(tickets.state, ['VALID', 'LISTED']), eq(tickets.ownerPk, ownerPk)));
   }
 
   /**
    * A cancelled show: its live tickets become CANCELLED, each raising `ticket.invalidated`
    * (its listing ends). Step 2 of the cancel-show flow (flows/cancel-show.ts).
    */
-  cancelForShow(tx: Tx, partnerId: string, showPk: string, at: number): void {
-    const affected = tx
+  async cancelForShow(tx: Tx, partnerId: string, showPk: string, at: number): Promise<void> {
+    const affected = await tx
       .update(tickets)
       .set({ state: 'CANCELLED', cancelledAt: at, updatedAt: at })
       .where(and(eq(tickets.showPk, showPk), eq(tickets.partnerId, partnerId), inArray(tickets.state, [...LIVE_STATES])))
-      .returning({ id: tickets.id })
-      .all();
-    for (const t of affected) this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'cancelled' });
+      .returning({ id: tickets.id });
+    for (const t of affected) await this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'cancelled' });
   }
 }
 

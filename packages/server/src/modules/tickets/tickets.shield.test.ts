@@ -5,7 +5,7 @@ import { runUnlocks } from './tickets.unlock.js';
 
 async function setup(showDate = '2026-03-01T16:00:00Z') {
   const t = createTestApp();
-  const p = t.partner('Acme', { webhookUrl: 'http://127.0.0.1:9/hooks' });
+  const p = await t.partner('Acme', { webhookUrl: 'http://127.0.0.1:9/hooks' });
   const shows = [showBody('show-1', { date: showDate }), showBody('show-2', { date: showDate })];
   await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { configuration: {}, shows }) });
   await t.request('POST', '/v1/sync/tickets', {
@@ -37,7 +37,7 @@ describe('ticketShield switch (operator)', () => {
 
   it('refuses without the operator token, for unknown events, shows and partners, and bad bodies', async () => {
     const { t, p } = await setup();
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { key: p.keys.private, body: { eventId: 'tour', status: true } })).status).toBe(401);
     expect((await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId: 'nope', status: true } })).status).toBe(404);
     expect((await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId: 'tour', showId: 'show-9', status: true } })).status).toBe(404);
@@ -59,7 +59,7 @@ describe('ticket URLs', () => {
     expect((await t.request('GET', '/v1/tickets/v1/url', { key: p.keys.private })).body.data).toBe(url);
     await t.request('PUT', '/v1/tickets/v1', { key: p.keys.private, body: { buyer: 'someone-else@example.com' } });
     expect((await t.request('GET', '/v1/tickets/v1/url', { key: p.keys.private })).body.data).not.toBe(url);
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await t.request('GET', '/v1/tickets/v1/url', { key: other.keys.private })).status).toBe(404);
     expect((await t.request('GET', '/v1/tickets/v1/url', { key: p.keys.public })).status).toBe(403);
   });

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
@@ -14,18 +15,18 @@ import { partnerById } from '../partners/partners.queries.js';
  * rule). Every switch that changes a show emits the spec's `ticketShield.updated` webhook,
  * in the same transaction, so the partner flips between the secure view and its own.
  */
-export function setTicketShield(deps: AppDeps, tx: Tx, partnerId: string, input: { eventId: string; showId?: string | undefined; status: boolean }) {
-  if (!partnerById(tx, partnerId)) throw ApiError.notFound('partner', partnerId);
-  const event = eventByRef(tx, partnerId, input.eventId);
+export async function setTicketShield(deps: AppDeps, tx: Tx, partnerId: string, input: { eventId: string; showId?: string | undefined; status: boolean }) {
+  if (!(await partnerById(tx, partnerId))) throw ApiError.notFound('partner', partnerId);
+  const event = await eventByRef(tx, partnerId, input.eventId);
   if (!event) throw ApiError.notFound('event', input.eventId);
-  const one = input.showId === undefined ? undefined : showOfEvent(tx, event.id, input.showId);
-  const targets = input.showId === undefined ? showsOfEventByShowId(tx, event.id) : one ? [one] : [];
+  const one = input.showId === undefined ? undefined : await showOfEvent(tx, event.id, input.showId);
+  const targets = input.showId === undefined ? await showsOfEventByShowId(tx, event.id) : one ? [one] : [];
   if (targets.length === 0) throw ApiError.notFound('show', input.showId);
-  return targets.map((show) => {
+  return await inOrder(targets, async (show) => {
     // The events module writes the flag; the webhook is the switch's own, in the same transaction.
-    const changed = deps.events.setTicketShield(tx, show.id, input.status);
+    const changed = await deps.events.setTicketShield(tx, show.id, input.status);
     if (changed) {
-      deps.webhooks.enqueue(tx, partnerId, {
+      await deps.webhooks.enqueue(tx, partnerId, {
         action: 'ticketShield.updated',
         resourceKey: `show:${input.eventId}/${show.showId}`,
         data: { status: input.status, eventId: input.eventId, showId: show.showId },
@@ -68,7 +69,7 @@ export function ticketShieldRoutes(deps: AppDeps) {
     (c) => {
       const { partnerId } = c.req.valid('param');
       const body = c.req.valid('json');
-      return respondInTransaction(c, deps, 200, (tx) => setTicketShield(deps, tx, partnerId, body));
+      return respondInTransaction(c, deps, 200, async (tx) => await setTicketShield(deps, tx, partnerId, body));
     },
   );
   return app;

@@ -5,7 +5,7 @@ import { ticketBody, withEvent } from '../../testing/factories.js';
 describe('POST /v1/sync/tickets', () => {
   it('creates tickets, answers each item, and updates (never duplicates) on a repeated ticketId', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     const res = await t.request('POST', '/v1/sync/tickets', {
       key: p.keys.private,
@@ -54,7 +54,7 @@ describe('POST /v1/sync/tickets', () => {
 
   it('rejects a bad item with its reason and leaves nothing of it, while the others are applied', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     const res = await t.request('POST', '/v1/sync/tickets', {
       key: p.keys.private,
@@ -95,8 +95,8 @@ describe('POST /v1/sync/tickets', () => {
 
   it('limits the synchronous endpoint to 60 requests per minute per partner, others unaffected', async () => {
     const t = createTestApp();
-    const a = t.partner('A');
-    const b = t.partner('B');
+    const a = await t.partner('A');
+    const b = await t.partner('B');
     for (let i = 0; i < 60; i++) expect((await t.request('POST', '/v1/sync/tickets', { key: a.keys.private, body: [{}] })).status).toBe(200);
     const limited = await t.request('POST', '/v1/sync/tickets', { key: a.keys.private, body: [{}] });
     expect(limited.status).toBe(429);
@@ -111,7 +111,7 @@ describe('POST /v1/sync/tickets', () => {
 
   it('refuses a request that is not a non-empty array within the item limit, and wrong keys', async () => {
     const t = createTestApp({ maxBodyBytes: 5 * 1024 * 1024 });
-    const p = t.partner();
+    const p = await t.partner();
     expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: {} })).status).toBe(400);
     expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [] })).body.errors[0]).toMatchObject({ code: 'out_of_range' });
     expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [1] })).body.errors[0]).toMatchObject({ code: 'invalid_type', path: '0' });
@@ -126,7 +126,7 @@ describe('POST /v1/sync/tickets', () => {
 describe('POST /v1/tickets (asynchronous)', () => {
   it('answers at once with a job, then the worker stores every ticket; the job reports per item', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     const items = [ticketBody('a1'), ticketBody('a2', { ticketOptionId: 'opt-ghost' }), { nonsense: true }, ticketBody('a3')];
     const res = await t.request('POST', '/v1/tickets', { key: p.keys.private, body: items });
@@ -143,14 +143,14 @@ describe('POST /v1/tickets (asynchronous)', () => {
     expect(done.body.data.results.map((r: { index: number; status: string }) => `${r.index}:${r.status}`)).toEqual(['0:created', '1:rejected', '2:rejected', '3:created']);
     expect(await t.deps.ticketsIngest.drain()).toBe(0);
 
-    const other = t.partner('Other');
+    const other = await t.partner('Other');
     expect((await t.request('GET', `/v1/tickets/jobs/${job.jobId}`, { key: other.keys.private })).status).toBe(404);
     expect((await t.request('GET', '/v1/tickets/jobs/job_unknown', { key: p.keys.private })).status).toBe(404);
   });
 
   it('survives a worker that died mid-job: the lease expires, the job is replayed whole, every ticket stored once', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     const items = Array.from({ length: 50 }, (_, i) => ticketBody(`c${i}`, { buyer: `fan${i % 7}@example.com` }));
     const job = (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: items })).body.data;
@@ -175,7 +175,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
   /** An app with event `tour`, and calls to queue tickets (POST /v1/tickets) and read a job back. */
   async function queue() {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     const post = async (items: unknown[]) => (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: items })).body.data;
     const job = async (id: string) => (await t.request('GET', `/v1/tickets/jobs/${id}`, { key: p.keys.private })).body.data;
@@ -225,7 +225,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
 
   it('skips a job that another worker leased after the drain read it, and leaves it to that worker', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     const queued = (await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('s1')] })).body.data;
     // drain reads the due jobs before its transaction; the other worker leases the job in between.
@@ -243,7 +243,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
 
   it('replays the answer for a repeated Idempotency-Key instead of queueing twice', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const headers = { 'idempotency-key': 'batch-0001' };
     const first = await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('i1')], headers });
     const second = await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('i1')], headers });
@@ -258,11 +258,11 @@ describe('POST /v1/tickets (asynchronous)', () => {
 describe('PUT and DELETE /v1/tickets/:ticketId', () => {
   it('replaces the fields sent, changes the owner (raising ticket.invalidated), keeps the rest', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('u1', { section: 'A', tags: ['gate:3'] })] });
     const seen: string[] = [];
-    t.deps.bus.on('ticket.invalidated', (_tx, e) => seen.push(e.reason));
+    t.deps.bus.on('ticket.invalidated', (_tx, e) => void seen.push(e.reason));
     t.clock.advance(1000);
     const res = await t.request('PUT', '/v1/tickets/u1', {
       key: p.keys.private,
@@ -287,8 +287,8 @@ describe('PUT and DELETE /v1/tickets/:ticketId', () => {
 
   it('refuses bad changes and unknown or foreign tickets', async () => {
     const t = createTestApp();
-    const p = t.partner();
-    const other = t.partner('Other');
+    const p = await t.partner();
+    const other = await t.partner('Other');
     await withEvent(t, p);
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('u1')] });
     expect((await t.request('PUT', '/v1/tickets/u1', { key: p.keys.private, body: { ticketOptionId: 'opt-ghost' } })).body.errors[0]).toMatchObject({ path: 'ticketOptionId' });
@@ -303,11 +303,11 @@ describe('PUT and DELETE /v1/tickets/:ticketId', () => {
 
   it('deletes for good: later PUT, DELETE, sync or admission answer a clear error', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('d1')] });
     const seen: string[] = [];
-    t.deps.bus.on('ticket.invalidated', (_tx, e) => seen.push(e.reason));
+    t.deps.bus.on('ticket.invalidated', (_tx, e) => void seen.push(e.reason));
     const del = await t.request('DELETE', '/v1/tickets/d1', { key: p.keys.private });
     expect(del.status).toBe(200);
     expect(del.body.data.state).toBe('DELETED');
@@ -325,7 +325,7 @@ describe('PUT and DELETE /v1/tickets/:ticketId', () => {
 describe('admissions', () => {
   it('records one admission (data: true) and refuses a second', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('e1')] });
     const res = await t.request('POST', '/v1/tickets/e1/eventAdmission', { key: p.keys.private });
@@ -339,7 +339,7 @@ describe('admissions', () => {
 
   it('records a batch and lists what it could not record, with the reason', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     await t.request('POST', '/v1/sync/tickets', {
       key: p.keys.private,
@@ -378,12 +378,12 @@ describe('admissions', () => {
 describe('show cancellation', () => {
   it('invalidates every live ticket of the show, leaves other shows alone, and stores later tickets as CANCELLED', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await withEvent(t, p);
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('x1'), ticketBody('x2'), ticketBody('y1', { showId: 'show-2' })] });
     await t.request('DELETE', '/v1/tickets/x2', { key: p.keys.private });
     const seen: string[] = [];
-    t.deps.bus.on('ticket.invalidated', (_tx, e) => seen.push(e.reason));
+    t.deps.bus.on('ticket.invalidated', (_tx, e) => void seen.push(e.reason));
     await t.request('POST', '/v1/events/tour/cancellation?showId=show-1', { key: p.keys.private });
     const state = async (id: string) => (await t.request('GET', `/v1/tickets/${id}`, { key: p.keys.private })).body.data.state;
     expect([await state('x1'), await state('x2'), await state('y1')]).toEqual(['CANCELLED', 'DELETED', 'VALID']);

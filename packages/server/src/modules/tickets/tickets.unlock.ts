@@ -26,10 +26,10 @@ const LOOKAHEAD = 31 * DAY;
  */
 export async function runUnlocks(deps: AppDeps, limit = 200): Promise<{ announced: number; notified: number }> {
   const now = deps.clock.now();
-  const { candidates, partners } = await deps.db.read((tx) => {
-    const candidates = shieldedShowsStartingBetween(tx, now - DAY, now + LOOKAHEAD);
+  const { candidates, partners } = await deps.db.read(async (tx) => {
+    const candidates = await shieldedShowsStartingBetween(tx, now - DAY, now + LOOKAHEAD);
     const partners = new Map<string, PartnerRow>();
-    for (const { show } of candidates) if (!partners.has(show.partnerId)) partners.set(show.partnerId, partnerOf(tx, show.partnerId));
+    for (const { show } of candidates) if (!partners.has(show.partnerId)) partners.set(show.partnerId, await partnerOf(tx, show.partnerId));
     return { candidates, partners };
   });
   let announced = 0;
@@ -39,21 +39,20 @@ export async function runUnlocks(deps: AppDeps, limit = 200): Promise<{ announce
     const configuration = effectiveConfiguration(event.configuration, show.configuration);
     const showUnlock = qrUnlockAt({ startsAt: show.startsAt, configuration, partnerHoursBeforeShow: partner.settings.qrLockHoursBeforeShow });
     if (show.unlockAnnouncedAt === null && showUnlock <= now) {
-      const claimed = await deps.db.transact((tx) => {
-        if (!deps.events.claimUnlockAnnouncement(tx, show.id, now)) return false;
-        deps.webhooks.enqueue(tx, partner.id, { action: 'event.unlock', resourceKey: `show:${event.externalReferenceId}/${show.showId}`, data: { eventId: event.externalReferenceId, showId: show.showId } });
+      const claimed = await deps.db.transact(async (tx) => {
+        if (!(await deps.events.claimUnlockAnnouncement(tx, show.id, now))) return false;
+        await deps.webhooks.enqueue(tx, partner.id, { action: 'event.unlock', resourceKey: `show:${event.externalReferenceId}/${show.showId}`, data: { eventId: event.externalReferenceId, showId: show.showId } });
         return true;
       });
       if (claimed) announced++;
     }
-    const { pending, owners } = await deps.db.read((tx) => {
-      const pending = tx
+    const { pending, owners } = await deps.db.read(async (tx) => {
+      const pending = await tx
         .select()
         .from(tickets)
         .where(and(eq(tickets.showPk, show.id), eq(tickets.state, 'VALID'), isNull(tickets.unlockNotifiedAt)))
-        .limit(limit - notified)
-        .all();
-      return { pending, owners: usersByPks(tx, pending.map((t) => t.ownerPk)) };
+        .limit(limit - notified);
+      return { pending, owners: await usersByPks(tx, pending.map((t) => t.ownerPk)) };
     });
     for (const ticket of pending) {
       const owner = owners.get(ticket.ownerPk)!;
@@ -62,12 +61,12 @@ export async function runUnlocks(deps: AppDeps, limit = 200): Promise<{ announce
       const url = secureViewUrl(deps, ticket);
       const lang = partner.settings.defaultLang;
       const pdf = view.access.showQr || view.willCall ? await ticketPdf(view, url, lang) : null;
-      const sent = await deps.db.transact((tx) => {
-        const claimed = tx.update(tickets).set({ unlockNotifiedAt: now }).where(and(eq(tickets.id, ticket.id), isNull(tickets.unlockNotifiedAt))).run();
+      const sent = await deps.db.transact(async (tx) => {
+        const claimed = await tx.update(tickets).set({ unlockNotifiedAt: now }).where(and(eq(tickets.id, ticket.id), isNull(tickets.unlockNotifiedAt)));
         if (affected(claimed) !== 1) return false;
         const vars = { eventTitle: event.title, showTitle: show.title, showDate: toIso(show.startsAt), ticketUrl: url, ...(view.timeZone ? { timeZone: view.timeZone } : {}) };
         const attachments = pdf ? [{ filename: `ticket-${ticket.ticketId}.pdf`.replace(/[^\w.-]/g, '_'), contentType: 'application/pdf', content: pdf }] : [];
-        if (deps.messages.toUser(tx, partner.id, owner, 'ticketUnlocked', lang, vars, { attachments }) === null) {
+        if ((await deps.messages.toUser(tx, partner.id, owner, 'ticketUnlocked', lang, vars, { attachments })) === null) {
           deps.logger.warn({ ticketPk: ticket.id }, 'ticket unlocked but its owner has no e-mail or phone');
         }
         return true;

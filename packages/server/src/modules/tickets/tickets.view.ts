@@ -54,11 +54,11 @@ export interface TicketView {
 }
 
 /** Reads and checks a view token in `tx`; null when it is malformed, unknown, or the owner changed. */
-export function ticketForToken(deps: Pick<AppDeps, 'box'>, tx: Tx, token: string) {
+export async function ticketForToken(deps: Pick<AppDeps, 'box'>, tx: Tx, token: string) {
   const dot = token.lastIndexOf('.');
   if (dot <= 0) return null;
   const id = token.slice(0, dot);
-  const row = ticketByPk(tx, id);
+  const row = await ticketByPk(tx, id);
   if (!row || !deps.box.verify(PURPOSE, `${row.id}:${row.ownerPk}`, token.slice(dot + 1))) return null;
   return row;
 }
@@ -69,13 +69,13 @@ function venueOf(location: Location | null | undefined): string {
 }
 
 /** The ticket and what the view shows of its event, show, option, partner and owner (each read from its owner module). */
-function viewRows(tx: Tx, ticketPk: string) {
-  const ticket = ticketByPk(tx, ticketPk);
+async function viewRows(tx: Tx, ticketPk: string) {
+  const ticket = await ticketByPk(tx, ticketPk);
   if (!ticket) throw new Error(`No ticket ${ticketPk}`);
-  const showAndEvent = showWithEvent(tx, ticket.showPk);
-  const option = ticketOptionByPk(tx, ticket.ticketOptionPk);
+  const showAndEvent = await showWithEvent(tx, ticket.showPk);
+  const option = await ticketOptionByPk(tx, ticket.ticketOptionPk);
   if (!showAndEvent || !option) throw new Error(`No show ${ticket.showPk} with ticket option ${ticket.ticketOptionPk}`);
-  return { ticket, event: showAndEvent.event, show: showAndEvent.show, option, partner: partnerOf(tx, ticket.partnerId), owner: userOf(tx, ticket.ownerPk) };
+  return { ticket, event: showAndEvent.event, show: showAndEvent.show, option, partner: await partnerOf(tx, ticket.partnerId), owner: await userOf(tx, ticket.ownerPk) };
 }
 
 /**
@@ -83,17 +83,17 @@ function viewRows(tx: Tx, ticketPk: string) {
  * own read, then the QR drawn outside it.
  */
 export async function buildTicketView(deps: AppDeps, ticketPk: string): Promise<TicketView> {
-  return drawQr(await deps.db.read((tx) => readTicketView(deps, tx, ticketPk)));
+  return drawQr(await deps.db.read(async (tx) => await readTicketView(deps, tx, ticketPk)));
 }
 
 /**
  * The page data of a ticket read in `tx`, but for the QR of a code, which `drawQr` draws
  * afterwards (outside the read): `qr` is then still null, and `code` set.
  */
-export function readTicketView(deps: AppDeps, tx: Tx, ticketPk: string): TicketView {
-  const r = viewRows(tx, ticketPk);
+export async function readTicketView(deps: AppDeps, tx: Tx, ticketPk: string): Promise<TicketView> {
+  const r = await viewRows(tx, ticketPk);
   const configuration = effectiveConfiguration(r.event.configuration, r.show.configuration);
-  const rule = deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk).qrUnlock?.rules as { hoursBeforeShow?: number; unlockAt?: number } | undefined;
+  const rule = (await deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk)).qrUnlock?.rules as { hoursBeforeShow?: number; unlockAt?: number } | undefined;
   const unlockAt = qrUnlockAt({ startsAt: r.show.startsAt, qrUnlockRule: rule, configuration, partnerHoursBeforeShow: r.partner.settings.qrLockHoursBeforeShow });
   const willCallNumber = (typeof r.ticket.props?.willCallNumber === 'string' ? r.ticket.props.willCallNumber : null) ?? r.ticket.orderId;
   const access = accessView({

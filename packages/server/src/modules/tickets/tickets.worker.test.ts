@@ -78,28 +78,28 @@ describe('ingestion worker thread', () => {
     const db = deps.db;
     const { partner } = await deps.partners.create('Acme', {});
     // The route would pass the validated body; its defaults do not matter here.
-    db.transaction((tx) => deps.events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof deps.events.create>[2]));
-    const ownTransaction = db.transaction;
+    await db.transact(async (tx) => await deps.events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof deps.events.create>[2]));
+    const ownTransact = db.transact;
     expect(deps.ticketsIngest.drainsHere).toBe(true);
 
     const worker = startIngestionWorker(deps, { databasePath, secretKey: TEST_SECRET_KEY, logLevel: 'silent' });
     await worker.ready;
     try {
       expect(deps.ticketsIngest.drainsHere).toBe(false);
-      expect(db.transaction).not.toBe(ownTransaction);
-      const job = db.transaction((tx) => deps.ticketsIngest.enqueue(tx, partner.id, [ticketBody('h1', { externalReferenceEventId: 'tour' }), { bad: true }]));
+      expect(db.transact).not.toBe(ownTransact);
+      const job = await db.transact(async (tx) => await deps.ticketsIngest.enqueue(tx, partner.id, [ticketBody('h1', { externalReferenceEventId: 'tour' }), { bad: true }]));
       const done = await until(
         () => deps.ticketsIngest.getJob(partner.id, job.id),
         (j) => j.state === 'done',
       );
       expect(done).toMatchObject({ created: 1, rejected: 1 });
-      expect(deps.tickets.get(db, partner.id, 'h1').state).toBe('VALID');
+      expect((await deps.tickets.get(db, partner.id, 'h1')).state).toBe('VALID');
     } finally {
       await worker.stop();
     }
     expect(deps.ticketsIngest.drainsHere).toBe(true);
-    expect(db.transaction).toBe(ownTransaction);
-    const later = db.transaction((tx) => deps.ticketsIngest.enqueue(tx, partner.id, [ticketBody('h2', { externalReferenceEventId: 'tour' })]));
+    expect(db.transact).toBe(ownTransact);
+    const later = await db.transact(async (tx) => await deps.ticketsIngest.enqueue(tx, partner.id, [ticketBody('h2', { externalReferenceEventId: 'tour' })]));
     expect(await deps.ticketsIngest.drain()).toBe(1);
     expect((await deps.ticketsIngest.getJob(partner.id, later.id)).state).toBe('done');
     db.$client.close();
@@ -113,20 +113,25 @@ describe('WriterGate', () => {
     return performance.now() - t0;
   };
 
-  it('makes a main-thread transaction wait for the job in progress, and a new job wait for announced transactions (bounded)', () => {
+  it('makes a main-thread transaction wait for the job in progress, and a new job wait for announced transactions (bounded)', async () => {
     // A wait that should not happen would last its whole bound; half of it tells the two apart
     // however slow the machine is (a fixed 50 ms could fail on a loaded machine).
     const BOUND = 10_000;
     const gate = new WriterGate(WriterGate.buffer());
+    const waitedForTurn = async (maxMs: number) => {
+      const t0 = performance.now();
+      (await gate.turn(maxMs))();
+      return performance.now() - t0;
+    };
     // Nothing going on: neither side waits.
-    expect(elapsed(() => gate.awaitTurn(BOUND))).toBeLessThan(BOUND / 2);
+    expect(await waitedForTurn(BOUND)).toBeLessThan(BOUND / 2);
     expect(elapsed(() => gate.enterJob(BOUND))).toBeLessThan(BOUND / 2);
     // A job in progress: the main thread waits (here until its bound, as the job never ends).
-    gate.announce();
-    expect(elapsed(() => gate.awaitTurn(30))).toBeGreaterThanOrEqual(25);
+    expect(await waitedForTurn(30)).toBeGreaterThanOrEqual(25);
     gate.leaveJob();
-    expect(elapsed(() => gate.awaitTurn(BOUND))).toBeLessThan(BOUND / 2);
+    expect(await waitedForTurn(BOUND)).toBeLessThan(BOUND / 2);
     // An announced transaction: the next job waits for it (here until its bound).
+    gate.announce();
     expect(elapsed(() => gate.enterJob(30))).toBeGreaterThanOrEqual(25);
     gate.leaveJob();
     gate.withdraw();
@@ -172,24 +177,24 @@ describe('WriterGate', () => {
     db.$client.close();
   });
 
-  it('wraps only outermost transactions of the main connection, and can be undone', () => {
+  it('wraps only outermost transactions of the main connection (a savepoint takes no turn), and can be undone', async () => {
     const db = createDb(':memory:');
     const buffer = WriterGate.buffer();
     const cells = new Int32Array(buffer);
-    const original = db.transaction;
+    const original = db.transact;
     const undo = takeTurns(db, new WriterGate(buffer));
     const seen: number[] = [];
-    db.transaction(() => {
+    await db.transact(async (tx) => {
       seen.push(cells[0]!);
       // A nested call is a savepoint: it does not announce itself again.
-      db.transaction(() => seen.push(cells[0]!));
+      await tx.transact(() => seen.push(cells[0]!));
     });
     expect(seen).toEqual([1, 1]);
     expect(cells[0]).toBe(0);
-    expect(() => db.transaction(() => { throw new Error('boom'); })).toThrow('boom');
+    await expect(db.transact(async () => { throw new Error('boom'); })).rejects.toThrow('boom');
     expect(cells[0]).toBe(0);
     undo();
-    expect(db.transaction).toBe(original);
+    expect(db.transact).toBe(original);
   });
 
   it('makes transact take its turn without blocking the event loop, hold it until it ends, and take none for a savepoint', async () => {
@@ -207,9 +212,7 @@ describe('WriterGate', () => {
       await tx.transact(() => seen.push(cells[0]!));
       seen.push(cells[0]!);
     });
-    // Inside a synchronous transaction, a transact joins it at once.
-    db.transaction(() => void db.transact(() => seen.push(cells[0]!)));
-    expect(seen).toEqual([1, 1, 1, 1]);
+    expect(seen).toEqual([1, 1, 1]);
     expect(cells[0]).toBe(0);
     await expect(db.transact(() => { throw new Error('boom'); })).rejects.toThrow('boom');
     expect(cells[0]).toBe(0);

@@ -19,9 +19,8 @@ import { autoCheckpointPages, checkpointPassive } from '../../db/dialect.js';
  *   shared; tests and `:memory:` keep the in-process drain). The thread opens its own
  *   better-sqlite3 connection to the same file (WAL: readers never block; one writer at a
  *   time, `busy_timeout` waits) and builds the same services with `buildDeps`, so it runs
- *   the rounds of `TicketsIngest.drain` the in-process job and the tests run (as
- *   `drainInWorkerThread`: the same reads and transactions, synchronous on the thread's
- *   own connection), with the same crash safety (a job is applied and marked done in one
+ *   the rounds of `TicketsIngest.drain` the in-process job and the tests run (the same
+ *   reads and transactions, on the thread's own connection), with the same crash safety (a job is applied and marked done in one
  *   transaction; a crash replays it whole once its lease expires).
  * - Once the thread is ready, the queue is handed to it (`TicketsIngest.handOffQueue`):
  *   the in-process job stands down, and each enqueue wakes the thread with a message
@@ -39,12 +38,12 @@ import { autoCheckpointPages, checkpointPassive } from '../../db/dialect.js';
  * - POST /v1/tickets, the volume path, does not block the event loop for its turn: it
  *   validates and serializes the job first, then awaits `WriterGate.turn` (Atomics.waitAsync)
  *   while the event loop parses and validates the next requests, and its transaction only
- *   inserts the row. Measured with bench/tickets-ingest.ts, blocking waits (`awaitTurn`)
+ *   inserts the row. Measured with bench/tickets-ingest.ts, blocking waits (`Atomics.wait`)
  *   took ~60% of the main thread's time.
  * - The thread reads and parses the next due jobs before it takes the lock (a read of the
  *   WAL snapshot), which gives the main thread's waiting writes their window without the
  *   thread idling, then applies up to `JOBS_PER_TRANSACTION` jobs per transaction
- *   (`TicketsIngest.drainInWorkerThread`).
+ *   (`TicketsIngest.drain` with the gate around each transaction).
  * - WAL checkpoints run on the main thread between its transactions, not inside the commits
  *   of either thread (`checkpointOutsideTurns`, tickets.worker.thread.ts).
  * - If the thread dies, the queue is handed back to the in-process job, which replays the
@@ -109,21 +108,11 @@ export class WriterGate {
     Atomics.add(this.cell, ANNOUNCED, 1);
   }
 
-  /** Main thread: waits (at most `maxMs`) until the worker's current job, if any, has committed. */
-  awaitTurn(maxMs: number): void {
-    const deadline = performance.now() + maxMs;
-    while (Atomics.load(this.cell, IN_JOB) === 1) {
-      const left = deadline - performance.now();
-      if (left <= 0) return;
-      Atomics.wait(this.cell, IN_JOB, 1, left);
-    }
-  }
-
   /**
    * Main thread, without blocking it: announces a write and settles (within `maxMs`) once
    * the worker's current job, if any, has committed. The worker starts no new job until the
    * returned function is called. Meanwhile the event loop goes on (parsing and validating
-   * other requests), where `awaitTurn` would block it for the whole job.
+   * other requests), where a blocking wait would stall it for the whole job.
    */
   async turn(maxMs: number): Promise<() => void> {
     this.announce();
@@ -259,41 +248,17 @@ export function startIngestionWorker(deps: AppDeps, opts: { databasePath: string
 
 /**
  * Makes the main connection's transactions take turns with the worker thread (see
- * `WriterGate`): each outermost transaction announces itself, waits for the worker's current
- * job to commit, runs, and withdraws. `db.transact` waits without blocking the event loop
- * (`WriterGate.turn`) and holds its turn until it has committed or rolled back, awaits
- * included; a synchronous `db.transaction` (code not yet moved to `transact`) waits blocking.
- * A `transact` inside a transaction that has its turn (`tx.transact`, a savepoint, or one
- * joining a synchronous transaction) takes none. Installed on the connection object while
- * the thread runs; returns the function that removes it.
+ * `WriterGate`): each outermost `db.transact` announces itself, waits without blocking the
+ * event loop for the worker's current job to commit (`WriterGate.turn`), runs, and holds its
+ * turn until it has committed or rolled back, awaits included. Only the root's `transact` is
+ * replaced: a transaction's handle has its own (savepoints of a transaction that already has
+ * its turn). Installed on the database object while the thread runs; returns the function
+ * that removes it.
  */
 export function takeTurns(db: Db, gate: WriterGate): () => void {
-  const original = db.transaction;
   const originalTransact = db.transact;
-  const client = db.$client;
-  // Whether a synchronous transaction (which has its turn) is running.
-  let inSyncTransaction = false;
-  db.transaction = function (this: unknown, fn, config) {
-    // A nested call is a savepoint of a transaction that already has its turn.
-    if (client.inTransaction) return original.call(this as Db, fn, config);
-    gate.announce();
-    inSyncTransaction = true;
-    try {
-      gate.awaitTurn(TURN_MAX_WAIT_MS);
-      return original.call(this as Db, fn, config);
-    } finally {
-      inSyncTransaction = false;
-      gate.withdraw();
-    }
-  } as Db['transaction'];
-  // Only the root's `transact` is replaced: a transaction's handle has its own (savepoints of a
-  // transaction that already has its turn).
-  db.transact = (<T>(fn: (tx: Db) => T | Promise<T>): Promise<T> => {
-    if (inSyncTransaction) return originalTransact(fn);
-    return gate.turn(TURN_MAX_WAIT_MS).then((release) => originalTransact(fn).finally(release));
-  }) as Transact<Db>;
+  db.transact = (<T>(fn: (tx: Db) => T | Promise<T>): Promise<T> => gate.turn(TURN_MAX_WAIT_MS).then((release) => originalTransact(fn).finally(release))) as Transact<Db>;
   return () => {
-    db.transaction = original;
     db.transact = originalTransact;
   };
 }
@@ -342,12 +307,15 @@ function entryUrl(): URL {
 export function runIngestionThread(port: MessagePort, deps: AppDeps, gate: WriterGate, close: () => void): void {
   let scheduled = false;
   let stopping = false;
-  const tick = () => {
+  // The drain in progress: `stop` waits for it, so the connection never closes under a job.
+  let running: Promise<void> = Promise.resolve();
+  const tick = async () => {
     scheduled = false;
     if (stopping) return;
     let jobs = 0;
     try {
-      jobs = deps.ticketsIngest.drainInWorkerThread(DRAIN_BUDGET_MS, { beforeJob: () => gate.enterJob(GATE_MAX_WAIT_MS), afterJob: () => gate.leaveJob() });
+      // The gate is taken blocking (Atomics.wait): nothing else runs on this thread meanwhile.
+      jobs = await deps.ticketsIngest.drain(DRAIN_BUDGET_MS, { beforeJob: () => gate.enterJob(GATE_MAX_WAIT_MS), afterJob: () => gate.leaveJob() });
     } catch (err) {
       deps.logger.error({ job: 'tickets-ingestion', err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
     }
@@ -356,7 +324,9 @@ export function runIngestionThread(port: MessagePort, deps: AppDeps, gate: Write
   const schedule = () => {
     if (scheduled || stopping) return;
     scheduled = true;
-    setImmediate(tick);
+    setImmediate(() => {
+      running = tick();
+    });
   };
   const poll = setInterval(schedule, POLL_MS);
   port.on('message', (m: ToThread) => {
@@ -364,8 +334,10 @@ export function runIngestionThread(port: MessagePort, deps: AppDeps, gate: Write
     else if (m.type === 'stop') {
       stopping = true;
       clearInterval(poll);
-      close();
-      port.close();
+      void running.finally(() => {
+        close();
+        port.close();
+      });
     }
   });
   port.postMessage({ type: 'ready' } satisfies FromThread);

@@ -8,18 +8,18 @@ import { users } from './users.table.js';
 export type UserRow = typeof users.$inferSelect;
 
 /** A user that must exist (its id came from a row that references it). */
-export function userOf(tx: Tx, userPk: string): UserRow {
-  const row = tx.select().from(users).where(eq(users.id, userPk)).get();
+export async function userOf(tx: Tx, userPk: string): Promise<UserRow> {
+  const row = (await tx.select().from(users).where(eq(users.id, userPk)).limit(1))[0];
   if (!row) throw new Error(`No user ${userPk}`);
   return row;
 }
 
-export function userByPk(tx: Tx, userPk: string): UserRow | undefined {
-  return tx.select().from(users).where(eq(users.id, userPk)).get();
+export async function userByPk(tx: Tx, userPk: string): Promise<UserRow | undefined> {
+  return (await tx.select().from(users).where(eq(users.id, userPk)).limit(1))[0];
 }
 
 /** Several users by primary key, keyed by it. */
-export function usersByPks(tx: Tx, userPks: readonly string[]): Map<string, UserRow> {
+export async function usersByPks(tx: Tx, userPks: readonly string[]): Promise<Map<string, UserRow>> {
   if (userPks.length === 0) return new Map();
-  return new Map(tx.select().from(users).where(inArray(users.id, [...new Set(userPks)])).all().map((u) => [u.id, u]));
+  return new Map((await tx.select().from(users).where(inArray(users.id, [...new Set(userPks)]))).map((u) => [u.id, u]));
 }

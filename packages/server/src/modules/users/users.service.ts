@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
-import { perConnection } from '../../db/statements.js';
+import { perConnection, prepared } from '../../db/statements.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
@@ -35,9 +35,9 @@ type Field = 'externalId' | 'email' | 'phone';
 
 /** What the matching rules need from where users live: the database, or a batch in memory. */
 interface UserStore {
-  find(field: Field, value: string): UserRow | null;
-  create(row: UserRow): void;
-  update(found: UserRow, patch: Partial<UserRow>): UserRow;
+  find(field: Field, value: string): Promise<UserRow | null> | UserRow | null;
+  create(row: UserRow): Promise<void> | void;
+  update(found: UserRow, patch: Partial<UserRow>): Promise<UserRow> | UserRow;
 }
 
 /** The identifiers of `who`, normalised. @throws 400 when none is usable or the phone is invalid. */
@@ -58,22 +58,22 @@ function identifiersOf(who: UserIdentity, path: string, phoneOf: (raw: string) =
  * then phone; an unknown user is created; identifiers learnt later are added to the
  * matched user when no other user of the partner holds them.
  */
-function match(store: UserStore, partnerId: string, who: UserIdentity, path: string, now: number, phoneOf?: (raw: string) => string | null): UserRow {
+async function match(store: UserStore, partnerId: string, who: UserIdentity, path: string, now: number, phoneOf?: (raw: string) => string | null): Promise<UserRow> {
   const { externalId, email, phone } = identifiersOf(who, path, phoneOf);
-  const found = (externalId && store.find('externalId', externalId)) || (email && store.find('email', email)) || (phone && store.find('phone', phone)) || null;
+  const found = (externalId && await store.find('externalId', externalId)) || (email && await store.find('email', email)) || (phone && await store.find('phone', phone)) || null;
   if (!found) {
     const row: UserRow = { id: newId('user'), partnerId, externalId, email, phone, firstName: who.firstName ?? null, lastName: who.lastName ?? null, createdAt: now, updatedAt: now };
-    store.create(row);
+    await store.create(row);
     return row;
   }
   const patch: Partial<UserRow> = {};
-  if (externalId && !found.externalId && !store.find('externalId', externalId)) patch.externalId = externalId;
-  if (email && !found.email && !store.find('email', email)) patch.email = email;
+  if (externalId && !found.externalId && !(await store.find('externalId', externalId))) patch.externalId = externalId;
+  if (email && !found.email && !(await store.find('email', email))) patch.email = email;
   if (phone && !found.phone) patch.phone = phone;
   if (who.firstName && who.firstName !== found.firstName) patch.firstName = who.firstName;
   if (who.lastName && who.lastName !== found.lastName) patch.lastName = who.lastName;
   if (Object.keys(patch).length === 0) return found;
-  return store.update(found, { ...patch, updatedAt: now });
+  return await store.update(found, { ...patch, updatedAt: now });
 }
 
 /** Values per prepared IN lookup of a batch (well under SQLite's bound-parameter limit). */
@@ -104,13 +104,13 @@ export class UsersService {
   private readonly statements = perConnection((tx) => new UserStatements(tx));
 
   /** Finds or creates the user named by `who`. @throws 400 when no identifier is usable. */
-  resolve(tx: Tx, partnerId: string, who: UserIdentity, path = 'buyer'): UserRow {
+  async resolve(tx: Tx, partnerId: string, who: UserIdentity, path = 'buyer'): Promise<UserRow> {
     const store: UserStore = {
-      find: (field, value) => this.findBy(tx, partnerId, field, value),
-      create: (row) => this.insert(tx, row),
-      update: (found, patch) => tx.update(users).set(patch).where(eq(users.id, found.id)).returning().get(),
+      find: async (field, value) => await this.findBy(tx, partnerId, field, value),
+      create: async (row) => await this.insert(tx, row),
+      update: async (found, patch) => (await tx.update(users).set(patch).where(eq(users.id, found.id)).returning())[0]!,
     };
-    return match(store, partnerId, who, path, this.clock.now());
+    return await match(store, partnerId, who, path, this.clock.now());
   }
 
   /**
@@ -131,41 +131,41 @@ export class UsersService {
   }
 
   /** A user of the partner by service id; 404 otherwise. */
-  get(tx: Tx, partnerId: string, id: string): UserRow {
-    const row = tx.select().from(users).where(and(eq(users.partnerId, partnerId), eq(users.id, id))).get();
+  async get(tx: Tx, partnerId: string, id: string): Promise<UserRow> {
+    const row = (await tx.select().from(users).where(and(eq(users.partnerId, partnerId), eq(users.id, id))).limit(1))[0];
     if (!row) throw ApiError.notFound('user');
     return row;
   }
 
   /** A user by any identifier string (e-mail, phone or the partner's id), without creating one. */
-  find(tx: Tx, partnerId: string, identifier: string): UserRow | null {
+  async find(tx: Tx, partnerId: string, identifier: string): Promise<UserRow | null> {
     const value = identifier.trim();
-    if (value.includes('@')) return this.findBy(tx, partnerId, 'email', normalizeEmail(value));
+    if (value.includes('@')) return await this.findBy(tx, partnerId, 'email', normalizeEmail(value));
     const phone = value.startsWith('+') ? normalizePhone(value) : null;
-    return (phone && this.findBy(tx, partnerId, 'phone', phone)) || this.findBy(tx, partnerId, 'externalId', value);
+    return (phone && await this.findBy(tx, partnerId, 'phone', phone)) || await this.findBy(tx, partnerId, 'externalId', value);
   }
 
   /** @internal The first user of the partner holding `value` as `field` (the lookup of `resolve`). */
-  findBy(tx: Tx, partnerId: string, field: Field, value: string): UserRow | null {
-    return this.statements(tx).lookup(field).get({ partnerId, value }) ?? null;
+  async findBy(tx: Tx, partnerId: string, field: Field, value: string): Promise<UserRow | null> {
+    return (await this.statements(tx).lookup(field).execute({ partnerId, value }))[0] ?? null;
   }
 
   /** @internal Inserts one user (a statement prepared on `tx`, see `statements`). */
-  insert(tx: Tx, row: UserRow): void {
-    this.statements(tx).insert().run(row);
+  async insert(tx: Tx, row: UserRow): Promise<void> {
+    await this.statements(tx).insert().execute(row);
   }
 
   /**
    * @internal The users of the partner holding any of `values` as `field`, in one prepared
    * statement per `IN_CHUNK` values (a short chunk is padded by repeating a value).
    */
-  findMany(tx: Tx, partnerId: string, field: Field, values: readonly string[]): UserRow[] {
+  async findMany(tx: Tx, partnerId: string, field: Field, values: readonly string[]): Promise<UserRow[]> {
     const lookup = this.statements(tx).many(field);
     const found: UserRow[] = [];
     const params: Record<string, string> = { partnerId };
     for (let i = 0; i < values.length; i += IN_CHUNK) {
       for (let k = 0; k < IN_CHUNK; k++) params[`v${k}`] = values[Math.min(i + k, values.length - 1)]!;
-      for (const row of lookup.all(params)) found.push(row);
+      for (const row of await lookup.execute(params)) found.push(row);
     }
     return found;
   }
@@ -195,28 +195,25 @@ class UserStatements {
 }
 
 function prepareLookup(tx: Tx, field: Field) {
-  return tx
+  return prepared(tx
     .select()
     .from(users)
     .where(and(eq(users.partnerId, sql.placeholder('partnerId')), eq(users[field], sql.placeholder('value'))))
-    .limit(1)
-    .prepare();
+    .limit(1), `users_lookup_${field}`);
 }
 
 function prepareManyLookup(tx: Tx, field: Field) {
-  return tx
+  return prepared(tx
     .select()
     .from(users)
-    .where(and(eq(users.partnerId, sql.placeholder('partnerId')), inArray(users[field], Array.from({ length: IN_CHUNK }, (_, k) => sql.placeholder(`v${k}`)))))
-    .prepare();
+    .where(and(eq(users.partnerId, sql.placeholder('partnerId')), inArray(users[field], Array.from({ length: IN_CHUNK }, (_, k) => sql.placeholder(`v${k}`))))), `users_lookup_many_${field}`);
 }
 
 /** The insert of one user, every column bound by name from the row. */
 function prepareInsert(tx: Tx) {
-  return tx
+  return prepared(tx
     .insert(users)
-    .values(Object.fromEntries(Object.keys(getTableColumns(users)).map((k) => [k, sql.placeholder(k)])) as never)
-    .prepare();
+    .values(Object.fromEntries(Object.keys(getTableColumns(users)).map((k) => [k, sql.placeholder(k)])) as never), 'users_insert');
 }
 
 /**
@@ -242,7 +239,7 @@ export class UserBatch {
     private readonly clock: Clock,
   ) {
     this.store = {
-      find: (field, value) => this.find(field, value),
+      find: async (field, value) => await this.find(field, value),
       create: (row) => {
         this.created.set(row.id, row);
         this.remember(row);
@@ -252,7 +249,7 @@ export class UserBatch {
   }
 
   /** Reads, in a few IN queries, every stored user that any of `identities` may match. Invalid identities are skipped (resolve reports them). */
-  prefetch(identities: Iterable<UserIdentity>): void {
+  async prefetch(identities: Iterable<UserIdentity>): Promise<void> {
     const wanted: Record<Field, Set<string>> = { externalId: new Set(), email: new Set(), phone: new Set() };
     const want = (field: Field, value: string | null) => {
       if (value && !this.known[field].has(value)) wanted[field].add(value);
@@ -264,12 +261,12 @@ export class UserBatch {
     }
     if (wanted.externalId.size + wanted.email.size + wanted.phone.size === 0) return;
     // The database must hold this batch's changes before it is asked.
-    this.flush();
+    await this.flush();
     for (const field of ['externalId', 'email', 'phone'] as const) {
       if (wanted[field].size === 0) continue;
       const values = [...wanted[field]];
       const holders = new Map<string, UserRow[]>();
-      for (const row of this.service.findMany(this.tx, this.partnerId, field, values)) {
+      for (const row of await this.service.findMany(this.tx, this.partnerId, field, values)) {
         const list = holders.get(row[field]!);
         if (list) list.push(row);
         else holders.set(row[field]!, [row]);
@@ -277,15 +274,15 @@ export class UserBatch {
       for (const value of values) {
         const list = holders.get(value);
         // A phone held by several users: the single lookup decides which one answers.
-        const row = !list ? null : list.length === 1 ? list[0]! : this.service.findBy(this.tx, this.partnerId, field, value);
+        const row = !list ? null : list.length === 1 ? list[0]! : await this.service.findBy(this.tx, this.partnerId, field, value);
         this.known[field].set(value, row);
       }
     }
   }
 
   /** Same answer as `UsersService.resolve` at this point of the batch; the write waits for `flush`. */
-  resolve(who: UserIdentity, path = 'buyer'): UserRow {
-    return match(this.store, this.partnerId, who, path, this.clock.now(), (raw) => this.phoneOf(raw));
+  async resolve(who: UserIdentity, path = 'buyer'): Promise<UserRow> {
+    return await match(this.store, this.partnerId, who, path, this.clock.now(), (raw) => this.phoneOf(raw));
   }
 
   /**
@@ -293,10 +290,10 @@ export class UserBatch {
    * prepared single-row insert (multi-row statements measured no faster here: the cost is
    * SQLite's index maintenance, not the statement).
    */
-  flush(): void {
-    for (const row of this.created.values()) this.service.insert(this.tx, row);
+  async flush(): Promise<void> {
+    for (const row of this.created.values()) await this.service.insert(this.tx, row);
     this.created.clear();
-    for (const [id, patch] of this.patched) this.tx.update(users).set(patch).where(eq(users.id, id)).run();
+    for (const [id, patch] of this.patched) await this.tx.update(users).set(patch).where(eq(users.id, id));
     this.patched.clear();
   }
 
@@ -306,13 +303,13 @@ export class UserBatch {
     return phone;
   }
 
-  private find(field: Field, value: string): UserRow | null {
+  private async find(field: Field, value: string): Promise<UserRow | null> {
     const map = this.known[field];
     const hit = map.get(value);
     if (hit !== undefined) return hit;
     // Not prefetched: ask the database, which must first hold this batch's users.
-    this.flush();
-    const row = this.service.findBy(this.tx, this.partnerId, field, value);
+    await this.flush();
+    const row = await this.service.findBy(this.tx, this.partnerId, field, value);
     map.set(value, row);
     return row;
   }

@@ -28,13 +28,13 @@ function operatorApi(t: TestApp, svc: WebhooksService) {
 describe('operator API: webhooks', () => {
   it('lists a partner’s messages newest first, each with its attempts, filtered by state and action', async () => {
     const rx = await receiver((n) => (n === 1 ? 500 : 200));
-    const { t, partner, svc } = setup({ webhookUrl: rx.url, webhookEvents: ['ticketShield.updated', 'event.unlock'] });
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url, webhookEvents: ['ticketShield.updated', 'event.unlock'] });
     const api = operatorApi(t, svc);
-    const first = enqueue(t, svc, partner.id, shield('show-1'));
+    const first = await enqueue(t, svc, partner.id, shield('show-1'));
     t.clock.advance(1_000);
-    const unlock = enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-2', data: { eventId: 'tour-2026', showId: 'show-2' } });
+    const unlock = await enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-2', data: { eventId: 'tour-2026', showId: 'show-2' } });
     t.clock.advance(1_000);
-    const skipped = enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { resaleId: 'bi_1', eventId: 'tour-2026', showId: 'show-1', paidAt: '2026-03-01T12:00:00.000Z', total: 44, currency: 'EUR', buyer: { id: null, email: 'b@example.com', phone: null, firstName: null, lastName: null }, tickets: [{ ticketId: 't-1', ticketOptionId: 'opt', seating: { section: null, row: null, seat: null }, orderId: null, listingId: 'lst_1', pricePaid: 44, currency: 'EUR', previousOwner: { id: null, email: 's@example.com', phone: null } }] } });
+    const skipped = await enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { resaleId: 'bi_1', eventId: 'tour-2026', showId: 'show-1', paidAt: '2026-03-01T12:00:00.000Z', total: 44, currency: 'EUR', buyer: { id: null, email: 'b@example.com', phone: null, firstName: null, lastName: null }, tickets: [{ ticketId: 't-1', ticketOptionId: 'opt', seating: { section: null, row: null, seat: null }, orderId: null, listingId: 'lst_1', pricePaid: 44, currency: 'EUR', previousOwner: { id: null, email: 's@example.com', phone: null } }] } });
     await svc.deliverDue(); // first: 500, unlock: 200
 
     const res = await api.call('GET', `/admin/v1/partners/${partner.id}/webhooks`);
@@ -77,12 +77,12 @@ describe('operator API: webhooks', () => {
     expect(limited.body.data.map((m: { id: string }) => m.id)).toEqual([skipped.id, unlock.id]);
 
     // Another partner sees none of these.
-    const otherPartner = t.partner('Other');
+    const otherPartner = await t.partner('Other');
     expect((await api.call('GET', `/admin/v1/partners/${otherPartner.id}/webhooks`)).body.data).toEqual([]);
   });
 
   it('validates the query, answers 404 for an unknown partner and 401 without the operator token', async () => {
-    const { t, partner, svc } = setup();
+    const { t, partner, svc } = await setup();
     const api = operatorApi(t, svc);
     const bad = await api.call('GET', `/admin/v1/partners/${partner.id}/webhooks?state=lost&limit=0`);
     expect(bad.status).toBe(400);
@@ -92,7 +92,7 @@ describe('operator API: webhooks', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.errors[0].code).toBe('not_found');
 
-    const msg = enqueue(t, svc, partner.id, shield());
+    const msg = await enqueue(t, svc, partner.id, shield());
     for (const token of [null, 'wrong-token']) {
       expect((await api.call('GET', `/admin/v1/partners/${partner.id}/webhooks`, { token })).status).toBe(401);
       const replay = await api.call('POST', `/admin/v1/partners/${partner.id}/webhooks/${msg.id}/replay`, { token });
@@ -103,14 +103,14 @@ describe('operator API: webhooks', () => {
 
   it('replays a delivered message with the same webhook-id, and answers 404 for another partner’s message', async () => {
     const rx = await receiver();
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
     t.clock.set(Date.now());
     const api = operatorApi(t, svc);
-    const msg = enqueue(t, svc, partner.id, shield());
+    const msg = await enqueue(t, svc, partner.id, shield());
     await svc.deliverDue();
     expect(rx.received).toHaveLength(1);
 
-    const intruder = t.partner('Intruder');
+    const intruder = await t.partner('Intruder');
     const foreign = await api.call('POST', `/admin/v1/partners/${intruder.id}/webhooks/${msg.id}/replay`);
     expect(foreign.status).toBe(404);
     expect(foreign.body.errors[0].code).toBe('not_found');
@@ -140,10 +140,10 @@ describe('operator API: webhooks', () => {
 
   it('replays a skipped message (sent although not subscribed) and makes a pending retry due now', async () => {
     const rx = await receiver((n) => (n === 1 ? 500 : 200));
-    const { t, partner, svc } = setup({ webhookUrl: rx.url, webhookEvents: ['event.unlock'] });
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url, webhookEvents: ['event.unlock'] });
     const api = operatorApi(t, svc);
-    const unlock = enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-1', data: { eventId: 'tour-2026', showId: 'show-1' } });
-    const skipped = enqueue(t, svc, partner.id, shield('show-9'));
+    const unlock = await enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-1', data: { eventId: 'tour-2026', showId: 'show-1' } });
+    const skipped = await enqueue(t, svc, partner.id, shield('show-9'));
     await svc.deliverDue();
     expect((await svc.get(partner.id, unlock.id)).message).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: t.clock.now() + 5_000 });
 
@@ -158,7 +158,7 @@ describe('operator API: webhooks', () => {
   });
 
   it('documents the routes and every webhook kind in OpenAPI', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     const doc = (await (await t.app.request('/v1/openapi.json')).json()) as any;
     const list = doc.paths['/admin/v1/partners/{partnerId}/webhooks'].get;
     expect(list).toMatchObject({ operationId: 'listPartnerWebhooks', tags: ['Operator'], security: [{ operatorToken: [] }] });
@@ -180,8 +180,8 @@ describe('operator API: webhooks', () => {
 describe('webhooks job', () => {
   it('delivers due messages from the app deps every second', async () => {
     const rx = await receiver();
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
+    const msg = await enqueue(t, svc, partner.id, shield());
     expect(webhooksJob).toMatchObject({ name: 'webhooks', everyMs: 1000 });
     await webhooksJob.run(t.deps);
     expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([msg.id]);

@@ -1,3 +1,4 @@
+import { inOrder } from '../../lib/in-order.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { count, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
@@ -10,41 +11,39 @@ afterEach(closeReceivers);
 
 describe('webhooks: outbox', () => {
   it('stores a message only when the transaction that enqueues it commits', async () => {
-    const { t, partner, svc } = setup();
-    expect(() =>
-      t.db.transaction((tx) => {
-        svc.enqueue(tx, partner.id, shield('show-1'));
+    const { t, partner, svc } = await setup();
+    await expect(t.db.transact(async (tx) => {
+        await svc.enqueue(tx, partner.id, shield('show-1'));
         throw new Error('the change failed after the webhook was enqueued');
-      }),
-    ).toThrow(/the change failed/);
-    expect(t.db.select({ n: count() }).from(webhookMessages).get()!.n).toBe(0);
+      })).rejects.toThrow(/the change failed/);
+    expect((await t.db.select({ n: count() }).from(webhookMessages).limit(1))[0]!.n).toBe(0);
 
-    const row = enqueue(t, svc, partner.id, shield('show-2'));
+    const row = await enqueue(t, svc, partner.id, shield('show-2'));
     expect(row).toMatchObject({ partnerId: partner.id, action: 'ticketShield.updated', family: 'ticketShield', state: 'pending', attempts: 0, nextAttemptAt: t.clock.now() });
     expect(row.id).toMatch(/^msg_[0-9a-z]{26}$/);
     expect(row.payload).toEqual({ family: 'ticketShield', action: 'ticketShield.updated', data: { status: true, eventId: 'tour-2026', showId: 'show-2' } });
-    expect(t.db.select({ n: count() }).from(webhookMessages).get()!.n).toBe(1);
+    expect((await t.db.select({ n: count() }).from(webhookMessages).limit(1))[0]!.n).toBe(1);
   });
 
-  it('refuses data that does not match the catalog, an empty resource key and an unknown partner, rolling the caller back', () => {
-    const { t, partner, svc } = setup();
+  it('refuses data that does not match the catalog, an empty resource key and an unknown partner, rolling the caller back', async () => {
+    const { t, partner, svc } = await setup();
     const bad = { action: 'ticketShield.updated' as const, resourceKey: 'show:x', data: { status: 'yes', eventId: 'e' } as never };
-    expect(() => enqueue(t, svc, partner.id, bad)).toThrow(/data of webhook ticketShield.updated does not match its schema: status: .*showId/);
-    expect(() => enqueue(t, svc, partner.id, { ...shield(), resourceKey: '' })).toThrow(/resourceKey/);
-    expect(() => enqueue(t, svc, 'ptr_unknown', shield())).toThrow(ApiError);
-    expect(() => enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { anything: { goes: [1] } } as never })).toThrow(/ticket.update does not match/);
-    enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'intention:bi_1', data: { resaleId: 'bi_1', eventId: 'tour-2026', showId: 'show-1', paidAt: '2026-03-01T12:00:00.000Z', total: 44, currency: 'EUR', buyer: { id: null, email: 'b@example.com', phone: null, firstName: null, lastName: null }, tickets: [{ ticketId: 't-1', ticketOptionId: 'opt', seating: { section: null, row: null, seat: null }, orderId: null, listingId: 'lst_1', pricePaid: 44, currency: 'EUR', previousOwner: { id: null, email: 's@example.com', phone: null } }] } });
-    enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-1', data: { eventId: 'tour-2026', showId: 'show-1' } });
-    expect(t.db.select({ n: count() }).from(webhookMessages).get()!.n).toBe(2);
+    await expect(enqueue(t, svc, partner.id, bad)).rejects.toThrow(/data of webhook ticketShield.updated does not match its schema: status: .*showId/);
+    await expect(enqueue(t, svc, partner.id, { ...shield(), resourceKey: '' })).rejects.toThrow(/resourceKey/);
+    await expect(enqueue(t, svc, 'ptr_unknown', shield())).rejects.toThrow(ApiError);
+    await expect(enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'ticket:t-1', data: { anything: { goes: [1] } } as never })).rejects.toThrow(/ticket.update does not match/);
+    await enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'intention:bi_1', data: { resaleId: 'bi_1', eventId: 'tour-2026', showId: 'show-1', paidAt: '2026-03-01T12:00:00.000Z', total: 44, currency: 'EUR', buyer: { id: null, email: 'b@example.com', phone: null, firstName: null, lastName: null }, tickets: [{ ticketId: 't-1', ticketOptionId: 'opt', seating: { section: null, row: null, seat: null }, orderId: null, listingId: 'lst_1', pricePaid: 44, currency: 'EUR', previousOwner: { id: null, email: 's@example.com', phone: null } }] } });
+    await enqueue(t, svc, partner.id, { action: 'event.unlock', resourceKey: 'show:tour-2026/show-1', data: { eventId: 'tour-2026', showId: 'show-1' } });
+    expect((await t.db.select({ n: count() }).from(webhookMessages).limit(1))[0]!.n).toBe(2);
   });
 });
 
 describe('webhooks: delivery', () => {
   it('delivers once, with the Standard Webhooks headers, the exact body, and a signature the partner verifies', async () => {
     const rx = await receiver();
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
     t.clock.set(Date.now()); // the verifier checks the timestamp against the real time
-    const msg = enqueue(t, svc, partner.id, shield('show-1', false));
+    const msg = await enqueue(t, svc, partner.id, shield('show-1', false));
 
     expect(await svc.deliverDue()).toEqual({ attempted: 1, delivered: 1, retrying: 0, failed: 0, claimedElsewhere: 0 });
     expect(await svc.deliverDue()).toEqual({ attempted: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 });
@@ -76,8 +75,8 @@ describe('webhooks: delivery', () => {
 
   it('retries a 500 on schedule: not before 5 s of clock time, then delivers; each attempt is logged', async () => {
     const rx = await receiver((n) => (n === 1 ? 500 : 200));
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
+    const msg = await enqueue(t, svc, partner.id, shield());
     const start = t.clock.now();
 
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
@@ -106,8 +105,8 @@ describe('webhooks: delivery', () => {
 
   it('keeps at most ~200 characters of a failed answer in the log', async () => {
     const rx = await receiver(() => 503, { errorBody: 'x'.repeat(5_000) });
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
+    const msg = await enqueue(t, svc, partner.id, shield());
     await svc.deliverDue();
     const error = (await svc.get(partner.id, msg.id)).attempts[0]!.error!;
     expect(error.startsWith('HTTP 503: xxx')).toBe(true);
@@ -116,8 +115,8 @@ describe('webhooks: delivery', () => {
 
   it('keeps retrying while the endpoint is down and delivers once it is up', async () => {
     const port = await closedPort();
-    const { t, partner, svc } = setup({ webhookUrl: `http://127.0.0.1:${port}/hooks` });
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup({ webhookUrl: `http://127.0.0.1:${port}/hooks` });
+    const msg = await enqueue(t, svc, partner.id, shield());
 
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
     let attempts = (await svc.get(partner.id, msg.id)).attempts;
@@ -138,8 +137,8 @@ describe('webhooks: delivery', () => {
 
   it('counts an endpoint that does not answer within the time limit as a failed attempt', async () => {
     const rx = await receiver(() => 'hang');
-    const { t, partner, svc } = setup({ webhookUrl: rx.url }, { timeoutMs: 200 });
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url }, { timeoutMs: 200 });
+    const msg = await enqueue(t, svc, partner.id, shield());
 
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1, delivered: 0 });
     expect(rx.received).toHaveLength(1);
@@ -158,8 +157,8 @@ describe('webhooks: delivery', () => {
     expect(retryDelayMs(MAX_ATTEMPTS)).toBeNull();
 
     const rx = await receiver(() => 500);
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
+    const msg = await enqueue(t, svc, partner.id, shield());
     const start = t.clock.now();
 
     for (let n = 1; n <= MAX_ATTEMPTS; n++) {
@@ -192,11 +191,11 @@ describe('webhooks: delivery', () => {
     let failFirst = true;
     let firstId = '';
     const rx = await receiver((_n, req) => (failFirst && req.headers['webhook-id'] === firstId ? 500 : 200));
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
-    const a1 = enqueue(t, svc, partner.id, shield('show-a', true));
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
+    const a1 = await enqueue(t, svc, partner.id, shield('show-a', true));
     firstId = a1.id;
-    const a2 = enqueue(t, svc, partner.id, shield('show-a', false));
-    const b1 = enqueue(t, svc, partner.id, shield('show-b', true));
+    const a2 = await enqueue(t, svc, partner.id, shield('show-a', false));
+    const b1 = await enqueue(t, svc, partner.id, shield('show-b', true));
     const sent = () => rx.received.map((r) => r.headers['webhook-id']);
 
     await svc.deliverDue();
@@ -218,9 +217,9 @@ describe('webhooks: delivery', () => {
 
   it('lets the next message of a resource go once the one before it failed for good', async () => {
     const rx = await receiver(() => 500);
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
-    const first = enqueue(t, svc, partner.id, shield('show-a', true));
-    const second = enqueue(t, svc, partner.id, shield('show-a', false));
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
+    const first = await enqueue(t, svc, partner.id, shield('show-a', true));
+    const second = await enqueue(t, svc, partner.id, shield('show-a', false));
     for (const delay of [...RETRY_SCHEDULE_MS, 0]) {
       await svc.deliverDue();
       t.clock.advance(delay);
@@ -234,9 +233,9 @@ describe('webhooks: delivery', () => {
 
   it('stores an action the partner does not subscribe to as skipped and never sends it', async () => {
     const rx = await receiver();
-    const { t, partner, svc } = setup({ webhookUrl: rx.url, webhookEvents: ['listing.created'] });
-    const skipped = enqueue(t, svc, partner.id, shield());
-    const listing = enqueue(t, svc, partner.id, {
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url, webhookEvents: ['listing.created'] });
+    const skipped = await enqueue(t, svc, partner.id, shield());
+    const listing = await enqueue(t, svc, partner.id, {
       action: 'listing.created',
       resourceKey: 'listing:lst_1',
       data: { listingId: 'lst_1', ticketIds: ['t-1'], eventId: 'tour-2026', showId: 'show-1', ticketOptionId: 'opt-field', price: 50, currency: 'EUR', state: 'ACTIVE' },
@@ -251,8 +250,8 @@ describe('webhooks: delivery', () => {
   });
 
   it('fails attempts clearly while no webhookUrl is configured, and delivers once one is', async () => {
-    const { t, partner, svc } = setup();
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup();
+    const msg = await enqueue(t, svc, partner.id, shield());
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
     const { message, attempts } = await svc.get(partner.id, msg.id);
     expect(message.lastError).toBe('Not sent: the partner has no webhookUrl configured (settings.webhookUrl)');
@@ -268,8 +267,8 @@ describe('webhooks: delivery', () => {
 
   it('loses nothing across a restart: a new service instance delivers what was committed', async () => {
     const rx = await receiver();
-    const { t, partner, svc } = setup({ webhookUrl: rx.url });
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
+    const msg = await enqueue(t, svc, partner.id, shield());
     // The process stops here, after the commit and before any delivery.
     const afterRestart = newService(t);
     expect(await afterRestart.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
@@ -278,8 +277,8 @@ describe('webhooks: delivery', () => {
 
   it('retries a message whose worker died after claiming it, once the lease is over', async () => {
     const rx = await receiver();
-    const { t, partner, svc } = setup({ webhookUrl: rx.url }, { timeoutMs: 1_000, leaseMarginMs: 4_000 });
-    const msg = enqueue(t, svc, partner.id, shield());
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url }, { timeoutMs: 1_000, leaseMarginMs: 4_000 });
+    const msg = await enqueue(t, svc, partner.id, shield());
     expect(await svc.claim(msg)).toBe(t.clock.now() + 5_000); // claimed, then the process dies before sending
 
     const other = newService(t, { timeoutMs: 1_000, leaseMarginMs: 4_000 });
@@ -294,38 +293,38 @@ describe('webhooks: delivery', () => {
 
   it('sends once when two workers deliver at the same time', async () => {
     const rx = await receiver();
-    const { t, partner, svc } = setup({ webhookUrl: rx.url }, { concurrency: 2 });
-    const msgs = Array.from({ length: 6 }, (_, i) => enqueue(t, svc, partner.id, shield(`show-${i}`)));
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url }, { concurrency: 2 });
+    const msgs = await inOrder(Array.from({ length: 6 }, (_, i) => i), (i) => enqueue(t, svc, partner.id, shield(`show-${i}`)));
     // Both read the same batch; with two lanes each, the second worker tries to claim
     // messages the first has not sent yet: the conditional update lets one of them win.
     const [r1, r2] = await Promise.all([svc.deliverDue(), newService(t, { concurrency: 2 }).deliverDue()]);
     expect(r1!.delivered + r2!.delivered).toBe(6);
     expect(r1!.claimedElsewhere + r2!.claimedElsewhere).toBeGreaterThan(0); // the race did happen
     expect(rx.received.map((r) => r.headers['webhook-id']).sort()).toEqual(msgs.map((m) => m.id).sort());
-    expect(t.db.select({ n: count() }).from(webhookAttempts).get()!.n).toBe(6);
+    expect((await t.db.select({ n: count() }).from(webhookAttempts).limit(1))[0]!.n).toBe(6);
   });
 
   it('claims an attempt only for the first of two workers that read the same row, and never past an older pending message', async () => {
-    const { t, partner, svc } = setup();
-    const msg = enqueue(t, svc, partner.id, shield('show-1'));
-    const read = t.db.select().from(webhookMessages).where(eq(webhookMessages.id, msg.id)).get()!;
+    const { t, partner, svc } = await setup();
+    const msg = await enqueue(t, svc, partner.id, shield('show-1'));
+    const read = (await t.db.select().from(webhookMessages).where(eq(webhookMessages.id, msg.id)).limit(1))[0]!;
     expect(await svc.claim(read)).not.toBeNull();
     expect(await newService(t).claim(read)).toBeNull();
     expect(await svc.claim(read)).toBeNull();
 
-    const older = enqueue(t, svc, partner.id, shield('show-2'));
-    const newer = enqueue(t, svc, partner.id, shield('show-2'));
+    const older = await enqueue(t, svc, partner.id, shield('show-2'));
+    const newer = await enqueue(t, svc, partner.id, shield('show-2'));
     expect(await svc.claim(newer)).toBeNull();
     expect(await svc.claim(older)).not.toBeNull();
   });
 
   it('never puts the signing secret in the log, even when an answer quotes it', async () => {
-    const { t, partner, svc } = setup();
+    const { t, partner, svc } = await setup();
     const rx = await receiver(() => 400, { errorBody: `bad signature; your secret is ${partner.webhookSecret}` });
     await t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
-    enqueue(t, svc, partner.id, shield());
+    await enqueue(t, svc, partner.id, shield());
     await svc.deliverDue();
-    const dump = JSON.stringify(t.db.select().from(webhookAttempts).all()) + JSON.stringify(t.db.select().from(webhookMessages).all());
+    const dump = JSON.stringify(await t.db.select().from(webhookAttempts)) + JSON.stringify(await t.db.select().from(webhookMessages));
     expect(dump).not.toContain(partner.webhookSecret);
     expect(dump).toContain('HTTP 400: bad signature; your secret is [redacted]');
   });

@@ -136,7 +136,7 @@ export class WebhooksService {
    *   action's schema in the catalog or `resourceKey` is empty (both programming errors:
    *   they roll the caller's transaction back).
    */
-  enqueue<A extends WebhookAction>(tx: Tx, partnerId: string, input: EnqueueInput<A>): WebhookMessageRow {
+  async enqueue<A extends WebhookAction>(tx: Tx, partnerId: string, input: EnqueueInput<A>): Promise<WebhookMessageRow> {
     const { action, resourceKey } = input;
     if (!(WEBHOOK_ACTIONS as readonly string[]).includes(action)) throw new Error(`Unknown webhook action '${action}'`);
     if (typeof resourceKey !== 'string' || resourceKey === '') throw new Error('A webhook needs a resourceKey');
@@ -146,12 +146,12 @@ export class WebhooksService {
       throw new Error(`The data of webhook ${action} does not match its schema: ${problems}`);
     }
     // Read in the caller's transaction, like everything an enqueue does.
-    const partner = partnerById(tx, partnerId);
+    const partner = await partnerById(tx, partnerId);
     if (!partner) throw ApiError.notFound('partner', partnerId);
     const now = this.clock.now();
     const subscribed = isSubscribed(partner, action);
     const body: WebhookBody = { family: familyOf(action), action, data: parsed.data as Record<string, unknown> };
-    return tx
+    return (await tx
       .insert(m)
       .values({
         id: newId('webhookMessage'),
@@ -168,8 +168,7 @@ export class WebhooksService {
         lastError: subscribed ? null : `Not sent: the partner does not subscribe to ${action} (settings.webhookEvents)`,
         createdAt: now,
       })
-      .returning()
-      .get();
+      .returning())[0]!;
   }
 
   /**
@@ -183,7 +182,7 @@ export class WebhooksService {
   async deliverDue(): Promise<DeliveryReport> {
     const report: DeliveryReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 };
     const now = this.clock.now();
-    const due = await this.db.read((tx) => this.due(tx, now));
+    const due = await this.db.read(async (tx) => await this.due(tx, now));
     // Each message is claimed right before it is sent (not the whole batch up front), so a
     // lease never runs out while the message waits for a free lane.
     await runPool(due, this.concurrency, async (row) => {
@@ -207,8 +206,8 @@ export class WebhooksService {
    */
   async claim(row: Pick<WebhookMessageRow, 'id' | 'nextAttemptAt' | 'attempts'>): Promise<number | null> {
     const leaseUntil = this.clock.now() + this.timeoutMs + this.leaseMarginMs;
-    const claimed = await this.db.transact((tx) =>
-      tx
+    const claimed = await this.db.transact(async (tx) =>
+      await tx
         .update(m)
         .set({ nextAttemptAt: leaseUntil })
         .where(
@@ -221,8 +220,7 @@ export class WebhooksService {
             // older message of the resource pending since the batch was read.
             notExists(this.olderPending(tx)),
           ),
-        )
-        .run(),
+        ),
     );
     return affected(claimed) === 1 ? leaseUntil : null;
   }
@@ -234,16 +232,15 @@ export class WebhooksService {
    */
   async list(partnerId: string, filter: { state?: WebhookMessageState; action?: WebhookAction; limit?: number } = {}): Promise<WebhookMessageWithAttempts[]> {
     const limit = Math.min(Math.max(1, filter.limit ?? 50), MAX_LIST_LIMIT);
-    return this.db.read((tx) => {
-      knownPartner(tx, partnerId);
-      const rows = tx
+    return this.db.read(async (tx) => {
+      await knownPartner(tx, partnerId);
+      const rows = await tx
         .select()
         .from(m)
         .where(and(eq(m.partnerId, partnerId), filter.state ? eq(m.state, filter.state) : undefined, filter.action ? eq(m.action, filter.action) : undefined))
         .orderBy(desc(m.createdAt), desc(m.id))
-        .limit(limit)
-        .all();
-      return this.withAttempts(tx, partnerId, rows);
+        .limit(limit);
+      return await this.withAttempts(tx, partnerId, rows);
     });
   }
 
@@ -253,14 +250,14 @@ export class WebhooksService {
    * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
    */
   async get(partnerId: string, messageId: string): Promise<WebhookMessageWithAttempts> {
-    return this.db.read((tx) => this.getIn(tx, partnerId, messageId));
+    return this.db.read(async (tx) => await this.getIn(tx, partnerId, messageId));
   }
 
-  private getIn(tx: Tx, partnerId: string, messageId: string): WebhookMessageWithAttempts {
-    knownPartner(tx, partnerId);
-    const row = tx.select().from(m).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).get();
+  private async getIn(tx: Tx, partnerId: string, messageId: string): Promise<WebhookMessageWithAttempts> {
+    await knownPartner(tx, partnerId);
+    const row = (await tx.select().from(m).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).limit(1))[0];
     if (!row) throw ApiError.notFound('webhook message', messageId);
-    return this.withAttempts(tx, partnerId, [row])[0]!;
+    return (await this.withAttempts(tx, partnerId, [row]))[0]!;
   }
 
   /**
@@ -274,13 +271,13 @@ export class WebhooksService {
    * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
    */
   async replay(partnerId: string, messageId: string): Promise<WebhookMessageWithAttempts> {
-    const { current, replayed } = await this.db.transact((tx) => {
-      const current = this.getIn(tx, partnerId, messageId).message;
+    const { current, replayed } = await this.db.transact(async (tx) => {
+      const current = (await this.getIn(tx, partnerId, messageId)).message;
       const now = this.clock.now();
       const change =
         current.state === 'pending' ? { nextAttemptAt: now } : { state: 'pending' as const, attempts: 0, nextAttemptAt: now, deliveredAt: null };
-      tx.update(m).set(change).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId))).run();
-      return { current, replayed: this.getIn(tx, partnerId, messageId) };
+      await tx.update(m).set(change).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId)));
+      return { current, replayed: await this.getIn(tx, partnerId, messageId) };
     });
     this.logger.info({ partnerId, messageId, action: current.action, previousState: current.state }, 'webhook replay requested');
     return replayed;
@@ -289,14 +286,13 @@ export class WebhooksService {
   // ---------------------------------------------------------------- internals
 
   /** Due pending messages that no older pending message of their resource holds back. */
-  private due(tx: Tx, now: number): WebhookMessageRow[] {
-    return tx
+  private async due(tx: Tx, now: number): Promise<WebhookMessageRow[]> {
+    return await tx
       .select()
       .from(m)
       .where(and(eq(m.state, 'pending'), lte(m.nextAttemptAt, now), notExists(this.olderPending(tx))))
       .orderBy(asc(m.createdAt), asc(m.id))
-      .limit(this.batchSize)
-      .all();
+      .limit(this.batchSize);
   }
 
   /** Correlated subquery: an older pending message of the same partner and resource as the `webhook_messages` row at hand. */
@@ -347,8 +343,8 @@ export class WebhooksService {
     const delay = outcome.ok ? null : retryDelayMs(attempt);
     const result = outcome.ok ? 'delivered' : delay === null ? 'failed' : 'retrying';
     const nextAttemptAt = result === 'retrying' ? finishedAt + delay! : null;
-    const held = await this.db.transact((tx) => {
-      tx.insert(a)
+    const held = await this.db.transact(async (tx) => {
+      await tx.insert(a)
         .values({
           id: newId('webhookAttempt'),
           messageId: row.id,
@@ -360,11 +356,10 @@ export class WebhooksService {
           latencyMs: outcome.latencyMs,
           error: outcome.error,
           nextAttemptAt,
-        })
-        .run();
+        });
       return (
         affected(
-          tx
+          await tx
             .update(m)
             .set({
               state: result === 'retrying' ? 'pending' : result,
@@ -374,8 +369,7 @@ export class WebhooksService {
               lastStatus: outcome.statusCode,
               lastError: outcome.error,
             })
-            .where(and(eq(m.id, row.id), eq(m.state, 'pending'), eq(m.attempts, row.attempts), eq(m.nextAttemptAt, leaseUntil)))
-            .run(),
+            .where(and(eq(m.id, row.id), eq(m.state, 'pending'), eq(m.attempts, row.attempts), eq(m.nextAttemptAt, leaseUntil))),
         ) === 1
       );
     });
@@ -392,14 +386,13 @@ export class WebhooksService {
     return result;
   }
 
-  private withAttempts(tx: Tx, partnerId: string, rows: WebhookMessageRow[]): WebhookMessageWithAttempts[] {
+  private async withAttempts(tx: Tx, partnerId: string, rows: WebhookMessageRow[]): Promise<WebhookMessageWithAttempts[]> {
     if (rows.length === 0) return [];
-    const logs = tx
+    const logs = await tx
       .select()
       .from(a)
       .where(and(eq(a.partnerId, partnerId), inArray(a.messageId, rows.map((r) => r.id))))
-      .orderBy(asc(a.at), asc(a.id))
-      .all();
+      .orderBy(asc(a.at), asc(a.id));
     const byMessage = new Map<string, WebhookAttemptRow[]>();
     for (const log of logs) {
       const list = byMessage.get(log.messageId) ?? [];
@@ -411,8 +404,8 @@ export class WebhooksService {
 }
 
 /** @throws ApiError 404 for an unknown partner. */
-function knownPartner(tx: Tx, partnerId: string): void {
-  if (!partnerById(tx, partnerId)) throw ApiError.notFound('partner', partnerId);
+async function knownPartner(tx: Tx, partnerId: string): Promise<void> {
+  if (!(await partnerById(tx, partnerId))) throw ApiError.notFound('partner', partnerId);
 }
 
 /** Whether the partner receives `action` (`webhookEvents` null or absent: every action). */

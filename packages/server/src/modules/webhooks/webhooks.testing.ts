@@ -92,9 +92,9 @@ export async function closedPort(): Promise<number> {
 }
 
 /** A test app, a partner with the given settings, and a WebhooksService over the app's deps. */
-export function setup(settings: PartnerSettingsPatch = {}, opts: WebhooksServiceOptions = {}) {
+export async function setup(settings: PartnerSettingsPatch = {}, opts: WebhooksServiceOptions = {}) {
   const t = createTestApp();
-  const partner = t.partner('Acme', settings);
+  const partner = await t.partner('Acme', settings);
   const svc = newService(t, opts);
   return { t, partner, svc };
 }
@@ -105,8 +105,8 @@ export function newService(t: TestApp, opts: WebhooksServiceOptions = {}): Webho
 }
 
 /** Enqueues in a transaction of its own. */
-export function enqueue<A extends WebhookAction>(t: TestApp, svc: WebhooksService, partnerId: string, input: EnqueueInput<A>) {
-  return t.db.transaction((tx) => svc.enqueue(tx, partnerId, input));
+export async function enqueue<A extends WebhookAction>(t: TestApp, svc: WebhooksService, partnerId: string, input: EnqueueInput<A>) {
+  return await t.db.transact(async (tx) => await svc.enqueue(tx, partnerId, input));
 }
 
 /** A ticketShield.updated message for a show. */

@@ -15,11 +15,11 @@ const ROOT = resolve(SERVER, '../..');
 const CLI = join(HERE, 'cli.ts');
 
 /** A database file with one partner, closed again, as an operator would find it. */
-function databaseWithPartner(): { path: string; partnerId: string; dir: string } {
+async function databaseWithPartner(): Promise<{ path: string; partnerId: string; dir: string }> {
   const dir = tempDir('resale-cli');
   const path = join(dir, 'resale.sqlite');
   const deps = fileDeps(path, { clock: systemClock });
-  const partnerId = deps.db.transaction((tx) => deps.partners.createIn(tx, 'Acme')).partner.id;
+  const partnerId = (await deps.db.transact(async (tx) => await deps.partners.createIn(tx, 'Acme'))).partner.id;
   deps.db.$client.close();
   return { path, partnerId, dir };
 }
@@ -58,7 +58,7 @@ describe('usage errors exit with 2 and say what is wrong', () => {
   }
 
   it('a missing file, a missing database, an unknown partner', async () => {
-    const { path, partnerId, dir } = databaseWithPartner();
+    const { path, partnerId, dir } = await databaseWithPartner();
     const a = io({ env: { INIT_CWD: ROOT } });
     expect(await runCli(['--partner', partnerId, '--database', path, 'docs/samples/nope.csv'], a.io)).toBe(2);
     expect(a.err).toEqual([`No file at ${join(ROOT, 'docs/samples/nope.csv')}`]);
@@ -76,7 +76,7 @@ describe('usage errors exit with 2 and say what is wrong', () => {
 
 describe('runs', () => {
   it('reads paths from where the operator typed the command, and the database from DATABASE_PATH', async () => {
-    const { path, partnerId, dir } = databaseWithPartner();
+    const { path, partnerId, dir } = await databaseWithPartner();
     copyFileSync(join(ROOT, 'docs/samples/events.xlsx'), join(dir, 'mine.xlsx'));
     const t = io({ cwd: SERVER, env: { INIT_CWD: dir, DATABASE_PATH: path } });
     expect(await runCli(['--partner', partnerId, 'mine.xlsx'], t.io)).toBe(0);
@@ -90,7 +90,7 @@ describe('runs', () => {
   });
 
   it('--dry-run prints what would happen and the bad rows, exits 1, writes nothing', async () => {
-    const { path, partnerId } = databaseWithPartner();
+    const { path, partnerId } = await databaseWithPartner();
     const t = io({ env: { INIT_CWD: ROOT } });
     expect(await runCli(['--partner', partnerId, '--database', path, '--dry-run', 'docs/samples/events-bad.csv'], t.io)).toBe(1);
     expect(t.out.slice(0, 4)).toEqual([
@@ -105,7 +105,7 @@ describe('runs', () => {
   });
 
   it('reports a file that cannot be read as a sheet, exit 1', async () => {
-    const { path, partnerId, dir } = databaseWithPartner();
+    const { path, partnerId, dir } = await databaseWithPartner();
     const broken = join(dir, 'broken.xlsx');
     copyFileSync(join(ROOT, 'docs/samples/events.csv'), broken);
     const t = io();
@@ -125,7 +125,7 @@ describe('as a child process (node --import tsx cli.ts)', () => {
   }
 
   it('imports the CSV sample into a database with a partner: exit 0, then 0 again as updates; the bad file exits 1', async () => {
-    const { path, partnerId } = databaseWithPartner();
+    const { path, partnerId } = await databaseWithPartner();
     const env = { INIT_CWD: ROOT };
     const first = await run(['--partner', partnerId, '--database', path, 'docs/samples/events.csv'], env);
     expect(first.stderr).toBe('');

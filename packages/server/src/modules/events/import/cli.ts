@@ -73,7 +73,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       },
     });
     closeMessages = () => deps.messages.close();
-    if (!(await deps.db.read((tx) => partnerById(tx, args.partner)))) return usageFailure(io, `Unknown partner '${args.partner}' in ${args.database}`);
+    if (!(await deps.db.read(async (tx) => await partnerById(tx, args.partner)))) return usageFailure(io, `Unknown partner '${args.partner}' in ${args.database}`);
     let report: ImportReport;
     try {
       report = await importEvents(deps, {

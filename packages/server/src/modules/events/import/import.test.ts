@@ -25,15 +25,15 @@ async function readBack(t: TestApp, key: string, id: string) {
   return rest;
 }
 
-function tableCounts(t: TestApp) {
-  const n = (table: typeof events | typeof shows | typeof ticketOptions | typeof priceTypes | typeof combinations) => t.db.select({ n: count() }).from(table).get()!.n;
-  return { events: n(events), shows: n(shows), ticketOptions: n(ticketOptions), priceTypes: n(priceTypes), combinations: n(combinations) };
+async function tableCounts(t: TestApp) {
+  const n = async (table: typeof events | typeof shows | typeof ticketOptions | typeof priceTypes | typeof combinations) => (await t.db.select({ n: count() }).from(table).limit(1))[0]!.n;
+  return { events: await n(events), shows: await n(shows), ticketOptions: await n(ticketOptions), priceTypes: await n(priceTypes), combinations: await n(combinations) };
 }
 
 describe('importing the samples', () => {
   it('creates both events of the CSV sample with shows, options, price types and combinations', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const report = await importEvents(t.deps, { partnerId: p.id, file: CSV });
     expect(report.errors).toEqual([]);
     expect(report.rows).toBe(9);
@@ -85,10 +85,10 @@ describe('importing the samples', () => {
 
   it('stores the same events from the .xlsx sample (real Excel dates read in the timezone column)', async () => {
     const fromCsv = createTestApp();
-    const a = fromCsv.partner();
+    const a = await fromCsv.partner();
     await importEvents(fromCsv.deps, { partnerId: a.id, file: CSV });
     const fromXlsx = createTestApp();
-    const b = fromXlsx.partner();
+    const b = await fromXlsx.partner();
     const report = await importEvents(fromXlsx.deps, { partnerId: b.id, file: XLSX });
     expect(report.errors).toEqual([]);
     expect(report.events.map((e) => e.outcome)).toEqual(['created', 'created']);
@@ -116,16 +116,16 @@ describe('importing the samples', () => {
 
   it('updates on a second run: same ids, no duplicates, changes applied', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await importEvents(t.deps, { partnerId: p.id, file: CSV });
     const first = await readBack(t, p.keys.private, 'tour-2026');
-    const before = tableCounts(t);
+    const before = await tableCounts(t);
     expect(before).toEqual({ events: 2, shows: 3, ticketOptions: 6, priceTypes: 4, combinations: 7 });
 
     const again = await importEvents(t.deps, { partnerId: p.id, file: XLSX });
     expect(again.errors).toEqual([]);
     expect(again.events.map((e) => e.outcome)).toEqual(['updated', 'updated']);
-    expect(tableCounts(t)).toEqual(before);
+    expect(await tableCounts(t)).toEqual(before);
     expect(await readBack(t, p.keys.private, 'tour-2026')).toEqual(first);
 
     // A changed price and a new combination merge into the stored event.
@@ -139,12 +139,12 @@ describe('importing the samples', () => {
     expect(after.shows[0].ticketOptions[1]).toMatchObject({ ticketId: 'opt-vip', title: 'VIP', price: 130 });
     expect(after.shows[0].combinations).toContainEqual({ ticketOptionId: 'opt-vip', priceTypeId: 'pt-early', price: 115 });
     expect(after.title).toBe('The Big Tour 2026');
-    expect(tableCounts(t).combinations).toBe(before.combinations + 1);
+    expect((await tableCounts(t)).combinations).toBe(before.combinations + 1);
   });
 
   it('keeps stored values a sheet leaves blank, as an omitted field of PUT does', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const created = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { shows: [showBody('show-1')] }) });
     expect(created.status).toBe(200);
     const sheet = parseCsv('eventId,showId,ticketOptionId,price\ntour,show-1,opt-field,50\n');
@@ -159,8 +159,8 @@ describe('importing the samples', () => {
 
   it('applies events as the partner’s own: another partner’s event of the same id is untouched', async () => {
     const t = createTestApp();
-    const a = t.partner('A');
-    const b = t.partner('B');
+    const a = await t.partner('A');
+    const b = await t.partner('B');
     await t.request('POST', '/v1/events', { key: b.keys.private, body: eventBody('tour-2026') });
     const bBefore = await readBack(t, b.keys.private, 'tour-2026');
     const report = await importEvents(t.deps, { partnerId: a.id, file: CSV });
@@ -172,12 +172,12 @@ describe('importing the samples', () => {
   it('throws 404 for an unknown partner and writes nothing', async () => {
     const t = createTestApp();
     await expect(importEvents(t.deps, { partnerId: 'ptr_unknown', file: CSV })).rejects.toMatchObject({ status: 404 });
-    expect(tableCounts(t).events).toBe(0);
+    expect((await tableCounts(t)).events).toBe(0);
   });
 
   it('reports progress after each event, up to every row', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const onProgress = vi.fn();
     await importEvents(t.deps, { partnerId: p.id, file: CSV, onProgress });
     expect(onProgress.mock.calls).toEqual([
@@ -190,7 +190,7 @@ describe('importing the samples', () => {
 describe('bad rows', () => {
   it('reports every bad row with its number, column and reason; the bad event is not applied at all, the good one is', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const report = await importEvents(t.deps, { partnerId: p.id, file: BAD });
     expect(report.events.map((e) => [e.externalReferenceId, e.outcome])).toEqual([
       ['good-night', 'created'],
@@ -205,14 +205,14 @@ describe('bad rows', () => {
     ]);
     // Row 4 of bad-fest was good, yet nothing of bad-fest exists.
     expect((await t.request('GET', '/v1/events/bad-fest', { key: p.keys.private })).status).toBe(404);
-    expect(tableCounts(t)).toEqual({ events: 1, shows: 1, ticketOptions: 2, priceTypes: 0, combinations: 0 });
+    expect(await tableCounts(t)).toEqual({ events: 1, shows: 1, ticketOptions: 2, priceTypes: 0, combinations: 0 });
     const good = await readBack(t, p.keys.private, 'good-night');
     expect(good.shows[0].ticketOptions.map((o: { ticketId: string }) => o.ticketId)).toEqual(['opt-stalls', 'opt-balcony']);
   });
 
   it('leaves a stored event as it was when its rows are bad', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await importEvents(t.deps, { partnerId: p.id, file: CSV });
     const before = await readBack(t, p.keys.private, 'tour-2026');
     const sheet = parseCsv(
@@ -226,7 +226,7 @@ describe('bad rows', () => {
 
   it('reports a currency change of a stored option, as PUT does, and applies nothing of the event', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await importEvents(t.deps, { partnerId: p.id, file: CSV });
     const sheet = parseCsv('eventId,showId,ticketOptionId,currency,price\njazz-harbour-2026,jazz-2026-06-20,opt-ga,USD,31\n');
     const report = await applySheet(t.deps, sheet, { partnerId: p.id });
@@ -238,7 +238,7 @@ describe('bad rows', () => {
 
   it('reports rows that disagree about one event, show or option', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const sheet = parseCsv(
       [
         'eventId,eventTitle,showId,showDate,ticketOptionId,ticketOptionName,price,currency,priceTypeId,combinationPrice',
@@ -257,12 +257,12 @@ describe('bad rows', () => {
     ]);
     expect(report.errors[0]!.message).toBe("eventTitle 'Title B' differs from 'Title A' on row 2 for the same event 'e1'; one event has one value");
     expect(report.errors[3]!.message).toBe("The combination o1 + pt1 of show 's1' is on row 2 already");
-    expect(tableCounts(t).events).toBe(0);
+    expect((await tableCounts(t)).events).toBe(0);
   });
 
   it('reports a cancelled show that a sheet would make LIVE again (409 of PUT)', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await importEvents(t.deps, { partnerId: p.id, file: CSV });
     expect((await t.request('POST', '/v1/events/jazz-harbour-2026/cancellation', { key: p.keys.private })).status).toBe(200);
     const report = await applySheet(t.deps, parseCsv('eventId,showId,ticketOptionId,showStatus\njazz-harbour-2026,jazz-2026-06-20,opt-ga,LIVE\n'), { partnerId: p.id });
@@ -273,7 +273,7 @@ describe('bad rows', () => {
 describe('the domain events of the API', () => {
   it('cancels a show through the service: show.cancelled is raised and the show is closed', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     await importEvents(t.deps, { partnerId: p.id, file: CSV });
     const cancelled = vi.fn();
     t.deps.bus.on('show.cancelled', (_tx, e) => cancelled(e.externalReferenceId, e.showId));
@@ -292,12 +292,12 @@ describe('the domain events of the API', () => {
 describe('--dry-run', () => {
   it('reports what would be created and updated and writes nothing', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const dry = await importEvents(t.deps, { partnerId: p.id, file: CSV, dryRun: true });
     expect(dry.dryRun).toBe(true);
     expect(dry.errors).toEqual([]);
     expect(dry.events.map((e) => e.outcome)).toEqual(['created', 'created']);
-    expect(tableCounts(t)).toEqual({ events: 0, shows: 0, ticketOptions: 0, priceTypes: 0, combinations: 0 });
+    expect(await tableCounts(t)).toEqual({ events: 0, shows: 0, ticketOptions: 0, priceTypes: 0, combinations: 0 });
 
     await importEvents(t.deps, { partnerId: p.id, file: CSV });
     const before = await readBack(t, p.keys.private, 'tour-2026');
@@ -311,20 +311,19 @@ describe('--dry-run', () => {
 
   it('reports the bad rows as a real run would, and writes not even the good event', async () => {
     const t = createTestApp();
-    const p = t.partner();
+    const p = await t.partner();
     const real = createTestApp();
-    const q = real.partner();
+    const q = await real.partner();
     const dry = await importEvents(t.deps, { partnerId: p.id, file: BAD, dryRun: true });
     const wet = await importEvents(real.deps, { partnerId: q.id, file: BAD });
     expect(dry.errors).toEqual(wet.errors);
     expect(dry.events.map((e) => e.outcome)).toEqual(['created', 'rejected']);
-    expect(tableCounts(t).events).toBe(0);
+    expect((await tableCounts(t)).events).toBe(0);
     expect(
-      t.db
+      await t.db
         .select()
         .from(events)
-        .where(eq(events.externalReferenceId, 'good-night'))
-        .all(),
+        .where(eq(events.externalReferenceId, 'good-night')),
     ).toEqual([]);
   });
 });

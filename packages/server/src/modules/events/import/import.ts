@@ -94,11 +94,11 @@ async function applyPlan(deps: Pick<AppDeps, 'db' | 'events'>, plan: EventPlan, 
   if (plan.input === null) return 'rejected';
   const input = plan.input;
   try {
-    return await deps.db.transact((tx) => {
-      const existing = findEvent(deps, tx, partnerId, plan.externalReferenceId);
+    return await deps.db.transact(async (tx) => {
+      const existing = await findEvent(deps, tx, partnerId, plan.externalReferenceId);
       const body = withCreateDefaults(input, existing);
-      if (existing) deps.events.update(tx, partnerId, body);
-      else deps.events.create(tx, partnerId, body, 'import');
+      if (existing) await deps.events.update(tx, partnerId, body);
+      else await deps.events.create(tx, partnerId, body, 'import');
       const outcome: EventOutcome = existing ? 'updated' : 'created';
       if (plan.errors.length > 0) throw new Rollback('rejected');
       if (dryRun) throw new Rollback(outcome);
@@ -117,9 +117,9 @@ async function applyPlan(deps: Pick<AppDeps, 'db' | 'events'>, plan: EventPlan, 
   }
 }
 
-function findEvent(deps: Pick<AppDeps, 'events'>, tx: Tx, partnerId: string, externalReferenceId: string): EventAggregate | null {
+async function findEvent(deps: Pick<AppDeps, 'events'>, tx: Tx, partnerId: string, externalReferenceId: string): Promise<EventAggregate | null> {
   try {
-    return deps.events.get(tx, partnerId, externalReferenceId);
+    return await deps.events.get(tx, partnerId, externalReferenceId);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'not_found') return null;
     throw err;
