@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { start } from '../../packages/server/src/main.js';
+import { freePort } from '../../packages/server/src/testing/free-port.js';
 import { startDemo, type RunningDemo } from './start.js';
 
 /**
@@ -22,16 +22,7 @@ export const TEST_KEYS = {
   operator: 'demo-test-operator-token-000000000',
 };
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface TestStack {
   dir: string;

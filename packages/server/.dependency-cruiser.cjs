@@ -50,16 +50,16 @@ module.exports = {
       name: 'no-sql-driver-outside-schema',
       severity: 'error',
       comment:
-        'Only *.table.ts and src/db/ import drizzle-orm/sqlite-core, better-sqlite3 or drizzle-orm/better-sqlite3: the rest of the code stays portable (DESIGN.md, Portability).',
-      from: { path: '(?:^|/)src/', pathNot: SCHEMA },
+        'Only *.table.ts and src/db/ import a database driver or dialect (drizzle-orm/sqlite-core, better-sqlite3, drizzle-orm/better-sqlite3, pg, drizzle-orm/pg-core, drizzle-orm/node-postgres): the rest of the code stays portable (DESIGN.md, Portability). The test setup that starts PostgreSQL (src/testing/postgres*.ts) may use pg.',
+      from: { path: '(?:^|/)src/', pathNot: [...SCHEMA, '(?:^|/)src/testing/postgres[^/]*\\.ts$'] },
       to: {
         path: [
           // Resolved into node_modules (the usual case)…
-          '(?:^|/)node_modules/(?:@types/)?better-sqlite3/',
-          '(?:^|/)node_modules/drizzle-orm/(?:sqlite-core|better-sqlite3)/',
+          '(?:^|/)node_modules/(?:@types/)?(?:better-sqlite3|pg)/',
+          '(?:^|/)node_modules/drizzle-orm/(?:sqlite-core|better-sqlite3|pg-core|node-postgres)/',
           // …or left as the bare name when it cannot be resolved (a cruise outside the repository).
-          '^(?:@types/)?better-sqlite3$',
-          '^drizzle-orm/(?:sqlite-core|better-sqlite3)(?:/|$)',
+          '^(?:@types/)?(?:better-sqlite3|pg)$',
+          '^drizzle-orm/(?:sqlite-core|better-sqlite3|pg-core|node-postgres)(?:/|$)',
         ],
       },
     },

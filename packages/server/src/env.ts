@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { ENGINE, isPostgresUrl } from './db/engine.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from './lib/origins.js';
 import { parseTrustProxy } from './middleware/client-address.js';
 import { PAGE_RATE_LIMIT_DEFAULTS } from './middleware/page-rate-limit.js';
@@ -36,6 +37,8 @@ export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_PATH: z.string().min(1).default('./data/resale.sqlite'),
+  /** PostgreSQL instead of SQLite (db/engine.ts): `postgres://user:password@host:port/database`. */
+  DATABASE_URL: z.string().refine(isPostgresUrl, 'must be a postgres:// (or postgresql://) URL').optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -131,7 +134,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       `Invalid environment:\n  SHUTDOWN_GRACE_SECONDS: must not be greater than SHUTDOWN_TIMEOUT_SECONDS (${env.SHUTDOWN_GRACE_SECONDS} > ${env.SHUTDOWN_TIMEOUT_SECONDS}); the grace is part of the shutdown's time`,
     );
   }
-  if (!env.MIGRATE_ON_START && env.DATABASE_PATH === ':memory:') {
+  if (isPostgresUrl(env.DATABASE_URL) !== (ENGINE === 'postgres')) {
+    // The tables are built for the engine when the process starts (db/engine.ts).
+    throw new EnvError('Invalid environment:\n  DATABASE_URL: must be set in the environment the process started with');
+  }
+  if (!env.MIGRATE_ON_START && !env.DATABASE_URL && env.DATABASE_PATH === ':memory:') {
     throw new EnvError('Invalid environment:\n  MIGRATE_ON_START: must not be false with DATABASE_PATH=:memory: (nothing else can migrate an in-memory database)');
   }
   const sandbox = [env.SANDBOX_PRIVATE_KEY, env.SANDBOX_PUBLIC_KEY, env.SANDBOX_CHANNELS_KEY];
@@ -145,9 +152,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
  * What `npm run migrate` (src/migrate.ts) reads: the database and the log level only, so it
  * runs where the service's secrets are not set (a migration job).
  */
-export function parseMigrateEnv(source: Record<string, string | undefined>): Pick<Env, 'DATABASE_PATH' | 'LOG_LEVEL'> {
-  const parsed = EnvSchema.pick({ DATABASE_PATH: true, LOG_LEVEL: true }).safeParse(withoutEmpty(source));
+export function parseMigrateEnv(source: Record<string, string | undefined>): Pick<Env, 'DATABASE_PATH' | 'DATABASE_URL' | 'LOG_LEVEL'> {
+  const parsed = EnvSchema.pick({ DATABASE_PATH: true, DATABASE_URL: true, LOG_LEVEL: true }).safeParse(withoutEmpty(source));
   if (!parsed.success) throw issuesError(parsed.error);
-  if (parsed.data.DATABASE_PATH === ':memory:') throw new EnvError('Invalid environment:\n  DATABASE_PATH: an in-memory database cannot be migrated by another process');
-  return parsed.data;
+  if (!parsed.data.DATABASE_URL && parsed.data.DATABASE_PATH === ':memory:') throw new EnvError('Invalid environment:\n  DATABASE_PATH: an in-memory database cannot be migrated by another process');
+  return { DATABASE_PATH: parsed.data.DATABASE_PATH, DATABASE_URL: parsed.data.DATABASE_URL, LOG_LEVEL: parsed.data.LOG_LEVEL };
 }

@@ -308,7 +308,7 @@ describe('npm run migrate and MIGRATE_ON_START=false', () => {
     expect(api.status).toBe(503);
     expect(api.body.errors[0].code).toBe('not_ready');
 
-    expect(await runMigrations(path)).toEqual({ applied: JOURNAL.map((m) => m.tag), expected: JOURNAL.length });
+    expect(await runMigrations({ path })).toEqual({ applied: JOURNAL.map((m) => m.tag), expected: JOURNAL.length });
     await service.serving;
     expect((await get(service.port, '/readyz')).status).toBe(200);
     const read = await fetch(`http://127.0.0.1:${service.port}/v1/events/nothing`, { headers: { authorization: PRIVATE_KEY } });

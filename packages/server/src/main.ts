@@ -3,7 +3,8 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import type { AppDeps, AppEnv } from './context.js';
-import { createDb } from './db/client.js';
+import { closeDb, openDb } from './db/client.js';
+import { ENGINE } from './db/engine.js';
 import { buildDeps } from './deps.js';
 import { EnvError, parseEnv, type Env } from './env.js';
 import { systemClock } from './lib/clock.js';
@@ -63,7 +64,7 @@ const MIGRATIONS_POLL_MS = 1000;
 export async function start(source: Record<string, string | undefined> = process.env): Promise<Service> {
   const env = parseEnv(source);
   const logger = createLogger(env.LOG_LEVEL);
-  const db = createDb(env.DATABASE_PATH, { migrate: env.MIGRATE_ON_START });
+  const db = await openDb({ url: env.DATABASE_URL, path: env.DATABASE_PATH }, { migrate: env.MIGRATE_ON_START });
   const deps = buildDeps({
     db,
     clock: systemClock,
@@ -94,8 +95,9 @@ export async function start(source: Record<string, string | undefined> = process
     await ensureSandbox(env, deps);
     if (stopping) return null;
     jobs = startJobs(deps);
-    // Ticket ingestion drains on a worker thread over a file database (an in-memory one cannot be shared).
-    ingestion = env.DATABASE_PATH === ':memory:' ? null : startIngestionWorker(deps, { databasePath: env.DATABASE_PATH, secretKey: env.SECRET_KEY, logLevel: env.LOG_LEVEL });
+    // Ticket ingestion drains on a worker thread over a SQLite file (an in-memory one cannot be
+    // shared); on PostgreSQL every process drains the queue itself.
+    ingestion = ENGINE !== 'sqlite' || env.DATABASE_PATH === ':memory:' ? null : startIngestionWorker(deps, { databasePath: env.DATABASE_PATH, secretKey: env.SECRET_KEY, logLevel: env.LOG_LEVEL });
     await ingestion?.ready;
     if (stopping) return null;
     return createApp(deps, { readiness });
@@ -204,7 +206,7 @@ export async function start(source: Record<string, string | undefined> = process
       }
       deps.messages.close();
       try {
-        db.$client.close();
+        await closeDb(db);
       } catch (err) {
         logger.error({ err: { message: (err as Error).message } }, 'closing the database failed');
       }

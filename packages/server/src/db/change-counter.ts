@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from './client.js';
+import { ENGINE } from './engine.js';
 
 /** A value of the database's change counter; compare two with {@link DbChangeCounter.same}. */
 export interface DbVersion {
@@ -91,5 +92,28 @@ export class SqliteChangeCounter implements DbChangeCounter {
  * @example const counter = changeCounter(deps.db, deps.clock); const v = counter.read();
  */
 export function changeCounter(db: Db, clock: Clock): DbChangeCounter {
+  if (ENGINE === 'postgres') return new UncachedChangeCounter();
   return new SqliteChangeCounter(db.$client, clock);
+}
+
+/**
+ * PostgreSQL, for now: every read is a new version, so caches in front of the database never
+ * answer from memory (correct with any number of processes, at the cost of reading the
+ * database on every request). The per-show version bumped in the writing transaction, with a
+ * notification to the other processes, replaces it (issue 17).
+ */
+class UncachedChangeCounter implements DbChangeCounter {
+  private n = 0;
+
+  read(): DbVersion {
+    return { changes: ++this.n, data: 0 };
+  }
+
+  same(a: DbVersion, b: DbVersion): boolean {
+    return a.changes === b.changes && a.data === b.data;
+  }
+
+  forgive<T>(work: () => T): T {
+    return work();
+  }
 }

@@ -4,6 +4,8 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SERVER_ROOT } from '../paths.js';
+import { ENGINE } from './engine.js';
+import { createPostgresDb, poolOf, type PostgresOptions } from './postgres.js';
 import * as schema from './schema.js';
 import { SqliteTransactor, type Read, type Transact } from './transaction.js';
 
@@ -16,15 +18,48 @@ import { SqliteTransactor, type Read, type Transact } from './transaction.js';
 export type Tx = Db;
 
 /**
- * The database: drizzle over one better-sqlite3 connection, with `transact` (a transaction
+ * The database (the types are SQLite's; on PostgreSQL the same API over a pool, see
+ * db/postgres.ts): drizzle over one better-sqlite3 connection, with `transact` (a transaction
  * whose callback may await) and `read` (reads outside a transaction, queued behind an open
  * one); see db/transaction.ts. Callbacks get a handle of the same type whose `transact` and
  * `read` stay inside their transaction.
  */
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database; transact: Transact<Db>; read: Read<Db> };
 
-/** The committed migrations (drizzle-kit's folder, with its `meta/_journal.json`). */
-export const MIGRATIONS_FOLDER = join(SERVER_ROOT, 'drizzle');
+/** The committed migrations of this process's engine (drizzle-kit's folder, with its `meta/_journal.json`). */
+export const MIGRATIONS_FOLDER = join(SERVER_ROOT, ENGINE === 'postgres' ? 'drizzle-pg' : 'drizzle');
+
+/** Where the database is: a PostgreSQL URL (`DATABASE_URL`) or a SQLite path (`DATABASE_PATH`). */
+export interface DatabaseLocation {
+  url?: string | null | undefined;
+  path: string;
+}
+
+/**
+ * Opens the database of the process's engine (db/engine.ts): PostgreSQL at `url` when the
+ * process runs on PostgreSQL, else SQLite at `path`. Applies the migrations unless
+ * `migrate: false`.
+ *
+ * @example const db = await openDb({ url: env.DATABASE_URL, path: env.DATABASE_PATH });
+ */
+export async function openDb(where: DatabaseLocation, opts: { migrate?: boolean; poolSize?: number } = {}): Promise<Db> {
+  if (ENGINE === 'postgres') {
+    if (!where.url) throw new Error('DATABASE_URL is required on PostgreSQL');
+    return postgresDb(where.url, { migrationsFolder: MIGRATIONS_FOLDER, ...opts });
+  }
+  return createDb(where.path, opts);
+}
+
+/** The PostgreSQL database at `url` (db/postgres.ts), as the handle services take. */
+export async function postgresDb(url: string, opts: PostgresOptions): Promise<Db> {
+  return (await createPostgresDb(url, opts)) as unknown as Db;
+}
+
+/** Closes the database: the SQLite connection, or the PostgreSQL pool (after its queries end). */
+export async function closeDb(db: Db): Promise<void> {
+  if (ENGINE === 'postgres') return poolOf(db).end();
+  if (db.$client.open) db.$client.close();
+}
 
 /**
  * Opens the database with WAL, foreign keys and a busy timeout, and applies the
@@ -34,6 +69,7 @@ export const MIGRATIONS_FOLDER = join(SERVER_ROOT, 'drizzle');
  * @example const db = createDb(':memory:');
  */
 export function createDb(path: string, opts: { migrate?: boolean } = {}): Db {
+  if (ENGINE === 'postgres') throw new Error('createDb opens SQLite; this process runs on PostgreSQL (use openDb)');
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');

@@ -1,4 +1,4 @@
-import { integer, text } from 'drizzle-orm/sqlite-core';
+import { integer, text } from './schema-builders.js';
 
 /**
  * Shared column mixins, and the portability rules of the schema.

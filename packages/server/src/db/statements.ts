@@ -1,6 +1,10 @@
 import Database from 'better-sqlite3';
-import { alias, type SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { aliasedTable } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Tx } from './client.js';
+import { ENGINE } from './engine.js';
+
+const onPostgres = ENGINE === 'postgres';
 
 /**
  * Prepared statements that follow the transaction they are given, and the few pieces of
@@ -25,11 +29,14 @@ import type { Tx } from './client.js';
  * lookup(tx).get({ id });
  */
 export function perConnection<T>(build: (tx: Tx) => T): (tx: Tx) => T {
-  const built = new WeakMap<Database.Database, T>();
+  // PostgreSQL: a statement built on a handle runs on that handle's session (the pool, or the
+  // transaction's connection), so it is built per handle; the server keeps named prepared
+  // statements per connection itself.
+  const built = new WeakMap<object, T>();
   return (tx) => {
-    const connection = connectionOf(tx);
-    let value = built.get(connection);
-    if (value === undefined) built.set(connection, (value = build(tx)));
+    const key = onPostgres ? tx : connectionOf(tx);
+    let value = built.get(key);
+    if (value === undefined) built.set(key, (value = build(tx)));
     return value;
   };
 }
@@ -43,13 +50,12 @@ export function perConnection<T>(build: (tx: Tx) => T): (tx: Tx) => T {
  * @example const byId = perConnection((tx) => prepared(tx.select().from(users).where(eq(users.id, sql.placeholder('id'))), 'user_by_id'));
  */
 export function prepared<P>(query: { prepare(): P }, name: string): P {
-  void name;
-  return query.prepare();
+  return onPostgres ? (query as unknown as { prepare(name: string): P }).prepare(name) : query.prepare();
 }
 
 /** A statement of SQL text, run with its parameters positionally (see {@link prepareRaw}). */
 export interface RawStatement {
-  run(params: readonly unknown[]): unknown;
+  run(params: readonly unknown[]): Promise<void> | void;
 }
 
 /**
@@ -59,7 +65,13 @@ export interface RawStatement {
  * driver stores them (`Column.mapToDriverValue`).
  */
 export function prepareRaw(tx: Tx, text: string): RawStatement {
-  return connectionOf(tx).prepare(text);
+  if (onPostgres) {
+    // The transaction's connection (drizzle keeps it in the handle's session), or the pool.
+    const client = (tx as unknown as { session: { client: { query(q: { text: string; values: unknown[] }): Promise<unknown> } } }).session.client;
+    return { run: async (params) => void (await client.query({ text, values: params as unknown[] })) };
+  }
+  const statement = connectionOf(tx).prepare(text);
+  return { run: (params) => void statement.run(params as unknown[]) };
 }
 
 /**
@@ -67,7 +79,7 @@ export function prepareRaw(tx: Tx, text: string): RawStatement {
  * table whose columns can be put in the SET clause.
  */
 export function excludedRow<T extends SQLiteTable>(table: T) {
-  return alias(table, 'excluded');
+  return aliasedTable(table, 'excluded');
 }
 
 /**

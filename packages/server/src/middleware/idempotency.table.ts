@@ -1,7 +1,7 @@
-import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { dbTable, integer, primaryKey, text } from '../db/schema-builders.js';
 
 /** Stored first answers of POSTs sent with an `Idempotency-Key`. */
-export const idempotencyKeys = sqliteTable(
+export const idempotencyKeys = dbTable(
   'idempotency_keys',
   {
     partnerId: text().notNull(),

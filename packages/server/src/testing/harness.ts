@@ -4,7 +4,9 @@ import type { Server, ServerOptions } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../app.js';
 import type { AppConfig, AppDeps, AppEnv } from '../context.js';
-import { createDb } from '../db/client.js';
+import { createDb, type Db } from '../db/client.js';
+import { ENGINE } from '../db/engine.js';
+import { freshPostgresDb } from './postgres.js';
 import { buildDeps } from '../deps.js';
 import { ManualClock, type Clock } from '../lib/clock.js';
 import type { PartnerSettingsPatch } from '../modules/partners/partners.settings.js';
@@ -27,7 +29,8 @@ export interface TestPartner {
 }
 
 /**
- * A fresh app over a fresh in-memory SQLite database with the real migrations, a manual
+ * A fresh app over a fresh database with the real migrations (in-memory SQLite, or PostgreSQL
+ * in the `server-pg` project), a manual
  * clock, and helpers to call it. No seeded data: each test makes what it needs.
  *
  * @example
@@ -53,9 +56,18 @@ export function fileDeps(path: string, opts: { clock?: Clock } = {}): AppDeps {
   });
 }
 
+/**
+ * A fresh, migrated database for one test app: in-memory SQLite, or a database of its own on
+ * the run's PostgreSQL server when the test process runs on PostgreSQL (the `server-pg`
+ * project; see testing/postgres.ts).
+ */
+export function testDb(): Db {
+  return ENGINE === 'postgres' ? freshPostgresDb() : createDb(':memory:');
+}
+
 export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger?: Logger } = {}) {
   const clock = new ManualClock('2026-03-01T12:00:00Z');
-  const db = createDb(':memory:');
+  const db = testDb();
   const config: AppConfig = {
     env: 'test',
     publicBaseUrl: 'http://resale.test',

@@ -1,9 +1,9 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn } from '../../db/columns.js';
 import { users } from '../users/users.table.js';
 
 /** Single-use, short-lived tokens (Login Trust, Login Force, smart publish). Stored hashed. */
-export const oneTimeTokens = sqliteTable(
+export const oneTimeTokens = dbTable(
   'one_time_tokens',
   {
     id: text().primaryKey(),
@@ -22,7 +22,7 @@ export const oneTimeTokens = sqliteTable(
 );
 
 /** Sessions on the service's hosted pages. The cookie holds a random token; we keep its hash. */
-export const sessions = sqliteTable(
+export const sessions = dbTable(
   'sessions',
   {
     id: text().primaryKey(),
@@ -47,7 +47,7 @@ export const sessions = sqliteTable(
 );
 
 /** One-time passwords (fallback authentication), hashed, with attempts counted. */
-export const otpCodes = sqliteTable(
+export const otpCodes = dbTable(
   'otp_codes',
   {
     id: text().primaryKey(),

@@ -1,4 +1,5 @@
 import { inOrder } from '../../lib/in-order.js';
+import { affected } from '../../db/affected.js';
 import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
@@ -84,7 +85,7 @@ export class ChannelsService {
       .insert(channelListings)
       .values({ ...input, createdAt: now, updatedAt: now })
       .onConflictDoNothing();
-    if (claimed.changes !== 1) throw ApiError.conflict(`externalListingId '${input.externalListingId}' was already used; use a new id for a new listing`, 'externalListingId');
+    if (affected(claimed) !== 1) throw ApiError.conflict(`externalListingId '${input.externalListingId}' was already used; use a new id for a new listing`, 'externalListingId');
   }
 
   /** @throws 409 when the show is not open for resale or has started. */

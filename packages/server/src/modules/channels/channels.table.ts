@@ -1,4 +1,4 @@
-import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { listings } from '../listings/listings.table.js';
 
@@ -15,7 +15,7 @@ import { listings } from '../listings/listings.table.js';
  * `externalListingId` is the channel's own id of the listing, unique per partner and
  * `channelId` forever: a second create with it answers 409 (see channels.service.ts).
  */
-export const channelListings = sqliteTable(
+export const channelListings = dbTable(
   'channel_listings',
   {
     listingId: text()

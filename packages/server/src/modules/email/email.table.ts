@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text } from '../../db/schema-builders.js';
 
 /** An attachment kept with its message until it is sent (content base64). */
 export interface StoredAttachment {
@@ -11,7 +11,7 @@ export interface StoredAttachment {
  * Every message (e-mail, or SMS through the SMS interface) is persisted before it is sent
  * and retried on failure; in development the stored messages are the mailbox page.
  */
-export const messages = sqliteTable(
+export const messages = dbTable(
   'messages',
   {
     id: text().primaryKey(),

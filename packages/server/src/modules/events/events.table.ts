@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { timestamps, partnerColumn } from '../../db/columns.js';
 import type {
   Configuration,
@@ -11,7 +11,7 @@ import type {
 } from './events.schemas.js';
 
 /** An event (a tour), identified by the partner's `externalReferenceId` within the partner. */
-export const events = sqliteTable(
+export const events = dbTable(
   'events',
   {
     id: text().primaryKey(),
@@ -35,7 +35,7 @@ export const SHOW_STATUSES = ['LIVE', 'CANCELLED', 'ON_SALE', 'ANNOUNCED', 'RESC
 export type ShowStatus = (typeof SHOW_STATUSES)[number];
 
 /** A performance of an event. */
-export const shows = sqliteTable(
+export const shows = dbTable(
   'shows',
   {
     id: text().primaryKey(),
@@ -73,7 +73,7 @@ export const shows = sqliteTable(
 );
 
 /** An access category of a show (the spec's ticketOption; its partner id is `ticketId`). */
-export const ticketOptions = sqliteTable(
+export const ticketOptions = dbTable(
   'ticket_options',
   {
     id: text().primaryKey(),
@@ -98,7 +98,7 @@ export const ticketOptions = sqliteTable(
 );
 
 /** How a price was originally set (early bird, presale …). */
-export const priceTypes = sqliteTable(
+export const priceTypes = dbTable(
   'price_types',
   {
     id: text().primaryKey(),
@@ -123,7 +123,7 @@ export const priceTypes = sqliteTable(
 );
 
 /** A ticketOption + priceType pair that really exists (price detail model). */
-export const combinations = sqliteTable(
+export const combinations = dbTable(
   'combinations',
   {
     id: text().primaryKey(),

@@ -1,7 +1,7 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text } from '../../db/schema-builders.js';
 
 /** One poll of a partner's events feed or cancelled feed, kept for operators. */
-export const feedRuns = sqliteTable(
+export const feedRuns = dbTable(
   'feed_runs',
   {
     id: text().primaryKey(),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { MIGRATIONS_FOLDER, type Db } from '../../db/client.js';
-import { selectRows } from '../../db/dialect.js';
+import { migrationsTable, selectRows } from '../../db/dialect.js';
 
 /**
  * Whether this process can serve (`GET /readyz`), as opposed to merely being alive
@@ -126,7 +126,7 @@ export const READY_DB_TIMEOUT_MS = 2_000;
 export async function migrationStatus(db: Db, journal: readonly JournalEntry[] = readJournal(MIGRATIONS_FOLDER)): Promise<MigrationStatus> {
   const latest = await db.read(async (tx) => {
     try {
-      const rows = await selectRows<{ last: unknown }>(tx, sql`select max(created_at) as last from __drizzle_migrations`);
+      const rows = await selectRows<{ last: unknown }>(tx, sql`select max(created_at) as last from ${migrationsTable()}`);
       const last = rows[0]?.last;
       return last === null || last === undefined ? null : Number(last);
     } catch (err) {

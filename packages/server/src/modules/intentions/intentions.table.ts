@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { shows } from '../events/events.table.js';
 import { users } from '../users/users.table.js';
@@ -12,7 +12,7 @@ import { users } from '../users/users.table.js';
 export const INTENTION_STATES = ['PENDING', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
 export type IntentionState = (typeof INTENTION_STATES)[number];
 
-export const buyIntentions = sqliteTable(
+export const buyIntentions = dbTable(
   'buy_intentions',
   {
     id: text().primaryKey(),

@@ -182,8 +182,8 @@ export const showListingReads = perConnection((db: Tx) => {
   const fingerprint = prepared(db
     .select({
       n: sql<number>`count(*)`.mapWith(Number),
-      rowids: sql<number>`coalesce(sum(${rowKey()}), 0)`.mapWith(Number),
-      pairs: sql<number>`coalesce(sum((${rowKey()} * 65537 + ${listings.priceMinor}) % 4294967311), 0)`.mapWith(Number),
+      rowids: sql<number>`coalesce(sum(${rowKey(listings.id)}), 0)`.mapWith(Number),
+      pairs: sql<number>`coalesce(sum((${rowKey(listings.id)} * 65537 + ${listings.priceMinor}) % 4294967311), 0)`.mapWith(Number),
     })
     .from(listings)
     .where(and(eq(listings.showPk, showPk), eq(listings.state, 'ACTIVE'))), 'listings_fingerprint');

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, primaryKey, text } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
 import { tickets } from '../tickets/tickets.table.js';
@@ -13,7 +13,7 @@ export { LISTING_STATES, type ListingState };
  * within the rules of their show, ticket option and combination. Amounts are per ticket,
  * in minor units of `currency`, fixed when the listing is priced.
  */
-export const listings = sqliteTable(
+export const listings = dbTable(
   'listings',
   {
     id: text().primaryKey(),
@@ -57,7 +57,7 @@ export const listings = sqliteTable(
 );
 
 /** The tickets of a listing. A ticket's current listing is the one not ended. */
-export const listingTickets = sqliteTable(
+export const listingTickets = dbTable(
   'listing_tickets',
   {
     listingId: text()

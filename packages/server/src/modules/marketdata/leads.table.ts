@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { events, shows } from '../events/events.table.js';
 
@@ -31,7 +31,7 @@ export interface LeadSeating {
  * `ticketOptionId` and `priceTypeId` are kept as sent (checked against the show when written),
  * so the lead outlives a change of the show's options. Amounts are minor units of `currency`.
  */
-export const leads = sqliteTable(
+export const leads = dbTable(
   'marketdata_leads',
   {
     id: text().primaryKey(),

@@ -1,4 +1,4 @@
-import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { dbTable, integer, real, text } from '../../db/schema-builders.js';
 import { partnerColumn } from '../../db/columns.js';
 import { shows } from '../events/events.table.js';
 
@@ -14,7 +14,7 @@ export interface InventoryItem {
 }
 
 /** The primary-sale inventory of a show, as the partner reports it. */
-export const showInventory = sqliteTable('show_inventory', {
+export const showInventory = dbTable('show_inventory', {
   showPk: text()
     .primaryKey()
     .references(() => shows.id, { onDelete: 'cascade' }),

@@ -1,9 +1,9 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { timestamps } from '../../db/columns.js';
 import type { PartnerSettings } from './partners.settings.js';
 
 /** A tenant: one partner platform. */
-export const partners = sqliteTable('partners', {
+export const partners = dbTable('partners', {
   id: text().primaryKey(),
   name: text().notNull(),
   /** Settings without secrets (see partners.settings.ts). */
@@ -19,7 +19,7 @@ export const API_KEY_KINDS = ['private', 'public', 'channels'] as const;
 export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
 
 /** API keys, stored only as SHA-256 hashes. */
-export const apiKeys = sqliteTable(
+export const apiKeys = dbTable(
   'api_keys',
   {
     id: text().primaryKey(),

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
 
@@ -10,7 +10,7 @@ import { buyIntentions } from '../intentions/intentions.table.js';
 export const PAYMENT_STATES = ['requires_action', 'succeeded', 'declined', 'refund_pending', 'refunded'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
-export const payments = sqliteTable(
+export const payments = dbTable(
   'payments',
   {
     id: text().primaryKey(),

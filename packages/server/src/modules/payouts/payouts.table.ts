@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { listings } from '../listings/listings.table.js';
 import { users } from '../users/users.table.js';
@@ -8,7 +8,7 @@ import { users } from '../users/users.table.js';
  * and never leaves the service again; `accountHint` (last four characters) lets the seller
  * recognise it. One account per user.
  */
-export const payoutAccounts = sqliteTable(
+export const payoutAccounts = dbTable(
   'payout_accounts',
   {
     id: text().primaryKey(),
@@ -32,7 +32,7 @@ export const payoutAccounts = sqliteTable(
  */
 export const PAYOUT_STATES = ['SCHEDULED', 'DELIVERED', 'CANCELLED'] as const;
 
-export const payouts = sqliteTable(
+export const payouts = dbTable(
   'payouts',
   {
     id: text().primaryKey(),

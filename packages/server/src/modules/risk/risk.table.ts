@@ -1,8 +1,8 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text } from '../../db/schema-builders.js';
 import { partnerColumn } from '../../db/columns.js';
 
 /** Every evaluation, kept for velocity and history (no card number: only BIN and last four). */
-export const riskEvaluations = sqliteTable(
+export const riskEvaluations = dbTable(
   'risk_evaluations',
   {
     id: text().primaryKey(),
@@ -25,7 +25,7 @@ export const riskEvaluations = sqliteTable(
 );
 
 /** Outcomes partners report; a chargeback marks the customer, card and device of that transaction. */
-export const riskFeedback = sqliteTable(
+export const riskFeedback = dbTable(
   'risk_feedback',
   {
     id: text().primaryKey(),

@@ -1,4 +1,4 @@
-import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { priceTypes, shows, ticketOptions } from '../events/events.table.js';
 
@@ -6,7 +6,7 @@ import { priceTypes, shows, ticketOptions } from '../events/events.table.js';
  * Resale rules per ticket option (and optionally per combination), one row per
  * rule type and scope. `COMBINATION` items are not stored here: they are combinations.
  */
-export const rules = sqliteTable(
+export const rules = dbTable(
   'rules',
   {
     id: text().primaryKey(),

@@ -94,7 +94,7 @@ export class TicketBulkWriter {
   }
 
   /** Inserts the new tickets and updates the stored ones (matched by partner and ticketId), in `tx`. */
-  upsert(tx: Tx, rows: readonly TicketRow[]): void {
+  async upsert(tx: Tx, rows: readonly TicketRow[]): Promise<void> {
     const { keys, encoders } = this;
     const width = keys.length;
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
@@ -110,7 +110,7 @@ export class TicketBulkWriter {
           params[p++] = encode ? encode(row[keys[c]!]) : row[keys[c]!];
         }
       }
-      this.statement(tx, n).run(params);
+      await this.statement(tx, n).run(params);
     }
   }
 

@@ -328,7 +328,7 @@ export class TicketsService {
     if (batch.pending.size === 0) return;
     const rows = [...batch.pending.values()];
     batch.pending.clear();
-    this.bulk.upsert(batch.tx, rows);
+    await this.bulk.upsert(batch.tx, rows);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { events, priceTypes, shows, ticketOptions } from '../events/events.table.js';
 import { users } from '../users/users.table.js';
@@ -15,7 +15,7 @@ export interface TicketAccess {
 }
 
 /** A ticket owned by a user; the partner's `ticketId` is unique within the partner. */
-export const tickets = sqliteTable(
+export const tickets = dbTable(
   'tickets',
   {
     id: text().primaryKey(),
@@ -82,7 +82,7 @@ export interface TicketJobResult {
  * leases it first (`leaseNext`, state `running`); a lease that expires makes the job due
  * again.
  */
-export const ticketJobs = sqliteTable(
+export const ticketJobs = dbTable(
   'ticket_jobs',
   {
     id: text().primaryKey(),

@@ -1,4 +1,4 @@
-import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 
 /**
@@ -6,7 +6,7 @@ import { partnerColumn, timestamps } from '../../db/columns.js';
  * an e-mail (stored lowercased) or a phone (stored in E.164); any of them may be missing,
  * but not all. An unknown user is created on first sight.
  */
-export const users = sqliteTable(
+export const users = dbTable(
   'users',
   {
     id: text().primaryKey(),

@@ -1,11 +1,11 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { dbTable, index, integer, text } from '../../db/schema-builders.js';
 import { partnerColumn } from '../../db/columns.js';
 
 /**
  * The webhook outbox: a message is written in the same transaction as the change that
  * causes it, then delivered by a worker. `id` is the Standard Webhooks `webhook-id`.
  */
-export const webhookMessages = sqliteTable(
+export const webhookMessages = dbTable(
   'webhook_messages',
   {
     id: text().primaryKey(),
@@ -32,7 +32,7 @@ export const webhookMessages = sqliteTable(
 );
 
 /** One delivery attempt: the delivery log operators read. */
-export const webhookAttempts = sqliteTable(
+export const webhookAttempts = dbTable(
   'webhook_attempts',
   {
     id: text().primaryKey(),
