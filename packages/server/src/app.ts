@@ -39,6 +39,8 @@ import { channelRoutes } from './modules/channels/channels.routes.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { Readiness } from './modules/health/health.readiness.js';
+import { metricsRoutes } from './modules/metrics/metrics.routes.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 
 /** What an inbound `Request-Id` may be to be used as ours: bounded, and characters that are safe in a header, a log, a URL and HTML. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -101,6 +103,10 @@ function requestHeader(c: Context<AppEnv>, name: string): string | undefined {
 export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
+  // Request count, latency by route template and requests in flight (GET /metrics): first, so
+  // the time covers everything below; no await of its own on the hot path (see http-metrics.ts).
+  app.use('*', httpMetrics(deps.metrics));
+
   // Request ids: the caller's own `Request-Id` when it is safe (inboundRequestId), else a random
   // per-process prefix and a counter (unique and cheap; they need not be unguessable: they
   // identify a log line, they grant nothing). A valid W3C `traceparent` adds its trace id to the
@@ -142,6 +148,8 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
   // Liveness and readiness: before every limit, key and body check (a probe must never be
   // refused for anything but the service's own state).
   app.route('/', healthRoutes(opts.readiness ?? new Readiness(deps.db, { logger: deps.logger })));
+  // Prometheus metrics: its own bearer token (METRICS_TOKEN or OPERATOR_TOKEN), no key, never rate limited.
+  app.route('/', metricsRoutes(deps));
 
   // Who the client is (X-Forwarded-For only as far as TRUST_PROXY allows), then the hosted
   // pages' per-address limit: a flooding client is refused before any body, session or page.
@@ -243,7 +251,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Market data', description: 'Primary-sale inventory of shows, and leads (ticket holders, abandoned carts, virtual queue, wishlists)' },
       { name: 'Operator', description: 'Partners, keys and settings (operator token)' },
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
-      { name: 'Operations', description: 'Liveness and readiness probes for load balancers and orchestrators (no key)' },
+      { name: 'Operations', description: 'Liveness and readiness probes for load balancers and orchestrators (no key), and Prometheus metrics (metrics token)' },
     ],
   });
   // The reference is served from our own origin under a strict CSP (see docs.routes.ts).

@@ -21,6 +21,8 @@ import type { IntentionsService } from './modules/intentions/intentions.service.
 import type { PaymentsService } from './modules/payments/payments.service.js';
 import type { RiskService } from './modules/risk/risk.service.js';
 import type { PayoutsService } from './modules/payouts/payouts.service.js';
+import type { InstanceLease } from './modules/instances/instances.service.js';
+import type { Metrics } from './modules/metrics/metrics.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -48,6 +50,11 @@ export interface AppConfig {
   pageRateLimitPerMinute?: number | undefined;
   /** POSTs per minute to hosted pages per client address, on top of the above; 0 disables. Absent: 60. */
   pagePostRateLimitPerMinute?: number | undefined;
+  /**
+   * Bearer token of `GET /metrics` (`METRICS_TOKEN`); absent or null: `operatorToken` serves.
+   * Optional like the three above, for configs built by hand.
+   */
+  metricsToken?: string | null | undefined;
 }
 
 /** Everything the app needs, passed in (never imported singletons). */
@@ -75,6 +82,10 @@ export interface AppDeps {
   payouts: PayoutsService;
   risk: RiskService;
   channels: ChannelsService;
+  /** The Prometheus registry of this app and its counters (GET /metrics; modules count through it). */
+  metrics: Metrics;
+  /** This process's lease: what it claims can be taken over once the lease lapses (a crash). */
+  instance: InstanceLease;
 }
 
 /** Hono environment of every router. */

@@ -5,6 +5,7 @@ import type { Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { DomainEvents } from './lib/domain-events.js';
 import { RateLimiter } from './middleware/rate-limit.js';
+import { InstanceLease } from './modules/instances/instances.service.js';
 import { EventsService } from './modules/events/events.service.js';
 import { PartnersService } from './modules/partners/partners.service.js';
 import { RulesService } from './modules/rules/rules.service.js';
@@ -22,25 +23,33 @@ import { RiskService } from './modules/risk/risk.service.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
 import { PayoutsService } from './modules/payouts/payouts.service.js';
 import { cancelShow } from './flows/cancel-show.js';
+import { Metrics } from './modules/metrics/metrics.service.js';
+import { instrumentDb } from './modules/metrics/metrics.db.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
   const box = new SecretBox(opts.secretKey);
   const bus = new DomainEvents();
+  // A registry of its own per dependency set (never prom-client's global one); the root db.transact
+  // and db.read are timed, and their handles count "when it commits" (modules/metrics/metrics.db.ts).
+  const metrics = new Metrics({ db: opts.db, clock: opts.clock, logger: opts.logger });
+  instrumentDb(opts.db, metrics);
   const events = new EventsService({ db: opts.db, clock: opts.clock, bus });
   const users = new UsersService({ clock: opts.clock });
   const partners = new PartnersService({ db: opts.db, clock: opts.clock, box });
   const rules = new RulesService({ clock: opts.clock, events });
-  const webhooks = new WebhooksService({ db: opts.db, clock: opts.clock, partners, logger: opts.logger });
+  const webhooks = new WebhooksService({ db: opts.db, clock: opts.clock, partners, logger: opts.logger, metrics });
   const messages = createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger });
   const tickets = new TicketsService({ clock: opts.clock, bus, events, users });
   const listings = new ListingsService({ ...opts, bus, events, rules, webhooks, messages, tickets });
-  const intentions = new IntentionsService({ ...opts, bus, listings });
+  const intentions = new IntentionsService({ ...opts, bus, listings, metrics });
   const deps: AppDeps = {
     ...opts,
     box,
     bus,
+    metrics,
     rateLimiter: new RateLimiter(opts.clock),
+    instance: new InstanceLease(opts.clock),
     partners,
     events,
     rules,

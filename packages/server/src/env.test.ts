@@ -82,4 +82,16 @@ describe('parseEnv', () => {
     expect(() => parseMigrateEnv({ DATABASE_PATH: ':memory:' })).toThrowError(EnvError);
     expect(() => parseMigrateEnv({ LOG_LEVEL: 'loud' })).toThrowError(/LOG_LEVEL:/);
   });
+
+  it('takes SECRET_KEY as a keyring: one key, or comma-separated keys newest first, each of 32 characters or more', () => {
+    const older = 'y'.repeat(40);
+    expect(parseEnv({ SECRET_KEY: SECRET }).SECRET_KEY).toBe(SECRET);
+    expect(parseEnv({ SECRET_KEY: `${SECRET},${older}` }).SECRET_KEY).toBe(`${SECRET},${older}`);
+    expect(() => parseEnv({ SECRET_KEY: 'x'.repeat(31) })).toThrowError('SECRET_KEY: the key must be at least 32 characters');
+    expect(() => parseEnv({ SECRET_KEY: `${SECRET},short` })).toThrowError('SECRET_KEY: key 2 of 2 must be at least 32 characters');
+    expect(() => parseEnv({ SECRET_KEY: `${SECRET},${SECRET}` })).toThrowError('SECRET_KEY: a key is listed twice');
+    expect(() => parseEnv({ SECRET_KEY: `${SECRET},` })).toThrowError('SECRET_KEY: key 2 of 2 is empty');
+    // The message names the variable and the entry, never a key (this is all of it).
+    expect(() => parseEnv({ SECRET_KEY: `${SECRET}, ${older}` })).toThrowError('Invalid environment:\n  SECRET_KEY: key 2 of 2 starts or ends with a space (separate the keys with a comma only)');
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ENGINE, isPostgresUrl } from './db/engine.js';
+import { parseKeyring } from './lib/crypto.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from './lib/origins.js';
 import { parseTrustProxy } from './middleware/client-address.js';
 import { PAGE_RATE_LIMIT_DEFAULTS } from './middleware/page-rate-limit.js';
@@ -41,7 +42,22 @@ export const EnvSchema = z.object({
   DATABASE_URL: z.string().refine(isPostgresUrl, 'must be a postgres:// (or postgresql://) URL').optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
-  SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Bearer token of GET /metrics; unset: OPERATOR_TOKEN serves (modules/metrics/metrics.routes.ts). */
+  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  /**
+   * The keyring (lib/crypto.ts): one key, or several separated by commas, newest first, each at
+   * least 32 characters. The newest seals and signs; every listed key opens and verifies.
+   */
+  SECRET_KEY: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseKeyring(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    })
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(5 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
@@ -157,4 +173,19 @@ export function parseMigrateEnv(source: Record<string, string | undefined>): Pic
   if (!parsed.success) throw issuesError(parsed.error);
   if (!parsed.data.DATABASE_URL && parsed.data.DATABASE_PATH === ':memory:') throw new EnvError('Invalid environment:\n  DATABASE_PATH: an in-memory database cannot be migrated by another process');
   return { DATABASE_PATH: parsed.data.DATABASE_PATH, DATABASE_URL: parsed.data.DATABASE_URL, LOG_LEVEL: parsed.data.LOG_LEVEL };
+}
+
+/**
+ * What `npm run reseal` (src/reseal.ts) reads: the database and the keyring (`SECRET_KEY`,
+ * required: the newest key seals, every listed key must open what is stored).
+ */
+export function parseResealEnv(source: Record<string, string | undefined>): Pick<Env, 'DATABASE_PATH' | 'DATABASE_URL' | 'SECRET_KEY'> {
+  const parsed = EnvSchema.pick({ DATABASE_PATH: true, DATABASE_URL: true, SECRET_KEY: true }).safeParse(withoutEmpty(source));
+  if (!parsed.success) throw issuesError(parsed.error);
+  const { DATABASE_PATH, DATABASE_URL, SECRET_KEY } = parsed.data;
+  if (!SECRET_KEY) throw new EnvError('Invalid environment:\n  SECRET_KEY: is required (the keys of the service, newest first)');
+  // The tables are built for the engine when the process starts (db/engine.ts).
+  if (isPostgresUrl(DATABASE_URL) !== (ENGINE === 'postgres')) throw new EnvError('Invalid environment:\n  DATABASE_URL: must be set in the environment the process started with');
+  if (!DATABASE_URL && DATABASE_PATH.trim() === ':memory:') throw new EnvError('Invalid environment:\n  DATABASE_PATH: an in-memory database lives only inside the service process and cannot be resealed from outside');
+  return { DATABASE_PATH, DATABASE_URL, SECRET_KEY };
 }

@@ -74,6 +74,7 @@ export async function start(source: Record<string, string | undefined> = process
       env: env.NODE_ENV,
       publicBaseUrl: env.PUBLIC_BASE_URL,
       operatorToken: env.OPERATOR_TOKEN ?? null,
+      metricsToken: env.METRICS_TOKEN ?? null,
       maxBodyBytes: env.MAX_BODY_BYTES,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       smtpUrl: env.SMTP_URL ?? null,
@@ -83,6 +84,8 @@ export async function start(source: Record<string, string | undefined> = process
       pagePostRateLimitPerMinute: env.PAGE_POST_RATE_LIMIT_PER_MINUTE,
     },
   });
+  // Process metrics (event-loop lag, memory, CPU, GC) for GET /metrics: sampled from now on, by this process only.
+  deps.metrics.collectProcessMetrics();
   const readiness = new Readiness(db, { logger, serving: false });
 
   // Set once the drain begins: nothing new starts after it.
@@ -93,6 +96,8 @@ export async function start(source: Record<string, string | undefined> = process
   /** What needs the migrated tables: the sandbox partner, the jobs, the ingestion thread and the app. */
   const startServing = async (): Promise<OpenAPIHono<AppEnv> | null> => {
     await ensureSandbox(env, deps);
+    // This process's lease (renewed by the instance-lease job) exists before it claims anything.
+    await db.transact((tx) => deps.instance.renew(tx, { force: true }));
     if (stopping) return null;
     jobs = startJobs(deps);
     // Ticket ingestion drains on a worker thread over a SQLite file (an in-memory one cannot be
@@ -161,7 +166,8 @@ export async function start(source: Record<string, string | undefined> = process
     });
   });
   // The proxy trust in the start line: a wrong TRUST_PROXY silently weakens every per-address limit.
-  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port, trustProxy: env.TRUST_PROXY ?? 'nobody' }, 'resale listening');
+  // Key ids (never keys) of SECRET_KEY, newest first: during a rotation, which processes run with the new keyring.
+  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port, trustProxy: env.TRUST_PROXY ?? 'nobody', secretKeyIds: deps.box.keyIds }, 'resale listening');
 
   let cut!: () => void;
   const cutShort = new Promise<void>((resolve) => (cut = resolve));
@@ -206,6 +212,8 @@ export async function start(source: Record<string, string | undefined> = process
       }
       deps.messages.close();
       try {
+        // Only once nothing of this process runs any more: what it still held is free at once.
+        if (finished) await db.transact((tx) => deps.instance.retire(tx));
         await closeDb(db);
       } catch (err) {
         logger.error({ err: { message: (err as Error).message } }, 'closing the database failed');

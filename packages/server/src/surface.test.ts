@@ -78,6 +78,7 @@ const VALID: Record<string, () => { body: unknown; query?: string }> = {
   'POST /admin/v1/partners': () => ({ body: { name: 'Fuzz Tickets' } }),
   'PATCH /admin/v1/partners/{partnerId}': () => ({ body: { name: 'Renamed', settings: { allowedOrigins: ['https://acme.example'] } } }),
   'POST /admin/v1/partners/{partnerId}/keys/rotate': () => ({ body: { kind: 'private', graceSeconds: 60 } }),
+  'POST /admin/v1/partners/{partnerId}/webhookSecret/rotate': () => ({ body: { graceSeconds: 3600 } }),
   'PUT /admin/v1/partners/{partnerId}/ticketShield': () => ({ body: { eventId: 'tour', showId: 'show-1', status: true } }),
   'POST /v1/events': () => ({ body: eventBody('tour-b') }),
   'PUT /v1/events': () => ({ body: eventBody('tour', { shows: [priceDetailShowBody('show-1'), showBody('show-2')] }) }),

@@ -71,3 +71,17 @@ export async function selectRows<T extends Record<string, unknown>>(tx: Tx, quer
 export function migrationsTable(): SQL {
   return onPostgres ? sql.raw('drizzle.__drizzle_migrations') : sql.raw('__drizzle_migrations');
 }
+
+/**
+ * Serialises read-then-write work on `key` until the end of the transaction `tx`: a second
+ * transaction asking for the same key waits for the first to commit or roll back, then reads
+ * what it wrote. SQLite needs nothing (a write transaction holds the database's one write
+ * lock from `BEGIN IMMEDIATE`); PostgreSQL takes a transaction-level advisory lock, since
+ * READ COMMITTED lets two transactions read the same state and both write.
+ *
+ * @example await serializeOn(tx, `feed:${partnerId}:${feed}`); // then read, decide, write
+ */
+export async function serializeOn(tx: Tx, key: string): Promise<void> {
+  if (!onPostgres) return;
+  await selectRows(tx, sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0)) is not null as locked`);
+}

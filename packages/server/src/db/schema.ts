@@ -17,3 +17,4 @@ export * from '../modules/risk/risk.table.js';
 export * from '../modules/marketdata/marketdata.table.js';
 export * from '../modules/marketdata/leads.table.js';
 export * from '../modules/channels/channels.table.js';
+export * from '../modules/instances/instances.table.js';

@@ -8,7 +8,7 @@ import { listingsByIds } from '../modules/listings/listings.queries.js';
 import type { PartnerRow } from '../modules/partners/partners.queries.js';
 
 /** What reserving listings needs from the modules it composes. */
-export type ReserveDeps = Pick<AppDeps, 'clock' | 'intentions' | 'listings'>;
+export type ReserveDeps = Pick<AppDeps, 'clock' | 'intentions' | 'listings' | 'metrics'>;
 
 /** A reservation request: the listings picked, by whom (null: the buyer signs in at checkout). */
 export interface ReserveInput {
@@ -33,6 +33,16 @@ export interface ReserveInput {
  *   409 (`own_listing`, `resale_closed`, `listing_unavailable`), 429 HoldLimitError
  */
 export async function reserveListings(deps: ReserveDeps, tx: Tx, input: ReserveInput): Promise<IntentionRow> {
+  try {
+    return await reserve(deps, tx, input);
+  } catch (err) {
+    // A refusal (an ApiError: its domain reason, else its code) counts at once: nothing of it commits.
+    if (err instanceof ApiError) deps.metrics.intention(null, 'refused', err.reason ?? err.code);
+    throw err;
+  }
+}
+
+async function reserve(deps: ReserveDeps, tx: Tx, input: ReserveInput): Promise<IntentionRow> {
   const ids = [...new Set(input.listingIds)];
   // The API's schema asks for one item at least; a page's form post reaches here without it.
   if (ids.length === 0) throw ApiError.field('missing_field', 'items', 'Pick at least one ticket');

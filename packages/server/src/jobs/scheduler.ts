@@ -10,10 +10,11 @@ import { authPurgeJob } from '../modules/auth/auth.job.js';
 import { intentionsJob } from '../modules/intentions/intentions.job.js';
 import { paymentsJob } from '../modules/payments/payments.job.js';
 import { wishlistJob } from '../modules/marketdata/wishlist.job.js';
+import { instanceLeaseJob } from '../modules/instances/instances.job.js';
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob, wishlistJob];
+  return [instanceLeaseJob, purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob, wishlistJob];
 }
 
 /** The running jobs, as `startJobs` returns them. */

@@ -32,6 +32,7 @@ export const ID_PREFIX = {
   riskEvaluation: 'rsk',
   riskFeedback: 'rfb',
   lead: 'ld',
+  instance: 'ins',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

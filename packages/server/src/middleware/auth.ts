@@ -58,11 +58,35 @@ export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[]
 
 /** The operator API's bearer token, compared in constant time. */
 export function operatorToken(deps: OperatorTokenOptions): MiddlewareHandler<AppEnv> {
-  return async function operatorTokenMiddleware(c, next) {
-    const expected = deps.config.operatorToken;
+  return bearerToken(() => deps.config.operatorToken, {
+    missing: 'Send the operator token as Authorization: Bearer <token>',
+    disabled: 'The operator API is disabled (OPERATOR_TOKEN is not set)',
+  });
+}
+
+/** What `metricsToken()` uses. */
+export interface MetricsTokenOptions {
+  config: Pick<AppConfig, 'operatorToken' | 'metricsToken'>;
+}
+
+/**
+ * The bearer token of `GET /metrics`: `METRICS_TOKEN` when it is set (then only it), else
+ * `OPERATOR_TOKEN`; compared in constant time, refused like the operator API's.
+ */
+export function metricsToken(deps: MetricsTokenOptions): MiddlewareHandler<AppEnv> {
+  return bearerToken(() => deps.config.metricsToken ?? deps.config.operatorToken, {
+    missing: 'Send the metrics token (METRICS_TOKEN, or OPERATOR_TOKEN when it is not set) as Authorization: Bearer <token>',
+    disabled: 'Metrics are disabled (neither METRICS_TOKEN nor OPERATOR_TOKEN is set)',
+  });
+}
+
+/** `Authorization: Bearer <expected()>`, compared in constant time; 401 `unauthorized` otherwise (null: always 401). */
+function bearerToken(expected: () => string | null | undefined, messages: { missing: string; disabled: string }): MiddlewareHandler<AppEnv> {
+  return async function bearerTokenMiddleware(c, next) {
+    const token = expected();
     const m = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '');
-    if (!expected || !m || !safeEqual(m[1]!.trim(), expected)) {
-      throw new ApiError(401, 'unauthorized', expected ? 'Send the operator token as Authorization: Bearer <token>' : 'The operator API is disabled (OPERATOR_TOKEN is not set)');
+    if (!token || !m || !safeEqual(m[1]!.trim(), token)) {
+      throw new ApiError(401, 'unauthorized', token ? messages.missing : messages.disabled);
     }
     await next();
   };

@@ -13,6 +13,8 @@ export const idempotencyKeys = dbTable(
     responseBody: text(),
     /** A `processing` claim older than this was abandoned (crash) and may be taken over. */
     lockedUntil: integer().notNull(),
+    /** The process running a `processing` claim (service_instances): once its lease lapses, the claim may be taken over. */
+    owner: text(),
     createdAt: integer().notNull(),
     expiresAt: integer().notNull(),
   },

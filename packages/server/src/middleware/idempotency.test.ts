@@ -3,7 +3,9 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { count, eq } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { errorResponse } from '../app.js';
-import type { AppEnv } from '../context.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { InstanceLease } from '../modules/instances/instances.service.js';
+import { INSTANCE_LEASE_MS } from '../modules/instances/instances.queries.js';
 import { purgeIdempotencyJob } from '../jobs/purge-idempotency.js';
 import { ok } from '../lib/envelope.js';
 import { ApiError } from '../lib/errors.js';
@@ -37,84 +39,89 @@ function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
   const hooks: { calls: number; conflict: boolean; gate: { entered: () => void; release: Promise<void> } | null } = { calls: 0, conflict: false, gate: null };
   let counter = 0;
 
-  const router = createRouter();
-  const mw = [partnerKey(t.deps, ['private']), idempotency(t.deps)];
-  for (const path of ['/v1/things', '/v1/others'] as const) {
+  /** The routes over `d` (this process's services; another process's for `otherProcess`). */
+  function buildApp(d: AppDeps) {
+    const router = createRouter();
+    const mw = [partnerKey(t.deps, ['private']), idempotency(d)];
+    for (const path of ['/v1/things', '/v1/others'] as const) {
+      router.openapi(
+        createRoute({
+          method: 'post',
+          path,
+          operationId: `create${path}`,
+          tags: ['Test'],
+          summary: 'Create a thing',
+          middleware: mw,
+          request: { body: jsonBody(ThingInput) },
+          responses: { 201: jsonResponse(envelope(Thing, 201), 'The thing'), ...errorResponses(409, 422) },
+        }),
+        async (c) => {
+          const body = c.req.valid('json');
+          hooks.calls++;
+          const gate = hooks.gate;
+          hooks.gate = null;
+          if (gate) {
+            gate.entered();
+            await gate.release;
+          }
+          if (hooks.conflict) throw ApiError.conflict('Not now');
+          const partnerId = c.get('auth').partner.id;
+          return respondInTransaction(c, t.deps, 201, async (tx) => {
+            const row = (await tx.insert(things).values({ partnerId, name: body.name }).returning())[0]!;
+            if (body.name === 'crash') throw new Error('disk on fire');
+            return { id: row.id, name: row.name };
+          });
+        },
+      );
+    }
+    // The same work done across an await inside the transaction (a payment provider, the
+    // partner's platform): `name: 'late-crash'` throws after the await, after writing.
     router.openapi(
       createRoute({
         method: 'post',
-        path,
-        operationId: `create${path}`,
+        path: '/v1/async-things',
+        operationId: 'createAsyncThing',
         tags: ['Test'],
-        summary: 'Create a thing',
+        summary: 'Create a thing, awaiting in the middle',
         middleware: mw,
         request: { body: jsonBody(ThingInput) },
         responses: { 201: jsonResponse(envelope(Thing, 201), 'The thing'), ...errorResponses(409, 422) },
       }),
-      async (c) => {
+      (c) => {
         const body = c.req.valid('json');
-        hooks.calls++;
-        const gate = hooks.gate;
-        hooks.gate = null;
-        if (gate) {
-          gate.entered();
-          await gate.release;
-        }
-        if (hooks.conflict) throw ApiError.conflict('Not now');
         const partnerId = c.get('auth').partner.id;
         return respondInTransaction(c, t.deps, 201, async (tx) => {
-          const row = (await tx.insert(things).values({ partnerId, name: body.name }).returning())[0]!;
-          if (body.name === 'crash') throw new Error('disk on fire');
-          return { id: row.id, name: row.name };
+          const row = (await tx.insert(things).values({ partnerId, name: body.name }).returning())[0];
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (body.name === 'late-crash') throw new Error('the provider hung up');
+          return { id: row!.id, name: row!.name };
         });
       },
     );
+    router.openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/counters',
+        operationId: 'createCounter',
+        tags: ['Test'],
+        summary: 'Count',
+        middleware: mw,
+        responses: { 200: jsonResponse(envelope(z.object({ n: z.number() })), 'The count'), ...errorResponses() },
+      }),
+      (c) => c.json(ok({ n: ++counter }), 200),
+    );
+
+    const app = new OpenAPIHono<AppEnv>();
+    app.onError((e, c) => errorResponse(e, c, t.deps));
+    app.route('/', router);
+    return app;
   }
-  // The same work done across an await inside the transaction (a payment provider, the
-  // partner's platform): `name: 'late-crash'` throws after the await, after writing.
-  router.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/async-things',
-      operationId: 'createAsyncThing',
-      tags: ['Test'],
-      summary: 'Create a thing, awaiting in the middle',
-      middleware: mw,
-      request: { body: jsonBody(ThingInput) },
-      responses: { 201: jsonResponse(envelope(Thing, 201), 'The thing'), ...errorResponses(409, 422) },
-    }),
-    (c) => {
-      const body = c.req.valid('json');
-      const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, t.deps, 201, async (tx) => {
-        const row = (await tx.insert(things).values({ partnerId, name: body.name }).returning())[0];
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (body.name === 'late-crash') throw new Error('the provider hung up');
-        return { id: row!.id, name: row!.name };
-      });
-    },
-  );
-  router.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/counters',
-      operationId: 'createCounter',
-      tags: ['Test'],
-      summary: 'Count',
-      middleware: mw,
-      responses: { 200: jsonResponse(envelope(z.object({ n: z.number() })), 'The count'), ...errorResponses() },
-    }),
-    (c) => c.json(ok({ n: ++counter }), 200),
-  );
+  const app = buildApp(t.deps);
 
-  const app = new OpenAPIHono<AppEnv>();
-  app.onError((e, c) => errorResponse(e, c, t.deps));
-  app.route('/', router);
-
-  async function send(path: string, opts: { key: string; idem?: string; body?: unknown }) {
+  async function send(path: string, opts: { key: string; idem?: string; body?: unknown; via?: OpenAPIHono<AppEnv> }) {
     const headers: Record<string, string> = { authorization: opts.key, 'content-type': 'application/json' };
     if (opts.idem !== undefined) headers['idempotency-key'] = opts.idem;
-    const res = await app.request(path, { method: 'POST', headers, body: JSON.stringify(opts.body ?? {}) });
+    const res = await (opts.via ?? app).request(path, { method: 'POST', headers, body: JSON.stringify(opts.body ?? {}) });
     const text = await res.text();
     return { status: res.status, text, body: JSON.parse(text), headers: res.headers };
   }
@@ -131,7 +138,10 @@ function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
   const thingCount = async () => (await t.db.select({ n: count() }).from(things).limit(1))[0]!.n;
   const claims = async () => await t.db.select().from(idempotencyKeys);
 
-  return { t, app, hooks, send, holdNextCall, thingCount, claims };
+  /** The same routes as served by another process over the same database (its own lease). */
+  const otherProcess = () => buildApp({ ...t.deps, instance: new InstanceLease(t.clock) });
+
+  return { t, app, hooks, send, holdNextCall, thingCount, claims, otherProcess };
 }
 
 describe('Idempotency-Key', () => {
@@ -235,6 +245,29 @@ describe('Idempotency-Key', () => {
     expect(await s.thingCount()).toBe(1);
     const replay = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     expect(replay.text).toBe(takeover.text);
+  });
+
+  it('takes over, within the lease, the claim of a process that died mid-request (not only after the lock); a live one answers 409', async () => {
+    const s = setup();
+    const p = await s.t.partner();
+    const other = s.otherProcess();
+    // Process A registered its lease when it started (main.ts); it takes the key and hangs
+    // (killed: it never answers, never renews its lease).
+    await s.t.db.transact((tx) => s.t.deps.instance.renew(tx, { force: true }));
+    const hold = s.holdNextCall();
+    void s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
+    await hold.reached;
+    expect(await s.claims()).toMatchObject([{ state: 'processing', owner: s.t.deps.instance.id }]);
+
+    // The retry lands on process B: A's lease is still live, so it is still running.
+    s.t.clock.advance(INSTANCE_LEASE_MS - 1);
+    expect((await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' }, via: other })).status).toBe(409);
+    // A's lease lapses (well before the minute of the lock): B takes the claim over and does the work once.
+    s.t.clock.advance(1);
+    const retried = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' }, via: other });
+    expect(retried.status).toBe(201);
+    expect(await s.thingCount()).toBe(1);
+    expect((await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' }, via: other })).text).toBe(retried.text);
   });
 
   it('forgets a key after 24 hours', async () => {

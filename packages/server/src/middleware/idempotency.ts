@@ -2,6 +2,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { and, eq, lte } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
+import { instanceAlive } from '../modules/instances/instances.queries.js';
+import type { InstanceLease } from '../modules/instances/instances.service.js';
 import type { AppEnv } from '../context.js';
 import type { Db, Tx } from '../db/client.js';
 import type { Clock } from '../lib/clock.js';
@@ -27,15 +29,18 @@ import { affected } from '../db/affected.js';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How long a `processing` claim blocks other requests with the same key. A claim older than
- * this was abandoned (the process crashed mid-request) and the next request takes it over.
+ * The longest a `processing` claim blocks other requests with the same key. Sooner, a claim
+ * whose process has lost its lease (crashed, killed: `service_instances`, renewed every few
+ * seconds while a process runs) is taken over by the next request: within
+ * `INSTANCE_LEASE_MS` (10 s) of the crash rather than this minute.
  */
 export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
 
-/** What `idempotency()` and the purge use: the database (this module alone writes `idempotency_keys`) and the clock. */
+/** What `idempotency()` and the purge use: the database (this module alone writes `idempotency_keys`), the clock and this process's lease. */
 export interface IdempotencyOptions {
   db: Db;
   clock: Clock;
+  instance: InstanceLease;
 }
 
 /** What `respondInTransaction()` uses. */
@@ -201,7 +206,7 @@ type Claim = { kind: 'claimed'; lockedUntil: number } | { kind: 'replay'; status
 function claim(deps: IdempotencyOptions, partnerId: string, key: string, requestHash: string): Promise<Claim> {
   const now = deps.clock.now();
   const lockedUntil = now + IDEMPOTENCY_LOCK_MS;
-  const fresh = { requestHash, state: 'processing' as const, responseStatus: null, responseBody: null, lockedUntil, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS };
+  const fresh = { requestHash, state: 'processing' as const, responseStatus: null, responseBody: null, lockedUntil, owner: deps.instance.id, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS };
   const thisKey = and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key));
 
   return deps.db.transact(async (tx): Promise<Claim> => {
@@ -219,9 +224,13 @@ function claim(deps: IdempotencyOptions, partnerId: string, key: string, request
       });
     }
     if (row.state === 'done') return { kind: 'replay', status: row.responseStatus ?? 200, body: row.responseBody ?? '' };
-    if (row.lockedUntil > now) throw inProgress();
+    // Still running where its process holds a live lease (and within the lock's bound).
+    // Still running: in this process, or in one whose lease is live (main.ts registers it at
+    // start, the instance-lease job renews it). A claim of an older release names no process:
+    // its lock alone decides.
+    if (row.lockedUntil > now && (row.owner === null || row.owner === deps.instance.id || (await instanceAlive(tx, row.owner, now)))) throw inProgress();
 
-    // The first request crashed before answering (its work rolled back with it): take over.
+    // The first request's process crashed before answering (its work rolled back with it): take over.
     const taken = await tx
       .update(idempotencyKeys)
       .set(fresh)

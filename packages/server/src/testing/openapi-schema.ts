@@ -25,6 +25,7 @@ export type Operation = {
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
+  responses?: Record<string, { content?: Record<string, unknown> }>;
 };
 
 /** The document: its paths and named schemas. */

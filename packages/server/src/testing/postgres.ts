@@ -60,10 +60,12 @@ function lazyPostgresDb(created: Promise<void>, real: () => Db, making: Promise<
   const ready = Promise.all([created, making]).then(() => real());
   const target = {} as Db;
   return new Proxy(target, {
+    // What code sets on the handle (a wrapper around `transact`, a marker) is kept here.
     get(_t, prop) {
+      if (Reflect.has(target, prop)) return Reflect.get(target, prop);
       if (prop === 'transact') return (fn: Parameters<Db['transact']>[0]) => ready.then((db) => db.transact(fn));
       if (prop === 'read') return (fn: Parameters<Db['read']>[0], opts?: { snapshot?: boolean }) => ready.then((db) => db.read(fn, opts));
-      if (prop === 'then') return undefined;
+      if (prop === 'then' || typeof prop === 'symbol') return undefined;
       const db = real();
       if (!db) throw new Error(`the test database is not ready yet: use t.db.transact or t.db.read before t.db.${String(prop)}`);
       const value = (db as unknown as Record<string | symbol, unknown>)[prop];

@@ -164,7 +164,9 @@ const SNAPSHOT = { snapshot: true } as const;
 export class ShowSnapshots {
   readonly counter: DbChangeCounter;
   private readonly cache = new Map<string, SnapshotEntry>();
-  /** Full rebuilds since start (tests and benchmarks read it). */
+  /** Answers from the cache as is, no query (the hot path), since start (`resale_buy_accesslayer_cache_hits_total`). */
+  hits = 0;
+  /** Full rebuilds since start (tests, benchmarks and the metrics read it). */
   rebuilds = 0;
   /** Fingerprint checks since start (the counter moved; the snapshot was kept or rebuilt). */
   checks = 0;
@@ -200,6 +202,7 @@ export class ShowSnapshots {
     const young = hit !== undefined && now - hit.builtAt < FULL_REBUILD_MS;
     if (hit && this.counter.same(hit.version, version) && (young || !hit.kept)) {
       this.cache.set(key, hit);
+      this.hits++;
       return hit;
     }
     return this.refresh(via ?? this.db, key, hit?.check && young ? hit : undefined, partnerId, eventId, showId, version, now);

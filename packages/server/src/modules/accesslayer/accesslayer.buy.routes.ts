@@ -39,6 +39,7 @@ function keyKinds(c: Context<AppEnv>): readonly ApiKeyKind[] {
  */
 export function buyAccessLayerRoutes(deps: AppDeps, buy = new BuyAccessLayer(deps)) {
   const app = createRouter();
+  deps.metrics.watchSnapshotCache(buy.snapshots);
   const keys = new CachedKeyLookup(deps, buy.snapshots.counter);
   const authenticate = partnerKey(keys.wrap(deps), keyKinds);
   const middleware = [authenticate];

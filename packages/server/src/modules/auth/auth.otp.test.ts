@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp, type TestPartner } from '../../testing/harness.js';
 import { users } from '../users/users.table.js';
 import { otpCodes, sessions } from './auth.table.js';
-import { csrfTokenFor, OTP_TTL_MS } from './auth.service.js';
+import { csrfTokenFor, OTP_LIMITS, OTP_MAX_ATTEMPTS, OTP_TTL_MS } from './auth.service.js';
 import { formAction, inputValue, lastCode, mountAuth, TestBrowser } from './auth.testing.js';
 
 async function setup(settings: { defaultLang?: 'en' | 'es' } = {}) {
@@ -283,5 +283,30 @@ describe('one-time password pages', () => {
     expect(limited.headers.get('retry-after')).toBe('2');
     t.clock.advance(2_000);
     expect((await submit(await lastCode(t, 'ana@example.com'))).status).toBe(303);
+  });
+});
+
+describe('one-time passwords under concurrency (several processes on PostgreSQL)', () => {
+  it('sends at most the identifier limit of codes when many requests arrive at once', async () => {
+    const { t, p } = await setup();
+    // Each from its own address, so only the per-identifier limit (counted in the database) applies.
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => t.db.transact((tx) => t.deps.auth.requestOtp(tx, { partnerId: p.id, identifier: 'race@example.com', lang: 'en', ip: `198.51.100.${i}` }))),
+    );
+    expect(answers.filter((a) => a.ok)).toHaveLength(OTP_LIMITS.perIdentifier.limit);
+    expect(answers.filter((a) => !a.ok).map((a) => !a.ok && a.reason)).toEqual(Array(12 - OTP_LIMITS.perIdentifier.limit).fill('rate_limited'));
+    expect(await t.db.select().from(otpCodes)).toHaveLength(OTP_LIMITS.perIdentifier.limit);
+  });
+
+  it('counts at most the allowed attempts when wrong guesses arrive at once, and the right code then fails as exhausted', async () => {
+    const { t, p } = await setup();
+    const sent = await t.db.transact((tx) => t.deps.auth.requestOtp(tx, { partnerId: p.id, identifier: 'guess@example.com', lang: 'en', ip: '198.51.100.1' }));
+    if (!sent.ok) throw new Error('no code sent');
+    const code = await lastCode(t, 'guess@example.com');
+    const wrong = code === '000000' ? '111111' : '000000';
+    const guesses = await Promise.all(Array.from({ length: 10 }, () => t.db.transact((tx) => t.deps.auth.verifyOtp(tx, { partnerId: p.id, otpId: sent.otpId, code: wrong }))));
+    expect(guesses.filter((g) => !g.ok && g.reason === 'wrong')).toHaveLength(OTP_MAX_ATTEMPTS);
+    expect((await t.db.select().from(otpCodes))[0]!.attempts).toBe(OTP_MAX_ATTEMPTS);
+    expect(await t.db.transact((tx) => t.deps.auth.verifyOtp(tx, { partnerId: p.id, otpId: sent.otpId, code }))).toEqual({ ok: false, reason: 'exhausted' });
   });
 });

@@ -3,9 +3,10 @@ import { createHmac, randomInt } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../../context.js';
 import { affected } from '../../db/affected.js';
+import { serializeOn } from '../../db/dialect.js';
 import type { Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { hashSecret, randomToken, safeEqual, type SecretBox } from '../../lib/crypto.js';
+import { hashSecret, randomToken, type SecretBox } from '../../lib/crypto.js';
 import { ApiError, type ErrorLocation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { MessagesService } from '../email/email.service.js';
@@ -363,6 +364,9 @@ export class AuthService {
     const who = parseOtpIdentifier(input.identifier);
     if (!who) return { ok: false, reason: 'invalid_identifier' };
 
+    // Count, then write: serialised per identifier, so concurrent requests (other processes on
+    // PostgreSQL) never both pass the limit.
+    await serializeOn(tx, `otp:${input.partnerId}:${who.key}`);
     const now = this.clock.now();
     for (const { limit, windowMs } of [OTP_LIMITS.perIdentifier, OTP_LIMITS.perIdentifierDaily]) {
       const recent = await tx
@@ -428,7 +432,8 @@ export class AuthService {
       if (dead.attempts >= OTP_MAX_ATTEMPTS) return { ok: false, reason: 'exhausted' };
       return { ok: false, reason: 'expired' };
     }
-    if (!safeEqual(row.codeHash, this.codeHash(row.id, code))) return { ok: false, reason: 'wrong', attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - row.attempts) };
+    // Verified under every key of SECRET_KEY, so a code sent just before a key rotation still works.
+    if (!this.box.verify('one-time-password', `${row.id}:${code}`, row.codeHash)) return { ok: false, reason: 'wrong', attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - row.attempts) };
     const claimed = await tx.update(otpCodes).set({ usedAt: now }).where(and(thisCode, isNull(otpCodes.usedAt)));
     if (affected(claimed) !== 1) return { ok: false, reason: 'used' };
     const colon = row.identifier.indexOf(':');
@@ -438,7 +443,7 @@ export class AuthService {
     return { ok: true, user };
   }
 
-  /** HMAC under the server key (SECRET_KEY), salted with the code's id. */
+  /** HMAC under the newest key of SECRET_KEY, salted with the code's id (checked with `box.verify`). */
   private codeHash(otpId: string, code: string): string {
     return this.box.sign('one-time-password', `${otpId}:${code}`);
   }

@@ -1,3 +1,4 @@
+import { sqlRows } from '../../testing/sql.js';
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { createTestApp } from '../../testing/harness.js';
@@ -32,7 +33,7 @@ describe('GET /v1/auth/oneTimeToken', () => {
     expect(rows[0]!.tokenHash).toBe(hashSecret(token));
     expect(rows[0]!.purpose).toBe('login');
     expect(rows[0]!.expiresAt - rows[0]!.createdAt).toBe(300_000);
-    expect(JSON.stringify(t.db.$client.prepare('select * from one_time_tokens').all())).not.toContain(token);
+    expect(JSON.stringify((await sqlRows(t.db, 'select * from one_time_tokens')))).not.toContain(token);
     const user = (await t.db.select().from(users).where(eq(users.id, rows[0]!.userPk)).limit(1))[0]!;
     expect(user).toMatchObject({ partnerId: p.id, email: 'ana@example.com', externalId: null });
 

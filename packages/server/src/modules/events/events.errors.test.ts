@@ -168,3 +168,24 @@ describe('events: keys', () => {
     }
   });
 });
+
+describe('events: saves at once (several processes on PostgreSQL)', () => {
+  it('creates the event once when the same POST arrives many times at once: one 200, the others 409, never a 500', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    const statuses = await Promise.all(Array.from({ length: 8 }, () => post(t, p, eventBody('race', { shows: [showBody('s1')] })).then((r) => r.status)));
+    expect(statuses.sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+  });
+
+  it('applies concurrent updates of one event one after the other: each PUT adds its show, none is lost', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    expect((await post(t, p, eventBody('merge', { shows: [showBody('s0')] }))).status).toBe(200);
+    const puts = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'merge', shows: [showBody(`s${i + 1}`)] } }).then((r) => r.status)),
+    );
+    expect(puts).toEqual(Array(6).fill(200));
+    const got = await t.request('GET', '/v1/events/merge', { key: p.keys.private });
+    expect(got.body.data.shows.map((s: { showId: string }) => s.showId).sort()).toEqual(['s0', 's1', 's2', 's3', 's4', 's5', 's6']);
+  });
+});

@@ -2,6 +2,7 @@ import { inOrder } from '../../lib/in-order.js';
 import { and, asc, eq, inArray, isNull, lte, ne } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { affected } from '../../db/affected.js';
+import { serializeOn } from '../../db/dialect.js';
 import type { Clock } from '../../lib/clock.js';
 import { fromIso } from '../../lib/clock.js';
 import type { DomainEvents } from '../../lib/domain-events.js';
@@ -254,6 +255,9 @@ export class EventsService {
   // ---------------------------------------------------------------- internals
 
   private async apply(tx: Tx, partnerId: string, input: EventInput, mode: Mode, source: EventAggregate['source']): Promise<EventAggregate> {
+    // Load, merge, save: serialised per event, so two saves at once (the API and a feed, or
+    // two processes on PostgreSQL) apply one after the other instead of both from one state.
+    await serializeOn(tx, `event:${partnerId}:${input.externalReferenceId}`);
     const existing = await this.load(tx, partnerId, input.externalReferenceId);
     if (mode === 'create' && existing) {
       throw ApiError.conflict(`Event '${input.externalReferenceId}' exists already; update it with PUT /v1/events`, 'externalReferenceId');

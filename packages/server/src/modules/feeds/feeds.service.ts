@@ -1,6 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
+import { serializeOn } from '../../db/dialect.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { issuesToEntries } from '../../lib/validation.js';
@@ -169,11 +170,13 @@ export class FeedsService {
   }
 
   /**
-   * Writes the run's row as it starts. With `onlyIfDue`, in a write transaction (`transact`
-   * begins IMMEDIATE) and only if the feed is still due, so two processes never both poll it.
+   * Writes the run's row as it starts. With `onlyIfDue`, only if the feed is still due, with
+   * the check and the write serialised per partner and feed (`serializeOn`), so two processes
+   * never both poll it.
    */
   private async claim(partner: PartnerRow, feed: FeedKind, onlyIfDue: boolean): Promise<FeedRun | null> {
     return this.deps.db.transact(async (tx) => {
+      if (onlyIfDue) await serializeOn(tx, `feed:${partner.id}:${feed}`);
       const now = this.deps.clock.now();
       if (onlyIfDue && !isDue(await this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) return null;
       return (await tx

@@ -13,8 +13,12 @@ import { userToApi } from '../users/users.service.js';
 import { userByPk } from '../users/users.queries.js';
 import type { IntentionRow } from './intentions.queries.js';
 import { buyIntentions, type IntentionState } from './intentions.table.js';
+import type { IntentionOutcome } from '../metrics/metrics.service.js';
 
 export type { IntentionRow };
+
+/** The `resale_buy_intentions_total` outcome of each final state but PAID (counted when the transaction commits). */
+const ENDED_OUTCOME = { FAILED: 'failed', EXPIRED: 'expired', CANCELLED: 'cancelled' } as const satisfies Record<Exclude<IntentionState, 'PENDING' | 'PAID'>, IntentionOutcome>;
 
 /** Listings one checkout may hold. */
 export const MAX_INTENTION_ITEMS = 20;
@@ -51,7 +55,7 @@ export class HoldLimitError extends ApiError {
  * Expiry, failure and cancellation release the listings at once.
  */
 export class IntentionsService {
-  constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'bus' | 'listings' | 'config'>) {
+  constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'bus' | 'listings' | 'config' | 'metrics'>) {
     deps.bus.on('listing.ended', async (tx, e) => {
       if (e.intentionId) await this.endIfPending(tx, e.intentionId, 'CANCELLED', e.reason === 'organiser' ? 'delisted' : e.reason === 'channel_withdrawn' ? 'withdrawn' : 'listing_unavailable');
     });
@@ -74,6 +78,7 @@ export class IntentionsService {
       tickets: input.listings.reduce((n, r) => n + r.quantity, 0),
     });
     const now = this.deps.clock.now();
+    this.deps.metrics.intention(tx, 'created');
     return (await tx
       .insert(buyIntentions)
       .values({
@@ -198,6 +203,7 @@ export class IntentionsService {
       .where(and(eq(buyIntentions.id, id), eq(buyIntentions.state, 'PENDING')))
       .returning())[0]!;
     if (!ended) return null;
+    this.deps.metrics.intention(tx, ENDED_OUTCOME[state]);
     await this.deps.listings.release(tx, id);
     return ended;
   }
@@ -208,13 +214,14 @@ export class IntentionsService {
    */
   async markPaid(tx: Tx, id: string): Promise<IntentionRow | null> {
     const now = this.deps.clock.now();
-    return (
-      (await tx
-        .update(buyIntentions)
-        .set({ state: 'PAID', paidAt: now, updatedAt: now })
-        .where(and(eq(buyIntentions.id, id), eq(buyIntentions.state, 'PENDING')))
-        .returning())[0] ?? null
-    );
+    const paid = (await tx
+      .update(buyIntentions)
+      .set({ state: 'PAID', paidAt: now, updatedAt: now })
+      .where(and(eq(buyIntentions.id, id), eq(buyIntentions.state, 'PENDING')))
+      .returning())[0];
+    if (!paid) return null;
+    this.deps.metrics.intention(tx, 'paid');
+    return paid;
   }
 
   /** The intention as the API answers it. */

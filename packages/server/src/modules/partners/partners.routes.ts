@@ -13,7 +13,10 @@ import {
   partnerToApi,
   RotatedSchema,
   RotateSchema,
+  WebhookSecretRotatedSchema,
+  WebhookSecretRotateSchema,
 } from './partners.schemas.js';
+import { DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS } from './partners.service.js';
 
 
 /** The operator API for partners, keys and settings, under /admin/v1. */
@@ -98,6 +101,30 @@ export function partnerRoutes(deps: AppDeps) {
       const { kind, graceSeconds } = c.req.valid('json');
       const r = await deps.partners.rotate(c.req.valid('param').partnerId, kind, graceSeconds);
       return c.json(ok({ kind, secret: r.secret, previousValidUntil: r.previousValidUntil === null ? null : toIso(r.previousValidUntil) }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/admin/v1/partners/{partnerId}/webhookSecret/rotate',
+      operationId: 'rotatePartnerWebhookSecret',
+      summary: 'Rotate the webhook signing secret, with a grace period',
+      description:
+        'Replaces the partner’s Standard Webhooks secret. During the grace (`graceSeconds`, 24 hours when absent) every webhook is signed with both secrets: `webhook-signature` holds two space-separated `v1,` signatures, the new secret’s first, and a verifier with either secret accepts it. The partner switches its verifier to the new secret within the grace; after it, only the new secret signs. A rotation during a grace replaces the previous secret. The body may be left out.',
+      request: {
+        params: PartnerIdParam,
+        // Optional: a bare POST rotates with the default grace.
+        body: { content: { 'application/json': { schema: WebhookSecretRotateSchema } }, required: false },
+      },
+      responses: { 200: jsonResponse(envelope(WebhookSecretRotatedSchema), 'The new secret, shown once, and when the previous one stops signing'), ...errorResponses(404) },
+    }),
+    async (c) => {
+      // Without a body the validator passes `{}`, so the default is applied here, not by the schema.
+      const { graceSeconds = DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS } = c.req.valid('json');
+      const r = await deps.partners.rotateWebhookSecret(c.req.valid('param').partnerId, graceSeconds);
+      return c.json(ok({ webhookSecret: r.secret, previousValidUntil: r.previousValidUntil === null ? null : toIso(r.previousValidUntil) }), 200);
     },
   );
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { toIso } from '../../lib/clock.js';
-import { publicSettings, type PartnerRow } from './partners.service.js';
+import { DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS, MAX_ROTATION_GRACE_SECONDS, publicSettings, type PartnerRow } from './partners.service.js';
 import { settingsPatchSchema, settingsSchema } from './partners.settings.js';
 
 /** The `{partnerId}` path parameter of operator routes. */
@@ -47,12 +47,39 @@ export const PartnerCreatedSchema = z
 export const RotateSchema = z
   .strictObject({
     kind: z.enum(['private', 'public', 'channels', 'webhookSecret']).openapi({ example: 'private' }),
-    graceSeconds: z.number().int().min(0).max(7 * 86_400).default(0).openapi({
+    graceSeconds: z.number().int().min(0).max(MAX_ROTATION_GRACE_SECONDS).default(0).openapi({
       example: 3600,
-      description: 'How long the previous key keeps working, so deployments can roll over. 0 revokes it at once.',
+      description: 'How long the previous key keeps working, so deployments can roll over (for `webhookSecret`: keeps signing beside the new one). 0 revokes it at once.',
     }),
   })
   .openapi('KeyRotation');
+
+/** Body of `POST /admin/v1/partners/{partnerId}/webhookSecret/rotate` (optional: a bare POST takes the default grace). */
+export const WebhookSecretRotateSchema = z
+  .strictObject({
+    graceSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_GRACE_SECONDS)
+      .optional()
+      .openapi({
+        example: 86_400,
+        description: `How long the previous secret keeps signing beside the new one, in seconds (at most ${MAX_ROTATION_GRACE_SECONDS}, 7 days). Absent: ${DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS} (24 hours). 0 stops it at once.`,
+      }),
+  })
+  .openapi('WebhookSecretRotation');
+
+/** Answer of a webhook secret rotation: the new secret (shown once) and the end of the grace. */
+export const WebhookSecretRotatedSchema = z
+  .object({
+    webhookSecret: z.string().openapi({ example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: 'The new Standard Webhooks signing secret. Shown only in this answer.' }),
+    previousValidUntil: z.string().nullable().openapi({
+      example: '2026-03-02T12:00:00.000Z',
+      description: 'Until when the previous secret also signs every webhook (a second `v1,` signature in `webhook-signature`); null when it stopped at once.',
+    }),
+  })
+  .openapi('WebhookSecretRotated');
 
 export const RotatedSchema = z
   .object({

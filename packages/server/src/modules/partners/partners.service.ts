@@ -1,8 +1,9 @@
-import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, or } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import type { Db, Tx } from '../../db/client.js';
 import { ApiError } from '../../lib/errors.js';
-import { hashSecret, randomToken, safeEqual, type SecretBox } from '../../lib/crypto.js';
+import { hashSecret, randomToken, resealAt, safeEqual, type ResealCount, type SecretBox } from '../../lib/crypto.js';
+import { affected } from '../../db/affected.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { apiKeys, partners, type ApiKeyKind } from './partners.table.js';
@@ -34,6 +35,15 @@ export function newApiKey(kind: ApiKeyKind): string {
 export function newWebhookSecret(): string {
   return 'whsec_' + randomBytes(32).toString('base64');
 }
+
+/** The grace of a webhook secret rotation when none is given: a day, both secrets sign meanwhile. */
+export const DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS = 86_400;
+
+/** The longest grace of a rotation (keys and webhook secret): 7 days. */
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
+
+/** Rows read per statement while resealing. */
+const RESEAL_BATCH = 500;
 
 /** What PartnersService is built from (see deps.ts). */
 export interface PartnersServiceDeps {
@@ -111,25 +121,51 @@ export class PartnersService {
   }
 
   /**
-   * Replaces one key kind (or the webhook secret). The old key stays valid for
-   * `graceSeconds` so a partner can roll its deployments without downtime.
+   * Replaces one key kind (or the webhook secret, as {@link rotateWebhookSecret}). The old key
+   * stays valid for `graceSeconds` so a partner can roll its deployments without downtime.
    */
   async rotate(id: string, kind: ApiKeyKind | 'webhookSecret', graceSeconds = 0): Promise<{ secret: string; previousValidUntil: number | null }> {
+    if (kind === 'webhookSecret') return this.rotateWebhookSecret(id, graceSeconds);
     const now = this.clock.now();
     const until = now + graceSeconds * 1000;
     return this.db.transact(async (tx) => {
       await existing(tx, id);
-      if (kind === 'webhookSecret') {
-        const secret = newWebhookSecret();
-        await tx.update(partners).set({ webhookSecretSealed: this.box.seal(secret), updatedAt: now }).where(eq(partners.id, id));
-        return { secret, previousValidUntil: null };
-      }
       const secret = newApiKey(kind);
       await tx.update(apiKeys)
         .set({ expiresAt: until })
         .where(and(eq(apiKeys.partnerId, id), eq(apiKeys.kind, kind), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, until))));
       await this.insertKey(tx, id, kind, secret);
       return { secret, previousValidUntil: graceSeconds > 0 ? until : null };
+    });
+  }
+
+  /**
+   * A new webhook signing secret, returned once. For `graceSeconds` the secret it replaces
+   * keeps signing beside it (every delivery carries both signatures, see
+   * {@link webhookSigningSecrets}), so the partner can switch its verifier without a message
+   * failing; 0 drops it at once. A rotation during a grace replaces the previous secret: only
+   * the two latest ever sign.
+   *
+   * @throws 404 when the partner is unknown
+   * @example await partners.rotateWebhookSecret('ptr_…', 86_400) // { secret: 'whsec_…', previousValidUntil: <now + 24 h> }
+   */
+  async rotateWebhookSecret(id: string, graceSeconds: number = DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS): Promise<{ secret: string; previousValidUntil: number | null }> {
+    const now = this.clock.now();
+    const until = graceSeconds > 0 ? now + graceSeconds * 1000 : null;
+    return this.db.transact(async (tx) => {
+      const current = await existing(tx, id);
+      const secret = newWebhookSecret();
+      await tx
+        .update(partners)
+        .set({
+          webhookSecretSealed: this.box.seal(secret),
+          // Moved as sealed: it need not be opened here (reseal brings it under the newest key).
+          previousWebhookSecretSealed: until === null ? null : current.webhookSecretSealed,
+          previousWebhookSecretUntil: until,
+          updatedAt: now,
+        })
+        .where(eq(partners.id, id));
+      return { secret, previousValidUntil: until };
     });
   }
 
@@ -155,8 +191,65 @@ export class PartnersService {
     return this.box.open(partner.webhookSecretSealed);
   }
 
+  /**
+   * The secrets a webhook sent at `at` is signed with: the current one, then the previous one
+   * while its grace period lasts (`at` from the injected clock).
+   */
+  webhookSigningSecrets(partner: PartnerRow, at: number): string[] {
+    const secrets = [this.box.open(partner.webhookSecretSealed)];
+    const previous = partner.previousWebhookSecretSealed;
+    const until = partner.previousWebhookSecretUntil;
+    if (previous !== null && until !== null && at < until) secrets.push(this.box.open(previous));
+    return secrets;
+  }
+
   platformSecret(partner: PartnerRow): string | null {
     return partner.platformSecretSealed ? this.box.open(partner.platformSecretSealed) : null;
+  }
+
+  /**
+   * Seals every secret of the partners table again under the newest key of `box` (the webhook
+   * secret, the previous one while kept, the platform secret), in the caller's transaction and
+   * in batches by id. A row is written only when one of its values was under an older key, and
+   * only if it still holds what was read (a row a running process changed meanwhile was sealed
+   * by that process). Harmless to run again.
+   *
+   * @returns how many rows were read and how many rewritten
+   * @throws SealedSecretError (naming the partner) when a value cannot be opened with `box`
+   */
+  async resealAll(tx: Tx, box: SecretBox): Promise<ResealCount> {
+    const count: ResealCount = { rows: 0, resealed: 0 };
+    let after = '';
+    for (;;) {
+      const batch = await tx
+        .select({ id: partners.id, webhook: partners.webhookSecretSealed, previous: partners.previousWebhookSecretSealed, platform: partners.platformSecretSealed })
+        .from(partners)
+        .where(gt(partners.id, after))
+        .orderBy(asc(partners.id))
+        .limit(RESEAL_BATCH);
+      for (const row of batch) {
+        count.rows++;
+        const reseal = (value: string | null, column: string) => (value === null ? null : resealAt(box, value, `partners ${row.id} (${column})`));
+        const webhook = reseal(row.webhook, 'webhook_secret_sealed');
+        const previous = reseal(row.previous, 'previous_webhook_secret_sealed');
+        const platform = reseal(row.platform, 'platform_secret_sealed');
+        if (webhook === null && previous === null && platform === null) continue;
+        const written = await tx
+          .update(partners)
+          .set({ ...(webhook ? { webhookSecretSealed: webhook } : {}), ...(previous ? { previousWebhookSecretSealed: previous } : {}), ...(platform ? { platformSecretSealed: platform } : {}) })
+          .where(
+            and(
+              eq(partners.id, row.id),
+              eq(partners.webhookSecretSealed, row.webhook),
+              row.previous === null ? isNull(partners.previousWebhookSecretSealed) : eq(partners.previousWebhookSecretSealed, row.previous),
+              row.platform === null ? isNull(partners.platformSecretSealed) : eq(partners.platformSecretSealed, row.platform),
+            ),
+          );
+        count.resealed += affected(written);
+      }
+      if (batch.length < RESEAL_BATCH) return count;
+      after = batch[batch.length - 1]!.id;
+    }
   }
 
   /**

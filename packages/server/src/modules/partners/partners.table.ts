@@ -12,6 +12,14 @@ export const partners = dbTable('partners', {
   webhookSecretSealed: text().notNull(),
   /** The secret header value sent to the partner platform, sealed; null when unset. */
   platformSecretSealed: text(),
+  /**
+   * The webhook secret replaced by the last rotation, sealed, while a grace period lets it sign
+   * beside the new one (so the partner can switch its verifier without a message failing);
+   * null when there is none. Only the latest previous secret is kept.
+   */
+  previousWebhookSecretSealed: text(),
+  /** When the previous webhook secret stops signing (epoch ms; it signs while `now` is before); null with it. */
+  previousWebhookSecretUntil: integer(),
   ...timestamps,
 });
 

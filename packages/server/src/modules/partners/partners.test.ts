@@ -1,3 +1,4 @@
+import { sqlRows } from '../../testing/sql.js';
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { createTestApp, OPERATOR_TOKEN } from '../../testing/harness.js';
@@ -22,7 +23,7 @@ describe('operator API: partners', () => {
     // Stored only as hashes; the plain keys appear nowhere in the database.
     const rows = await t.db.select().from(apiKeys).where(eq(apiKeys.partnerId, partner.id));
     expect(rows.map((r) => r.hash).sort()).toEqual([keys.private, keys.public, keys.channels].map(hashSecret).sort());
-    const dump = JSON.stringify(t.db.$client.prepare('select * from api_keys').all()) + JSON.stringify(await t.db.select().from(partners));
+    const dump = JSON.stringify((await sqlRows(t.db, 'select * from api_keys'))) + JSON.stringify(await t.db.select().from(partners));
     for (const secret of [keys.private, keys.public, keys.channels, webhookSecret]) expect(dump).not.toContain(secret);
 
     const read = await t.request('GET', `/admin/v1/partners/${partner.id}`, { operator: true });

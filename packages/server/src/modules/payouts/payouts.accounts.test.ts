@@ -1,3 +1,4 @@
+import { sqlRows } from '../../testing/sql.js';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { PayoutAccounts } from './payouts.accounts.js';
@@ -11,13 +12,13 @@ describe('payout accounts', () => {
     expect(await accounts.view(t.db, user.id)).toBeNull();
     const saved = await t.db.transact(async (tx) => await accounts.save(tx, p.id, user.id, { holderName: '  Ana   García ', iban: 'es91 2100 0418 4502 0005 1332' }));
     expect(saved).toEqual({ holderName: 'Ana García', accountHint: '1332' });
-    const raw = JSON.stringify(t.db.$client.prepare('select * from payout_accounts').all());
+    const raw = JSON.stringify((await sqlRows(t.db, 'select * from payout_accounts')));
     expect(raw).not.toContain('ES9121000418450200051332');
     expect(raw).not.toContain('2100 0418');
     expect(await accounts.reveal(t.db, user.id)).toBe('ES9121000418450200051332');
     await t.db.transact(async (tx) => await accounts.save(tx, p.id, user.id, { holderName: 'Ana García', iban: 'DE89370400440532013000' }));
     expect(await accounts.view(t.db, user.id)).toEqual({ holderName: 'Ana García', accountHint: '3000' });
-    expect((t.db.$client.prepare('select count(*) n from payout_accounts').get() as { n: number }).n).toBe(1);
+    expect(((await sqlRows(t.db, 'select count(*) n from payout_accounts'))[0] as { n: number }).n).toBe(1);
   });
 
   it('refuses an invalid IBAN or holder name, naming the field', async () => {

@@ -1,12 +1,17 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, gt } from 'drizzle-orm';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
+import { affected } from '../../db/affected.js';
+import { resealAt, type ResealCount, type SecretBox } from '../../lib/crypto.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { payoutAccounts } from './payouts.table.js';
 import type { SessionData } from '../auth/auth.service.js';
 import type { Lang } from '../email/email.templates.js';
+
+/** Rows read per statement while resealing. */
+const RESEAL_BATCH = 500;
 
 /** What a seller (and the pages) may see of a payout account: never the number itself. */
 export interface PayoutAccountView {
@@ -68,5 +73,40 @@ export class PayoutAccounts {
   async reveal(tx: Tx, userPk: string): Promise<string | null> {
     const row = (await tx.select().from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).limit(1))[0];
     return row ? this.deps.box.open(row.accountSealed) : null;
+  }
+
+  /**
+   * Seals every account number again under the newest key of `box`, in the caller's
+   * transaction and in batches by id. A row is written only when its number was under an
+   * older key, and only if it still holds what was read (one a seller changed meanwhile was
+   * sealed by the process that saved it). Harmless to run again.
+   *
+   * @returns how many rows were read and how many rewritten
+   * @throws SealedSecretError (naming the account) when a number cannot be opened with `box`
+   */
+  async resealAll(tx: Tx, box: SecretBox): Promise<ResealCount> {
+    const count: ResealCount = { rows: 0, resealed: 0 };
+    let after = '';
+    for (;;) {
+      const batch = await tx
+        .select({ id: payoutAccounts.id, sealed: payoutAccounts.accountSealed })
+        .from(payoutAccounts)
+        .where(gt(payoutAccounts.id, after))
+        .orderBy(asc(payoutAccounts.id))
+        .limit(RESEAL_BATCH);
+      for (const row of batch) {
+        count.rows++;
+        const resealed = resealAt(box, row.sealed, `payout_accounts ${row.id} (account_sealed)`);
+        if (resealed === null) continue;
+        count.resealed += affected(
+          await tx
+            .update(payoutAccounts)
+            .set({ accountSealed: resealed })
+            .where(and(eq(payoutAccounts.id, row.id), eq(payoutAccounts.accountSealed, row.sealed))),
+        );
+      }
+      if (batch.length < RESEAL_BATCH) return count;
+      after = batch[batch.length - 1]!.id;
+    }
   }
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, getTableColumns, isNull, lte, ne, sql } from 'drizzle-orm';
 import { affected } from '../../db/affected.js';
 import type { Db, Tx } from '../../db/client.js';
+import { serializeOn } from '../../db/dialect.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -117,15 +118,15 @@ export class TicketsIngest {
           .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt })
           .from(ticketJobs)
           .where(eq(ticketJobs.state, 'queued'))
-          .orderBy(asc(ticketJobs.createdAt))
+          .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
           .limit(1))[0];
         const expired = (await tx
           .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil, createdAt: ticketJobs.createdAt })
           .from(ticketJobs)
           .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
-          .orderBy(asc(ticketJobs.createdAt))
+          .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
           .limit(1))[0];
-        const candidate = queued && (!expired || queued.createdAt <= expired.createdAt) ? { id: queued.id, leaseUntil: null } : expired;
+        const candidate = queued && (!expired || queued.createdAt < expired.createdAt || (queued.createdAt === expired.createdAt && queued.id < expired.id)) ? { id: queued.id, leaseUntil: null } : expired;
         if (!candidate) return null;
         const leased = (await tx
           .update(ticketJobs)
@@ -221,15 +222,16 @@ export class TicketsIngest {
       .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
       .from(ticketJobs)
       .where(eq(ticketJobs.state, 'queued'))
-      .orderBy(asc(ticketJobs.createdAt))
+      .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
       .limit(maxJobs);
     const expired = await tx
       .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
       .from(ticketJobs)
       .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
-      .orderBy(asc(ticketJobs.createdAt))
+      .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
       .limit(maxJobs);
-    const due = expired.length === 0 ? queued : [...queued, ...expired].sort((a, b) => a.createdAt - b.createdAt);
+    // Queue order: creation time, then id (ids of one process sort in creation order within a millisecond).
+    const due = expired.length === 0 ? queued : [...queued, ...expired].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const jobs: JobRow[] = [];
     let items = 0;
     for (const candidate of due) {
@@ -253,12 +255,16 @@ export class TicketsIngest {
     // wrote): applying them one after the other in one transaction is applying their items
     // in sequence, which a batch does (`applyItems` ends each job with a flush).
     const batches = new Map<string, TicketBatch>();
+    // One drain at a time per partner (processes on PostgreSQL drain in parallel): the jobs of
+    // a partner are applied in the order they were queued, and the check below sees what an
+    // earlier drain committed. Partners in a fixed order, so two drains never wait on each other.
+    for (const partnerId of [...new Set(jobs.map((j) => j.partnerId))].sort()) await serializeOn(tx, `ticket-jobs:${partnerId}`);
     for (const job of jobs) {
       const now = (await tx.select({ state: ticketJobs.state, leaseUntil: ticketJobs.leaseUntil }).from(ticketJobs).where(eq(ticketJobs.id, job.id)).limit(1))[0];
       if (!now || now.state !== job.state || now.leaseUntil !== job.leaseUntil || now.state === 'done') continue;
       let batch = batches.get(job.partnerId);
       if (!batch) batches.set(job.partnerId, (batch = this.tickets.openBatch(tx, job.partnerId)));
-      // Cannot fail: the transaction has held the write lock since the check above.
+      // Cannot fail: the transaction holds the write lock (SQLite) or the partner's lock since the check above.
       if (!(await this.complete(tx, job, job.state === 'queued' ? null : job.leaseUntil, batch))) throw new Error(`tickets: job ${job.id} changed while it was applied`);
       n++;
     }

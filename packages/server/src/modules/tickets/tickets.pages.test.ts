@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { tickets } from './tickets.table.js';
 import { createTestApp } from '../../testing/harness.js';
 import { eventBody, showBody, ticketBody } from '../../testing/factories.js';
 
@@ -59,7 +61,7 @@ describe('secure ticket view', () => {
     expect(JSON.stringify(res.body)).toContain('ticketAccess.locator');
 
     // Stored before the limit existed: the view and the PDF still work, with the code as text.
-    t.db.$client.prepare("update tickets set ticket_access = ? where ticket_id = 'code-1'").run(JSON.stringify({ type: 'OTHER', locator: tooLong }));
+    await t.db.transact((tx) => tx.update(tickets).set({ ticketAccess: { type: 'OTHER', locator: tooLong } }).where(eq(tickets.ticketId, 'code-1')));
     t.clock.set('2026-03-01T13:00:00Z');
     const u = await url('code-1');
     const view = await page(u);

@@ -1,6 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, inArray, min } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { tickets } from './tickets.table.js';
+import { ticketJobs, tickets } from './tickets.table.js';
 
 /**
  * Reads of the tickets module other modules may use. Only the tickets module writes the
@@ -71,4 +71,14 @@ export async function ownedTicketsByRefs(tx: Tx, partnerId: string, ownerPk: str
 /** A ticket by primary key (any partner's: the caller scopes it, e.g. by a signed token). */
 export async function ticketByPk(tx: Tx, ticketPk: string): Promise<TicketRow | undefined> {
   return (await tx.select().from(tickets).where(eq(tickets.id, ticketPk)).limit(1))[0];
+}
+
+/**
+ * The ingestion queue's backlog: jobs not yet applied (queued, or running, a lease included)
+ * and when the oldest of them was accepted (clock ms; null when there is none). Two
+ * aggregates over `ticket_jobs_state_idx`; read by the metrics scrape.
+ */
+export async function ticketJobBacklog(tx: Tx): Promise<{ count: number; oldestAt: number | null }> {
+  const row = (await tx.select({ n: count(), oldest: min(ticketJobs.createdAt) }).from(ticketJobs).where(inArray(ticketJobs.state, ['queued', 'running'])))[0];
+  return { count: Number(row?.n ?? 0), oldestAt: row?.oldest == null ? null : Number(row.oldest) };
 }

@@ -1,5 +1,8 @@
+import { sqlRows } from '../../testing/sql.js';
 import { describe, expect, it } from 'vitest';
-import { createTestApp } from '../../testing/harness.js';
+import pino from 'pino';
+import { buildDeps } from '../../deps.js';
+import { createTestApp, TEST_SECRET_KEY } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
 
 describe('POST /v1/sync/tickets', () => {
@@ -47,7 +50,7 @@ describe('POST /v1/sync/tickets', () => {
 
     const again = await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('t1', { price: 50 })] });
     expect(again.body.data.results).toEqual([{ index: 0, ticketId: 't1', status: 'updated' }]);
-    const count = t.db.$client.prepare('select count(*) n from tickets').get() as { n: number };
+    const count = (await sqlRows(t.db, 'select count(*) n from tickets'))[0] as { n: number };
     expect(count.n).toBe(3);
     expect((await t.request('GET', '/v1/tickets/t1', { key: p.keys.private })).body.data.price).toBe(50);
   });
@@ -86,10 +89,10 @@ describe('POST /v1/sync/tickets', () => {
     expect(byId['bad-shape'].errors.map((e: { path: string }) => e.path).sort()).toEqual(['buyer', 'externalReferenceEventId', 'ticketAccess', 'ticketOptionId']);
     expect(byId['no-show'].errors[0]).toMatchObject({ path: 'showId', code: 'missing_field' });
     expect(byId['bad-phone'].errors[0]).toMatchObject({ path: 'buyer.phone' });
-    const rows = t.db.$client.prepare('select ticket_id from tickets order by ticket_id').all() as { ticket_id: string }[];
+    const rows = (await sqlRows(t.db, 'select ticket_id from tickets order by ticket_id')) as { ticket_id: string }[];
     expect(rows.map((r) => r.ticket_id)).toEqual(['ok-1', 'ok-2']);
     // A rejected buyer never became a user.
-    const usersCount = t.db.$client.prepare('select count(*) n from users').get() as { n: number };
+    const usersCount = (await sqlRows(t.db, 'select count(*) n from users'))[0] as { n: number };
     expect(usersCount.n).toBe(1);
   });
 
@@ -135,7 +138,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
     expect(job).toMatchObject({ state: 'queued', total: 4, created: 0, rejected: 1 });
     expect(job.results).toHaveLength(1);
     expect(job.results[0]).toMatchObject({ index: 2, ticketId: null, status: 'rejected' });
-    expect((t.db.$client.prepare('select count(*) n from tickets').get() as { n: number }).n).toBe(0);
+    expect(((await sqlRows(t.db, 'select count(*) n from tickets'))[0] as { n: number }).n).toBe(0);
 
     expect(await t.deps.ticketsIngest.drain()).toBe(1);
     const done = await t.request('GET', `/v1/tickets/jobs/${job.jobId}`, { key: p.keys.private });
@@ -168,8 +171,8 @@ describe('POST /v1/tickets (asynchronous)', () => {
     await expect(t.deps.ticketsIngest.process(leased!)).rejects.toThrow();
     const state = (await t.request('GET', `/v1/tickets/jobs/${job.jobId}`, { key: p.keys.private })).body.data;
     expect(state).toMatchObject({ state: 'done', created: 50, rejected: 0 });
-    expect((t.db.$client.prepare('select count(*) n, count(distinct ticket_id) d from tickets').get() as { n: number; d: number })).toEqual({ n: 50, d: 50 });
-    expect((t.db.$client.prepare('select count(*) n from users').get() as { n: number }).n).toBe(7);
+    expect(((await sqlRows(t.db, 'select count(*) n, count(distinct ticket_id) d from tickets'))[0] as { n: number; d: number })).toEqual({ n: 50, d: 50 });
+    expect(((await sqlRows(t.db, 'select count(*) n from users'))[0] as { n: number }).n).toBe(7);
   });
 
   /** An app with event `tour`, and calls to queue tickets (POST /v1/tickets) and read a job back. */
@@ -194,8 +197,8 @@ describe('POST /v1/tickets (asynchronous)', () => {
     expect(second).toMatchObject({ state: 'done', total: 3, created: 1, updated: 1, rejected: 1 });
     expect(second.results.map((r: { index: number; ticketId: string | null; status: string }) => `${r.index}:${r.ticketId}:${r.status}`)).toEqual(['0:m1:updated', '1:null:rejected', '2:m3:created']);
     expect(await job(c.jobId)).toMatchObject({ state: 'done', created: 0, updated: 1, rejected: 0 });
-    expect(t.db.$client.prepare('select count(*) n, count(distinct ticket_id) d from tickets').get()).toEqual({ n: 3, d: 3 });
-    expect((t.db.$client.prepare('select count(*) n from users').get() as { n: number }).n).toBe(2);
+    expect((await sqlRows(t.db, 'select count(*) n, count(distinct ticket_id) d from tickets'))[0]).toEqual({ n: 3, d: 3 });
+    expect(((await sqlRows(t.db, 'select count(*) n from users'))[0] as { n: number }).n).toBe(2);
     expect((await t.request('GET', '/v1/tickets/m3', { key: p.keys.private })).body.data).toMatchObject({ seating: { seat: '1' } });
     expect(await t.deps.ticketsIngest.drain()).toBe(0);
   });
@@ -211,7 +214,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
     });
 
     await expect(t.deps.ticketsIngest.applyDue(10)).rejects.toThrow('power cut');
-    expect((t.db.$client.prepare('select count(*) n from tickets').get() as { n: number }).n).toBe(0);
+    expect(((await sqlRows(t.db, 'select count(*) n from tickets'))[0] as { n: number }).n).toBe(0);
     expect((await job(a.jobId)).state).toBe('queued');
     expect((await job(b.jobId)).state).toBe('queued');
 
@@ -219,7 +222,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
     expect(await t.deps.ticketsIngest.drain()).toBe(2);
     expect(await job(a.jobId)).toMatchObject({ state: 'done', created: 2, updated: 0 });
     expect(await job(b.jobId)).toMatchObject({ state: 'done', created: 0, updated: 1 });
-    expect(t.db.$client.prepare('select count(*) n, count(distinct ticket_id) d from tickets').get()).toEqual({ n: 2, d: 2 });
+    expect((await sqlRows(t.db, 'select count(*) n, count(distinct ticket_id) d from tickets'))[0]).toEqual({ n: 2, d: 2 });
     expect((await t.request('GET', '/v1/tickets/r1', { key: p.keys.private })).body.data).toMatchObject({ owner: { email: 'new-owner@example.com' } });
   });
 
@@ -232,13 +235,31 @@ describe('POST /v1/tickets (asynchronous)', () => {
     let other: Awaited<ReturnType<typeof t.deps.ticketsIngest.leaseNext>> = null;
     expect(await t.deps.ticketsIngest.drain(200, { beforeJob: async () => void (other ??= await t.deps.ticketsIngest.leaseNext()) })).toBe(0);
     expect(other!.id).toBe(queued.jobId);
-    expect((t.db.$client.prepare('select count(*) n from tickets').get() as { n: number }).n).toBe(0);
+    expect(((await sqlRows(t.db, 'select count(*) n from tickets'))[0] as { n: number }).n).toBe(0);
 
     await t.deps.ticketsIngest.process(other!);
     const done = (await t.request('GET', `/v1/tickets/jobs/${queued.jobId}`, { key: p.keys.private })).body.data;
     expect(done).toMatchObject({ state: 'done', created: 1 });
     expect(done).not.toHaveProperty('items');
     expect(await t.deps.ticketsIngest.drain()).toBe(0);
+  });
+
+  it('several workers draining at once (processes on PostgreSQL) apply each job once, in queue order per ticket', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    await withEvent(t, p);
+    const prices = [10, 20, 30, 40, 50, 60];
+    const jobIds: string[] = [];
+    for (const price of prices) jobIds.push((await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('w1', { price }), ticketBody(`w-${price}`)] })).body.data.jobId);
+    // Three services over the same database, as three processes would run them.
+    const workers = [t.deps, ...Array.from({ length: 2 }, () => buildDeps({ db: t.db, clock: t.clock, config: t.deps.config, logger: pino({ level: 'silent' }), secretKey: TEST_SECRET_KEY }))];
+    const applied = await Promise.all(workers.map((w) => w.ticketsIngest.drain(5_000)));
+    expect(applied.reduce((a, b) => a + b, 0)).toBe(prices.length);
+    for (const [i, id] of jobIds.entries()) {
+      expect((await t.request('GET', `/v1/tickets/jobs/${id}`, { key: p.keys.private })).body.data).toMatchObject({ state: 'done', created: i === 0 ? 2 : 1, updated: i === 0 ? 0 : 1 });
+    }
+    expect((await t.request('GET', '/v1/tickets/w1', { key: p.keys.private })).body.data.price).toBe(60);
+    expect((await sqlRows(t.db, 'select count(*) as n from tickets'))[0]).toEqual({ n: prices.length + 1 });
   });
 
   it('replays the answer for a repeated Idempotency-Key instead of queueing twice', async () => {
@@ -249,7 +270,7 @@ describe('POST /v1/tickets (asynchronous)', () => {
     const second = await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('i1')], headers });
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    expect((t.db.$client.prepare('select count(*) n from ticket_jobs').get() as { n: number }).n).toBe(1);
+    expect(((await sqlRows(t.db, 'select count(*) n from ticket_jobs'))[0] as { n: number }).n).toBe(1);
     const other = await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('i2')], headers });
     expect(other.status).toBe(422);
   });

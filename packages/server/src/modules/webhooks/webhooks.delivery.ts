@@ -51,19 +51,23 @@ export function retryDelayMs(attempt: number): number | null {
 
 /**
  * The Standard Webhooks headers of one attempt. The signature covers
- * `{webhook-id}.{webhook-timestamp}.{body}`; `at` comes from the injected clock.
+ * `{webhook-id}.{webhook-timestamp}.{body}`; `at` comes from the injected clock. With several
+ * secrets (the current one and, during a rotation's grace, the previous one) the header holds
+ * one `v1,<base64>` per secret, space-separated, in the order given: Standard Webhooks
+ * verifiers accept a header when any of its signatures matches their secret.
  *
  * @example
- * const headers = signedHeaders(secret, 'msg_01…', body, clock.now());
+ * const headers = signedHeaders([current, previous], 'msg_01…', body, clock.now());
+ * headers['webhook-signature'] // 'v1,K5oZ… v1,9dQ2…'
  */
-export function signedHeaders(secret: string, messageId: string, body: string, at: number): Record<string, string> {
+export function signedHeaders(secrets: string | readonly string[], messageId: string, body: string, at: number): Record<string, string> {
   const timestamp = new Date(at);
   return {
     'content-type': 'application/json',
     'user-agent': WEBHOOK_USER_AGENT,
     'webhook-id': messageId,
     'webhook-timestamp': String(Math.floor(at / 1000)),
-    'webhook-signature': new Webhook(secret).sign(messageId, timestamp, body),
+    'webhook-signature': (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => new Webhook(secret).sign(messageId, timestamp, body)).join(' '),
   };
 }
 

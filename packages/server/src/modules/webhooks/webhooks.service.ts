@@ -11,6 +11,7 @@ import { DEFAULT_WEBHOOK_TIMEOUT_MS, postWebhook, retryDelayMs, signedHeaders, t
 import { webhookAttempts, webhookMessages } from './webhooks.table.js';
 import { partnerById } from '../partners/partners.queries.js';
 import { affected } from '../../db/affected.js';
+import type { Metrics } from '../metrics/metrics.service.js';
 
 export type WebhookMessageRow = typeof webhookMessages.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -69,9 +70,11 @@ const a = webhookAttempts;
 export interface WebhooksServiceDeps {
   db: Db;
   clock: Clock;
-  /** The partner's webhookUrl and signing secret. */
-  partners: Pick<PartnersService, 'get' | 'webhookSecret'>;
+  /** The partner's webhookUrl and signing secrets. */
+  partners: Pick<PartnersService, 'get' | 'webhookSigningSecrets'>;
   logger: Logger;
+  /** Where outcomes are counted (`resale_webhook_outcomes_total`); absent: not counted. */
+  metrics?: Pick<Metrics, 'webhook'> | undefined;
 }
 
 /**
@@ -108,8 +111,9 @@ export interface WebhooksServiceDeps {
 export class WebhooksService {
   private readonly db: Db;
   private readonly clock: Clock;
-  private readonly partners: Pick<PartnersService, 'get' | 'webhookSecret'>;
+  private readonly partners: Pick<PartnersService, 'get' | 'webhookSigningSecrets'>;
   private readonly logger: Logger;
+  private readonly metrics: Pick<Metrics, 'webhook'> | undefined;
   private readonly timeoutMs: number;
   private readonly fetch: typeof fetch;
   private readonly batchSize: number;
@@ -121,6 +125,7 @@ export class WebhooksService {
     this.clock = deps.clock;
     this.partners = deps.partners;
     this.logger = deps.logger;
+    this.metrics = deps.metrics;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     this.fetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -151,6 +156,7 @@ export class WebhooksService {
     const now = this.clock.now();
     const subscribed = isSubscribed(partner, action);
     const body: WebhookBody = { family: familyOf(action), action, data: parsed.data as Record<string, unknown> };
+    if (!subscribed) this.metrics?.webhook('skipped', tx);
     return (await tx
       .insert(m)
       .values({
@@ -324,9 +330,10 @@ export class WebhooksService {
       if (!url) {
         outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: the partner has no webhookUrl configured (settings.webhookUrl)' };
       } else {
-        const secret = this.partners.webhookSecret(partner);
+        // The current secret, and the previous one while a rotation's grace lasts (at the attempt's instant).
+        const secrets = this.partners.webhookSigningSecrets(partner, at);
         const body = JSON.stringify(row.payload);
-        outcome = await postWebhook(url, signedHeaders(secret, row.id, body, at), body, { timeoutMs: this.timeoutMs, fetch: this.fetch, redact: [secret] });
+        outcome = await postWebhook(url, signedHeaders(secrets, row.id, body, at), body, { timeoutMs: this.timeoutMs, fetch: this.fetch, redact: secrets });
       }
     } catch (err) {
       // Not a remote failure (the partner vanished, the secret cannot be opened): count it
@@ -378,10 +385,13 @@ export class WebhooksService {
       // Replayed during the attempt, or the lease ran out and another worker took it: the
       // attempt stays in the log, the message follows the newer decision.
       this.logger.warn({ ...log, error: outcome.error }, 'webhook message changed during the attempt; attempt logged only');
+      this.metrics?.webhook('superseded');
     } else if (outcome.ok) {
       this.logger.info(log, 'webhook delivered');
+      this.metrics?.webhook('delivered');
     } else {
       this.logger.warn({ ...log, error: outcome.error, nextAttemptAt }, result === 'failed' ? 'webhook failed for good' : 'webhook attempt failed; will retry');
+      this.metrics?.webhook(result === 'failed' ? 'gave_up' : 'failed_attempt');
     }
     return result;
   }
