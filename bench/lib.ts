@@ -3,6 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import type { AppDeps } from '../packages/server/src/context.js';
+import type { Db } from '../packages/server/src/db/client.js';
+import { buildDeps } from '../packages/server/src/deps.js';
+import { systemClock } from '../packages/server/src/lib/clock.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const KEYS = {
@@ -89,4 +94,15 @@ export function cpuSeconds(pid: number | undefined): number | null {
 
 export function fmt(n: number): string {
   return Math.round(n).toLocaleString('en');
+}
+
+/** The services over `db` as the in-process benchmarks build them (no HTTP, no limits, silent). */
+export function benchDeps(db: Db): AppDeps {
+  return buildDeps({
+    db,
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+    secretKey: 'bench-secret-key-0000000000000000000000',
+    config: { env: 'production', publicBaseUrl: 'http://bench.local', operatorToken: null, maxBodyBytes: 1 << 24, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'bench <bench@bench.local>' },
+  });
 }

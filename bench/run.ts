@@ -3,12 +3,14 @@ import { run as ticketsIngest } from './tickets-ingest.js';
 import { run as ticketsApply } from './tickets-apply.js';
 import { run as intentionsContention } from './intentions-contention.js';
 import { run as accessLayerBuy } from './accesslayer-buy.js';
+import { run as webhooksNeighbours } from './webhooks-neighbours.js';
 
 const benches: [string, () => Promise<unknown>][] = [
   ['tickets-ingest', ticketsIngest],
   ['tickets-apply', ticketsApply],
   ['intentions-contention', intentionsContention],
   ['accesslayer-buy', accessLayerBuy],
+  ['webhooks-neighbours', webhooksNeighbours],
 ];
 const only = process.argv[2];
 for (const [name, bench] of benches) {

@@ -15,13 +15,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import pino from 'pino';
 import { createDb } from '../packages/server/src/db/client.js';
-import { buildDeps } from '../packages/server/src/deps.js';
 import { systemClock } from '../packages/server/src/lib/clock.js';
 import { TicketBulkWriter, type TicketRow } from '../packages/server/src/modules/tickets/tickets.bulk.js';
 import { tickets } from '../packages/server/src/modules/tickets/tickets.table.js';
-import { fmt } from './lib.js';
+import { benchDeps, fmt } from './lib.js';
 import { ticket } from './tickets-ingest.js';
 
 const TOTAL = Number(process.env.BENCH_TICKETS ?? 100_000);
@@ -31,13 +29,7 @@ export async function run(): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), 'resale-bench-apply-'));
   const db = createDb(join(dir, 'apply.sqlite'));
   try {
-    const deps = buildDeps({
-      db,
-      clock: systemClock,
-      logger: pino({ level: 'silent' }),
-      secretKey: 'bench-secret-key-0000000000000000000000',
-      config: { env: 'production', publicBaseUrl: 'http://bench.local', operatorToken: null, maxBodyBytes: 1 << 24, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'bench <bench@bench.local>' },
-    });
+    const deps = benchDeps(db);
     const { partner } = await deps.partners.create('bench', {});
     await db.transact(async (tx) =>
       await deps.events.create(tx, partner.id, {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { inboundRequestId, traceIdOf } from './app.js';
 import { eventBody } from './testing/factories.js';
 import { createTestApp, listen } from './testing/harness.js';
+import { sqlExec } from './testing/sql.js';
 
 /** A test app whose log lines are kept, parsed. */
 function appWithLog() {
@@ -48,7 +49,7 @@ describe('Request-Id from the caller', () => {
     expect(requestLines().every((l) => !('requestIdRefused' in l))).toBe(true);
 
     const p = await t.partner();
-    t.db.$client.exec('DROP TABLE combinations');
+    await sqlExec(t.db, 'drop table combinations');
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('x') });
     const failed = await t.request('GET', '/v1/events/x', { key: p.keys.private, headers: { 'request-id': 'support-case-42' } });
     expect(failed.status).toBe(500);

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import { createTestApp } from './testing/harness.js';
 import { eventBody } from './testing/factories.js';
+import { sqlExec } from './testing/sql.js';
 
 describe('HTTP surface', () => {
   it('answers unknown paths with the envelope and 404', async () => {
@@ -87,7 +88,7 @@ describe('logs', () => {
     const { lines, sink } = logSink();
     const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
     const p = await t.partner();
-    t.db.$client.exec('DROP TABLE combinations');
+    await sqlExec(t.db, 'drop table combinations');
     const res = await t.request('GET', '/v1/events/anything', { key: p.keys.private });
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('x') });
     const failed = await t.request('GET', '/v1/events/x', { key: p.keys.private });
@@ -95,6 +96,6 @@ describe('logs', () => {
     expect(failed.status).toBe(500);
     expect(failed.body.errors[0].code).toBe('internal_error');
     expect(JSON.stringify(failed.body)).not.toMatch(/combinations|SQL|sqlite|\.ts/i);
-    expect(lines.join('')).toMatch(/no such table: combinations/);
+    expect(lines.join('')).toMatch(/no such table: combinations|relation \\"combinations\\" does not exist/);
   });
 });

@@ -286,7 +286,10 @@ export function errorResponse(err: Error, c: Context<AppEnv>, deps: AppDeps): Re
     deps.logger.info({ requestId: c.get('requestId'), reason: err.message }, 'request aborted by the client');
     return c.json(fail(400, [{ code: 'bad_request', message: 'The request was aborted before its body arrived' }]), 400);
   }
-  deps.logger.error({ requestId: c.get('requestId'), err: { message: err.message, stack: err.stack } }, 'unhandled error');
+  // A failed query's message is drizzle's (the SQL); the database's reason is its cause (on
+  // PostgreSQL, every error the server raises: a missing table, a violated constraint).
+  const cause = err.cause instanceof Error ? { cause: err.cause.message } : {};
+  deps.logger.error({ requestId: c.get('requestId'), err: { message: err.message, stack: err.stack, ...cause } }, 'unhandled error');
   return c.json(
     fail(500, [{ code: 'internal_error', message: `Something went wrong on our side. Quote request id ${c.get('requestId') ?? ''} to support.` }]),
     500,

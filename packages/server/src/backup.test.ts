@@ -1,3 +1,4 @@
+// SQLite only: the online backup of a SQLite file (better-sqlite3's backup API, integrity checks, `npm run backup` over DATABASE_PATH); on PostgreSQL backups are the server's own (pg_dump, base backups).
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -64,7 +64,7 @@ describe('npm run build: the service compiled for plain node', () => {
 
     const meta = JSON.parse(readFileSync(metafile, 'utf8')) as Metafile;
     const outputs = Object.entries(meta.outputs).filter(([file]) => file.endsWith('.js'));
-    expect(outputs.map(([, o]) => o.entryPoint).sort()).toEqual(['src/main.ts', 'src/modules/tickets/tickets.worker.thread.ts']);
+    expect(outputs.map(([, o]) => o.entryPoint).sort()).toEqual(['src/backup.ts', 'src/main.ts', 'src/migrate.ts', 'src/modules/events/import/cli.ts', 'src/modules/tickets/tickets.worker.thread.ts', 'src/reseal.ts']);
     for (const [file, output] of outputs) {
       expect(existsSync(join(SERVER, `${file}.map`)), `${file}.map`).toBe(true);
       // ES modules: a static import of a package, no require of our own code.
@@ -75,9 +75,11 @@ describe('npm run build: the service compiled for plain node', () => {
       // No test or test helper is compiled in.
       expect(Object.keys(output.inputs).filter((f) => NOT_FOR_DIST.test(f))).toEqual([]);
       // A bundle shares one import.meta.url: another command's "am I the entry?" check
-      // (backup.ts, the import CLI…) bundled in would run that command too.
-      const entryChecks = Object.keys(output.inputs).filter((f) => !f.includes('node_modules') && readFileSync(join(SERVER, f), 'utf8').includes('process.argv[1]'));
-      expect(entryChecks).toEqual(output.entryPoint === 'src/main.ts' ? ['src/main.ts'] : []);
+      // (backup.ts, the import CLI…) bundled in would run that command too. Each command
+      // bundles its own check only (its file, or lib/cli.ts's runIfMain that it calls).
+      const entryChecks = Object.keys(output.inputs).filter((f) => !f.includes('node_modules') && /process\.argv\[1\]|runIfMain\(import\.meta\.url/.test(readFileSync(join(SERVER, f), 'utf8')));
+      const own = output.entryPoint === 'src/modules/tickets/tickets.worker.thread.ts' ? [] : [output.entryPoint!];
+      expect(entryChecks.filter((f) => f !== 'src/lib/cli.ts')).toEqual(own);
     }
     // The .tsx pages go through hono/jsx.
     const main = outputs.find(([, o]) => o.entryPoint === 'src/main.ts')![1];
@@ -155,5 +157,13 @@ describe('npm run build: the service compiled for plain node', () => {
       child.kill('SIGTERM');
     }
     expect(await exited, log.text()).toBe(0);
-  }, 60_000);
+
+    // The operator commands run from the build too: migrate and back up the database the
+    // service just used (plain node, the same environment variables as with npm run).
+    const run = (file: string, args: string[] = []) =>
+      promisify(execFile)(process.execPath, [join(outDir, file), ...args], { cwd: SERVER, env: { PATH: process.env.PATH ?? '', DATABASE_PATH: join(dir, 'resale.sqlite') } });
+    expect((await run('migrate.js')).stdout).toContain('is up to date');
+    expect((await run('backup.js', [join(dir, 'copy.sqlite')])).stdout).toContain('copy.sqlite');
+    expect(existsSync(join(dir, 'copy.sqlite'))).toBe(true);
+  }, 90_000);
 });

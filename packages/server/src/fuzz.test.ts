@@ -8,6 +8,7 @@ import { TestBrowser } from './modules/auth/auth.testing.js';
 import { csrfTokenFor } from './modules/auth/auth.service.js';
 import { sessions } from './modules/auth/auth.table.js';
 import { sampler, type Doc, type Operation } from './testing/openapi-schema.js';
+import { everyRow } from './testing/sql.js';
 
 /**
  * A seeded fuzz of the whole HTTP surface: every operation of the OpenAPI document and every
@@ -306,10 +307,8 @@ function pageForms(f: Fixture): { action: string; fields: Record<string, string>
 // ------------------------------------------------------------------ checks
 
 /** Every row of every table as one string: a refused API request must leave it as it was. */
-function fingerprint(t: TestApp): string {
-  const db = t.db.$client;
-  const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as { name: string }[];
-  return tables.map(({ name }) => `${name}:${JSON.stringify(db.prepare(`select * from "${name}"`).raw().all())}`).join('|');
+async function fingerprint(t: TestApp): Promise<string> {
+  return await everyRow(t.db);
 }
 
 function isEnvelope(status: number, body: any): boolean {
@@ -410,7 +409,7 @@ describe(`fuzz (FUZZ_SEED=${SEED}, FUZZ_COUNT=${COUNT})`, () => {
       if (rng.chance(0.1)) headers.origin = rng.pick(['https://acme.example', 'https://evil.example', 'null', '']);
       if (rng.chance(0.05)) headers['x-forwarded-for'] = rng.pick(['1.2.3.4', 'garbage', '::1, 10.0.0.1', '']);
 
-      const before = isApi ? fingerprint(t) : '';
+      const before = isApi ? await fingerprint(t) : '';
       let res: Response;
       try {
         res = await t.app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) }, { incoming: { socket: { remoteAddress: '198.51.100.7' } } });
@@ -434,7 +433,7 @@ describe(`fuzz (FUZZ_SEED=${SEED}, FUZZ_COUNT=${COUNT})`, () => {
         const answeredType = res.headers.get('content-type') ?? '';
         const documentedOther = Object.keys(answers?.[String(res.status)]?.content ?? {}).some((t) => t !== 'application/json' && answeredType.startsWith(t));
         if (res.status !== 204 && !documentedOther && !isEnvelope(res.status, parsed)) failures.push(`${label} outside the envelope: ${text.slice(0, 300)}`);
-        if (res.status >= 400 && fingerprint(t) !== before) failures.push(`${label} was refused, yet wrote`);
+        if (res.status >= 400 && (await fingerprint(t)) !== before) failures.push(`${label} was refused, yet wrote`);
       }
       // Move past per-minute limits and expire what a clock expires.
       t.clock.advance(61_000);

@@ -4,7 +4,6 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import Database from 'better-sqlite3';
 import pino from 'pino';
 import type { AppDeps } from './context.js';
 import { startJobs } from './jobs/scheduler.js';
@@ -12,8 +11,10 @@ import type { Job } from './jobs/job.js';
 import { start, type Service } from './main.js';
 import { runMigrations } from './migrate.js';
 import { readJournal } from './modules/health/health.readiness.js';
-import { MIGRATIONS_FOLDER } from './db/client.js';
+import { closeDb, MIGRATIONS_FOLDER, openDb } from './db/client.js';
 import { eventBody } from './testing/factories.js';
+import { locationOf, serviceDatabaseEnv, whereOf, type ServiceDatabase } from './testing/harness.js';
+import { sqlRows } from './testing/sql.js';
 import { tempDir } from './testing/temp-dir.js';
 
 /**
@@ -27,18 +28,32 @@ const SERVER = fileURLToPath(new URL('..', import.meta.url));
 const PRIVATE_KEY = 'sk_drain_test_private_000000';
 const JOURNAL = readJournal(MIGRATIONS_FOLDER);
 
-function baseEnv(databasePath: string): Record<string, string> {
+/** A service's variables over `database` (a SQLite file, or a PostgreSQL database: serviceDatabaseEnv). */
+function baseEnv(database: ServiceDatabase): Record<string, string> {
   return {
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
-    DATABASE_PATH: databasePath,
+    ...database,
     SECRET_KEY: 'drain-test-secret-key-00000000000000',
     LOG_LEVEL: 'silent',
     SANDBOX_PRIVATE_KEY: PRIVATE_KEY,
     SANDBOX_PUBLIC_KEY: 'pk_drain_test_public_0000000',
     SANDBOX_CHANNELS_KEY: 'sk_ch_drain_test_channels_00',
   };
+}
+
+/** A new database of the test process's engine: a SQLite file in a directory of its own, or a PostgreSQL database. */
+const freshDatabase = async (prefix: string) => await serviceDatabaseEnv(join(tempDir(prefix), 'db.sqlite'));
+
+/** The rows of `query` in `database`, opened for the read and closed (the service that wrote them has stopped). */
+async function rowsIn(database: ServiceDatabase, query: string): Promise<Record<string, unknown>[]> {
+  const db = await openDb(locationOf(database), { migrate: false, poolSize: 1 });
+  try {
+    return await sqlRows(db, query);
+  } finally {
+    await closeDb(db);
+  }
 }
 
 const running: Service[] = [];
@@ -63,7 +78,7 @@ function get(port: number, path: string): Promise<{ status: number; body: any; h
 
 describe('readiness during a drain (in process)', () => {
   it('turns 503 at once while the server still accepts during the grace; liveness stays 200', async () => {
-    const service = await start({ ...baseEnv(join(tempDir('resale-drain'), 'db.sqlite')), SHUTDOWN_GRACE_SECONDS: '30', SHUTDOWN_TIMEOUT_SECONDS: '60' });
+    const service = await start({ ...baseEnv(await freshDatabase('resale-drain')), SHUTDOWN_GRACE_SECONDS: '30', SHUTDOWN_TIMEOUT_SECONDS: '60' });
     expect((await get(service.port, '/readyz')).status).toBe(200);
     const drained = service.drain();
     const ready = await get(service.port, '/readyz');
@@ -204,8 +219,8 @@ async function slowPost(port: number, path: string, body: string): Promise<{ fin
 
 describe('SIGTERM and SIGINT (a real child process)', () => {
   it('drains: readiness 503 at once, accepts during the grace, then refuses; the slow request in flight completes with 200; exit 0', async () => {
-    const path = join(tempDir('resale-drain'), 'db.sqlite');
-    const svc = spawnService({ ...baseEnv(path), SHUTDOWN_GRACE_SECONDS: '2', SHUTDOWN_TIMEOUT_SECONDS: '20' });
+    const database = await freshDatabase('resale-drain');
+    const svc = spawnService({ ...baseEnv(database), SHUTDOWN_GRACE_SECONDS: '2', SHUTDOWN_TIMEOUT_SECONDS: '20' });
     const port = (await svc.log('resale listening')).port as number;
     expect((await get(port, '/readyz')).status).toBe(200);
 
@@ -233,22 +248,17 @@ describe('SIGTERM and SIGINT (a real child process)', () => {
 
     expect(await svc.exited).toBe(0);
     expect(svc.lines.find((l) => l.msg === 'stopped')).toMatchObject({ timedOut: false });
-    // The ingestion thread was stopped on purpose (no "stopped; the queue is drained in-process" error).
+    // The ingestion thread (SQLite) was stopped on purpose (no "stopped; the queue is drained in-process" error).
     expect(svc.lines.filter((l) => l.level >= 50)).toEqual([]);
     expect(svc.stderr()).toBe('');
 
     // What the request wrote was committed before the database closed.
-    const db = new Database(path, { readonly: true });
-    try {
-      expect(db.prepare("select count(*) as n from events where external_reference_id = 'drain-tour'").get()).toEqual({ n: 1 });
-    } finally {
-      db.close();
-    }
+    expect(await rowsIn(database, "select count(*) as n from events where external_reference_id = 'drain-tour'")).toEqual([{ n: 1 }]);
   }, 30_000);
 
   it('SIGINT past SHUTDOWN_TIMEOUT_SECONDS: cuts the request still in flight, writes nothing of it, and exits 0', async () => {
-    const path = join(tempDir('resale-drain'), 'db.sqlite');
-    const svc = spawnService({ ...baseEnv(path), SHUTDOWN_GRACE_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '1' });
+    const database = await freshDatabase('resale-drain');
+    const svc = spawnService({ ...baseEnv(database), SHUTDOWN_GRACE_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '1' });
     const port = (await svc.log('resale listening')).port as number;
     const slow = await slowPost(port, '/v1/events', JSON.stringify(eventBody('never-finished')));
     svc.child.kill('SIGINT');
@@ -257,34 +267,31 @@ describe('SIGTERM and SIGINT (a real child process)', () => {
     expect(await slow.answer).toBe('');
     expect(await svc.exited).toBe(0);
     expect(svc.lines.find((l) => l.msg === 'stopped')).toMatchObject({ timedOut: true });
-    const db = new Database(path, { readonly: true });
-    try {
-      expect(db.prepare("select count(*) as n from events where external_reference_id = 'never-finished'").get()).toEqual({ n: 0 });
-    } finally {
-      db.close();
-    }
+    expect(await rowsIn(database, "select count(*) as n from events where external_reference_id = 'never-finished'")).toEqual([{ n: 0 }]);
   }, 30_000);
 });
 
 describe('npm run migrate and MIGRATE_ON_START=false', () => {
-  function npmRunMigrate(databasePath: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  /** `npm run migrate` over `database` (no DATABASE_URL but its own: the test process's is the server's admin database). */
+  function npmRunMigrate(database: ServiceDatabase): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      execFile('npm', ['run', '--silent', 'migrate'], { cwd: SERVER, env: { ...process.env, DATABASE_PATH: databasePath, SECRET_KEY: '' } }, (err, stdout, stderr) => {
+      execFile('npm', ['run', '--silent', 'migrate'], { cwd: SERVER, env: { ...process.env, DATABASE_URL: '', ...database, SECRET_KEY: '' } }, (err, stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
       });
     });
   }
 
-  it('npm run migrate applies every migration to a fresh file (exit 0, again a no-op); then a MIGRATE_ON_START=false start serves', async () => {
-    const path = join(tempDir('resale-migrate'), 'db.sqlite');
-    const first = await npmRunMigrate(path);
+  it('npm run migrate applies every migration to a fresh database (exit 0, again a no-op); then a MIGRATE_ON_START=false start serves', async () => {
+    const database = await freshDatabase('resale-migrate');
+    const where = whereOf(database);
+    const first = await npmRunMigrate(database);
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`migrate: applied ${JOURNAL.length} of ${JOURNAL.length} migrations to ${path}: ${JOURNAL[0]!.tag}, `);
-    const again = await npmRunMigrate(path);
+    expect(first.stdout).toContain(`migrate: applied ${JOURNAL.length} of ${JOURNAL.length} migrations to ${where}: ${JOURNAL[0]!.tag}, `);
+    const again = await npmRunMigrate(database);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain(`migrate: ${path} is up to date (${JOURNAL.length} migrations)`);
+    expect(again.stdout).toContain(`migrate: ${where} is up to date (${JOURNAL.length} migrations)`);
 
-    const service = await start({ ...baseEnv(path), MIGRATE_ON_START: 'false' });
+    const service = await start({ ...baseEnv(database), MIGRATE_ON_START: 'false' });
     running.push(service);
     await service.serving;
     expect((await get(service.port, '/readyz')).status).toBe(200);
@@ -296,9 +303,9 @@ describe('npm run migrate and MIGRATE_ON_START=false', () => {
     expect(created.status).toBe(200);
   }, 30_000);
 
-  it('MIGRATE_ON_START=false on a fresh file: alive, not ready and 503 for the API until the migrations are applied, then serves', async () => {
-    const path = join(tempDir('resale-migrate'), 'db.sqlite');
-    const service = await start({ ...baseEnv(path), MIGRATE_ON_START: 'false' });
+  it('MIGRATE_ON_START=false on a fresh database: alive, not ready and 503 for the API until the migrations are applied, then serves', async () => {
+    const database = await freshDatabase('resale-migrate');
+    const service = await start({ ...baseEnv(database), MIGRATE_ON_START: 'false' });
     running.push(service);
     expect((await get(service.port, '/healthz')).status).toBe(200);
     const notReady = await get(service.port, '/readyz');
@@ -308,7 +315,7 @@ describe('npm run migrate and MIGRATE_ON_START=false', () => {
     expect(api.status).toBe(503);
     expect(api.body.errors[0].code).toBe('not_ready');
 
-    expect(await runMigrations({ path })).toEqual({ applied: JOURNAL.map((m) => m.tag), expected: JOURNAL.length });
+    expect(await runMigrations(locationOf(database))).toEqual({ applied: JOURNAL.map((m) => m.tag), expected: JOURNAL.length });
     await service.serving;
     expect((await get(service.port, '/readyz')).status).toBe(200);
     const read = await fetch(`http://127.0.0.1:${service.port}/v1/events/nothing`, { headers: { authorization: PRIVATE_KEY } });
@@ -317,7 +324,8 @@ describe('npm run migrate and MIGRATE_ON_START=false', () => {
   }, 30_000);
 
   it('npm run migrate reports a bad DATABASE_PATH with exit 1', async () => {
-    const res = await npmRunMigrate(':memory:');
+    // A SQLite path (the command runs on SQLite without DATABASE_URL, whatever this process runs on).
+    const res = await npmRunMigrate({ DATABASE_PATH: ':memory:' });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('DATABASE_PATH: an in-memory database cannot be migrated by another process');
   }, 30_000);

@@ -4,18 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { start } from './main.js';
 import { eventBody } from './testing/factories.js';
+import { serviceDatabaseEnv } from './testing/harness.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function env(dir: string) {
+/** `database`: where the service keeps its data (a SQLite file, or a PostgreSQL database; see serviceDatabaseEnv). */
+function env(database: Record<string, string>) {
   return {
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
-    DATABASE_PATH: join(dir, 'resale.sqlite'),
+    ...database,
     SECRET_KEY: 'main-test-secret-key-000000000000000',
     OPERATOR_TOKEN: 'main-test-operator-token-00000000',
     LOG_LEVEL: 'silent',
@@ -27,10 +29,11 @@ function env(dir: string) {
 }
 
 describe('main: the service over real HTTP', () => {
-  it('starts on a file database with the sandbox partner, serves the API, and keeps data across a restart', async () => {
+  it('starts on a new database (a SQLite file, or a PostgreSQL database) with the sandbox partner, serves the API, and keeps data across a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'resale-main-'));
     dirs.push(dir);
-    const first = await start(env(dir));
+    const database = await serviceDatabaseEnv(join(dir, 'resale.sqlite'));
+    const first = await start(env(database));
     const base = `http://127.0.0.1:${first.port}`;
     const created = await fetch(`${base}/v1/events`, {
       method: 'POST',
@@ -45,7 +48,7 @@ describe('main: the service over real HTTP', () => {
     expect(list.data[0]).toMatchObject({ name: 'sandbox', settings: { ownershipUrl: 'http://127.0.0.1:9/owned' } });
     await first.stop();
 
-    const second = await start(env(dir));
+    const second = await start(env(database));
     const read = await fetch(`http://127.0.0.1:${second.port}/v1/events/real-http`, { headers: { authorization: 'sk_main_test_private_000000' } });
     expect(read.status).toBe(200);
     const again = await fetch(`http://127.0.0.1:${second.port}/admin/v1/partners`, { headers: { authorization: 'Bearer main-test-operator-token-00000000' } });
@@ -54,6 +57,6 @@ describe('main: the service over real HTTP', () => {
   });
 
   it('refuses to start with a bad variable, naming it', async () => {
-    await expect(start({ ...env('/tmp'), PORT: '-1' })).rejects.toThrow(/PORT/);
+    await expect(start({ ...env({ DATABASE_PATH: join('/tmp', 'resale.sqlite') }), PORT: '-1' })).rejects.toThrow(/PORT/);
   });
 });

@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnvError, parseEnv } from './env.js';
 import { httpServerOptions, start } from './main.js';
+import { serviceDatabaseEnv } from './testing/harness.js';
 
 /**
  * The HTTP server's timeouts, as main.ts sets them, against real slow clients. Real time (it
@@ -18,7 +19,8 @@ async function startService(extra: Record<string, string>) {
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
-    DATABASE_PATH: ':memory:',
+    // In memory on SQLite; a database of its own on PostgreSQL.
+    ...(await serviceDatabaseEnv(':memory:')),
     SECRET_KEY: 'timeouts-test-secret-key-00000000000',
     LOG_LEVEL: 'silent',
     ...extra,
@@ -92,9 +94,11 @@ describe('server timeouts', () => {
   }, 10_000);
 
   it('defaults to 10 s for headers, 30 s per request, 5 s keep-alive, checked every second', () => {
-    const env = parseEnv({ SECRET_KEY: 'x'.repeat(32) });
+    // The engine of this test process (DATABASE_URL must match it, see env.ts).
+    const base = { SECRET_KEY: 'x'.repeat(32), DATABASE_URL: process.env.DATABASE_URL };
+    const env = parseEnv(base);
     expect(httpServerOptions(env)).toEqual({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 });
-    expect(() => parseEnv({ SECRET_KEY: 'x'.repeat(32), HEADERS_TIMEOUT_SECONDS: '20', REQUEST_TIMEOUT_SECONDS: '10' })).toThrow(EnvError);
-    expect(() => parseEnv({ SECRET_KEY: 'x'.repeat(32), REQUEST_TIMEOUT_SECONDS: '0' })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
+    expect(() => parseEnv({ ...base, HEADERS_TIMEOUT_SECONDS: '20', REQUEST_TIMEOUT_SECONDS: '10' })).toThrow(EnvError);
+    expect(() => parseEnv({ ...base, REQUEST_TIMEOUT_SECONDS: '0' })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
   });
 });

@@ -11,6 +11,7 @@ import type { PartnerSettingsPatch } from './modules/partners/partners.settings.
 import type { AppConfig } from './context.js';
 import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
 import { sampler, type Doc, type Operation, type Schema } from './testing/openapi-schema.js';
+import { everyRow, sqlRows, tableNames } from './testing/sql.js';
 
 /**
  * The whole HTTP surface against bad input: every operation of the OpenAPI document is called
@@ -146,43 +147,25 @@ beforeEach(() => {
 });
 
 /**
- * Every row of every table (or of `only` these) as one string, read by one statement prepared once per fixture:
+ * Every row of every table (or of `only` these) as one string (testing/sql.ts, `everyRow`):
  * a refused request must leave it unchanged ("nothing half-written"). `total_changes()` would
  * not do: it also counts writes that were rolled back.
  */
-function fingerprint(only?: string[]): string {
-  const cacheKey = only?.join(',') ?? '*';
-  const cache = fingerprints.get(t) ?? new Map<string, () => string>();
-  fingerprints.set(t, cache);
-  let read = cache.get(cacheKey);
-  if (!read) {
-    const db = t.db.$client;
-    const all = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as { name: string }[];
-    const tables = only ? all.filter(({ name }) => only.includes(name)) : all;
-    if (only && tables.length !== only.length) throw new Error(`unknown table in ${cacheKey}`);
-    const parts = tables.map(({ name }) => {
-      const cols = (db.prepare(`select name from pragma_table_info('${name}')`).all() as { name: string }[]).map((c) => `quote("${c.name}")`).join(" || ',' || ");
-      return `'${name}:' || coalesce((select group_concat(${cols}, ';') from "${name}"), '')`;
-    });
-    const stmt = db.prepare(`select ${parts.join(" || '|' || ")} as f`).pluck();
-    read = () => stmt.get() as string;
-    cache.set(cacheKey, read);
-  }
-  return read();
+async function fingerprint(only?: string[]): Promise<string> {
+  return await everyRow(t.db, only);
 }
-const fingerprints = new WeakMap<TestApp, Map<string, () => string>>();
 
 /** The body of the last answer `check` saw. */
 let lastBody: any;
 
 async function check(call: Call): Promise<number> {
-  const before = fingerprint();
+  const before = await fingerprint();
   const res = await send(call);
   lastBody = res.body;
   const type = call.contentType === undefined ? '' : ` type=${call.contentType ?? 'none'}`;
   const label = `${call.method} ${call.path.slice(0, 160)} key=${call.key?.slice(0, 8) ?? 'none'}${type} body=${(call.raw ?? '').slice(0, 160)}`;
   if (res.status >= 500) problems.push(`${res.status} ${label}: ${JSON.stringify(res.body).slice(0, 300)}`);
-  if (res.status >= 400 && fingerprint() !== before) problems.push(`refused, yet wrote ${res.status} ${label}`);
+  if (res.status >= 400 && (await fingerprint()) !== before) problems.push(`refused, yet wrote ${res.status} ${label}`);
   const body: unknown = res.body; // the harness gives a page's text when the answer is not JSON
   if (typeof body === 'string' && body.includes(PROBE)) problems.push(`unescaped markup ${res.status} ${label}`);
   const json = (res.headers.get('content-type') ?? '').includes('application/json');
@@ -446,10 +429,11 @@ describe('tenancy', () => {
    * What belongs to `partnerId`: every row that holds its id or the id of a row that does (a
    * show holds its event's id, a listing ticket its listing's), as text, and those ids.
    */
-  function holdings(partnerId: string) {
-    const db = t.db.$client;
-    const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '%drizzle%'").all() as { name: string }[];
-    const rows = tables.flatMap(({ name }) => (db.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]).map((r) => ({ id: typeof r.id === 'string' ? r.id : null, text: `${name} ${JSON.stringify(r)}` })));
+  async function holdings(partnerId: string) {
+    const rows: { id: string | null; text: string }[] = [];
+    for (const name of await tableNames(t.db)) {
+      for (const r of await sqlRows(t.db, `select * from "${name}"`)) rows.push({ id: typeof r.id === 'string' ? r.id : null, text: `${name} ${JSON.stringify(r)}` });
+    }
     const ids = new Set([partnerId]);
     const holds = (text: string) => [...ids].some((id) => text.includes(id));
     for (let grew = true; grew; ) {
@@ -476,11 +460,11 @@ describe('tenancy', () => {
       const target = fillPath(path) + (valid?.query ? `?${valid.query}` : '');
       const body = valid?.body ?? (op.requestBody ? sample(op.requestBody.content['application/json']?.schema) : undefined);
       for (const key of [q.keys.private, q.keys.public, q.keys.channels]) {
-        const before = holdings(p.id);
+        const before = await holdings(p.id);
         const res = await t.request(method, target, { key, ...(body !== undefined ? { body } : {}) });
         const label = `${method} ${target} with ${key.slice(0, 6)}… of the other partner: ${res.status}`;
         if (res.status >= 500) problems.push(`${label} ${JSON.stringify(res.body).slice(0, 200)}`);
-        const after = holdings(p.id);
+        const after = await holdings(p.id);
         const changed = [...before.rows].filter((r) => !after.rows.has(r));
         const added = [...after.rows].filter((r) => !before.rows.has(r));
         if (changed.length > 0) problems.push(`${label} changed ${changed.map((r) => r.slice(0, 120)).join('; ')}`);
@@ -526,10 +510,10 @@ describe('the pages as a signed-in user', () => {
       const fan = await fanSession();
       await intruder.get(local(entry));
       const session = (await t.db.select().from(sessions).orderBy(desc(sessions.id)).limit(1))[0]!; // the intruder's: ids grow, the clock stands still
-      const owned = () => fingerprint(['tickets', 'listings', 'listing_tickets', 'payouts', 'payout_accounts', 'buy_intentions']);
+      const owned = async () => await fingerprint(['tickets', 'listings', 'listing_tickets', 'payouts', 'payout_accounts', 'buy_intentions']);
       /** Posts each form as the intruder, with a valid CSRF token of the intruder's session: everything must be refused, nothing change. */
       const replay = async (forms: Form[]) => {
-        const before = owned();
+        const before = await owned();
         for (const { action, fields } of forms) {
           const token = csrfTokenFor(session.csrfSecret, action.split('?')[0]!);
           const res = await intruder.post(action, new URLSearchParams(fields.map(([k, v]): [string, string] => [k, k === '_csrf' ? token : v])));
@@ -537,7 +521,7 @@ describe('the pages as a signed-in user', () => {
           // A refused CSRF token would stop the post before the owner checks this test is about.
           if (res.text.includes('This form has expired')) problems.push(`CSRF refused, the handler was not reached: POST ${action}`);
         }
-        expect(owned()).toBe(before);
+        expect(await owned()).toBe(before);
       };
       // The seller's forms act on what the fan owns (the payout form acts on whoever posts it; buying is for anyone).
       const sellerForms = async () => [...(await fan.crawl()).values()].filter((f) => /^\/sell\/[^/]+\/(ticket|order|listings)\//.test(f.action));
@@ -553,11 +537,11 @@ describe('the pages as a signed-in user', () => {
       const live = (await sellerForms()).filter((f) => f.action.includes('/listings/'));
       expect(live.length).toBeGreaterThanOrEqual(4);
       await replay(live);
-      const before = owned();
+      const before = await owned();
       // The same forms work for their owner: the test would see a change.
       const remove = live.find((f) => f.action.endsWith('/remove'))!;
       expect((await fan.post(remove.action, remove.fields)).status).toBe(303);
-      expect(owned()).not.toBe(before);
+      expect(await owned()).not.toBe(before);
     });
     expect(problems).toEqual([]);
   }, 120_000);
@@ -624,12 +608,12 @@ async function fanSession() {
 
   /** Posts `raw` to a form as `type` (none when null), with the session's cookies: refused with `expected`, nothing written. */
   async function postAs(action: string, type: string | null, raw: string, expected: number) {
-    const before = fingerprint();
+    const before = await fingerprint();
     const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await t.app.request(action, { method: 'POST', headers: { cookie, ...(type === null ? {} : { 'content-type': type }) }, body: raw }, { incoming: { socket: { remoteAddress: browser.ip } } });
     const label = `POST ${action} as ${type ?? 'no type'} ${raw.slice(0, 60)}`;
     if (res.status !== expected) problems.push(`${res.status}, not ${expected}: ${label}`);
-    if (fingerprint() !== before) problems.push(`refused, yet wrote: ${label}`);
+    if ((await fingerprint()) !== before) problems.push(`refused, yet wrote: ${label}`);
   }
 
   return { crawl, post, postAs };

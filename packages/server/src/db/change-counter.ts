@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from './client.js';
 import { ENGINE } from './engine.js';
+import { changeFeedOf, type ChangeFeed } from './postgres.js';
 
 /** A value of the database's change counter; compare two with {@link DbChangeCounter.same}. */
 export interface DbVersion {
@@ -92,21 +93,25 @@ export class SqliteChangeCounter implements DbChangeCounter {
  * @example const counter = changeCounter(deps.db, deps.clock); const v = counter.read();
  */
 export function changeCounter(db: Db, clock: Clock): DbChangeCounter {
-  if (ENGINE === 'postgres') return new UncachedChangeCounter();
+  if (ENGINE === 'postgres') return new PostgresChangeCounter(() => changeFeedOf(db));
   return new SqliteChangeCounter(db.$client, clock);
 }
 
 /**
- * PostgreSQL, for now: every read is a new version, so caches in front of the database never
- * answer from memory (correct with any number of processes, at the cost of reading the
- * database on every request). The per-show version bumped in the writing transaction, with a
- * notification to the other processes, replaces it (issue 17).
+ * PostgreSQL: the changes this process has seen, committed here or heard from another process
+ * (db/postgres.ts, `ChangeFeed`: every write transaction notifies as it commits). While the
+ * feed is not listening, every read is a new version, so caches read the database. Nothing is
+ * forgiven: a signed answer's tokens count as a change (the cache then checks its fingerprint).
  */
-class UncachedChangeCounter implements DbChangeCounter {
-  private n = 0;
+class PostgresChangeCounter implements DbChangeCounter {
+  private missed = 0;
+
+  constructor(private readonly feed: () => ChangeFeed | undefined) {}
 
   read(): DbVersion {
-    return { changes: ++this.n, data: 0 };
+    const feed = this.feed();
+    if (!feed?.live) return { changes: feed?.version ?? 0, data: --this.missed };
+    return { changes: feed.version, data: 0 };
   }
 
   same(a: DbVersion, b: DbVersion): boolean {

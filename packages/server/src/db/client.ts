@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SERVER_ROOT } from '../paths.js';
 import { ENGINE } from './engine.js';
-import { createPostgresDb, poolOf, type PostgresOptions } from './postgres.js';
+import { closePostgres, createPostgresDb, type PostgresOptions } from './postgres.js';
 import * as schema from './schema.js';
 import { SqliteTransactor, type Read, type Transact } from './transaction.js';
 
@@ -57,25 +57,38 @@ export async function postgresDb(url: string, opts: PostgresOptions): Promise<Db
 
 /** Closes the database: the SQLite connection, or the PostgreSQL pool (after its queries end). */
 export async function closeDb(db: Db): Promise<void> {
-  if (ENGINE === 'postgres') return poolOf(db).end();
+  if (ENGINE === 'postgres') return closePostgres(db);
   if (db.$client.open) db.$client.close();
 }
 
 /**
- * Opens the database with WAL, foreign keys and a busy timeout, and applies the
- * committed migrations unless `migrate: false` (`MIGRATE_ON_START=false`: `npm run migrate`
- * applies them; see src/migrate.ts).
+ * How SQLite makes a commit last (`PRAGMA synchronous`, with WAL):
+ * - `durable` (FULL): the WAL is flushed to disk at every commit, so a commit survives a power
+ *   loss or an operating-system crash, not only a process crash. What the service acknowledges
+ *   to a partner (a 202 for a ticket job, a 200 for a sale, an idempotent answer) is committed
+ *   so. Costs one fsync per write transaction (see the README's Benchmarks).
+ * - `fast` (NORMAL): the WAL is flushed at checkpoints only; a power loss may lose the last
+ *   commits (never corrupt the database). Only for connections whose commits acknowledge
+ *   nothing to anyone: the ingestion worker thread's (a job whose application is lost is
+ *   applied again from its durable row, after its lease), and tools.
+ */
+export type Durability = 'durable' | 'fast';
+
+/**
+ * Opens the database with WAL, foreign keys, a busy timeout and durable commits (unless
+ * `durability: 'fast'`, see {@link Durability}), and applies the committed migrations unless
+ * `migrate: false` (`MIGRATE_ON_START=false`: `npm run migrate` applies them; see src/migrate.ts).
  *
  * @example const db = createDb(':memory:');
  */
-export function createDb(path: string, opts: { migrate?: boolean } = {}): Db {
+export function createDb(path: string, opts: { migrate?: boolean; durability?: Durability } = {}): Db {
   if (ENGINE === 'postgres') throw new Error('createDb opens SQLite; this process runs on PostgreSQL (use openDb)');
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma(opts.durability === 'fast' ? 'synchronous = NORMAL' : 'synchronous = FULL');
   const db = drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
   const transactor = new SqliteTransactor<Db>(sqlite, db);
   db.transact = transactor.transact;

@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ENGINE } from './engine.js';
-import { testDb } from '../testing/harness.js';
+import { createTestApp, OPERATOR_TOKEN, testDb } from '../testing/harness.js';
+import { eventBody, showBody, withEvent } from '../testing/factories.js';
+import { sameDatabase } from '../testing/postgres.js';
 import { partners } from '../modules/partners/partners.table.js';
 import { affected } from './affected.js';
 import { selectRows } from './dialect.js';
@@ -71,5 +73,44 @@ describe('PostgreSQL transactions', () => {
     expect(names.rows).toEqual([expect.objectContaining({ id: 'p_1', name: 'p_1', createdAt: 1_780_000_000_000, updatedAt: 2, settings: { allowedOrigins: ['https://a.example'] } })]);
     const [n] = await db.read((tx) => selectRows<{ n: number }>(tx, sql`select count(*) as n from ${partners}`));
     expect(n).toEqual({ n: 1 });
+  });
+
+  it('commits durably on every connection, whatever the server default (the test server runs with synchronous_commit off)', async () => {
+    const db = testDb();
+    const [setting] = await db.transact((tx) => selectRows<{ synchronous_commit: string }>(tx, sql`show synchronous_commit`));
+    expect(setting).toEqual({ synchronous_commit: 'on' });
+  });
+
+  it('tells a second process of a change at once: its access-layer cache answers from memory until the other process writes', async () => {
+    const a = createTestApp();
+    const b = createTestApp({}, { db: sameDatabase(a.db) });
+    const p = await a.partner();
+    await withEvent(a, p, eventBody('tour', { shows: [showBody('show-1')] }));
+    const buyOnB = () => b.request('GET', '/v1/wrapper/accesslayer?type=buy&eventId=tour&showId=show-1', { key: p.keys.public });
+    const cache = async () => {
+      const text = (await (await b.app.request('/metrics', { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text()).split('\n');
+      const value = (name: string) => Number(text.find((l: string) => l.startsWith(`resale_buy_accesslayer_cache_${name}_total `))?.split(' ')[1] ?? NaN);
+      return { hits: value('hits'), misses: value('rebuilds') + value('checks') };
+    };
+    /** Calls B until `done` holds (notifications arrive a few milliseconds after a commit). */
+    const until = async (done: (c: { hits: number; misses: number }) => boolean) => {
+      const deadline = Date.now() + 2_000;
+      for (;;) {
+        expect((await buyOnB()).status).toBe(200);
+        const c = await cache();
+        if (done(c) || Date.now() > deadline) return c;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    // B builds its snapshot, then answers from memory: nothing was written meanwhile.
+    const warm = await until((c) => c.hits >= 1);
+    expect(warm.hits).toBeGreaterThanOrEqual(1);
+    expect((await buyOnB()).status).toBe(200);
+    expect(await cache()).toEqual({ hits: warm.hits + 1, misses: warm.misses });
+
+    // Process A changes the show; B hears it (a notification on commit) and looks again.
+    const put = await a.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [showBody('show-1', { title: 'Renamed' })] } });
+    expect(put.status).toBe(200);
+    expect((await until((c) => c.misses > warm.misses)).misses).toBe(warm.misses + 1);
   });
 });

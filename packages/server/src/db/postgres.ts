@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import * as schema from './schema.js';
 import type { Read, Transact } from './transaction.js';
@@ -46,13 +48,118 @@ export interface PostgresOptions {
  * @example const db = await createPostgresDb('postgres://resale:secret@db:5432/resale', { migrationsFolder });
  */
 export async function createPostgresDb(url: string, opts: PostgresOptions): Promise<PostgresHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+  // Every commit is durable (flushed, and on synchronous replicas when the server has them)
+  // whatever the server's default: what the service commits it acknowledges to partners.
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, options: '-c synchronous_commit=on' });
   // An idle client's error (the server restarted, a network cut) must not crash the process:
   // the pool drops that client and the next query opens another.
   pool.on('error', () => undefined);
   const root = drizzle({ client: pool, schema, casing: 'snake_case' });
   if (opts.migrate !== false) await migrateWithLock(pool, opts.migrationsFolder);
-  return withHandles(root);
+  const feed = new ChangeFeed(url);
+  // Listening before the first request, so caches work from the start (a feed that cannot
+  // connect yet only keeps them off: it goes on trying).
+  await Promise.race([feed.ready, new Promise((resolve) => setTimeout(resolve, FEED_WAIT_MS).unref())]);
+  const db = withHandles(root, feed);
+  (db as unknown as Record<symbol, ChangeFeed>)[CHANGE_FEED] = feed;
+  return db;
+}
+
+/** The channel every committed write transaction notifies (see {@link ChangeFeed}). */
+const CHANGES_CHANNEL = 'resale_changes';
+
+/** How long a lost notification connection waits before it connects again. */
+const RECONNECT_MS = 1_000;
+
+/** How long opening the database waits for the change feed's first connection. */
+const FEED_WAIT_MS = 5_000;
+
+/**
+ * Which writes this process has seen, for caches in front of the database (the buy access
+ * layer's snapshots and key lookups: db/change-counter.ts). Every write transaction of every
+ * process notifies `resale_changes` as it commits (`pg_notify`, delivered only on commit);
+ * each process listens on a connection of its own and counts what the others commit, and
+ * counts its own commits at once (its notifications name it, so they are not counted again). While the listening
+ * connection is down, the feed says so (`live` false) and caches must not answer from memory:
+ * a notification may have been missed; it connects again and counts one change once back.
+ */
+export class ChangeFeed {
+  /** Names this process's notifications, so it does not count its own commits twice. */
+  readonly id = randomUUID();
+  private n = 0;
+  private client: pg.Client | null = null;
+  private connected = false;
+  private closed = false;
+  private retry: NodeJS.Timeout | null = null;
+  private listening!: () => void;
+  /** Settles once the feed first listens. */
+  readonly ready = new Promise<void>((resolve) => (this.listening = resolve));
+
+  constructor(private readonly url: string) {
+    this.connect();
+  }
+
+  /** Changes seen so far (committed here, or heard from any process). */
+  get version(): number {
+    return this.n;
+  }
+
+  /** Whether every change is being heard now; when not, callers must read the database. */
+  get live(): boolean {
+    return this.connected;
+  }
+
+  /** A commit of this process (counted at once). */
+  committed(): void {
+    this.n++;
+  }
+
+  /** Stops listening (when the database closes). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    this.connected = false;
+    await client?.end().catch(() => undefined);
+  }
+
+  private connect(): void {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.url });
+    this.client = client;
+    const lost = () => {
+      if (this.client !== client) return;
+      this.connected = false;
+      this.client = null;
+      void client.end().catch(() => undefined);
+      if (!this.closed) this.retry = setTimeout(() => this.connect(), RECONNECT_MS).unref();
+    };
+    client.on('notification', (message) => {
+      if (message.payload !== this.id) this.n++;
+    });
+    client.on('error', lost);
+    client.on('end', lost);
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${CHANGES_CHANNEL}`))
+      .then(() => {
+        if (this.client !== client) return;
+        // Whatever was committed while nobody listened: one change covers it.
+        this.n++;
+        this.connected = true;
+        this.listening();
+      })
+      .catch(lost);
+  }
+}
+
+/** Where a PostgreSQL handle keeps its change feed. */
+const CHANGE_FEED = Symbol('resale.changeFeed');
+
+/** The change feed of a PostgreSQL database handle (see {@link ChangeFeed}); undefined while it has none yet. */
+export function changeFeedOf(db: object): ChangeFeed | undefined {
+  return (db as Record<symbol, ChangeFeed | undefined>)[CHANGE_FEED];
 }
 
 /** Applies the migrations holding a session-level advisory lock on one connection. */
@@ -77,10 +184,21 @@ type Handle = (PgDb | PgTx) & { transact: Transact<Handle>; read: Read<Handle> }
 /** The root handle over the pool (db/client.ts presents it as `Db`). */
 export type PostgresHandle = Handle;
 
-/** The root handle: the pool's database with `transact` and `read`. */
-function withHandles(root: PgDb): Handle {
+/**
+ * The root handle: the pool's database with `transact` and `read`. Every `transact` notifies
+ * the other processes as it commits (a cache in front of the database must hear about it).
+ */
+function withHandles(root: PgDb, feed: ChangeFeed): Handle {
   const db = root as Handle;
-  db.transact = (fn) => root.transaction(async (tx) => fn(handle(tx)));
+  db.transact = async (fn) => {
+    const result = await root.transaction(async (tx) => {
+      const value = await fn(handle(tx));
+      await tx.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${feed.id})`);
+      return value;
+    });
+    feed.committed();
+    return result;
+  };
   db.read = (fn, opts = {}) => {
     if (opts.snapshot) return root.transaction(async (tx) => fn(handle(tx)), { isolationLevel: 'repeatable read', accessMode: 'read only' });
     return settle(() => fn(db));
@@ -105,7 +223,8 @@ function settle<T>(fn: () => T | Promise<T>): Promise<T> {
   }
 }
 
-/** The pool under a PostgreSQL handle (for closing it). */
-export function poolOf(db: object): pg.Pool {
-  return (db as unknown as { $client: pg.Pool }).$client;
+/** Closes a PostgreSQL handle: its change feed, then its pool (after the queries in flight). */
+export async function closePostgres(db: object): Promise<void> {
+  await changeFeedOf(db)?.close();
+  await (db as unknown as { $client: pg.Pool }).$client.end();
 }

@@ -1,3 +1,4 @@
+// SQLite only: the SQLite implementation of `transact`/`read` (db/transaction.ts: one connection's queue, BEGIN IMMEDIATE, savepoints, drizzle's synchronous transactions); PostgreSQL's is tested in db/postgres.pg.test.ts.
 import { Hono } from 'hono';
 import { count, eq } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';

@@ -10,5 +10,15 @@ export interface Job {
   name: string;
   /** How often the job is looked at, in milliseconds. */
   everyMs: number;
-  run: (deps: AppDeps) => Promise<void> | void;
+  run: (deps: AppDeps, ctx?: JobContext) => Promise<void> | void;
+}
+
+/** What the scheduler hands a run besides the deps. */
+export interface JobContext {
+  /**
+   * Aborted when the scheduler stops (the shutdown). A run that keeps going while it has work in
+   * hand (webhook deliveries, feed polls) starts nothing new from then on and returns once what
+   * it started has finished; `stop()` waits for that.
+   */
+  signal: AbortSignal;
 }

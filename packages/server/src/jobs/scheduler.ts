@@ -33,10 +33,13 @@ export interface RunningJobs {
 /**
  * Runs the jobs on timers. A job that throws is logged and tried again at its next tick;
  * it never stops the service. A job still running when its next tick comes is skipped.
+ * `stop()` aborts the runs' `signal` (see JobContext), so a run that keeps going while it has
+ * work in hand starts nothing new, and waits for them.
  */
 export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
   const timers: NodeJS.Timeout[] = [];
   const inHand = new Map<Job, Promise<void>>();
+  const stopping = new AbortController();
   let stopped = false;
   for (const job of list) {
     const tick = () => {
@@ -44,7 +47,7 @@ export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
       let settled = false;
       const run = (async () => {
         try {
-          await job.run(deps);
+          await job.run(deps, { signal: stopping.signal });
         } catch (err) {
           deps.logger.error({ job: job.name, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
         } finally {
@@ -63,6 +66,7 @@ export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
     stop: async () => {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
+      stopping.abort();
       await Promise.all(inHand.values());
     },
     running: () => [...inHand.keys()].map((job) => job.name),

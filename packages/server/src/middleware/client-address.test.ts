@@ -64,7 +64,8 @@ describe('client address', () => {
     for (const bad of ['true', '*', '0.0.0.0/0', '10.0.0.0/33', 'proxy.internal', 'loopback,999.1.1.1', ',', '100']) {
       expect(() => parseTrustProxy(bad), bad).toThrow(TypeError);
     }
-    const base = { SECRET_KEY: 'x'.repeat(32) };
+    // The engine of this test process (DATABASE_URL must match it, see env.ts).
+    const base = { SECRET_KEY: 'x'.repeat(32), DATABASE_URL: process.env.DATABASE_URL };
     expect(parseEnv(base).TRUST_PROXY).toBeUndefined();
     expect(parseEnv({ ...base, TRUST_PROXY: '' }).TRUST_PROXY).toBeUndefined();
     expect(parseEnv({ ...base, TRUST_PROXY: 'loopback' }).TRUST_PROXY).toEqual(['loopback']);

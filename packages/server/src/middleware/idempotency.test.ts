@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { count, eq } from 'drizzle-orm';
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { errorResponse } from '../app.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { InstanceLease } from '../modules/instances/instances.service.js';
@@ -10,13 +9,15 @@ import { purgeIdempotencyJob } from '../jobs/purge-idempotency.js';
 import { ok } from '../lib/envelope.js';
 import { ApiError } from '../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse } from '../lib/openapi.js';
+import { dbTable, integer, text } from '../db/schema-builders.js';
 import { createTestApp } from '../testing/harness.js';
+import { AUTO_ID, sqlExec } from '../testing/sql.js';
 import { partnerKey } from './auth.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotency, purgeExpiredIdempotencyKeys, respondInTransaction } from './idempotency.js';
 import { idempotencyKeys } from './idempotency.table.js';
 
 /** A table only these tests know, created by hand: the work the idempotent route does. */
-const things = sqliteTable('things', {
+const things = dbTable('things', {
   id: integer().primaryKey({ autoIncrement: true }),
   partnerId: text().notNull(),
   name: text().notNull(),
@@ -33,9 +34,9 @@ const Thing = z.object({ id: z.number().int(), name: z.string() });
  * - `/v1/others` is the same on another path;
  * - `/v1/counters` answers with plain `c.json` (no respondInTransaction).
  */
-function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
+async function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
   const t = createTestApp(overrides);
-  t.db.$client.exec('create table things (id integer primary key autoincrement, partner_id text not null, name text not null)');
+  await sqlExec(t.db, `create table things (${AUTO_ID}, partner_id text not null, name text not null)`);
   const hooks: { calls: number; conflict: boolean; gate: { entered: () => void; release: Promise<void> } | null } = { calls: 0, conflict: false, gate: null };
   let counter = 0;
 
@@ -146,7 +147,7 @@ function setup(overrides: Parameters<typeof createTestApp>[0] = {}) {
 
 describe('Idempotency-Key', () => {
   it('without a key, runs every request (two requests, two things) and stores nothing', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const a = await s.send('/v1/things', { key: p.keys.private, body: { name: 'A' } });
     const b = await s.send('/v1/things', { key: p.keys.private, body: { name: 'A' } });
@@ -157,7 +158,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('replays the first answer byte for byte for the same key and body, without running the handler again', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const first = await s.send('/v1/things', { key: p.keys.private, idem: 'order-1', body: { name: 'A' } });
     expect(first.status).toBe(201);
@@ -178,7 +179,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 422 for the same key with another body or on another path, and writes nothing', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     for (const [path, body] of [
@@ -197,7 +198,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 409 while the first request with the key is still running, then replays its answer', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const hold = s.holdNextCall();
     const first = s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
@@ -218,7 +219,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('takes over a claim abandoned past its lock; the late first request can then store nothing', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const hold = s.holdNextCall();
     const stuck = s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
@@ -248,7 +249,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('takes over, within the lease, the claim of a process that died mid-request (not only after the lock); a live one answers 409', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const other = s.otherProcess();
     // Process A registered its lease when it started (main.ts); it takes the key and hangs
@@ -271,7 +272,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('forgets a key after 24 hours', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const first = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'A' } });
     s.t.clock.advance(IDEMPOTENCY_TTL_MS - 1);
@@ -286,7 +287,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('scopes keys per partner', async () => {
-    const s = setup();
+    const s = await setup();
     const p1 = await s.t.partner('One');
     const p2 = await s.t.partner('Two');
     const a = await s.send('/v1/things', { key: p1.keys.private, idem: 'shared', body: { name: 'A' } });
@@ -298,7 +299,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('stores nothing for a failed request, so a retry with the same key runs', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const invalid = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: '' } });
     expect(invalid.status).toBe(400);
@@ -318,7 +319,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('leaves neither the work nor a stored answer when the handler throws inside the transaction', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const res = await s.send('/v1/things', { key: p.keys.private, idem: 'k', body: { name: 'crash' } });
     expect(res.status).toBe(500);
@@ -329,7 +330,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('stores the answer in the transaction of async work: both commit together, or neither', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const first = await s.send('/v1/async-things', { key: p.keys.private, idem: 'async-1', body: { name: 'A' } });
     expect(first.status).toBe(201);
@@ -348,7 +349,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('runs concurrent async work one transaction at a time, each with its own answer', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const answers = await Promise.all(['A', 'B', 'C', 'D'].map((name, i) => s.send('/v1/async-things', { key: p.keys.private, idem: `many-${i}`, body: { name } })));
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
@@ -359,7 +360,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('stores the answer of a handler that does not use respondInTransaction', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     const first = await s.send('/v1/counters', { key: p.keys.private, idem: 'c' });
     const again = await s.send('/v1/counters', { key: p.keys.private, idem: 'c' });
@@ -371,7 +372,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('refuses a malformed key with 400 naming the header', async () => {
-    const s = setup();
+    const s = await setup();
     const p = await s.t.partner();
     for (const idem of ['x'.repeat(256), '', 'has space', 'clé']) {
       const res = await s.send('/v1/things', { key: p.keys.private, idem, body: { name: 'A' } });
@@ -389,7 +390,7 @@ describe('Idempotency-Key', () => {
 
 describe('purge of expired Idempotency-Keys', () => {
   it('deletes only the rows whose 24 hours are over', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     const now = t.clock.now();
     const row = (key: string, expiresAt: number) => ({
       partnerId: 'ptr_x',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../testing/harness.js';
 import { eventBody, withEvent } from '../testing/factories.js';
 import { TestBrowser } from '../modules/auth/auth.testing.js';
+import { sqlRows, tableNames } from '../testing/sql.js';
 
 /**
  * What a body may be before anything reads it (checkRequestBody): JSON to the API, forms to the
@@ -14,11 +15,11 @@ const setup = async () => {
 };
 const deepObjects = (n: number, leaf = '1') => '{"a":'.repeat(n) + leaf + '}'.repeat(n);
 const deepArrays = (n: number, leaf = '') => '['.repeat(n) + leaf + ']'.repeat(n);
-const rowCount = (t: ReturnType<typeof createTestApp>) =>
-  (t.db.$client.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as { name: string }[]).reduce(
-    (n, { name }) => n + (t.db.$client.prepare(`select count(*) as c from "${name}"`).get() as { c: number }).c,
-    0,
-  );
+const rowCount = async (t: ReturnType<typeof createTestApp>) => {
+  let n = 0;
+  for (const name of await tableNames(t.db)) n += (await sqlRows<{ c: number }>(t.db, `select count(*) as c from "${name}"`))[0]!.c;
+  return n;
+};
 
 describe('JSON depth and size', () => {
   it('answers 400 invalid_json to 100,000 levels on every kind of route, with or without a key (was a 500: the control-character walk overflowed the stack)', async () => {
@@ -34,7 +35,7 @@ describe('JSON depth and size', () => {
       ['/admin/v1/partners', 'operator'],
       ['/no/such/route', null],
     ];
-    const before = rowCount(t);
+    const before = await rowCount(t);
     for (const [path, key] of targets) {
       for (const raw of bodies) {
         const res = await t.request('POST', path, { ...(key === 'operator' ? { operator: true } : { key }), raw });
@@ -42,7 +43,7 @@ describe('JSON depth and size', () => {
         expect(res.body).toEqual({ status: 400, data: null, errors: [{ code: 'invalid_json', message: 'The body nests objects and arrays more than 32 levels deep' }] });
       }
     }
-    expect(rowCount(t)).toBe(before);
+    expect(await rowCount(t)).toBe(before);
   });
 
   it('takes 32 levels (validation answers) and refuses 33', async () => {
@@ -73,7 +74,7 @@ describe('media types', () => {
   it('API endpoints take application/json only (parameters ignored): anything else with a body is 415 before the key, the idempotency claim or the handler', async () => {
     const { t, p } = await setup();
     const body = JSON.stringify(eventBody('tour'));
-    const before = rowCount(t);
+    const before = await rowCount(t);
     for (const type of ['application/json-patch+json', 'application/merge-patch+json', 'text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'text/json', null]) {
       for (const key of [p.keys.private, null]) {
         const headers: Record<string, string> = { 'idempotency-key': 'k-1', ...(type ? { 'content-type': type } : {}), ...(key ? { authorization: key } : {}) };
@@ -87,7 +88,7 @@ describe('media types', () => {
         });
       }
     }
-    expect(rowCount(t)).toBe(before);
+    expect(await rowCount(t)).toBe(before);
     for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8']) {
       const res = await t.app.request('/v1/events', { method: 'POST', headers: { 'content-type': type, authorization: p.keys.private }, body: JSON.stringify(eventBody(`tour-${type.length}`)) });
       expect(res.status, type).toBe(200);
@@ -112,7 +113,7 @@ describe('media types', () => {
   it('hosted forms take urlencoded and multipart only: anything else is a localised 415 page, a malformed multipart body a 400 page (was a 500)', async () => {
     const { t, p } = await setup();
     const browser = new TestBrowser(t.app);
-    const before = rowCount(t);
+    const before = await rowCount(t);
     const forms = [`/market/${p.id}/tour/buy`, `/sell/${p.id}/payout`, `/checkout/${p.id}/bi_nope`, '/auth/otp', '/auth/logout'];
     for (const action of forms) {
       for (const [type, body] of [
@@ -137,6 +138,6 @@ describe('media types', () => {
       expect(form.status, action).not.toBe(415);
       expect(form.status, action).toBeLessThan(500);
     }
-    expect(rowCount(t)).toBe(before);
+    expect(await rowCount(t)).toBe(before);
   });
 });

@@ -4,9 +4,9 @@ import type { Server, ServerOptions } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../app.js';
 import type { AppConfig, AppDeps, AppEnv } from '../context.js';
-import { createDb, type Db } from '../db/client.js';
+import { closeDb, createDb, type DatabaseLocation, type Db } from '../db/client.js';
 import { ENGINE } from '../db/engine.js';
-import { freshPostgresDb } from './postgres.js';
+import { freshPostgresDb, freshPostgresUrl } from './postgres.js';
 import { buildDeps } from '../deps.js';
 import { ManualClock, type Clock } from '../lib/clock.js';
 import type { PartnerSettingsPatch } from '../modules/partners/partners.settings.js';
@@ -59,15 +59,52 @@ export function fileDeps(path: string, opts: { clock?: Clock } = {}): AppDeps {
 /**
  * A fresh, migrated database for one test app: in-memory SQLite, or a database of its own on
  * the run's PostgreSQL server when the test process runs on PostgreSQL (the `server-pg`
- * project; see testing/postgres.ts).
+ * project; see testing/postgres.ts). `migrate: false`: an empty one, no migration applied.
  */
-export function testDb(): Db {
-  return ENGINE === 'postgres' ? freshPostgresDb() : createDb(':memory:');
+export function testDb(opts: { migrate?: boolean } = {}): Db {
+  return ENGINE === 'postgres' ? freshPostgresDb(opts) : createDb(':memory:', opts);
 }
 
-export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger?: Logger } = {}) {
+/**
+ * Where a service the test starts itself (main.ts's `start`) keeps its data, as environment
+ * variables: the SQLite file at `sqlitePath` (`DATABASE_PATH`, created at start), or on
+ * PostgreSQL an empty database of its own (`DATABASE_URL`; the service migrates it at start).
+ * Starting again with the same variables opens the same database.
+ */
+export async function serviceDatabaseEnv(sqlitePath: string): Promise<ServiceDatabase> {
+  return ENGINE === 'postgres' ? { DATABASE_URL: await freshPostgresUrl({ migrate: false }) } : { DATABASE_PATH: sqlitePath };
+}
+
+/** A database as the variables that name it (see {@link serviceDatabaseEnv}). */
+export type ServiceDatabase = { DATABASE_PATH: string } | { DATABASE_URL: string };
+
+/** The database of `database`'s variables, as `openDb` takes it. */
+export function locationOf(database: ServiceDatabase): DatabaseLocation {
+  return 'DATABASE_URL' in database ? { url: database.DATABASE_URL, path: '' } : { url: null, path: database.DATABASE_PATH };
+}
+
+/** Where `database` is, as the commands print it (`npm run migrate`, `npm run reseal`): the file, or the URL without its password. */
+export function whereOf(database: ServiceDatabase): string {
+  if (!('DATABASE_URL' in database)) return database.DATABASE_PATH;
+  const url = new URL(database.DATABASE_URL);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
+
+/**
+ * Closes a test's database (the SQLite connection, or the PostgreSQL pool) once it is open, as
+ * a database gone away: what uses it afterwards fails.
+ */
+export async function closeTestDb(db: Db): Promise<void> {
+  // On PostgreSQL the handle's pool exists once the database does (testing/postgres.ts).
+  await db.read(() => undefined);
+  await closeDb(db);
+}
+
+export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger?: Logger; db?: Db } = {}) {
   const clock = new ManualClock('2026-03-01T12:00:00Z');
-  const db = testDb();
+  // `db`: another process's view of a test database (testing/postgres.ts, `sameDatabase`).
+  const db = opts.db ?? testDb();
   const config: AppConfig = {
     env: 'test',
     publicBaseUrl: 'http://resale.test',

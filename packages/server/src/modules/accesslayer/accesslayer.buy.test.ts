@@ -1,32 +1,9 @@
-import { inOrder } from '../../lib/in-order.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDb } from '../../db/client.js';
-import { ManualClock } from '../../lib/clock.js';
-import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
-import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
-import type { PartnerSettingsPatch } from '../partners/partners.settings.js';
-import { buyAccessLayerRoutes } from './accesslayer.buy.routes.js';
-import { FULL_REBUILD_MS, ShowSnapshots } from './accesslayer.buy.cache.js';
+import type { TestPartner } from '../../testing/harness.js';
+import { setup } from './accesslayer.buy.testing.js';
 
-/**
- * Event `tour`, show-1 with four ticket options in this order:
- * - opt-field  45.50 EUR, area Field
- * - opt-vip   120.00 EUR, area Lounge
- * - opt-box   200.00 EUR, area Lounge, webVisibility false
- * - opt-stand  30.00 EUR, no area
- * and show-2 (opt-field, opt-vip). Partner fees: buyer 10 %, so a listing at 40.00 costs the buyer 44.00 per ticket.
- */
-const SHOW_1 = showBody('show-1', {
-  ticketOptions: [
-    { ticketId: 'opt-field', title: 'General field', description: 'Standing', currency: 'EUR', price: 45.5, area: 'Field' },
-    { ticketId: 'opt-vip', title: 'VIP', description: 'Lounge access', currency: 'EUR', price: 120, area: 'Lounge' },
-    { ticketId: 'opt-box', title: 'Box', description: 'Private box', currency: 'EUR', price: 200, area: 'Lounge', webVisibility: false },
-    { ticketId: 'opt-stand', title: 'Standing', description: 'Back', currency: 'EUR', price: 30 },
-  ],
-});
+// The fixture (event `tour`, its shows, tickets and fees) is in accesslayer.buy.testing.ts; the
+// tests of the cache over SQLite's change counter are in accesslayer.buy.sqlite-only.test.ts.
 
 const BRAND = {
   buyBanner: {
@@ -54,47 +31,6 @@ const BRAND = {
   integratedMap: { allowOrphanTicketSelection: false },
   disabledTicketOptions: [] as { eventId: string; showId?: string; ticketOptionId: string }[],
 };
-
-async function setup(opts: { seating?: boolean; settings?: PartnerSettingsPatch } = {}) {
-  const t = createTestApp();
-  mountBuy(t);
-  const p = await t.partner('Acme Tickets', opts.settings ?? {});
-  await withEvent(t, p, eventBody('tour', { shows: [SHOW_1, showBody('show-2')], ...(opts.seating ? { seating: { svgCode: '<svg viewBox="0 0 10 10"/>' } } : {}) }));
-  const sync = await t.request('POST', '/v1/sync/tickets', {
-    key: p.keys.private,
-    body: [
-      ticketBody('f1', { orderId: 'o-1', section: 'A', row: '1', seat: '2' }),
-      ticketBody('f2', { orderId: 'o-1', section: 'A', row: '1', seat: '1' }),
-      ticketBody('f3'),
-      ticketBody('f4'),
-      ticketBody('v1', { ticketOptionId: 'opt-vip', price: 120 }),
-      ticketBody('v2', { ticketOptionId: 'opt-vip', price: 120 }),
-      ticketBody('b1', { ticketOptionId: 'opt-box', price: 200 }),
-      ticketBody('s1', { ticketOptionId: 'opt-stand', price: 30 }),
-      ticketBody('x1', { showId: 'show-2' }),
-    ],
-  });
-  expect(sync.status).toBe(200);
-  return { t, p, ...helpers(t, p) };
-}
-
-/** Mounts the router unless app.ts already does (the wiring is added there separately). */
-function mountBuy(t: TestApp) {
-  if (!t.app.routes.some((r) => r.method === 'POST' && r.path === '/v1/wrapper/accesslayer/bulk')) t.app.route('/', buyAccessLayerRoutes(t.deps));
-}
-
-function helpers(t: TestApp, p: TestPartner) {
-  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
-  const list = async (ids: string[], priceMinor: number) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (id) => (await ticket(id)).id), priceMinor }));
-  const reprice = async (listingId: string, priceMinor: number) => await t.db.transact(async (tx) => await t.deps.listings.updatePrice(tx, p.id, listingId, (await t.deps.listings.get(tx, p.id, listingId)).sellerPk, priceMinor));
-  const terminate = async (ticketId: string) => await t.db.transact(async (tx) => await t.deps.listings.terminateByTicket(tx, p.id, ticketId));
-  const buy = (query: Record<string, string> = {}, key: string | null = p.keys.public) =>
-    t.request('GET', `/v1/wrapper/accesslayer?${new URLSearchParams({ type: 'buy', eventId: 'tour', showId: 'show-1', ...query })}`, { key });
-  const bulk = (body: unknown, query: Record<string, string> = {}, key: string = p.keys.public) =>
-    t.request('POST', `/v1/wrapper/accesslayer/bulk?${new URLSearchParams({ type: 'buy', ...query })}`, { key, body });
-  const settings = (buyAccessLayer: unknown) => t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { buyAccessLayer } } });
-  return { ticket, list, reprice, terminate, buy, bulk, settings };
-}
 
 type Component = { type: string; class: string } & Record<string, any>;
 const find = (data: Component[], cls: string) => data.find((c) => c.class === cls)?.[cls];
@@ -183,72 +119,6 @@ describe('buy access layer: live numbers', () => {
     expect(numbers(after.body.data)['opt-field']).toEqual([0, 0]);
     expect(after.body.data[0].buyButton.callToAction.enabled).toBe(false);
     expect(categories(after.body.data)[0]!.callToAction.enabled).toBe(false);
-  });
-
-  it('sees writes made by another connection to the same database file, and its own at once', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'buy-snapshots-'));
-    try {
-      const file = join(dir, 'db.sqlite');
-      const a = createDb(file);
-      const b = createDb(file);
-      const clock = new ManualClock();
-      const counter = new ShowSnapshots(a, clock).counter;
-      const v0 = counter.read();
-      expect(counter.same(v0, counter.read())).toBe(true);
-      b.$client.exec("insert into partners (id, name, settings, webhook_secret_sealed, created_at, updated_at) values ('ptr_x', 'x', '{}', 'x', 0, 0)");
-      // Another process's commit shows within a millisecond (the check costs a read transaction, so once per ms).
-      clock.advance(1);
-      expect(counter.same(v0, counter.read())).toBe(false);
-      // This process's writes show at once.
-      const v1 = counter.read();
-      a.$client.exec("update partners set name = 'y' where id = 'ptr_x'");
-      expect(counter.same(v1, counter.read())).toBe(false);
-      a.$client.close();
-      b.$client.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('serves repeated requests from memory, checks the fingerprint after a write elsewhere, rebuilds after a listing change', async () => {
-    const { t, p, list, reprice } = await setup();
-    const snapshots = new ShowSnapshots(t.db, t.clock);
-    const read = () => snapshots.get(p.id, 'tour', 'show-1', snapshots.counter.read());
-    const field = async () => {
-      const r = await read();
-      return r.found ? r.snapshot.options[0] : null;
-    };
-    await read();
-    await read();
-    await read();
-    expect([snapshots.rebuilds, snapshots.checks]).toEqual([1, 0]);
-    // A write that does not concern the show: one fingerprint check, no rebuild.
-    await t.partner('Someone else');
-    await read();
-    await read();
-    expect([snapshots.rebuilds, snapshots.checks]).toEqual([1, 1]);
-    // A listing of the show: the fingerprint differs, so it is rebuilt.
-    const l = await list(['f3'], 4000);
-    expect(await field()).toMatchObject({ ticketOptionId: 'opt-field', quantityForSale: 1, floorMinor: 4400, cheapest: { listingId: l.id, buyerTotalMinor: 4400 } });
-    expect([snapshots.rebuilds, snapshots.checks]).toEqual([2, 2]);
-    // A seat of the cheapest listing changed.
-    await t.request('PUT', '/v1/tickets/f3', { key: p.keys.private, body: { ...ticketBody('f3'), section: 'Z', row: '9', seat: '99' } });
-    expect((await field())?.cheapest?.seats).toEqual([{ section: 'Z', row: '9', seat: '99' }]);
-    // Writes forgiven (Login Trust's tokens) cost nothing at all.
-    const checks = snapshots.checks;
-    await t.db.transact(async (tx) => snapshots.counter.forgive(async () => await t.deps.auth.mintOneTimeToken(tx, p.id, (await t.deps.tickets.get(t.db, p.id, 'f1')).ownerPk, 'test')));
-    await read();
-    expect(snapshots.checks).toBe(checks);
-    // The one change the fingerprint cannot see: a buyer fee changed at the same price (the
-    // partner's fees changed, the seller saves the same price). It shows once the entry is FULL_REBUILD_MS old.
-    await t.deps.partners.update(p.id, { settings: { fees: { buyerPercent: 20 } } });
-    await reprice(l.id, 4000);
-    expect((await field())?.floorMinor).toBe(4400);
-    t.clock.advance(FULL_REBUILD_MS);
-    expect((await field())?.floorMinor).toBe(4800);
-    // Unknown ids are remembered as such.
-    expect(await snapshots.get(p.id, 'tour', 'show-9', snapshots.counter.read())).toEqual({ found: false, missing: 'show' });
-    expect(await snapshots.get(p.id, 'nope', 'show-1', snapshots.counter.read())).toEqual({ found: false, missing: 'event' });
   });
 });
 

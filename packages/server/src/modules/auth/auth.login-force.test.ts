@@ -1,3 +1,4 @@
+import { closeServers } from '../../testing/servers.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,17 +22,7 @@ async function platform(handler: (req: IncomingMessage, res: ServerResponse) => 
   return { url: (path = '/') => `http://127.0.0.1:${port}${path}`, seen };
 }
 
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          s.closeAllConnections();
-          s.close(() => resolve());
-        }),
-    ),
-  );
-});
+afterEach(() => closeServers(servers));
 
 /**
  * The partner's login page: signs the user in (here: always Ana, user id `user-881`), asks

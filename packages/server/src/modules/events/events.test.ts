@@ -1,9 +1,5 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { ManualClock } from '../../lib/clock.js';
-import { createTestApp, fileDeps } from '../../testing/harness.js';
-import { tempDir } from '../../testing/temp-dir.js';
+import { describe, expect, it } from 'vitest';
+import { createTestApp } from '../../testing/harness.js';
 import { eventBody, priceDetailShowBody, showBody } from '../../testing/factories.js';
 
 describe('POST /v1/events', () => {
@@ -285,26 +281,5 @@ describe('ANNOUNCED shows', () => {
     t.clock.set('2026-03-02T09:00:00Z');
     expect(await t.deps.events.promoteAnnounced()).toBe(1);
     expect((await t.deps.events.get(t.db, p.id, 'feed')).shows[0]!.status).toBe('ON_SALE');
-  });
-
-  it('takes no write lock when no show is due (the check runs every second beside other writers)', async () => {
-    const path = join(tempDir('resale-promote-'), 'db.sqlite');
-    const deps = fileDeps(path);
-    const p = (await deps.partners.create('P', {})).partner;
-    await deps.db.transact(async (tx) =>
-      await deps.events.upsert(tx, p.id, { ...eventBody('feed'), shows: [{ ...showBody('s1'), status: 'ANNOUNCED', dates: { salesStartAt: '2026-03-02T09:00:00Z' } }] } as never, 'feed'),
-    );
-    // Another connection (a process, the ingestion worker) holds the write lock; waiting for it would fail at once.
-    const other = new Database(path);
-    onTestFinished(() => void other.close());
-    deps.db.$client.pragma('busy_timeout = 0');
-    other.exec('BEGIN IMMEDIATE');
-    expect(await deps.events.promoteAnnounced()).toBe(0);
-    (deps.clock as ManualClock).set('2026-03-02T09:00:00Z');
-    // Now a show is due: the write needs the lock.
-    await expect(deps.events.promoteAnnounced()).rejects.toThrow(/locked|busy/i);
-    other.exec('COMMIT');
-    expect(await deps.events.promoteAnnounced()).toBe(1);
-    deps.db.$client.close();
   });
 });

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { issuesToEntries } from '../../lib/validation.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { platformFetch } from '../platform/platform-request.js';
+import { Lanes, untilReleaseOr } from '../../lib/lanes.js';
 import { cancelledItemSchema, feedEventSchema, parseFeedTimestamp } from './feeds.schemas.js';
 import { feedRuns } from './feeds.table.js';
 
@@ -24,11 +25,20 @@ export interface DuePoll {
 }
 
 export interface FeedsServiceOptions {
-  /** Time limit of one feed request, body included. Default: platformFetch's 10 s. */
+  /** Time limit of one feed request, body included: a hanging feed holds its poll no longer. Default: platformFetch's 10 s. */
   timeoutMs?: number;
   /** Largest feed body accepted. Default: platformFetch's 20 MiB. */
   maxBytes?: number;
+  /**
+   * Polls in flight at once in this service, every partner together. Default 8. A partner's
+   * own two feeds are polled one after the other (events first), never at once.
+   */
+  concurrency?: number;
 }
+
+export const DEFAULT_FEED_CONCURRENCY = 8;
+/** How often `pollContinuously` looks for due feeds. Default 1 s (the job's tick). */
+export const DEFAULT_FEED_POLL_MS = 1000;
 
 /** What the service needs from the app's dependencies. */
 export type FeedsDeps = Pick<AppDeps, 'db' | 'clock' | 'logger' | 'partners' | 'events'>;
@@ -55,16 +65,24 @@ const UNFINISHED = 'The poll did not finish (it is still running, or the process
  *   cancellations come from the cancelled feed (or the cancellation endpoint).
  * - The schedule lives in `feed_runs`: a run's row is written when it starts, so another
  *   process, or this one after a restart, waits `feedPollSeconds` from that moment.
+ * - Partners do not wait for each other: due feeds of different partners are polled at once
+ *   (at most `concurrency`), each within its own time limit (`timeoutMs`), so a partner whose
+ *   feed hangs holds only its own poll; a partner's two feeds go one after the other.
  *
  * @example
  * const feeds = new FeedsService(deps);
  * await feeds.tick(); // polls what is due, then promotes ANNOUNCED shows whose sales started
  */
 export class FeedsService {
+  /** One lane per partner (its feeds one after the other), `concurrency` in all. */
+  private readonly lanes: Lanes;
+
   constructor(
     private readonly deps: FeedsDeps,
     private readonly opts: FeedsServiceOptions = {},
-  ) {}
+  ) {
+    this.lanes = new Lanes({ perKey: 1, overall: opts.concurrency ?? DEFAULT_FEED_CONCURRENCY });
+  }
 
   /**
    * Polls the partner's events feed now, whatever the schedule. Resolves to the run, or
@@ -110,39 +128,81 @@ export class FeedsService {
   }
 
   /**
-   * One round of the feeds job: polls every due feed, one after the other (a failure of
-   * one never stops the others), then makes ANNOUNCED shows whose `dates.salesStartAt`
-   * has come ON_SALE. Never throws.
+   * One round: polls every due feed, feeds of different partners at once (at most
+   * `concurrency`; a partner's two feeds one after the other), each within its own time limit,
+   * so a partner whose feed hangs never delays another's poll; a failure of one never stops
+   * the others. Then makes ANNOUNCED shows whose `dates.salesStartAt` has come ON_SALE.
+   * Resolves once every poll of the round has finished, with the runs in the order of `due()`.
+   * Never throws.
    */
   async tick(): Promise<{ runs: FeedRun[]; promoted: number }> {
-    const { logger } = this.deps;
+    const pairs = await this.dueOrNone();
+    const runs: (FeedRun | null)[] = pairs.map(() => null);
+    const inFlight = new Set<Promise<void>>();
+    let waiting = pairs.map((pair, index) => ({ ...pair, index }));
+    for (;;) {
+      waiting = waiting.filter((pair) => {
+        const task = this.start(pair, (run) => (runs[pair.index] = run));
+        if (!task) return true;
+        inFlight.add(task);
+        void task.finally(() => inFlight.delete(task));
+        return false;
+      });
+      if (waiting.length === 0) break;
+      await this.lanes.nextRelease();
+    }
+    await Promise.all(inFlight);
+    const promoted = await this.promote();
+    return { runs: runs.filter((run): run is FeedRun => run !== null), promoted };
+  }
+
+  /**
+   * Polls for as long as there is something to poll (the feeds job): a round of `due()` and
+   * the promotion of ANNOUNCED shows at least every `pollMs`, each due feed started as soon as
+   * its partner's lane is free, without waiting for the polls of other partners; resolves once
+   * a round finds nothing to start and nothing is in flight. When `signal` aborts, nothing new
+   * starts and it resolves once the polls in flight have finished. Never throws.
+   */
+  async pollContinuously(opts: { pollMs?: number; signal?: AbortSignal | undefined } = {}): Promise<{ runs: FeedRun[]; promoted: number }> {
+    const pollMs = Math.max(1, opts.pollMs ?? DEFAULT_FEED_POLL_MS);
+    const { signal } = opts;
     const runs: FeedRun[] = [];
-    let pairs: DuePoll[] = [];
-    try {
-      pairs = await this.due(this.deps.clock.now());
-    } catch (err) {
-      logger.error({ err: errInfo(err) }, 'feeds: could not work out which feeds are due');
-    }
-    for (const { partnerId, feed } of pairs) {
-      try {
-        const partner = await this.deps.partners.get(partnerId);
-        const url = feedUrl(partner, feed);
-        if (url === null) continue;
-        // Claimed again under a write lock: another process may have taken it meanwhile.
-        const claimed = await this.claim(partner, feed, true);
-        if (claimed) runs.push(await this.execute(partner, feed, url, claimed));
-      } catch (err) {
-        logger.error({ partnerId, feed, err: errInfo(err) }, 'feeds: poll failed unexpectedly');
-      }
-    }
     let promoted = 0;
+    const inFlight = new Map<string, Promise<void>>();
+    let waiting: DuePoll[] = [];
+    let lastRound = Number.NEGATIVE_INFINITY;
+    const startWaiting = () => {
+      waiting = waiting.filter((pair) => {
+        const key = `${pair.partnerId}:${pair.feed}`;
+        if (inFlight.has(key)) return false;
+        const task = this.start(pair, (run) => runs.push(run));
+        if (!task) return true;
+        inFlight.set(key, task);
+        void task.finally(() => inFlight.delete(key));
+        return false;
+      });
+    };
     try {
-      promoted = await this.deps.events.promoteAnnounced();
-      if (promoted > 0) logger.info({ promoted }, 'feeds: ANNOUNCED shows went ON_SALE');
-    } catch (err) {
-      logger.error({ err: errInfo(err) }, 'feeds: could not promote ANNOUNCED shows');
+      for (;;) {
+        if (signal?.aborted) break;
+        if (performance.now() - lastRound >= pollMs) {
+          lastRound = performance.now();
+          waiting = await this.dueOrNone();
+          if (signal?.aborted) break;
+          startWaiting();
+          promoted += await this.promote();
+          if (inFlight.size === 0 && waiting.length === 0) break;
+        } else {
+          // A lane freed: a partner's second feed, or one that waited for a free lane.
+          startWaiting();
+          if (inFlight.size === 0 && waiting.length === 0) break;
+        }
+        await untilReleaseOr(this.lanes, pollMs - (performance.now() - lastRound), signal);
+      }
+      return { runs, promoted };
+    } finally {
+      await Promise.all(inFlight.values());
     }
-    return { runs, promoted };
   }
 
   /** The partner's latest runs of both feeds, newest first. */
@@ -158,6 +218,53 @@ export class FeedsService {
   }
 
   // ---------------------------------------------------------------- internals
+
+  /** `due()` now, or none when it cannot be worked out (logged). */
+  private async dueOrNone(): Promise<DuePoll[]> {
+    try {
+      return await this.due(this.deps.clock.now());
+    } catch (err) {
+      this.deps.logger.error({ err: errInfo(err) }, 'feeds: could not work out which feeds are due');
+      return [];
+    }
+  }
+
+  /**
+   * Starts polling a due feed in its partner's lane: null when the lane (or the whole) is
+   * busy. The poll claims the feed again first (another process may have polled it meanwhile)
+   * and hands its run to `done`; the task never rejects.
+   */
+  private start(pair: DuePoll, done: (run: FeedRun) => void): Promise<void> | null {
+    const release = this.lanes.tryTake(pair.partnerId);
+    if (!release) return null;
+    const { partnerId, feed } = pair;
+    return (async () => {
+      try {
+        const partner = await this.deps.partners.get(partnerId);
+        const url = feedUrl(partner, feed);
+        if (url === null) return;
+        // Claimed again under a write lock: another process may have taken it meanwhile.
+        const claimed = await this.claim(partner, feed, true);
+        if (claimed) done(await this.execute(partner, feed, url, claimed));
+      } catch (err) {
+        this.deps.logger.error({ partnerId, feed, err: errInfo(err) }, 'feeds: poll failed unexpectedly');
+      } finally {
+        release();
+      }
+    })();
+  }
+
+  /** ANNOUNCED shows whose sales started become ON_SALE; how many. Never throws. */
+  private async promote(): Promise<number> {
+    try {
+      const promoted = await this.deps.events.promoteAnnounced();
+      if (promoted > 0) this.deps.logger.info({ promoted }, 'feeds: ANNOUNCED shows went ON_SALE');
+      return promoted;
+    } catch (err) {
+      this.deps.logger.error({ err: errInfo(err) }, 'feeds: could not promote ANNOUNCED shows');
+      return 0;
+    }
+  }
 
   private async lastStart(tx: Tx, partnerId: string, feed: FeedKind): Promise<number | null> {
     const row = (await tx

@@ -130,8 +130,12 @@ export async function migrationStatus(db: Db, journal: readonly JournalEntry[] =
       const last = rows[0]?.last;
       return last === null || last === undefined ? null : Number(last);
     } catch (err) {
-      // SQLite: "no such table"; PostgreSQL: "does not exist". Anything else is a real failure.
-      if (/no such table|does not exist/i.test((err as Error).message)) return null;
+      // SQLite: "no such table"; PostgreSQL: "does not exist", in the cause of drizzle's
+      // "Failed query" error (the server reports it when the query runs). Anything else is a
+      // real failure.
+      const cause = (err as Error).cause;
+      const reason = `${(err as Error).message} ${cause instanceof Error ? cause.message : ''}`;
+      if (/no such table|does not exist/i.test(reason)) return null;
       throw err;
     }
   });

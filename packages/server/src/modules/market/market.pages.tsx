@@ -112,7 +112,8 @@ export function marketPageRoutes(deps: AppDeps) {
     const one = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : undefined);
     // One listing from a Buy button, or several picked on the seat map (one option, one checkout).
     const listingIds = [form.listingId ?? []].flat().filter((v): v is string => typeof v === 'string').slice(0, MAX_SELECTION);
-    if (listingIds.length === 0) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+    // No listing's id holds a NUL (and PostgreSQL refuses one in any text it is sent: a 500).
+    if (listingIds.length === 0 || listingIds.some((id) => id.includes('\u0000'))) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
     const back = partnerReturnTo(deps.box, partner, one('returnTo'), one(RETURN_TO_TAG_PARAM));
     // Signed out: sign in first, then back to this market with the pick as the selection.
     const selection = new URLSearchParams({ listingIds: listingIds.join(','), lang });

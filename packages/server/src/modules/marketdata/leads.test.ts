@@ -1,18 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createDb } from '../../db/client.js';
-import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
+import { buildDeps } from '../../deps.js';
+import { createTestApp, TEST_SECRET_KEY, type TestApp, type TestPartner } from '../../testing/harness.js';
 import { eventBody, showBody, withEvent } from '../../testing/factories.js';
-import { PartnersService } from '../partners/partners.service.js';
-import { ManualClock } from '../../lib/clock.js';
-import { SecretBox } from '../../lib/crypto.js';
-import { EventsService } from '../events/events.service.js';
-import { DomainEvents } from '../../lib/domain-events.js';
 import { leads } from './leads.table.js';
-import { MAX_BULK_LEADS } from './leads.schemas.js';
+import { LeadsService } from './leads.service.js';
+import { MAX_BULK_LEADS, type LeadInput } from './leads.schemas.js';
 
 const USERS = '/v1/marketdata/users';
 const BULK = '/v1/marketdata/users/bulk';
@@ -237,47 +230,33 @@ describe('POST /v1/marketdata/users: the upsert', () => {
     expect(await rows(t)).toHaveLength(1);
   });
 
-  it('never duplicates when several threads, each with its own connection to a file database, upsert the same lead at once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'resale-leads-'));
-    const databasePath = join(dir, 'leads.db');
-    try {
-      const db = createDb(databasePath);
-      const clock = new ManualClock('2026-03-01T12:00:00Z');
-      const partners = new PartnersService({ db, clock, box: new SecretBox('leads-test-secret-key-000000000000000') });
-      const { partner } = await partners.create('Acme', {});
-      const events = new EventsService({ db, clock, bus: new DomainEvents() });
-      await db.transact(async (tx) => await events.create(tx, partner.id, eventBody('tour') as unknown as Parameters<typeof events.create>[2]));
-      const start = new SharedArrayBuffer(4);
-      const threads = 4;
-      const rounds = 25;
-      const entry = new URL('./leads.concurrency.thread.ts', import.meta.url);
-      const code = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};\nregister();\nawait import(${JSON.stringify(entry.href)});\n`;
-      const workers = Array.from({ length: threads }, () => new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), {
-        workerData: { databasePath, partnerId: partner.id, rounds, start, lead: { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'race@example.com' } } },
-      }));
-      const results = workers.map(
-        (w) =>
-          new Promise<{ created: number; ids: string[] }>((resolve, reject) => {
-            w.on('message', (m: { type: string; created: number; ids: string[] }) => m.type === 'done' && resolve(m));
-            w.on('error', reject);
-          }),
-      );
-      await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))));
-      // Every thread is ready: release them together.
-      Atomics.store(new Int32Array(start), 0, 1);
-      Atomics.notify(new Int32Array(start), 0);
-      const done = await Promise.all(results);
-      await Promise.all(workers.map((w) => w.terminate()));
-      expect(done.reduce((n, r) => n + r.created, 0)).toBe(1);
-      expect(new Set(done.flatMap((r) => r.ids)).size).toBe(1);
-      const stored = await db.select().from(leads);
-      expect(stored).toHaveLength(1);
-      expect(stored[0]!.tags).toEqual([`round-${rounds - 1}`]);
-      db.$client.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+  it('never duplicates when several processes upsert the same lead at once over one database', async () => {
+    const { t, p } = await setup();
+    // Four services over the same database, as four processes would run them (on PostgreSQL
+    // each transaction takes a connection of its own from the pool). Each upserts the lead
+    // `rounds` times, all starting together.
+    const processes = [t.deps, ...Array.from({ length: 3 }, () => buildDeps({ db: t.db, clock: t.clock, config: t.deps.config, logger: pino({ level: 'silent' }), secretKey: TEST_SECRET_KEY }))];
+    const rounds = 25;
+    const input = { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'race@example.com' } } as LeadInput;
+    const done = await Promise.all(
+      processes.map(async (d) => {
+        const svc = new LeadsService(d);
+        let created = 0;
+        const ids = new Set<string>();
+        for (let i = 0; i < rounds; i++) {
+          const r = await d.db.transact(async (tx) => await svc.upsert(tx, p.id, { ...input, tags: [`round-${i}`] }));
+          if (r.created) created++;
+          ids.add(r.lead.id);
+        }
+        return { created, ids: [...ids] };
+      }),
+    );
+    expect(done.reduce((n, r) => n + r.created, 0)).toBe(1);
+    expect(new Set(done.flatMap((r) => r.ids)).size).toBe(1);
+    const stored = await rows(t);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.tags).toEqual([`round-${rounds - 1}`]);
+  });
 
   it('replays an Idempotency-Key and refuses it with another body', async () => {
     const { t, post } = await setup();

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../app.js';
-import { fileDeps } from '../../testing/harness.js';
-import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
+import { buildDeps } from '../../deps.js';
+import { createTestApp, TEST_SECRET_KEY, type TestApp, type TestPartner } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
 import { messages } from '../email/email.table.js';
 import { leads } from './leads.table.js';
@@ -121,30 +119,21 @@ describe('wishlist notifications', () => {
     expect(new Set((await mails()).map((m) => m.to)).size).toBe(items.length);
   });
 
-  it('sends once when two processes, each with its own connection to a file database, run the job', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'resale-wishlist-'));
-    try {
-      const make = () => {
-        const deps = fileDeps(join(dir, 'w.db'));
-        return { deps, app: createApp(deps) };
-      };
-      const a = make();
-      const b = make();
-      const partner = await a.deps.partners.create('Acme', {});
-      const key = partner.secrets.keys.private;
-      const call = (app: typeof a.app, path: string, body: unknown) => app.request(path, { method: 'POST', headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const t = { request: async (_m: string, path: string, o: { body: unknown }) => ({ status: (await call(a.app, path, o.body)).status }) } as unknown as TestApp;
-      await withEvent(t, { id: partner.partner.id, keys: partner.secrets.keys, webhookSecret: '' });
-      await call(a.app, '/v1/sync/tickets', [ticketBody('f1')]);
-      await call(b.app, '/v1/marketdata/users', { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'fan@example.com' } });
-      const owner = await a.deps.tickets.get(a.deps.db, partner.partner.id, 'f1');
-      await a.deps.db.transact(async (tx) => await a.deps.listings.create(tx, partner.partner.id, { sellerPk: owner.ownerPk, ticketPks: [owner.id], priceMinor: 4000 }));
-      expect((await notifyWishlists(b.deps)) + (await notifyWishlists(a.deps)) + (await notifyWishlists(b.deps))).toBe(1);
-      expect((await a.deps.db.select().from(messages)).filter((m) => m.template === 'wishlistAvailable')).toHaveLength(1);
-      a.deps.db.$client.close();
-      b.deps.db.$client.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('sends once when two processes over one database run the job', async () => {
+    const t = createTestApp();
+    // Another process's services over the same database (on PostgreSQL, connections of their own from the pool).
+    const otherDeps = buildDeps({ db: t.db, clock: t.clock, config: t.deps.config, logger: pino({ level: 'silent' }), secretKey: TEST_SECRET_KEY });
+    const a = { deps: t.deps, app: t.app };
+    const b = { deps: otherDeps, app: createApp(otherDeps) };
+    const partner = await t.partner('Acme');
+    const key = partner.keys.private;
+    const call = (app: typeof a.app, path: string, body: unknown) => app.request(path, { method: 'POST', headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await withEvent(t, partner);
+    await call(a.app, '/v1/sync/tickets', [ticketBody('f1')]);
+    await call(b.app, '/v1/marketdata/users', { type: 'WISHLIST', externalReferenceEventId: 'tour', showId: 'show-1', buyer: { email: 'fan@example.com' } });
+    const owner = await a.deps.tickets.get(a.deps.db, partner.id, 'f1');
+    await a.deps.db.transact(async (tx) => await a.deps.listings.create(tx, partner.id, { sellerPk: owner.ownerPk, ticketPks: [owner.id], priceMinor: 4000 }));
+    expect((await notifyWishlists(b.deps)) + (await notifyWishlists(a.deps)) + (await notifyWishlists(b.deps))).toBe(1);
+    expect((await a.deps.db.select().from(messages)).filter((m) => m.template === 'wishlistAvailable')).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import { closeServers } from '../../testing/servers.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,17 +23,7 @@ async function platform(handler: (req: IncomingMessage, res: ServerResponse) => 
   return { url: (path = '/owned') => `http://127.0.0.1:${port}${path}`, port, seen };
 }
 
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          s.closeAllConnections();
-          s.close(() => resolve());
-        }),
-    ),
-  );
-});
+afterEach(() => closeServers(servers));
 
 function json(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { 'content-type': 'application/json' });

@@ -1,11 +1,13 @@
 import { inOrder } from '../../lib/in-order.js';
 import { TypeID, typeid } from 'typeid-js';
 import { describe, expect, it } from 'vitest';
-import { createDb } from '../../db/client.js';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
 import { encodeBase32, newId, uuidV7 } from '../../lib/ids.js';
 import { ManualClock } from '../../lib/clock.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
-import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
+import { createTestApp, testDb, type TestApp, type TestPartner } from '../../testing/harness.js';
+import { insertionOrder, sqlRows } from '../../testing/sql.js';
 import { UsersService, type UserIdentity } from '../users/users.service.js';
 import { ROWS_PER_STATEMENT } from './tickets.bulk.js';
 
@@ -14,10 +16,13 @@ async function apply(t: TestApp, p: TestPartner, raw: unknown[]) {
   return await t.db.transact(async (tx) => await t.deps.tickets.syncCreate(tx, p.id, raw));
 }
 
-const count = (t: TestApp, table: 'tickets' | 'users') => (t.db.$client.prepare(`select count(*) n from ${table}`).get() as { n: number }).n;
-const row = (t: TestApp, ticketId: string) => t.db.$client.prepare('select * from tickets where ticket_id = ?').get(ticketId) as Record<string, unknown>;
-const ownerEmail = (t: TestApp, ticketId: string) =>
-  (t.db.$client.prepare('select u.email from tickets t join users u on u.id = t.owner_pk where t.ticket_id = ?').get(ticketId) as { email: string }).email;
+// Stored rows, read through `db`: the test's database, or the transaction of an event handler
+// (which sees what the batch wrote so far).
+const count = async (t: TestApp, table: 'tickets' | 'users') => (await sqlRows<{ n: number }>(t.db, `select count(*) n from ${table}`))[0]!.n;
+const row = async (db: Db, ticketId: string) => (await sqlRows(db, sql`select * from tickets where ticket_id = ${ticketId}`))[0]!;
+const ownerEmail = async (db: Db, ticketId: string) =>
+  (await sqlRows<{ email: string }>(db, sql`select u.email from tickets t join users u on u.id = t.owner_pk where t.ticket_id = ${ticketId}`))[0]!.email;
+const column = async <T>(db: Db, query: ReturnType<typeof sql>) => (await sqlRows<{ v: T }>(db, query)).map((r) => r.v);
 
 async function setup() {
   const t = createTestApp();
@@ -31,25 +36,25 @@ describe('set-based ingestion', () => {
     const { t, p } = await setup();
     const first = await apply(t, p, Array.from({ length: 30 }, (_, i) => ticketBody(`k${i}`, { buyer: `fan${i % 4}@example.com`, section: `S${i}` })));
     expect(first.map((r) => r.status)).toEqual(Array(30).fill('created'));
-    const before = row(t, 'k7');
+    const before = await row(t.db, 'k7');
     t.clock.advance(5000);
     const second = await apply(t, p, [...Array.from({ length: 10 }, (_, i) => ticketBody(`k${i}`, { buyer: `fan${i % 4}@example.com`, price: 50 })), ticketBody('k-new')]);
     expect(second.map((r) => `${r.ticketId}:${r.status}`)).toEqual([...Array.from({ length: 10 }, (_, i) => `k${i}:updated`), 'k-new:created']);
-    const after = row(t, 'k7');
+    const after = await row(t.db, 'k7');
     expect(after).toMatchObject({ id: before.id, created_at: before.created_at, price_minor: 5000, section: null, updated_at: (before.updated_at as number) + 5000 });
-    expect(count(t, 'tickets')).toBe(31);
+    expect(await count(t, 'tickets')).toBe(31);
   });
 
   it('writes a ticket sent twice in one batch once, as last sent: created, then updated', async () => {
     const { t, p } = await setup();
     const seen: string[] = [];
     // Handlers run after the batch so far is written: they see the ticket as the batch left it.
-    t.deps.bus.on('ticket.invalidated', (_tx, e) => void seen.push(`${e.reason}:${e.ticketPk === row(t, 'd1').id}:${ownerEmail(t, 'd1')}`));
+    t.deps.bus.on('ticket.invalidated', async (tx, e) => void seen.push(`${e.reason}:${e.ticketPk === (await row(tx, 'd1')).id}:${await ownerEmail(tx, 'd1')}`));
     const res = await apply(t, p, [ticketBody('d1', { seat: '1' }), ticketBody('d2'), ticketBody('d1', { seat: '2', buyer: 'second@example.com', price: 60 })]);
     expect(res.map((r) => `${r.ticketId}:${r.status}`)).toEqual(['d1:created', 'd2:created', 'd1:updated']);
-    expect(count(t, 'tickets')).toBe(2);
-    expect(row(t, 'd1')).toMatchObject({ seat: '2', price_minor: 6000, state: 'VALID' });
-    expect(ownerEmail(t, 'd1')).toBe('second@example.com');
+    expect(await count(t, 'tickets')).toBe(2);
+    expect(await row(t.db, 'd1')).toMatchObject({ seat: '2', price_minor: 6000, state: 'VALID' });
+    expect(await ownerEmail(t.db, 'd1')).toBe('second@example.com');
     expect(seen).toEqual(['owner_changed:true:second@example.com']);
   });
 
@@ -57,7 +62,7 @@ describe('set-based ingestion', () => {
     const { t, p } = await setup();
     await apply(t, p, [ticketBody('m1'), ticketBody('m2'), ticketBody('m3'), ticketBody('m4')]);
     const seen: string[] = [];
-    t.deps.bus.on('ticket.invalidated', (_tx, e) => void seen.push(`${e.reason}:${t.db.$client.prepare('select ticket_id from tickets where id = ?').pluck().get(e.ticketPk)}`));
+    t.deps.bus.on('ticket.invalidated', async (tx, e) => void seen.push(`${e.reason}:${(await column<string>(tx, sql`select ticket_id as v from tickets where id = ${e.ticketPk}`))[0]}`));
     await apply(t, p, [ticketBody('m1', { buyer: 'b@example.com' }), ticketBody('m2', { showId: 'show-2' }), ticketBody('m3', { price: 1 }), ticketBody('m4', { ticketOptionId: 'opt-vip' })]);
     expect(seen).toEqual(['owner_changed:m1', 'moved:m2', 'moved:m4']);
   });
@@ -72,16 +77,17 @@ describe('set-based ingestion', () => {
       ticketBody('o5', { buyer: '+34600111222' }),
       ticketBody('o6', { buyer: { phone: '+34 600 111 222', lastName: 'Ruiz' } }),
     ]);
-    expect(count(t, 'users')).toBe(2);
-    const users = t.db.$client.prepare('select external_id, email, phone, first_name, last_name from users order by rowid').all();
+    expect(await count(t, 'users')).toBe(2);
+    // In creation order (users' ids sort so; a batch writes them in that order).
+    const users = await sqlRows(t.db, 'select external_id, email, phone, first_name, last_name from users order by id');
     expect(users).toEqual([
       { external_id: 'user-1', email: 'ana@example.com', phone: null, first_name: 'Ana', last_name: null },
       { external_id: null, email: null, phone: '+34600111222', first_name: null, last_name: 'Ruiz' },
     ]);
     await apply(t, p, [ticketBody('o7', { buyer: 'ana@example.com' }), ticketBody('o8', { buyer: { id: 'user-1', phone: '+34600999888' } })]);
-    expect(count(t, 'users')).toBe(2);
-    expect(ownerEmail(t, 'o7')).toBe('ana@example.com');
-    expect(t.db.$client.prepare('select phone from users where external_id = ?').pluck().get('user-1')).toBe('+34600999888');
+    expect(await count(t, 'users')).toBe(2);
+    expect(await ownerEmail(t.db, 'o7')).toBe('ana@example.com');
+    expect((await column<string>(t.db, sql`select phone as v from users where external_id = ${'user-1'}`))[0]).toBe('+34600999888');
   });
 
   it('leaves no ticket and no user behind for rejected items, and applies the others', async () => {
@@ -98,8 +104,8 @@ describe('set-based ingestion', () => {
     ]);
     expect(res.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'created']);
     expect(res[3]!.errors![0]).toMatchObject({ code: 'conflict', message: expect.stringMatching(/deletion is final/) });
-    expect(t.db.$client.prepare('select ticket_id from tickets order by ticket_id').pluck().all()).toEqual(['gone', 'ok']);
-    expect(t.db.$client.prepare('select email from users order by email').pluck().all()).toEqual(['fan@example.com', 'fine@example.com']);
+    expect(await column(t.db, sql`select ticket_id as v from tickets order by ticket_id`)).toEqual(['gone', 'ok']);
+    expect(await column(t.db, sql`select email as v from users order by email`)).toEqual(['fan@example.com', 'fine@example.com']);
   });
 
   it('writes batches larger than one statement holds, in order', async () => {
@@ -107,10 +113,10 @@ describe('set-based ingestion', () => {
     const n = ROWS_PER_STATEMENT * 2 + 37;
     const res = await apply(t, p, Array.from({ length: n }, (_, i) => ticketBody(`w${i}`, { buyer: `w${i}@example.com`, row: String(i) })));
     expect(res.filter((r) => r.status === 'created')).toHaveLength(n);
-    expect(count(t, 'tickets')).toBe(n);
-    expect(count(t, 'users')).toBe(n);
-    // Inserted in item order (rowid), each with its own owner.
-    const rows = t.db.$client.prepare('select t.ticket_id, t.row, u.email from tickets t join users u on u.id = t.owner_pk order by t.rowid').all() as { ticket_id: string; row: string; email: string }[];
+    expect(await count(t, 'tickets')).toBe(n);
+    expect(await count(t, 'users')).toBe(n);
+    // Inserted in item order (rowid; ctid on PostgreSQL), each with its own owner.
+    const rows = await sqlRows<{ ticket_id: string; row: string; email: string }>(t.db, `select t.ticket_id, t.row, u.email from tickets t join users u on u.id = t.owner_pk order by ${insertionOrder('t')}`);
     expect(rows.map((r) => r.ticket_id)).toEqual(Array.from({ length: n }, (_, i) => `w${i}`));
     expect(rows.every((r, i) => r.row === String(i) && r.email === `w${i}@example.com`)).toBe(true);
   });
@@ -121,18 +127,29 @@ describe('set-based ingestion', () => {
       ticketBody('j1', { props: { seating: { section: 'B', row: '3', seat: '4' }, extra: { x: [1, 2] } }, tags: ['gate:3'], primarySaleBuyerData: { firstName: 'Z' } }),
       ticketBody('j2'),
     ]);
-    expect(row(t, 'j1')).toMatchObject({
-      // Keys in the order of the validated item (zod's output), as before.
-      props: '{"seating":{"row":"3","seat":"4","section":"B"},"extra":{"x":[1,2]}}',
-      tags: '["gate:3"]',
-      primary_sale_buyer_data: '{"firstName":"Z"}',
-      ticket_access: '{"type":"URL","locator":"https://partner.example/qr/j1"}',
+    // JSON columns as text (`cast`: the stored JSON on SQLite, jsonb's text on PostgreSQL), and
+    // the JSON they hold (jsonb keeps no key order, so the values are compared parsed).
+    const stored = async (ticketId: string) =>
+      (await sqlRows<Record<string, string | null>>(
+        t.db,
+        sql`select cast(props as text) as props, cast(tags as text) as tags, cast(primary_sale_buyer_data as text) as primary_sale_buyer_data,
+          cast(ticket_access as text) as ticket_access, cast(flags as text) as flags, cast(nominal_ticket as text) as nominal_ticket,
+          cast(primary_sales_fee as text) as primary_sales_fee, section, row, seat, admitted_at from tickets where ticket_id = ${ticketId}`,
+      ))[0]!;
+    const JSON_COLUMNS = ['props', 'tags', 'primary_sale_buyer_data', 'ticket_access', 'flags', 'nominal_ticket', 'primary_sales_fee'];
+    const parsed = (r: Record<string, string | null>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, JSON_COLUMNS.includes(k) && v !== null ? (JSON.parse(v) as unknown) : v]));
+    const j1 = await stored('j1');
+    expect(parsed(j1)).toMatchObject({
+      props: { seating: { row: '3', seat: '4', section: 'B' }, extra: { x: [1, 2] } },
+      tags: ['gate:3'],
+      primary_sale_buyer_data: { firstName: 'Z' },
+      ticket_access: { type: 'URL', locator: 'https://partner.example/qr/j1' },
       section: 'B',
       row: '3',
       seat: '4',
     });
-    // Absent JSON values are bound through drizzle's JSON encoder, as its prepared statements did: the text 'null'.
-    expect(row(t, 'j2')).toMatchObject({ props: 'null', flags: 'null', nominal_ticket: 'null', primary_sales_fee: 'null', tags: '[]', section: null, admitted_at: null });
+    // Absent JSON values are bound through drizzle's JSON encoder, as its prepared statements did: the JSON 'null' (not SQL NULL).
+    expect(await stored('j2')).toMatchObject({ props: 'null', flags: 'null', nominal_ticket: 'null', primary_sales_fee: 'null', tags: '[]', section: null, admitted_at: null });
     const api = (await t.request('GET', '/v1/tickets/j2', { key: p.keys.private })).body.data;
     expect(api).not.toHaveProperty('props');
     expect(api.tags).toEqual([]);
@@ -168,13 +185,14 @@ describe('UserBatch', () => {
     { id: 'u4', firstName: 'Cyd' },
   ];
 
-  function users(db: ReturnType<typeof createDb>) {
-    return db.$client.prepare('select external_id, email, phone, first_name, last_name, created_at, updated_at from users order by rowid').all();
+  /** The users, in creation order (their ids sort so; a batch writes them in that order). */
+  async function users(db: Db) {
+    return await sqlRows(db, 'select external_id, email, phone, first_name, last_name, created_at, updated_at from users order by id');
   }
 
   it('answers exactly what resolve() answers one call after another, and writes the same users', async () => {
-    const one = createDb(':memory:');
-    const many = createDb(':memory:');
+    const one = testDb();
+    const many = testDb();
     const clock = new ManualClock('2026-03-01T12:00:00Z');
     const seed = async (db: typeof one) => await db.transact(async (tx) => await new UsersService({ clock }).resolve(tx, 'ptr_1', { id: 'u2', email: 'd@example.com' }));
     await seed(one);
@@ -193,11 +211,11 @@ describe('UserBatch', () => {
     // The same person gets the same user in both.
     const ids = (rows: { id: string }[]) => rows.map((u) => rows.findIndex((v) => v.id === u.id));
     expect(ids(got)).toEqual(ids(expected));
-    expect(users(many)).toEqual(users(one));
+    expect(await users(many)).toEqual(await users(one));
   });
 
   it('rejects an unusable identity as resolve() does, and creates nothing for it', async () => {
-    const db = createDb(':memory:');
+    const db = testDb();
     const svc = new UsersService({ clock: new ManualClock() });
     await db.transact(async (tx) => {
       const batch = svc.batch(tx, 'ptr_1');
@@ -205,7 +223,7 @@ describe('UserBatch', () => {
       await expect(batch.resolve({ id: '  ' }, 'owner')).rejects.toThrow(/owner needs an id, an e-mail or a phone/);
       await batch.flush();
     });
-    expect(users(db)).toEqual([]);
+    expect(await users(db)).toEqual([]);
   });
 });
 
@@ -217,13 +235,13 @@ describe('statements follow the transaction they are given', () => {
     // the multi-row upsert) happens in B, and nothing in A.
     const results = await b.db.transact(async (tx) => await a.deps.tickets.syncCreate(tx, pb.id, [ticketBody('x1', { buyer: 'new-fan@example.com' }), ticketBody('x2')]));
     expect(results.map((r) => r.status)).toEqual(['created', 'created']);
-    expect([count(b, 'tickets'), count(b, 'users')]).toEqual([2, 2]);
-    expect([count(a, 'tickets'), count(a, 'users')]).toEqual([0, 0]);
+    expect([await count(b, 'tickets'), await count(b, 'users')]).toEqual([2, 2]);
+    expect([await count(a, 'tickets'), await count(a, 'users')]).toEqual([0, 0]);
     // The same services go on working on their own connection.
     const pa = await a.partner('Again');
     await withEvent(a, pa);
     expect((await apply(a, pa, [ticketBody('y1')])).map((r) => r.status)).toEqual(['created']);
-    expect(count(a, 'tickets')).toBe(1);
+    expect(await count(a, 'tickets')).toBe(1);
   });
 });
 

@@ -1,3 +1,4 @@
+// SQLite only: the ingestion worker thread (its own connection to the SQLite file), the writer gate it shares with the main connection and WAL checkpoints; on PostgreSQL jobs drain in-process (tickets.test.ts).
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';

@@ -12,7 +12,9 @@ import { autoCheckpointPages } from '../../db/dialect.js';
 
 const data = workerData as IngestionWorkerData;
 // The main thread applied the migrations before it started this thread.
-const db = createDb(data.databasePath, { migrate: false });
+// Its commits acknowledge nothing (the 202 of a job was committed durably by the main thread):
+// a job applied just before a power loss is applied again after its lease (see db/client.ts, Durability).
+const db = createDb(data.databasePath, { migrate: false, durability: 'fast' });
 // Checkpoints (copying the WAL back into the database file) cost this thread about a sixth
 // of its write time at SQLite's default of one per 1,000 pages. The main thread checkpoints
 // instead, outside the write lock, on the core that has time to spare

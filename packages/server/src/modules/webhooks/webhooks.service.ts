@@ -12,6 +12,7 @@ import { webhookAttempts, webhookMessages } from './webhooks.table.js';
 import { partnerById } from '../partners/partners.queries.js';
 import { affected } from '../../db/affected.js';
 import type { Metrics } from '../metrics/metrics.service.js';
+import { Lanes, untilReleaseOr } from '../../lib/lanes.js';
 
 export type WebhookMessageRow = typeof webhookMessages.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -46,22 +47,32 @@ export interface DeliveryReport {
 }
 
 export interface WebhooksServiceOptions {
-  /** Time limit of one attempt. Default 10 s. */
+  /** Time limit of one attempt: a partner's lane is never held longer by one message. Default 10 s. */
   timeoutMs?: number;
   /** The HTTP client; default the global fetch. */
   fetch?: typeof fetch;
-  /** Messages looked at per `deliverDue()`. Default 50. */
+  /** Due messages read per look at the outbox, taken round-robin across partners. Default 50. */
   batchSize?: number;
-  /** Attempts in flight at once within one `deliverDue()`. Default 8. */
+  /** At most this many of one partner's messages per look, so no partner fills a batch. Default 20. */
+  perPartnerBatch?: number;
+  /** A partner's attempts in flight at once in this process: its lanes. Default 4. */
+  perPartnerConcurrency?: number;
+  /** Attempts in flight at once in this process, every partner together. Default 32. */
   concurrency?: number;
   /** Added to the time limit to form the lease of a claim. Default 30 s. */
   leaseMarginMs?: number;
 }
 
 export const DEFAULT_BATCH_SIZE = 50;
-export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_PER_PARTNER_BATCH = 20;
+export const DEFAULT_PER_PARTNER_CONCURRENCY = 4;
+export const DEFAULT_CONCURRENCY = 32;
 export const DEFAULT_LEASE_MARGIN_MS = 30_000;
 export const MAX_LIST_LIMIT = 200;
+/** How often `deliverContinuously` looks at the outbox while nothing else makes it look. Default 1 s (the job's tick). */
+export const DEFAULT_POLL_MS = 1000;
+/** Looks at the outbox asked for by finished attempts are at least this far apart. */
+const MIN_READ_GAP_MS = 10;
 
 const m = webhookMessages;
 const a = webhookAttempts;
@@ -93,6 +104,12 @@ export interface WebhooksServiceDeps {
  *   with a conditional update; only the worker whose update matched sends. If the process
  *   dies after the claim, the message is due again when the lease ends. Safe with several
  *   workers and several processes on one database.
+ * - Partners do not wait for each other: each has its own lanes (`perPartnerConcurrency`
+ *   attempts in flight in this process, `concurrency` in all), due messages are read
+ *   round-robin across partners (at most `perPartnerBatch` of one partner per read), and
+ *   `deliverContinuously` (the job) refills a partner's lane as soon as it frees, so a partner
+ *   whose endpoint hangs holds only its own lanes, each for at most `timeoutMs`. When slots
+ *   are scarce, a free one goes to the partner with the fewest attempts in flight.
  *
  * No HTTP framework here; every instant comes from the injected clock (the HTTP call's
  * latency is measured on the wall clock).
@@ -106,7 +123,7 @@ export interface WebhooksServiceDeps {
  *     data: { status: true, eventId, showId },
  *   });
  * });
- * await webhooks.deliverDue(); // the job does this every second
+ * await webhooks.deliverDue(); // one pass; the job runs deliverContinuously()
  */
 export class WebhooksService {
   private readonly db: Db;
@@ -117,8 +134,12 @@ export class WebhooksService {
   private readonly timeoutMs: number;
   private readonly fetch: typeof fetch;
   private readonly batchSize: number;
-  private readonly concurrency: number;
+  private readonly perPartnerBatch: number;
   private readonly leaseMarginMs: number;
+  /** This process's lanes (per partner and in all), shared by every delivery pass of this instance. */
+  private readonly lanes: Lanes;
+  /** Messages whose attempt this instance has started and not yet recorded. */
+  private readonly started = new Set<string>();
 
   constructor(deps: WebhooksServiceDeps, opts: WebhooksServiceOptions = {}) {
     this.db = deps.db;
@@ -128,8 +149,9 @@ export class WebhooksService {
     this.metrics = deps.metrics;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     this.fetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
-    this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
+    this.batchSize = Math.max(1, opts.batchSize ?? DEFAULT_BATCH_SIZE);
+    this.perPartnerBatch = Math.max(1, opts.perPartnerBatch ?? DEFAULT_PER_PARTNER_BATCH);
+    this.lanes = new Lanes({ perKey: opts.perPartnerConcurrency ?? DEFAULT_PER_PARTNER_CONCURRENCY, overall: opts.concurrency ?? DEFAULT_CONCURRENCY });
     this.leaseMarginMs = opts.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS;
   }
 
@@ -178,30 +200,147 @@ export class WebhooksService {
   }
 
   /**
-   * Sends what is due: pending messages whose `nextAttemptAt` has come, oldest first, at
-   * most `batchSize`, skipping any with an older pending message of the same resource;
-   * at most `concurrency` attempts in flight. Each message is claimed right before it is
-   * sent, so concurrent calls (here or in another process) never send the same attempt
-   * twice. One pass per call: a message held back by an older one goes out at the next
-   * call after that one is delivered. Never throws for a remote failure.
+   * One pass over what is due: reads the due pending messages once (round-robin across
+   * partners, oldest first within each, at most `perPartnerBatch` of one partner and
+   * `batchSize` in all, skipping any with an older pending message of the same resource) and
+   * sends them through the partners' lanes, then resolves with what was done. Each message is
+   * claimed right before it is sent, so concurrent calls (here or in another process) never
+   * send the same attempt twice. A message held back by an older one goes out at a later pass,
+   * after that one is delivered. Never throws for a remote failure.
    */
   async deliverDue(): Promise<DeliveryReport> {
+    return this.drive(null);
+  }
+
+  /**
+   * Delivers for as long as there is something to deliver (the webhooks job): like
+   * `deliverDue`, but a lane that frees is filled again at once from the messages read, the
+   * outbox is read again when a partner has nothing left in hand and at least every `pollMs`,
+   * and it resolves once nothing is due or in flight. So a partner whose endpoint hangs holds
+   * its own lanes, and the others' messages (new ones included) keep going out meanwhile.
+   * When `signal` aborts, nothing new starts and it resolves once the attempts in flight are
+   * recorded. Never throws for a remote failure.
+   */
+  async deliverContinuously(opts: { pollMs?: number; signal?: AbortSignal | undefined } = {}): Promise<DeliveryReport> {
+    return this.drive({ pollMs: Math.max(1, opts.pollMs ?? DEFAULT_POLL_MS), signal: opts.signal });
+  }
+
+  /** `deliverDue` (one read) or `deliverContinuously` (reads until idle). */
+  private async drive(continuous: { pollMs: number; signal: AbortSignal | undefined } | null): Promise<DeliveryReport> {
     const report: DeliveryReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 };
-    const now = this.clock.now();
-    const due = await this.db.read(async (tx) => await this.due(tx, now));
-    // Each message is claimed right before it is sent (not the whole batch up front), so a
-    // lease never runs out while the message waits for a free lane.
-    await runPool(due, this.concurrency, async (row) => {
+    // The messages read and not started yet, per partner; the order of the map is the turn.
+    const queues = new Map<string, WebhookMessageRow[]>();
+    const inFlight = new Set<Promise<void>>();
+    let lastRead = Number.NEGATIVE_INFINITY;
+    let readWanted = true;
+    let attemptsSinceRead = 0;
+    const stopped = () => continuous?.signal?.aborted === true;
+    const queued = () => [...queues.values()].some((q) => q.length > 0);
+
+    const read = async () => {
+      readWanted = false;
+      attemptsSinceRead = 0;
+      lastRead = performance.now();
+      const rows = await this.db.read(async (tx) => await this.pick(tx, this.clock.now()));
+      queues.clear();
+      for (const row of rows) {
+        if (this.started.has(row.id)) continue;
+        const queue = queues.get(row.partnerId);
+        if (queue) queue.push(row);
+        else queues.set(row.partnerId, [row]);
+      }
+    };
+
+    // Fair share: each free slot goes to the partner with the fewest attempts in flight (ties:
+    // whose turn it is; a partner that got one goes to the back of the turn). So the batch is
+    // started round-robin, and when slots are scarce (other partners' attempts hanging), a
+    // partner with nothing in flight is served first.
+    const startFree = () => {
+      for (;;) {
+        let chosen: string | null = null;
+        for (const [partnerId, queue] of queues) {
+          if (queue.length === 0 || !this.lanes.canTake(partnerId)) continue;
+          if (chosen === null || this.lanes.inFlight(partnerId) < this.lanes.inFlight(chosen)) chosen = partnerId;
+        }
+        if (chosen === null) return;
+        const partnerId = chosen;
+        const queue = queues.get(partnerId)!;
+        const release = this.lanes.tryTake(partnerId)!;
+        const row = queue.shift()!;
+        queues.delete(partnerId);
+        if (queue.length > 0) queues.set(partnerId, queue);
+        this.started.add(row.id);
+        const task: Promise<void> = this.deliverOne(row, report)
+          .then((attempted) => {
+            if (attempted) attemptsSinceRead++;
+            // The partner may have more due (the next message of this resource, say).
+            if (attempted && !queues.get(partnerId)?.length) readWanted = true;
+          })
+          .finally(() => {
+            this.started.delete(row.id);
+            release();
+            inFlight.delete(task);
+          });
+        inFlight.add(task);
+      }
+    };
+
+    try {
+      if (!continuous) {
+        await read();
+        for (;;) {
+          startFree();
+          if (!queued()) break;
+          // Lanes taken by other passes of this instance: wait for one to free.
+          await this.lanes.nextRelease();
+        }
+        return report;
+      }
+      const { pollMs, signal } = continuous;
+      // Milliseconds until the next read: soon after a finished attempt asked for one, else at the poll.
+      const nextReadIn = () => (readWanted ? MIN_READ_GAP_MS : pollMs) - (performance.now() - lastRead);
+      for (;;) {
+        if (stopped()) break;
+        let justRead = false;
+        if (nextReadIn() <= 0) {
+          await read();
+          justRead = true;
+          if (stopped()) break;
+        }
+        startFree();
+        if (inFlight.size === 0 && !queued()) {
+          // Idle: nothing due at the last read, or every claim of it lost to another worker.
+          if (justRead || attemptsSinceRead === 0) break;
+          readWanted = true;
+        }
+        const wait = nextReadIn();
+        if (wait > 0) await untilReleaseOr(this.lanes, wait, signal);
+      }
+      return report;
+    } finally {
+      // Whatever ends the pass (a stop, a database error), the attempts started are recorded first.
+      await Promise.all(inFlight);
+    }
+  }
+
+  /** Claims and sends one message read as due; false when another worker had it. Never throws. */
+  private async deliverOne(row: WebhookMessageRow, report: DeliveryReport): Promise<boolean> {
+    try {
       const leaseUntil = await this.claim(row);
       if (leaseUntil === null) {
         report.claimedElsewhere++;
-        return;
+        return false;
       }
       const result = await this.attempt(row, leaseUntil);
       report.attempted++;
       report[result]++;
-    });
-    return report;
+      return true;
+    } catch (err) {
+      // The database failed under the claim or the record: the message is due again once its
+      // lease (if any) ends, here or in another process.
+      this.logger.error({ messageId: row.id, partnerId: row.partnerId, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'webhook delivery could not be claimed or recorded');
+      return false;
+    }
   }
 
   /**
@@ -291,14 +430,35 @@ export class WebhooksService {
 
   // ---------------------------------------------------------------- internals
 
-  /** Due pending messages that no older pending message of their resource holds back. */
-  private async due(tx: Tx, now: number): Promise<WebhookMessageRow[]> {
-    return await tx
-      .select()
+  /**
+   * Due pending messages that no older pending message of their resource holds back, taken
+   * fairly: each partner's oldest first, then each partner's second, and so on (round-robin),
+   * at most `perPartnerBatch` of one partner and `batchSize` in all. So a partner with a
+   * thousand due messages never pushes another partner's single one out of the batch.
+   */
+  private async pick(tx: Tx, now: number): Promise<WebhookMessageRow[]> {
+    // The rank of each due message within its partner's, oldest first (row_number(): SQLite 3.25+, PostgreSQL).
+    const turn = sql<number>`row_number() over (partition by ${m.partnerId} order by ${m.createdAt}, ${m.id})`.as('turn');
+    const ranked = tx
+      .select({ id: m.id, createdAt: m.createdAt, turn })
       .from(m)
       .where(and(eq(m.state, 'pending'), lte(m.nextAttemptAt, now), notExists(this.olderPending(tx))))
-      .orderBy(asc(m.createdAt), asc(m.id))
+      .as('ranked');
+    const picked = await tx
+      .select({ id: ranked.id })
+      .from(ranked)
+      .where(lte(ranked.turn, this.perPartnerBatch))
+      .orderBy(asc(ranked.turn), asc(ranked.createdAt), asc(ranked.id))
       .limit(this.batchSize);
+    if (picked.length === 0) return [];
+    const order = new Map(picked.map((p, i) => [p.id, i]));
+    // Still due: on PostgreSQL another worker may have claimed one between the two statements,
+    // and a row read under its lease would pass the claim's check against that very lease.
+    const rows = await tx
+      .select()
+      .from(m)
+      .where(and(inArray(m.id, picked.map((p) => p.id)), eq(m.state, 'pending'), lte(m.nextAttemptAt, now)));
+    return rows.sort((x, y) => order.get(x.id)! - order.get(y.id)!);
   }
 
   /** Correlated subquery: an older pending message of the same partner and resource as the `webhook_messages` row at hand. */
@@ -438,13 +598,4 @@ export function webhooksServiceOf(deps: Pick<AppDeps, 'db' | 'clock' | 'partners
     fallbacks.set(deps, service);
   }
   return service;
-}
-
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function runPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  });
-  await Promise.all(lanes);
 }

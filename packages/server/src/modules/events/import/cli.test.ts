@@ -1,3 +1,4 @@
+// SQLite only: `npm run import` opens a SQLite file (`--database`, DATABASE_PATH); it has no PostgreSQL mode. The import itself runs on both engines (import.test.ts).
 import { execFile } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -4,8 +4,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../../../testing/temp-dir.js';
 import { describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../../app.js';
-import { fileDeps } from '../../../testing/harness.js';
 import { eventBody, showBody } from '../../../testing/factories.js';
 import { createTestApp, type TestApp } from '../../../testing/harness.js';
 import { combinations, events, priceTypes, shows, ticketOptions } from '../events.table.js';
@@ -94,23 +92,6 @@ describe('importing the samples', () => {
     expect(report.events.map((e) => e.outcome)).toEqual(['created', 'created']);
     for (const id of ['tour-2026', 'jazz-harbour-2026']) {
       expect(await readBack(fromXlsx, b.keys.private, id)).toEqual(await readBack(fromCsv, a.keys.private, id));
-    }
-  });
-
-  it('imports into a file database opened as main.ts opens it', async () => {
-    const path = join(tempDir('resale-import'), 'resale.sqlite');
-    const deps = fileDeps(path);
-    const db = deps.db;
-    try {
-      const { partner, secrets } = await deps.partners.create('Acme');
-      const report = await importEvents(deps, { partnerId: partner.id, file: XLSX });
-      expect(report.errors).toEqual([]);
-      const res = await createApp(deps).request('/v1/events/tour-2026', { headers: { authorization: secrets.keys.private } });
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as { data: { shows: { combinations: unknown[] }[] } };
-      expect(body.data.shows.map((s) => s.combinations.length)).toEqual([3, 4]);
-    } finally {
-      db.$client.close();
     }
   });
 
