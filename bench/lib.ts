@@ -20,6 +20,28 @@ export const KEYS = {
  * Starts the real service (main.ts) in its own process on a fresh file database, so the
  * load generator and the server each have a core, as in production.
  */
+/**
+ * The environment of a service process under benchmark (either engine; add DATABASE_PATH or
+ * DATABASE_URL): production mode, the sandbox partner's keys, no rate limit, large bodies, and
+ * a log at error (request lines are info: at error, the log costs nothing under load).
+ */
+export function benchServiceEnv(port: number): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SECRET_KEY: 'bench-secret-key-0000000000000000000000',
+    // The benchmarks stop the service with SIGTERM: no grace period to wait out.
+    SHUTDOWN_GRACE_SECONDS: '0',
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_PER_MINUTE: '0',
+    MAX_BODY_BYTES: String(20 * 1024 * 1024),
+    SANDBOX_PRIVATE_KEY: KEYS.private,
+    SANDBOX_PUBLIC_KEY: KEYS.public,
+    SANDBOX_CHANNELS_KEY: KEYS.channels,
+  };
+}
+
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<{ base: string; dir: string; pid: number | undefined; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'resale-bench-'));
   const port = 30_000 + Math.floor(Math.random() * 20_000);
@@ -27,23 +49,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', join(ROOT, 'packages/server/src/main.ts')], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_PATH: join(dir, 'bench.sqlite'),
-      SECRET_KEY: 'bench-secret-key-0000000000000000000000',
-      // The benchmarks stop the service with SIGTERM: no grace period to wait out.
-      SHUTDOWN_GRACE_SECONDS: '0',
-      LOG_LEVEL: 'error',
-      RATE_LIMIT_PER_MINUTE: '0',
-      MAX_BODY_BYTES: String(20 * 1024 * 1024),
-      SANDBOX_PRIVATE_KEY: KEYS.private,
-      SANDBOX_PUBLIC_KEY: KEYS.public,
-      SANDBOX_CHANNELS_KEY: KEYS.channels,
-      ...extraEnv,
-    },
+    env: { ...process.env, ...benchServiceEnv(port), DATABASE_PATH: join(dir, 'bench.sqlite'), ...extraEnv },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -106,3 +112,25 @@ export function benchDeps(db: Db): AppDeps {
     config: { env: 'production', publicBaseUrl: 'http://bench.local', operatorToken: null, maxBodyBytes: 1 << 24, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'bench <bench@bench.local>' },
   });
 }
+
+/** The event the ticket benchmarks ingest into (POST /v1/events): show-1 with two options. */
+export const BENCH_TOUR_EVENT = {
+  externalReferenceId: 'bench-tour',
+  title: 'Bench tour',
+  description: 'benchmark',
+  location: { city: 'Madrid' },
+  configuration: {},
+  shows: [
+    {
+      showId: 'show-1',
+      title: 'Night',
+      date: '2027-05-01T21:00:00+02:00',
+      images: [],
+      configuration: {},
+      ticketOptions: [
+        { ticketId: 'opt-field', title: 'Field', description: 'f', currency: 'EUR', price: 45.5 },
+        { ticketId: 'opt-vip', title: 'VIP', description: 'v', currency: 'EUR', price: 120 },
+      ],
+    },
+  ],
+};

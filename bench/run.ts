@@ -4,6 +4,8 @@ import { run as ticketsApply } from './tickets-apply.js';
 import { run as intentionsContention } from './intentions-contention.js';
 import { run as accessLayerBuy } from './accesslayer-buy.js';
 import { run as webhooksNeighbours } from './webhooks-neighbours.js';
+import { run as pgNotify } from './pg-notify.js';
+import { run as rateLimit } from './rate-limit.js';
 
 const benches: [string, () => Promise<unknown>][] = [
   ['tickets-ingest', ticketsIngest],
@@ -11,6 +13,8 @@ const benches: [string, () => Promise<unknown>][] = [
   ['intentions-contention', intentionsContention],
   ['accesslayer-buy', accessLayerBuy],
   ['webhooks-neighbours', webhooksNeighbours],
+  ['pg-notify', pgNotify],
+  ['rate-limit', rateLimit],
 ];
 const only = process.argv[2];
 for (const [name, bench] of benches) {

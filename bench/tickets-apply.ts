@@ -19,7 +19,7 @@ import { createDb } from '../packages/server/src/db/client.js';
 import { systemClock } from '../packages/server/src/lib/clock.js';
 import { TicketBulkWriter, type TicketRow } from '../packages/server/src/modules/tickets/tickets.bulk.js';
 import { tickets } from '../packages/server/src/modules/tickets/tickets.table.js';
-import { benchDeps, fmt } from './lib.js';
+import { BENCH_TOUR_EVENT, benchDeps, fmt } from './lib.js';
 import { ticket } from './tickets-ingest.js';
 
 const TOTAL = Number(process.env.BENCH_TICKETS ?? 100_000);
@@ -33,24 +33,9 @@ export async function run(): Promise<Record<string, number>> {
     const { partner } = await deps.partners.create('bench', {});
     await db.transact(async (tx) =>
       await deps.events.create(tx, partner.id, {
-        externalReferenceId: 'bench-tour',
-        title: 'Bench tour',
-        description: 'benchmark',
+        ...BENCH_TOUR_EVENT,
+        // The service's own input: the location's defaults spelled out.
         location: { city: 'Madrid', state: null, venueName: null, address: null, country: null, postalCode: null },
-        configuration: {},
-        shows: [
-          {
-            showId: 'show-1',
-            title: 'Night',
-            date: '2027-05-01T21:00:00+02:00',
-            images: [],
-            configuration: {},
-            ticketOptions: [
-              { ticketId: 'opt-field', title: 'Field', description: 'f', currency: 'EUR', price: 45.5 },
-              { ticketId: 'opt-vip', title: 'VIP', description: 'v', currency: 'EUR', price: 120 },
-            ],
-          },
-        ],
       }),
     );
     // Jobs hold validated items, read back from JSON: build them the same way, outside the clock.

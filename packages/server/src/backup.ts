@@ -7,10 +7,14 @@
  * environment, with the service's default, a relative path read from packages/server as
  * `npm run serve` reads it. `<file>` is read from where the command was typed.
  *
+ * On PostgreSQL (`DATABASE_URL` set) there is nothing for it to copy: it refuses (exit 2) and
+ * says so; PostgreSQL is backed up with its own tools (pg_dump, base backups).
+ *
  * Exit codes: 0 the copy is written and passed its integrity check; 1 the copy failed (read or
  * write error, a source that is not a database, a failed integrity check: nothing is left
- * under `<file>`); 2 usage error (arguments, `DATABASE_PATH` in memory or missing, `<file>`
- * exists without `--force`, is the database itself, or its directory is missing).
+ * under `<file>`); 2 usage error (arguments, `DATABASE_URL` set, `DATABASE_PATH` in memory or
+ * missing, `<file>` exists without `--force`, is the database itself, or its directory is
+ * missing).
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
@@ -26,6 +30,9 @@ const USAGE = `Usage: npm run backup -- [--force] <file>
 
   --force   replace <file> if it exists
 
+  SQLite only: with $DATABASE_URL set (PostgreSQL), back up with PostgreSQL's own tools
+  (pg_dump, or base backups with WAL archiving) instead.
+
 Exit codes: 0 done, 1 the copy failed, 2 usage error.`;
 
 /** What the backup command reads and writes (`cwd`: where a relative DATABASE_PATH is read from, packages/server under npm). */
@@ -33,6 +40,14 @@ export type BackupCliIo = Pick<CliIo, 'out' | 'err' | 'cwd' | 'env'>;
 
 /** Runs the command; returns the exit code. Never exits the process itself, so tests can call it in-process. */
 export async function runBackupCli(argv: string[], io: BackupCliIo): Promise<number> {
+  // Empty counts as unset, as for the service (env.ts).
+  if (io.env.DATABASE_URL) {
+    return usageFailure(
+      io,
+      'DATABASE_URL is set: the service runs on PostgreSQL, and npm run backup only copies a SQLite database (DATABASE_PATH). ' +
+        'Back PostgreSQL up with its own tools: pg_dump for a logical copy, or base backups (pg_basebackup) with WAL archiving for point-in-time recovery.',
+    );
+  }
   const args = parseOrExplain(io, USAGE, () => parseBackupArgs(argv, io));
   if (!args) return 2;
   const { source, destination, force } = args;

@@ -4,7 +4,7 @@ import type { Db } from './db/client.js';
 import type { Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { DomainEvents } from './lib/domain-events.js';
-import { RateLimiter } from './middleware/rate-limit.js';
+import { createRateLimiter } from './middleware/rate-limit.js';
 import { InstanceLease } from './modules/instances/instances.service.js';
 import { EventsService } from './modules/events/events.service.js';
 import { PartnersService } from './modules/partners/partners.service.js';
@@ -48,7 +48,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     box,
     bus,
     metrics,
-    rateLimiter: new RateLimiter(opts.clock),
+    rateLimiter: createRateLimiter(opts),
     instance: new InstanceLease(opts.clock),
     partners,
     events,

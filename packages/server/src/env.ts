@@ -40,6 +40,8 @@ export const EnvSchema = z.object({
   DATABASE_PATH: z.string().min(1).default('./data/resale.sqlite'),
   /** PostgreSQL instead of SQLite (db/engine.ts): `postgres://user:password@host:port/database`. */
   DATABASE_URL: z.string().refine(isPostgresUrl, 'must be a postgres:// (or postgresql://) URL').optional(),
+  /** Connections of this process's PostgreSQL pool (one more listens for other processes' changes). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   /** Bearer token of GET /metrics; unset: OPERATOR_TOKEN serves (modules/metrics/metrics.routes.ts). */
@@ -173,6 +175,20 @@ export function parseMigrateEnv(source: Record<string, string | undefined>): Pic
   if (!parsed.success) throw issuesError(parsed.error);
   if (!parsed.data.DATABASE_URL && parsed.data.DATABASE_PATH === ':memory:') throw new EnvError('Invalid environment:\n  DATABASE_PATH: an in-memory database cannot be migrated by another process');
   return { DATABASE_PATH: parsed.data.DATABASE_PATH, DATABASE_URL: parsed.data.DATABASE_URL, LOG_LEVEL: parsed.data.LOG_LEVEL };
+}
+
+/**
+ * The PostgreSQL database of a command run beside the service (`npm run import`):
+ * `DATABASE_URL`, or undefined when it is unset (the command then works on SQLite). Refuses a
+ * URL that is not PostgreSQL's, and one the process did not start with (the tables are built
+ * for the engine when the process starts, db/engine.ts).
+ */
+export function parseDatabaseUrlEnv(source: Record<string, string | undefined>): string | undefined {
+  const parsed = EnvSchema.pick({ DATABASE_URL: true }).safeParse(withoutEmpty(source));
+  if (!parsed.success) throw issuesError(parsed.error);
+  const { DATABASE_URL } = parsed.data;
+  if (isPostgresUrl(DATABASE_URL) !== (ENGINE === 'postgres')) throw new EnvError('Invalid environment:\n  DATABASE_URL: must be set in the environment the process started with');
+  return DATABASE_URL;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { spawnService as spawnProcess } from './testing/service-process.js';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -146,48 +147,11 @@ describe('the scheduler on stop', () => {
   });
 });
 
-/** A service in a child process (`node --import tsx src/main.ts`), with its JSON log lines. */
+/** A service in a child process (testing/service-process.ts), killed after the test if still running. */
 function spawnService(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const lines: Record<string, any>[] = [];
-  const waiters: { match: (line: Record<string, any>) => boolean; resolve: (line: Record<string, any>) => void }[] = [];
-  let stderr = '';
-  let buffered = '';
-  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
-  child.stdout!.on('data', (chunk) => {
-    buffered += String(chunk);
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const text = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      let line: Record<string, any>;
-      try {
-        line = JSON.parse(text) as Record<string, any>;
-      } catch {
-        line = { msg: text };
-      }
-      lines.push(line);
-      for (const w of [...waiters]) {
-        if (w.match(line)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(line);
-        }
-      }
-    }
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  /** The first log line (past or future) whose message starts with `prefix`. */
-  const log = (prefix: string): Promise<Record<string, any>> => {
-    const match = (line: Record<string, any>) => typeof line.msg === 'string' && line.msg.startsWith(prefix);
-    const seen = lines.find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      waiters.push({ match, resolve });
-      void exited.then(() => reject(new Error(`exited before logging "${prefix}"; stderr: ${stderr}; log: ${lines.map((l) => l.msg).join(' | ')}`)));
-    });
-  };
-  return { child, lines, log, exited, stderr: () => stderr };
+  const svc = spawnProcess({ ...env, LOG_LEVEL: 'info' });
+  children.push(svc.child);
+  return svc;
 }
 
 /** Sends a POST's headers with `Expect: 100-continue` and resolves once the server has taken the request in; `finish` sends the body. */

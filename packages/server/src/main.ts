@@ -4,10 +4,10 @@ import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'nod
 import { createApp } from './app.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { closeDb, openDb } from './db/client.js';
+import { DatabaseClock } from './db/database-clock.js';
 import { ENGINE } from './db/engine.js';
 import { buildDeps } from './deps.js';
 import { EnvError, parseEnv, type Env } from './env.js';
-import { systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
 import { startJobs, type RunningJobs } from './jobs/scheduler.js';
 import { Readiness } from './modules/health/health.readiness.js';
@@ -64,10 +64,13 @@ const MIGRATIONS_POLL_MS = 1000;
 export async function start(source: Record<string, string | undefined> = process.env): Promise<Service> {
   const env = parseEnv(source);
   const logger = createLogger(env.LOG_LEVEL);
-  const db = await openDb({ url: env.DATABASE_URL, path: env.DATABASE_PATH }, { migrate: env.MIGRATE_ON_START });
+  const db = await openDb({ url: env.DATABASE_URL, path: env.DATABASE_PATH }, { migrate: env.MIGRATE_ON_START, poolSize: env.DATABASE_POOL_SIZE });
+  // Every process of a deployment reads the database's time (see DatabaseClock).
+  const clock = new DatabaseClock(db);
+  await clock.start();
   const deps = buildDeps({
     db,
-    clock: systemClock,
+    clock,
     logger,
     secretKey: env.SECRET_KEY,
     config: {
@@ -214,6 +217,7 @@ export async function start(source: Record<string, string | undefined> = process
       try {
         // Only once nothing of this process runs any more: what it still held is free at once.
         if (finished) await db.transact((tx) => deps.instance.retire(tx));
+        clock.stop();
         await closeDb(db);
       } catch (err) {
         logger.error({ err: { message: (err as Error).message } }, 'closing the database failed');

@@ -1,6 +1,7 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Tx } from './client.js';
 import { ENGINE } from './engine.js';
+import { changeFeedOf, markQuiet, relaxedOf, wakeTopic } from './postgres.js';
 
 const onPostgres = ENGINE === 'postgres';
 
@@ -16,7 +17,87 @@ const onPostgres = ENGINE === 'postgres';
  * | `rowKey(id)`         | `rowid` (in the index the fingerprint scans)        | `hashtext(id)` (ids are never reused)     |
  * | `selectRows`         | drizzle's `all`                                     | `execute(…).rows`                         |
  * | WAL checkpoints      | `PRAGMA wal_autocheckpoint`, `wal_checkpoint`       | none (the server checkpoints itself)      |
+ * | `databaseNowMs()`    | `unixepoch('subsec') * 1000`                        | `extract(epoch from clock_timestamp())…`  |
+ * | `autocommit`         | `transact` (the single writer)                      | a pool with `synchronous_commit = off`    |
+ * | `serializeOn`, `tryLockOn` | nothing (one writer)                         | `pg_(try_)advisory_xact_lock`             |
+ * | `wakeWorkers`, `onWake` | nothing (one process polls)                     | topics on the commit's `pg_notify`        |
+ * | `skipLocked(query)`  | the query as it is                                  | `… FOR UPDATE SKIP LOCKED`                |
+ * | `quietCommit(tx)`    | nothing                                             | the commit notifies no cache              |
+ * | `sharedByProcesses`  | false (one process per file)                        | true (N processes, one database)          |
  */
+
+/**
+ * Whether several service processes may share this database (PostgreSQL): state that would
+ * otherwise live in one process's memory (rate limits) must then live in the database. SQLite
+ * is served by one process (its file's single writer), which keeps such state in memory.
+ */
+export const sharedByProcesses: boolean = onPostgres;
+
+/**
+ * Runs `fn`'s statements each committing on its own, outside any transaction and without the
+ * change notification of `transact` (db/postgres.ts), for state no cache reads and no other
+ * write depends on, whose last moments a crash may lose (rate limits, job slots). On
+ * PostgreSQL the statements go to the handle's relaxed pool, whose commits do not wait for the
+ * WAL flush (`relaxedOf`); on SQLite they go through `transact`, the connection's single writer.
+ */
+export async function autocommit<T>(db: Db, fn: (db: Tx) => Promise<T>): Promise<T> {
+  if (!onPostgres) return await db.transact(fn);
+  // The root handle's `read` hands over the root itself (no BEGIN, no I/O), once it exists.
+  return await db.read(async (root) => await fn((relaxedOf(root) as unknown as Tx | undefined) ?? root));
+}
+
+/**
+ * A select that locks the rows it answers until the end of the transaction and passes over
+ * rows another transaction has locked (`FOR UPDATE SKIP LOCKED`): how concurrent workers
+ * of several processes each claim different rows of a queue. SQLite has no row locks (its
+ * write transaction is the only one): the select as it is.
+ *
+ * @example const [next] = await skipLocked(tx.select({ id: t.id }).from(t).where(due).limit(1));
+ */
+export function skipLocked<Q>(query: Q): Q {
+  if (!onPostgres) return query;
+  return (query as unknown as { for(strength: 'update', config: { skipLocked: true }): Q }).for('update', { skipLocked: true });
+}
+
+/**
+ * Wakes the workers of `topic` (a job's `wakeOn`, jobs/job.ts) in every process once the
+ * transaction `tx` commits: new work for them is in it (a ticket job, a webhook message, an
+ * e-mail), so they start at once instead of at their next poll. On PostgreSQL the topic rides
+ * on the notification the commit sends anyway (db/postgres.ts); on SQLite, one process polls.
+ */
+export function wakeWorkers(tx: Tx, topic: string): void {
+  if (onPostgres) wakeTopic(tx, topic);
+}
+
+/**
+ * Declares that the transaction `tx` writes nothing any cache in front of the database reads
+ * (the buy access layer's snapshots and key lookup read events, shows, options, listings,
+ * inventory, partners and keys): a process's lease, an outbox's delivery bookkeeping. On
+ * PostgreSQL its commit then tells no other process's cache of a change (db/postgres.ts); on
+ * SQLite it changes nothing (the counter sees every write of the connection).
+ */
+export function quietCommit(tx: Tx): void {
+  if (onPostgres) markQuiet(tx);
+}
+
+/**
+ * Calls `fn` whenever a committed transaction of any process woke `topic` (see `wakeWorkers`).
+ * Returns the unsubscribe. Never called on SQLite, nor while PostgreSQL's listening connection
+ * is down (polls find the work then).
+ */
+export function onWake(db: Db, topic: string, fn: () => void): () => void {
+  if (!onPostgres) return () => undefined;
+  return changeFeedOf(db)?.onWake(topic, fn) ?? (() => undefined);
+}
+
+/**
+ * The database server's clock now, in epoch milliseconds: what leases and deployment-wide job
+ * slots compare against, so processes whose machines' clocks differ still agree.
+ */
+export function databaseNowMs(): SQL<number> {
+  if (onPostgres) return sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+  return sql<number>`cast(unixepoch('subsec') * 1000 as integer)`;
+}
 
 /** True when the JSON array at `column`'s top-level `key` holds `value`. */
 export function jsonArrayContains(column: SQLWrapper, key: string, value: unknown): SQL<boolean> {
@@ -84,4 +165,16 @@ export function migrationsTable(): SQL {
 export async function serializeOn(tx: Tx, key: string): Promise<void> {
   if (!onPostgres) return;
   await selectRows(tx, sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0)) is not null as locked`);
+}
+
+/**
+ * `serializeOn` without the wait: takes the lock on `key` until the end of the transaction `tx`
+ * and answers true, or answers false at once when another transaction holds it (the work is
+ * in another process's hands: do something else). Always true on SQLite, whose write
+ * transaction is the only one.
+ */
+export async function tryLockOn(tx: Tx, key: string): Promise<boolean> {
+  if (!onPostgres) return true;
+  const [row] = await selectRows<{ locked: boolean }>(tx, sql`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`);
+  return row?.locked === true;
 }

@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 
 /**
  * The transaction handle on a real PostgreSQL server (the `server-pg` project): the same
- * guarantees db/transaction.test.ts checks on SQLite, through a pool.
+ * guarantees db/transaction.sqlite-only.test.ts checks on SQLite, through a pool.
  */
 
 const row = (id: string, name = id) => ({ id, name, settings: {} as never, webhookSecretSealed: 'x', platformSecretSealed: null, createdAt: 1, updatedAt: 1 });

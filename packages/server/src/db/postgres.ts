@@ -62,7 +62,50 @@ export async function createPostgresDb(url: string, opts: PostgresOptions): Prom
   await Promise.race([feed.ready, new Promise((resolve) => setTimeout(resolve, FEED_WAIT_MS).unref())]);
   const db = withHandles(root, feed);
   (db as unknown as Record<symbol, ChangeFeed>)[CHANGE_FEED] = feed;
+  (db as unknown as Record<symbol, Relaxed>)[RELAXED] = relaxedPool(url);
   return db;
+}
+
+/** Where a PostgreSQL handle keeps its relaxed pool (see {@link relaxedOf}). */
+const RELAXED = Symbol('resale.relaxed');
+
+/** Connections of the relaxed pool: its statements are short single upserts. */
+const RELAXED_POOL_SIZE = 4;
+
+interface Relaxed {
+  db: PgDb;
+  pool: pg.Pool;
+}
+
+/** A small pool whose commits do not wait for the WAL flush, made on first use. */
+function relaxedPool(url: string): Relaxed {
+  let made: Relaxed | null = null;
+  const make = () => {
+    const pool = new pg.Pool({ connectionString: url, max: RELAXED_POOL_SIZE, options: '-c synchronous_commit=off' });
+    pool.on('error', () => undefined);
+    return (made = { pool, db: drizzle({ client: pool, schema, casing: 'snake_case' }) });
+  };
+  return {
+    get db() {
+      return (made ?? make()).db;
+    },
+    get pool() {
+      return (made ?? make()).pool;
+    },
+    end: () => made?.pool.end(),
+  } as Relaxed & { end(): Promise<void> | undefined };
+}
+
+/**
+ * The handle of `db`'s relaxed pool: statements committing on their own, without waiting for
+ * the WAL flush (`synchronous_commit = off`), for state worth no flush per request: the rate
+ * limits (an UNLOGGED table, still paying a flushed commit record otherwise: 1,525 against
+ * 16,429 upserts a second measured) and the deployment-wide job slots (a claim lost to a
+ * server crash only lets a scan run once more). Undefined for a handle that has none (not
+ * PostgreSQL's, or not made yet).
+ */
+export function relaxedOf(db: object): PgDb | undefined {
+  return (db as Record<symbol, Relaxed | undefined>)[RELAXED]?.db;
 }
 
 /** The channel every committed write transaction notifies (see {@link ChangeFeed}). */
@@ -92,6 +135,7 @@ export class ChangeFeed {
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
   private listening!: () => void;
+  private readonly wakeListeners = new Map<string, Set<() => void>>();
   /** Settles once the feed first listens. */
   readonly ready = new Promise<void>((resolve) => (this.listening = resolve));
 
@@ -112,6 +156,27 @@ export class ChangeFeed {
   /** A commit of this process (counted at once). */
   committed(): void {
     this.n++;
+  }
+
+  /**
+   * Calls `fn` whenever a committed transaction of any process (this one included) woke
+   * `topic` (see `wakeWorkers` in db/dialect.ts). Nothing is heard while the listening
+   * connection is down: the woken work is found by its poll then. Returns the unsubscribe.
+   */
+  onWake(topic: string, fn: () => void): () => void {
+    let set = this.wakeListeners.get(topic);
+    if (!set) this.wakeListeners.set(topic, (set = new Set()));
+    set.add(fn);
+    return () => void set.delete(fn);
+  }
+
+  /** A notification's payload: `<feed id>[!][ <topic>,<topic>…]` (`!`: a quiet transaction, no change to count). */
+  private heard(payload: string): void {
+    const space = payload.indexOf(' ');
+    const from = space < 0 ? payload : payload.slice(0, space);
+    if (from !== this.id && !from.endsWith(QUIET_MARK)) this.n++;
+    if (space < 0) return;
+    for (const topic of payload.slice(space + 1).split(',')) for (const fn of this.wakeListeners.get(topic) ?? []) fn();
   }
 
   /** Stops listening (when the database closes). */
@@ -135,9 +200,7 @@ export class ChangeFeed {
       void client.end().catch(() => undefined);
       if (!this.closed) this.retry = setTimeout(() => this.connect(), RECONNECT_MS).unref();
     };
-    client.on('notification', (message) => {
-      if (message.payload !== this.id) this.n++;
-    });
+    client.on('notification', (message) => this.heard(message.payload ?? ''));
     client.on('error', lost);
     client.on('end', lost);
     client
@@ -191,27 +254,69 @@ export type PostgresHandle = Handle;
 function withHandles(root: PgDb, feed: ChangeFeed): Handle {
   const db = root as Handle;
   db.transact = async (fn) => {
+    const topics = new Set<string>();
+    let h!: Handle & TxMarks;
     const result = await root.transaction(async (tx) => {
-      const value = await fn(handle(tx));
-      await tx.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${feed.id})`);
+      h = handle(tx, topics);
+      const value = await fn(h);
+      // One notification per transaction (delivered only on commit), naming the work it woke;
+      // none for a quiet one that woke nothing (see `quietCommit`).
+      if (!h[QUIET] || topics.size > 0) {
+        const payload = `${feed.id}${h[QUIET] ? QUIET_MARK : ''}${topics.size === 0 ? '' : ` ${[...topics].join(',')}`}`;
+        await tx.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${payload})`);
+      }
       return value;
     });
-    feed.committed();
+    if (!h[QUIET]) feed.committed();
     return result;
   };
   db.read = (fn, opts = {}) => {
-    if (opts.snapshot) return root.transaction(async (tx) => fn(handle(tx)), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+    if (opts.snapshot) return root.transaction(async (tx) => fn(handle(tx, new Set())), { isolationLevel: 'repeatable read', accessMode: 'read only' });
     return settle(() => fn(db));
   };
   return db;
 }
 
+/** Where a transaction's handle collects the topics `wakeTopic` names (sent with its commit's notification). */
+const WAKE_TOPICS = Symbol('resale.wakeTopics');
+/** Set on a transaction's handle by `markQuiet`. */
+const QUIET = Symbol('resale.quiet');
+/** Ends the sender's id in the payload of a quiet transaction's notification. */
+const QUIET_MARK = '!';
+
+interface TxMarks {
+  [WAKE_TOPICS]: Set<string>;
+  [QUIET]?: boolean;
+}
+
 /** A transaction's handle: its `transact` is a savepoint, its `read` reads in it. */
-function handle(tx: PgTx): Handle {
-  const h = Object.create(tx) as Handle;
-  h.transact = (fn) => tx.transaction(async (sp) => fn(handle(sp)));
+function handle(tx: PgTx, topics: Set<string>): Handle & TxMarks {
+  const h = Object.create(tx) as Handle & TxMarks;
+  // A savepoint wakes with its transaction; its own quiet mark is not read (only the whole
+  // transaction can say it writes nothing a cache reads).
+  h.transact = (fn) => tx.transaction(async (sp) => fn(handle(sp, topics)));
   h.read = (fn) => settle(() => fn(h));
+  h[WAKE_TOPICS] = topics;
   return h;
+}
+
+/**
+ * Marks the transaction `tx` as writing nothing a cache reads (a process's lease, an outbox's
+ * delivery bookkeeping): its commit tells no process's cache of a change, so busy background
+ * work does not make every process check its snapshots. Read only on the transaction itself:
+ * a savepoint's mark is ignored, as are marks outside a transaction.
+ */
+export function markQuiet(tx: object): void {
+  if (WAKE_TOPICS in tx) (tx as TxMarks)[QUIET] = true;
+}
+
+/**
+ * Names `topic` in the notification the transaction `tx` sends as it commits, so every process
+ * listening for it (`ChangeFeed.onWake`) starts that work at once. Outside a transaction (a
+ * root handle) there is no commit to carry it: ignored.
+ */
+export function wakeTopic(tx: object, topic: string): void {
+  (tx as { [WAKE_TOPICS]?: Set<string> })[WAKE_TOPICS]?.add(topic);
 }
 
 /** `fn()` as a promise, its throw as a rejection. */
@@ -226,5 +331,6 @@ function settle<T>(fn: () => T | Promise<T>): Promise<T> {
 /** Closes a PostgreSQL handle: its change feed, then its pool (after the queries in flight). */
 export async function closePostgres(db: object): Promise<void> {
   await changeFeedOf(db)?.close();
+  await (db as Record<symbol, { end(): Promise<void> | undefined } | undefined>)[RELAXED]?.end();
   await (db as unknown as { $client: pg.Pool }).$client.end();
 }

@@ -1,6 +1,8 @@
 /** Barrel of every table, for drizzle-kit and the typed client. */
 export * from '../modules/partners/partners.table.js';
 export * from '../middleware/idempotency.table.js';
+export * from '../middleware/rate-limit.table.js';
+export * from '../jobs/job-runs.table.js';
 export * from '../modules/events/events.table.js';
 export * from '../modules/rules/rules.table.js';
 export * from '../modules/feeds/feeds.table.js';

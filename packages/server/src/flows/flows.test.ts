@@ -9,6 +9,7 @@ import { SANDBOX_CARDS } from '../modules/payments/payments.provider.js';
 import { payments } from '../modules/payments/payments.table.js';
 import { payouts } from '../modules/payouts/payouts.table.js';
 import { webhookMessages } from '../modules/webhooks/webhooks.table.js';
+import { webhookBodyOf } from '../modules/webhooks/webhooks.service.js';
 import { answerVerification, checkout } from './checkout.js';
 import { reserveListings } from './reserve-listings.js';
 
@@ -151,7 +152,7 @@ describe('cancel show flow', () => {
       .from(webhookMessages)
       .orderBy(asc(webhookMessages.id)))
       .filter((m) => m.action === 'listing.deleted')
-      .map((m) => (m.payload.data as { listingId: string }).listingId);
+      .map((m) => (webhookBodyOf(m).data as { listingId: string }).listingId);
     expect(ended.sort()).toEqual([held.id, open.id].sort());
   });
 

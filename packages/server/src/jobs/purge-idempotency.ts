@@ -9,6 +9,7 @@ import type { Job } from './job.js';
 export const purgeIdempotencyJob: Job = {
   name: 'purge-idempotency',
   everyMs: 60 * 60 * 1000,
+  scope: 'deployment',
   async run(deps) {
     const deleted = await purgeExpiredIdempotencyKeys(deps);
     if (deleted > 0) deps.logger.info({ job: 'purge-idempotency', deleted }, 'expired idempotency keys purged');

@@ -1,6 +1,8 @@
 import type { AppDeps } from '../context.js';
 import type { Job } from './job.js';
 import { purgeIdempotencyJob } from './purge-idempotency.js';
+import { claimRun } from './job-runs.js';
+import { onWake } from '../db/dialect.js';
 import { ticketsJob } from '../modules/tickets/tickets.job.js';
 import { feedsJob } from '../modules/feeds/feeds.job.js';
 import { webhooksJob } from '../modules/webhooks/webhooks.job.js';
@@ -31,14 +33,18 @@ export interface RunningJobs {
 }
 
 /**
- * Runs the jobs on timers. A job that throws is logged and tried again at its next tick;
+ * Runs the jobs on timers. A `deployment` job runs only when this process claims the period's
+ * run (see `Job.scope`). A job that throws is logged and tried again at its next tick;
  * it never stops the service. A job still running when its next tick comes is skipped.
  * `stop()` aborts the runs' `signal` (see JobContext), so a run that keeps going while it has
  * work in hand starts nothing new, and waits for them.
  */
 export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
   const timers: NodeJS.Timeout[] = [];
+  const unsubscribes: (() => void)[] = [];
   const inHand = new Map<Job, Promise<void>>();
+  /** Jobs woken while a run was in hand: they run again as soon as it ends. */
+  const wokenMeanwhile = new Set<Job>();
   const stopping = new AbortController();
   let stopped = false;
   for (const job of list) {
@@ -47,12 +53,14 @@ export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
       let settled = false;
       const run = (async () => {
         try {
+          if (job.scope === 'deployment' && !(await claimRun(deps.db, job.name, job.everyMs, deps.instance.id))) return;
           await job.run(deps, { signal: stopping.signal });
         } catch (err) {
           deps.logger.error({ job: job.name, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
         } finally {
           settled = true;
           inHand.delete(job);
+          if (wokenMeanwhile.delete(job)) setImmediate(tick);
         }
       })();
       // A job that threw synchronously has already settled (its `finally` ran before this line).
@@ -61,11 +69,20 @@ export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
     const timer = setInterval(tick, job.everyMs);
     timer.unref();
     timers.push(timer);
+    if (job.wakeOn) {
+      unsubscribes.push(
+        onWake(deps.db, job.wakeOn, () => {
+          if (inHand.has(job)) wokenMeanwhile.add(job);
+          else tick();
+        }),
+      );
+    }
   }
   return {
     stop: async () => {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
+      for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
       stopping.abort();
       await Promise.all(inHand.values());
     },

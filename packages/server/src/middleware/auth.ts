@@ -50,7 +50,7 @@ export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[]
       throw new ApiError(403, 'forbidden_key_kind', `This endpoint accepts the ${accepted.map((k) => KIND_NAMES[k]).join(' or the ')}, not the ${KIND_NAMES[auth.kind]}`);
     }
     applyBrowserOrigin(c, deps, auth);
-    deps.rateLimiter.take(`api:${auth.partner.id}`, auth.partner.settings.rateLimitPerMinute ?? deps.config.rateLimitPerMinute);
+    await deps.rateLimiter.take(`api:${auth.partner.id}`, auth.partner.settings.rateLimitPerMinute ?? deps.config.rateLimitPerMinute);
     c.set('auth', auth);
     await next();
   };

@@ -28,7 +28,7 @@ import type { AppConfig } from '../context.js';
  *
  * @example
  * app.use('*', clientAddresses(deps.config)); // first, before anything that limits per address
- * deps.rateLimiter.take(`page:${clientLimitKey(c)}`, 300);
+ * await deps.rateLimiter.take(`page:${clientLimitKey(c)}`, 300);
  */
 
 /** `TRUST_PROXY` parsed: a hop count, or the proxies' addresses, CIDRs and keywords. */

@@ -55,8 +55,8 @@ export function pageRateLimit(deps: PageRateLimitOptions): MiddlewareHandler {
     const method = c.req.method;
     try {
       // The stricter bucket first: a refused POST then takes nothing from the page bucket.
-      if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') deps.rateLimiter.take(`page-post:${key}`, postPerMinute);
-      deps.rateLimiter.take(`page:${key}`, perMinute);
+      if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') await deps.rateLimiter.take(`page-post:${key}`, postPerMinute);
+      await deps.rateLimiter.take(`page:${key}`, perMinute);
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 429) throw err;
       const retryAfter = Number(err.headers['Retry-After'] ?? 60);

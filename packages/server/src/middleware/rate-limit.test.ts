@@ -6,14 +6,18 @@ import { ManualClock } from '../lib/clock.js';
 import { ok } from '../lib/envelope.js';
 import { ApiError } from '../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonResponse } from '../lib/openapi.js';
-import { createTestApp } from '../testing/harness.js';
+import { createTestApp, testDb } from '../testing/harness.js';
 import { partnerKey } from './auth.js';
-import { RateLimiter } from './rate-limit.js';
+import { createRateLimiter, DatabaseRateLimiter, MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
+import { ENGINE } from '../db/engine.js';
+import { autocommit, selectRows } from '../db/dialect.js';
+import { sql } from 'drizzle-orm';
+import { sameDatabase } from '../testing/postgres.js';
 
-/** The error `take` throws, or null when the request passes. */
-function refusal(limiter: RateLimiter, key: string, limit: number): ApiError | null {
+/** The error `take` rejects with, or null when the request passes. */
+async function refusal(limiter: RateLimiter, key: string, limit: number): Promise<ApiError | null> {
   try {
-    limiter.take(key, limit);
+    await limiter.take(key, limit);
     return null;
   } catch (err) {
     if (err instanceof ApiError) return err;
@@ -21,50 +25,96 @@ function refusal(limiter: RateLimiter, key: string, limit: number): ApiError | n
   }
 }
 
-describe('RateLimiter', () => {
-  it('lets 60 requests through in a minute at 60/min and refuses the 61st with Retry-After 1', () => {
-    const limiter = new RateLimiter(new ManualClock());
-    for (let i = 0; i < 60; i++) expect(refusal(limiter, 'a', 60), `request ${i + 1}`).toBeNull();
-    const err = refusal(limiter, 'a', 60);
+const stores: [string, (clock: ManualClock) => RateLimiter][] = [
+  ['in memory', (clock) => new MemoryRateLimiter(clock)],
+  // On this run's engine: SQLite in the server project, PostgreSQL in server-pg.
+  ['in the database', (clock) => new DatabaseRateLimiter({ db: testDb(), clock })],
+];
+
+describe.each(stores)('RateLimiter %s', (_name, make) => {
+  it('lets 60 requests through in a minute at 60/min and refuses the 61st with Retry-After 1', async () => {
+    const limiter = make(new ManualClock());
+    for (let i = 0; i < 60; i++) expect(await refusal(limiter, 'a', 60), `request ${i + 1}`).toBeNull();
+    const err = await refusal(limiter, 'a', 60);
     expect(err).toBeInstanceOf(ApiError);
     expect(err!.status).toBe(429);
     expect(err!.entries).toEqual([{ code: 'rate_limited', message: 'Too many requests: at most 60 per minute. Retry in 1 s.' }]);
     expect(err!.headers).toEqual({ 'Retry-After': '1' });
   });
 
-  it('allows one more request each time a slot frees up', () => {
+  it('allows one more request each time a slot frees up', async () => {
     const clock = new ManualClock();
-    const limiter = new RateLimiter(clock);
-    for (let i = 0; i < 60; i++) limiter.take('a', 60);
-    expect(refusal(limiter, 'a', 60)).not.toBeNull();
+    const limiter = make(clock);
+    for (let i = 0; i < 60; i++) await limiter.take('a', 60);
+    expect(await refusal(limiter, 'a', 60)).not.toBeNull();
     clock.advance(999);
-    expect(refusal(limiter, 'a', 60)).not.toBeNull();
+    expect(await refusal(limiter, 'a', 60)).not.toBeNull();
     clock.advance(1);
-    expect(refusal(limiter, 'a', 60)).toBeNull();
-    expect(refusal(limiter, 'a', 60)).not.toBeNull();
+    expect(await refusal(limiter, 'a', 60)).toBeNull();
+    expect(await refusal(limiter, 'a', 60)).not.toBeNull();
     // After a quiet minute the whole burst is available again.
     clock.advance(60_000);
-    for (let i = 0; i < 60; i++) expect(refusal(limiter, 'a', 60)).toBeNull();
-    expect(refusal(limiter, 'a', 60)).not.toBeNull();
+    for (let i = 0; i < 60; i++) expect(await refusal(limiter, 'a', 60)).toBeNull();
+    expect(await refusal(limiter, 'a', 60)).not.toBeNull();
   });
 
-  it('says how long to wait when the interval is longer than a second', () => {
-    const limiter = new RateLimiter(new ManualClock());
-    for (let i = 0; i < 5; i++) limiter.take('a', 5);
-    expect(refusal(limiter, 'a', 5)?.headers).toEqual({ 'Retry-After': '12' });
+  it('says how long to wait when the interval is longer than a second', async () => {
+    const limiter = make(new ManualClock());
+    for (let i = 0; i < 5; i++) await limiter.take('a', 5);
+    expect((await refusal(limiter, 'a', 5))?.headers).toEqual({ 'Retry-After': '12' });
+    // A fractional interval (60 s / 7) is kept exact across takes.
+    for (let i = 0; i < 7; i++) expect(await refusal(limiter, 'seven', 7)).toBeNull();
+    expect((await refusal(limiter, 'seven', 7))?.headers).toEqual({ 'Retry-After': '9' });
   });
 
-  it('keeps separate keys independent', () => {
-    const limiter = new RateLimiter(new ManualClock());
-    for (let i = 0; i < 3; i++) limiter.take('a', 3);
-    expect(refusal(limiter, 'a', 3)).not.toBeNull();
-    for (let i = 0; i < 3; i++) expect(refusal(limiter, 'b', 3)).toBeNull();
-    expect(refusal(limiter, 'b', 3)).not.toBeNull();
+  it('keeps separate keys independent', async () => {
+    const limiter = make(new ManualClock());
+    for (let i = 0; i < 3; i++) await limiter.take('a', 3);
+    expect(await refusal(limiter, 'a', 3)).not.toBeNull();
+    for (let i = 0; i < 3; i++) expect(await refusal(limiter, 'b', 3)).toBeNull();
+    expect(await refusal(limiter, 'b', 3)).not.toBeNull();
   });
 
-  it('does not limit at all when the limit is 0', () => {
-    const limiter = new RateLimiter(new ManualClock());
-    for (let i = 0; i < 1_000; i++) expect(refusal(limiter, 'a', 0)).toBeNull();
+  it('does not limit at all when the limit is 0', async () => {
+    const limiter = make(new ManualClock());
+    for (let i = 0; i < 1_000; i++) expect(await refusal(limiter, 'a', 0)).toBeNull();
+  });
+
+  it('lets exactly the limit through when the requests come at once', async () => {
+    const limiter = make(new ManualClock());
+    const answers = await Promise.all(Array.from({ length: 40 }, () => refusal(limiter, 'burst', 25)));
+    expect(answers.filter((a) => a === null)).toHaveLength(25);
+    expect(answers.filter((a) => a?.status === 429)).toHaveLength(15);
+  });
+});
+
+describe('DatabaseRateLimiter shared by two processes', () => {
+  it('holds one limit for both: what one took, the other cannot', async () => {
+    const clock = new ManualClock();
+    const db = testDb();
+    // On PostgreSQL a second pool and change feed, as another process has; on SQLite the same handle.
+    const other = ENGINE === 'postgres' ? sameDatabase(db) : db;
+    const a = new DatabaseRateLimiter({ db, clock });
+    const b = new DatabaseRateLimiter({ db: other, clock });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => refusal(i % 2 ? a : b, 'sync-tickets:p1', 20)));
+    expect(answers.filter((x) => x === null)).toHaveLength(20);
+    expect((await refusal(a, 'sync-tickets:p1', 20))?.headers).toEqual({ 'Retry-After': '3' });
+    clock.advance(3_000);
+    expect(await refusal(b, 'sync-tickets:p1', 20)).toBeNull();
+    expect(await refusal(a, 'sync-tickets:p1', 20)).not.toBeNull();
+  });
+
+  it('commits without waiting for the WAL flush on PostgreSQL (its own small pool), through the single writer on SQLite', async () => {
+    const db = testDb();
+    const setting = await autocommit(db, async (tx) => await selectRows<{ value: string }>(tx, ENGINE === 'postgres' ? sql`select current_setting('synchronous_commit') as value` : sql`select 'single writer' as value`));
+    expect(setting).toEqual([{ value: ENGINE === 'postgres' ? 'off' : 'single writer' }]);
+    // The service's own connections keep durable commits.
+    if (ENGINE === 'postgres') expect(await db.read(async (tx) => await selectRows(tx, sql`select current_setting('synchronous_commit') as value`))).toEqual([{ value: 'on' }]);
+  });
+
+  it('is the store of a deployment whose processes share the database', () => {
+    const limiter = createRateLimiter({ db: testDb(), clock: new ManualClock() });
+    expect(limiter).toBeInstanceOf(ENGINE === 'postgres' ? DatabaseRateLimiter : MemoryRateLimiter);
   });
 });
 

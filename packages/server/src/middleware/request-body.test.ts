@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../testing/harness.js';
 import { eventBody, withEvent } from '../testing/factories.js';
 import { TestBrowser } from '../modules/auth/auth.testing.js';
-import { sqlRows, tableNames } from '../testing/sql.js';
+import { dataTableNames, sqlRows } from '../testing/sql.js';
 
 /**
  * What a body may be before anything reads it (checkRequestBody): JSON to the API, forms to the
@@ -17,7 +17,7 @@ const deepObjects = (n: number, leaf = '1') => '{"a":'.repeat(n) + leaf + '}'.re
 const deepArrays = (n: number, leaf = '') => '['.repeat(n) + leaf + ']'.repeat(n);
 const rowCount = async (t: ReturnType<typeof createTestApp>) => {
   let n = 0;
-  for (const name of await tableNames(t.db)) n += (await sqlRows<{ c: number }>(t.db, `select count(*) as c from "${name}"`))[0]!.c;
+  for (const name of await dataTableNames(t.db)) n += (await sqlRows<{ c: number }>(t.db, `select count(*) as c from "${name}"`))[0]!.c;
   return n;
 };
 

@@ -8,7 +8,10 @@ import { afterAll } from 'vitest';
 process.env.DATABASE_URL = process.env.RESALE_PG_TEST_URL;
 if (!process.env.DATABASE_URL) throw new Error('RESALE_PG_TEST_URL is not set: the server-pg project starts PostgreSQL in its global setup');
 
+// A file may make well over a hundred test apps (surface.test.ts: 150), each with a database of
+// its own, dropped here one after the other (tens of milliseconds each, more under the load of a
+// whole run): far beyond the 10 s a hook gets by default.
 afterAll(async () => {
   const { dropTestDatabases } = await import('./postgres.js');
   await dropTestDatabases();
-});
+}, 120_000);

@@ -51,8 +51,21 @@ export async function tableNames(db: Db): Promise<string[]> {
 }
 
 /**
- * Every row of every table of the service (or of `only` these), as one string: what a refused
- * request must leave as it was. One statement per database and set of tables, built at the
+ * Tables whose rows are the state of a mechanism every request goes through, refused or not,
+ * rather than data a request writes: the rate limits' buckets (`rate_limits`, written per
+ * request on PostgreSQL, where processes share them; in memory on SQLite). What a refused
+ * request must leave as it was is every other table ({@link dataTableNames}).
+ */
+export const REQUEST_STATE_TABLES: readonly string[] = ['rate_limits'];
+
+/** The service's tables that hold its data: {@link tableNames} without {@link REQUEST_STATE_TABLES}. */
+export async function dataTableNames(db: Db): Promise<string[]> {
+  return (await tableNames(db)).filter((name) => !REQUEST_STATE_TABLES.includes(name));
+}
+
+/**
+ * Every row of every data table of the service ({@link dataTableNames}; or of `only` these), as
+ * one string: what a refused request must leave as it was. One statement per database and set of tables, built at the
  * first call (from the tables there are then): SQLite's `quote` of each column and
  * `group_concat`, in rowid order; PostgreSQL's text of each row and `string_agg`, ordered by
  * that text (PostgreSQL moves a row it rewrites, so the order it returns them in says nothing).
@@ -64,8 +77,7 @@ export async function everyRow(db: Db, only?: readonly string[]): Promise<string
   if (!byTables) everyRowReaders.set(db, (byTables = new Map()));
   let reader = byTables.get(key);
   if (!reader) {
-    const all = await tableNames(db);
-    const tables = only ? all.filter((name) => only.includes(name)) : all;
+    const tables = only ? (await tableNames(db)).filter((name) => only.includes(name)) : await dataTableNames(db);
     if (only && tables.length !== only.length) throw new Error(`everyRow: unknown table in ${key}`);
     reader = ENGINE === 'postgres' ? postgresEveryRow(tables) : await sqliteEveryRow(db, tables);
     byTables.set(key, reader);

@@ -164,6 +164,8 @@ const SNAPSHOT = { snapshot: true } as const;
 export class ShowSnapshots {
   readonly counter: DbChangeCounter;
   private readonly cache = new Map<string, SnapshotEntry>();
+  /** Refreshes under way, by cache key, with the version they were asked at. */
+  private readonly inFlight = new Map<string, { version: DbVersion; promise: Promise<SnapshotEntry> }>();
   /** Answers from the cache as is, no query (the hot path), since start (`resale_buy_accesslayer_cache_hits_total`). */
   hits = 0;
   /** Full rebuilds since start (tests, benchmarks and the metrics read it). */
@@ -205,7 +207,21 @@ export class ShowSnapshots {
       this.hits++;
       return hit;
     }
-    return this.refresh(via ?? this.db, key, hit?.check && young ? hit : undefined, partnerId, eventId, showId, version, now);
+    if (via) return this.refresh(via, key, hit?.check && young ? hit : undefined, partnerId, eventId, showId, version, now);
+    // One refresh per show and version at a time: the requests that miss together (a page view
+    // burst right after a write) share it instead of each reading the show again.
+    const pending = this.inFlight.get(key);
+    if (pending && this.counter.same(pending.version, version)) {
+      if (hit) this.cache.set(key, hit);
+      return pending.promise;
+    }
+    const promise = this.refresh(this.db, key, hit?.check && young ? hit : undefined, partnerId, eventId, showId, version, now);
+    this.inFlight.set(key, { version, promise });
+    const settled = () => {
+      if (this.inFlight.get(key)?.promise === promise) this.inFlight.delete(key);
+    };
+    promise.then(settled, settled);
+    return promise;
   }
 
   private async refresh(db: Db, key: string, checkable: SnapshotEntry | undefined, partnerId: string, eventId: string, showId: string, version: DbVersion, now: number): Promise<SnapshotEntry> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestPartner } from '../../testing/harness.js';
 import { setup } from './accesslayer.buy.testing.js';
+import { ShowSnapshots } from './accesslayer.buy.cache.js';
 
 // The fixture (event `tour`, its shows, tickets and fees) is in accesslayer.buy.testing.ts; the
 // tests of the cache over SQLite's change counter are in accesslayer.buy.sqlite-only.test.ts.
@@ -459,5 +460,22 @@ describe('buy access layer: bulk', () => {
     expect((await bulk([{ eventId: 'tour', showIds: ['show-1'], extra: 1 }])).body.errors[0]).toMatchObject({ path: '0.extra', code: 'unknown_field' });
     expect((await bulk({ eventId: 'tour' })).status).toBe(400);
     expect((await bulk([{ eventId: 'tour', showIds: ['show-1'] }], {}, p.keys.channels)).status).toBe(403);
+  });
+});
+
+describe('buy access layer: the snapshot cache under a burst', () => {
+  it('shares one read of the show among the requests that miss it together', async () => {
+    const { t, p } = await setup();
+    const snapshots = new ShowSnapshots(t.db, t.clock);
+    const version = snapshots.counter.read();
+    const answers = await Promise.all(Array.from({ length: 20 }, async () => await snapshots.get(p.id, 'tour', 'show-1', version)));
+    expect(snapshots.rebuilds).toBe(1);
+    expect(new Set(answers).size).toBe(1);
+    expect(answers[0]!.found).toBe(true);
+    // After a write, the burst shares one check (or rebuild) again.
+    await t.partner('Someone else');
+    const later = snapshots.counter.read();
+    await Promise.all(Array.from({ length: 20 }, async () => await snapshots.get(p.id, 'tour', 'show-1', later)));
+    expect(snapshots.rebuilds + snapshots.checks).toBeLessThanOrEqual(2);
   });
 });

@@ -82,7 +82,7 @@ export function codeDead(c: Ctx, flow: Flow, requestNewPath = OTP_PATH): Promise
  */
 export async function submittedCode(c: Ctx, deps: PageDeps, flow: Flow): Promise<{ code: string; otpId: string } | Response> {
   try {
-    deps.rateLimiter.take(`otp-verify:${clientLimitKey(c)}`, OTP_LIMITS.verifyPerIpPerMinute);
+    await deps.rateLimiter.take(`otp-verify:${clientLimitKey(c)}`, OTP_LIMITS.verifyPerIpPerMinute);
   } catch (err) {
     if (err instanceof ApiError && err.status === 429) return tooMany(c, flow.lang, Number(err.headers['Retry-After'] ?? 60));
     throw err;

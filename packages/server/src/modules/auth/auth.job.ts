@@ -9,6 +9,7 @@ import { authService } from './auth.service.js';
 export const authPurgeJob: Job = {
   name: 'auth-purge',
   everyMs: 60 * 60_000,
+  scope: 'deployment',
   async run(deps) {
     const removed = await deps.db.transact(async (tx) => await authService(deps).purgeExpired(tx));
     if (removed.tokens + removed.sessions + removed.codes > 0) deps.logger.debug({ job: 'auth-purge', ...removed }, 'auth rows purged');

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp, type TestPartner } from '../../testing/harness.js';
 import { users } from '../users/users.table.js';
 import { otpCodes, sessions } from './auth.table.js';
+import { ENGINE } from '../../db/engine.js';
+import { sameDatabase } from '../../testing/postgres.js';
 import { csrfTokenFor, OTP_LIMITS, OTP_MAX_ATTEMPTS, OTP_TTL_MS } from './auth.service.js';
 import { formAction, inputValue, lastCode, mountAuth, TestBrowser } from './auth.testing.js';
 
@@ -296,6 +298,20 @@ describe('one-time passwords under concurrency (several processes on PostgreSQL)
     expect(answers.filter((a) => a.ok)).toHaveLength(OTP_LIMITS.perIdentifier.limit);
     expect(answers.filter((a) => !a.ok).map((a) => !a.ok && a.reason)).toEqual(Array(12 - OTP_LIMITS.perIdentifier.limit).fill('rate_limited'));
     expect(await t.db.select().from(otpCodes)).toHaveLength(OTP_LIMITS.perIdentifier.limit);
+  });
+
+  it('sends at most the client address limit of codes when one address asks for many identifiers at once, through two processes', async () => {
+    const { t, p } = await setup();
+    // A second process's handle on PostgreSQL (its own pool); SQLite has one process.
+    const other = ENGINE === 'postgres' ? sameDatabase(t.db) : t.db;
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        (i % 2 ? other : t.db).transact((tx) => t.deps.auth.requestOtp(tx, { partnerId: p.id, identifier: `fan${i}@example.com`, lang: 'en', ip: '198.51.100.77' })),
+      ),
+    );
+    expect(answers.filter((a) => a.ok)).toHaveLength(OTP_LIMITS.perIp.limit);
+    expect(answers.filter((a) => !a.ok).map((a) => !a.ok && a.reason)).toEqual(Array(30 - OTP_LIMITS.perIp.limit).fill('rate_limited'));
+    expect(await t.db.select().from(otpCodes)).toHaveLength(OTP_LIMITS.perIp.limit);
   });
 
   it('counts at most the allowed attempts when wrong guesses arrive at once, and the right code then fails as exhausted', async () => {

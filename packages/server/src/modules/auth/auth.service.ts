@@ -12,7 +12,6 @@ import { newId } from '../../lib/ids.js';
 import type { MessagesService } from '../email/email.service.js';
 import type { Lang } from '../email/email.templates.js';
 import { normalizeEmail, normalizePhone, type UserIdentity, type UserRow, type UsersService } from '../users/users.service.js';
-import { SlidingWindowLimiter } from './auth.limits.js';
 import { oneTimeTokens, otpCodes, sessions } from './auth.table.js';
 import { partnerOf } from '../partners/partners.queries.js';
 
@@ -63,7 +62,7 @@ export const OTP_LIMITS = {
   perIdentifier: { limit: 5, windowMs: 15 * 60_000 },
   /** …and per day, so guessing cannot go on slowly forever. */
   perIdentifierDaily: { limit: 20, windowMs: 24 * 60 * 60_000 },
-  /** Code requests from one client address (any identifier, any partner). */
+  /** Code requests from one client address (any identifier, any partner), counted in the database. */
   perIp: { limit: 20, windowMs: 15 * 60_000 },
   /** Code submissions from one client address, per minute (the shared RateLimiter). */
   verifyPerIpPerMinute: 30,
@@ -181,14 +180,12 @@ export class AuthService {
   private readonly box: SecretBox;
   private readonly users: UsersService;
   private readonly messages: MessagesService;
-  private readonly ipLimiter: SlidingWindowLimiter;
 
   constructor(deps: AuthServiceDeps) {
     this.clock = deps.clock;
     this.box = deps.box;
     this.users = deps.users;
     this.messages = deps.messages;
-    this.ipLimiter = new SlidingWindowLimiter(deps.clock);
   }
 
   // ------------------------------------------------------------------ one-time tokens
@@ -355,24 +352,33 @@ export class AuthService {
    * codes of the same identifier stop working. The user is not created here, only when
    * a code is verified.
    *
-   * Limits: `OTP_LIMITS.perIp` (in memory) first, then the identifier's codes of the last
-   * 15 minutes and day (counted in the database).
+   * Limits, each counted over the codes in the database (so they hold for every process of a
+   * deployment): `OTP_LIMITS.perIp` (the client address's codes of the last 15 minutes, any
+   * identifier, any partner), then the identifier's codes of the last 15 minutes and day.
    */
   async requestOtp(tx: Tx, input: { partnerId: string; identifier: string; lang: Lang; ip: string; template?: 'oneTimePassword' | 'stepUpCode' }): Promise<OtpRequestResult> {
-    const ipWait = this.ipLimiter.take(`otp:${input.ip}`, OTP_LIMITS.perIp.limit, OTP_LIMITS.perIp.windowMs);
-    if (ipWait > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.ceil(ipWait / 1000) };
     const who = parseOtpIdentifier(input.identifier);
     if (!who) return { ok: false, reason: 'invalid_identifier' };
 
-    // Count, then write: serialised per identifier, so concurrent requests (other processes on
-    // PostgreSQL) never both pass the limit.
+    // Count, then write: serialised per client address and per identifier (always in that
+    // order, so two requests never wait for each other crosswise), so concurrent requests (other
+    // processes on PostgreSQL) never both pass a limit.
+    await serializeOn(tx, `otp-ip:${input.ip}`);
     await serializeOn(tx, `otp:${input.partnerId}:${who.key}`);
     const now = this.clock.now();
-    for (const { limit, windowMs } of [OTP_LIMITS.perIdentifier, OTP_LIMITS.perIdentifierDaily]) {
+    const counted = [
+      { limit: OTP_LIMITS.perIp.limit, windowMs: OTP_LIMITS.perIp.windowMs, same: eq(otpCodes.clientAddress, input.ip) },
+      ...[OTP_LIMITS.perIdentifier, OTP_LIMITS.perIdentifierDaily].map(({ limit, windowMs }) => ({
+        limit,
+        windowMs,
+        same: and(eq(otpCodes.partnerId, input.partnerId), eq(otpCodes.identifier, who.key)),
+      })),
+    ];
+    for (const { limit, windowMs, same } of counted) {
       const recent = await tx
         .select({ createdAt: otpCodes.createdAt })
         .from(otpCodes)
-        .where(and(eq(otpCodes.partnerId, input.partnerId), eq(otpCodes.identifier, who.key), gt(otpCodes.createdAt, now - windowMs)))
+        .where(and(same, gt(otpCodes.createdAt, now - windowMs)))
         .orderBy(desc(otpCodes.createdAt))
         .limit(limit);
       if (recent.length >= limit) {
@@ -387,7 +393,7 @@ export class AuthService {
     const id = newId('otp');
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     await tx.insert(otpCodes)
-      .values({ id, partnerId: input.partnerId, identifier: who.key, codeHash: this.codeHash(id, code), attempts: 0, expiresAt: now + OTP_TTL_MS, usedAt: null, createdAt: now });
+      .values({ id, partnerId: input.partnerId, identifier: who.key, codeHash: this.codeHash(id, code), attempts: 0, expiresAt: now + OTP_TTL_MS, usedAt: null, createdAt: now, clientAddress: input.ip });
     await this.messages.send(tx, {
       partnerId: input.partnerId,
       channel: who.channel,

@@ -59,6 +59,8 @@ export const otpCodes = dbTable(
     expiresAt: integer().notNull(),
     usedAt: integer(),
     createdAt: integer().notNull(),
+    /** The client address that asked for the code (its per-address limit counts these); purged with the code. */
+    clientAddress: text(),
   },
-  (t) => [index('otp_codes_identifier_idx').on(t.partnerId, t.identifier, t.createdAt)],
+  (t) => [index('otp_codes_identifier_idx').on(t.partnerId, t.identifier, t.createdAt), index('otp_codes_client_address_idx').on(t.clientAddress, t.createdAt)],
 );

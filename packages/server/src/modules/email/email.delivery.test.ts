@@ -4,6 +4,8 @@ import { eq } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import { createTestApp, type TestApp } from '../../testing/harness.js';
+import { ENGINE } from '../../db/engine.js';
+import { sameDatabase } from '../../testing/postgres.js';
 import { BACKOFF_MS, CLAIM_LEASE_MS, createMessagesService, MessagesService, type SendInput } from './email.service.js';
 import { messages } from './email.table.js';
 import { closedPort, leaves, parseMime, startSmtp, type TestSmtp } from './email.testing.js';
@@ -148,15 +150,17 @@ describe('messages: outbox and delivery', () => {
     expect(await svc.deliverDue()).toEqual({ sent: 0, retried: 0, failed: 0 });
   });
 
-  it('sends each message once when two workers deliver at the same time', async () => {
+  it('sends each message once when workers of two processes deliver at the same time', async () => {
     const server = await smtp();
     const t = createTestApp({ smtpUrl: server.url });
-    const [a, b] = [service(t), service(t)];
-    const ids = await t.db.transact(async (tx) => await inOrder([1, 2, 3, 4], async (n) => await a.send(tx, otp(`user${n}@example.com`))));
+    // The second worker in another process (its own pool) on PostgreSQL; SQLite has one process.
+    const other = ENGINE === 'postgres' ? sameDatabase(t.db) : t.db;
+    const [a, b] = [service(t), service({ ...t, deps: { ...t.deps, db: other } } as TestApp)];
+    const ids = await t.db.transact(async (tx) => await inOrder(Array.from({ length: 12 }, (_, i) => i), async (n) => await a.send(tx, otp(`user${n}@example.com`))));
 
-    const reports = await Promise.all([a.deliverDue(), b.deliverDue(), a.deliverDue()]);
-    expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(4);
-    expect(server.received).toHaveLength(4);
+    const reports = await Promise.all([a.deliverDue(), b.deliverDue(), a.deliverDue(), b.deliverDue()]);
+    expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(12);
+    expect(server.received).toHaveLength(12);
     const received = server.received.map((m) => parseMime(m.raw).headers['message-id']).sort();
     expect(received).toEqual(ids.map((id) => `<${id}@resale.test>`).sort());
     expect((await rows(t)).every((r) => r.state === 'sent' && r.attempts === 1)).toBe(true);

@@ -11,6 +11,8 @@ import type { MessagesService } from './email.service.js';
 export const emailJob: Job = {
   name: 'email',
   everyMs: 2000,
+  // Woken by a new message (MessagesService.send) in any process.
+  wakeOn: 'email',
   async run(deps) {
     // Written so it compiles before and after `messages` joins AppDeps (see deps.ts).
     const messages = (deps as AppDeps & { messages?: MessagesService }).messages;

@@ -1,3 +1,4 @@
+import { quietCommit, skipLocked, wakeWorkers } from '../../db/dialect.js';
 import { and, desc, eq, lte, sql } from 'drizzle-orm';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { Logger } from 'pino';
@@ -186,6 +187,8 @@ export class MessagesService {
         lastError: null,
         createdAt: now,
       });
+    // Every process's delivery starts as this commits (PostgreSQL; see email.job.ts).
+    wakeWorkers(tx, 'email');
     return id;
   }
 
@@ -217,18 +220,9 @@ export class MessagesService {
    */
   async deliverDue(): Promise<DeliveryReport> {
     const report: DeliveryReport = { sent: 0, retried: 0, failed: 0 };
-    const now = this.clock.now();
-    const due = await this.db.read(async (tx) =>
-      await tx
-        .select({ id: messages.id })
-        .from(messages)
-        .where(and(eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)))
-        .orderBy(messages.nextAttemptAt, messages.id)
-        .limit(this.batchSize),
-    );
-    for (const { id } of due) {
-      const claimed = await this.claim(id);
-      if (claimed === null) continue;
+    for (let n = 0; n < this.batchSize; n++) {
+      const claimed = await this.claimNext();
+      if (claimed === null) break;
       const outcome = await this.deliverOne(claimed.row, claimed.lease);
       if (outcome) report[outcome] += 1;
     }
@@ -236,19 +230,24 @@ export class MessagesService {
   }
 
   /**
-   * Takes a due message for this worker and reads it; the lease time is the claim token.
-   * null when another worker has it.
+   * Takes the next due message for this worker and reads it; the lease time is the claim token.
+   * null when nothing is due that no other worker is taking. On PostgreSQL the due row is
+   * locked with `FOR UPDATE SKIP LOCKED`, so processes claiming at the same moment each take a
+   * different message instead of queueing behind one row; the conditional update then moves it
+   * to the lease (on SQLite, whose write transaction is the only one, it alone decides).
    */
-  private async claim(id: string): Promise<{ lease: number; row: MessageRow } | null> {
+  private async claimNext(): Promise<{ lease: number; row: MessageRow } | null> {
     const now = this.clock.now();
     const lease = now + CLAIM_LEASE_MS;
+    const due = and(eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now));
     return this.db.transact(async (tx) => {
-      const claimed = await tx
-        .update(messages)
-        .set({ nextAttemptAt: lease })
-        .where(and(eq(messages.id, id), eq(messages.state, 'pending'), lte(messages.nextAttemptAt, now)));
+      // Delivery bookkeeping here and below: no cache reads the outbox.
+      quietCommit(tx);
+      const next = (await skipLocked(tx.select({ id: messages.id }).from(messages).where(due).orderBy(messages.nextAttemptAt, messages.id).limit(1)))[0];
+      if (!next) return null;
+      const claimed = await tx.update(messages).set({ nextAttemptAt: lease }).where(and(eq(messages.id, next.id), due));
       if (affected(claimed) !== 1) return null;
-      const row = (await tx.select().from(messages).where(eq(messages.id, id)).limit(1))[0];
+      const row = (await tx.select().from(messages).where(eq(messages.id, next.id)).limit(1))[0];
       return row ? { lease, row } : null;
     });
   }
@@ -275,19 +274,23 @@ export class MessagesService {
       const lastError = shortError(err, this.secrets);
       const delay = BACKOFF_MS[attempts - 1];
       const final = delay === undefined;
-      await this.db.transact(async (tx) =>
+      await this.db.transact(async (tx) => {
+        quietCommit(tx);
         await tx
           .update(messages)
           .set(final ? { state: 'failed', attempts, lastError, nextAttemptAt: null } : { attempts, lastError, nextAttemptAt: this.clock.now() + delay })
-          .where(ours),
-      );
+          .where(ours);
+      });
       const log = { messageId: id, channel: row.channel, template: row.template, attempts, error: lastError };
       if (final) this.logger?.error(log, 'message failed for good');
       else this.logger?.warn(log, 'message delivery failed; will retry');
       return final ? 'failed' : 'retried';
     }
     const sentAt = this.clock.now();
-    await this.db.transact(async (tx) => await tx.update(messages).set({ state: 'sent', attempts, sentAt, nextAttemptAt: null, lastError: null }).where(ours));
+    await this.db.transact(async (tx) => {
+      quietCommit(tx);
+      await tx.update(messages).set({ state: 'sent', attempts, sentAt, nextAttemptAt: null, lastError: null }).where(ours);
+    });
     this.logger?.info({ messageId: id, channel: row.channel, template: row.template, via: row.channel === 'sms' ? this.sms.name : this.transport.name }, 'message sent');
     return 'sent';
   }

@@ -1,3 +1,4 @@
+import { quietCommit } from '../../db/dialect.js';
 import type { Job } from '../../jobs/job.js';
 import { INSTANCE_RENEW_MS } from './instances.service.js';
 
@@ -6,6 +7,10 @@ export const instanceLeaseJob: Job = {
   name: 'instance-lease',
   everyMs: INSTANCE_RENEW_MS,
   async run(deps) {
-    await deps.db.transact((tx) => deps.instance.renew(tx, { force: true }));
+    await deps.db.transact(async (tx) => {
+      // No cache reads the leases: idle processes do not make each other's caches check.
+      quietCommit(tx);
+      await deps.instance.renew(tx, { force: true });
+    });
   },
 };

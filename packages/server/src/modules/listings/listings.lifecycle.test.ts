@@ -5,6 +5,7 @@ import { ticketBody, withEvent } from '../../testing/factories.js';
 import { completePurchase } from '../../flows/complete-purchase.js';
 import { WEBHOOK_DATA_SCHEMAS } from '../webhooks/webhooks.catalog.js';
 import { webhookMessages } from '../webhooks/webhooks.table.js';
+import { webhookBodyOf } from '../webhooks/webhooks.service.js';
 
 /**
  * Every state change of a listing reaches the partner as `listing.updated` with the state
@@ -24,9 +25,9 @@ async function setup() {
       .select()
       .from(webhookMessages)
       .orderBy(asc(webhookMessages.id)))
-      .filter((m) => m.action.startsWith('listing.') && (m.payload.data as { listingId: string }).listingId === listingId)
+      .filter((m) => m.action.startsWith('listing.') && (webhookBodyOf(m).data as { listingId: string }).listingId === listingId)
       .map((m) => {
-        const data = m.payload.data as { state: string; endReason?: string };
+        const data = webhookBodyOf(m).data as { state: string; endReason?: string };
         // Each payload is what the catalog promises.
         expect(WEBHOOK_DATA_SCHEMAS[m.action as 'listing.updated'].safeParse(data).success).toBe(true);
         return `${m.action}:${data.state}${data.endReason ? `:${data.endReason}` : ''}`;
@@ -80,6 +81,6 @@ describe('listing.* webhooks', () => {
     await t.db.transact(async (tx) => await t.deps.listings.updatePrice(tx, p.id, l.id, l.sellerPk, 4200));
     expect(await hooks(l.id)).toEqual(['listing.created:ACTIVE', 'listing.updated:ACTIVE']);
     const last = (await t.db.select().from(webhookMessages).orderBy(asc(webhookMessages.id))).at(-1)!;
-    expect(last.payload.data).toMatchObject({ listingId: l.id, price: 42, state: 'ACTIVE' });
+    expect(webhookBodyOf(last).data).toMatchObject({ listingId: l.id, price: 42, state: 'ACTIVE' });
   });
 });

@@ -112,6 +112,7 @@ export async function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): Promi
 export const wishlistJob: Job = {
   name: 'wishlist',
   everyMs: WISHLIST_EVERY_MS,
+  scope: 'deployment',
   async run(deps) {
     let total = 0;
     for (let i = 0; i < MAX_BATCHES; i++) {

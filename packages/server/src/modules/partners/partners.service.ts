@@ -1,3 +1,4 @@
+import { serializeOn } from '../../db/dialect.js';
 import { and, asc, desc, eq, gt, isNull, or } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import type { Db, Tx } from '../../db/client.js';
@@ -260,6 +261,8 @@ export class PartnersService {
   async ensureSandbox(opts: { keys: Record<ApiKeyKind, string>; webhookSecret?: string; settings: PartnerSettingsPatch; initialSettings?: PartnerSettingsPatch }): Promise<PartnerRow> {
     const now = this.clock.now();
     return this.db.transact(async (tx) => {
+      // Read, then write: processes starting together (PostgreSQL) make it one after the other.
+      await serializeOn(tx, 'sandbox-partner');
       let partner = (await tx.select().from(partners).where(eq(partners.name, 'sandbox')).orderBy(partners.createdAt).limit(1))[0];
       if (!partner) {
         partner = (await tx

@@ -2,6 +2,8 @@ import { sqlRows } from '../../testing/sql.js';
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { createTestApp, OPERATOR_TOKEN } from '../../testing/harness.js';
+import { ENGINE } from '../../db/engine.js';
+import { sameDatabase } from '../../testing/postgres.js';
 import { apiKeys, partners } from './partners.table.js';
 import { hashSecret } from '../../lib/crypto.js';
 
@@ -121,6 +123,18 @@ describe('operator API: partners', () => {
     expect(await t.deps.partners.authenticate(keys.private)).toBeNull();
     expect((await t.deps.partners.authenticate(changed.private))?.partner.id).toBe(first.id);
     expect(t.deps.partners.webhookSecret(second)).toBe('whsec_c2FuZGJveC1zZWNyZXQtMDAwMDAwMDA=');
+  });
+
+  it('makes one sandbox partner when several processes start at once', async () => {
+    const t = createTestApp();
+    // Three processes' handles on the database (PostgreSQL); SQLite has one process.
+    const others = ENGINE === 'postgres' ? [sameDatabase(t.db), sameDatabase(t.db)] : [];
+    const apps = [t, ...others.map((db) => createTestApp({}, { db }))];
+    const keys = { private: 'sk_sandbox_aaaaaaaaaaaaaaaa', public: 'pk_sandbox_bbbbbbbbbbbbbbbb', channels: 'sk_ch_sandbox_cccccccccccc' };
+    const made = await Promise.all(apps.map((app) => app.deps.partners.ensureSandbox({ keys, settings: {} })));
+    expect(new Set(made.map((p) => p.id)).size).toBe(1);
+    expect(await t.db.select().from(partners).where(eq(partners.name, 'sandbox'))).toHaveLength(1);
+    expect(await t.db.select().from(apiKeys).where(eq(apiKeys.partnerId, made[0]!.id))).toHaveLength(3);
   });
 
   it('applies the sandbox initial settings only when it creates the partner, so operator changes survive restarts', async () => {

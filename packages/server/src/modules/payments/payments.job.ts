@@ -4,6 +4,7 @@ import type { Job } from '../../jobs/job.js';
 export const paymentsJob: Job = {
   name: 'refunds-and-payouts',
   everyMs: 10_000,
+  scope: 'deployment',
   run: async (deps) => {
     await deps.payments.runRefunds();
     await deps.payouts.deliverDue();

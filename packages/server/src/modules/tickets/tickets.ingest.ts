@@ -1,7 +1,7 @@
-import { and, asc, eq, getTableColumns, isNull, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import { affected } from '../../db/affected.js';
 import type { Db, Tx } from '../../db/client.js';
-import { serializeOn } from '../../db/dialect.js';
+import { serializeOn, sharedByProcesses, tryLockOn, wakeWorkers } from '../../db/dialect.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -100,6 +100,8 @@ export class TicketsIngest {
     // The row is known: reading it back (RETURNING) would parse the items again.
     await tx.insert(ticketJobs)
       .values({ ...job, items: sql`${prepared.items}`, results: sql`${prepared.results}` });
+    // Every process's drain starts as this commits (PostgreSQL; see tickets.job.ts).
+    if (job.state === 'queued') wakeWorkers(tx, 'tickets');
     return job;
   }
 
@@ -215,19 +217,20 @@ export class TicketsIngest {
    * The due jobs `applyDue` would apply, read whole (items parsed), in `tx`: a transaction,
    * or a read outside one (see `drain`).
    */
-  private async dueJobs(tx: Tx, maxJobs: number, maxItems: number): Promise<JobRow[]> {
+  private async dueJobs(tx: Tx, maxJobs: number, maxItems: number, partnerId?: string): Promise<JobRow[]> {
     const now = this.clock.now();
+    const ofPartner = partnerId === undefined ? undefined : eq(ticketJobs.partnerId, partnerId);
     // Two indexed lookups rather than one with OR (see `leaseNext`); rows are read whole only once chosen.
     const queued = await tx
       .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
       .from(ticketJobs)
-      .where(eq(ticketJobs.state, 'queued'))
+      .where(and(eq(ticketJobs.state, 'queued'), ofPartner))
       .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
       .limit(maxJobs);
     const expired = await tx
       .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
       .from(ticketJobs)
-      .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
+      .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now), ofPartner))
       .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
       .limit(maxJobs);
     // Queue order: creation time, then id (ids of one process sort in creation order within a millisecond).
@@ -282,6 +285,7 @@ export class TicketsIngest {
    * blocking: nothing else runs on that thread).
    */
   async drain(budgetMs = 200, opts: { beforeJob?: () => void | Promise<void>; afterJob?: () => void } = {}): Promise<number> {
+    if (sharedByProcesses) return await this.drainShared(budgetMs, opts);
     const started = performance.now();
     let n = 0;
     for (let round = 0; round === 0 || performance.now() - started < budgetMs; round++) {
@@ -295,6 +299,57 @@ export class TicketsIngest {
       }
     }
     return n;
+  }
+
+  /**
+   * `drain` when several processes share the queue (PostgreSQL): each round takes the partner
+   * whose due job is oldest among those no other process is draining now (a lock per partner,
+   * tried without waiting), and applies that partner's next due jobs in one transaction. So
+   * processes drain different partners' queues in parallel, each job once, and one partner's
+   * jobs strictly in queue order (a job may name any of the partner's tickets, so order per
+   * ticket needs order per partner). Returns once nothing is due that nobody else is draining,
+   * or the budget is spent.
+   */
+  private async drainShared(budgetMs: number, opts: { beforeJob?: () => void | Promise<void>; afterJob?: () => void }): Promise<number> {
+    const started = performance.now();
+    let n = 0;
+    for (let round = 0; round === 0 || performance.now() - started < budgetMs; round++) {
+      const partners = await this.db.read(async (tx) => await this.partnersWithDueJobs(tx));
+      if (partners.length === 0) break;
+      await opts.beforeJob?.();
+      let applied: number | null;
+      try {
+        applied = await this.db.transact(async (tx) => {
+          for (const partnerId of partners) {
+            if (!(await tryLockOn(tx, `ticket-jobs:${partnerId}`))) continue;
+            // Read under the partner's lock: what an earlier drain committed is seen.
+            const jobs = await this.dueJobs(tx, JOBS_PER_TRANSACTION, ITEMS_PER_TRANSACTION, partnerId);
+            if (jobs.length > 0) return await this.applyJobs(tx, jobs);
+          }
+          return null;
+        });
+      } finally {
+        opts.afterJob?.();
+      }
+      // Every partner with due jobs is in another process's hands.
+      if (applied === null) break;
+      n += applied;
+    }
+    return n;
+  }
+
+  /** Partners with due jobs (queued, or running with an expired lease), the one whose oldest is oldest first; at most 32. */
+  private async partnersWithDueJobs(tx: Tx): Promise<string[]> {
+    const now = this.clock.now();
+    const oldest = sql<number>`min(${ticketJobs.createdAt})`;
+    const rows = await tx
+      .select({ partnerId: ticketJobs.partnerId, oldest })
+      .from(ticketJobs)
+      .where(or(eq(ticketJobs.state, 'queued'), and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now))))
+      .groupBy(ticketJobs.partnerId)
+      .orderBy(oldest)
+      .limit(32);
+    return rows.map((r) => r.partnerId);
   }
 
   private wakeDrainer: (() => void) | null = null;

@@ -55,7 +55,7 @@ export function ticketRoutes(deps: AppDeps) {
   const common = { tags: ['Tickets'], security: [SECURITY.private] };
   const key = partnerKey(deps, ['private']);
   const syncLimit: MiddlewareHandler<AppEnv> = async function syncTicketsLimit(c, next) {
-    deps.rateLimiter.take(`sync-tickets:${c.get('auth').partner.id}`, SYNC_TICKETS_PER_MINUTE);
+    await deps.rateLimiter.take(`sync-tickets:${c.get('auth').partner.id}`, SYNC_TICKETS_PER_MINUTE);
     await next();
   };
 

@@ -78,4 +78,4 @@ export async function runUnlocks(deps: AppDeps, limit = 200): Promise<{ announce
   return { announced, notified };
 }
 
-export const unlocksJob: Job = { name: 'ticket-unlocks', everyMs: 30_000, run: (deps) => runUnlocks(deps).then(() => undefined) };
+export const unlocksJob: Job = { name: 'ticket-unlocks', everyMs: 30_000, scope: 'deployment', run: (deps) => runUnlocks(deps).then(() => undefined) };

@@ -1,3 +1,4 @@
+import { sharedByProcesses } from '../../db/dialect.js';
 import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import { perConnection, prepared } from '../../db/statements.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
@@ -89,6 +90,9 @@ export interface UsersServiceDeps {
  * partner's user id, then e-mail, then phone; identifiers learnt later are added to the
  * matched user when no other user of the partner holds them.
  */
+/** Users per multi-row insert on PostgreSQL (9 columns: 4,500 parameters, below its 65,535). */
+const INSERT_CHUNK = 500;
+
 export class UsersService {
   private readonly clock: Clock;
 
@@ -153,6 +157,20 @@ export class UsersService {
   /** @internal Inserts one user (a statement prepared on `tx`, see `statements`). */
   async insert(tx: Tx, row: UserRow): Promise<void> {
     await this.statements(tx).insert().execute(row);
+  }
+
+  /**
+   * @internal Inserts many users, in creation order: multi-row statements where a statement is
+   * a round trip to a server (PostgreSQL: one per 500 users instead of one per user, 20,000
+   * round trips fewer per 100,000 new owners); the prepared single-row insert on SQLite, where
+   * multi-row statements measured no faster (the cost there is index maintenance).
+   */
+  async insertMany(tx: Tx, rows: readonly UserRow[]): Promise<void> {
+    if (!sharedByProcesses) {
+      for (const row of rows) await this.insert(tx, row);
+      return;
+    }
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await tx.insert(users).values(rows.slice(i, i + INSERT_CHUNK));
   }
 
   /**
@@ -286,12 +304,11 @@ export class UserBatch {
   }
 
   /**
-   * Writes the users created and changed since the last flush, in creation order, with the
-   * prepared single-row insert (multi-row statements measured no faster here: the cost is
-   * SQLite's index maintenance, not the statement).
+   * Writes the users created and changed since the last flush, in creation order
+   * (`UsersService.insertMany`).
    */
   async flush(): Promise<void> {
-    for (const row of this.created.values()) await this.service.insert(this.tx, row);
+    await this.service.insertMany(this.tx, [...this.created.values()]);
     this.created.clear();
     for (const [id, patch] of this.patched) await this.tx.update(users).set(patch).where(eq(users.id, id));
     this.patched.clear();

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { dbTable, index, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 
@@ -19,8 +20,10 @@ export const users = dbTable(
     ...timestamps,
   },
   (t) => [
-    uniqueIndex('users_partner_external_uq').on(t.partnerId, t.externalId),
+    // Partial where the column is often empty (see tickets_order_idx): lookups by e-mail then
+    // never take the phone or external-id index on a table not analyzed yet.
+    uniqueIndex('users_partner_external_uq').on(t.partnerId, t.externalId).where(sql`${t.externalId} is not null`),
     uniqueIndex('users_partner_email_uq').on(t.partnerId, t.email),
-    index('users_partner_phone_idx').on(t.partnerId, t.phone),
+    index('users_partner_phone_idx').on(t.partnerId, t.phone).where(sql`${t.phone} is not null`),
   ],
 );

@@ -14,6 +14,8 @@ import { webhooksServiceOf } from './webhooks.service.js';
 export const webhooksJob: Job = {
   name: 'webhooks',
   everyMs: 1000,
+  // Woken by a new message (WebhooksService.enqueue) in any process.
+  wakeOn: 'webhooks',
   async run(deps, ctx) {
     const report = await webhooksServiceOf(deps).deliverContinuously({ pollMs: webhooksJob.everyMs, signal: ctx?.signal });
     if (report.attempted > 0) deps.logger.debug({ job: 'webhooks', ...report }, 'webhook deliveries');

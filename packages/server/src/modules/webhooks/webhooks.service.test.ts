@@ -73,6 +73,31 @@ describe('webhooks: delivery', () => {
     expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('sends, on every attempt, the body built at enqueue byte for byte (key order included: PostgreSQL jsonb would reorder it), and still sends a message stored as an object', async () => {
+    const rx = await receiver((n) => (n === 1 ? 500 : 200));
+    const { t, partner, svc } = await setup({ webhookUrl: rx.url });
+    t.clock.set(Date.now());
+    const data = {
+      resaleId: 'bi_1', eventId: 'tour-2026', showId: 'show-1', paidAt: '2026-03-01T12:00:00.000Z', total: 44.5, currency: 'EUR',
+      buyer: { id: null, email: 'b@example.com', phone: null, firstName: 'Zoë', lastName: null },
+      tickets: [{ ticketId: 't-1', ticketOptionId: 'opt', seating: { section: 'Pista', row: null, seat: '12' }, orderId: null, listingId: 'lst_1', pricePaid: 44.5, currency: 'EUR', previousOwner: { id: 'u-1', email: 's@example.com', phone: null } }],
+    };
+    const msg = await enqueue(t, svc, partner.id, { action: 'ticket.update', resourceKey: 'intention:bi_1', data });
+    const sent = JSON.stringify({ family: 'ticket', action: 'ticket.update', data });
+    // Stored as that text, not as an object the database may rewrite.
+    expect((await t.db.select().from(webhookMessages).where(eq(webhookMessages.id, msg.id)))[0]!.payload).toBe(sent);
+    expect(msg.payload).toEqual({ family: 'ticket', action: 'ticket.update', data });
+
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
+    t.clock.advance(RETRY_SCHEDULE_MS[0]!);
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received.map((r) => r.body)).toEqual([sent, sent]);
+    for (const req of rx.received) expect(new Webhook(partner.webhookSecret).verify(req.body, req.headers)).toEqual({ family: 'ticket', action: 'ticket.update', data });
+    // The operator API shows that body, in that order.
+    expect(JSON.stringify((await svc.get(partner.id, msg.id)).message.payload)).toBe(sent);
+
+  });
+
   it('retries a 500 on schedule: not before 5 s of clock time, then delivers; each attempt is logged', async () => {
     const rx = await receiver((n) => (n === 1 ? 500 : 200));
     const { t, partner, svc } = await setup({ webhookUrl: rx.url });

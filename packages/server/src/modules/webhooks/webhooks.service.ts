@@ -1,3 +1,4 @@
+import { quietCommit, wakeWorkers } from '../../db/dialect.js';
 import { aliasedTable, and, asc, desc, eq, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppDeps } from '../../context.js';
@@ -14,15 +15,31 @@ import { affected } from '../../db/affected.js';
 import type { Metrics } from '../metrics/metrics.service.js';
 import { Lanes, untilReleaseOr } from '../../lib/lanes.js';
 
+/** A `webhook_messages` row as stored: `payload` is the body's exact text (see webhooks.table.ts). */
 export type WebhookMessageRow = typeof webhookMessages.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
 export type WebhookMessageState = WebhookMessageRow['state'];
 export const WEBHOOK_MESSAGE_STATES = ['pending', 'delivered', 'failed', 'skipped'] as const satisfies readonly WebhookMessageState[];
 
+/**
+ * A message as the service answers it: the row, with its body (`payload`) read back as the
+ * object `{family, action, data}` (a {@link WebhookBody}).
+ */
+export type WebhookMessage = Omit<WebhookMessageRow, 'payload'> & { payload: Record<string, unknown> };
+
 /** A message with its delivery log, oldest attempt first. */
 export interface WebhookMessageWithAttempts {
-  message: WebhookMessageRow;
+  message: WebhookMessage;
   attempts: WebhookAttemptRow[];
+}
+
+/** The body of a stored message as an object (what the operator API shows, and tests read). */
+export function webhookBodyOf(row: Pick<WebhookMessageRow, 'payload'>): WebhookBody & Record<string, unknown> {
+  return JSON.parse(row.payload) as WebhookBody & Record<string, unknown>;
+}
+
+function toMessage(row: WebhookMessageRow): WebhookMessage {
+  return { ...row, payload: webhookBodyOf(row) };
 }
 
 /** What `enqueue` takes. `resourceKey` orders delivery: messages of one key go out in order (e.g. `listing:lst_…`, `show:tour-2026/show-1`). */
@@ -163,7 +180,7 @@ export class WebhooksService {
    *   action's schema in the catalog or `resourceKey` is empty (both programming errors:
    *   they roll the caller's transaction back).
    */
-  async enqueue<A extends WebhookAction>(tx: Tx, partnerId: string, input: EnqueueInput<A>): Promise<WebhookMessageRow> {
+  async enqueue<A extends WebhookAction>(tx: Tx, partnerId: string, input: EnqueueInput<A>): Promise<WebhookMessage> {
     const { action, resourceKey } = input;
     if (!(WEBHOOK_ACTIONS as readonly string[]).includes(action)) throw new Error(`Unknown webhook action '${action}'`);
     if (typeof resourceKey !== 'string' || resourceKey === '') throw new Error('A webhook needs a resourceKey');
@@ -179,7 +196,7 @@ export class WebhooksService {
     const subscribed = isSubscribed(partner, action);
     const body: WebhookBody = { family: familyOf(action), action, data: parsed.data as Record<string, unknown> };
     if (!subscribed) this.metrics?.webhook('skipped', tx);
-    return (await tx
+    const row = (await tx
       .insert(m)
       .values({
         id: newId('webhookMessage'),
@@ -187,7 +204,8 @@ export class WebhooksService {
         action,
         family: body.family,
         resourceKey,
-        payload: body as unknown as Record<string, unknown>,
+        // The exact text every attempt signs and sends.
+        payload: JSON.stringify(body),
         state: subscribed ? 'pending' : 'skipped',
         attempts: 0,
         nextAttemptAt: subscribed ? now : null,
@@ -197,6 +215,9 @@ export class WebhooksService {
         createdAt: now,
       })
       .returning())[0]!;
+    // Every process's deliveries start as this commits (PostgreSQL; see webhooks.job.ts).
+    if (subscribed) wakeWorkers(tx, 'webhooks');
+    return toMessage(row);
   }
 
   /**
@@ -351,8 +372,10 @@ export class WebhooksService {
    */
   async claim(row: Pick<WebhookMessageRow, 'id' | 'nextAttemptAt' | 'attempts'>): Promise<number | null> {
     const leaseUntil = this.clock.now() + this.timeoutMs + this.leaseMarginMs;
-    const claimed = await this.db.transact(async (tx) =>
-      await tx
+    const claimed = await this.db.transact(async (tx) => {
+      // Delivery bookkeeping: no cache reads the outbox.
+      quietCommit(tx);
+      return await tx
         .update(m)
         .set({ nextAttemptAt: leaseUntil })
         .where(
@@ -365,8 +388,8 @@ export class WebhooksService {
             // older message of the resource pending since the batch was read.
             notExists(this.olderPending(tx)),
           ),
-        ),
-    );
+        );
+    });
     return affected(claimed) === 1 ? leaseUntil : null;
   }
 
@@ -492,7 +515,7 @@ export class WebhooksService {
       } else {
         // The current secret, and the previous one while a rotation's grace lasts (at the attempt's instant).
         const secrets = this.partners.webhookSigningSecrets(partner, at);
-        const body = JSON.stringify(row.payload);
+        const body = row.payload;
         outcome = await postWebhook(url, signedHeaders(secrets, row.id, body, at), body, { timeoutMs: this.timeoutMs, fetch: this.fetch, redact: secrets });
       }
     } catch (err) {
@@ -511,6 +534,7 @@ export class WebhooksService {
     const result = outcome.ok ? 'delivered' : delay === null ? 'failed' : 'retrying';
     const nextAttemptAt = result === 'retrying' ? finishedAt + delay! : null;
     const held = await this.db.transact(async (tx) => {
+      quietCommit(tx);
       await tx.insert(a)
         .values({
           id: newId('webhookAttempt'),
@@ -569,7 +593,7 @@ export class WebhooksService {
       list.push(log);
       byMessage.set(log.messageId, list);
     }
-    return rows.map((message) => ({ message, attempts: byMessage.get(message.id) ?? [] }));
+    return rows.map((message) => ({ message: toMessage(message), attempts: byMessage.get(message.id) ?? [] }));
   }
 }
 

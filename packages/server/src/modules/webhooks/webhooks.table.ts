@@ -15,7 +15,12 @@ export const webhookMessages = dbTable(
     family: text().notNull(),
     /** Messages of one resource are delivered in order (e.g. `ticket:tkt_…`). */
     resourceKey: text().notNull(),
-    payload: text({ mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /**
+     * The body exactly as it is signed and sent: the text `JSON.stringify({family, action, data})`
+     * made once at enqueue. Text, not JSON: PostgreSQL's `jsonb` keeps a value, not its text (it
+     * reorders an object's keys), and a partner must get the same bytes on either engine.
+     */
+    payload: text().notNull(),
     state: text({ enum: ['pending', 'delivered', 'failed', 'skipped'] }).notNull(),
     attempts: integer().notNull(),
     nextAttemptAt: integer(),

@@ -4,19 +4,22 @@
  * The operator command of manual load (docs/import.md). Opens the service's database as
  * main.ts does (migrations applied, services wired by buildDeps, so the domain events of
  * an import reach their handlers exactly as the API's do), imports the file for the
- * partner and prints a summary. Safe while the service runs: SQLite in WAL mode with
- * immediate transactions lets the two write in turn.
+ * partner and prints a summary. The database is PostgreSQL's at `DATABASE_URL` when it is set
+ * (as for the service, db/client.ts `openDb`), else the SQLite file (`--database`,
+ * `DATABASE_PATH`, the `npm start` one). Safe while the service runs: SQLite in WAL mode with
+ * immediate transactions lets the two write in turn; PostgreSQL serves both at once.
  *
  * Exit codes: 0 everything applied (or, with --dry-run, would be); 1 some row was bad
  * (its event was not applied; the others were); 2 usage error (arguments, unknown
- * partner, missing file or database).
+ * partner, missing file or database, `--database` with `DATABASE_URL`).
  */
 import cliProgress from 'cli-progress';
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { createDb, type Db } from '../../../db/client.js';
+import { closeDb, openDb, type Db } from '../../../db/client.js';
+import { EnvError, parseDatabaseUrlEnv } from '../../../env.js';
 import { buildDeps } from '../../../deps.js';
 import { partnerById } from '../../partners/partners.queries.js';
 import { systemClock } from '../../../lib/clock.js';
@@ -36,6 +39,9 @@ const USAGE = `Usage: npm run import -- --partner <partnerId> [--dry-run] [--dat
   --dry-run          check every row and report what would be created or updated; write nothing
   --database <path>  SQLite database (default: $DATABASE_PATH, else ${DEFAULT_DATABASE}, the npm start one)
 
+With $DATABASE_URL set (postgres://…), the events go to that PostgreSQL database, as the
+service's do; --database and $DATABASE_PATH are then not used.
+
 Layout of the file: docs/import.md`;
 
 export type { CliIo };
@@ -48,13 +54,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const args = parseOrExplain(io, USAGE, () => parseCliArgs(argv, io));
   if (!args) return 2;
   if (!existsSync(args.file)) return usageFailure(io, `No file at ${args.file}`);
-  if (!existsSync(args.database)) return usageFailure(io, `No database at ${args.database}: start the service once (npm start) or pass --database`);
+  // openDb would create an empty SQLite file: a missing one is a wrong path.
+  if (!args.url && !existsSync(args.database)) return usageFailure(io, `No database at ${args.database}: start the service once (npm start) or pass --database`);
+  // Where, for the messages: the SQLite file, or the PostgreSQL server and database without the password.
+  const where = args.url ? redactUrl(args.url) : args.database;
 
   let db: Db | null = null;
   let closeMessages = () => {};
   let bar: cliProgress.SingleBar | null = null;
   try {
-    db = createDb(args.database);
+    db = await openDb({ url: args.url, path: args.database }, { poolSize: 2 });
     const deps = buildDeps({
       db,
       clock: systemClock,
@@ -73,7 +82,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       },
     });
     closeMessages = () => deps.messages.close();
-    if (!(await deps.db.read(async (tx) => await partnerById(tx, args.partner)))) return usageFailure(io, `Unknown partner '${args.partner}' in ${args.database}`);
+    if (!(await deps.db.read(async (tx) => await partnerById(tx, args.partner)))) return usageFailure(io, `Unknown partner '${args.partner}' in ${where}`);
     let report: ImportReport;
     try {
       report = await importEvents(deps, {
@@ -101,7 +110,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return report.errors.length > 0 ? 1 : 0;
   } finally {
     closeMessages();
-    db?.$client.close();
+    if (db) await closeDb(db);
   }
 }
 
@@ -123,11 +132,22 @@ function parseCliArgs(argv: string[], io: CliIo) {
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'Name the file to import' : `One file at a time (got ${positionals.length})`);
   const file = positionals[0]!;
   if (sheetFormat(file) === null) throw new UsageError(`${file}: only .csv and .xlsx files can be imported`);
+  // The service's database (db/client.ts `openDb`): PostgreSQL when DATABASE_URL is set.
+  if (io.env.DATABASE_URL && values.database !== undefined) {
+    throw new UsageError('--database names a SQLite file, but DATABASE_URL is set: the events go to its PostgreSQL database (unset DATABASE_URL to import into a SQLite file)');
+  }
+  let url: string | undefined;
+  try {
+    url = parseDatabaseUrlEnv(io.env);
+  } catch (err) {
+    if (err instanceof EnvError) throw new UsageError(err.message);
+    throw err;
+  }
   const at = (p: string, base: string) => (isAbsolute(p) ? p : resolve(base, p));
   // npm runs the script in packages/server; INIT_CWD is where the operator typed the command.
   const typedIn = io.env.INIT_CWD ?? io.cwd;
   const database = values.database !== undefined ? at(values.database, typedIn) : at(io.env.DATABASE_PATH || DEFAULT_DATABASE, io.cwd);
-  return { partner: values.partner, dryRun: values['dry-run'] === true, database, file: at(file, typedIn) };
+  return { partner: values.partner, dryRun: values['dry-run'] === true, url, database, file: at(file, typedIn) };
 }
 
 /** The summary the command prints. */
@@ -150,6 +170,13 @@ export function formatReport(report: ImportReport, file: string): string[] {
     }
   }
   return lines;
+}
+
+/** A database URL without its password. */
+function redactUrl(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
 }
 
 function list(events: { externalReferenceId: string }[]): string {
