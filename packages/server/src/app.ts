@@ -1,3 +1,4 @@
+import { homeRoutes } from './pages/home.js';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -199,6 +200,7 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
   app.route('/', channelRoutes(deps));
   app.route('/', ticketPageRoutes(deps));
   app.route('/', widgetRoutes());
+  app.route('/', homeRoutes());
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
 

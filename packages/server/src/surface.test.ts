@@ -539,8 +539,14 @@ describe('the pages as a signed-in user', () => {
       await replay(live);
       const before = await owned();
       // The same forms work for their owner: the test would see a change.
-      const remove = live.find((f) => f.action.endsWith('/remove'))!;
-      expect((await fan.post(remove.action, remove.fields)).status).toBe(303);
+      const remove = live.find((f) => /\/remove(\?|$)/.test(f.action))!;
+      // Removing asks first: the confirmation page's form (confirm=1) is what removes.
+      const asked = await fan.post(remove.action, remove.fields);
+      expect(asked.status).toBe(200);
+      expect(await owned()).toBe(before);
+      const confirm = formsOf(asked.text, remove.action).find((f) => f.fields.some(([k, v]) => k === 'confirm' && v === '1'))!;
+      await replay([confirm]);
+      expect((await fan.post(confirm.action, confirm.fields)).status).toBe(303);
       expect(await owned()).not.toBe(before);
     });
     expect(problems).toEqual([]);

@@ -81,7 +81,8 @@ interface Relaxed {
 function relaxedPool(url: string): Relaxed {
   let made: Relaxed | null = null;
   const make = () => {
-    const pool = new pg.Pool({ connectionString: url, max: RELAXED_POOL_SIZE, options: '-c synchronous_commit=off' });
+    // Idle connections close after a second: between bursts the rate limits hold none open.
+    const pool = new pg.Pool({ connectionString: url, max: RELAXED_POOL_SIZE, idleTimeoutMillis: 1_000, options: '-c synchronous_commit=off' });
     pool.on('error', () => undefined);
     return (made = { pool, db: drizzle({ client: pool, schema, casing: 'snake_case' }) });
   };

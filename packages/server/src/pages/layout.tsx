@@ -40,9 +40,15 @@ input[aria-invalid=true]{border-color:#b00020}
 .hint{color:#4a4a55;font-size:.9rem;margin:.25rem 0 1rem}
 .error{color:#b00020;font-weight:600;margin:.25rem 0 1rem}
 button,.button{display:inline-block;font:inherit;font-weight:600;padding:.6rem 1.2rem;border:0;border-radius:6px;background:#0b4fb3;color:#fff;cursor:pointer;text-decoration:none}
-button.secondary{background:#fff;color:#0b4fb3;border:1px solid #0b4fb3}
+button.secondary,.button.secondary{background:#fff;color:#0b4fb3;border:1px solid #0b4fb3}
+button.danger{background:#b00020}button.danger-outline{background:#fff;color:#b00020;border:1px solid #b00020}
+.long{overflow-wrap:anywhere}.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:1rem}
 a{color:#0b4fb3}
-a:focus,button:focus,input:focus{outline:3px solid #0b4fb3;outline-offset:2px}`;
+a:focus,button:focus,input:focus{outline:3px solid #0b4fb3;outline-offset:2px}
+table.money{width:100%;border-collapse:collapse;margin:1rem 0}table.money caption{text-align:left;font-weight:600;margin-bottom:.25rem}
+table.money th{text-align:left;font-weight:400;padding:.2rem 0}table.money td{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+table.money tr.total th,table.money tr.total td{border-top:1px solid #d0d0d7;padding-bottom:.6rem}table.money tr.total th{font-weight:600}
+.confirm{margin:1rem 0}.confirm label{display:inline;font-weight:400}.confirm.invalid{border-left:4px solid #b00020;padding-left:.75rem}`;
 
 /**
  * A page's Content-Security-Policy: the shared stylesheet plus `styles` (each allowed by its
@@ -82,6 +88,7 @@ export function Layout(props: LayoutProps) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex, nofollow" />
         <title>{`${props.title} · ${service}`}</title>
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <style>{raw(PAGE_CSS)}</style>
         {props.head ?? null}
       </head>

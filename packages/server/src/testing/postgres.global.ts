@@ -29,7 +29,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     persistent: false,
     // PostgreSQL refuses to run as root; the package runs it as a `postgres` user (made if missing).
     createPostgresUser: true,
-    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=400', '-c', 'listen_addresses=127.0.0.1'],
+    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=800', '-c', 'listen_addresses=127.0.0.1'],
     onLog: () => undefined,
     onError: () => undefined,
   });

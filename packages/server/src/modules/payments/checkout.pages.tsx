@@ -78,7 +78,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
     if (outcome.kind === 'risk_high') return noticePage(c, { lang, status: 402, title: cm(lang, 'riskTitle'), text: cm(lang, 'riskText'), link: await marketLink(partner, intention, lang) });
     if (outcome.kind === 'paid') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
     if (outcome.kind === 'verify') return safeRedirect(c, `/checkout/${partner.id}/verify/${outcome.paymentId}?lang=${lang}`, 303);
-    if (outcome.kind === 'declined') return noticePage(c, { lang, status: 402, title: cm(lang, 'declinedTitle'), text: cm(lang, 'declinedText', { code: outcome.code }), link: await marketLink(partner, intention, lang) });
+    if (outcome.kind === 'declined') return noticePage(c, { lang, status: 402, title: cm(lang, 'declinedTitle'), text: cm(lang, 'declinedText', { why: cm(lang, declineReason(outcome.code)) }), link: await marketLink(partner, intention, lang) });
     // Why it ended, when the buyer did not end it: the organiser's delist, the seller's (or
     // channel's) withdrawal, or their own listing.
     // `get` expires a PENDING intention past its time on the way: a write, so a transaction.
@@ -233,4 +233,10 @@ export function checkoutPageRoutes(deps: AppDeps) {
   );
 
   return app;
+}
+
+/** The buyer's words for a provider's decline code (never the code itself). */
+function declineReason(code: string): 'declined_card_declined' | 'declined_authentication_failed' | 'declined_other' {
+  if (code === 'card_declined' || code === 'authentication_failed') return `declined_${code}`;
+  return 'declined_other';
 }

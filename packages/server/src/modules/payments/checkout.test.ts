@@ -99,6 +99,9 @@ describe('checkout', () => {
     const res = await pay(path, page.text, SANDBOX_CARDS.declined);
     expect(res.status).toBe(402);
     expect(res.text).toContain('Your card was declined');
+    // In the buyer's words, never the provider's code.
+    expect(res.text).toContain('Nothing was charged: the bank declined the card.');
+    expect(res.text).not.toContain('card_declined');
     expect((await t.db.select().from(buyIntentions).where(eq(buyIntentions.id, bi.id)).limit(1))[0]!.state).toBe('FAILED');
     expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('ACTIVE');
   });
@@ -127,6 +130,8 @@ describe('checkout', () => {
     const verify2 = await browser.get(asked2.location!);
     const no = await browser.post(asked2.location!.split('?')[0]!, { _csrf: inputValue(verify2.text, '_csrf')!, answer: 'reject' });
     expect(no.status).toBe(402);
+    expect(no.text).toContain('Nothing was charged: the card’s verification was not completed.');
+    expect(no.text).not.toContain('authentication_failed');
     expect((await t.deps.listings.get(t.db, p.id, l2.id)).state).toBe('ACTIVE');
   });
 

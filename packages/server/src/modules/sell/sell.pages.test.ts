@@ -68,7 +68,11 @@ describe('sell flow: publishing', () => {
     const proven = await completeCodeFlow(t, browser, asked.location!, 'fan@example.com');
     // Back on the form, with the price typed before the step-up.
     expect(proven.location).toBe(`http://resale.test${page}?lang=en&price=41`);
-    expect(inputValue((await browser.get(proven.location!)).text, 'price')).toBe('41');
+    const back = await browser.get(proven.location!);
+    expect(inputValue(back.text, 'price')).toBe('41');
+    // …and its money calculated again.
+    expect(back.text).toContain('You receive');
+    expect(back.text).toContain('€38.95');
     const form = await browser.get(page);
     expect(form.status).toBe(200);
     expect(form.text).toContain('<label for="iban">');
@@ -111,6 +115,43 @@ describe('sell flow: publishing', () => {
     // The payout account is kept: the next form says where the money goes.
     const second = await browser.get(`/sell/${p.id}/ticket/a2`);
     expect(second.text).toContain('Payouts go to the account ending in 1332 (Ana García).');
+  });
+
+  it('shows money that adds up, the face value and that no limit is set, and asks before publishing far above face value', async () => {
+    const { t, p, browser, signIn, page } = await setup();
+    await signIn();
+    const asked = await browser.post(page, { _csrf: inputValue((await browser.get(page)).text, '_csrf')!, price: '45.50', intent: 'stepup' });
+    await completeCodeFlow(t, browser, asked.location!, 'fan@example.com');
+    const form = await browser.get(page);
+    // Before typing: the face value, and that the organiser set no range (no cap rule here).
+    expect(form.text).toContain('Face value: €45.50. The organiser sets no price limit.');
+    const csrf = inputValue(form.text, '_csrf')!;
+
+    // €500: the buyer pays price + buyer fee, the seller receives price − service fee.
+    const preview = await browser.post(page, { _csrf: csrf, price: '500', intent: 'preview' });
+    const rows = [...preview.text.matchAll(/<th scope="row">([^<]+)<\/th><td>(?:<strong>)?([^<]+)/g)].map((m) => `${m[1]}: ${m[2]}`);
+    expect(rows).toEqual(['Your price: €500.00', 'Buyer’s fee: + €50.00', 'The buyer pays: €550.00', 'Your price: €500.00', 'Your service fee: − €25.00', 'You receive: €475.00']);
+    // Above face value, the form carries the confirmation box.
+    expect(preview.text).toContain('My price is above the face value of €45.50: publish it anyway.');
+
+    // 8× face value is not published at once: the seller must tick that they mean it.
+    const payout = { holderName: 'Ana García', iban: 'ES91 2100 0418 4502 0005 1332' };
+    const unconfirmed = await browser.post(page, { _csrf: csrf, price: '364', intent: 'publish', ...payout });
+    expect(unconfirmed.status).toBe(400);
+    expect(unconfirmed.text).toContain('Your price is 8× the face value of €45.50. Tick the box below to publish it anyway, or lower the price.');
+    expect(unconfirmed.text).toContain('aria-invalid="true"');
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
+    // A little above face value says so in percent.
+    const slightly = await browser.post(page, { _csrf: csrf, price: '50', intent: 'publish', ...payout });
+    expect(slightly.text).toContain('Your price is 10 % above the face value of €45.50.');
+
+    const confirmed = await browser.post(page, { _csrf: csrf, price: '364', intent: 'publish', aboveFace: '1', ...payout });
+    expect(confirmed.status).toBe(303);
+    expect(await t.deps.listings.getByTicket(t.db, p.id, 'a1')).toMatchObject({ state: 'ACTIVE', priceMinor: 36400 });
+    // At or below face value nothing is asked.
+    const second = `/sell/${p.id}/ticket/a2`;
+    const atFace = await browser.post(second, { _csrf: inputValue((await browser.get(second)).text, '_csrf')!, price: '45.50', intent: 'publish' });
+    expect(atFace.status).toBe(303);
   });
 
   it('refuses a form without its CSRF token', async () => {
@@ -173,9 +214,17 @@ describe('sell flow: managing a listing', () => {
     expect(bad.text).toContain('Enter the price as a number');
 
     const view2 = await browser.get(listingPage);
-    const removeAction = /action="([^"]*\/remove)"/.exec(view2.text)![1]!;
+    const removeAction = /action="([^"]*\/remove[^"]*)"/.exec(view2.text)![1]!;
     const csrf2 = /name="_csrf" value="([^"]*)"/.exec(view2.text.slice(view2.text.indexOf(removeAction)))![1]!;
-    const removed = await browser.post(removeAction, { _csrf: csrf2 });
+    // The button asks first: nothing is removed until the seller confirms.
+    expect(view2.text).toContain('class="danger-outline"');
+    const asked = await browser.post(removeAction, { _csrf: csrf2 });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('<h1>Remove your listing?</h1>');
+    expect(asked.text).toContain('Keep it on sale');
+    expect((await t.deps.listings.getByTicket(t.db, p.id, 'a1')).state).toBe('ACTIVE');
+    const confirmAction = formAction(asked.text)!;
+    const removed = await browser.post(confirmAction, { _csrf: inputValue(asked.text, '_csrf')!, confirm: inputValue(asked.text, 'confirm')! });
     expect(removed.status).toBe(303);
     expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
     expect((await browser.get(removed.location!)).text).toContain('Your listing was removed.');

@@ -21,7 +21,7 @@ import { sellHubRoutes } from './sell.hub.js';
 import { sm } from './sell.messages.js';
 
 type C = Context<SessionEnv>;
-type FieldErrors = Partial<Record<'price' | 'holderName' | 'iban' | 'form', string>>;
+type FieldErrors = Partial<Record<'price' | 'holderName' | 'iban' | 'form' | 'aboveFace', string>>;
 
 function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
@@ -31,37 +31,60 @@ function typed(minor: number | null, currency: string): string {
   return minor === null ? '' : (minor / 10 ** currencyDigits(currency)).toFixed(currencyDigits(currency));
 }
 
+/**
+ * The money of one ticket as two sums that add up: the buyer's (your price plus the buyer's
+ * fee) and yours (your price minus your service fee).
+ */
 function Breakdown({ b, currency, lang }: { b: PriceBreakdown; currency: string; lang: Lang }) {
+  const row = (label: string, amount: string, strong = false) => (
+    <tr class={strong ? 'total' : undefined}>
+      <th scope="row">{label}</th>
+      <td>{strong ? <strong>{amount}</strong> : amount}</td>
+    </tr>
+  );
   return (
-    <table aria-label={sm(lang, 'breakdown')}>
-      <caption>{sm(lang, 'breakdown')} ({sm(lang, 'perTicket')})</caption>
+    <table aria-label={sm(lang, 'breakdown')} class="money">
+      <caption>
+        {sm(lang, 'breakdown')} ({sm(lang, 'perTicket')})
+      </caption>
       <tbody>
-        <tr>
-          <th scope="row">{sm(lang, 'buyerPays')}</th>
-          <td>{money(b.buyerTotalMinor, currency, lang)}</td>
-        </tr>
-        <tr>
-          <th scope="row">{sm(lang, 'sellerFee')}</th>
-          <td>− {money(b.sellerFeeMinor, currency, lang)}</td>
-        </tr>
-        <tr>
-          <th scope="row">{sm(lang, 'youReceive')}</th>
-          <td>
-            <strong>{money(b.payoutMinor, currency, lang)}</strong>
-          </td>
-        </tr>
+        {row(sm(lang, 'yourPrice'), money(b.priceMinor, currency, lang))}
+        {row(sm(lang, 'buyerFee'), `+ ${money(b.buyerFeeMinor, currency, lang)}`)}
+        {row(sm(lang, 'buyerPays'), money(b.buyerTotalMinor, currency, lang), true)}
+      </tbody>
+      <tbody>
+        {row(sm(lang, 'yourPrice'), money(b.priceMinor, currency, lang))}
+        {row(sm(lang, 'sellerFee'), `− ${money(b.sellerFeeMinor, currency, lang)}`)}
+        {row(sm(lang, 'youReceive'), money(b.payoutMinor, currency, lang), true)}
       </tbody>
     </table>
   );
 }
 
-function limitsText(l: PriceLimits, currency: string, lang: Lang): string | null {
+/** What the seller may ask, said before they type: the face value and the organiser's range (or that there is none). */
+function limitsText(l: PriceLimits, currency: string, lang: Lang): string {
   const f = (m: number) => money(m, currency, lang);
   if (l.fixedMinor !== null) return sm(lang, 'priceFixed', { price: f(l.fixedMinor) });
-  if (l.minMinor !== null && l.maxMinor !== null) return sm(lang, 'priceRange', { min: f(l.minMinor), max: f(l.maxMinor) });
-  if (l.minMinor !== null) return sm(lang, 'priceMin', { min: f(l.minMinor) });
-  if (l.maxMinor !== null) return sm(lang, 'priceMax', { max: f(l.maxMinor) });
-  return null;
+  const face = l.originalMinor !== null ? `${sm(lang, 'faceValue', { price: f(l.originalMinor) })} ` : '';
+  if (l.minMinor !== null && l.maxMinor !== null) return face + sm(lang, 'priceRange', { min: f(l.minMinor), max: f(l.maxMinor) });
+  if (l.minMinor !== null) return face + sm(lang, 'priceMin', { min: f(l.minMinor) });
+  if (l.maxMinor !== null) return face + sm(lang, 'priceMax', { max: f(l.maxMinor) });
+  return face + sm(lang, 'priceNoLimit');
+}
+
+/** Whether a price asks more than the ticket's face value (publishing it then needs the seller's confirmation). */
+function aboveFace(priceMinor: number | null, limits: PriceLimits): boolean {
+  if (priceMinor === null || limits.fixedMinor !== null || limits.originalMinor === null || limits.originalMinor <= 0) return false;
+  // A price outside the organiser's range is refused anyway: no confirmation to ask for.
+  if ((limits.maxMinor !== null && priceMinor > limits.maxMinor) || (limits.minMinor !== null && priceMinor < limits.minMinor)) return false;
+  return priceMinor > limits.originalMinor;
+}
+
+/** How far above face value, in words: "8×" from twice up, "12 % above" below. */
+function howFarAbove(priceMinor: number, faceMinor: number, lang: Lang): string {
+  const ratio = priceMinor / faceMinor;
+  if (ratio >= 2) return sm(lang, 'timesFace', { times: new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(ratio) });
+  return sm(lang, 'percentAboveFace', { percent: new Intl.NumberFormat(lang, { maximumFractionDigits: 0 }).format(Math.max(1, Math.round((ratio - 1) * 100))) });
 }
 
 function FieldError({ id, text }: { id: string; text: string | undefined }) {
@@ -101,6 +124,8 @@ interface SellFormProps {
   currency: string;
   limits: PriceLimits;
   price: string;
+  /** The price typed, when it parsed: above face value, the form asks for a confirmation. */
+  priceMinor: number | null;
   breakdown: PriceBreakdown | null;
   payout: PayoutAccountView | null;
   /** Whether the session must confirm it's you (step-up) before payout fields are shown. */
@@ -149,17 +174,22 @@ function SellForm(p: SellFormProps) {
               value={p.price}
               required
               aria-invalid={p.errors.price ? 'true' : undefined}
-              aria-describedby={[hint ? 'price-hint' : '', p.errors.price ? 'price-error' : ''].filter(Boolean).join(' ') || undefined}
+              aria-describedby={['price-hint', p.errors.price ? 'price-error' : ''].filter(Boolean).join(' ')}
             />
-            {hint ? (
-              <p class="hint" id="price-hint">
-                {hint}
-              </p>
-            ) : null}
+            <p class="hint" id="price-hint">
+              {hint}
+            </p>
             <FieldError id="price-error" text={p.errors.price} />
           </>
         )}
         {p.breakdown ? <Breakdown b={p.breakdown} currency={p.currency} lang={lang} /> : null}
+        {aboveFace(p.priceMinor, p.limits) ? (
+          <div class={p.errors.aboveFace ? 'confirm invalid' : 'confirm'}>
+            <FieldError id="aboveFace-error" text={p.errors.aboveFace} />
+            <input type="checkbox" id="aboveFace" name="aboveFace" value="1" aria-describedby={p.errors.aboveFace ? 'aboveFace-error' : undefined} aria-invalid={p.errors.aboveFace ? 'true' : undefined} />{' '}
+            <label for="aboveFace">{sm(lang, 'aboveFace', { face: money(p.limits.originalMinor!, p.currency, lang) })}</label>
+          </div>
+        ) : null}
         {p.payout ? (
           <p>{sm(lang, 'payoutSaved', { hint: p.payout.accountHint, name: p.payout.holderName })}</p>
         ) : p.needsStepUp ? (
@@ -237,6 +267,7 @@ export function sellPageRoutes(deps: AppDeps) {
         currency={quote.currency}
         limits={quote.limits}
         price={state.price ?? typed(quote.limits.originalMinor, quote.currency)}
+        priceMinor={state.preview ?? null}
         breakdown={breakdown}
         payout={payout}
         needsStepUp={!steppedUp}
@@ -262,8 +293,17 @@ export function sellPageRoutes(deps: AppDeps) {
       if (live && live.sellerPk === session.userPk) return safeRedirect(c, `/sell/${partner.id}/listings/${live.id}?lang=${lang}`);
       if (reason) return noticePage(c, { lang, status: 409, title: sm(lang, 'notSellableTitle'), text: sm(lang, `reason_${reason}`) });
       // Back from a step-up, the price the seller had typed (it is validated again on publish).
-      const price = c.req.query('price');
-      return sellForm(c, partner, session.userPk, ticketId, lang, price !== undefined ? { price: price.slice(0, 20) } : {});
+      const price = c.req.query('price')?.slice(0, 20);
+      if (price === undefined) return sellForm(c, partner, session.userPk, ticketId, lang, {});
+      // Calculated again, so the money (and the confirmation above face value) shows as before the step-up.
+      const { currency } = await deps.db.read(async (tx) => await deps.listings.quote(tx, await deps.tickets.get(tx, partner.id, ticketId), null));
+      let preview: number | null = null;
+      try {
+        preview = parseTypedPrice(price, currency);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+      }
+      return sellForm(c, partner, session.userPk, ticketId, lang, { price, preview });
     }),
   );
 
@@ -278,9 +318,10 @@ export function sellPageRoutes(deps: AppDeps) {
       const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
       const refused = await owned(c, partner, session.userPk, ticketId, lang);
       if (refused) return refused;
-      const { ticket, currency } = await deps.db.read(async (tx) => {
+      const { ticket, currency, limits } = await deps.db.read(async (tx) => {
         const ticket = await deps.tickets.get(tx, partner.id, ticketId);
-        return { ticket, currency: (await deps.listings.quote(tx, ticket, null)).currency };
+        const quote = await deps.listings.quote(tx, ticket, null);
+        return { ticket, currency: quote.currency, limits: quote.limits };
       });
       const errors: FieldErrors = {};
       let priceMinor: number | null = null;
@@ -296,6 +337,11 @@ export function sellPageRoutes(deps: AppDeps) {
         return safeRedirect(c, stepUpUrl(partner.id, `${c.req.path}?${back}`, lang), 303);
       }
       if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
+      // Above face value: published only once the seller ticked that they mean it.
+      if (aboveFace(priceMinor, limits) && str('aboveFace') !== '1') {
+        errors.aboveFace = sm(lang, 'aboveFaceRequired', { howFar: howFarAbove(priceMinor!, limits.originalMinor!, lang), face: money(limits.originalMinor!, currency, lang) });
+        return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
+      }
       try {
         const listing = await deps.db.transact(async (tx) => {
           if (str('iban') || str('holderName')) {
@@ -355,7 +401,10 @@ export function sellPageRoutes(deps: AppDeps) {
         {listing.state === 'ACTIVE' ? (
           <>
             <p>
-              {sm(lang, 'share')} <a href={api.shareUrl}>{api.shareUrl}</a>
+              {sm(lang, 'share')}{' '}
+              <a class="long" href={api.shareUrl}>
+                {api.shareUrl}
+              </a>
             </p>
             <form method="post" action={`${base}/price`} class="card" novalidate>
               {csrfField(c, `${base}/price`)}
@@ -364,9 +413,9 @@ export function sellPageRoutes(deps: AppDeps) {
               <FieldError id="price-error" text={errors.price} />
               <button type="submit">{sm(lang, 'save')}</button>
             </form>
-            <form method="post" action={`${base}/remove`}>
+            <form method="post" action={`${base}/remove?lang=${lang}`} class="actions">
               {csrfField(c, `${base}/remove`)}
-              <button type="submit" class="secondary">
+              <button type="submit" class="danger-outline">
                 {sm(lang, 'remove')}
               </button>
             </form>
@@ -383,6 +432,32 @@ export function sellPageRoutes(deps: AppDeps) {
         ) : null}
       </Layout>,
       { status: Object.keys(errors).length ? 400 : 200 },
+    );
+  }
+
+  /** "Remove your listing?": the one place that removes, with the way back to keep it on sale. */
+  async function removeConfirmation(c: C, partner: PartnerRow, listing: ListingRow, lang: Lang) {
+    const facts = await deps.db.read(async (tx) => await eventOfTicket(tx, (await deps.listings.ticketsOf(tx, listing.id))[0]!));
+    const action = `/sell/${partner.id}/listings/${listing.id}/remove`;
+    return renderPage(
+      c,
+      <Layout lang={lang} title={sm(lang, 'removeTitle')}>
+        <h1>{sm(lang, 'removeTitle')}</h1>
+        <p>
+          <strong>{facts.eventTitle}</strong> · {facts.showTitle} · {money(listing.priceMinor, listing.currency, lang)}
+        </p>
+        <p>{sm(lang, 'removeText')}</p>
+        <form method="post" action={`${action}?lang=${lang}`} class="actions">
+          {csrfField(c, action)}
+          <input type="hidden" name="confirm" value="1" />
+          <button type="submit" class="danger">
+            {sm(lang, 'removeConfirm')}
+          </button>{' '}
+          <a class="button secondary" href={`/sell/${partner.id}/listings/${listing.id}?lang=${lang}`}>
+            {sm(lang, 'removeKeep')}
+          </a>
+        </form>
+      </Layout>,
     );
   }
 
@@ -419,6 +494,9 @@ export function sellPageRoutes(deps: AppDeps) {
           await deps.db.transact(async (tx) => await deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
           return safeRedirect(c, `${base}&updated=1`, 303);
         }
+        // Removing is asked twice: the listing page's button leads here, and only this page's
+        // confirmation (confirm=1) removes. Without script, as every form of the flow.
+        if (form.confirm !== '1') return removeConfirmation(c, partner, listing, lang);
         await deps.db.transact(async (tx) => await deps.listings.terminateByTicket(tx, partner.id, (await deps.listings.ticketsOf(tx, listing.id))[0]!.ticketId, session.userPk));
         return safeRedirect(c, `${base}&removed=1`, 303);
       } catch (err) {

@@ -36,6 +36,8 @@ describe('accessView', () => {
     expect(accessView({ ...base, now: start - 169 * H, redemption: windowed }).showWillCall).toBe(false);
     expect(accessView({ ...base, now: start - 167 * H, redemption: windowed }).showWillCall).toBe(true);
     expect(accessView({ ...base, redemption: { policy: 'OPTIONAL' }, hasWillCallNumber: false }).showWillCall).toBe(false);
+    // MANDATORY without a number: the pick-up details stand in for it (the QR is never shown).
+    expect(accessView({ ...base, redemption: { policy: 'MANDATORY' }, hasWillCallNumber: false })).toMatchObject({ showQr: false, showWillCall: true, qrAbsence: 'will_call_only' });
     expect(accessView({ ...base, redemption: { policy: 'MANDATORY' }, state: 'SOLD' }).showWillCall).toBe(false);
   });
 });

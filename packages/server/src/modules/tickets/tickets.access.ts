@@ -51,14 +51,18 @@ export interface AccessInputs {
  *   deleted or cancelled tickets show none;
  * - before the unlock moment the QR is not in the page at all;
  * - will-call (`redemption.policy`): NONE shows the QR only; OPTIONAL shows the number beside
- *   the QR; MANDATORY shows only the number (and the instructions), never a QR. The number
- *   appears from `hoursBeforeShow` before the show (at once when that is not set).
+ *   the QR; MANDATORY shows only the number (and the instructions), never a QR, or without a
+ *   number the pick-up details (ticket id and holder). The number appears from
+ *   `hoursBeforeShow` before the show (at once when that is not set).
  */
 export function accessView(i: AccessInputs): AccessView {
   const policy = i.redemption?.policy ?? 'NONE';
   const usable = i.state === 'VALID';
   const willCallFrom = i.redemption?.hoursBeforeShow === undefined ? -Infinity : i.startsAt - i.redemption.hoursBeforeShow * 3_600_000;
-  const showWillCall = usable && policy !== 'NONE' && i.hasWillCallNumber && i.now >= willCallFrom;
+  // MANDATORY without a number (no order number, no willCallNumber) still shows the pick-up
+  // details: the ticket id and its holder (the spec's other pick-up datum). OPTIONAL without a
+  // number has the QR, nothing to add.
+  const showWillCall = usable && policy !== 'NONE' && (i.hasWillCallNumber || policy === 'MANDATORY') && i.now >= willCallFrom;
   const base = { showWillCall, unlockAt: i.unlockAt };
   if (i.state === 'LISTED') return { ...base, showQr: false, qrAbsence: 'listed' };
   if (i.state === 'SOLD') return { ...base, showQr: false, qrAbsence: 'transferred' };

@@ -91,6 +91,17 @@ describe('secure ticket view', () => {
     expect(m.html).toContain('Collect your tickets at the box office');
     expect(m.html).not.toContain('<svg');
     expect(m.html).not.toContain('ZX-99-CODE');
+
+    // MANDATORY for a ticket without an order number: the pick-up details and the instructions.
+    const noOrder = await mandatory.page(await mandatory.url('url-1'));
+    expect(noOrder.html).toContain('Collect your tickets at the box office with the details below.');
+    expect(noOrder.html).toContain('<h3>Box office pick-up</h3>');
+    expect(noOrder.html).toContain('<strong class="willcall">url-1</strong>');
+    expect(noOrder.html).toContain('<dd>fan@example.com</dd>');
+    expect(noOrder.html).toContain('Bring your ID');
+    expect(noOrder.html).not.toContain('url-1.png');
+    const pdf = await mandatory.t.app.request(`${(await mandatory.url('url-1')).pathname}/ticket.pdf`);
+    expect(pdf.status).toBe(200);
   });
 
   it('says plainly when a ticket is used, and stops working when it changes hands', async () => {

@@ -28,6 +28,11 @@ const TEXT = {
     invalid: 'This ticket is no longer valid.',
     willCallOnly: 'Collect your tickets at the box office with the number below.',
     willCall: 'Will-call number',
+    pickUp: 'Box office pick-up',
+    pickUpText: 'Give the box office this ticket number; they check it against the ticket holder’s identity.',
+    pickUpTicket: 'Ticket',
+    pickUpHolder: 'Holder',
+    willCallOnlyDetails: 'Collect your tickets at the box office with the details below.',
     qrLabel: (id: string) => `QR code of ticket ${id}`,
     code: 'Code',
     pdf: 'Download the ticket (PDF)',
@@ -51,6 +56,11 @@ const TEXT = {
     invalid: 'Esta entrada ya no es válida.',
     willCallOnly: 'Recoge tus entradas en taquilla con el número de abajo.',
     willCall: 'Número de recogida',
+    pickUp: 'Recogida en taquilla',
+    pickUpText: 'Da este número de entrada en taquilla; comprobarán la identidad de quien la tiene.',
+    pickUpTicket: 'Entrada',
+    pickUpHolder: 'Titular',
+    willCallOnlyDetails: 'Recoge tus entradas en taquilla con los datos de abajo.',
     qrLabel: (id: string) => `Código QR de la entrada ${id}`,
     code: 'Código',
     pdf: 'Descargar la entrada (PDF)',
@@ -103,7 +113,9 @@ function TicketPage({ v, lang, pdfHref }: { v: TicketView; lang: Lang; pdfHref: 
             : absence === 'invalid'
               ? T.invalid
               : absence === 'will_call_only'
-                ? T.willCallOnly
+                ? v.willCall?.number === null
+                  ? T.willCallOnlyDetails
+                  : T.willCallOnly
                 : null;
   return (
     <Page lang={lang} title={`${v.eventTitle} · ${T.title}`}>
@@ -165,9 +177,29 @@ function TicketPage({ v, lang, pdfHref }: { v: TicketView; lang: Lang; pdfHref: 
         ) : null}
         {v.willCall ? (
           <>
-            <p>
-              {T.willCall}: <strong class="willcall">{v.willCall.number}</strong>
-            </p>
+            {v.willCall.number !== null ? (
+              <p>
+                {T.willCall}: <strong class="willcall">{v.willCall.number}</strong>
+              </p>
+            ) : null}
+            {v.willCall.pickUp ? (
+              <>
+                <h3>{T.pickUp}</h3>
+                <p>{T.pickUpText}</p>
+                <dl>
+                  <dt>{T.pickUpTicket}</dt>
+                  <dd>
+                    <strong class="willcall">{v.willCall.pickUp.ticketId}</strong>
+                  </dd>
+                  {v.willCall.pickUp.holder ? (
+                    <>
+                      <dt>{T.pickUpHolder}</dt>
+                      <dd>{v.willCall.pickUp.holder}</dd>
+                    </>
+                  ) : null}
+                </dl>
+              </>
+            ) : null}
             {v.willCall.instructions ? <p>{v.willCall.instructions}</p> : null}
           </>
         ) : null}

@@ -25,8 +25,8 @@ function font(): Buffer {
  */
 export async function ticketPdf(view: TicketView, viewUrl: string, lang: 'en' | 'es'): Promise<Buffer> {
   const L = lang === 'es'
-    ? { ticket: 'Entrada', seat: 'Asiento', row: 'Fila', section: 'Sector', open: 'Abre tu entrada en', willCall: 'Número de recogida' }
-    : { ticket: 'Ticket', seat: 'Seat', row: 'Row', section: 'Section', open: 'Open your ticket at', willCall: 'Will-call number' };
+    ? { ticket: 'Entrada', seat: 'Asiento', row: 'Fila', section: 'Sector', open: 'Abre tu entrada en', willCall: 'Número de recogida', pickUp: 'Recogida en taquilla' }
+    : { ticket: 'Ticket', seat: 'Seat', row: 'Row', section: 'Section', open: 'Open your ticket at', willCall: 'Will-call number', pickUp: 'Box office pick-up' };
   const doc = new PDFDocument({ size: 'A5', margin: 36, info: { Title: `${view.eventTitle} — ${L.ticket}`, Producer: 'resale' } });
   doc.registerFont('body', font()).font('body');
   const chunks: Buffer[] = [];
@@ -44,7 +44,9 @@ export async function ticketPdf(view: TicketView, viewUrl: string, lang: 'en' | 
   ].filter(Boolean);
   if (seat.length) doc.text(seat.join(' · '));
   doc.moveDown(0.3).fontSize(9).fillColor('#444').text(`${L.ticket} ${view.ticketId}`).fillColor('#000');
-  if (view.willCall) doc.moveDown(0.6).fontSize(12).text(`${L.willCall}: ${view.willCall.number}`);
+  if (view.willCall?.number) doc.moveDown(0.6).fontSize(12).text(`${L.willCall}: ${view.willCall.number}`);
+  else if (view.willCall?.pickUp) doc.moveDown(0.6).fontSize(12).text(`${L.pickUp}: ${[view.willCall.pickUp.ticketId, view.willCall.pickUp.holder].filter(Boolean).join(' · ')}`);
+  if (view.willCall?.instructions) doc.moveDown(0.3).fontSize(10).text(view.willCall.instructions);
   if (view.qr?.kind === 'svg' && view.code) {
     const png = await QRCode.toBuffer(view.code, { type: 'png', margin: 1, width: 480, errorCorrectionLevel: 'M' });
     doc.moveDown(0.8).image(png, { fit: [200, 200], align: 'center' });

@@ -47,7 +47,11 @@ export interface TicketView {
   /** Present only when `access.showQr`: never computed for a locked ticket. */
   qr: { kind: 'svg'; svg: string } | { kind: 'image'; url: string } | null;
   code: string | null;
-  willCall: { number: string; instructions: string | null } | null;
+  /**
+   * Will-call: the pick-up number, or (MANDATORY without one) null and the pick-up details the
+   * box office checks instead: the ticket id and its holder's e-mail.
+   */
+  willCall: { number: string | null; pickUp: { ticketId: string; holder: string | null } | null; instructions: string | null } | null;
   ownerEmail: string | null;
   defaultLang: string;
   ticketShield: boolean;
@@ -125,7 +129,13 @@ export async function readTicketView(deps: AppDeps, tx: Tx, ticketPk: string): P
     access,
     qr,
     code,
-    willCall: access.showWillCall && willCallNumber ? { number: willCallNumber, instructions: configuration.redemption?.instructions ?? null } : null,
+    willCall: access.showWillCall
+      ? {
+          number: willCallNumber,
+          pickUp: willCallNumber === null ? { ticketId: r.ticket.ticketId, holder: r.owner.email } : null,
+          instructions: configuration.redemption?.instructions ?? null,
+        }
+      : null,
     ownerEmail: r.owner.email,
     defaultLang: r.partner.settings.defaultLang,
     ticketShield: r.show.ticketShield,
