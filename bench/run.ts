@@ -6,6 +6,8 @@ import { run as accessLayerBuy } from './accesslayer-buy.js';
 import { run as webhooksNeighbours } from './webhooks-neighbours.js';
 import { run as pgNotify } from './pg-notify.js';
 import { run as rateLimit } from './rate-limit.js';
+import { run as seatMap } from './seatmap.js';
+import { run as lighthouse } from './lighthouse.js';
 
 const benches: [string, () => Promise<unknown>][] = [
   ['tickets-ingest', ticketsIngest],
@@ -15,6 +17,8 @@ const benches: [string, () => Promise<unknown>][] = [
   ['webhooks-neighbours', webhooksNeighbours],
   ['pg-notify', pgNotify],
   ['rate-limit', rateLimit],
+  ['seatmap', seatMap],
+  ['lighthouse', lighthouse],
 ];
 const only = process.argv[2];
 for (const [name, bench] of benches) {

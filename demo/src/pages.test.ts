@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoApp } from './app.js';
-import { jsonBlock } from './pages.js';
+import { formatDate, jsonBlock } from './pages.js';
+import { formatInstant } from '../../packages/server/src/pages/format.js';
 import { resolveReturnTo } from './session.js';
 import { DemoStore } from './store.js';
 import { freePort, startTestStack, TEST_KEYS, TestBrowser, type TestStack } from './testing.js';
@@ -67,6 +68,67 @@ describe('sign-in and Login Force', () => {
     expect(again.location).not.toBe(res.location);
   });
 
+  it('signing out of the demo signs out of the resale service in the same browser (through its sign-out URL)', async () => {
+    const b = new TestBrowser();
+    await b.signIn(s.demoUrl, 'u-ana');
+    // Ana on the service, by Login Force.
+    const returnTo = `${s.serviceUrl}/auth/session?lang=en`;
+    const toService = await b.get(`${s.demoUrl}/login?returnTo=${encodeURIComponent(returnTo)}`);
+    expect(toService.status).toBe(303);
+    expect((await b.get(toService.location!)).status).toBe(302);
+    expect((await b.get(returnTo)).text).toContain('ana@demo.test');
+
+    const out = await b.post(`${s.demoUrl}/logout`, {});
+    expect(out.status).toBe(303);
+    const via = new URL(out.location!);
+    expect(via.origin + via.pathname).toBe(`${s.serviceUrl}/auth/sign-out`);
+    const back = await b.get(out.location!);
+    expect(back.status).toBe(303);
+    expect(back.location).toBe(`${s.demoUrl}/`);
+    expect((await b.get(returnTo)).text).not.toContain('ana@demo.test');
+    expect((await b.get(`${s.demoUrl}/`)).text).not.toContain('Signed in as');
+  });
+
+  it('"Not you? Sign out" on the market holds: the next signed link does not sign Ana back in, and the demo asks who is buying (prompt=login)', async () => {
+    const b = new TestBrowser();
+    await b.signIn(s.demoUrl, 'u-ana');
+    const signedLink = async () => {
+      const event = await b.get(`${s.demoUrl}/events/demo-gala`);
+      return event.text.match(/<a class="button" href="([^"]+)">See resale tickets<\/a>/)![1]!.replace(/&amp;/g, '&');
+    };
+    const openMarket = async () => {
+      const first = await b.get(await signedLink());
+      expect(first.status).toBe(302);
+      return b.get(new URL(first.location!, s.serviceUrl).href);
+    };
+    const market = await openMarket();
+    expect(market.text).toContain('ana@demo.test');
+
+    // Not you? Sign out.
+    const csrf = market.text.match(/action="\/auth\/logout\?lang=en"[^>]*>\s*<input type="hidden" name="_csrf" value="([^"]+)"/)![1]!;
+    const here = market.text.match(/name="returnTo" value="([^"]+)"/)![1]!.replace(/&amp;/g, '&');
+    const out = await b.post(`${s.serviceUrl}/auth/logout?lang=en`, { _csrf: csrf, returnTo: here });
+    expect(out.status).toBe(303);
+    expect((await b.get(new URL(out.location!, s.serviceUrl).href)).text).not.toContain('ana@demo.test');
+
+    // The demo still has Ana signed in and signs every link for her: the service does not take it.
+    expect((await openMarket()).text).not.toContain('ana@demo.test');
+
+    // Login Force asks the demo with prompt=login: the demo shows who could buy instead of answering at once.
+    const partnerId = new URL(await signedLink()).pathname.split('/')[2]!;
+    const toLogin = await b.get(`${s.serviceUrl}/auth/otp?p=${partnerId}&returnTo=${encodeURIComponent(`${s.serviceUrl}/auth/session?lang=en`)}`);
+    const login = new URL(toLogin.location!);
+    expect(login.origin + login.pathname).toBe(`${s.demoUrl}/login`);
+    expect(login.searchParams.get('prompt')).toBe('login');
+    const prompt = await b.get(toLogin.location!);
+    expect(prompt.status).toBe(200);
+    expect(prompt.text).toContain('You signed out of the resale service. Choose who is buying');
+    // Ben, deliberately: signed in on the service as Ben.
+    const chosen = await b.post(`${s.demoUrl}/login`, { user: 'u-ben', returnTo: login.searchParams.get('returnTo')! });
+    const token = await b.get(chosen.location!);
+    expect((await b.get(new URL(token.location!, s.serviceUrl).href)).text).toContain('ben@demo.test');
+  });
+
   it('never follows a foreign returnTo (no open redirect)', async () => {
     const b = new TestBrowser();
     const svc = new URL(s.serviceUrl);
@@ -118,6 +180,13 @@ describe('sign-in and Login Force', () => {
 });
 
 describe('pages', () => {
+  it('writes a show’s date exactly as the resale pages do: the venue’s time zone, named', () => {
+    for (const [iso, zone] of [['2027-01-19T18:00:00Z', 'Europe/Madrid'], ['2026-07-04T23:30:00Z', 'America/New_York'], ['2026-03-29T00:30:00Z', 'Europe/London']] as const) {
+      expect(formatDate(iso, zone)).toBe(formatInstant(Date.parse(iso), 'en', zone));
+    }
+    expect(formatDate('2027-01-19T18:00:00Z', 'Europe/Madrid')).toBe('Tuesday, 19 January 2027 at 19:00 CET');
+  });
+
   it('home lists the events and links to My tickets, Webhooks and sign-in, under the CSP that allows the service', async () => {
     const res = await new TestBrowser().get(`${s.demoUrl}/`);
     expect(res.status).toBe(200);
@@ -209,6 +278,19 @@ describe('My tickets', () => {
     const ben = new TestBrowser();
     await ben.signIn(s.demoUrl, 'u-ben');
     expect((await ben.get(`${s.demoUrl}/my-tickets`)).text).toContain('<h3>Early entry</h3>');
+  });
+
+  it('links each ticket to its secure ticket view (GET /v1/tickets/:ticketId/url), which opens', async () => {
+    const b = new TestBrowser();
+    await b.signIn(s.demoUrl, 'u-ana');
+    const res = await b.get(`${s.demoUrl}/my-tickets`);
+    const ana = s.demo.store.ticketsOf('u-ana');
+    for (const t of ana) {
+      const url = (await s.api('GET', `/v1/tickets/${encodeURIComponent(t.ticketId)}/url`)).body.data as string;
+      expect(res.text, t.ticketId).toContain(`<a class="button secondary" href="${url.replace(/&/g, '&amp;')}">View ticket`);
+    }
+    const first = res.text.match(/<a class="button secondary" href="([^"]+)">View ticket/)![1]!.replace(/&amp;/g, '&');
+    expect((await new TestBrowser().get(first)).status).toBe(200);
   });
 
   it('follows the service: a show with resale switched off shows NOT_SELLABLE without a Sell action', async () => {

@@ -24,8 +24,13 @@ export function jsonBlock(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
+/**
+ * A show's date as the resale pages write it (the service's pages/format.ts: the venue's time
+ * zone with its name, en-GB), so a fan reads the same date on this site and on the market;
+ * pages.test.ts compares the two.
+ */
 export function formatDate(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone }).format(new Date(iso));
+  return new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(new Date(iso));
 }
 
 export function formatMoney(amount: number, currency: string): string {
@@ -133,8 +138,8 @@ export function HomePage(props: { user: DemoUser | null; events: readonly DemoEv
             <a href="/login?returnTo=%2Fmy-tickets">Sign in</a> as Ana and open My tickets: press Sell on a ticket and set a price.
           </li>
           <li>
-            Sign out, sign in as Ben, open the event and buy Ana's ticket from the resale section with the test card 4242 4242 4242 4242. (Do this in another browser or a
-            private window: the resale service still remembers this browser as Ana's, and nobody can buy their own listing.)
+            Sign out, sign in as Ben, open the event and buy Ana's ticket from the resale section with the test card 4242 4242 4242 4242. Signing out here signs you out of the
+            resale service too, so the same browser will do.
           </li>
           <li>
             Open <a href="/webhooks">Webhooks</a>: the resale arrived signed, and the ticket is now in Ben's tickets.
@@ -209,6 +214,8 @@ export interface MyTicketsProps {
   tickets: readonly DemoTicket[];
   /** The sell access layer's answer; null when the service could not be asked. */
   access: SellAccessLayerData | null;
+  /** Each ticket's secure view URL by ticket id (ticketShield); a ticket without one shows no link. */
+  viewUrls: Readonly<Record<string, string>>;
 }
 
 /** The seat, or for general admission the ticket option's name. */
@@ -256,7 +263,7 @@ function SellBanner(props: { banner: SellBannerComponent; index: number }) {
   );
 }
 
-function TicketItem(props: { ticket: DemoTicket; optionTitle: string | undefined; entry: SellTicketEntry | undefined; accessFailed: boolean }) {
+function TicketItem(props: { ticket: DemoTicket; optionTitle: string | undefined; entry: SellTicketEntry | undefined; accessFailed: boolean; viewUrl: string | undefined }) {
   const t = props.ticket;
   const entry = props.entry;
   const dataId = `resale-entry-${t.ticketId}`;
@@ -287,6 +294,14 @@ function TicketItem(props: { ticket: DemoTicket; optionTitle: string | undefined
           </div>
         ) : null}
       </dl>
+      {props.viewUrl && /^https?:\/\//.test(props.viewUrl) ? (
+        <p class="ticket-view">
+          <a class="button secondary" href={props.viewUrl}>
+            View ticket<span class="visually-hidden"> {seatText(t, props.optionTitle)}</span>
+          </a>{' '}
+          <span class="hint">The QR code appears there before the show.</span>
+        </p>
+      ) : null}
       {entry ? (
         <>
           <p class="status" data-status={entry.status}>
@@ -342,7 +357,7 @@ export function MyTicketsPage(props: MyTicketsProps) {
           </p>
           <ul class="tickets">
             {g.tickets.map((t) => (
-              <TicketItem ticket={t} optionTitle={g.event.options.find((o) => o.id === t.ticketOptionId)?.title} entry={entries.get(t.ticketId)} accessFailed={props.access === null} />
+              <TicketItem ticket={t} optionTitle={g.event.options.find((o) => o.id === t.ticketOptionId)?.title} entry={entries.get(t.ticketId)} accessFailed={props.access === null} viewUrl={props.viewUrls[t.ticketId]} />
             ))}
           </ul>
         </section>
@@ -384,6 +399,8 @@ export interface LoginPageProps {
   returnTo: string;
   /** Where the browser goes after sign-in. */
   target: 'self' | 'service' | 'refused';
+  /** The resale service asked who is signing in (`prompt=login`: someone signed out there). */
+  prompt?: boolean;
   error?: string;
 }
 
@@ -392,6 +409,11 @@ export function LoginPage(props: LoginPageProps) {
     <Layout title="Sign in" user={props.user} nav="login">
       <h1>Sign in</h1>
       <p class="notice">This is a demo: there are no passwords. Pick one of the fictional users below.</p>
+      {props.prompt && props.user ? (
+        <p role="status">
+          You signed out of the resale service. Choose who is buying: {props.user.name} again, or someone else.
+        </p>
+      ) : null}
       {props.target === 'service' ? <p>After signing in you go straight back to the resale service, already signed in there too.</p> : null}
       {props.target === 'refused' ? (
         <p class="error" role="alert">

@@ -110,6 +110,9 @@ export function createDemoApp(options: DemoAppOptions) {
     const u = await user(c);
     if (!u) return c.redirect(`/login?returnTo=${encodeURIComponent('/my-tickets')}`, 302);
     const tickets = store.ticketsOf(u.id);
+    // Each ticket's secure view (ticketShield): asked together with the sell access layer; a
+    // ticket whose URL the service did not give shows its details without the link.
+    const views = Promise.allSettled(tickets.map((t) => service.ticketViewUrl(t.ticketId)));
     let access: SellAccessLayerData | null;
     try {
       access = await service.sellAccessLayer({
@@ -124,16 +127,20 @@ export function createDemoApp(options: DemoAppOptions) {
     } catch {
       access = null;
     }
-    return page(c, <MyTicketsPage user={u} serviceUrl={serviceUrl} events={store.state.events} tickets={tickets} access={access} />);
+    const viewUrls = Object.fromEntries((await views).flatMap((r, i) => (r.status === 'fulfilled' ? [[tickets[i]!.ticketId, r.value]] : [])));
+    return page(c, <MyTicketsPage user={u} serviceUrl={serviceUrl} events={store.state.events} tickets={tickets} access={access} viewUrls={viewUrls} />);
   });
 
   app.get('/login', async (c) => {
     const u = await user(c);
     const raw = c.req.query('returnTo') ?? '';
     const target = resolveReturnTo(raw, selfOrigin(c), serviceOrigin);
+    // `prompt=login`: the person signed out on the service ("Not you?"), so ask who is there
+    // instead of sending the same user straight back.
+    const prompt = c.req.query('prompt') === 'login';
     // Already signed in and the service sent the browser here (Login Force): straight back with a token.
-    if (u && target.kind === 'service') return backToService(c, u, target.url);
-    return page(c, <LoginPage user={u} users={store.state.users} returnTo={target.kind === 'refused' ? '' : raw} target={target.kind} />);
+    if (u && target.kind === 'service' && !prompt) return backToService(c, u, target.url);
+    return page(c, <LoginPage user={u} users={store.state.users} returnTo={target.kind === 'refused' ? '' : raw} target={target.kind} prompt={prompt} />);
   });
 
   app.post('/login', async (c) => {
@@ -167,9 +174,13 @@ export function createDemoApp(options: DemoAppOptions) {
     }
   }
 
-  app.post('/logout', (c) => {
+  // Signing out here signs out of the resale service too: the browser goes through the service's
+  // sign-out URL (a top-level navigation carries its cookie), so the next person on this browser
+  // is not signed in there as the last one. Without an answer from the service: home all the same.
+  app.post('/logout', async (c) => {
     signOut(c);
-    return c.redirect('/', 303);
+    const through = await service.signOutUrl(`${selfOrigin(c)}/`).catch(() => null);
+    return c.redirect(through ?? '/', 303);
   });
 
   app.get('/platform/ownership', (c) => {

@@ -154,6 +154,24 @@ export function createServiceClient(opts: ServiceClientOptions) {
       const { data } = await call<SellAccessLayerData>('POST', `/v1/wrapper/accesslayer?lang=${encodeURIComponent(lang)}`, body);
       return data ?? {};
     },
+    /**
+     * The service's sign-out URL (`GET /v1/auth/signOutUrl`): the browser goes through it when
+     * someone signs out here, so their resale session ends too, then lands on `returnTo`.
+     */
+    async signOutUrl(returnTo: string): Promise<string> {
+      const { data } = await call<string>('GET', `/v1/auth/signOutUrl?${new URLSearchParams({ returnTo })}`);
+      if (typeof data !== 'string' || !/^https?:\/\//.test(data)) throw new ServiceError('GET /v1/auth/signOutUrl: no URL in the answer', 200, false);
+      return data;
+    },
+    /**
+     * The secure ticket view of a ticket (`GET /v1/tickets/:ticketId/url`, ticketShield): the
+     * holder's credential, so it is shown only to them (My tickets), never cached in a page others see.
+     */
+    async ticketViewUrl(ticketId: string): Promise<string> {
+      const { data } = await call<string>('GET', `/v1/tickets/${encodeURIComponent(ticketId)}/url`);
+      if (typeof data !== 'string' || !/^https?:\/\//.test(data)) throw new ServiceError('GET /v1/tickets/:ticketId/url: no URL in the answer', 200, false);
+      return data;
+    },
     /** The market page of a show: the no-JavaScript way into resale from an event page. Signed for `loginTrustUser` when given. */
     async buyingFlowUrl(eventId: string, showId: string, returnTo: string, opts: { lang?: string; loginTrustUser?: string } = {}): Promise<string> {
       const q = new URLSearchParams({ externalReferenceEventId: eventId, showId, returnTo, lang: opts.lang ?? 'en' });

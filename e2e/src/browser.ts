@@ -42,11 +42,33 @@ export async function journey<T>(page: Page, name: string, steps: () => Promise<
   }
 }
 
-/** axe-core on the page (WCAG 2.x A and AA, 2.2 included): fails the test with the violations listed. */
-export async function expectNoAxeViolations(page: Page, opts: { include?: string; label?: string } = {}): Promise<void> {
+/** The narrow width every page must fit without scrolling sideways (a common phone). */
+export const PHONE = { width: 390, height: 844 } as const;
+
+/**
+ * What every page a journey reaches must pass:
+ * - axe-core (WCAG 2.x A and AA, 2.2 included), violations listed when it fails;
+ * - no horizontal overflow at {@link PHONE} width: the page is laid out again at 390 px, the
+ *   document's scroll width compared with its viewport (and the elements wider than it named),
+ *   then the viewport put back.
+ */
+export async function expectSoundPage(page: Page, opts: { include?: string; label?: string } = {}): Promise<void> {
   let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']);
   if (opts.include) builder = builder.include(opts.include);
   const { violations } = await builder.analyze();
   const summary = violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n  ${v.nodes.map((n) => n.target.join(' ')).join('\n  ')}`);
   expect(summary, `axe violations${opts.label ? ` on ${opts.label}` : ''}`).toEqual([]);
+  const size = page.viewportSize();
+  await page.setViewportSize(PHONE);
+  try {
+    const overflow = await page.evaluate(() => {
+      const root = document.documentElement;
+      if (root.scrollWidth <= root.clientWidth) return null;
+      const wide = Array.from(document.querySelectorAll('body *')).filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1).slice(0, 5);
+      return { scrollWidth: root.scrollWidth, culprits: wide.map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}`) };
+    });
+    expect(overflow, `horizontal overflow at ${PHONE.width} px${opts.label ? ` on ${opts.label}` : ''}`).toBeNull();
+  } finally {
+    if (size) await page.setViewportSize(size);
+  }
 }

@@ -1,7 +1,8 @@
-import type { Browser, BrowserContext, Frame, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoAxeViolations, journey, launch } from './browser.js';
+import { expectSoundPage, journey, launch } from './browser.js';
 import { servePage, startStack, TEST_KEYS, type Stack } from './stack.js';
+import { ANA, CARLA, STEP_UP_LINK, steps } from './steps.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -13,8 +14,10 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
-  // Every page (demo, service, widgets) works under its strict policy: nothing blocked.
+  // Every page (demo, service, widgets) works under its strict policy: nothing blocked, and
+  // nothing in any page's console is an error (a missing favicon included).
   expect(cspViolations.splice(0)).toEqual([]);
+  expect(consoleErrors.splice(0)).toEqual([]);
 });
 
 afterAll(async () => {
@@ -25,6 +28,14 @@ afterAll(async () => {
 
 /** Console messages of every page that report a Content-Security-Policy violation. */
 const cspViolations: string[] = [];
+/**
+ * Errors in any page's console and uncaught exceptions. A page answered with a 4xx on purpose
+ * (a notice: not found, declined, expired form) logs "Failed to load resource" for itself;
+ * that one is the page's status, not a fault, so only the document's own one is let through.
+ */
+const consoleErrors: string[] = [];
+
+const { signIn, sell, publish, mailbox, stepUp, reserve, pay } = steps(() => stack);
 
 /** A fresh browser profile (its own cookies), as a second person on another computer. */
 async function person(): Promise<Page> {
@@ -34,14 +45,10 @@ async function person(): Promise<Page> {
   const page = await context.newPage();
   page.on('console', (m) => {
     if (/content security policy/i.test(m.text())) cspViolations.push(`${page.url()}: ${m.text()}`);
+    else if (m.type() === 'error' && !(m.text().startsWith('Failed to load resource') && m.location().url === page.url())) consoleErrors.push(`${page.url()}: ${m.text()} (${m.location().url})`);
   });
+  page.on('pageerror', (err) => consoleErrors.push(`${page.url()}: uncaught ${err.message}`));
   return page;
-}
-
-async function signIn(page: Page, name: string): Promise<void> {
-  await page.goto(`${stack.demoUrl}/login`);
-  await page.getByRole('button', { name }).click();
-  await page.waitForURL(`${stack.demoUrl}/`);
 }
 
 describe('sell on the demo My tickets page', () => {
@@ -54,7 +61,7 @@ describe('sell on the demo My tickets page', () => {
       await expect.poll(() => actions.locator('[part~="status"]').getAttribute('data-status')).toBe('SELLABLE');
       await actions.getByRole('link', { name: /sell/i }).click();
       await page.waitForURL(/\/sell\/ptr_[^/]+\/ticket\/dt-festival-0001/);
-      await expectNoAxeViolations(page, { label: 'the sell page' });
+      await expectSoundPage(page, { label: 'the sell page' });
       await page.getByLabel(/price per ticket/i).fill('38.50');
       // Enter in the price calculates (the form's default action), whatever buttons follow.
       await page.getByLabel(/price per ticket/i).press('Enter');
@@ -66,7 +73,7 @@ describe('sell on the demo My tickets page', () => {
       expect(await page.getByLabel('IBAN').count()).toBe(0);
       const changedBefore = (await mailbox(ANA.email)).filter((m) => m.template === 'payoutDetailsChanged').length;
       await page.getByRole('button', { name: STEP_UP_LINK }).click();
-      await stepUp(page, ANA.email, (label) => expectNoAxeViolations(page, { label }));
+      await stepUp(page, ANA.email, (label) => expectSoundPage(page, { label }));
       await page.waitForURL(/\/sell\/ptr_[^/]+\/ticket\/dt-festival-0001/);
       // The price she typed came back with the form.
       expect(await page.getByLabel(/price per ticket/i).inputValue()).toBe('38.50');
@@ -85,155 +92,10 @@ describe('sell on the demo My tickets page', () => {
       expect(changed.text).toContain('3000 (Ana García)');
       await page.goto(`${stack.demoUrl}/my-tickets`);
       await expect.poll(() => actions.locator('[part~="status"]').getAttribute('data-status')).toBe('FOR_SALE');
-      await expectNoAxeViolations(page, { label: 'My tickets' });
+      await expectSoundPage(page, { label: 'My tickets' });
     });
   });
 });
-
-/** Sells a ticket through the demo My tickets page and the hosted sell page (journey 1's steps). */
-async function sell(page: Page, ticketId: string, price: string, email: string): Promise<void> {
-  await page.goto(`${stack.demoUrl}/my-tickets`);
-  const actions = page.locator(`resale-sell-actions[data-resale-data="resale-entry-${ticketId}"]`);
-  await actions.getByRole('link', { name: /sell/i }).click();
-  await publish(page, price, 'Seller', email);
-}
-
-/**
- * On the hosted sell page: the price (else the one the page proposes), the payout account when
- * asked, Publish. A seller who came through a sign-in link sees a step-up link instead of the
- * payout fields: the code from her mailbox first, then back to the form (with the price she
- * typed) and the fields.
- */
-async function publish(page: Page, price: string | null, holderName: string, email: string): Promise<void> {
-  if (price !== null) await page.getByLabel(/price per ticket/i).fill(price);
-  const holder = page.getByLabel('Account holder');
-  const stepUpLink = page.getByRole('button', { name: STEP_UP_LINK });
-  if ((await holder.count()) === 0 && (await stepUpLink.count()) > 0) {
-    const form = page.url();
-    await stepUpLink.click();
-    await stepUp(page, email);
-    expect(new URL(page.url()).pathname).toBe(new URL(form).pathname);
-    // The price typed before the step-up comes back with the form.
-    if (price !== null) expect(await page.getByLabel(/price per ticket/i).inputValue()).toBe(price);
-    expect(await holder.count()).toBe(1);
-  }
-  // The payout account is asked once per seller.
-  if (await holder.count()) {
-    await holder.fill(holderName);
-    await page.getByLabel('IBAN').fill('DE89 3704 0044 0532 0130 00');
-  }
-  await page.getByRole('button', { name: 'Publish' }).click();
-  // Above face value the page asks the seller to confirm first (the IBAN is typed again: the page never echoes it).
-  const confirm = page.getByLabel(/publish it anyway/);
-  // Whichever comes first; the other wait's outcome is swallowed (it may time out later).
-  await Promise.race([page.waitForURL(/published=1/).catch(() => undefined), confirm.waitFor().catch(() => undefined)]);
-  if (!/published=1/.test(page.url())) {
-    expect(await page.locator('main').innerText()).toContain('the face value of');
-    await confirm.check();
-    if (await holder.count()) await page.getByLabel('IBAN').fill('DE89 3704 0044 0532 0130 00');
-    await page.getByRole('button', { name: 'Publish' }).click();
-    await page.waitForURL(/published=1/);
-  }
-}
-
-/** The demo users these journeys act as (demo/src/catalog.ts). */
-const ANA = { name: 'Ana García', email: 'ana@demo.test' };
-const CARLA = { name: 'Carla Rossi', email: 'carla@demo.test' };
-
-/** The sell page's button to the step-up, in place of the payout fields (it carries the typed price along). */
-const STEP_UP_LINK = 'Confirm it’s you and add payout details';
-
-/** A message in the service's development mailbox (`GET /dev/mailbox.json`, email.pages.tsx). */
-interface MailboxMessage {
-  id: string;
-  channel: 'email' | 'sms';
-  to: string;
-  template: string;
-  subject: string;
-  text: string;
-  createdAt: string;
-}
-
-/** What the service sent to `to` (no SMTP here: it keeps every message), newest first. */
-async function mailbox(to: string): Promise<MailboxMessage[]> {
-  const res = await fetch(`${stack.serviceUrl}/dev/mailbox.json?${new URLSearchParams({ to })}`);
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { data: MailboxMessage[] }).data;
-}
-
-/**
- * On the step-up page (`/auth/step-up?p=…&returnTo=…`): checks it says where the code goes,
- * sends the code, reads it from `email`'s mailbox, enters it and comes back to `returnTo`.
- * `check` runs on the step-up page and on the code page (journey 1 and 6 run axe there).
- */
-async function stepUp(page: Page, email: string, check?: (label: string) => Promise<void>): Promise<void> {
-  await page.waitForURL(/\/auth\/step-up\?/);
-  const returnTo = new URL(page.url()).searchParams.get('returnTo');
-  expect(returnTo, 'the step-up page knows where to come back to').toBeTruthy();
-  expect(await page.locator('h1').innerText()).toBe('Confirm it’s you');
-  // Where the code goes, masked: the first letter and the domain of the seller's own e-mail.
-  expect(await page.locator('main').innerText()).toContain(`${email[0]}•••${email.slice(email.indexOf('@'))}`);
-  await check?.('the step-up page');
-  const before = new Set((await mailbox(email)).map((m) => m.id));
-  await page.getByRole('button', { name: 'Send me the code' }).click();
-  await page.waitForURL(/\/auth\/step-up\/verify\?/);
-  const code = page.getByLabel('6-digit code');
-  expect(await code.count()).toBe(1);
-  await check?.('the step-up code page');
-  let sent: MailboxMessage | undefined;
-  await expect
-    .poll(async () => {
-      sent = (await mailbox(email)).find((m) => !before.has(m.id) && m.template === 'stepUpCode');
-      return sent !== undefined;
-    }, { timeout: 10_000, interval: 200 })
-    .toBe(true);
-  expect(sent!.channel).toBe('email');
-  const digits = /\b(\d{6})\b/.exec(sent!.text)?.[1];
-  expect(digits, sent!.text).toBeDefined();
-  await code.fill(digits!);
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  const back = new URL(returnTo!, stack.serviceUrl);
-  await page.waitForURL((u) => u.origin === stack.serviceUrl && u.pathname === back.pathname);
-}
-
-/**
- * Presses a Buy (or "Reserve and pay") button on the hosted market page and reaches checkout.
- * Holds are never anonymous: without a session with the service the press holds nothing and
- * goes to sign in (for the demo, Login Force: its /login page, the person being signed in
- * there, comes straight back with a one-time token), then back to the market page with the
- * pick as "Your selection", where "Reserve and pay" holds it. With a session the press goes
- * straight to checkout. Answers which way it went.
- */
-async function reserve(page: Page, button: Locator): Promise<'direct' | 'via sign-in'> {
-  const checkout = /\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/;
-  const isSelection = (url: string) => /\/market\/ptr_[^/]+\/[^/?]+\?/.test(url) && new URL(url).searchParams.has('listingIds');
-  const picked = (await button.locator('xpath=ancestor::form[1]').locator('input[name="listingId"]').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).sort();
-  expect(picked.length, 'the pressed form carries its listings').toBeGreaterThan(0);
-  let onNav: (frame: Frame) => void = () => undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const landed = new Promise<string>((resolve, reject) => {
-    onNav = (frame) => {
-      if (frame === page.mainFrame() && (checkout.test(frame.url()) || isSelection(frame.url()))) resolve(frame.url());
-    };
-    page.on('framenavigated', onNav);
-    timer = setTimeout(() => reject(new Error(`neither the checkout nor the market selection after pressing the button (at ${page.url()})`)), 15_000);
-  });
-  try {
-    await button.click();
-    const url = await landed;
-    await page.waitForLoadState('load');
-    if (checkout.test(url)) return 'direct';
-    // Back from signing in: the same pick, shown as the selection, held by one more press.
-    expect(new URL(url).searchParams.get('listingIds')!.split(',').sort()).toEqual(picked);
-    expect(await page.locator('main').innerText()).toContain('Your selection');
-    await page.getByRole('button', { name: 'Reserve and pay' }).click();
-    await page.waitForURL(checkout);
-    return 'via sign-in';
-  } finally {
-    page.off('framenavigated', onNav);
-    clearTimeout(timer);
-  }
-}
 
 describe('buy from the demo event page', () => {
   it('(2) a buyer sees quantity and floor price, reserves in the market, pays, and the demo gets the signed ticket.update', async () => {
@@ -245,17 +107,17 @@ describe('buy from the demo event page', () => {
       await expect.poll(() => category.locator('[part~="quantity"]').innerText()).toBe('1 ticket');
       expect(await category.locator('[part~="name"]').innerText()).toBe('General admission');
       expect(await category.locator('[part~="price"]').innerText()).toBe('from €42.35');
-      await expectNoAxeViolations(page, { label: 'the demo event page' });
+      await expectSoundPage(page, { label: 'the demo event page' });
       await category.getByRole('link', { name: 'See tickets' }).click();
       await page.waitForURL(/\/market\/ptr_[^/]+\/demo-festival\?/);
       await expect.poll(() => page.locator('main').innerText()).toContain('€42.35 per ticket, fees included');
-      await expectNoAxeViolations(page, { label: 'the market page' });
+      await expectSoundPage(page, { label: 'the market page' });
       // Login Force: without a session with the service, Buy holds nothing and sends the browser
       // to the demo's sign-in, which (Ben being signed in there) comes straight back with a
       // one-time token, to the market page with his pick; "Reserve and pay" holds it.
       expect(await reserve(page, page.getByRole('button', { name: 'Buy' }))).toBe('via sign-in');
       await page.waitForURL(/\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/);
-      await expectNoAxeViolations(page, { label: 'the checkout page' });
+      await expectSoundPage(page, { label: 'the checkout page' });
       await pay(page, '4242 4242 4242 4242');
       await page.waitForURL(/\/done\?/);
       expect(await page.locator('h1').innerText()).toBe('Thank you: the tickets are yours');
@@ -276,7 +138,7 @@ describe('buy from the demo event page', () => {
     });
   });
 
-  it('(3) a declined card leaves the listing available again', async () => {
+  it('(3) a declined card keeps the hold: the buyer tries another card on the same checkout and gets the receipt', async () => {
     const seller = await person();
     const buyer = await person();
     await journey(seller, 'declined-sell', async () => {
@@ -291,29 +153,63 @@ describe('buy from the demo event page', () => {
       await category.getByRole('link', { name: 'See tickets' }).click();
       expect(await reserve(buyer, buyer.getByRole('button', { name: 'Buy' }))).toBe('via sign-in');
       await buyer.waitForURL(/\/checkout\//);
+      const checkout = new URL(buyer.url()).pathname;
+      // A field error keeps what was typed and says where.
+      await buyer.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await buyer.getByLabel('Expiry date (MM/YY)').fill('1320');
+      await buyer.getByRole('button', { name: /^Pay / }).click();
+      await expect.poll(() => buyer.locator('#expiry').getAttribute('aria-invalid')).toBe('true');
+      expect(await buyer.getByLabel('Card number').inputValue()).toBe('4242 4242 4242 4242');
+      await expectSoundPage(buyer, { label: 'the checkout with a field error' });
       await pay(buyer, '4000 0000 0000 0002');
       await expect.poll(() => buyer.locator('main').innerText()).toContain('declined');
-      await expectNoAxeViolations(buyer, { label: 'the declined page' });
-      // Released at once: the event page counts it again and the market sells it again.
-      await buyer.goto(`${stack.demoUrl}/events/demo-festival`);
-      await expect.poll(() => category.locator('[part~="quantity"]').innerText()).toBe('1 ticket');
-      expect(await category.getByRole('link', { name: 'See tickets' }).count()).toBe(1);
-      // And Dan, now signed in with the service, holds it again with one press: straight to checkout.
-      await category.getByRole('link', { name: 'See tickets' }).click();
-      await buyer.waitForURL(/\/market\/ptr_[^/]+\/demo-festival\?/);
-      expect(await reserve(buyer, buyer.getByRole('button', { name: 'Buy' }))).toBe('direct');
+      // Still his: the same checkout, the ticket held (the event page counts none for sale).
+      expect(new URL(buyer.url()).pathname).toBe(checkout);
+      await expectSoundPage(buyer, { label: 'the declined page' });
       expect(await buyer.getByLabel('Card number').count()).toBe(1);
+      await pay(buyer, '4242 4242 4242 4242');
+      await buyer.waitForURL(/\/done\?/);
+      const receipt = await buyer.locator('main').innerText();
+      expect(receipt).toMatch(/•••• 4242|4242/);
+      // The receipt links the secure ticket view, which opens.
+      await buyer.locator('a[href*="/tickets/view/"]').first().click();
+      await buyer.waitForURL(/\/tickets\/view\//);
+      await expectSoundPage(buyer, { label: 'the ticket view from the receipt' });
     });
   });
 });
 
-/** Fills the sandbox card form and pays. */
-async function pay(page: Page, card: string): Promise<void> {
-  await page.getByLabel('Card number').fill(card);
-  await page.getByLabel('Expiry date (MM/YY)').fill('12/30');
-  await page.getByLabel('Security code').fill('123');
-  await page.getByRole('button', { name: /^Pay / }).click();
-}
+describe('the demo’s “Try it” in one browser', () => {
+  it('(7) a seller signs out of the partner site and out of the resale pages; the next person buys, with a way back to the partner throughout', async () => {
+    const page = await person();
+    await journey(page, 'one-browser', async () => {
+      await signIn(page, CARLA.name);
+      await sell(page, 'dt-festival-0004', '37', CARLA.email);
+      // The partner's sign-out goes through the service's: the resale pages forget Carla too.
+      await page.goto(`${stack.demoUrl}/`);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${stack.demoUrl}/`);
+      await signIn(page, 'Ben Okafor');
+      await page.goto(`${stack.demoUrl}/events/demo-festival`);
+      const see = page.locator('resale-categories-list li[data-ticket-option-id="fest-ga"]').getByRole('link', { name: 'See tickets' });
+      // The widget sends the fan to the market with the partner page to come back to.
+      await expect.poll(async () => new URL((await see.getAttribute('href'))!).searchParams.get('returnTo')).toBe(`${stack.demoUrl}/events/demo-festival`);
+      await see.click();
+      await page.waitForURL(/\/market\//);
+      const back = page.locator('header a.back');
+      expect(await back.innerText()).toBe('Back to Demo Tickets');
+      expect(await back.getAttribute('href')).toBe(`${stack.demoUrl}/events/demo-festival`);
+      // Carla's session with the service ended with her sign-out: Ben's press signs Ben in (a
+      // press as Carla would have gone straight to checkout, or been refused as her own listing).
+      expect(await reserve(page, page.getByRole('button', { name: 'Buy' }).first())).toBe('via sign-in');
+      expect(await page.locator('header a.back').getAttribute('href')).toBe(`${stack.demoUrl}/events/demo-festival`);
+      await pay(page, '4242 4242 4242 4242');
+      await page.waitForURL(/\/done\?/);
+      expect(await page.locator('header a.back').getAttribute('href')).toBe(`${stack.demoUrl}/events/demo-festival`);
+      await expectSoundPage(page, { label: 'the receipt' });
+    });
+  });
+});
 
 describe('the seat map on the demo event page', () => {
   it('(4) hovering a seat shows its tooltip; picking seats reaches checkout', async () => {
@@ -330,7 +226,7 @@ describe('the seat map on the demo event page', () => {
       const map = buyer.locator('resale-seat-map');
       const seat = (n: string) => map.locator(`[part~="chart"] [data-section="Stalls"][data-row="C"][data-seat="${n}"]`);
       await expect.poll(() => seat('4').getAttribute('role')).toBe('button');
-      await expectNoAxeViolations(buyer, { label: 'the event page with the seat map' });
+      await expectSoundPage(buyer, { label: 'the event page with the seat map' });
 
       await seat('4').hover();
       const tooltip = map.locator('[part~="tooltip"]');
@@ -355,8 +251,8 @@ describe('the seat map on the demo event page', () => {
       expect(await reserve(buyer, buyer.getByRole('button', { name: 'Reserve and pay' }))).toBe('via sign-in');
       await buyer.waitForURL(/\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/);
       const items = await buyer.locator('main li').allInnerTexts();
-      expect(items.join('\n')).toMatch(/Stalls · C · 4/);
-      expect(items.join('\n')).toMatch(/Stalls · C · 5/);
+      expect(items.join('\n')).toMatch(/Section Stalls · Row C · Seat 4/);
+      expect(items.join('\n')).toMatch(/Section Stalls · Row C · Seat 5/);
     });
   });
 });
@@ -387,7 +283,7 @@ describe('the buy modal', () => {
       await page.evaluate(() => (document.querySelector('resale-buy-modal') as HTMLElement & { show(): void }).show());
       const modal = page.locator('resale-buy-modal');
       await expect.poll(() => modal.getAttribute('open')).toBe('');
-      await expectNoAxeViolations(page, { label: 'the open modal' });
+      await expectSoundPage(page, { label: 'the open modal' });
       /** Where focus is: a part name inside the modal, or the light-DOM element's id. */
       const focused = () => page.evaluate(() => {
         const host = document.querySelector('resale-buy-modal')!;
@@ -452,7 +348,7 @@ describe('every page of the service a fan reaches', () => {
         const check = async (kind: string) => {
           if (checked.has(kind)) return;
           checked.add(kind);
-          await expectNoAxeViolations(page, { label: kind });
+          await expectSoundPage(page, { label: kind });
         };
         if (template(here) === '/auth/step-up') {
           // The step-up page and its code page are pages a fan reaches too; after the code the
@@ -474,7 +370,7 @@ describe('every page of the service a fan reaches', () => {
 
       // Notices: an unknown ticket, and a form whose CSRF token no longer matches.
       await page.goto(`${stack.serviceUrl}/sell/${partnerId}/ticket/no-such-ticket`);
-      await expectNoAxeViolations(page, { label: 'the not-found notice' });
+      await expectSoundPage(page, { label: 'the not-found notice' });
       await page.goto(`${stack.serviceUrl}/sell/${partnerId}/payout`);
       // Still stepped up from the crawl: the payout form itself, not the step-up page.
       expect(template(page.url())).toBe('/sell/:id/payout');
@@ -483,7 +379,7 @@ describe('every page of the service a fan reaches', () => {
       await page.locator('input[name="_csrf"]').first().evaluate((el) => ((el as HTMLInputElement).value = 'expired'));
       await page.locator('form[action*="/payout"] button[type="submit"]').first().click();
       await expect.poll(() => page.locator('h1').textContent()).toMatch(/expired/i);
-      await expectNoAxeViolations(page, { label: 'the form-expired notice' });
+      await expectSoundPage(page, { label: 'the form-expired notice' });
 
       // Sign-in by a one-time code, for a partner without a login page of its own (the demo has
       // one): the identifier form, then the code form.
@@ -496,11 +392,11 @@ describe('every page of the service a fan reaches', () => {
       const codePartner = ((await created.json()) as { data: { partner: { id: string } } }).data.partner.id;
       const fresh = await person();
       await fresh.goto(`${stack.serviceUrl}/auth/otp?${q({ p: codePartner })}`);
-      await expectNoAxeViolations(fresh, { label: 'the sign-in page' });
+      await expectSoundPage(fresh, { label: 'the sign-in page' });
       await fresh.getByLabel(/e-mail|email/i).first().fill(ana);
       await fresh.locator('form button[type="submit"]').first().click();
       await expect.poll(() => fresh.locator('input[name="code"]').count()).toBe(1);
-      await expectNoAxeViolations(fresh, { label: 'the code page' });
+      await expectSoundPage(fresh, { label: 'the code page' });
     });
   });
 });

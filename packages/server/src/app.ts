@@ -1,4 +1,5 @@
 import { homeRoutes } from './pages/home.js';
+import { pageScriptRoutes } from './pages/page-script.js';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -201,6 +202,7 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
   app.route('/', ticketPageRoutes(deps));
   app.route('/', widgetRoutes());
   app.route('/', homeRoutes());
+  app.route('/', pageScriptRoutes());
   // Development mailbox: no authentication, so never in production (the router is also empty there).
   if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
 

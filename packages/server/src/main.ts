@@ -257,7 +257,8 @@ async function ensureSandbox(env: Env, deps: AppDeps): Promise<void> {
     keys: { private: env.SANDBOX_PRIVATE_KEY, public: env.SANDBOX_PUBLIC_KEY, channels: env.SANDBOX_CHANNELS_KEY },
     ...(env.SANDBOX_WEBHOOK_SECRET ? { webhookSecret: env.SANDBOX_WEBHOOK_SECRET } : {}),
     settings: { ...settings, ...(origins ? { allowedOrigins: origins } : {}) },
-    initialSettings: { buyAccessLayer: SANDBOX_BUY_ACCESS_LAYER },
+    // The sandbox is the demo partner site's (`npm start` wires them together): its pages carry the demo's name.
+    initialSettings: { buyAccessLayer: SANDBOX_BUY_ACCESS_LAYER, branding: { displayName: 'Demo Tickets' } },
   });
   deps.logger.info({ partnerId: partner.id }, 'sandbox partner ready');
 }

@@ -12,6 +12,7 @@ import type { AppConfig } from './context.js';
 import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
 import { sampler, type Doc, type Operation, type Schema } from './testing/openapi-schema.js';
 import { everyRow, sqlRows, tableNames } from './testing/sql.js';
+import { PayoutAccounts } from './modules/payouts/payouts.accounts.js';
 
 /**
  * The whole HTTP surface against bad input: every operation of the OpenAPI document is called
@@ -530,7 +531,8 @@ describe('the pages as a signed-in user', () => {
       const unpublished = await sellerForms();
       expect(unpublished.filter((f) => /\/(ticket\/t-1|order\/o-1)$/.test(f.action)).length).toBe(4); // t-1: preview, publish and the step-up before payout details (the fan came by a link); o-1: one form
       await replay(unpublished);
-      // The fan publishes (as the pages give the forms); then changing or removing the listings.
+      // The fan publishes (as the pages give the forms, once it is known where to pay the fan); then changing or removing the listings.
+      await t.db.transact(async (tx) => await new PayoutAccounts(t.deps).save(tx, p.id, (await t.deps.users.resolve(tx, p.id, { email: 'fan@example.com' })).id, { holderName: 'Fan', iban: 'DE89 3704 0044 0532 0130 00' }));
       for (const { action, fields } of unpublished.filter((f) => /\/(ticket\/t-1|order\/o-1)$/.test(f.action) && !f.fields.some(([k, v]) => k === 'intent' && v !== 'publish'))) {
         expect((await fan.post(action, fields)).status).toBe(303);
       }

@@ -62,11 +62,23 @@ export async function verifySellers(deps: CheckoutDeps, partner: PartnerRow, int
 }
 
 /**
+ * Declined charges one checkout accepts. A decline keeps the checkout (the buyer tries another
+ * card while the hold lasts); the last allowed one fails it and releases its listings, so a
+ * held checkout cannot be used to test stolen card numbers one after another.
+ */
+export const MAX_DECLINED_ATTEMPTS = 5;
+
+/**
  * Checkout of a PENDING intention by its buyer: the sellers' ownership re-checked live
  * (`verifySellers`), the risk evaluated before any money moves (a high result fails the
- * intention and releases its listings), then the card charged. A charge needing extra
- * verification answers `verify` (see `answerVerification`); otherwise the outcome is settled
- * at once (`settle`).
+ * intention and releases its listings), then the card charged, unless the hold ran out
+ * meanwhile (`ended`: nothing charged). A charge needing extra verification answers `verify`
+ * (see `answerVerification`); otherwise the outcome is settled at once (`settle`). A declined
+ * card keeps the checkout for another attempt (see {@link MAX_DECLINED_ATTEMPTS}).
+ *
+ * Each attempt is charged under its own idempotency key (the intention and the attempt's
+ * number): the same attempt submitted twice is charged once, and only the request that
+ * recorded the payment settles it; the other reports how it went.
  */
 export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow; intention: IntentionRow; buyerPk: string; card: CardInput }): Promise<CheckoutOutcome> {
   const { partner, intention, card } = input;
@@ -83,16 +95,30 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
         ...(buyer.lastName ? { lastName: buyer.lastName } : {}),
       },
       device: { userId: buyer.id },
-      transaction: { id: intention.id, amount: toMajor(intention.totalMinor, intention.currency), currency: intention.currency, action: 'resale_purchase', cardData: { bin: card.number.slice(0, 6), last4Digits: card.number.slice(-4) } },
+      transaction: {
+        id: intention.id,
+        amount: toMajor(intention.totalMinor, intention.currency),
+        currency: intention.currency,
+        action: 'resale_purchase',
+        // The name on the card as one string: the evaluation compares it whole with the buyer's.
+        cardData: { bin: card.number.slice(0, 6), last4Digits: card.number.slice(-4), ...(card.name ? { firstName: card.name } : {}) },
+      },
     });
   });
   if (risk.overall_risk === 'high') {
     await deps.db.transact(async (tx) => await deps.intentions.fail(tx, intention.id, 'risk_high'));
     return { kind: 'risk_high' };
   }
-  const result = await deps.payments.charge(intention, card);
+  // The hold is the deadline: read again right before money moves (`get` expires it on the
+  // way), so a card is never charged for a reservation that has run out.
+  const { live, attempt } = await deps.db.transact(async (tx) => ({ live: await deps.intentions.get(tx, partner.id, intention.id), attempt: await deps.payments.nextAttempt(tx, intention.id) }));
+  // Paid meanwhile (the same form submitted twice): nothing more to charge.
+  if (live.state === 'PAID') return { kind: 'paid', intentionId: live.id };
+  if (live.state !== 'PENDING') return { kind: 'ended', state: live.state };
+  const result = await deps.payments.charge(intention, card, attempt);
   return deps.db.transact(async (tx): Promise<CheckoutOutcome> => {
-    const payment = await deps.payments.record(tx, intention, result, card.number.replace(/\D/g, '').slice(-4));
+    const { payment, fresh } = await deps.payments.record(tx, intention, result, card.number.replace(/\D/g, '').slice(-4));
+    if (!fresh) return await outcomeOf(deps, tx, payment);
     if (result.status === 'requires_action') return { kind: 'verify', paymentId: payment.id };
     return await settle(deps, tx, payment, result);
   });
@@ -103,10 +129,7 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
  * payment awaiting it moves; a second answer reads how the first ended.
  */
 export async function answerVerification(deps: CheckoutDeps, payment: PaymentRow, approved: boolean): Promise<CheckoutOutcome> {
-  if (payment.state !== 'requires_action') {
-    const intention = (await deps.db.read(async (tx) => await intentionById(tx, payment.intentionId)))!;
-    return intention.state === 'PAID' ? { kind: 'paid', intentionId: intention.id } : { kind: 'ended', state: payment.state };
-  }
+  if (payment.state !== 'requires_action') return await deps.db.read(async (tx) => await outcomeOf(deps, tx, payment));
   const result = await deps.payments.confirm(payment, approved);
   return deps.db.transact(async (tx): Promise<CheckoutOutcome> => {
     if (!(await deps.payments.answer(tx, payment.id, result))) return { kind: 'ended', state: 'already_answered' };
@@ -114,16 +137,34 @@ export async function answerVerification(deps: CheckoutDeps, payment: PaymentRow
   });
 }
 
+/** How a payment already settled (by another request) went, as the buyer's outcome. */
+async function outcomeOf(deps: CheckoutDeps, tx: Tx, payment: PaymentRow): Promise<CheckoutOutcome> {
+  const intention = (await intentionById(tx, payment.intentionId))!;
+  if (intention.state === 'PAID') return { kind: 'paid', intentionId: intention.id };
+  if (payment.state === 'requires_action' && intention.state === 'PENDING') return { kind: 'verify', paymentId: payment.id };
+  if (payment.state === 'declined') return { kind: 'declined', code: payment.failureCode ?? 'declined', paymentId: payment.id, attemptsLeft: intention.state === 'PENDING' ? await attemptsLeft(deps, tx, payment.intentionId) : 0 };
+  return { kind: 'ended', state: intention.state };
+}
+
+async function attemptsLeft(deps: CheckoutDeps, tx: Tx, intentionId: string): Promise<number> {
+  return Math.max(0, MAX_DECLINED_ATTEMPTS - (await deps.payments.declinedCount(tx, intentionId)));
+}
+
 /**
- * What a charge's final answer means, in its transaction: declined fails the intention (its
- * listings back on sale); succeeded completes the purchase, or, when the checkout had ended
- * meanwhile (it expired during a slow verification), refunds the payment.
+ * What a charge's final answer means, in the transaction that recorded it (each payment is
+ * settled once): declined keeps the intention PENDING for another card, or fails it (its
+ * listings back on sale) at the last allowed attempt; succeeded completes the purchase, or,
+ * when the checkout had ended meanwhile (its hold ran out during a slow verification, another
+ * attempt paid it), refunds the payment.
  */
 async function settle(deps: CheckoutDeps, tx: Tx, payment: PaymentRow, result: ChargeResult): Promise<CheckoutOutcome> {
   if (result.status === 'declined') {
-    await deps.intentions.fail(tx, payment.intentionId, result.code);
-    return { kind: 'declined', code: result.code };
+    const left = await attemptsLeft(deps, tx, payment.intentionId);
+    if (left === 0) await deps.intentions.fail(tx, payment.intentionId, 'too_many_declines');
+    return { kind: 'declined', code: result.code, paymentId: payment.id, attemptsLeft: left };
   }
+  // `get` expires a PENDING intention past its hold on the way: a late answer is refunded.
+  await deps.intentions.get(tx, payment.partnerId, payment.intentionId);
   if (await completePurchase(deps, tx, payment.intentionId)) return { kind: 'paid', intentionId: payment.intentionId };
   await deps.payments.refundLate(tx, payment.id);
   return { kind: 'ended', state: (await intentionById(tx, payment.intentionId))!.state };

@@ -8,9 +8,11 @@ import { partnerOf } from '../modules/partners/partners.queries.js';
 import { userToApi } from '../modules/users/users.service.js';
 import { userOf, usersByPks } from '../modules/users/users.queries.js';
 import type { WebhookData } from '../modules/webhooks/webhooks.catalog.js';
+import type { TemplateVars } from '../modules/email/email.templates.js';
+import { secureViewUrl } from '../modules/tickets/tickets.view.js';
 
 /** What completing a purchase needs from the modules it composes. */
-export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'intentions' | 'listings' | 'tickets' | 'payouts' | 'webhooks' | 'messages'>;
+export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'config' | 'box' | 'intentions' | 'listings' | 'tickets' | 'payouts' | 'webhooks' | 'messages'>;
 
 /**
  * Complete a purchase, in the caller's transaction, once its payment succeeded:
@@ -20,7 +22,8 @@ export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'intentions' | 'listi
  * 3. their tickets to the buyer (tickets);
  * 4. each seller's payout scheduled `payoutDelayDays` after the show (payouts);
  * 5. the partner's `ticket.update` webhook (a channel's tickets carry `channel`, for the
- *    partner to fulfil with it) and the e-mails: sold to each seller, confirmed to the buyer.
+ *    partner to fulfil with it) and the e-mails: sold to each seller, confirmed to the buyer
+ *    (seats, order reference, a link to each ticket's secure view and to the receipt).
  */
 export async function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId: string): Promise<boolean> {
   const paid = await deps.intentions.markPaid(tx, intentionId);
@@ -36,6 +39,7 @@ export async function completePurchase(deps: CompletePurchaseDeps, tx: Tx, inten
   const lang = partner.settings.defaultLang;
   const dueAt = deps.payouts.dueAt(show.startsAt, partner.settings.payoutDelayDays);
   const resold: WebhookData<'ticket.update'>['tickets'] = [];
+  const bought: TemplateVars['purchaseConfirmed']['tickets'] = [];
   for (const listing of sold) {
     const seller = sellers.get(listing.sellerPk)!;
     const held = await deps.listings.ticketsOf(tx, listing.id);
@@ -47,6 +51,8 @@ export async function completePurchase(deps: CompletePurchaseDeps, tx: Tx, inten
     const ch = await channelListingOf(tx, listing.id);
     const channel = ch ? { channel: { channelId: ch.channelId, externalListingId: ch.externalListingId, sellerReference: ch.sellerReference } } : {};
     for (const t of held) {
+      // The view link is signed for its new owner: it works for the buyer, and stops when the ticket moves on.
+      bought.push({ option: option.title, section: t.section, row: t.row, seat: t.seat, url: secureViewUrl(deps, { id: t.id, ownerPk: buyer.id }) });
       resold.push({
         ticketId: t.ticketId,
         ticketOptionId: option.ticketId,
@@ -82,13 +88,18 @@ export async function completePurchase(deps: CompletePurchaseDeps, tx: Tx, inten
       tickets: resold,
     },
   });
-  const timeZone = (show.location ?? event.location).timeZone;
+  const location = show.location ?? event.location;
+  const timeZone = location.timeZone;
+  const venue = [location.venueName, location.city].filter(Boolean).join(', ') || location.raw;
   await deps.messages.toUser(tx, paid.partnerId, buyer, 'purchaseConfirmed', lang, {
     eventTitle: event.title,
     showTitle: show.title,
     showDate: toIso(show.startsAt),
+    ...(venue ? { venue } : {}),
     amount: { minor: paid.totalMinor, currency: paid.currency },
-    quantity: resold.length,
+    orderReference: paid.id,
+    tickets: bought,
+    receiptUrl: `${deps.config.publicBaseUrl}/checkout/${paid.partnerId}/${paid.id}/done?lang=${lang}`,
     ...(timeZone ? { timeZone } : {}),
   });
   return true;

@@ -2,16 +2,18 @@ import { inOrder } from '../lib/in-order.js';
 import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { createTestApp } from '../testing/harness.js';
-import { ticketBody, withEvent } from '../testing/factories.js';
+import { eventBody, ticketBody, withEvent } from '../testing/factories.js';
 import { ownershipEndpoint } from '../testing/platform.js';
 import { closedPort } from '../modules/webhooks/webhooks.testing.js';
-import { SANDBOX_CARDS } from '../modules/payments/payments.provider.js';
+import { SANDBOX_CARDS, type PaymentProvider } from '../modules/payments/payments.provider.js';
 import { payments } from '../modules/payments/payments.table.js';
 import { payouts } from '../modules/payouts/payouts.table.js';
 import { webhookMessages } from '../modules/webhooks/webhooks.table.js';
 import { webhookBodyOf } from '../modules/webhooks/webhooks.service.js';
-import { answerVerification, checkout } from './checkout.js';
+import { answerVerification, checkout, MAX_DECLINED_ATTEMPTS } from './checkout.js';
 import { reserveListings } from './reserve-listings.js';
+import { OrphanSeatError } from '../modules/market/market.seatmap.js';
+import { buyIntentions } from '../modules/intentions/intentions.table.js';
 
 const card = (number: string) => ({ number, expMonth: 12, expYear: 2030, cvc: '123' });
 
@@ -36,6 +38,22 @@ async function setup(opts: { platformDown?: boolean } = {}) {
   const reserve = async (listingId: string) => await t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [listingId], buyerPk: buyer.id }));
   const pay = (intention: Awaited<ReturnType<typeof reserve>>, number: string = SANDBOX_CARDS.success) => checkout(t.deps, { partner, intention, buyerPk: buyer.id, card: card(number) });
   return { t, p, owned, partner, buyer, ticket, list, reserve, pay };
+}
+
+/**
+ * Holds the provider's first two charges until both have arrived (two submissions of one
+ * checkout at the same moment), then lets every charge through to the real provider.
+ */
+function chargesMeetInPairs(provider: PaymentProvider) {
+  const real = provider.charge.bind(provider);
+  let arrived = 0;
+  let bothThere!: () => void;
+  const gate = new Promise<void>((resolve) => (bothThere = resolve));
+  return vi.spyOn(provider, 'charge').mockImplementation(async (input) => {
+    if (++arrived === 2) bothThere();
+    if (arrived <= 2) await gate;
+    return await real(input);
+  });
 }
 
 describe('checkout flow (no page)', () => {
@@ -85,17 +103,96 @@ describe('checkout flow (no page)', () => {
     expect(await t.db.select().from(payments)).toHaveLength(1);
   });
 
-  it('fails on a declined card, asks for verification, and answers a verification once', async () => {
+  it('keeps the checkout on a declined card, asks for verification, and answers a verification once', async () => {
     const { t, p, list, reserve, pay } = await setup();
     const declined = await reserve((await list('s1')).id);
-    expect(await pay(declined, SANDBOX_CARDS.declined)).toEqual({ kind: 'declined', code: 'card_declined' });
-    expect((await t.deps.intentions.get(t.db, p.id, declined.id)).state).toBe('FAILED');
+    expect(await pay(declined, SANDBOX_CARDS.declined)).toMatchObject({ kind: 'declined', code: 'card_declined', attemptsLeft: MAX_DECLINED_ATTEMPTS - 1 });
+    expect((await t.deps.intentions.get(t.db, p.id, declined.id)).state).toBe('PENDING');
     const verified = await reserve((await list('s2')).id);
     const asked = await pay(verified, SANDBOX_CARDS.verification);
     expect(asked.kind).toBe('verify');
     const payment = (await t.deps.payments.find(t.db, p.id, (asked as { paymentId: string }).paymentId))!;
     expect(await answerVerification(t.deps, payment, true)).toEqual({ kind: 'paid', intentionId: verified.id });
     expect(await answerVerification(t.deps, payment, true)).toEqual({ kind: 'ended', state: 'already_answered' });
+  });
+
+  it('charges a new attempt under a new idempotency key after a decline, and the same attempt sent twice once', async () => {
+    const { t, p, list, reserve, pay } = await setup();
+    // Both submissions reach the provider before either is recorded: the first waits for the second.
+    const charge = chargesMeetInPairs(t.deps.payments.provider);
+    const l = await list('s1');
+    const intention = await reserve(l.id);
+    const [a, b] = await Promise.all([pay(intention, SANDBOX_CARDS.declined), pay(intention, SANDBOX_CARDS.declined)]);
+    expect(a).toMatchObject({ kind: 'declined', attemptsLeft: MAX_DECLINED_ATTEMPTS - 1 });
+    expect(b).toEqual(a);
+    expect(charge.mock.calls.map(([input]) => input.idempotencyKey)).toEqual([`${intention.id}:0`, `${intention.id}:0`]);
+    expect((await t.db.select().from(payments)).map((x) => x.state)).toEqual(['declined']);
+    // The next card is a new attempt: a new key, a new charge.
+    expect(await pay(intention)).toEqual({ kind: 'paid', intentionId: intention.id });
+    expect(charge.mock.calls.at(-1)![0].idempotencyKey).toBe(`${intention.id}:1`);
+    expect((await t.db.select().from(payments)).map((x) => x.state)).toEqual(['declined', 'succeeded']);
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('SOLD');
+  });
+
+  it('settles a succeeded charge sent twice once: paid, never refunded as a late payment', async () => {
+    const { t, p, list, reserve, pay } = await setup();
+    chargesMeetInPairs(t.deps.payments.provider);
+    const l = await list('s1');
+    const intention = await reserve(l.id);
+    const outcomes = await Promise.all([pay(intention), pay(intention)]);
+    expect(outcomes).toEqual([
+      { kind: 'paid', intentionId: intention.id },
+      { kind: 'paid', intentionId: intention.id },
+    ]);
+    expect((await t.db.select().from(payments)).map((x) => x.state)).toEqual(['succeeded']);
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('SOLD');
+    expect((await t.deps.messages.list()).filter((m) => m.template === 'purchaseConfirmed')).toHaveLength(1);
+  });
+
+  it('charges nothing once the hold has run out, even when it ran out while the sellers were being checked', async () => {
+    const { t, p, list, reserve, pay } = await setup();
+    const l = await list('s1');
+    const intention = await reserve(l.id);
+    // The hold ends during the risk evaluation, after the page had found the checkout PENDING.
+    const evaluate = t.deps.risk.evaluate.bind(t.deps.risk);
+    vi.spyOn(t.deps.risk, 'evaluate').mockImplementation(async (...args) => {
+      t.clock.set(intention.expiresAt);
+      return await evaluate(...args);
+    });
+    const charge = vi.spyOn(t.deps.payments.provider, 'charge');
+    expect(await pay(intention)).toEqual({ kind: 'ended', state: 'EXPIRED' });
+    expect(charge).not.toHaveBeenCalled();
+    expect(await t.db.select().from(payments)).toEqual([]);
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('ACTIVE');
+  });
+
+  it('refunds a verification approved after the hold ran out, and never completes the purchase', async () => {
+    const { t, p, list, reserve, pay } = await setup();
+    const l = await list('s1');
+    const intention = await reserve(l.id);
+    const asked = await pay(intention, SANDBOX_CARDS.verification);
+    const payment = (await t.deps.payments.find(t.db, p.id, (asked as { paymentId: string }).paymentId))!;
+    t.clock.set(intention.expiresAt + 1000);
+    expect(await answerVerification(t.deps, payment, true)).toEqual({ kind: 'ended', state: 'EXPIRED' });
+    expect((await t.db.select().from(payments)).map((x) => x.state)).toEqual(['refund_pending']);
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('ACTIVE');
+    expect((await t.deps.messages.list()).filter((m) => m.template === 'purchaseConfirmed')).toEqual([]);
+  });
+
+  it('e-mails the buyer the seat, the order reference and a working link to each ticket’s secure view', async () => {
+    const { t, p, list, reserve, pay } = await setup();
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('s1', { buyer: 'seller@example.com', section: 'B', row: '7', seat: '12' })] });
+    const intention = await reserve((await list('s1')).id);
+    expect((await pay(intention)).kind).toBe('paid');
+    const mail = (await t.deps.messages.list()).find((m) => m.template === 'purchaseConfirmed')!;
+    expect(mail.text).toContain('You bought 1 ticket for The Big Tour 2026 – Night show-1 (Friday, 1 May 2026 at 21:00 CEST, Arena Norte, Madrid)');
+    expect(mail.text).toContain(`Order reference: ${intention.id}`);
+    expect(mail.text).toContain(`Your receipt: http://resale.test/checkout/${p.id}/${intention.id}/done?lang=en`);
+    const link = /Your ticket: Section B · Row 7 · Seat 12: (http:\/\/resale\.test\/tickets\/view\/\S+)/.exec(mail.text)?.[1];
+    expect(link).toBeDefined();
+    const view = await t.app.request(new URL(link!).pathname);
+    expect(view.status).toBe(200);
+    expect(await view.text()).toContain('The Big Tour 2026');
   });
 });
 
@@ -110,6 +207,46 @@ describe('reserve listings flow', () => {
     expect((await t.deps.listings.get(t.db, p.id, b.id)).state).toBe('ACTIVE');
     // The seller cannot hold their own listing.
     await expect(t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [b.id], buyerPk: b.sellerPk }))).rejects.toThrow(expect.objectContaining({ status: 409, reason: 'own_listing' }));
+  });
+});
+
+describe('reserve listings flow: the seat map’s orphan-seat rule', () => {
+  /**
+   * Row 1 of section A has seats 4, 5 and 6 in the chart; 4 is not for sale, 5 and 6 are (one
+   * listing each). A6 alone strands A5 between the unavailable A4 and A6: the map refuses it,
+   * and so must every way to reserve.
+   */
+  async function seatedRow(settings: Record<string, unknown> = {}) {
+    const t = createTestApp();
+    const p = await t.partner('Acme', settings);
+    const svgCode = '<svg viewBox="0 0 40 10"><g data-area="Field" data-section="A" data-row="1"><circle data-seat="4"/><circle data-seat="5"/><circle data-seat="6"/></g></svg>';
+    await withEvent(t, p, eventBody('tour', { seating: { svgCode } }));
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ['4', '5', '6'].map((seat) => ticketBody(`a${seat}`, { buyer: 'seller@example.com', section: 'A', row: '1', seat })) });
+    const partner = await t.deps.partners.get(p.id);
+    const buyer = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { email: 'buyer@example.com' }));
+    const list = async (id: string) => {
+      const ticket = await t.deps.tickets.get(t.db, p.id, id);
+      return await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }));
+    };
+    const reserve = async (ids: string[]) => await t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: ids, buyerPk: buyer.id }));
+    return { t, p, a5: await list('a5'), a6: await list('a6'), reserve };
+  }
+
+  it('refuses a pick that would leave a single seat empty, reserving nothing, and takes the pair', async () => {
+    const { t, p, a5, a6, reserve } = await seatedRow();
+    await expect(reserve([a6.id])).rejects.toThrow(expect.objectContaining({ status: 400, code: 'invalid_value', name: 'ApiError' }));
+    await expect(reserve([a6.id])).rejects.toBeInstanceOf(OrphanSeatError);
+    expect((await t.deps.listings.get(t.db, p.id, a6.id)).state).toBe('ACTIVE');
+    expect(await t.db.select().from(buyIntentions)).toEqual([]);
+    // A5 alone leaves A6 on the row end: that one can still be sold alone.
+    const intention = await reserve([a6.id, a5.id]);
+    expect(intention.listingIds).toEqual([a6.id, a5.id]);
+  });
+
+  it('lets the partner allow orphan seats (buyAccessLayer.integratedMap.allowOrphanTicketSelection)', async () => {
+    const { t, p, a6, reserve } = await seatedRow({ buyAccessLayer: { integratedMap: { allowOrphanTicketSelection: true } } });
+    await reserve([a6.id]);
+    expect((await t.deps.listings.get(t.db, p.id, a6.id)).state).toBe('RESERVED');
   });
 });
 

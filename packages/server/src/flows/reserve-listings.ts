@@ -5,6 +5,7 @@ import { isResaleOpen } from '../modules/events/events.model.js';
 import { showByPk } from '../modules/events/events.queries.js';
 import type { IntentionRow } from '../modules/intentions/intentions.queries.js';
 import { listingsByIds } from '../modules/listings/listings.queries.js';
+import { assertNoOrphanSeat } from '../modules/market/market.seatmap.js';
 import type { PartnerRow } from '../modules/partners/partners.queries.js';
 
 /** What reserving listings needs from the modules it composes. */
@@ -24,12 +25,13 @@ export interface ReserveInput {
 /**
  * Reserve listings (the API's buyIntention and checkout URL, the market's Buy): checks that
  * the pick is one checkout (one show, one ticket option, one currency), that the show is on
- * sale and not started and that the buyer is not the seller; opens a PENDING buy intention
- * (intentions: hold limits, expiry); then reserves exactly those listings for it (listings:
+ * sale and not started, that the buyer is not the seller and that the pick strands no single
+ * seat in a row (the seat map's rule, unless the partner allows it: market.seatmap.ts); opens a
+ * PENDING buy intention (intentions: hold limits, expiry); then reserves exactly those listings for it (listings:
  * ACTIVE → RESERVED in one conditional statement, `listing.updated` each). Everything in the
  * caller's transaction: a listing taken meanwhile rolls all of it back.
  *
- * @throws 400 `missing_field`/`invalid_value` (`mixed_items`), 404 unknown listing,
+ * @throws 400 `missing_field`/`invalid_value` (`mixed_items`; OrphanSeatError), 404 unknown listing,
  *   409 (`own_listing`, `resale_closed`, `listing_unavailable`), 429 HoldLimitError
  */
 export async function reserveListings(deps: ReserveDeps, tx: Tx, input: ReserveInput): Promise<IntentionRow> {
@@ -56,6 +58,7 @@ async function reserve(deps: ReserveDeps, tx: Tx, input: ReserveInput): Promise<
   if (input.buyerPk && rows.some((r) => r.sellerPk === input.buyerPk)) throw ApiError.conflict('You cannot buy your own listing', undefined, 'own_listing');
   const show = (await showByPk(tx, first.showPk))!;
   if (!isResaleOpen(show) || deps.clock.now() >= show.startsAt) throw ApiError.conflict('Resale is closed for this show', undefined, 'resale_closed');
+  await assertNoOrphanSeat(tx, input.partner, first.showPk, ids);
   // In the order of the pick, so the intention lists them as the buyer chose.
   const ordered = ids.map((id) => rows.find((r) => r.id === id)!);
   const intention = await deps.intentions.open(tx, input.partner, { listings: ordered, buyerPk: input.buyerPk, returnTo: input.returnTo ?? null, clientKey: input.clientKey ?? null });

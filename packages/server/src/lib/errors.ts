@@ -80,6 +80,8 @@ export const DOMAIN_REASONS = [
   'hold_limit',
   /** A buy intention is not PENDING any more. */
   'intention_ended',
+  /** A pick of seats would leave a single empty seat in a row (the seat map's rule, on every path). */
+  'orphan_seat',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

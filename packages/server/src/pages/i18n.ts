@@ -67,6 +67,12 @@ const COMMON_EN = {
   errorText: 'Please try again in a few minutes.',
   unavailableTitle: 'Temporarily unavailable',
   unavailableText: 'We could not check your tickets with the ticketing site right now. Please try again in a few minutes.',
+  backTo: 'Back to {name}',
+  officialResaleOf: 'The official resale of {name}',
+  footerService: 'Official resale for ticketing platforms',
+  help: 'Help',
+  terms: 'Terms of resale',
+  footerLinks: 'Help and terms',
 } as const;
 
 const COMMON_ES: { [K in keyof typeof COMMON_EN]: string } = {
@@ -86,6 +92,12 @@ const COMMON_ES: { [K in keyof typeof COMMON_EN]: string } = {
   errorText: 'Vuelve a intentarlo dentro de unos minutos.',
   unavailableTitle: 'No disponible en este momento',
   unavailableText: 'Ahora mismo no podemos comprobar tus entradas con la web de venta. Vuelve a intentarlo dentro de unos minutos.',
+  backTo: 'Volver a {name}',
+  officialResaleOf: 'La reventa oficial de {name}',
+  footerService: 'Reventa oficial para plataformas de venta de entradas',
+  help: 'Ayuda',
+  terms: 'Condiciones de la reventa',
+  footerLinks: 'Ayuda y condiciones',
 };
 
 /** Keys of the shared dictionary. */

@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
-import type { Child } from 'hono/jsx';
+import { createContext, useContext, type Child } from 'hono/jsx';
 import { createHash } from 'node:crypto';
+import { DESIGN_CSS } from './design.js';
 import { t, type Lang } from './i18n.js';
 
 /**
@@ -25,43 +26,46 @@ import { t, type Lang } from './i18n.js';
  * return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
  */
 
-/** The stylesheet of every page: readable, high contrast, visible focus, no remote fonts. */
-export const PAGE_CSS = `*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,Arial,sans-serif;margin:0;background:#f4f4f6;color:#1a1a1f;line-height:1.5;font-size:1rem}
-.skip{position:absolute;left:-10000px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}
-.default-action{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
-header{background:#fff;border-bottom:1px solid #d0d0d7;padding:.75rem 1.5rem}.brand{margin:0;font-weight:700}
-main{max-width:34rem;margin:0 auto;padding:1.5rem}
-h1{font-size:1.5rem;margin:0 0 1rem}
-.card{background:#fff;border-radius:12px;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
-label{display:block;font-weight:600;margin:0 0 .25rem}
-input[type=text],input[type=email],input[type=tel]{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #6b6b76;border-radius:6px}
-input[aria-invalid=true]{border-color:#b00020}
-.hint{color:#4a4a55;font-size:.9rem;margin:.25rem 0 1rem}
-.error{color:#b00020;font-weight:600;margin:.25rem 0 1rem}
-button,.button{display:inline-block;font:inherit;font-weight:600;padding:.6rem 1.2rem;border:0;border-radius:6px;background:#0b4fb3;color:#fff;cursor:pointer;text-decoration:none}
-button.secondary,.button.secondary{background:#fff;color:#0b4fb3;border:1px solid #0b4fb3}
-button.danger{background:#b00020}button.danger-outline{background:#fff;color:#b00020;border:1px solid #b00020}
-.long{overflow-wrap:anywhere}.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:1rem}
-a{color:#0b4fb3}
-a:focus,button:focus,input:focus{outline:3px solid #0b4fb3;outline-offset:2px}
-table.money{width:100%;border-collapse:collapse;margin:1rem 0}table.money caption{text-align:left;font-weight:600;margin-bottom:.25rem}
-table.money th{text-align:left;font-weight:400;padding:.2rem 0}table.money td{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
-table.money tr.total th,table.money tr.total td{border-top:1px solid #d0d0d7;padding-bottom:.6rem}table.money tr.total th{font-weight:600}
-.confirm{margin:1rem 0}.confirm label{display:inline;font-weight:400}.confirm.invalid{border-left:4px solid #b00020;padding-left:.75rem}`;
+/**
+ * The stylesheet of every page: the design system (pages/design.ts) and the rules pages add
+ * after it. Readable, high contrast, visible focus, no remote fonts.
+ */
+export const PAGE_CSS = `${DESIGN_CSS}
+.checkout{display:grid;gap:var(--s4);align-items:start}.checkout>*{min-width:0;margin:0}
+@media (min-width:900px){.checkout{grid-template-columns:minmax(0,5fr) minmax(0,6fr)}}
+.summary-event{font-size:var(--t-lg);line-height:1.3}
+.summary-tickets{list-style:none;padding:0;margin:0 0 var(--s3)}.summary-tickets li{display:flex;flex-wrap:wrap;align-items:center;gap:var(--s1) var(--s3);padding:var(--s2) 0;border-top:1px solid var(--line)}
+.summary-tickets .place{font-weight:600;flex:1 1 100%}.summary-tickets .button{min-height:2.75rem}
+.field{margin:0 0 var(--s3)}.field-row{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:var(--s3)}
+.field-error{color:var(--error);font-weight:600;margin:0 0 var(--s1)}
+.error-summary{border:3px solid var(--error);border-radius:12px;background:var(--surface);padding:var(--s3) var(--s4);margin:0 0 var(--s4)}
+.error-summary h2{margin:0 0 var(--s2);font-size:var(--t-lg)}.error-summary ul{margin:0;padding-left:var(--s4)}.error-summary a{color:var(--error);font-weight:600}
+.error-summary:focus,.notice:focus{outline:3px solid var(--brand);outline-offset:2px}
+.countdown{background:var(--surface);border:1px solid var(--line);border-left:4px solid var(--brand);border-radius:0 var(--radius) var(--radius) 0;padding:var(--s3) var(--s4);margin:0 0 var(--s4)}
+.countdown p{margin:0}.countdown-left{font-size:var(--t-lg);margin-bottom:var(--s1)!important}
+.countdown-clock{font-size:var(--t-xl);font-weight:700;font-variant-numeric:tabular-nums}
+.countdown[data-countdown-state=ended]{border-left-color:var(--error)}.countdown-ended{margin-top:var(--s2)!important;color:var(--error)}
+.pay .pay-button{width:100%;margin-top:var(--s2)}.pay h2,.summary h2{margin-top:0}.field-row{align-items:end}
+.notice.declined{border-left-color:var(--error)}.notice.declined h2{margin:0 0 var(--s2);color:var(--error)}
+.receipt h2{margin-top:0}.receipt .reference code{font-size:var(--t-lg);font-weight:700;overflow-wrap:anywhere}@media (max-width:480px){.receipt .reference code{font-size:var(--t-base)}}
+.receipt dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:var(--s1) var(--s4);margin:0 0 var(--s3)}.receipt dt{color:var(--muted)}.receipt dd{margin:0}
+`;
 
 /**
  * A page's Content-Security-Policy: the shared stylesheet plus `styles` (each allowed by its
- * hash), images from the service, data: and `imgSrc`, no script. `formAction` adds origins a
- * form's submission may end on: browsers apply `form-action` to every redirect after the POST,
- * so a form whose answer redirects to the partner's sign-in page (Login Force) needs its origin.
+ * hash), images from the service, data: and `imgSrc`, no script (`scripts: true` allows the
+ * pages' own script from the service, pages/page-script.ts; `widgets: true` the widgets' modules
+ * and their fetches). `formAction` adds origins a form's submission may end on: browsers apply
+ * `form-action` to every redirect after the POST, so a form whose answer redirects to the
+ * partner's sign-in page (Login Force) needs its origin.
  */
-export function cspWith(opts: { styles?: readonly string[]; imgSrc?: readonly string[]; widgets?: boolean; formAction?: readonly string[] } = {}): string {
+export function cspWith(opts: { styles?: readonly string[]; imgSrc?: readonly string[]; widgets?: boolean; scripts?: boolean; formAction?: readonly string[] } = {}): string {
   const styleHashes = [PAGE_CSS, ...(opts.styles ?? [])].map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
   const img = ["'self'", 'data:', ...(opts.imgSrc ?? [])].join(' ');
   // The widgets (the seat map): module scripts and their fetches from the service itself only;
   // their styles are constructable stylesheets, which need no style-src entry.
-  const widgets = opts.widgets ? "; script-src 'self'; connect-src 'self'" : '';
+  // `scripts`: the pages' own script (pages/page-script.ts), served by the service; still no inline script.
+  const widgets = opts.widgets ? "; script-src 'self'; connect-src 'self'" : opts.scripts ? "; script-src 'self'" : '';
   const formAction = ["'self'", ...(opts.formAction ?? [])].join(' ');
   return `default-src 'none'; style-src ${styleHashes.join(' ')}; img-src ${img}${widgets}; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`;
 }
@@ -75,31 +79,103 @@ export interface LayoutProps {
   title: string;
   /** Extra elements for `<head>` (for example a `<link rel="preload">`). */
   head?: Child;
+  /** Two columns on wide screens (the checkout's form beside its summary). */
+  wide?: boolean;
   children?: Child;
+}
+
+/**
+ * Who a page is for: the partner's name or logo in the header, its colour, its help and terms
+ * in the footer, and the checked way back to its site. Set per request with
+ * {@link setPageBrand}; pages without one (the landing page, a link of unknown partner) show
+ * the service's own header.
+ */
+export interface PageBrand {
+  name: string;
+  logoUrl?: string | undefined;
+  /** `#rrggbb`, checked for contrast when the operator set it. */
+  color?: string | undefined;
+  supportUrl?: string | undefined;
+  termsUrl?: string | undefined;
+  /** The partner page the fan came from (checked against the partner's origins). */
+  back?: string | null | undefined;
+}
+
+const BrandContext = createContext<PageBrand | null>(null);
+const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/** Brands the page this request renders (see {@link PageBrand}); call before {@link renderPage}. */
+export function setPageBrand(c: Context<any, any, any>, brand: PageBrand): void {
+  c.set('pageBrand', brand);
+}
+
+/** The inline rule that gives a page the partner's colour (its own CSP hash), or null. */
+function brandCss(brand: PageBrand | null): string | null {
+  return brand?.color && HEX_COLOUR.test(brand.color) ? `:root{--brand:${brand.color}}` : null;
+}
+
+const hashOf = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
+
+/** The page's policy widened for its brand: the colour rule's hash, the logo's origin. */
+function brandedCsp(csp: string, brand: PageBrand): string {
+  const css = brandCss(brand);
+  let out = css ? csp.replace('style-src ', `style-src ${hashOf(css)} `) : csp;
+  if (brand.logoUrl) {
+    try {
+      out = out.replace('img-src ', `img-src ${new URL(brand.logoUrl).origin} `);
+    } catch {
+      // Settings accept https URLs only; an unparsable one simply shows no logo's origin.
+    }
+  }
+  return out;
 }
 
 /** The HTML document of a hosted page. */
 export function Layout(props: LayoutProps) {
+  const brand = useContext(BrandContext);
   const service = t(props.lang, 'serviceName');
+  const css = brandCss(brand);
+  const links = brand ? [brand.supportUrl && { href: brand.supportUrl, label: t(props.lang, 'help') }, brand.termsUrl && { href: brand.termsUrl, label: t(props.lang, 'terms') }].filter((l): l is { href: string; label: string } => Boolean(l)) : [];
   return (
     <html lang={props.lang}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex, nofollow" />
-        <title>{`${props.title} · ${service}`}</title>
+        <title>{`${props.title} · ${brand ? brand.name : service}`}</title>
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <style>{raw(PAGE_CSS)}</style>
+        {css ? <style>{raw(css)}</style> : null}
         {props.head ?? null}
       </head>
       <body>
         <a class="skip" href="#main">
           {t(props.lang, 'skipToContent')}
         </a>
-        <header>
-          <p class="brand">{service}</p>
+        <header class="site">
+          <p class="brand">
+            {brand?.logoUrl ? <img src={brand.logoUrl} alt={brand.name} height="40" /> : (brand?.name ?? service)}
+            {brand ? <span class="by">{service}</span> : null}
+          </p>
+          {brand?.back ? (
+            <a class="back" href={brand.back}>
+              {t(props.lang, 'backTo', { name: brand.name })}
+            </a>
+          ) : null}
         </header>
-        <main id="main">{props.children ?? null}</main>
+        <main id="main" class={props.wide ? 'wide' : undefined}>
+          {props.children ?? null}
+        </main>
+        <footer class="site">
+          <p>{brand ? t(props.lang, 'officialResaleOf', { name: brand.name }) : t(props.lang, 'footerService')}</p>
+          {links.length > 0 ? (
+            <nav aria-label={t(props.lang, 'footerLinks')}>
+              {links.map((l) => (
+                <a href={l.href}>{l.label}</a>
+              ))}
+            </nav>
+          ) : null}
+        </footer>
       </body>
     </html>
   );
@@ -127,9 +203,12 @@ export function pageHeaders(c: Context<any, any, any>, csp: string = PAGE_CSP): 
  *
  * @example return renderPage(c, <Layout lang="en" title="Hi"><h1>Hi</h1></Layout>, { status: 201 });
  */
-export async function renderPage(c: Context<any, any, any>, node: { toString(): string | Promise<string> }, opts: RenderOptions = {}): Promise<Response> {
-  pageHeaders(c, opts.csp);
-  const html = await node.toString();
+export async function renderPage(c: Context<any, any, any>, node: Child, opts: RenderOptions = {}): Promise<Response> {
+  const brand = (c.get('pageBrand') as PageBrand | undefined) ?? null;
+  const csp = opts.csp ?? PAGE_CSP;
+  pageHeaders(c, brand ? brandedCsp(csp, brand) : csp);
+  // An async component anywhere in the tree makes toString() a promise (typed as a string).
+  const html = await Promise.resolve((<BrandContext.Provider value={brand}>{node}</BrandContext.Provider>).toString());
   return c.html('<!DOCTYPE html>' + html, (opts.status ?? 200) as 200);
 }
 

@@ -3,6 +3,7 @@ import type { AppDeps } from '../context.js';
 import { partnerById, type PartnerRow } from '../modules/partners/partners.queries.js';
 import { pageLang, t, type Lang } from './i18n.js';
 import { noticePage } from './layout.js';
+import { brandAsPartner } from './brand.js';
 
 /** The 404 page of hosted pages. */
 export function notFoundPage(c: Context<any, any, any>, lang: Lang): Promise<Response> {
@@ -11,7 +12,8 @@ export function notFoundPage(c: Context<any, any, any>, lang: Lang): Promise<Res
 
 /**
  * A hosted-page handler of a partner named in the path (`:partnerId`): it gets the partner
- * and the page language (`?lang=`, else the partner's); an unknown partner gets the 404 page.
+ * and the page language (`?lang=`, else the partner's), and the page is branded as the
+ * partner's; an unknown partner gets the 404 page.
  * The lookup answers undefined for an unknown partner, so any other failure (the database)
  * stays an error instead of passing for a 404.
  *
@@ -21,6 +23,8 @@ export function partnerPage<C extends Context<any, any, any>>(deps: Pick<AppDeps
   return async (c: C): Promise<Response> => {
     const partner = await deps.db.read(async (tx) => await partnerById(tx, c.req.param('partnerId') ?? ''));
     const lang = pageLang(c, partner?.settings.defaultLang);
-    return partner ? handler(c, partner, lang) : notFoundPage(c, lang);
+    if (!partner) return notFoundPage(c, lang);
+    brandAsPartner(c, partner);
+    return handler(c, partner, lang);
   };
 }

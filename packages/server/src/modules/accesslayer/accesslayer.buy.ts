@@ -33,10 +33,18 @@ import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot, type SnapshotEnt
  *   setting. Only the banner, and only when configured: no component appears on its own;
  * - a call to action is `enabled: false` when resale is closed (show cancelled or hidden,
  *   `resaleEnabled` false, or the show has started) or nothing is for sale (for a category:
- *   nothing of that category);
+ *   nothing of that category). `visible` still says what the setting (or a scarce primary)
+ *   says: the answer describes the configuration and the stock, and whoever renders decides.
+ *   The widgets render neither the banner nor the modal while their call to action is disabled
+ *   (an announcement of resale with nothing to buy is a false promise; a modal must lead
+ *   somewhere), and a partner drawing its own should do the same;
  * - every URL goes to the market page `{publicBaseUrl}/market/{partnerId}/{eventId}?showId&lang`
  *   (`&ticketOptionId` for a category, `&listingId` for the best listing) and, with Login
- *   Trust, carries its own single-use `oneTimeToken`;
+ *   Trust, carries its own single-use `oneTimeToken`. No `returnTo`: one answer serves every
+ *   page of the show (and is cached), so the widgets add the address of the page they are on,
+ *   which the market shows as its way back only on the partner's `allowedOrigins` (see
+ *   `partnerReturnTo`); a partner building links on its server uses the buying-flow entry URL,
+ *   whose `returnTo` is tagged;
  * - prices are per ticket with the buyer fee, in major units of the option's currency; 0
  *   when nothing is for sale;
  * - the map is returned only when the event has a seating chart, the partner configured it,

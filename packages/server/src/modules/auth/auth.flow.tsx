@@ -11,6 +11,7 @@ import { csrfField, OTP_PATH, type SessionEnv } from './auth.session.js';
 import { clientLimitKey } from '../../middleware/client-address.js';
 import { safeReturnTo } from './auth.urls.js';
 import { partnerById } from '../partners/partners.queries.js';
+import { brandAsPartner } from '../../pages/brand.js';
 
 /**
  * What the code pages share (sign-in by one-time password, auth.pages.tsx, and step-up,
@@ -34,6 +35,8 @@ export async function loadFlow(deps: PageDeps, c: Ctx): Promise<Flow | null> {
   if (!id) return null;
   const partner = await deps.db.read(async (tx) => await partnerById(tx, id));
   if (!partner) return null;
+  // Sign-in and step-up pages are the partner's, as the pages that sent the fan there.
+  brandAsPartner(c, partner);
   return { partner, lang: pageLang(c, partner.settings.defaultLang), returnTo: safeReturnTo(c.req.query('returnTo'), deps.config.publicBaseUrl) };
 }
 

@@ -38,7 +38,7 @@ describe('one-time password pages', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(res.text).toMatch(/^<!DOCTYPE html><html lang="en">/);
-    expect(res.text).toContain('<title>Sign in · Official resale</title>');
+    expect(res.text).toContain('<title>Sign in · Guests</title>');
     expect(res.text).toContain('<label for="identifier">E-mail or mobile phone</label>');
     expect(res.text).toMatch(/<input id="identifier" name="identifier"[^>]*autocomplete="username"/);
     expect(inputValue(res.text, '_csrf')).toMatch(/^[A-Za-z0-9_-]{43}$/);

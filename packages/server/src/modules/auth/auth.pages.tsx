@@ -5,13 +5,16 @@ import { Layout, noticePage, renderPage } from '../../pages/layout.js';
 import { m } from './auth.messages.js';
 import { whoIs } from './auth.signed-in.js';
 import { authService } from './auth.service.js';
-import { partnerOf } from '../partners/partners.queries.js';
+import { partnerById, partnerOf } from '../partners/partners.queries.js';
 import {
   clearSessionCookie,
+  clearSignedOut,
   csrfField,
   csrfRejected,
   LOGOUT_PATH,
+  markSignedOut,
   OTP_PATH,
+  PARTNER_SIGN_OUT_PATH,
   safeRedirect,
   sessionFromRequest,
   setSessionCookie,
@@ -20,7 +23,7 @@ import {
   type SessionEnv,
 } from './auth.session.js';
 import { clientLimitKey } from '../../middleware/client-address.js';
-import { safeReturnTo } from './auth.urls.js';
+import { partnerReturnTo, RETURN_TO_TAG_PARAM, safeReturnTo } from './auth.urls.js';
 import { stepUpRoutes } from './auth.step-up.js';
 import { CodeForm, codeDead, flowPath, incomplete, loadFlow, sessionPath, submittedCode, tooMany, type Ctx, type Flow, type PageDeps } from './auth.flow.js';
 export type { Ctx, Flow, PageDeps };
@@ -37,8 +40,16 @@ export type { Ctx, Flow, PageDeps };
  * - `GET/POST /auth/otp/verify?o=<code id>&p=…&returnTo=…&lang=` — the code. The right code
  *   starts a session and redirects (303) to `returnTo`, or to `/auth/session` without one.
  * - `GET /auth/session` — who is signed in, with the sign-out button.
- * - `POST /auth/logout` — revokes the session (CSRF-checked), then 303 to a safe
- *   `returnTo` form field or `/auth/session`.
+ * - `POST /auth/logout` — revokes the session (CSRF-checked) and leaves the signed-out marker
+ *   (the partner's seamless sign-in of that user is not honoured here until a deliberate one,
+ *   see auth.session.tsx), then 303 to a safe `returnTo` form field or `/auth/session`.
+ * - `GET /auth/sign-out?p=<partner id>&returnTo=<url>&returnToTag=` — the partner's sign-out: the
+ *   partner sends the browser here (a top-level navigation, so the service's SameSite=Lax cookie
+ *   comes along) when its user signs out. It ends this browser's session of that partner, drops
+ *   the signed-out marker (whoever signs in next on the partner does so deliberately) and
+ *   redirects (303) to `returnTo` when it is on the partner's allowed origins or carries the tag
+ *   of `GET /v1/auth/signOutUrl`; else to `/auth/session` (signed out). A GET, as sign-out URLs
+ *   are: a page that sends someone here can only sign them out of this partner.
  *
  * Errors are pages: 400 (form again, with the error tied to its input), 403 (CSRF), 404
  * (unknown partner), 410 (dead code), 429 (limits, with Retry-After).
@@ -47,7 +58,7 @@ export type { Ctx, Flow, PageDeps };
 /** Login Force partners sign in on their own site. */
 function toPartnerLogin(c: Ctx, deps: PageDeps, flow: Flow): Response {
   const back = flow.returnTo ?? `${deps.config.publicBaseUrl}${sessionPath(flow.lang)}`;
-  return safeRedirect(c, signInUrl(flow.partner, deps.config.publicBaseUrl, back));
+  return safeRedirect(c, signInUrl(flow.partner, deps.config.publicBaseUrl, back, null, { prompt: c.get('sessionConfig').signedOutOf === flow.partner.id }));
 }
 
 function IdentifierForm(props: { c: Ctx; flow: Flow; value?: string; error?: string }) {
@@ -144,6 +155,8 @@ export function authPageRoutes(deps: PageDeps) {
     });
     if (outcome.started) {
       setSessionCookie(c, deps.config, outcome.started.token);
+      // A code proves who is here: a deliberate sign-in.
+      clearSignedOut(c, deps.config);
       return safeRedirect(c, flow.returnTo ?? sessionPath(flow.lang), 303);
     }
     const r = outcome.result;
@@ -189,11 +202,32 @@ export function authPageRoutes(deps: PageDeps) {
     const lang = pageLang(c);
     if (!(await verifyCsrf(c, LOGOUT_PATH))) return csrfRejected(c, lang);
     const session = c.get('session');
-    if (session) await deps.db.transact(async (tx) => await auth().revokeSession(tx, session.id));
+    if (session) {
+      await deps.db.transact(async (tx) => await auth().revokeSession(tx, session.id));
+      markSignedOut(c, deps, session);
+    }
     clearSessionCookie(c, deps.config);
     const body = await c.req.parseBody();
     const back = safeReturnTo(typeof body.returnTo === 'string' ? body.returnTo : null, deps.config.publicBaseUrl);
     return safeRedirect(c, back ?? sessionPath(lang), 303);
+  });
+
+  app.get(PARTNER_SIGN_OUT_PATH, async (c) => {
+    const id = c.req.query('p');
+    const partner = id ? await deps.db.read(async (tx) => await partnerById(tx, id)) : undefined;
+    if (!partner) return incomplete(c);
+    // A HEAD (a link checker, a prefetch) signs nobody out. The middleware scoped the session to
+    // `p`: another partner's session in this browser is left alone.
+    if (c.req.method !== 'HEAD') {
+      const session = c.get('session');
+      if (session) {
+        await deps.db.transact(async (tx) => await auth().revokeSession(tx, session.id));
+        clearSessionCookie(c, deps.config);
+      }
+      clearSignedOut(c, deps.config);
+    }
+    const back = partnerReturnTo(deps.box, partner, c.req.query('returnTo'), c.req.query(RETURN_TO_TAG_PARAM));
+    return safeRedirect(c, back ?? sessionPath(pageLang(c, partner.settings.defaultLang)), 303);
   });
 
   return app;

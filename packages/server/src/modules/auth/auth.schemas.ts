@@ -31,3 +31,21 @@ export const OneTimeTokenSchema = z.string().openapi({
     'A single-use token. Append it to a service URL as ?oneTimeToken=<token> (for Login Force: to returnTo) and send the user there at once. ' +
     'It works once, for the partner’s oneTimeTokenTtlSeconds (default 300 s).',
 });
+
+/** Query of GET /v1/auth/signOutUrl. */
+export const SignOutUrlQuerySchema = z.object({
+  returnTo: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .openapi({
+      param: { name: 'returnTo', in: 'query' },
+      example: 'https://tickets.example/',
+      description: 'Where the browser lands once signed out of the service: a page of the partner’s site (any http(s) address its server chooses).',
+    }),
+});
+
+/** The partner's sign-out URL on the service. */
+export const SignOutUrlSchema = z.string().openapi({
+  example: 'https://resale.example/auth/sign-out?p=ptr_01jd…&returnTo=https%3A%2F%2Ftickets.example%2F&returnToTag=…',
+  description: 'Send the browser here (a redirect, a top-level navigation) when the user signs out of the partner’s site. It may be kept and reused.',
+});

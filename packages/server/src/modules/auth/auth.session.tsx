@@ -8,7 +8,7 @@ import { noticePage } from '../../pages/layout.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { m } from './auth.messages.js';
 import { authService, csrfTokenFor, SESSION_TTL_MS, type AuthServiceDeps, type SessionData } from './auth.service.js';
-import { ONE_TIME_TOKEN_PARAM, safeReturnTo } from './auth.urls.js';
+import { LOGIN_PURPOSE, ONE_TIME_TOKEN_PARAM, safeReturnTo } from './auth.urls.js';
 import { partnerById } from '../partners/partners.queries.js';
 
 /**
@@ -28,6 +28,15 @@ import { partnerById } from '../partners/partners.queries.js';
  * `resale_csrf` cookie (HttpOnly, SameSite=Lax) instead, so signing someone into another
  * account (login CSRF) is refused too.
  *
+ * Signing out (see {@link markSignedOut}): a person who signs out on the service ("Not you? Sign
+ * out") stays signed out in this browser even though the partner still has them signed in. The
+ * `resale_signed_out` cookie names the partner and, under an HMAC, the user; while it is there,
+ * a seamless token of that user (Login Trust on a buy or sell URL, the access layer, a
+ * buy intention's checkout) is used up without signing anyone in, and Login Force asks the
+ * partner for a deliberate sign-in (`prompt=login` on its login URL). A token of the partner's
+ * Login Force (`GET /v1/auth/oneTimeToken`, purpose `login`), a one-time code, or the partner's
+ * own sign-out (`GET /auth/sign-out`) removes it: someone signed in on purpose.
+ *
  * @example
  * const app = new Hono<SessionEnv>();
  * app.use('/sell/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') }));
@@ -45,6 +54,14 @@ import { partnerById } from '../partners/partners.queries.js';
 
 export const SESSION_COOKIE = 'resale_session';
 export const CSRF_COOKIE = 'resale_csrf';
+/** The signed-out marker (see "Signing out" above). */
+export const SIGNED_OUT_COOKIE = 'resale_signed_out';
+/** How long a sign-out on the service outlives the partner's seamless sign-in (partners keep people signed in for weeks). */
+export const SIGNED_OUT_TTL_S = 30 * 86_400;
+/** The query parameter added to the partner's login URL after a sign-out here: ask who is there, do not answer at once. */
+export const PROMPT_PARAM = 'prompt';
+/** Path of the partner's sign-out URL (GET, a top-level navigation from the partner's site). */
+export const PARTNER_SIGN_OUT_PATH = '/auth/sign-out';
 /** Name of the hidden form field (or send the `X-CSRF-Token` header). */
 export const CSRF_FIELD = '_csrf';
 export const CSRF_HEADER = 'X-CSRF-Token';
@@ -59,6 +76,8 @@ export interface SessionConfig {
   secureCookies: boolean;
   /** The pre-session CSRF secret; created (and its cookie set) on first use. */
   anonymousCsrfSecret(): string;
+  /** The partner someone signed out of in this browser (see {@link markSignedOut}), or null. */
+  signedOutOf: string | null;
 }
 
 /** Hono environment of routes behind {@link sessionFromRequest}. */
@@ -97,6 +116,46 @@ export function clearSessionCookie(c: AnyContext, config: Pick<AppConfig, 'env' 
   deleteCookie(c, SESSION_COOKIE, { httpOnly: true, sameSite: 'Lax', secure: secureCookies(config), path: '/' });
 }
 
+/** The marker's value: the partner, then an HMAC naming the user without revealing the user's id. */
+function signedOutValue(box: AuthServiceDeps['box'], partnerId: string, userPk: string): string {
+  return `${partnerId}.${box.sign('signed-out', `${partnerId}\u0000${userPk}`)}`;
+}
+
+/** The partner of the signed-out marker in the request, or null. */
+function markedPartner(c: AnyContext): string | null {
+  const value = getCookie(c, SIGNED_OUT_COOKIE);
+  const dot = value ? value.lastIndexOf('.') : -1;
+  return value && dot > 0 ? value.slice(0, dot) : null;
+}
+
+/** Whether the request's marker says that this very user signed out of this partner here. */
+function signedOutHere(c: AnyContext, box: AuthServiceDeps['box'], partnerId: string, userPk: string): boolean {
+  const value = getCookie(c, SIGNED_OUT_COOKIE);
+  if (!value || markedPartner(c) !== partnerId) return false;
+  const tag = value.slice(value.lastIndexOf('.') + 1);
+  return tag.length <= 64 && box.verify('signed-out', `${partnerId}\u0000${userPk}`, tag);
+}
+
+/**
+ * Remembers in this browser that the user signed out of the partner on the service (the sign-out
+ * button of the hosted pages): from now on the partner's seamless sign-in of that same user is not
+ * honoured here until someone signs in deliberately (see "Signing out" above).
+ */
+export function markSignedOut(c: AnyContext, deps: Pick<AuthServiceDeps, 'box'> & { config: Pick<AppConfig, 'env' | 'publicBaseUrl'> }, session: Pick<SessionData, 'partnerId' | 'userPk'>): void {
+  setCookie(c, SIGNED_OUT_COOKIE, signedOutValue(deps.box, session.partnerId, session.userPk), {
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: secureCookies(deps.config),
+    path: '/',
+    maxAge: SIGNED_OUT_TTL_S,
+  });
+}
+
+/** Removes the signed-out marker (someone signed in deliberately, or the partner signed its user out). */
+export function clearSignedOut(c: AnyContext, config: Pick<AppConfig, 'env' | 'publicBaseUrl'>): void {
+  if (getCookie(c, SIGNED_OUT_COOKIE) !== undefined) deleteCookie(c, SIGNED_OUT_COOKIE, { httpOnly: true, sameSite: 'Lax', secure: secureCookies(config), path: '/' });
+}
+
 /** A redirect no cache keeps and no Referer repeats. */
 export function safeRedirect(c: AnyContext, location: string, status: 302 | 303 = 302): Response {
   c.header('Cache-Control', 'no-store');
@@ -128,7 +187,9 @@ async function partnerOrNull(deps: Pick<AppDeps, 'db'>, id: string | null | unde
  * - A GET with `?oneTimeToken=` redeems the token (once: a conditional update), starts a
  *   session (replacing and revoking any other one of this browser), sets the cookie and
  *   redirects (302) to the same URL without the token, so the token never stays in the
- *   address bar, the history or a Referer. A used, expired, unknown or foreign token gets a
+ *   address bar, the history or a Referer. A seamless token of a user who signed out here
+ *   (see "Signing out") is used up and the page opens signed out; a `login` token removes the
+ *   signed-out marker. A used, expired, unknown or foreign token gets a
  *   plain localised page (410 used/expired, 401 unknown or another partner's), except a
  *   dead token of the very user already signed in, which is just dropped from the URL.
  * - Otherwise the session cookie is read (a revoked or expired session is no session).
@@ -148,6 +209,7 @@ export function sessionFromRequest(deps: AuthServiceDeps & Pick<AppDeps, 'config
         setCookie(c, CSRF_COOKIE, anonymous, { httpOnly: true, sameSite: 'Lax', secure, path: '/', maxAge: SESSION_TTL_MS / 1000 });
         return anonymous;
       },
+      signedOutOf: markedPartner(c),
     });
     const expected = opts.partnerId?.(c) ?? null;
     const cookie = getCookie(c, SESSION_COOKIE);
@@ -158,15 +220,21 @@ export function sessionFromRequest(deps: AuthServiceDeps & Pick<AppDeps, 'config
       const outcome = await deps.db.transact(async (tx) => {
         const redemption = await auth.redeemOneTimeToken(tx, token, expected);
         if (!redemption.ok) return { redemption, started: null };
+        const deliberate = redemption.purpose === LOGIN_PURPOSE;
+        // The partner still has this user signed in and signs them in again on every link: after
+        // a sign-out here, only a deliberate sign-in (Login Force) counts. The token stays used.
+        if (!deliberate && signedOutHere(c, deps.box, redemption.partnerId, redemption.userPk)) return { redemption, started: null };
         if (current) await auth.revokeSession(tx, current.id);
-        return { redemption, started: await auth.startSession(tx, redemption.partnerId, redemption.userPk) };
+        return { redemption, started: await auth.startSession(tx, redemption.partnerId, redemption.userPk), deliberate };
       });
       if (outcome.started) {
         setSessionCookie(c, deps.config, outcome.started.token);
+        if (outcome.deliberate) clearSignedOut(c, deps.config);
         return safeRedirect(c, withoutToken(c));
       }
+      // Refused because the user signed out here: the page, signed out (Login Force asks the partner to prompt).
+      if (outcome.redemption.ok) return safeRedirect(c, withoutToken(c));
       const r = outcome.redemption;
-      if (r.ok) throw new Error('unreachable');
       if (r.reason !== 'unknown' && current && current.partnerId === r.partnerId && current.userPk === r.userPk) return safeRedirect(c, withoutToken(c));
       const partner = await partnerOrNull(deps, expected ?? (r.reason !== 'unknown' ? r.partnerId : null));
       const lang = pageLang(c, partner?.settings.defaultLang);
@@ -197,8 +265,9 @@ export interface RequireUserOptions {
 /**
  * Login Force. The session when the user is signed in with this partner; otherwise a
  * redirect (302) to the partner's `loginUrl` with `returnTo` (absolute, on the public base
- * URL), or, for a partner without `loginUrl`, to the one-time-password page
- * (`/auth/otp?p=<partner id>&returnTo=…&lang=…`).
+ * URL), and `prompt=login` when someone signed out of this partner here (the partner must ask
+ * who is signing in rather than send the same user straight back), or, for a partner without
+ * `loginUrl`, to the one-time-password page (`/auth/otp?p=<partner id>&returnTo=…&lang=…`).
  *
  * Use it on GET pages; a POST should name the page of its form in `returnTo`.
  *
@@ -211,13 +280,9 @@ export function requireUser(c: SessionContext, partner: Pick<PartnerRow, 'id' | 
   const session = c.get('session');
   if (session && session.partnerId === partner.id) return session;
   const returnTo = (opts.returnTo !== undefined ? safeReturnTo(opts.returnTo, config.publicBaseUrl) : null) ?? currentServiceUrl(c, config.publicBaseUrl);
-  return safeRedirect(c, signInUrl(partner, config.publicBaseUrl, returnTo, c.req.query('lang')));
+  return safeRedirect(c, signInUrl(partner, config.publicBaseUrl, returnTo, c.req.query('lang'), { prompt: config.signedOutOf === partner.id }));
 }
 
-/**
- * Where a user of `partner` signs in to come back to `returnTo` (already checked): the
- * partner's login page, or our one-time-password page.
- */
 /**
  * Origins where a form of this partner's pages may end after redirects: the partner's sign-in
  * page (Login Force), for the page's `form-action` (see `cspWith`). Empty without a loginUrl.
@@ -226,10 +291,16 @@ export function signInOrigins(partner: Pick<PartnerRow, 'settings'>): string[] {
   return partner.settings.loginUrl ? [new URL(partner.settings.loginUrl).origin] : [];
 }
 
-export function signInUrl(partner: Pick<PartnerRow, 'id' | 'settings'>, publicBaseUrl: string, returnTo: string, lang?: string | null): string {
+/**
+ * Where a user of `partner` signs in to come back to `returnTo` (already checked): the
+ * partner's login page (with `prompt=login` when `opts.prompt`: someone signed out here, so the
+ * partner must ask who is signing in), or our one-time-password page.
+ */
+export function signInUrl(partner: Pick<PartnerRow, 'id' | 'settings'>, publicBaseUrl: string, returnTo: string, lang?: string | null, opts: { prompt?: boolean } = {}): string {
   if (partner.settings.loginUrl) {
     const login = new URL(partner.settings.loginUrl);
     login.searchParams.set('returnTo', returnTo);
+    if (opts.prompt) login.searchParams.set(PROMPT_PARAM, 'login');
     return login.href;
   }
   const otp = new URL(publicBaseUrl.replace(/\/+$/, '') + OTP_PATH);

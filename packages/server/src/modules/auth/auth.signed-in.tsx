@@ -13,8 +13,10 @@ export function whoIs(user: { email: string | null; phone: string | null; extern
 /**
  * "You are signed in as ana@… — Not you? Sign out", for hosted pages where acting as the wrong
  * person matters (the market: buying from your own account, or on a shared computer). The sign-
- * out form comes back to `returnTo` (a path on the service), signed out. Renders nothing without
- * a session of `partnerId`.
+ * out form comes back to `returnTo` (a path on the service), signed out, and it holds: the
+ * partner's seamless sign-in of that same user is not honoured in this browser until someone
+ * signs in deliberately (see "Signing out" in auth.session.tsx). Renders nothing without a
+ * session of `partnerId`.
  */
 export async function SignedInAs(props: { c: Context<SessionEnv, any, any>; deps: Pick<AppDeps, 'db' | 'users'>; partnerId: string; lang: Lang; returnTo: string }) {
   const session = props.c.get('session');

@@ -30,6 +30,12 @@ import type { SecretBox } from '../../lib/crypto.js';
  * fresh one-time code on top.
  */
 
+/**
+ * Purpose of the tokens of `GET /v1/auth/oneTimeToken` (Login Force): the partner has just signed
+ * the person in, a deliberate sign-in, unlike the seamless tokens of Login Trust.
+ */
+export const LOGIN_PURPOSE = 'login';
+
 /** The query parameter that carries a one-time token (spec: `oneTimeToken`). */
 export const ONE_TIME_TOKEN_PARAM = 'oneTimeToken';
 

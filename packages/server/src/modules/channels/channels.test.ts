@@ -470,7 +470,8 @@ describe('channel listings in the market’s life', () => {
     expect(redeemed.status).toBe(302);
     const page = await browser.get(redeemed.location!);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('A · 1 · 1, A · 1 · 2');
+    expect(page.text).toContain('Section A · Row 1 · Seat 1');
+    expect(page.text).toContain('Section A · Row 1 · Seat 2');
     const path = new URL(redeemed.location!, 'http://x').pathname;
     const paid = await browser.post(path, { _csrf: inputValue(page.text, '_csrf')!, cardNumber: SANDBOX_CARDS.success, expiry: '12/30', cvc: '123' });
     expect(paid.status).toBe(303);

@@ -11,26 +11,62 @@ const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
   payoutScheduled: { amount: { minor: 12000, currency: 'EUR' }, payoutDate: '2026-06-15' },
   payoutDetailsChanged: { accountHint: '3000', holderName: 'Ana García' },
   refund: { eventTitle: 'Aurora Tour', amount: '€91.00' },
-  purchaseConfirmed: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', amount: { minor: 10010, currency: 'EUR' }, quantity: 2 },
+  purchaseConfirmed: {
+    eventTitle: 'Aurora Tour',
+    showTitle: 'Madrid night',
+    showDate: '2026-05-01T21:00:00+02:00',
+    venue: 'Arena Norte, Madrid',
+    amount: { minor: 10010, currency: 'EUR' },
+    orderReference: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q',
+    tickets: [
+      { option: 'Field', section: 'A', row: '1', seat: '4', url: 'https://resale.test/tickets/view/tkt_1.sig1' },
+      { option: 'Field', section: 'A', row: '1', seat: '5', url: 'https://resale.test/tickets/view/tkt_2.sig2' },
+    ],
+    receiptUrl: 'https://resale.test/checkout/ptr_1/bi_01jd8x3k4f5g6h7j8k9m0n1p2q/done?lang=en',
+  },
   wishlistAvailable: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', marketUrl: 'https://resale.test/market/ptr_1/aurora?showId=s1&lang=en', ticketOptionTitle: 'Field' },
 };
 
 /** What each template must show, per language (formatted with Intl). */
 const EXPECTED: Record<TemplateName, Record<'en' | 'es', string[]>> = {
   ticketUnlocked: {
-    en: ['Aurora Tour', 'Madrid night', 'May 1, 2026', '9:00', 'https://resale.test/t/tkt_1?x=1&y=2'],
+    en: ['Aurora Tour', 'Madrid night', '1 May 2026', '21:00', 'https://resale.test/t/tkt_1?x=1&y=2'],
     es: ['Aurora Tour', 'Madrid night', '1 de mayo de 2026', '21:00', 'https://resale.test/t/tkt_1?x=1&y=2'],
   },
-  listingSold: { en: ['Aurora Tour', 'Madrid night', '€45.50', 'June 15, 2026'], es: ['Aurora Tour', 'Madrid night', '45,50 €', '15 de junio de 2026'] },
+  listingSold: { en: ['Aurora Tour', 'Madrid night', '€45.50', '15 June 2026'], es: ['Aurora Tour', 'Madrid night', '45,50 €', '15 de junio de 2026'] },
   delistNotice: { en: ['Aurora Tour', 'Madrid night', 'Venue capacity changed'], es: ['Aurora Tour', 'Madrid night', 'Venue capacity changed'] },
   oneTimePassword: { en: ['493817', '10 minutes'], es: ['493817', '10 minutos'] },
   stepUpCode: { en: ['271828', '10 minutes', 'payout details'], es: ['271828', '10 minutos', 'datos de cobro'] },
-  payoutScheduled: { en: ['€120.00', 'June 15, 2026'], es: ['120,00 €', '15 de junio de 2026'] },
+  payoutScheduled: { en: ['€120.00', '15 June 2026'], es: ['120,00 €', '15 de junio de 2026'] },
   payoutDetailsChanged: { en: ['ending in 3000', 'Ana García', 'did not make this change'], es: ['termina en 3000', 'Ana García', 'no has hecho este cambio'] },
   refund: { en: ['Aurora Tour', '€91.00'], es: ['Aurora Tour', '€91.00'] },
-  purchaseConfirmed: { en: ['Aurora Tour', 'Madrid night', '2 ticket(s)', '€100.10', 'May 1, 2026'], es: ['Aurora Tour', 'Madrid night', '2 entrada(s)', '100,10 €', '1 de mayo de 2026'] },
+  purchaseConfirmed: {
+    en: [
+      'Aurora Tour',
+      'Madrid night',
+      'You bought 2 tickets for',
+      'Arena Norte, Madrid',
+      '€100.10',
+      '1 May 2026',
+      'Order reference: bi_01jd8x3k4f5g6h7j8k9m0n1p2q',
+      'Ticket 1 of 2: Section A · Row 1 · Seat 4: https://resale.test/tickets/view/tkt_1.sig1',
+      'Ticket 2 of 2: Section A · Row 1 · Seat 5: https://resale.test/tickets/view/tkt_2.sig2',
+      'Your receipt: https://resale.test/checkout/ptr_1/',
+    ],
+    es: [
+      'Aurora Tour',
+      'Madrid night',
+      'Has comprado 2 entradas para',
+      'Arena Norte, Madrid',
+      '100,10 €',
+      '1 de mayo de 2026',
+      'Referencia del pedido: bi_01jd8x3k4f5g6h7j8k9m0n1p2q',
+      'Entrada 1 de 2: Sector A · Fila 1 · Asiento 4: https://resale.test/tickets/view/tkt_1.sig1',
+      'Tu recibo: https://resale.test/checkout/ptr_1/',
+    ],
+  },
   wishlistAvailable: {
-    en: ['Aurora Tour', 'Madrid night', '(Field)', 'May 1, 2026', 'See the tickets: https://resale.test/market/ptr_1/aurora?showId=s1&lang=en'],
+    en: ['Aurora Tour', 'Madrid night', '(Field)', '1 May 2026', 'See the tickets: https://resale.test/market/ptr_1/aurora?showId=s1&lang=en'],
     es: ['Aurora Tour', 'Madrid night', '(Field)', '1 de mayo de 2026', 'Ver las entradas: https://resale.test/market/ptr_1/aurora?showId=s1&lang=en'],
   },
 };
@@ -84,6 +120,31 @@ describe('message templates', () => {
     expect(renderMessage('delistNotice', 'es', { eventTitle: 'A', showTitle: 'B', reason: null }).text).not.toMatch(/Motivo/);
   });
 
+  it('says the purchase in proper plural, names an unseated ticket by its option, and never writes "ticket(s)"', () => {
+    const one = { ...SAMPLES.purchaseConfirmed, venue: null, tickets: [{ option: 'General field', url: 'https://resale.test/tickets/view/tkt_3.sig3' }] };
+    const en = renderMessage('purchaseConfirmed', 'en', one);
+    expect(en.text).toContain('You bought 1 ticket for Aurora Tour – Madrid night (');
+    expect(en.text).toContain('Your ticket: General field: https://resale.test/tickets/view/tkt_3.sig3');
+    expect(en.html).toContain('href="https://resale.test/tickets/view/tkt_3.sig3"');
+    const es = renderMessage('purchaseConfirmed', 'es', one);
+    expect(es.text).toContain('Has comprado 1 entrada para');
+    expect(es.text).toContain('Tu entrada: General field');
+    for (const r of [en, es, renderMessage('purchaseConfirmed', 'en', SAMPLES.purchaseConfirmed), renderMessage('purchaseConfirmed', 'es', SAMPLES.purchaseConfirmed)]) expect(r.text).not.toMatch(/\(s\)/);
+    expect(renderMessage('purchaseConfirmed', 'en', { ...one, tickets: [{ option: 'Box', seat: '12', url: 'https://resale.test/v' }] }).text).toContain('Your ticket: Seat 12:');
+    expect(renderMessage('purchaseConfirmed', 'es', SAMPLES.purchaseConfirmed, 'sms').text).toContain('Pedido bi_01jd8x3k4f5g6h7j8k9m0n1p2q');
+  });
+
+  it('takes whatever the ticket and event APIs accept (a long section, venue and city), so a purchase never fails on its e-mail', () => {
+    const long = { ...SAMPLES.purchaseConfirmed, venue: `${'v'.repeat(200)}, ${'c'.repeat(200)}`, tickets: [{ option: 'o'.repeat(200), section: 's'.repeat(100), row: 'r'.repeat(50), seat: 'n'.repeat(50), url: 'https://resale.test/v' }] };
+    expect(renderMessage('purchaseConfirmed', 'en', long).text).toContain('s'.repeat(100));
+  });
+
+  it('refuses a purchase e-mail without a ticket, with a ticket link that is not http(s), or with an odd order reference', () => {
+    expect(() => renderMessage('purchaseConfirmed', 'en', { ...SAMPLES.purchaseConfirmed, tickets: [] })).toThrow(/tickets/);
+    expect(() => renderMessage('purchaseConfirmed', 'en', { ...SAMPLES.purchaseConfirmed, tickets: [{ option: 'Field', url: 'javascript:alert(1)' }] })).toThrow(/tickets\.0\.url/);
+    expect(() => renderMessage('purchaseConfirmed', 'en', { ...SAMPLES.purchaseConfirmed, orderReference: '<b>' })).toThrow(/orderReference/);
+  });
+
   it('leaves the wishlist option out when absent, and refuses a market link that is not http(s)', () => {
     const { text } = renderMessage('wishlistAvailable', 'en', { ...SAMPLES.wishlistAvailable, ticketOptionTitle: null });
     expect(text).toContain('Tickets for Aurora Tour – Madrid night');
@@ -120,12 +181,13 @@ describe('message templates', () => {
     expect(plain(es.money({ minor: 1999, currency: 'EUR' }))).toBe('19,99 €');
     expect(plain(es.money({ minor: 1500, currency: 'JPY' }))).toMatch(/^1\.?500\s(JPY|¥)$/); // no minor digits
     expect(plain(en.money('  $5  '))).toBe('$5');
-    expect(plain(en.date('2026-06-15'))).toBe('June 15, 2026');
+    expect(plain(en.date('2026-06-15'))).toBe('15 June 2026');
     expect(plain(es.date('2026-06-15'))).toBe('15 de junio de 2026');
     // The wall time of the offset written in the instant (the venue's), or of the given zone.
     expect(plain(es.dateTime('2026-05-01T21:00:00+02:00'))).toBe('viernes, 1 de mayo de 2026, 21:00');
-    expect(plain(es.dateTime('2026-05-01T19:00:00Z', 'Europe/Madrid'))).toBe('viernes, 1 de mayo de 2026, 21:00');
-    expect(plain(en.dateTime('2026-05-01T19:00:00Z'))).toMatch(/May 1, 2026.*7:00\sPM UTC$/);
+    expect(plain(es.dateTime('2026-05-01T19:00:00Z', 'Europe/Madrid'))).toBe('viernes, 1 de mayo de 2026, 21:00 CEST');
+    expect(plain(en.dateTime('2026-05-01T19:00:00Z', 'Europe/Madrid'))).toBe('Friday, 1 May 2026 at 21:00 CEST');
+    expect(plain(en.dateTime('2026-05-01T19:00:00Z'))).toMatch(/1 May 2026.*19:00 UTC$/);
     expect(plain(es.minutes(5))).toBe('5 minutos');
   });
 

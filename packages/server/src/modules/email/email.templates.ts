@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { currencyDigits } from '../../lib/money.js';
+import { formatInstant, localeOf } from '../../pages/format.js';
+import { placeText } from '../../pages/seats.js';
 
 /**
  * The message templates: plain, localised (`en`, `es`), one typed set of variables each.
@@ -51,7 +53,22 @@ export interface TemplateVars {
   /** A resale buyer is refunded because the show was cancelled. */
   refund: { eventTitle: string; amount: MoneyVar };
   /** A resale buyer's purchase went through. */
-  purchaseConfirmed: { eventTitle: string; showTitle: string; showDate: string; amount: MoneyVar; quantity: number; timeZone?: string };
+  purchaseConfirmed: {
+    eventTitle: string;
+    showTitle: string;
+    showDate: string;
+    /** Venue and city, when known. */
+    venue?: string | null;
+    /** What the buyer paid in all, fees included. */
+    amount: MoneyVar;
+    /** The order's reference (the buy intention's id): what the buyer quotes to support, and the partner's `resaleId`. */
+    orderReference: string;
+    /** Each ticket bought: its ticket option, its seat when seated, and the http(s) URL of its secure view. */
+    tickets: { option: string; section?: string | null; row?: string | null; seat?: string | null; url: string }[];
+    /** http(s) URL of the receipt page (for the signed-in buyer). */
+    receiptUrl?: string;
+    timeZone?: string;
+  };
   /** Resale tickets appeared for a show a wishlist lead subscribed to (sent once per lead). */
   wishlistAvailable: {
     eventTitle: string;
@@ -86,6 +103,8 @@ const money = z.union([
   z.string().trim().min(1).max(50),
   z.object({ minor: z.number().int().min(0), currency: z.string().regex(/^[A-Za-z]{3}$/) }),
 ]);
+// Generous: what the ticket and event APIs accept (a section of 100, a venue and city of 200 each) must never fail a purchase's e-mail.
+const seatPart = z.string().trim().max(200).nullish();
 const timeZone = z.string().refine((tz) => {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
@@ -110,7 +129,21 @@ const SCHEMAS: { [K in TemplateName]: z.ZodType<TemplateVars[K], any> } = {
   payoutScheduled: z.object({ amount: money, payoutDate: isoDay }),
   payoutDetailsChanged: z.object({ accountHint: z.string().regex(/^[A-Z0-9]{4}$/), holderName: title }),
   refund: z.object({ eventTitle: title, amount: money }),
-  purchaseConfirmed: z.object({ eventTitle: title, showTitle: title, showDate: isoInstant, amount: money, quantity: z.number().int().min(1).max(100), timeZone: timeZone.optional() }),
+  purchaseConfirmed: z.object({
+    eventTitle: title,
+    showTitle: title,
+    showDate: isoInstant,
+    venue: z.string().trim().max(1000).nullish(),
+    amount: money,
+    orderReference: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+    tickets: z
+      .array(z.object({ option: title, section: seatPart, row: seatPart, seat: seatPart, url: z.url({ protocol: /^https?$/ }) }))
+      .min(1)
+      // Up to MAX_INTENTION_ITEMS listings, each possibly a whole order's pack.
+      .max(2000),
+    receiptUrl: z.url({ protocol: /^https?$/ }).optional(),
+    timeZone: timeZone.optional(),
+  }),
   wishlistAvailable: z.object({
     eventTitle: title,
     showTitle: title,
@@ -133,11 +166,22 @@ export interface Formatter {
   money(value: MoneyVar): string;
   /** A day (`1 May 2026`). */
   date(iso: string): string;
-  /** A day and time (`Friday, 1 May 2026 at 21:00`), in `timeZone`, else in the offset written in `iso`. */
+  /** A day and time (`Friday, 1 May 2026 at 21:00 CEST`), in `timeZone`, else in the offset written in `iso`. */
   dateTime(iso: string, timeZone?: string): string;
   /** `10 minutes` / `10 minutos`. */
   minutes(n: number): string;
+  /** `1 ticket`, `2 tickets` / `1 entrada`, `2 entradas` (plural by `Intl.PluralRules`). */
+  tickets(n: number): string;
+  /** A ticket's place: `Section A · Row 1 · Seat 4`, or its ticket option when it has no seat. */
+  place(t: { option: string; section?: string | null | undefined; row?: string | null | undefined; seat?: string | null | undefined }): string;
 }
+
+/** The word for tickets by plural category (`Intl.PluralRules`), per language; `other` when a category has no own form. */
+const TICKET_WORDS: Record<Lang, Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }> = {
+  en: { one: 'ticket', other: 'tickets' },
+  es: { one: 'entrada', other: 'entradas' },
+};
+
 
 const OFFSET = /(?:Z|([+-])(\d{2}):?(\d{2}))$/i;
 
@@ -164,16 +208,25 @@ export function formatter(lang: Lang): Formatter {
       return new Intl.NumberFormat(lang, { style: 'currency', currency: code }).format(value.minor / 10 ** currencyDigits(code));
     },
     date(iso) {
-      return new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(wallTime(iso).at);
+      return new Intl.DateTimeFormat(localeOf(lang), { dateStyle: 'long', timeZone: 'UTC' }).format(wallTime(iso).at);
     },
     dateTime(iso, tz) {
-      if (tz) return new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeStyle: 'short', timeZone: tz }).format(new Date(Date.parse(iso)));
+      // In the venue's zone, written as the hosted pages write it (pages/format.ts): the e-mail and the receipt agree.
+      if (tz) return formatInstant(Date.parse(iso), lang, tz);
       const { at, utc } = wallTime(iso);
-      const text = new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' }).format(at);
+      const text = new Intl.DateTimeFormat(localeOf(lang), { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' }).format(at);
       return utc ? `${text} UTC` : text;
     },
     minutes(n) {
       return new Intl.NumberFormat(lang, { style: 'unit', unit: 'minute', unitDisplay: 'long' }).format(n);
+    },
+    tickets(n) {
+      const words = TICKET_WORDS[lang];
+      return `${new Intl.NumberFormat(lang).format(n)} ${words[new Intl.PluralRules(lang).select(n)] ?? words.other}`;
+    },
+    place(t) {
+      // Written as on every page (pages/seats.ts), so the e-mail names the seat the receipt does.
+      return placeText(t, lang) || t.option;
     },
   };
 }
@@ -223,18 +276,24 @@ const COPY: { [K in TemplateName]: Written<K> } = {
     en: (v, f) => ({
       subject: `Your tickets for ${v.eventTitle}`,
       blocks: [
-        `Thank you. You bought ${v.quantity} ticket(s) for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) on the official resale market, for ${f.money(v.amount)} in all.`,
-        'The ticketing site moves the tickets to your account; you will find them in your tickets there.',
+        `Thank you. You bought ${f.tickets(v.tickets.length)} for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}${v.venue ? `, ${v.venue}` : ''}) on the official resale market, for ${f.money(v.amount)} in all.`,
+        `Order reference: ${v.orderReference}`,
+        ...v.tickets.map((t, i) => ({ href: t.url, label: v.tickets.length > 1 ? `Ticket ${i + 1} of ${v.tickets.length}: ${f.place(t)}` : `Your ticket: ${f.place(t)}` })),
+        ...(v.receiptUrl ? [{ href: v.receiptUrl, label: 'Your receipt' }] : []),
+        'Each ticket link is personal: it opens your secure ticket. The ticketing site also moves the tickets to your account.',
       ],
-      sms: `You bought ${v.quantity} ticket(s) for ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) for ${f.money(v.amount)}.`,
+      sms: `You bought ${f.tickets(v.tickets.length)} for ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) for ${f.money(v.amount)}. Order ${v.orderReference}.`,
     }),
     es: (v, f) => ({
       subject: `Tus entradas para ${v.eventTitle}`,
       blocks: [
-        `Gracias. Has comprado ${v.quantity} entrada(s) para ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) en el mercado oficial de reventa, por ${f.money(v.amount)} en total.`,
-        'La web de venta pasa las entradas a tu cuenta; las encontrarás en tus entradas allí.',
+        `Gracias. Has comprado ${f.tickets(v.tickets.length)} para ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}${v.venue ? `, ${v.venue}` : ''}) en el mercado oficial de reventa, por ${f.money(v.amount)} en total.`,
+        `Referencia del pedido: ${v.orderReference}`,
+        ...v.tickets.map((t, i) => ({ href: t.url, label: v.tickets.length > 1 ? `Entrada ${i + 1} de ${v.tickets.length}: ${f.place(t)}` : `Tu entrada: ${f.place(t)}` })),
+        ...(v.receiptUrl ? [{ href: v.receiptUrl, label: 'Tu recibo' }] : []),
+        'Cada enlace de entrada es personal: abre tu entrada segura. La web de venta también pasa las entradas a tu cuenta.',
       ],
-      sms: `Has comprado ${v.quantity} entrada(s) para ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) por ${f.money(v.amount)}.`,
+      sms: `Has comprado ${f.tickets(v.tickets.length)} para ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) por ${f.money(v.amount)}. Pedido ${v.orderReference}.`,
     }),
   },
   ticketUnlocked: {

@@ -19,7 +19,7 @@ const IntentionSchema = z
     id: z.string().openapi({ example: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
     state: z.enum(['PENDING', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED']).openapi({
       description:
-        'PENDING holds the listings until expiresAt, then: PAID (payment succeeded), FAILED (payment refused), EXPIRED (time ran out), CANCELLED (by the buyer, or a listing or its show stopped being sellable). Every state but PENDING is final; the listings are released at once.',
+        'PENDING holds the listings until expiresAt, then: PAID (payment succeeded), FAILED (five payments declined, or a high risk score; a single declined card keeps the hold so the buyer can try another card), EXPIRED (time ran out), CANCELLED (by the buyer, or a listing or its show stopped being sellable). Every state but PENDING is final; the listings are released at once.',
     }),
     expiresAt: z.string(),
     currency: z.string(),

@@ -5,7 +5,7 @@ import { users } from '../users/users.table.js';
 
 /**
  * Buy intention states. PENDING holds its listings (RESERVED) until `expiresAt`; from there:
- * PAID (payment succeeded, listings SOLD), FAILED (payment refused), EXPIRED (time ran out),
+ * PAID (payment succeeded, listings SOLD), FAILED (five payments declined, or high risk; one declined card keeps the hold for a retry), EXPIRED (time ran out),
  * CANCELLED (by the buyer, or because a listing or its show stopped being sellable). Every
  * state but PENDING is final and has released (or sold) its listings.
  */

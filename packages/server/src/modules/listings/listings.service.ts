@@ -3,7 +3,7 @@ import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
-import { feesWithOverride, priceBreakdown, type PriceBreakdown } from '../../lib/fees.js';
+import { feesWithOverride, priceBreakdown, type FeeSchedule, type PriceBreakdown } from '../../lib/fees.js';
 import { newId } from '../../lib/ids.js';
 import { toMajor } from '../../lib/money.js';
 import { isResaleOpen } from '../events/events.model.js';
@@ -31,6 +31,8 @@ export interface SellQuote {
   breakdown: PriceBreakdown | null;
   /** How many more tickets the seller may list for this show under maxSell; null = no limit. */
   remainingAllowance: number | null;
+  /** The fees that apply (the partner's, or a platformFees rule's): the sell page calculates live with them. */
+  fees: FeeSchedule;
 }
 
 /** Where a listing sells: what its price rules and fees depend on. */
@@ -98,10 +100,12 @@ export class ListingsService {
     const limits = priceLimits(s.rules, s.originalMinor);
     const price = limits.fixedMinor ?? askedMinor;
     const max = s.rules.maxSell?.rules.maxTickets;
+    const fees = this.fees(s.partner, s.rules);
     return {
       currency: s.option.currency,
       limits,
-      breakdown: price === null ? null : priceBreakdown(price, this.fees(s.partner, s.rules)),
+      fees,
+      breakdown: price === null ? null : priceBreakdown(price, fees),
       remainingAllowance: max === undefined ? null : Math.max(0, max - (await this.heldBySeller(tx, s))),
     };
   }

@@ -4,6 +4,7 @@ import { createTestApp } from '../../testing/harness.js';
 import { eventBody, ticketBody, withEvent } from '../../testing/factories.js';
 import { completeCodeFlow, csrfOf, formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
+import { ownershipEndpoint } from '../../testing/platform.js';
 
 async function setup() {
   const t = createTestApp();
@@ -98,6 +99,15 @@ describe('market page: seat map and a pick of several listings', () => {
     const body = (await data.json()) as { data: { listings: unknown[]; selectUrl: string } };
     expect(body.data.listings).toHaveLength(1);
     expect(body.data.selectUrl).toBe(`http://resale.test/market/${p.id}/tour?showId=show-1&lang=es`);
+    // The page's way back to the partner travels with the map's Continue; a foreign one does not.
+    await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { allowedOrigins: ['https://partner.example'] } } });
+    const back = encodeURIComponent('https://partner.example/ev');
+    const withBack = await (await t.app.request(`/market/${p.id}/tour?showId=show-1&returnTo=${back}`)).text();
+    expect(withBack).toContain(`src="/market/${p.id}/tour/seatmap.json?showId=show-1&amp;lang=en&amp;returnTo=${back}"`);
+    const carried = (await (await t.app.request(`/market/${p.id}/tour/seatmap.json?showId=show-1&returnTo=${back}`)).json()) as { data: { selectUrl: string } };
+    expect(new URL(carried.data.selectUrl).searchParams.get('returnTo')).toBe('https://partner.example/ev');
+    const foreign = await (await t.app.request(`/market/${p.id}/tour?showId=show-1&returnTo=${encodeURIComponent('https://evil.example/')}`)).text();
+    expect(foreign).not.toContain('evil.example');
     // An unseated event's page carries no script at all.
     await withEvent(t, p, eventBody('plain'));
     expect(await (await t.app.request(`/market/${p.id}/plain`)).text()).not.toContain('<script');
@@ -173,6 +183,58 @@ describe('market page: seat map and a pick of several listings', () => {
     expect(res.text).toContain('<h1>');
     expect((await t.deps.listings.get(t.db, p.id, one.id)).state).toBe('ACTIVE');
     expect(await t.db.select().from(buyIntentions)).toEqual([]);
+  });
+});
+
+describe('market page: one seat rule with the seat map, and the map’s selection', () => {
+  /** Row 1 of section A: seat 4 in the chart only (not for sale), seats 5 and 6 for sale, one listing each. */
+  async function row() {
+    const t = createTestApp();
+    // The seller still owns the tickets when the checkout asks the partner's platform.
+    const owned = new Map<string, unknown[]>([['seller@example.com', ['a5', 'a6'].map((ticketId) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field' }))]]);
+    const p = await t.partner('Acme', { ownershipUrl: await ownershipEndpoint(owned) });
+    const svgCode = '<svg viewBox="0 0 40 10"><g data-area="Field" data-section="A" data-row="1"><circle data-seat="4"/><circle data-seat="5"/><circle data-seat="6"/></g></svg>';
+    await withEvent(t, p, eventBody('tour', { seating: { svgCode } }));
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ['4', '5', '6'].map((seat) => ticketBody(`a${seat}`, { buyer: 'seller@example.com', section: 'A', row: '1', seat })) });
+    const list = async (id: string) => {
+      const ticket = await t.deps.tickets.get(t.db, p.id, id);
+      return await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }));
+    };
+    const a5 = await list('a5');
+    const a6 = await list('a6');
+    const browser = new TestBrowser(t.app);
+    await completeCodeFlow(t, browser, `/auth/otp?p=${p.id}`, 'buyer@example.com', 'buyer@example.com');
+    return { t, p, a5, a6, browser };
+  }
+
+  it('refuses A6 bought alone from the list (it would strand A5, as the map says), in words, reserving nothing', async () => {
+    const { t, p, a6, browser } = await row();
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&lang=es`);
+    const res = await browser.post(`/market/${p.id}/tour/buy?lang=es`, { _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, listingId: a6.id, showId: 'show-1' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('No se ha reservado nada: quedaría un asiento suelto');
+    expect(res.text).toContain('Añade el asiento de al lado');
+    expect(res.text).toContain(`href="/market/${p.id}/tour?showId=show-1&amp;lang=es"`);
+    expect((await t.deps.listings.get(t.db, p.id, a6.id)).state).toBe('ACTIVE');
+    expect(await t.db.select().from(buyIntentions)).toEqual([]);
+  });
+
+  it('hands the page’s selection to the map, and the pair reserved from it reaches the checkout with its seats named', async () => {
+    const { p, a5, a6, browser } = await row();
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${a6.id},${a5.id}`);
+    expect(page.text).toContain(`selected="${a6.id},${a5.id}"></resale-seat-map>`);
+    const plain = await browser.get(`/market/${p.id}/tour?showId=show-1`);
+    expect(plain.text).toMatch(/<resale-seat-map [^>]*src="[^"]*"><\/resale-seat-map>/);
+    expect(plain.text).not.toContain('selected=');
+    const form = new URLSearchParams({ _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, showId: 'show-1' });
+    form.append('listingId', a6.id);
+    form.append('listingId', a5.id);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, form);
+    expect(res.status).toBe(303);
+    const checkout = await browser.get(res.location!);
+    expect(checkout.status).toBe(200);
+    // Both seats, named by section, row and seat (whatever words the checkout puts between them).
+    for (const seat of ['6', '5']) expect(checkout.text).toMatch(new RegExp(`A\\W+(?:\\p{L}+\\s+)?1\\W+(?:\\p{L}+\\s+)?${seat}\\b`, 'u'));
   });
 });
 

@@ -14,10 +14,12 @@ import { currencyDigits } from '../../lib/money.js';
 import { formatInstant } from '../../pages/format.js';
 import { defineMessages, pageLang, t, type Lang } from '../../pages/i18n.js';
 import { cspWith, Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { brandAsPartner } from '../../pages/brand.js';
+import { placeText } from '../../pages/seats.js';
 import { ok } from '../../lib/envelope.js';
 import { isPrimaryScarce, primarySale } from '../marketdata/marketdata.service.js';
 import { marketEvent, offers, type Offer } from './market.queries.js';
-import { seatMapData } from './market.seatmap.js';
+import { OrphanSeatError, orphanSeatMessages, seatMapData } from './market.seatmap.js';
 import { reserveListings } from '../../flows/reserve-listings.js';
 import { partnerById } from '../partners/partners.queries.js';
 
@@ -28,9 +30,6 @@ const mm = defineMessages(
     shows: 'Other dates',
     perTicket: 'per ticket, fees included',
     tickets: '{n} tickets, sold together',
-    section: 'Section',
-    row: 'Row',
-    seat: 'Seat',
     shared: 'The ticket you were sent',
     cancelled: 'This show has been cancelled.',
     all: 'All categories',
@@ -48,9 +47,6 @@ const mm = defineMessages(
     shows: 'Otras fechas',
     perTicket: 'por entrada, gastos incluidos',
     tickets: '{n} entradas, se venden juntas',
-    section: 'Sector',
-    row: 'Fila',
-    seat: 'Asiento',
     shared: 'La entrada que te han enviado',
     cancelled: 'Este espectáculo se ha cancelado.',
     all: 'Todas las categorías',
@@ -82,9 +78,6 @@ function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
 }
 
-function seatText(s: Offer['seats'][number], lang: Lang): string {
-  return [s.section && `${mm(lang, 'section')} ${s.section}`, s.row && `${mm(lang, 'row')} ${s.row}`, s.seat && `${mm(lang, 'seat')} ${s.seat}`].filter(Boolean).join(' · ');
-}
 
 /**
  * The public market page of an event (`/market/:partnerId/:eventRef?showId&ticketOptionId&listingId&ticketId&lang`):
@@ -115,6 +108,7 @@ export function marketPageRoutes(deps: AppDeps) {
     // No listing's id holds a NUL (and PostgreSQL refuses one in any text it is sent: a 500).
     if (listingIds.length === 0 || listingIds.some((id) => id.includes('\u0000'))) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
     const back = partnerReturnTo(deps.box, partner, one('returnTo'), one(RETURN_TO_TAG_PARAM));
+    brandAsPartner(c, partner, back);
     // Signed out: sign in first, then back to this market with the pick as the selection.
     const selection = new URLSearchParams({ listingIds: listingIds.join(','), lang });
     const showId = one('showId');
@@ -148,9 +142,11 @@ export function marketPageRoutes(deps: AppDeps) {
       }
       if (!(err instanceof ApiError)) throw err;
       if (err.code === 'not_found') return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+      const market = { href: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${new URLSearchParams({ ...(showId ? { showId } : {}), lang })}`, label: cm(lang, 'backToMarket') };
+      // A pick that would leave a single seat empty in a row (the seat map's rule): say so, with the way back.
+      if (err instanceof OrphanSeatError) return noticePage(c, { lang, status: 400, title: orphanSeatMessages(lang, 'title'), text: orphanSeatMessages(lang, 'text'), link: market });
       // A pick across ticket options (one checkout holds one option), or an empty or repeated pick: say so.
       if (err.reason === 'mixed_items' || err.code === 'missing_field' || err.code === 'invalid_value') return noticePage(c, { lang, status: 400, title: cm(lang, 'takenTitle'), text: err.message });
-      const market = { href: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${new URLSearchParams({ ...(showId ? { showId } : {}), lang })}`, label: cm(lang, 'backToMarket') };
       if (err.reason === 'own_listing') return noticePage(c, { lang, status: 409, title: cm(lang, 'ownListingTitle'), text: cm(lang, 'ownListingPickText'), link: market });
       return noticePage(c, { lang, status: 409, title: cm(lang, 'takenTitle'), text: cm(lang, 'takenText'), link: market });
     }
@@ -162,7 +158,13 @@ export function marketPageRoutes(deps: AppDeps) {
     const data = await deps.db.read(async (tx) => {
       const partner = await partnerById(tx, c.req.param('partnerId'));
       if (!partner) throw ApiError.notFound('event', c.req.param('eventRef'));
-      return await seatMapData(tx, partner, { eventId: c.req.param('eventRef'), showId }, { publicBaseUrl: deps.config.publicBaseUrl, lang: pageLang(c, partner.settings.defaultLang) });
+      // The page's way back travels with the map's Continue (checked again when the page shows it).
+      const carry: Record<string, string> = {};
+      for (const k of ['returnTo', RETURN_TO_TAG_PARAM]) {
+        const v = c.req.query(k);
+        if (v && v.length <= 2048) carry[k] = v;
+      }
+      return await seatMapData(tx, partner, { eventId: c.req.param('eventRef'), showId }, { publicBaseUrl: deps.config.publicBaseUrl, lang: pageLang(c, partner.settings.defaultLang), carry });
     });
     c.header('Cache-Control', 'no-store');
     return c.json(ok(data), 200);
@@ -197,7 +199,8 @@ export function marketPageRoutes(deps: AppDeps) {
     const isShared = (o: Offer) => o.listingId === sharedListing || o.seats.some((s) => s.ticketId === sharedTicket);
     const groups = new Map<string, Offer[]>();
     for (const o of all) {
-      const key = o.area ? `${o.area} · ${o.optionTitle}` : o.optionTitle;
+      // The area and the option, once when they are named alike ("Stalls", not "Stalls · Stalls").
+      const key = o.area && o.area !== o.optionTitle ? `${o.area} · ${o.optionTitle}` : o.optionTitle;
       groups.set(key, [...(groups.get(key) ?? []), o]);
     }
     // `primary`: the partner's primary-sale report (market data), to say when resale is the way in.
@@ -207,6 +210,8 @@ export function marketPageRoutes(deps: AppDeps) {
     const returnTo = c.req.query('returnTo');
     const returnTag = c.req.query(RETURN_TO_TAG_PARAM);
     const back = partnerReturnTo(deps.box, partner, returnTo, returnTag);
+    // The header carries the way back (and the partner's name, colour, help and terms).
+    brandAsPartner(c, partner, back);
     /** What every Buy form carries besides its listings: the show (to come back to it after sign-in) and the way back. */
     const BuyFields = () => (
       <>
@@ -223,6 +228,7 @@ export function marketPageRoutes(deps: AppDeps) {
       <Layout
         lang={lang}
         title={found.event.title}
+        wide={hasMap}
         head={
           <>
             <style>{raw(MARKET_CSS)}</style>
@@ -230,11 +236,6 @@ export function marketPageRoutes(deps: AppDeps) {
           </>
         }
       >
-        {back ? (
-          <p>
-            <a href={back}>{cm(lang, 'backToSite')}</a>
-          </p>
-        ) : null}
         <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={here} />
         <h1>{found.event.title}</h1>
         <p>
@@ -253,7 +254,7 @@ export function marketPageRoutes(deps: AppDeps) {
                 <ul>
                   {selection.map((o) => (
                     <li>
-                      {o.optionTitle} · {o.seats.map((s) => seatText(s, lang)).filter(Boolean).join(', ') || mm(lang, 'tickets', { n: o.quantity })} ·{' '}
+                      {o.optionTitle} · {o.seats.map((s) => placeText(s, lang)).filter(Boolean).join(', ') || mm(lang, 'tickets', { n: o.quantity })} ·{' '}
                       {money(o.buyerTotalMinor * o.quantity, o.currency, lang)}
                       <input type="hidden" name="listingId" value={o.listingId} />
                     </li>
@@ -271,7 +272,7 @@ export function marketPageRoutes(deps: AppDeps) {
         {hasMap ? (
           <section aria-labelledby="seat-map">
             <h2 id="seat-map">{mm(lang, 'map')}</h2>
-            <resale-seat-map lang={lang} src={`${base}/seatmap.json?${new URLSearchParams({ showId: show.showId, lang })}`}></resale-seat-map>
+            <resale-seat-map lang={lang} src={`${base}/seatmap.json?${new URLSearchParams({ showId: show.showId, lang, ...(back && returnTo ? { returnTo, ...(returnTag ? { [RETURN_TO_TAG_PARAM]: returnTag } : {}) } : {}) })}`} selected={picked.length > 0 ? picked.join(',') : undefined}></resale-seat-map>
           </section>
         ) : null}
         <h2>{mm(lang, 'forSale')}</h2>
@@ -298,7 +299,7 @@ export function marketPageRoutes(deps: AppDeps) {
                   {o.seats.some((s) => s.section || s.row || s.seat) ? (
                     <ul>
                       {o.seats.map((s) => (
-                        <li>{seatText(s, lang)}</li>
+                        <li>{placeText(s, lang)}</li>
                       ))}
                     </ul>
                   ) : null}

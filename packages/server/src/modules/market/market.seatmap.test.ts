@@ -81,4 +81,25 @@ describe('GET /v1/wrapper/seatmap', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://acme.example');
   });
+
+  it('applies the map’s orphan-seat rule to the API’s buy intention: A6 alone would strand A5 (A4 is not for sale)', async () => {
+    const t = createTestApp();
+    const p = await t.partner('Acme');
+    const svgCode = '<svg viewBox="0 0 40 10"><g data-area="Field"><g data-section="A" data-row="1"><circle data-seat="4"/><circle data-seat="5"/><circle data-seat="6"/></g></g></svg>';
+    await withEvent(t, p, eventBody('tour', { seating: { svgCode } }));
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ['5', '6'].map((seat) => ticketBody(`a${seat}`, { buyer: 'seller@example.com', section: 'A', row: '1', seat })) });
+    const list = async (id: string) => {
+      const ticket = await t.deps.tickets.get(t.db, p.id, id);
+      return await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }));
+    };
+    const a5 = await list('a5');
+    const a6 = await list('a6');
+    const buy = (items: string[]) => t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items, user: 'buyer@example.com' } });
+    const refused = await buy([a6.id]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0]).toMatchObject({ code: 'invalid_value', path: 'items', in: 'body' });
+    expect(refused.body.errors[0].message).toContain('single empty seat');
+    expect((await t.deps.listings.get(t.db, p.id, a6.id)).state).toBe('ACTIVE');
+    expect((await buy([a5.id, a6.id])).status).toBe(200);
+  });
 });

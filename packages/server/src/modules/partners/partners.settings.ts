@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { whenPresent } from '../../lib/validation.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from '../../lib/origins.js';
+import { contrastRatio } from '../../lib/contrast.js';
 
 /**
  * Partner settings: what the operator configures per partner. Unknown settings are
@@ -24,7 +25,8 @@ export const feesSchema = z
   })
   .openapi('Fees');
 
-const hex = () => z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour such as #0b4fb3').openapi({ example: '#0b4fb3' });
+const HEX = /^#[0-9a-fA-F]{6}$/;
+const hex = () => z.string().regex(HEX, 'must be a hex colour such as #0b4fb3').openapi({ example: '#0b4fb3' });
 const localized = (max: number) => z.strictObject({ en: z.string().trim().min(1).max(max), es: z.string().trim().min(1).max(max) }).openapi({ example: { en: 'Can’t go?', es: '¿No puedes ir?' } });
 
 /** The sell banner of the sell access layer (shown on the partner's My tickets page). */
@@ -132,6 +134,32 @@ export const holdLimitsSchema = z
 export type HoldLimits = z.output<typeof holdLimitsSchema>;
 export const DEFAULT_HOLD_LIMITS: HoldLimits = { perBuyer: 3, ticketsPerBuyerPerShow: 10, perClientAddress: 20 };
 
+/** The least contrast of the brand colour against white: it is link text and the background of white button text. */
+export const BRAND_MIN_CONTRAST = 4.5;
+
+/**
+ * How the hosted pages (market, checkout, sell, ticket view, sign-in) present the partner: its
+ * name or logo in the header, its colour on links and buttons, its help and terms in the footer.
+ * The colour must reach 4.5:1 against white (WCAG 2.2, 1.4.3), because it is both link text on
+ * white and the background of white button text; a colour that fails is refused with its ratio.
+ */
+export const brandingSchema = z
+  .strictObject({
+    displayName: z.string().trim().min(1).max(80).openapi({ description: 'The name fans know the partner by; the header shows it (or the logo, with it as the text alternative).', example: 'Partner Tickets' }),
+    logoUrl: httpsImage().optional().openapi({ description: 'The partner’s logo (https), shown at most 40 px tall in the header.', example: 'https://partner.example/logo.svg' }),
+    color: hex()
+      .refine((c) => !HEX.test(c) || contrastRatio(c, '#ffffff') >= BRAND_MIN_CONTRAST, {
+        // A malformed colour is the pattern's to report (checks go on after a failed one).
+        error: (issue) => `must reach ${BRAND_MIN_CONTRAST}:1 against white (links and button backgrounds); ${String(issue.input)} reaches ${contrastRatio(String(issue.input), '#ffffff').toFixed(2)}:1`,
+      })
+      .optional()
+      .openapi({ description: 'Brand colour of links and buttons; at least 4.5:1 against white.', example: '#0b4fb3' }),
+    supportUrl: z.url({ protocol: /^https?$/, error: whenPresent('must be an http(s) URL') }).max(2048).optional().openapi({ description: 'Where fans get help; linked in every page’s footer.', example: 'https://partner.example/help' }),
+    termsUrl: z.url({ protocol: /^https?$/, error: whenPresent('must be an http(s) URL') }).max(2048).optional().openapi({ description: 'The partner’s resale terms; linked in every page’s footer and next to the checkout’s pay button.', example: 'https://partner.example/terms' }),
+  })
+  .openapi('Branding');
+export type Branding = z.output<typeof brandingSchema>;
+
 const settingsShape = {
   ownershipUrl: url().openapi({ description: "The platform's ticket ownership endpoint (GET ?user=)." }),
   loginUrl: url().openapi({ description: "The platform's sign-in page for Login Force; receives returnTo." }),
@@ -170,6 +198,7 @@ const settingsShape = {
     example: null,
   }),
   holdLimits: holdLimitsSchema.openapi({ description: 'Limits on live checkout holds per buyer, per buyer and show, and per client address.' }),
+  branding: brandingSchema.nullable().openapi({ description: 'How the hosted pages present the partner (name or logo, colour, help and terms links); null shows the partner’s name in the service’s colours.' }),
 };
 
 /** The stored settings, every field present. */
@@ -195,6 +224,7 @@ export const DEFAULT_SETTINGS: PartnerSettings = {
   allowedOrigins: [],
   rateLimitPerMinute: null,
   holdLimits: DEFAULT_HOLD_LIMITS,
+  branding: null,
 };
 
 /** What an operator sends: any subset, plus the write-only `platformSecret` (null clears it). */

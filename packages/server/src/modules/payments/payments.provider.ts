@@ -1,17 +1,23 @@
 import { randomToken } from '../../lib/crypto.js';
 
-/** A card as typed at checkout. It is never stored: only its last four digits are. */
+/** A card as typed at checkout. It is never stored (nor logged): only its last four digits are. */
 export interface CardInput {
   number: string;
   expMonth: number;
   expYear: number;
   cvc: string;
+  /** The name on the card, when the buyer gave it (the risk evaluation compares it with the buyer's). */
+  name?: string;
 }
 
 /** What a checkout step came to, for the page to show. */
 export type PayOutcome =
   | { kind: 'paid'; intentionId: string }
-  | { kind: 'declined'; code: string }
+  /**
+   * The charge was refused; nothing was charged. While `attemptsLeft` > 0 the checkout stays
+   * PENDING (its listings held) for another card; at 0 it failed and released them.
+   */
+  | { kind: 'declined'; code: string; paymentId: string; attemptsLeft: number }
   | { kind: 'verify'; paymentId: string }
   | { kind: 'ended'; state: string };
 
@@ -43,7 +49,8 @@ export interface PaymentProvider {
  */
 export const SANDBOX_CARDS = { success: '4242424242424242', declined: '4000000000000002', verification: '4000002500003155' } as const;
 
-function luhn(digits: string): boolean {
+/** The Luhn check digit of a card number holds (digits only). */
+export function luhn(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = Number(digits[digits.length - 1 - i]);

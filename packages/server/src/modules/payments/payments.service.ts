@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { affected } from '../../db/affected.js';
@@ -24,15 +24,54 @@ export class PaymentsService {
     readonly provider: PaymentProvider,
   ) {}
 
-  /** Charges the intention's total with the provider. At most one charge per intention (the provider key is its id). */
-  charge(intention: IntentionRow, card: CardInput): Promise<ChargeResult> {
-    return this.provider.charge({ amountMinor: intention.totalMinor, currency: intention.currency, card, idempotencyKey: intention.id });
+  /**
+   * Charges the intention's total with the provider, as its attempt number `attempt` (see
+   * {@link PaymentsService.nextAttempt}). The provider's idempotency key is the intention and
+   * the attempt: the same attempt sent twice (a double submit, a retried call) is one charge,
+   * while a new card after a decline is a new attempt.
+   */
+  charge(intention: IntentionRow, card: CardInput, attempt: number): Promise<ChargeResult> {
+    return this.provider.charge({ amountMinor: intention.totalMinor, currency: intention.currency, card, idempotencyKey: `${intention.id}:${attempt}` });
   }
 
-  /** Records the provider's answer to a charge; returns the payment. A repeated answer (same provider ref) keeps the first. */
-  async record(tx: Tx, intention: IntentionRow, result: ChargeResult, last4: string): Promise<PaymentRow> {
+  /**
+   * The number of the intention's next charge attempt: how many payments it recorded. Read
+   * before charging, so two submissions racing each other read the same number, share one
+   * idempotency key and make one charge; once a payment is recorded (declined, say), the next
+   * submission is a new attempt.
+   */
+  async nextAttempt(tx: Tx, intentionId: string): Promise<number> {
+    return (await tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(payments).where(eq(payments.intentionId, intentionId)))[0]!.n;
+  }
+
+  /** How many charges of the intention were declined (a decline after extra verification included). */
+  async declinedCount(tx: Tx, intentionId: string): Promise<number> {
+    return (await tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(payments).where(and(eq(payments.intentionId, intentionId), eq(payments.state, 'declined'))))[0]!.n;
+  }
+
+  /**
+   * The payment that paid a PAID intention, for its receipt: its succeeded payment (a charge
+   * that came in after another attempt paid is refunded as late, so only the paying one stays
+   * succeeded). Once a cancelled show refunded it, the earliest refunded one: in the rare case
+   * of a late charge too, either may be named; both say refunded.
+   */
+  async paymentOfPaid(tx: Tx, intentionId: string): Promise<PaymentRow | undefined> {
+    const rows = await tx
+      .select()
+      .from(payments)
+      .where(and(eq(payments.intentionId, intentionId), inArray(payments.state, ['succeeded', 'refund_pending', 'refunded'])))
+      .orderBy(asc(payments.createdAt), asc(payments.id));
+    return rows.find((p) => p.state === 'succeeded') ?? rows[0];
+  }
+
+  /**
+   * Records the provider's answer to a charge; returns the payment and whether this call
+   * recorded it (`fresh`). The same answer recorded again (same provider ref: a double submit
+   * of one attempt) keeps the first row and is not fresh, so only one caller settles it.
+   */
+  async record(tx: Tx, intention: IntentionRow, result: ChargeResult, last4: string): Promise<{ payment: PaymentRow; fresh: boolean }> {
     const now = this.deps.clock.now();
-    await tx.insert(payments)
+    const inserted = await tx.insert(payments)
       .values({
         id: newId('payment'),
         partnerId: intention.partnerId,
@@ -48,8 +87,10 @@ export class PaymentsService {
         createdAt: now,
         updatedAt: now,
       })
-      .onConflictDoNothing();
-    return (await tx.select().from(payments).where(and(eq(payments.provider, this.provider.name), eq(payments.providerRef, result.ref))).limit(1))[0]!;
+      .onConflictDoNothing()
+      .returning();
+    if (inserted[0]) return { payment: inserted[0], fresh: true };
+    return { payment: (await tx.select().from(payments).where(and(eq(payments.provider, this.provider.name), eq(payments.providerRef, result.ref))).limit(1))[0]!, fresh: false };
   }
 
   /** A payment of the partner, or undefined. */

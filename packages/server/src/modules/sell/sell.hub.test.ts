@@ -1,3 +1,4 @@
+import { PayoutAccounts } from '../payouts/payouts.accounts.js';
 import { inOrder } from '../../lib/in-order.js';
 import { describe, expect, it } from 'vitest';
 import { ownershipEndpoint } from '../../testing/platform.js';
@@ -116,6 +117,15 @@ describe('order flow and payout details', () => {
     const csrf = inputValue(page.text, '_csrf')!;
     const bad = await browser.post(`/sell/${p.id}/order/ord-9`, { _csrf: csrf, price: 'abc' });
     expect(bad.status).toBe(400);
+    // Not before the fan has said where to be paid: the page says so and links the payout form.
+    expect(page.text).toContain('<div class="notice warn"><p>Add where we pay you before publishing');
+    expect(page.text).toContain(`href="/sell/${p.id}/payout?lang=en"`);
+    const unpaid = await browser.post(`/sell/${p.id}/order/ord-9`, { _csrf: csrf, price: '50' });
+    expect(unpaid.status).toBe(400);
+    expect(unpaid.text).toContain('nobody can buy a listing until we know where to send the money');
+    expect((await t.deps.tickets.get(t.db, p.id, 'o1')).state).toBe('VALID');
+    await t.db.transact(async (tx) => await new PayoutAccounts(t.deps).save(tx, p.id, (await t.deps.users.resolve(tx, p.id, { email: 'fan@example.com' })).id, { holderName: 'Fan', iban: 'DE89 3704 0044 0532 0130 00' }));
+    expect((await browser.get(redirected.location!)).text).not.toContain('notice warn');
     const done = await browser.post(`/sell/${p.id}/order/ord-9`, { _csrf: csrf, price: '50' });
     expect(done.status).toBe(303);
     const packs = await inOrder(['o1', 'o3'], async (id) => await t.deps.listings.getByTicket(t.db, p.id, id));

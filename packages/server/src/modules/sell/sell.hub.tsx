@@ -26,6 +26,8 @@ interface HubTicket {
   showTitle: string;
   eventTitle: string;
   startsAt: number;
+  /** The venue's time zone (the show's, else the event's); null when unknown. */
+  timeZone: string | null;
   optionTitle: string;
   groupKey: string;
   sellable: boolean;
@@ -60,7 +62,7 @@ export function sellHubRoutes(deps: AppDeps) {
         .flatMap((t) => {
           const s = shows.get(t.showPk);
           const o = options.get(t.ticketOptionPk);
-          return s && o && s.show.startsAt > now ? [{ t, showTitle: s.show.title, startsAt: s.show.startsAt, eventTitle: s.event.title, optionTitle: o.title }] : [];
+          return s && o && s.show.startsAt > now ? [{ t, showTitle: s.show.title, startsAt: s.show.startsAt, timeZone: (s.show.location ?? s.event.location).timeZone ?? null, eventTitle: s.event.title, optionTitle: o.title }] : [];
         })
         .sort((a, b) => a.startsAt - b.startsAt || (a.t.ticketId < b.t.ticketId ? -1 : a.t.ticketId > b.t.ticketId ? 1 : 0));
       return await inOrder(rows, async (r): Promise<HubTicket> => {
@@ -72,6 +74,7 @@ export function sellHubRoutes(deps: AppDeps) {
           showTitle: r.showTitle,
           eventTitle: r.eventTitle,
           startsAt: r.startsAt,
+          timeZone: r.timeZone,
           optionTitle: r.optionTitle,
           groupKey: `${r.t.ticketOptionPk}|${r.t.priceTypePk ?? ''}`,
           sellable: r.t.state === 'VALID' && (await deps.listings.notSellable(tx, r.t)) === null,
@@ -123,7 +126,7 @@ export function sellHubRoutes(deps: AppDeps) {
                 <a href={`/sell/${partner.id}/show/${s.showPk}?lang=${lang}`}>
                   {s.eventTitle} · {s.showTitle}
                 </a>{' '}
-                · {formatInstant(s.startsAt, lang, null, 'long')}
+                · {formatInstant(s.startsAt, lang, s.timeZone, 'long')}
               </li>
             ))}
           </ul>
@@ -154,6 +157,7 @@ export function sellHubRoutes(deps: AppDeps) {
     const sellable = list.filter((x) => x.sellable);
     const currency = sellable.length > 0 ? await deps.db.read(async (tx) => (await deps.listings.quote(tx, await deps.tickets.get(tx, partner.id, sellable[0]!.ticketId), null)).currency) : null;
     const title = sm(lang, 'sellOrderTitle', { orderId });
+    const unpaid = currency !== null && (await deps.db.read(async (tx) => await accounts.view(tx, r.userPk))) === null;
     return renderPage(
       c,
       <Layout lang={lang} title={title}>
@@ -167,6 +171,14 @@ export function sellHubRoutes(deps: AppDeps) {
           </p>
         ) : null}
         <TicketList partner={partner} list={list} lang={lang} />
+        {unpaid ? (
+          <div class="notice warn">
+            <p>{sm(lang, 'payoutRequired')}</p>
+            <p>
+              <a href={`/sell/${partner.id}/payout?lang=${lang}`}>{sm(lang, 'payoutStepUpLink')}</a>
+            </p>
+          </div>
+        ) : null}
         {currency !== null ? (
           <form method="post" action={action} class="card" novalidate>
             {csrfField(c, action)}
@@ -204,9 +216,12 @@ export function sellHubRoutes(deps: AppDeps) {
         await deps.db.transact(async (tx) => {
           const first = await deps.tickets.get(tx, partner.id, sellable[0]!.ticketId);
           const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', (await deps.listings.quote(tx, first, null)).currency);
+          const unpaid = (await accounts.view(tx, r.userPk)) === null;
           for (const group of groups.values()) {
             await deps.listings.create(tx, partner.id, { sellerPk: r.userPk, ticketPks: await inOrder(group, async (x) => (await deps.tickets.get(tx, partner.id, x.ticketId)).id), priceMinor });
           }
+          // As on the ticket's sell page: the price's errors first, then where the money goes (rolled back).
+          if (unpaid) throw new ApiError(400, 'missing_field', sm(lang, 'payoutRequired'), { path: 'iban' });
         });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;

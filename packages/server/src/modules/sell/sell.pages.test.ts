@@ -5,6 +5,7 @@ import { createTestApp } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
 import { authService } from '../auth/auth.service.js';
 import { completeCodeFlow, formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
+import { PayoutAccounts } from '../payouts/payouts.accounts.js';
 
 /** The partner platform's ownership endpoint: answers what `owned` says, or `status`. */
 async function platform() {
@@ -34,8 +35,10 @@ async function setup() {
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('a1'), ticketBody('a2')] });
   pf.state.owned.set('fan@example.com', [record('a1'), record('a2'), record('new-1')]);
   const browser = new TestBrowser(t.app);
-  const signIn = async (email = 'fan@example.com') => {
+  /** Signs the fan in by a link; `payout` first saves where the fan is paid (publishing needs it). */
+  const signIn = async (email = 'fan@example.com', opts: { payout?: boolean } = { payout: true }) => {
     const user = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { email }));
+    if (opts.payout) await t.db.transact(async (tx) => await new PayoutAccounts(t.deps).save(tx, p.id, user.id, { holderName: 'Fan', iban: 'DE89 3704 0044 0532 0130 00' }));
     const token = await t.db.transact(async (tx) => await authService(t.deps).mintOneTimeToken(tx, p.id, user.id, 'test'));
     const res = await browser.get(`/sell/${p.id}/ticket/a1?oneTimeToken=${token}`);
     expect(res.status).toBe(302);
@@ -58,10 +61,15 @@ describe('sell flow: publishing', () => {
   it('shows the price form with the allowed range, calculates, and publishes within the rules', async () => {
     const { t, p, browser, signIn, page } = await setup();
     await t.request('POST', '/v1/rules', { key: p.keys.private, body: [{ externalReferenceEventId: 'tour', showId: 'show-1', ticketOptionId: 'opt-field', ruleType: 'maxPriceSellConfig', rules: { type: 'PERCENTAGE', value: 100 } }] });
-    const user = await signIn();
+    const user = await signIn('fan@example.com', { payout: false });
     // Signed in by a link, the seller is not stepped up: no payout fields, a way to confirm it's you.
     const unproven = await browser.get(page);
     expect(unproven.text).not.toContain('<label for="iban">');
+    // Nothing is published before the seller says where to be paid (which needs the step-up first).
+    const unpaid = await browser.post(page, { _csrf: inputValue(unproven.text, '_csrf')!, price: '40', intent: 'publish' });
+    expect(unpaid.status).toBe(400);
+    expect(unpaid.text).toContain('Add where we pay you before publishing: confirm it’s you with the button below');
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
     const asked = await browser.post(page, { _csrf: inputValue(unproven.text, '_csrf')!, price: '41', intent: 'stepup' });
     expect(asked.status).toBe(303);
     expect(asked.location).toContain('/auth/step-up?');
@@ -79,7 +87,8 @@ describe('sell flow: publishing', () => {
     expect(form.text).toContain('<label for="price">Price per ticket (EUR)</label>');
     expect(form.text).toContain('At most €45.50.');
     expect(inputValue(form.text, 'price')).toBe('45.50');
-    expect(form.text).not.toContain('You receive');
+    // No price calculated yet: the money table waits hidden for the pages' script (live) or Calculate.
+    expect(form.text).toContain('<table aria-label="What happens to the money" class="money" id="payout-table" hidden="">');
     const csrf = inputValue(form.text, '_csrf')!;
     expect(formAction(form.text)).toBe(page);
 
@@ -93,6 +102,12 @@ describe('sell flow: publishing', () => {
     expect(tooHigh.status).toBe(400);
     expect(tooHigh.text).toContain('The price must be at most 45.5 EUR');
     expect(tooHigh.text).toContain('aria-invalid="true"');
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
+
+    const noAccount = await browser.post(page, { _csrf: csrf, price: '40', intent: 'publish' });
+    expect(noAccount.status).toBe(400);
+    expect(noAccount.text).toContain('Add where we pay you before publishing: nobody can buy a listing until we know where to send the money.');
+    expect(noAccount.text).toContain('<legend>Where we pay you <span class="muted">(required)</span></legend>');
     expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
 
     const badIban = await browser.post(page, { _csrf: csrf, price: '40', intent: 'publish', holderName: 'Ana García', iban: 'ES00 1234' });
@@ -125,11 +140,17 @@ describe('sell flow: publishing', () => {
     const form = await browser.get(page);
     // Before typing: the face value, and that the organiser set no range (no cap rule here).
     expect(form.text).toContain('Face value: €45.50. The organiser sets no price limit.');
+    // As the seller types, the pages' script calculates with the fees that apply (the server's, see page-script.test.ts).
+    expect(inputValue(form.text, 'price')).toBe('45.50');
+    const fees = /data-payout="payout-table" data-payout-fees="([^"]+)" data-payout-currency="EUR" data-payout-digits="2"/.exec(form.text)?.[1];
+    expect(JSON.parse(fees!.replace(/&quot;/g, '"'))).toEqual({ buyerPercent: 10, buyerFixedMinor: 0, sellerPercent: 5, sellerFixedMinor: 0 });
+    expect(form.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(form.text).toMatch(/<script src="\/assets\/pages-[\w-]+\.js" defer><\/script>/);
     const csrf = inputValue(form.text, '_csrf')!;
 
     // €500: the buyer pays price + buyer fee, the seller receives price − service fee.
     const preview = await browser.post(page, { _csrf: csrf, price: '500', intent: 'preview' });
-    const rows = [...preview.text.matchAll(/<th scope="row">([^<]+)<\/th><td>(?:<strong>)?([^<]+)/g)].map((m) => `${m[1]}: ${m[2]}`);
+    const rows = [...preview.text.matchAll(/<th scope="row">([^<]+)<\/th><td[^>]*>([^<]+)/g)].map((m) => `${m[1]}: ${m[2]}`);
     expect(rows).toEqual(['Your price: €500.00', 'Buyer’s fee: + €50.00', 'The buyer pays: €550.00', 'Your price: €500.00', 'Your service fee: − €25.00', 'You receive: €475.00']);
     // Above face value, the form carries the confirmation box.
     expect(preview.text).toContain('My price is above the face value of €45.50: publish it anyway.');
@@ -200,9 +221,25 @@ describe('sell flow: managing a listing', () => {
     return { ...s, listingPage: done.location!.split('&published')[0]! };
   }
 
+  it('names the ticket as a fan knows it (category, place, date), never by the platform’s id', async () => {
+    const { t, p, browser, signIn } = await setup();
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('a1', { section: 'A', row: '2', seat: '7' })] });
+    await signIn();
+    const form = await browser.get(`/sell/${p.id}/ticket/a1`);
+    const done = await browser.post(`/sell/${p.id}/ticket/a1`, { _csrf: inputValue(form.text, '_csrf')!, price: '40', intent: 'publish' });
+    const view = await browser.get(done.location!);
+    expect(view.text).toContain('<li>General field · Section A · Row 2 · Seat 7</li>');
+    expect(view.text).not.toContain('a1</');
+    expect(view.text).toMatch(/The Big Tour 2026<\/strong> · [^<]+ · \w+day, \d+ \w+ 2026 at \d\d:\d\d \w+/);
+    expect(view.text).toContain('<p role="status" class="notice ok">Your ticket is on sale.</p>');
+  });
+
   it('changes the price within the rules and removes the listing', async () => {
     const { t, p, browser, listingPage } = await listed();
     const view = await browser.get(listingPage);
+    // The share link, with a copy button the pages' script shows where it can copy.
+    expect(view.text).toContain('<button type="button" class="secondary" hidden="" data-copy-target="share-url" data-copy-done="Copied">Copy link</button>');
+    expect(view.text).toMatch(/<a class="long" id="share-url" href="[^"]+listingId=/);
     const priceAction = /action="([^"]*\/price)"/.exec(view.text)![1]!;
     const csrf = /name="_csrf" value="([^"]*)"/.exec(view.text.slice(view.text.indexOf(priceAction)))![1]!;
     const changed = await browser.post(priceAction, { _csrf: csrf, price: '42.50' });

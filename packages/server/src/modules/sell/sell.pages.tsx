@@ -3,11 +3,13 @@ import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../context.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
-import { priceBreakdown, type PriceBreakdown } from '../../lib/fees.js';
+import { priceBreakdown, type FeeSchedule, type PriceBreakdown } from '../../lib/fees.js';
 import { currencyDigits } from '../../lib/money.js';
-import { formatInstant } from '../../pages/format.js';
+import { formatDay, formatInstant } from '../../pages/format.js';
+import { ticketName } from '../../pages/seats.js';
 import { t, type Lang } from '../../pages/i18n.js';
-import { Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { cspWith, Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { pageScriptTag } from '../../pages/page-script.js';
 import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
 import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, sessionFromRequest, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
 import { listingById, type ListingRow } from '../listings/listings.queries.js';
@@ -23,6 +25,9 @@ import { sm } from './sell.messages.js';
 type C = Context<SessionEnv>;
 type FieldErrors = Partial<Record<'price' | 'holderName' | 'iban' | 'form' | 'aboveFace', string>>;
 
+/** The sell pages' policy: the shared one plus the pages' script (live calculation, copy link). */
+const SELL_CSP = cspWith({ scripts: true });
+
 function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
 }
@@ -35,27 +40,38 @@ function typed(minor: number | null, currency: string): string {
  * The money of one ticket as two sums that add up: the buyer's (your price plus the buyer's
  * fee) and yours (your price minus your service fee).
  */
-function Breakdown({ b, currency, lang }: { b: PriceBreakdown; currency: string; lang: Lang }) {
-  const row = (label: string, amount: string, strong = false) => (
-    <tr class={strong ? 'total' : undefined}>
-      <th scope="row">{label}</th>
-      <td>{strong ? <strong>{amount}</strong> : amount}</td>
-    </tr>
-  );
+/**
+ * The money of one ticket as two sums that add up. `live` gives it the id and cell names the
+ * pages' script fills in as the seller types (`data-payout`, pages/page-script.ts); `hidden`
+ * keeps it out of sight until a price is known.
+ */
+function Breakdown({ b, currency, lang, live, hidden }: { b: PriceBreakdown; currency: string; lang: Lang; live?: boolean; hidden?: boolean }) {
+  const row = (label: string, cell: keyof PriceBreakdown, minor: number, sign: string, strong = false) => {
+    const amount = `${sign}${money(minor, currency, lang)}`;
+    const name = cell.replace(/Minor$/, '');
+    return (
+      <tr class={strong ? 'total' : undefined}>
+        <th scope="row">{label}</th>
+        <td data-payout-cell={live ? name : undefined} data-payout-sign={live && sign ? sign : undefined}>
+          {amount}
+        </td>
+      </tr>
+    );
+  };
   return (
-    <table aria-label={sm(lang, 'breakdown')} class="money">
+    <table aria-label={sm(lang, 'breakdown')} class="money" id={live ? 'payout-table' : undefined} hidden={hidden}>
       <caption>
         {sm(lang, 'breakdown')} ({sm(lang, 'perTicket')})
       </caption>
       <tbody>
-        {row(sm(lang, 'yourPrice'), money(b.priceMinor, currency, lang))}
-        {row(sm(lang, 'buyerFee'), `+ ${money(b.buyerFeeMinor, currency, lang)}`)}
-        {row(sm(lang, 'buyerPays'), money(b.buyerTotalMinor, currency, lang), true)}
+        {row(sm(lang, 'yourPrice'), 'priceMinor', b.priceMinor, '')}
+        {row(sm(lang, 'buyerFee'), 'buyerFeeMinor', b.buyerFeeMinor, '+ ')}
+        {row(sm(lang, 'buyerPays'), 'buyerTotalMinor', b.buyerTotalMinor, '', true)}
       </tbody>
       <tbody>
-        {row(sm(lang, 'yourPrice'), money(b.priceMinor, currency, lang))}
-        {row(sm(lang, 'sellerFee'), `− ${money(b.sellerFeeMinor, currency, lang)}`)}
-        {row(sm(lang, 'youReceive'), money(b.payoutMinor, currency, lang), true)}
+        {row(sm(lang, 'yourPrice'), 'priceMinor', b.priceMinor, '')}
+        {row(sm(lang, 'sellerFee'), 'sellerFeeMinor', b.sellerFeeMinor, '− ')}
+        {row(sm(lang, 'youReceive'), 'payoutMinor', b.payoutMinor, '', true)}
       </tbody>
     </table>
   );
@@ -99,13 +115,15 @@ function PayoutFields({ c, lang, partner, errors, values }: { c: C; lang: Lang; 
   void c;
   return (
     <fieldset>
-      <legend>{sm(lang, 'payoutTitle')}</legend>
+      <legend>
+        {sm(lang, 'payoutTitle')} <span class="muted">({sm(lang, 'required')})</span>
+      </legend>
       <p class="hint">{sm(lang, 'payoutIntro', { days: partner.settings.payoutDelayDays })}</p>
       <label for="holderName">{sm(lang, 'holderName')}</label>
-      <input type="text" id="holderName" name="holderName" autocomplete="name" value={values.holderName ?? ''} aria-invalid={errors.holderName ? 'true' : undefined} aria-describedby={errors.holderName ? 'holderName-error' : undefined} />
+      <input type="text" id="holderName" name="holderName" autocomplete="name" required value={values.holderName ?? ''} aria-invalid={errors.holderName ? 'true' : undefined} aria-describedby={errors.holderName ? 'holderName-error' : undefined} />
       <FieldError id="holderName-error" text={errors.holderName} />
       <label for="iban">{sm(lang, 'iban')}</label>
-      <input type="text" id="iban" name="iban" autocomplete="off" spellcheck={false} aria-invalid={errors.iban ? 'true' : undefined} aria-describedby={errors.iban ? 'iban-error iban-hint' : 'iban-hint'} />
+      <input type="text" id="iban" name="iban" autocomplete="off" spellcheck={false} required aria-invalid={errors.iban ? 'true' : undefined} aria-describedby={errors.iban ? 'iban-error iban-hint' : 'iban-hint'} />
       <p class="hint" id="iban-hint">
         {sm(lang, 'ibanHint')}
       </p>
@@ -127,6 +145,8 @@ interface SellFormProps {
   /** The price typed, when it parsed: above face value, the form asks for a confirmation. */
   priceMinor: number | null;
   breakdown: PriceBreakdown | null;
+  /** The fees that apply, for the live calculation as the seller types. */
+  fees: FeeSchedule;
   payout: PayoutAccountView | null;
   /** Whether the session must confirm it's you (step-up) before payout fields are shown. */
   needsStepUp: boolean;
@@ -139,7 +159,7 @@ function SellForm(p: SellFormProps) {
   const hint = limitsText(p.limits, p.currency, lang);
   const when = formatInstant(p.facts.startsAt, lang, p.facts.timeZone);
   return (
-    <Layout lang={lang} title={p.heading}>
+    <Layout lang={lang} title={p.heading} head={pageScriptTag()}>
       <h1>{p.heading}</h1>
       <p>
         <strong>{p.facts.eventTitle}</strong> · {p.facts.showTitle} · <time datetime={toIso(p.facts.startsAt)}>{when}</time>
@@ -173,6 +193,12 @@ function SellForm(p: SellFormProps) {
               inputmode="decimal"
               value={p.price}
               required
+              data-payout="payout-table"
+              data-payout-fees={JSON.stringify(p.fees)}
+              data-payout-currency={p.currency}
+              data-payout-digits={String(currencyDigits(p.currency))}
+              data-payout-live="payout-live"
+              data-payout-said={sm(lang, 'youReceiveLive')}
               aria-invalid={p.errors.price ? 'true' : undefined}
               aria-describedby={['price-hint', p.errors.price ? 'price-error' : ''].filter(Boolean).join(' ')}
             />
@@ -182,7 +208,15 @@ function SellForm(p: SellFormProps) {
             <FieldError id="price-error" text={p.errors.price} />
           </>
         )}
-        {p.breakdown ? <Breakdown b={p.breakdown} currency={p.currency} lang={lang} /> : null}
+        {p.limits.fixedMinor !== null ? (
+          p.breakdown ? <Breakdown b={p.breakdown} currency={p.currency} lang={lang} /> : null
+        ) : (
+          <>
+            {/* Calculated on the server on Calculate (no script), live as the seller types (script). */}
+            <Breakdown b={p.breakdown ?? priceBreakdown(0, p.fees)} currency={p.currency} lang={lang} live hidden={!p.breakdown} />
+            <p class="visually-hidden" id="payout-live" aria-live="polite"></p>
+          </>
+        )}
         {aboveFace(p.priceMinor, p.limits) ? (
           <div class={p.errors.aboveFace ? 'confirm invalid' : 'confirm'}>
             <FieldError id="aboveFace-error" text={p.errors.aboveFace} />
@@ -194,7 +228,9 @@ function SellForm(p: SellFormProps) {
           <p>{sm(lang, 'payoutSaved', { hint: p.payout.accountHint, name: p.payout.holderName })}</p>
         ) : p.needsStepUp ? (
           <fieldset>
-            <legend>{sm(lang, 'payoutTitle')}</legend>
+            <legend>
+              {sm(lang, 'payoutTitle')} <span class="muted">({sm(lang, 'required')})</span>
+            </legend>
             <p class="hint">{sm(lang, 'payoutStepUp')}</p>
             <FieldError id="iban-error" text={p.errors.iban} />
             {/* A submit, not a link: the price typed so far travels to the step-up and back. */}
@@ -269,12 +305,13 @@ export function sellPageRoutes(deps: AppDeps) {
         price={state.price ?? typed(quote.limits.originalMinor, quote.currency)}
         priceMinor={state.preview ?? null}
         breakdown={breakdown}
+        fees={quote.fees}
         payout={payout}
         needsStepUp={!steppedUp}
         errors={state.errors ?? {}}
         holderName={state.holderName ?? ''}
       />,
-      { status: state.errors && Object.keys(state.errors).length ? 400 : 200 },
+      { status: state.errors && Object.keys(state.errors).length ? 400 : 200, csp: SELL_CSP },
     );
   }
 
@@ -357,7 +394,16 @@ export function sellPageRoutes(deps: AppDeps) {
               throw err;
             }
           }
-          return await deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
+          const unpaid = (await accounts.view(tx, session.userPk)) === null;
+          // The price's own errors first (create checks the rules), then the payout account.
+          const created = await deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
+          if (unpaid) {
+            // Nobody may buy a listing whose seller we cannot pay: where the money goes comes
+            // first (the transaction rolls the listing back).
+            errors.iban = sm(lang, deps.auth.isSteppedUp(session) ? 'payoutRequired' : 'payoutRequiredStepUp');
+            throw new ApiError(400, 'missing_field', errors.iban, { path: 'iban' });
+          }
+          return created;
         });
         return safeRedirect(c, `/sell/${partner.id}/listings/${listing.id}?lang=${lang}&published=1`, 303);
       } catch (err) {
@@ -372,17 +418,20 @@ export function sellPageRoutes(deps: AppDeps) {
   );
 
   async function listingPage(c: C, partner: PartnerRow, listing: ListingRow, lang: Lang, errors: FieldErrors = {}) {
-    const { api, facts } = await deps.db.read(async (tx) => ({ api: await deps.listings.toApi(tx, listing), facts: await eventOfTicket(tx, (await deps.listings.ticketsOf(tx, listing.id))[0]!) }));
+    const { api, facts, tickets } = await deps.db.read(async (tx) => {
+      const tickets = await deps.listings.ticketsOf(tx, listing.id);
+      return { api: await deps.listings.toApi(tx, listing), facts: await eventOfTicket(tx, tickets[0]!), tickets };
+    });
     const b = priceBreakdown(listing.priceMinor, { buyerPercent: 0, buyerFixedMinor: listing.buyerFeeMinor, sellerPercent: 0, sellerFixedMinor: listing.sellerFeeMinor });
     const base = `/sell/${partner.id}/listings/${listing.id}`;
     const flag = (k: string) => c.req.query(k) === '1';
     const payoutDay = new Date(facts.startsAt + partner.settings.payoutDelayDays * 86_400_000);
     return renderPage(
       c,
-      <Layout lang={lang} title={sm(lang, 'listingTitle')}>
+      <Layout lang={lang} title={sm(lang, 'listingTitle')} head={pageScriptTag()}>
         <h1>{sm(lang, 'listingTitle')}</h1>
         {['published', 'updated', 'removed'].filter(flag).map((k) => (
-          <p role="status" class="card">
+          <p role="status" class="notice ok">
             {sm(lang, k as 'published')}
           </p>
         ))}
@@ -392,19 +441,28 @@ export function sellPageRoutes(deps: AppDeps) {
           </p>
         ) : null}
         <p>
-          <strong>{facts.eventTitle}</strong> · {facts.showTitle}
+          <strong>{facts.eventTitle}</strong> · {facts.showTitle} · {formatInstant(facts.startsAt, lang, facts.timeZone)}
         </p>
         <p>
-          {sm(lang, 'status')}: <strong>{sm(lang, `state_${listing.state}`)}</strong> · {sm(lang, 'tickets')}: {api.ticketIds.join(', ')}
+          {sm(lang, 'status')}: <strong>{sm(lang, `state_${listing.state}`)}</strong>
         </p>
+        <ul>
+          {tickets.map((t) => (
+            <li>{ticketName(facts.optionTitle, t, lang)}</li>
+          ))}
+        </ul>
         <Breakdown b={b} currency={listing.currency} lang={lang} />
         {listing.state === 'ACTIVE' ? (
           <>
             <p>
               {sm(lang, 'share')}{' '}
-              <a class="long" href={api.shareUrl}>
+              <a class="long" id="share-url" href={api.shareUrl}>
                 {api.shareUrl}
-              </a>
+              </a>{' '}
+              {/* Shown by the pages' script where the clipboard can be written. */}
+              <button type="button" class="secondary" hidden data-copy-target="share-url" data-copy-done={sm(lang, 'copied')}>
+                {sm(lang, 'copyLink')}
+              </button>
             </p>
             <form method="post" action={`${base}/price`} class="card" novalidate>
               {csrfField(c, `${base}/price`)}
@@ -426,12 +484,12 @@ export function sellPageRoutes(deps: AppDeps) {
           <p class="card">
             {sm(lang, 'soldNote', {
               amount: money(listing.payoutMinor * listing.quantity, listing.currency, lang),
-              date: new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(payoutDay),
+              date: formatDay(payoutDay.getTime(), lang, facts.timeZone),
             })}
           </p>
         ) : null}
       </Layout>,
-      { status: Object.keys(errors).length ? 400 : 200 },
+      { status: Object.keys(errors).length ? 400 : 200, csp: SELL_CSP },
     );
   }
 

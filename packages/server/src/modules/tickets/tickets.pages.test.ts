@@ -129,7 +129,7 @@ describe('secure ticket view', () => {
     await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('z1', { externalReferenceEventId: 'tz' })] });
     const url = new URL((await t.request('GET', '/v1/tickets/z1/url', { key: p.keys.private })).body.data as string);
     const html = await (await t.app.request(url.pathname)).text();
-    expect(html).toContain('Sunday, March 1, 2026 at 4:00 PM UTC');
+    expect(html).toContain('Sunday, 1 March 2026 at 16:00 UTC');
   });
 
   it('is localised and escapes every partner string', async () => {

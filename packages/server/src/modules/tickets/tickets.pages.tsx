@@ -2,9 +2,12 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
 import type { AppDeps, AppEnv } from '../../context.js';
 import { formatInstant } from '../../pages/format.js';
 import { cspWith, Layout, renderPage } from '../../pages/layout.js';
+import { brandAsPartner } from '../../pages/brand.js';
+import { partnerById } from '../partners/partners.queries.js';
 import { ticketPdf } from './tickets.pdf.js';
 import { drawQr, readTicketView, secureViewUrl, ticketForToken, type TicketView } from './tickets.view.js';
 
@@ -91,7 +94,7 @@ function Page(props: { lang: Lang; title: string; children: unknown }) {
 }
 
 /** Pages that carry a ticket: the shared headers with the view's policy, and never indexed. */
-function render(c: Context, node: { toString(): string | Promise<string> }, status = 200) {
+function render(c: Context, node: Child, status = 200) {
   c.header('X-Robots-Tag', 'noindex, nofollow');
   return renderPage(c, node, { csp: VIEW_CSP, status });
 }
@@ -235,9 +238,9 @@ export function ticketPageRoutes(deps: AppDeps) {
   const viewOfToken = async (token: string) => {
     const found = await deps.db.read(async (tx) => {
       const ticket = await ticketForToken(deps, tx, token);
-      return ticket ? { ticket, view: await readTicketView(deps, tx, ticket.id) } : null;
+      return ticket ? { ticket, view: await readTicketView(deps, tx, ticket.id), partner: await partnerById(tx, ticket.partnerId) } : null;
     });
-    return found && { ticket: found.ticket, v: await drawQr(found.view) };
+    return found && { ticket: found.ticket, partner: found.partner, v: await drawQr(found.view) };
   };
 
   app.get('/tickets/view/:token', async (c) => {
@@ -245,6 +248,7 @@ export function ticketPageRoutes(deps: AppDeps) {
     if (!found) return render(c, <Gone lang={langOf(c, 'en')} />, 404);
     const { v } = found;
     const lang = langOf(c, v.defaultLang);
+    if (found.partner) brandAsPartner(c, found.partner);
     const pdfHref = v.access.showQr || v.willCall ? `${c.req.path}/ticket.pdf?lang=${lang}` : null;
     return render(c, <TicketPage v={v} lang={lang} pdfHref={pdfHref} />);
   });

@@ -72,6 +72,26 @@ describe('<resale-access-layer>', () => {
     expect(shadow(el).querySelector('[part="base"]')).toBeNull();
   });
 
+  it('passes return-to to every buy call to action, and leaves out the banner and modal when nothing is for sale', async () => {
+    const off = cta({ enabled: false });
+    vi.stubGlobal('fetch', vi.fn(async () => envelopeResponse([
+      { type: 'banner', class: 'buyBanner', buyBanner: { title: 'Sold out? Not quite.', description: 'd', image: null, visible: true, colors: { background: '#fff', text: '#000' }, callToAction: off } },
+      { type: 'modal', class: 'buyModal', buyModal: { title: 'M', description: 'd', image: '', visible: true, callToAction: off } },
+      COMPONENTS[2]!,
+      COMPONENTS[3]!,
+    ])));
+    const el = create({ ...ATTRS, 'return-to': 'https://tickets.example/events/gala' });
+    const ready = nextEvent<ResaleReadyEvent>(el, 'resale-ready');
+    document.body.append(el);
+    expect((await ready).detail).toEqual({ source: 'fetch', count: 2 });
+    expect(rendered(el)).toEqual(['resale-buy-button', 'resale-categories-list']);
+    for (const tag of ['resale-buy-button', 'resale-categories-list'] as const) {
+      const inner = shadow(el).querySelector(tag)!;
+      await inner.updateComplete;
+      expect(new URL(shadow(inner).querySelector('a')!.getAttribute('href')!).searchParams.get('returnTo'), tag).toBe('https://tickets.example/events/gala');
+    }
+  });
+
   it('does not fetch until event, show and key are all set', async () => {
     const fetch = vi.fn(async () => envelopeResponse([]));
     vi.stubGlobal('fetch', fetch);

@@ -3,6 +3,7 @@ import { ResaleErrorEvent } from '../../events/error.js';
 import { ResaleReadyEvent } from '../../events/ready.js';
 import { apiBase, fetchData, isAbort, LoadError, toErrorDetail } from '../../internal/api.js';
 import { ResaleElement } from '../../internal/base-element.js';
+import { isOffered } from '../../internal/cta.js';
 import { isObject } from '../../internal/safe.js';
 import { loadSeatMap } from '../../internal/seat-map-loader.js';
 import type { AccessLayerComponent } from '../../internal/types.js';
@@ -23,8 +24,12 @@ function toComponents(data: unknown): AccessLayerComponent[] {
   return data.filter((c): c is AccessLayerComponent => isObject(c) && typeof c['class'] === 'string' && KNOWN.has(c['class']) && isObject(c[c['class']]));
 }
 
+/** Whether the item shows anything: the banner and the modal only with offers to lead to (as they render). */
 function isVisible(c: AccessLayerComponent): boolean {
-  return c.class === 'integratedMap' || (c as unknown as Record<string, { visible?: unknown }>)[c.class]?.visible === true;
+  if (c.class === 'integratedMap') return true;
+  const item = (c as unknown as Record<string, { visible?: unknown; callToAction?: { enabled?: unknown; url?: unknown } }>)[c.class];
+  if (item?.visible !== true) return false;
+  return c.class === 'buyBanner' || c.class === 'buyModal' ? isOffered(item.callToAction) : true;
 }
 
 /**
@@ -32,6 +37,10 @@ function isVisible(c: AccessLayerComponent): boolean {
  * public key and renders the components it receives, in the server's order (banner, modal,
  * button, categories list, seat map). A partner whose server already called the API (sell mode,
  * Login Trust) passes the components in with `.components` instead, and nothing is fetched.
+ *
+ * Every buy call to action carries the way back to the partner (`returnTo`: the `return-to`
+ * attribute, else the page's address). The banner and the modal show only while something is for
+ * sale (see their docs).
  *
  * A failed load (network, non-2xx, not JSON) renders nothing and dispatches `resale-error`: the
  * partner's page never breaks. Success dispatches `resale-ready`. A request in flight is aborted
@@ -51,6 +60,7 @@ export class ResaleAccessLayer extends ResaleElement {
     publicKey: { type: String, attribute: 'public-key' },
     apiBase: { type: String, attribute: 'api-base' },
     currency: { type: String },
+    returnTo: { type: String, attribute: 'return-to' },
     components: { attribute: false },
     labels: { attribute: false },
     _items: { state: true },
@@ -65,6 +75,11 @@ export class ResaleAccessLayer extends ResaleElement {
   declare apiBase: string | undefined;
   /** ISO 4217 code for category prices; default: the map's best listing currency when present. */
   declare currency: string | undefined;
+  /**
+   * The partner page the market links back to, given to every buy call to action; default: this
+   * page's address (see `returnAddress`). Shown by the market only on the partner's allowed origins.
+   */
+  declare returnTo: string | undefined;
   /** Components given by the partner's server; when set, nothing is fetched. */
   declare components: AccessLayerComponent[] | undefined;
   /** Category display names by ticketOptionId, for the categories list. */
@@ -171,11 +186,11 @@ export class ResaleAccessLayer extends ResaleElement {
     const lang = this.lang;
     switch (c.class) {
       case 'buyBanner':
-        return html`<resale-buy-banner part="buy-banner" exportparts=${exportParts('buy-banner', BANNER_PARTS)} .lang=${lang} .component=${c}></resale-buy-banner>`;
+        return html`<resale-buy-banner part="buy-banner" exportparts=${exportParts('buy-banner', BANNER_PARTS)} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-banner>`;
       case 'buyModal':
-        return html`<resale-buy-modal part="buy-modal" exportparts=${exportParts('buy-modal', ['dialog', 'panel', 'close', 'image', 'title', 'description', 'cta', 'cta-disabled'])} .lang=${lang} .component=${c}></resale-buy-modal>`;
+        return html`<resale-buy-modal part="buy-modal" exportparts=${exportParts('buy-modal', ['dialog', 'panel', 'close', 'image', 'title', 'description', 'cta'])} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-modal>`;
       case 'buyButton':
-        return html`<resale-buy-button part="buy-button" exportparts=${exportParts('buy-button', ['cta', 'cta-disabled'])} .lang=${lang} .component=${c}></resale-buy-button>`;
+        return html`<resale-buy-button part="buy-button" exportparts=${exportParts('buy-button', ['cta', 'cta-disabled'])} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-button>`;
       case 'categoriesList':
         return html`<resale-categories-list
           part="categories-list"
@@ -183,6 +198,7 @@ export class ResaleAccessLayer extends ResaleElement {
           .lang=${lang}
           .labels=${this.labels}
           .currency=${this.#currency()}
+          .returnTo=${this.returnTo}
           .component=${c}
         ></resale-categories-list>`;
       case 'integratedMap':
@@ -192,7 +208,7 @@ export class ResaleAccessLayer extends ResaleElement {
         // keeps properties set before the upgrade on every engine.
         return html`<resale-seat-map
           part="seat-map"
-          exportparts=${exportParts('seat-map', ['chart', 'areas', 'area', 'listings', 'listing', 'toggle', 'message', 'summary', 'clear', 'continue', 'tooltip'])}
+          exportparts=${exportParts('seat-map', ['base', 'toolbar', 'zoom-in', 'zoom-out', 'zoom-reset', 'chart', 'image', 'legend', 'sidebar', 'list', 'area', 'listings', 'listing', 'toggle', 'message', 'summary', 'clear', 'continue', 'tooltip'])}
           .lang=${lang}
           api-base=${apiBase(this.apiBase)}
           public-key=${this.publicKey}
@@ -202,6 +218,7 @@ export class ResaleAccessLayer extends ResaleElement {
           .publicKey=${this.publicKey}
           .eventId=${this.eventId}
           .showId=${this.showId}
+          .returnTo=${this.returnTo}
         ></resale-seat-map>`;
       case 'sellBanner':
         return html`<resale-sell-banner part="sell-banner" exportparts=${exportParts('sell-banner', BANNER_PARTS)} .lang=${lang} .component=${c}></resale-sell-banner>`;

@@ -8,8 +8,9 @@ import type { BuyBanner, SellBanner } from '../../internal/types.js';
  * The banner body shared by `<resale-buy-banner>` and `<resale-sell-banner>`. The banner's
  * colours paint its surface; its call to action uses its own colours when configured, else the
  * banner's colours inverted, so the button keeps the contrast the partner chose for the text.
+ * `returnTo` (buy banner only) goes on the call to action's link (see `withReturnTo`).
  */
-export function renderBanner(host: HTMLElement, banner: BuyBanner | SellBanner, componentClass: 'buyBanner' | 'sellBanner'): TemplateResult | typeof nothing {
+export function renderBanner(host: HTMLElement, banner: BuyBanner | SellBanner, componentClass: 'buyBanner' | 'sellBanner', returnTo?: string): TemplateResult | typeof nothing {
   if (!banner || banner.visible !== true) return nothing;
   const surface = pickColors(banner.colors);
   const cta = pickColors(banner.callToAction.colors, { background: surface.text, text: surface.background });
@@ -20,6 +21,6 @@ export function renderBanner(host: HTMLElement, banner: BuyBanner | SellBanner, 
       <h2 class="title" part="title" id="title">${banner.title}</h2>
       <p class="description" part="description">${banner.description}</p>
     </div>
-    ${renderCta({ cta: banner.callToAction, colors: cta, host, detail: { componentClass } })}
+    ${renderCta({ cta: banner.callToAction, colors: cta, host, detail: { componentClass }, returnTo })}
   </section>`;
 }

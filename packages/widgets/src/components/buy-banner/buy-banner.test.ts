@@ -63,8 +63,17 @@ describe('<resale-buy-banner>', () => {
     expect($(el, '[part="title"]').textContent).toBe('<img src=x onerror=alert(1)>');
   });
 
-  it('shows a disabled call to action when enabled is false', async () => {
-    const el = await mount('resale-buy-banner', { component: banner({ callToAction: cta({ enabled: false }) }) });
-    expect(($(el, 'button[part~="cta"]') as HTMLButtonElement).disabled).toBe(true);
+  it('renders nothing when nothing is for sale (call to action disabled) or it leads nowhere: no "Sold out? Not quite." over a greyed button', async () => {
+    for (const callToAction of [cta({ enabled: false }), cta({ url: 'javascript:alert(1)' })]) {
+      const el = await mount('resale-buy-banner', { component: banner({ callToAction }) });
+      expect(shadow(el).querySelector('[part="base"], button, a')).toBeNull();
+    }
+  });
+
+  it('appears once offers exist, its link carrying the way back (return-to)', async () => {
+    const el = await mount('resale-buy-banner', { component: banner({ callToAction: cta({ enabled: false }) }) }, { 'return-to': 'https://tickets.example/e/1' });
+    el.component = banner();
+    await el.updateComplete;
+    expect(new URL($(el, 'a[part~="cta"]').getAttribute('href')!).searchParams.get('returnTo')).toBe('https://tickets.example/e/1');
   });
 });

@@ -15,8 +15,31 @@ describe('<resale-buy-button>', () => {
   it('renders an http(s) link with the server text', async () => {
     const el = await mount('resale-buy-button', { component: button() });
     const a = $(el, 'a[part~="cta"]') as HTMLAnchorElement;
-    expect(a.getAttribute('href')).toBe('https://resale.example/market/ptr_1/tour?showId=s1');
+    // happy-dom's page is http://localhost:3000/: the link carries it as the way back.
+    expect(a.getAttribute('href')).toBe('https://resale.example/market/ptr_1/tour?showId=s1&returnTo=http%3A%2F%2Flocalhost%3A3000%2F');
     expect(a.textContent).toBe('Buy resale tickets');
+  });
+
+  it('carries return-to as the way back (not its fragment), or else the page address', async () => {
+    const el = await mount('resale-buy-button', { component: button() }, { 'return-to': 'https://tickets.example/events/gala?x=1#resale' });
+    const href = new URL($(el, 'a').getAttribute('href')!);
+    expect(href.searchParams.get('returnTo')).toBe('https://tickets.example/events/gala?x=1#resale');
+    expect(href.searchParams.get('showId')).toBe('s1');
+    history.replaceState(null, '', '/events/gala?lang=es#buy');
+    try {
+      const byPage = await mount('resale-buy-button', { component: button() });
+      expect(new URL($(byPage, 'a').getAttribute('href')!).searchParams.get('returnTo')).toBe('http://localhost:3000/events/gala?lang=es');
+    } finally {
+      history.replaceState(null, '', '/');
+    }
+  });
+
+  it('ignores a return-to that is not http(s), and never replaces a returnTo the partner server put on the URL', async () => {
+    const el = await mount('resale-buy-button', { component: button() }, { 'return-to': 'javascript:alert(1)' });
+    expect(new URL($(el, 'a').getAttribute('href')!).searchParams.get('returnTo')).toBe('http://localhost:3000/');
+    const tagged = 'https://resale.example/market/p/e?showId=s1&returnTo=https%3A%2F%2Ftickets.example%2Fe&returnToTag=abc&oneTimeToken=tok';
+    const signed = await mount('resale-buy-button', { component: button({ callToAction: cta({ url: tagged }) }) }, { 'return-to': 'https://other.example/' });
+    expect($(signed, 'a').getAttribute('href')).toBe(tagged);
   });
 
   it('renders nothing when visible is false', async () => {
@@ -90,7 +113,7 @@ describe('<resale-buy-button>', () => {
     expect(seen).toHaveBeenCalledOnce();
     const event = seen.mock.calls[0]![0];
     expect(event.bubbles && event.composed && event.cancelable).toBe(true);
-    expect(event.detail).toEqual({ componentClass: 'buyButton', url: 'https://resale.example/market/ptr_1/tour?showId=s1' });
+    expect(event.detail).toEqual({ componentClass: 'buyButton', url: 'https://resale.example/market/ptr_1/tour?showId=s1&returnTo=http%3A%2F%2Flocalhost%3A3000%2F' });
     expect(click.defaultPrevented).toBe(true);
   });
 

@@ -57,6 +57,29 @@ describe('<resale-buy-modal>', () => {
     expect(el.open).toBe(false);
   });
 
+  it('never opens with a disabled call to action (nothing for sale): no dialog on page load, show() does nothing', async () => {
+    const el = await mount('resale-buy-modal', { component: modal({ callToAction: cta({ enabled: false }) }) });
+    await el.updateComplete;
+    expect(el.open).toBe(false);
+    expect(shadow(el).querySelector('dialog, button[disabled]')).toBeNull();
+    el.show();
+    await el.updateComplete;
+    expect(el.open).toBe(false);
+  });
+
+  it('opens when offers appear, and closes when they are gone', async () => {
+    const el = await mount('resale-buy-modal', { component: modal({ callToAction: cta({ enabled: false }) }) }, { 'return-to': 'https://tickets.example/e/1' });
+    el.component = modal();
+    await el.updateComplete;
+    await el.updateComplete;
+    expect(dialogOf(el).open).toBe(true);
+    expect(new URL($(el, 'a[part~="cta"]').getAttribute('href')!).searchParams.get('returnTo')).toBe('https://tickets.example/e/1');
+    el.component = modal({ callToAction: cta({ enabled: false }) });
+    await el.updateComplete;
+    expect(el.open).toBe(false);
+    expect(shadow(el).querySelector('dialog')).toBeNull();
+  });
+
   it('closes on Escape and returns focus to the opener', async () => {
     const button = opener();
     const el = await mount('resale-buy-modal', { component: modal() }, { manual: '' });

@@ -1,10 +1,15 @@
 import { html, nothing, svg, type PropertyDeclarations, type PropertyValues } from 'lit';
 import { ResaleElement } from '../../internal/base-element.js';
-import { renderCta } from '../../internal/cta.js';
+import { isOffered, renderCta, returnAddress } from '../../internal/cta.js';
 import { t } from '../../internal/i18n.js';
 import { safeUrl } from '../../internal/safe.js';
 import type { BuyModalComponent } from '../../internal/types.js';
 import { modalStyles } from './buy-modal.styles.js';
+
+/** Whether the modal has something to show: visible, with a call to action that leads to offers. */
+function offers(modal: BuyModalComponent['buyModal'] | undefined): boolean {
+  return modal?.visible === true && isOffered(modal.callToAction);
+}
 
 const FOCUSABLE = 'a[href], button:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
@@ -21,8 +26,11 @@ function deepActiveElement(): HTMLElement | null {
  * the overlay (`::backdrop`), a close button, Escape, a click on the overlay, a focus trap and
  * focus return to the element focused before opening.
  *
- * It opens by itself the first time it receives a visible `buyModal`, unless `manual` is set;
- * then the partner calls `show()` (or sets `open`). Closed once, it stays closed until `show()`.
+ * It opens by itself the first time it receives a visible `buyModal` with offers, unless `manual`
+ * is set; then the partner calls `show()` (or sets `open`). Closed once, it stays closed until
+ * `show()`. It never opens (and closes if open) while its call to action is disabled (nothing for
+ * sale, resale closed) or has no http(s) URL: a modal over the page must lead somewhere. Its link
+ * carries `returnTo` (the `return-to` attribute, else the page's address).
  *
  * @csspart dialog - the `<dialog>`
  * @csspart panel - its content box
@@ -40,6 +48,7 @@ export class ResaleBuyModal extends ResaleElement {
     component: { attribute: false },
     open: { type: Boolean, reflect: true },
     manual: { type: Boolean },
+    returnTo: { type: String, attribute: 'return-to' },
   };
 
   /** The `buyModal` item of the buy access layer. */
@@ -48,6 +57,11 @@ export class ResaleBuyModal extends ResaleElement {
   declare open: boolean;
   /** Do not open automatically. */
   declare manual: boolean;
+  /**
+   * The partner page the market links back to ("Back to …"); default: this page's address. The
+   * market shows it only when it is on one of the partner's allowed origins.
+   */
+  declare returnTo: string | undefined;
 
   #autoOpened = false;
   #opener: HTMLElement | null = null;
@@ -58,9 +72,9 @@ export class ResaleBuyModal extends ResaleElement {
     this.manual = false;
   }
 
-  /** Opens the dialog and remembers the focused element to return focus to it. */
+  /** Opens the dialog and remembers the focused element to return focus to it; does nothing without offers. */
   show(): void {
-    if (this.component?.buyModal?.visible !== true) return;
+    if (!offers(this.component?.buyModal)) return;
     if (!this.open) this.#opener = deepActiveElement();
     this.open = true;
   }
@@ -75,11 +89,12 @@ export class ResaleBuyModal extends ResaleElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('component') && !this.#autoOpened && !this.manual && this.component?.buyModal?.visible === true && this.isConnected) {
+    const offered = offers(this.component?.buyModal);
+    if (changed.has('component') && !this.#autoOpened && !this.manual && offered && this.isConnected) {
       this.#autoOpened = true;
       this.show();
     }
-    if (this.component?.buyModal?.visible !== true) this.open = false;
+    if (!offered) this.open = false;
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -143,7 +158,7 @@ export class ResaleBuyModal extends ResaleElement {
 
   override render() {
     const modal = this.component?.buyModal;
-    if (!modal || modal.visible !== true) return nothing;
+    if (!modal || !offers(modal)) return nothing;
     const lang = this.locale;
     const image = safeUrl(modal.image);
     return html`<dialog part="dialog" aria-labelledby="title" aria-describedby="description" @keydown=${this.#onKeydown} @cancel=${this.#onCancel} @close=${this.#onClose} @click=${this.#onClick}>
@@ -154,7 +169,7 @@ export class ResaleBuyModal extends ResaleElement {
         ${image ? html`<img class="image" part="image" src=${image} alt="" />` : nothing}
         <h2 class="title" part="title" id="title">${modal.title}</h2>
         <p class="description" part="description" id="description">${modal.description}</p>
-        ${renderCta({ cta: modal.callToAction, host: this, detail: { componentClass: 'buyModal' } })}
+        ${renderCta({ cta: modal.callToAction, host: this, detail: { componentClass: 'buyModal' }, returnTo: returnAddress(this.returnTo) })}
       </div>
     </dialog>`;
   }

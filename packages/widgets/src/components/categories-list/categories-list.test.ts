@@ -77,7 +77,13 @@ describe('<resale-categories-list>', () => {
     const seen = vi.fn((e: Event) => e.preventDefault());
     el.addEventListener('resale-cta-click', seen);
     $(el, 'a').click();
-    expect((seen.mock.calls[0]![0] as CustomEvent).detail).toEqual({ componentClass: 'categoriesList', ticketOptionId: 'opt-field', url: 'https://resale.example/market?ticketOptionId=opt-field' });
+    expect((seen.mock.calls[0]![0] as CustomEvent).detail).toEqual({ componentClass: 'categoriesList', ticketOptionId: 'opt-field', url: 'https://resale.example/market?ticketOptionId=opt-field&returnTo=http%3A%2F%2Flocalhost%3A3000%2F' });
+  });
+
+  it('sends fans to each category with the way back to this page (return-to)', async () => {
+    const el = await mount('resale-categories-list', { component: list([category(), category({ ticketOptionId: 'b' })]) }, { 'return-to': 'https://tickets.example/e/1' });
+    const links = [...shadow(el).querySelectorAll('a[part~="cta"]')].map((a) => new URL(a.getAttribute('href')!).searchParams.get('returnTo'));
+    expect(links).toEqual(['https://tickets.example/e/1', 'https://tickets.example/e/1']);
   });
 
   it('escapes markup in labels and texts', async () => {

@@ -1,7 +1,7 @@
 import { html, nothing, type PropertyDeclarations } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { ResaleElement } from '../../internal/base-element.js';
-import { renderCta } from '../../internal/cta.js';
+import { renderCta, returnAddress } from '../../internal/cta.js';
 import { formatPrice, t, ticketCount } from '../../internal/i18n.js';
 import { pickColors } from '../../internal/safe.js';
 import type { CategoriesListComponent, Category } from '../../internal/types.js';
@@ -24,6 +24,8 @@ import { listStyles } from './categories-list.styles.js';
  * @csspart quantity - "12 tickets" / "none for sale"
  * @csspart price - "from 50.05"
  * @csspart cta - the call to action of a category
+ * Every link carries `returnTo` (the `return-to` attribute, else the page's address).
+ *
  * @event resale-cta-click - detail carries `ticketOptionId`; cancelable
  */
 export class ResaleCategoriesList extends ResaleElement {
@@ -32,6 +34,7 @@ export class ResaleCategoriesList extends ResaleElement {
     component: { attribute: false },
     labels: { attribute: false },
     currency: { type: String },
+    returnTo: { type: String, attribute: 'return-to' },
   };
 
   /** The `categoriesList` item of the buy access layer. */
@@ -40,8 +43,13 @@ export class ResaleCategoriesList extends ResaleElement {
   declare labels: Record<string, string> | undefined;
   /** ISO 4217 code of the prices, when the partner knows it. */
   declare currency: string | undefined;
+  /**
+   * The partner page the market links back to ("Back to …"); default: this page's address. The
+   * market shows it only when it is on one of the partner's allowed origins.
+   */
+  declare returnTo: string | undefined;
 
-  #renderCategory(c: Category) {
+  #renderCategory(c: Category, back: string | undefined) {
     const lang = this.locale;
     const empty = !(c.quantityForSale > 0);
     const name = this.labels?.[c.ticketOptionId] ?? (c.title || c.ticketOptionId);
@@ -54,7 +62,7 @@ export class ResaleCategoriesList extends ResaleElement {
           ? html`<span class="price" part="price">${t(lang, 'from')} ${formatPrice(lang, c.floorPrice, c.currency ?? this.currency)}</span>`
           : nothing}
       </div>
-      ${renderCta({ cta: c.callToAction, colors, host: this, detail: { componentClass: 'categoriesList', ticketOptionId: c.ticketOptionId } })}
+      ${renderCta({ cta: c.callToAction, colors, host: this, detail: { componentClass: 'categoriesList', ticketOptionId: c.ticketOptionId }, returnTo: back })}
     </li>`;
   }
 
@@ -63,8 +71,9 @@ export class ResaleCategoriesList extends ResaleElement {
     if (!list || list.visible !== true || !Array.isArray(list.categories)) return nothing;
     const shown = list.categories.filter((c) => c && c.visible === true);
     if (shown.length === 0) return nothing;
+    const back = returnAddress(this.returnTo);
     return html`<ul class="list" part="list" aria-label=${t(this.locale, 'categories')}>
-      ${repeat(shown, (c) => c.ticketOptionId, (c) => this.#renderCategory(c))}
+      ${repeat(shown, (c) => c.ticketOptionId, (c) => this.#renderCategory(c, back))}
     </ul>`;
   }
 }

@@ -74,6 +74,22 @@ describe('<resale-seat-map> chart', () => {
     expect(svg.querySelector('[data-area="B"]')!.getAttribute('fill')).toBe('url(#g)');
   });
 
+  it('takes a plain chart as parsed (a copy each time) and cleans anything else, even one bad attribute, with DOMPurify', async () => {
+    const { sanitizeSvg } = await import('../../internal/sanitize-svg.js');
+    const plain = '<svg viewBox="0 0 10 10"><g data-area="A"><rect x="0" y="0" width="5" height="5" fill="#ccc"/><circle data-seat="1" cx="2" cy="2" r="1"/><text font-size="3">A</text></g></svg>';
+    const a = sanitizeSvg(plain)!;
+    const b = sanitizeSvg(plain)!;
+    expect(a).not.toBe(b);
+    expect(a.outerHTML).toBe(b.outerHTML);
+    expect(a.querySelector('circle')!.getAttribute('data-seat')).toBe('1');
+    for (const bad of ['<circle onclick="alert(1)"/>', '<circle style="fill:red"/>', '<a href="javascript:alert(1)"><circle/></a>', '<circle fill="url(https://evil.test/x)"/>', '<image href="https://evil.test/x.png"/>', '<!-- x --><circle/>']) {
+      const svg = sanitizeSvg(plain.replace('</g>', `${bad}</g>`))!;
+      const markup = svg.outerHTML.toLowerCase();
+      for (const gone of ['onclick', 'style=', 'javascript:', 'evil.test', '<a ']) expect(markup, bad).not.toContain(gone);
+      expect(svg.querySelector('[data-seat="1"]'), bad).toBeTruthy();
+    }
+  });
+
   it('removes <style> and <script> from a chart', async () => {
     for (const code of ['<svg><style>:host{display:none}</style><rect data-area="A"/></svg>', '<svg><rect data-area="A"/><script>alert(1)</script></svg>']) {
       const el = await mountMap({ data: mapData({ chart: { svgCode: code, image: null } }) });
@@ -87,7 +103,7 @@ describe('<resale-seat-map> chart', () => {
   it('renders nothing of a chart whose root is not an SVG', async () => {
     const el = await mountMap({ data: mapData({ chart: { svgCode: '<div data-area="A">x</div>', image: null } }) });
     expect(shadow(el).querySelector('[part="chart"]')).toBeNull();
-    expect(shadow(el).querySelector('[part="areas"]')).toBeTruthy(); // falls back to the area list
+    expect(shadow(el).querySelector('[part="list"] [part="area"]')).toBeTruthy(); // falls back to the area list
   });
 
   it('colours zones by availability and makes zones with stock operable', async () => {
@@ -105,22 +121,26 @@ describe('<resale-seat-map> chart', () => {
     expect(zone(el, 'C').getAttribute('role')).toBe('group');
     expect(seat(el, '2').getAttribute('role')).toBe('button');
     expect(seat(el, '2').getAttribute('aria-label')).toBe('Section C, Row 1, Seat 2: €60.00 per ticket');
-    expect(seat(el, '1').getAttribute('data-availability')).toBe('none');
+    // Not for sale: no state (drawn as a small hollow ring), not focusable.
+    expect(seat(el, '1').hasAttribute('data-state')).toBe(false);
     expect(seat(el, '1').hasAttribute('tabindex')).toBe(false);
+    expect(seat(el, '2').getAttribute('data-state')).toBe('sale');
     expect($(el, 'svg').getAttribute('aria-label')).toBe('Seating chart');
   });
 
-  it('shows the offers of a zone on Enter and on click', async () => {
+  it('opens the offers of a zone in the list on Enter and on click', async () => {
     const el = await mountMap({ data: mapData() });
-    expect(text($(el, '[part="hint"]'))).toContain('Choose an area');
+    expect(shadow(el).querySelectorAll('[part="listing"]')).toHaveLength(0);
     const enter = key(zone(el, 'A'), 'Enter');
     await el.updateComplete;
     expect(enter.defaultPrevented).toBe(true);
     expect([...shadow(el).querySelectorAll('[part="listing"]')].map((l) => l.getAttribute('data-listing-id'))).toEqual(['lst_a1', 'lst_a2']);
+    expect(($(el, 'details[data-area="A"]') as HTMLDetailsElement).open).toBe(true);
     expect(zone(el, 'A').hasAttribute('data-active')).toBe(true);
     zone(el, 'B').dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true }));
     await el.updateComplete;
-    expect(text($(el, '[part="listings"] h3'))).toBe('Offers in B');
+    expect(($(el, 'details[data-area="B"]') as HTMLDetailsElement).open).toBe(true);
+    expect(($(el, 'details[data-area="A"]') as HTMLDetailsElement).open).toBe(false);
     expect(shadow(el).querySelectorAll('[part="listing"]')).toHaveLength(1);
   });
 
@@ -152,7 +172,7 @@ describe('<resale-seat-map> selection', () => {
     key(seat(el, '2'), ' ');
     await el.updateComplete;
     expect(el.selection).toEqual(['lst_c2']);
-    expect(seat(el, '2').hasAttribute('data-selected')).toBe(true);
+    expect(seat(el, '2').getAttribute('data-state')).toBe('selected');
     expect(seat(el, '2').getAttribute('aria-pressed')).toBe('true');
     expect(text($(el, '[part="live"]'))).toBe('Added Section C, Row 1, Seat 2. 1 selected.');
     expect($(el, '[part="live"]').getAttribute('aria-live')).toBe('polite');
@@ -162,7 +182,8 @@ describe('<resale-seat-map> selection', () => {
     key(seat(el, '4'), 'Enter');
     await el.updateComplete;
     const link = $(el, 'a[part~="continue"]');
-    expect(link.getAttribute('href')).toBe('https://resale.example/market/ptr_1/tour-2026?showId=show-1&listingIds=lst_c2,lst_c3,lst_c4');
+    // The way back is the partner page the map is on (see the return-to test).
+    expect(link.getAttribute('href')).toBe(`https://resale.example/market/ptr_1/tour-2026?showId=show-1&returnTo=${encodeURIComponent(location.href)}&listingIds=lst_c2,lst_c3,lst_c4`);
     // Unpick from the offer list.
     toggleOf(el, 'lst_c4').click();
     await el.updateComplete;
@@ -186,6 +207,28 @@ describe('<resale-seat-map> selection', () => {
     await el.updateComplete;
     expect(shadow(el).querySelector('[part="message"]')).toBeNull();
     expect(el.continueHref).toContain('listingIds=lst_c3,lst_c2,lst_c4');
+  });
+
+  it('continues with the way back to the partner: its return-to, else the partner page it is on; never the market itself, never replacing one the market carries', async () => {
+    const pick = async (el: ResaleSeatMap) => {
+      for (const n of ['2', '3', '4']) {
+        key(seat(el, n), 'Enter');
+        await el.updateComplete;
+      }
+      return new URL(el.continueHref!);
+    };
+    const given = await pick(await mountMap({ data: mapData(), returnTo: 'https://tickets.partner.example/e/1' }));
+    expect(given.searchParams.get('returnTo')).toBe('https://tickets.partner.example/e/1');
+    expect(given.searchParams.get('listingIds')).toBe('lst_c2,lst_c3,lst_c4');
+    // On a partner page (another site than the market) the page itself is the way back.
+    const onPage = await pick(await mountMap({ data: mapData() }));
+    expect(onPage.searchParams.get('returnTo')).toBe(location.href.split('#')[0]);
+    // On the market page itself (same site as selectUrl) there is nothing to add.
+    const market = await pick(await mountMap({ data: mapData({ selectUrl: `${location.origin}/market/ptr_1/tour-2026?showId=show-1` }) }));
+    expect(market.searchParams.has('returnTo')).toBe(false);
+    // The market's own way back (returnTo and its tag in selectUrl) is kept as it is.
+    const carried = await pick(await mountMap({ data: mapData({ selectUrl: 'https://resale.example/market/ptr_1/tour-2026?showId=show-1&returnTo=https%3A%2F%2Fp.example%2F&returnToTag=t' }), returnTo: 'https://other.example/' }));
+    expect([carried.searchParams.get('returnTo'), carried.searchParams.get('returnToTag')]).toEqual(['https://p.example/', 't']);
   });
 
   it('allows that pick when the event allows orphan seats', async () => {
@@ -225,7 +268,7 @@ describe('<resale-seat-map> selection', () => {
     document.removeEventListener('resale-cta-click', seen);
     expect(seen.mock.calls[0]![0].detail).toEqual({
       componentClass: 'integratedMap',
-      url: 'https://resale.example/market/ptr_1/tour-2026?showId=show-1&listingIds=lst_b1',
+      url: `https://resale.example/market/ptr_1/tour-2026?showId=show-1&returnTo=${encodeURIComponent(location.href)}&listingIds=lst_b1`,
       listingIds: ['lst_b1'],
       ticketOptionId: 'opt-b',
     });
@@ -247,13 +290,15 @@ describe('<resale-seat-map> image charts and loading', () => {
     const el = await mountMap({ data: mapData({ chart: { svgCode: null, image: 'https://cdn.example/chart.png' } }), lang: 'es' });
     expect($(el, '[part="image"]').getAttribute('src')).toBe('https://cdn.example/chart.png');
     expect($(el, '[part="image"]').getAttribute('alt')).toBe('Plano de asientos');
-    const areas = [...shadow(el).querySelectorAll<HTMLButtonElement>('[part="area"]')];
+    expect(shadow(el).querySelector('[part="toolbar"], [part="legend"]')).toBeNull(); // nothing to zoom or explain
+    const areas = [...shadow(el).querySelectorAll<HTMLDetailsElement>('[part="area"]')];
     expect(areas.map((a) => a.getAttribute('data-area'))).toEqual(['A', 'B', 'C', 'D']);
-    expect(areas[3]!.disabled).toBe(true);
     expect(text(areas[3])).toContain('ninguna a la venta');
-    areas[0]!.click();
+    expect(text(areas[0]!.querySelector('summary'))).toBe('A 3 entradas · desde 40,00 €');
+    areas[0]!.open = true;
+    areas[0]!.dispatchEvent(new Event('toggle'));
     await el.updateComplete;
-    expect(text($(el, '[part="listings"] h3'))).toBe('Ofertas en A');
+    expect([...areas[0]!.querySelectorAll('[part="listing"]')].map((l) => l.getAttribute('data-listing-id'))).toEqual(['lst_a1', 'lst_a2']);
   });
 
   it('drops an image that is not http(s) and escapes area names', async () => {
@@ -261,7 +306,7 @@ describe('<resale-seat-map> image charts and loading', () => {
     data.areas[0]!.area = '<img src=x onerror=alert(1)>';
     const el = await mountMap({ data });
     expect(shadow(el).querySelector('img')).toBeNull();
-    expect(text(shadow(el).querySelector('[part="area"] span'))).toBe('<img src=x onerror=alert(1)>');
+    expect(text(shadow(el).querySelector('[part="area"] summary span'))).toBe('<img src=x onerror=alert(1)>');
   });
 
   it('loads from api-base with the public key, without credentials', async () => {
@@ -304,5 +349,129 @@ describe('<resale-seat-map> image charts and loading', () => {
     el.data = fresh;
     await ready;
     expect(el.selection).toEqual(['lst_c2']);
+  });
+});
+
+describe('<resale-seat-map> every seat drawn, legend, the page’s selection', () => {
+  /** The demo's way of drawing: zones as shapes beside their seats; B's seats have no offers. */
+  const SIBLINGS = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 100">
+    <rect data-area="C" x="0" y="0" width="140" height="100"/>
+    <g data-section="C" data-row="1"><circle data-seat="1" cx="10" cy="50" r="4"/><circle data-seat="2" cx="20" cy="50" r="4"/><circle data-seat="3" cx="30" cy="50" r="4"/><circle data-seat="4" cx="40" cy="50" r="4"/><circle data-seat="5" cx="50" cy="50" r="4"/></g>
+    <g data-area="D"><rect x="150" y="0" width="140" height="100"/><g data-section="D" data-row="1"><circle data-seat="1" cx="160" cy="50" r="4"/></g></g>
+  </svg>`;
+
+  it('gives every seat for sale a state, and seats on a dark zone the light ink (the zone’s fill, not a seat colour)', async () => {
+    const el = await mountMap({ data: mapData({ chart: { svgCode: SIBLINGS, image: null } }) });
+    // Zone C (offers: #0b4fb3, dark) is a shape beside its seats: each seat carries the ink.
+    expect(zone(el, 'C').getAttribute('data-availability')).toBe('some');
+    const seats = [...shadow(el).querySelectorAll('[data-section="C"] [data-seat]')];
+    expect(seats.map((s) => s.hasAttribute('data-ink-light'))).toEqual([true, true, true, true, true]);
+    expect(seats.map((s) => s.getAttribute('data-state'))).toEqual([null, 'sale', 'sale', 'sale', null]);
+    // Zone D (no offers, #d0d7de, light) around its seats: dark ink, its seat still drawn (not for sale).
+    expect(zone(el, 'D').getAttribute('data-availability')).toBe('none');
+    expect(zone(el, 'D').hasAttribute('data-ink-light')).toBe(false);
+    expect($(el, '[data-area="D"] [data-seat]').hasAttribute('data-state')).toBe(false);
+    // D's own shape is marked as the zone's drawing (painted in the zone colour); its seat is not.
+    expect($(el, '[data-area="D"] rect').hasAttribute('data-zone-shape')).toBe(true);
+    expect($(el, '[data-area="D"] [data-seat]').hasAttribute('data-zone-shape')).toBe(false);
+  });
+
+  it('has a legend of the seat states and zone colours, in the page’s language', async () => {
+    const el = await mountMap({ data: mapData(), lang: 'es' });
+    const legend = $(el, '[part="legend"]');
+    expect(legend.getAttribute('aria-label')).toBe('Leyenda');
+    expect([...legend.querySelectorAll('li')].map((li) => text(li))).toEqual(['A la venta', 'Elegido', 'No está a la venta', 'Zona más barata', 'Zona con entradas', 'Zona sin entradas']);
+    expect([...legend.querySelectorAll('[data-seat]')].map((s) => s.getAttribute('data-state'))).toEqual(['sale', 'selected', '']);
+  });
+
+  it('shows the selection the page passes in `selected` as picked, under the same seat rule', async () => {
+    const el = await mountMap({ data: mapData() }, { selected: 'lst_c2,lst_c3,lst_c4,lst_gone' });
+    expect(el.selection).toEqual(['lst_c2', 'lst_c3', 'lst_c4']);
+    expect(['2', '3', '4'].map((n) => seat(el, n).getAttribute('data-state'))).toEqual(['selected', 'selected', 'selected']);
+    expect(seat(el, '3').getAttribute('aria-pressed')).toBe('true');
+    expect(text($(el, '[part="summary"]'))).toContain('3 selected');
+    expect(text($(el, '[part="summary"]'))).not.toContain('Nothing selected');
+    expect(el.continueHref).toContain('listingIds=lst_c2,lst_c3,lst_c4');
+    // A6 alone (here C3 alone) is refused on the map as on the market: same rule.
+    el.setAttribute('selected', 'lst_c3');
+    await el.updateComplete;
+    expect(el.selection).toEqual(['lst_c3']);
+    expect(seat(el, '2').getAttribute('data-state')).toBe('sale');
+    expect(text($(el, '[part="message"]'))).toContain('single empty seat');
+    expect(el.continueHref).toBeUndefined();
+  });
+});
+
+describe('<resale-seat-map> list view and zoom', () => {
+  it('lists the same seats by area beside the chart, in row and seat order, with the same selection both ways', async () => {
+    const el = await mountMap({ data: mapData({ config: { allowOrphanTicketSelection: true } }) });
+    const list = $(el, '[part="list"]');
+    expect(text(list.querySelector('h3'))).toBe('Seats for sale');
+    expect([...list.querySelectorAll('details')].map((d) => d.getAttribute('data-area'))).toEqual(['A', 'B', 'C', 'D']);
+    // A seat picked on the chart opens its area in the list, shown as picked there.
+    key(seat(el, '3'), 'Enter');
+    await el.updateComplete;
+    const offers = [...list.querySelectorAll<HTMLElement>('details[data-area="C"] [part="listing"]')];
+    expect(offers.map((o) => o.getAttribute('data-listing-id'))).toEqual(['lst_c2', 'lst_c3', 'lst_c4']);
+    expect(offers.map((o) => o.querySelector('[part="toggle"]')!.getAttribute('aria-pressed'))).toEqual(['false', 'true', 'false']);
+    // And a pick in the list is a pick on the chart.
+    offers[2]!.querySelector<HTMLButtonElement>('[part="toggle"]')!.click();
+    await el.updateComplete;
+    expect(el.selection).toEqual(['lst_c3', 'lst_c4']);
+    expect(seat(el, '4').getAttribute('data-state')).toBe('selected');
+  });
+
+  it('zooms and pans with buttons and keys, keeping the view inside the chart', async () => {
+    const el = await mountMap({ data: mapData() });
+    const svg = $(el, 'svg');
+    const zoomIn = $(el, '[part="zoom-in"]') as HTMLButtonElement;
+    expect(($(el, '[part="zoom-out"]') as HTMLButtonElement).disabled).toBe(true);
+    expect(zoomIn.getAttribute('aria-label')).toBe('Zoom in');
+    zoomIn.click();
+    await el.updateComplete;
+    expect(svg.getAttribute('viewBox')).toBe('75 25 150 50');
+    expect($(el, '[part="chart"]').hasAttribute('data-zoomed')).toBe(true);
+    expect(($(el, '[part="zoom-out"]') as HTMLButtonElement).disabled).toBe(false);
+    key(seat(el, '2'), 'ArrowLeft');
+    key(seat(el, '2'), 'ArrowLeft');
+    key(seat(el, '2'), 'ArrowLeft');
+    expect(svg.getAttribute('viewBox')).toBe('0 25 150 50'); // stopped at the chart's edge
+    expect(key(seat(el, '2'), '0').defaultPrevented).toBe(true);
+    await el.updateComplete;
+    expect(svg.getAttribute('viewBox')).toBe('0 0 300 100');
+    expect($(el, '[part="chart"]').hasAttribute('data-zoomed')).toBe(false);
+  });
+
+  it('zooms in where a pointer taps a seat smaller than 24 px, and picks it once it is large enough', async () => {
+    // Layout, as a browser has it: the 300-unit chart 300 px wide, seats 8 units across, 10 apart.
+    const proto = Object.getPrototypeOf($(await mountMap({ data: mapData() }), 'svg circle')) as { getBBox?: unknown };
+    const rects = vi.spyOn(Element.prototype, 'getBoundingClientRect').mockImplementation(function (this: Element) {
+      return this.localName === 'svg' ? new DOMRect(0, 0, 300, 100) : new DOMRect(0, 0, 8, 8);
+    });
+    proto.getBBox = function (this: Element) {
+      const cx = Number(this.getAttribute('cx'));
+      return new DOMRect(cx - 4, 76, 8, 8);
+    };
+    try {
+      document.body.replaceChildren();
+      const el = await mountMap({ data: mapData({ config: { allowOrphanTicketSelection: true } }) });
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 5))); // measured after the first frame
+      const tap = () => seat(el, '3').dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, detail: 1, clientX: 30, clientY: 80 }));
+      tap();
+      await el.updateComplete;
+      expect(el.selection).toEqual([]);
+      expect($(el, 'svg').getAttribute('viewBox')).not.toBe('0 0 300 100');
+      expect(text($(el, '[part="live"]'))).toContain('Zoomed in');
+      // Seats are now 8.5 units x 3.76 = 32 px on screen.
+      rects.mockImplementation(function (this: Element) {
+        return this.localName === 'svg' ? new DOMRect(0, 0, 300 * 3.77, 100 * 3.77) : new DOMRect(0, 0, 32, 32);
+      });
+      tap();
+      await el.updateComplete;
+      expect(el.selection).toEqual(['lst_c3']);
+    } finally {
+      delete proto.getBBox;
+      rects.mockRestore();
+    }
   });
 });

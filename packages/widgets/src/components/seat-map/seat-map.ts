@@ -1,4 +1,4 @@
-import { html, nothing, type PropertyDeclarations, type PropertyValues } from 'lit';
+import { html, nothing, svg as svgTemplate, type PropertyDeclarations, type PropertyValues } from 'lit';
 import { ResaleCtaClickEvent } from '../../events/cta-click.js';
 import { ResaleErrorEvent } from '../../events/error.js';
 import { ResaleReadyEvent } from '../../events/ready.js';
@@ -7,12 +7,20 @@ import { ResaleElement } from '../../internal/base-element.js';
 import { formatPrice, t, ticketCount, type Lang } from '../../internal/i18n.js';
 import { FloatingTooltip } from '../../internal/positioning.js';
 import { isObject, safeUrl } from '../../internal/safe.js';
+import { returnAddress, withReturnTo } from '../../internal/cta.js';
 import type { Seat, SeatMapArea, SeatMapData, SeatMapListing } from '../../internal/types.js';
-import { availabilityByArea, buildRows, continueUrl, indexSeats, selectionLeavesOrphan, seatKey, type Availability, type Row } from './seat-rules.js';
+import { TOKENS } from '../../styles/tokens.js';
+import { inkOn } from './seat-colors.js';
+import { mt } from './seat-map.i18n.js';
 import { seatMapStyles } from './seat-map.styles.js';
+import { availabilityByArea, buildRows, continueUrl, indexSeats, seatKey, selectionLeavesOrphan, type Availability, type Row } from './seat-rules.js';
+import type { ChartView } from './seat-map.view.js';
 
-/** Loads the sanitiser chunk (DOMPurify) only for SVG charts. */
-const loadSanitizer = () => import('../../internal/sanitize-svg.js');
+/**
+ * What only SVG charts need, in chunks of their own loaded side by side: the sanitiser
+ * (DOMPurify) and the zoom and pan of the chart. Image-only and chart-less maps load neither.
+ */
+const loadChartModules = () => Promise.all([import('../../internal/sanitize-svg.js'), import('./seat-map.view.js')]);
 
 function isSeatMapData(d: unknown): d is SeatMapData {
   return (
@@ -26,6 +34,13 @@ function isSeatMapData(d: unknown): d is SeatMapData {
   );
 }
 
+/** A seat element of the chart with the seat it stands for and the zone element around it, if any. */
+interface ChartSeat {
+  el: SVGElement;
+  seat: Seat;
+  zone: SVGElement | null;
+}
+
 /** Precomputed lookups for one SeatMapData. */
 interface Model {
   data: SeatMapData;
@@ -34,37 +49,106 @@ interface Model {
   listings: Map<string, SeatMapListing>;
   seatIndex: Map<string, SeatMapListing>;
   rows: Map<string, Row>;
+  /** Chart seat elements by seat key, and by element. */
+  seatEls: Map<string, ChartSeat>;
+  byEl: WeakMap<Element, ChartSeat>;
+  /** The list: area -> row key (`section|row`, '' for offers without a row) -> offers in seat order. */
+  groups: Map<string, Map<string, SeatMapListing[]>>;
+  /** The colours seats can stand on: the zone tokens and the surface, as resolved on the host. */
+  fills: Record<FillToken, string>;
 }
 
-/** The seat triple of a chart seat element; section and row may sit on an ancestor group. */
-function seatOf(el: Element): Seat {
-  return {
-    section: el.closest('[data-section]')?.getAttribute('data-section') ?? null,
-    row: el.closest('[data-row]')?.getAttribute('data-row') ?? null,
-    seat: el.getAttribute('data-seat'),
-  };
+type FillToken = 'zone-none' | 'zone-some' | 'zone-cheapest' | 'color-surface';
+const FILL_TOKENS: FillToken[] = ['zone-none', 'zone-some', 'zone-cheapest', 'color-surface'];
+
+/** The row of a listing in the list (`section|row` of its first seat with a row), '' without one. */
+function rowKeyOf(l: SeatMapListing): string {
+  const s = l.seats.find((x) => x.row !== null);
+  return s ? `${s.section ?? ''}|${s.row}` : '';
+}
+
+/** Offers by area, then row, in section, row and seat order (numbers as numbers). */
+function groupOffers(data: SeatMapData): Map<string, Map<string, SeatMapListing[]>> {
+  const compare = new Intl.Collator('en', { numeric: true }).compare;
+  const seat = (l: SeatMapListing) => l.seats[0]?.seat ?? '';
+  const sorted = [...data.listings].sort((a, b) => compare(rowKeyOf(a), rowKeyOf(b)) || compare(seat(a), seat(b)));
+  const groups = new Map<string, Map<string, SeatMapListing[]>>(data.areas.map((a) => [a.area, new Map()]));
+  for (const l of sorted) {
+    const area = l.area ?? '';
+    let rows = groups.get(area);
+    if (!rows) groups.set(area, (rows = new Map()));
+    const key = rowKeyOf(l);
+    rows.set(key, [...(rows.get(key) ?? []), l]);
+  }
+  return groups;
 }
 
 /**
+ * The chart's seats in document order, with `data-section` and `data-row` inherited from the
+ * nearest element that has them (as seat-rules.ts's `chartSeats` reads the markup on the server),
+ * in one walk instead of two `closest()` lookups per seat.
+ */
+function walkSeats(root: Element): ChartSeat[] {
+  const out: ChartSeat[] = [];
+  const visit = (el: Element, section: string | null, row: string | null, zone: SVGElement | null) => {
+    for (const child of el.children) {
+      const s = child.getAttribute('data-section') ?? section;
+      const r = child.getAttribute('data-row') ?? row;
+      const seat = child.getAttribute('data-seat');
+      if (seat !== null) out.push({ el: child as SVGElement, seat: { section: s, row: r, seat }, zone });
+      visit(child, s, r, child.hasAttribute('data-area') ? (child as SVGElement) : zone);
+    }
+  };
+  visit(root, root.getAttribute('data-section'), root.getAttribute('data-row'), null);
+  return out;
+}
+
+let colorContext: CanvasRenderingContext2D | null | undefined;
+
+/** A CSS colour as `#rrggbb` (a canvas normalises names, hsl() …); undefined where none is readable. */
+function cssColor(value: string): string | undefined {
+  const v = value.trim();
+  if (!v) return undefined;
+  colorContext ??= typeof document.createElement('canvas').getContext === 'function' ? document.createElement('canvas').getContext('2d') : null;
+  if (!colorContext) return /^#|^rgb/.test(v) ? v : undefined;
+  colorContext.fillStyle = '#000';
+  colorContext.fillStyle = v;
+  return colorContext.fillStyle;
+}
+
+/** The shapes a zone may be drawn with. */
+const SHAPES = 'path, rect, polygon, polyline, circle, ellipse';
+
+/**
  * The interactive seat map: the event's seating chart (a sanitised SVG, or an image with the area
- * list beside it), zones coloured by availability, tooltips, the offers of the chosen area, a
- * selection under the checkout rules and a Continue link to the hosted checkout.
+ * list beside it), zones coloured by availability, every seat drawn in its state (for sale,
+ * selected, not for sale) by colour and shape in the ink that contrasts with the zone behind it,
+ * a legend, zoom and pan (buttons, pinch, drag, keys), tooltips, the same seats as a list by
+ * area (the chosen area open), a selection under the checkout rules and a Continue link to the
+ * hosted checkout.
  *
  * Data: `.data` (a SeatMapData), or `src` (a URL answering `{status, data, errors}`), or
  * `api-base` + `event-id` + `show-id` (then `GET {api-base}/v1/wrapper/seatmap?eventId&showId`).
- * `public-key` goes in the Authorization header. Requests never carry credentials.
+ * `public-key` goes in the Authorization header. Requests never carry credentials. `selected`
+ * (listing ids, comma-separated) is a selection made earlier (the market page passes the one in
+ * its URL), shown as picked.
  *
  * Lives in its own chunk: `<resale-access-layer>` imports it only when the response contains
  * an integratedMap. See seat-map.md for the chart convention (`data-area`, `data-section`,
  * `data-row`, `data-seat`).
  *
  * @csspart base - the layout grid
- * @csspart chart - the chart container
+ * @csspart toolbar - the zoom buttons (SVG charts)
+ * @csspart zoom-in - the zoom-in button
+ * @csspart zoom-out - the zoom-out button
+ * @csspart zoom-reset - the show-everything button
+ * @csspart chart - the chart container (drag to pan, pinch to zoom)
  * @csspart image - the chart image (image-only charts)
- * @csspart sidebar - areas, offers and the selection
- * @csspart areas - the area list (`<ul>`; image-only or chart-less maps)
- * @csspart area - one area button
- * @csspart listings - the offers of the active area
+ * @csspart legend - the legend of seat states and zone colours (SVG charts)
+ * @csspart sidebar - the list, the selection
+ * @csspart list - every area with its offers: the same seats as the chart, as a list
+ * @csspart area - one area (`<details>`, with `data-area`, `data-availability`)
+ * @csspart listings - the offers of an open area
  * @csspart listing - one offer
  * @csspart toggle - the select button of an offer (`aria-pressed`)
  * @csspart message - a refused pick, visible (`role="alert"`)
@@ -72,10 +156,10 @@ function seatOf(el: Element): Seat {
  * @csspart clear - the clear-selection button
  * @csspart continue - the Continue link (`<a>`), or `<button disabled>` while nothing is picked
  * @csspart tooltip - the tooltip
- * @cssproperty --resale-zone-none - zones and seats without stock
- * @cssproperty --resale-zone-some - zones and seats with stock
+ * @cssproperty --resale-zone-none - zones without stock
+ * @cssproperty --resale-zone-some - zones with stock
  * @cssproperty --resale-zone-cheapest - the cheapest zone
- * @cssproperty --resale-zone-selected - picked seats and offers
+ * @cssproperty --resale-zone-selected - the centre of picked seats, picked offers
  * @event resale-ready - data loaded and rendered (detail.count = areas)
  * @event resale-error - loading failed; the element renders nothing
  * @event resale-cta-click - before Continue navigates (detail.listingIds, ticketOptionId); cancelable
@@ -89,6 +173,8 @@ export class ResaleSeatMap extends ResaleElement {
     apiBase: { type: String, attribute: 'api-base' },
     eventId: { type: String, attribute: 'event-id' },
     showId: { type: String, attribute: 'show-id' },
+    selected: { type: String },
+    returnTo: { type: String, attribute: 'return-to' },
     _model: { state: true },
     _svg: { state: true },
     _activeArea: { state: true },
@@ -96,6 +182,9 @@ export class ResaleSeatMap extends ResaleElement {
     _message: { state: true },
     _announcement: { state: true },
     _tip: { state: true },
+    _activeRow: { state: true },
+    _open: { state: true },
+    _zoom: { state: true },
   };
 
   /** The map data given by the page (wins over `src`). */
@@ -106,6 +195,14 @@ export class ResaleSeatMap extends ResaleElement {
   declare apiBase: string | undefined;
   declare eventId: string | undefined;
   declare showId: string | undefined;
+  /** Listing ids picked before (comma-separated), shown as the selection once the data is in. */
+  declare selected: string | undefined;
+  /**
+   * The partner page to come back to (see `returnAddress`), else the page the map is on when
+   * that is another site than the market (a partner's page): Continue carries it as `returnTo`.
+   * A `selectUrl` that already has one (the market page's own) keeps it.
+   */
+  declare returnTo: string | undefined;
 
   declare private _model: Model | undefined;
   declare private _svg: SVGSVGElement | null;
@@ -114,11 +211,22 @@ export class ResaleSeatMap extends ResaleElement {
   declare private _message: string;
   declare private _announcement: string;
   declare private _tip: string;
+  /** The row (`area` + newline + row key) of the last seat picked on the map: open in the list. */
+  declare private _activeRow: string | undefined;
+  /** Areas (`area`) and rows (`area` + newline + row key) opened in the list. */
+  declare private _open: ReadonlySet<string>;
+  declare private _zoom: number;
 
   #abort: AbortController | undefined;
   #loadedKey: string | undefined;
   #generation = 0;
   #tooltip: FloatingTooltip | undefined;
+  #view: ChartView | undefined;
+  #View: typeof ChartView | undefined;
+  /** The model the chart was last decorated for, and the selection drawn on it. */
+  #decorated: Model | undefined;
+  #drawn = new Set<string>();
+  #labels = new Map<string, string>();
 
   constructor() {
     super();
@@ -127,6 +235,8 @@ export class ResaleSeatMap extends ResaleElement {
     this._message = '';
     this._announcement = '';
     this._tip = '';
+    this._open = new Set();
+    this._zoom = 1;
   }
 
   /** The picked listing ids, in picking order. */
@@ -137,7 +247,11 @@ export class ResaleSeatMap extends ResaleElement {
   /** Where Continue goes now; undefined while nothing is picked, the pick strands a seat, or the URL is not http(s). */
   get continueHref(): string | undefined {
     const base = this._model ? safeUrl(this._model.data.selectUrl) : undefined;
-    return base && this._selection.length > 0 && !this.#strandsSeat ? continueUrl(base, this._selection) : undefined;
+    if (!base || this._selection.length === 0 || this.#strandsSeat) return undefined;
+    const back = returnAddress(this.returnTo);
+    // On the market itself the page is no way back to the partner: nothing to add.
+    const fromPartner = back !== undefined && (this.returnTo !== undefined || new URL(back).origin !== new URL(base).origin);
+    return continueUrl(withReturnTo(base, fromPartner ? back : undefined), this._selection);
   }
 
   override connectedCallback(): void {
@@ -154,9 +268,12 @@ export class ResaleSeatMap extends ResaleElement {
     this.#abort?.abort();
     this.#abort = undefined;
     this.#tooltip?.hide();
+    this.#view?.disconnect();
+    this.#view = undefined;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('selected') && this._model) this.#adoptSelected();
     if (changed.has('data') && this.data !== undefined) {
       this.#loadedKey = 'data';
       this.#abort?.abort();
@@ -204,38 +321,78 @@ export class ResaleSeatMap extends ResaleElement {
     }
     let svg: SVGSVGElement | null = null;
     if (typeof data.chart.svgCode === 'string' && data.chart.svgCode.trim() !== '') {
-      const { sanitizeSvg } = await loadSanitizer();
+      const [{ sanitizeSvg }, { ChartView }] = await loadChartModules();
       if (generation !== this.#generation) return;
       svg = sanitizeSvg(data.chart.svgCode);
+      this.#View = ChartView;
     }
-    const chartSeats = svg ? [...svg.querySelectorAll('[data-seat]')].map(seatOf) : [];
+    const chartSeats = svg ? walkSeats(svg) : [];
+    const first = this._model === undefined;
+    // Read before the new chart is in the document: then resolving the host's style is cheap.
+    const style = getComputedStyle(this);
+    const fills = Object.fromEntries(FILL_TOKENS.map((token) => [token, cssColor(style.getPropertyValue(`--_${token}`)) ?? TOKENS[token]])) as Record<FillToken, string>;
     this._model = {
       data,
       areas: new Map(data.areas.map((a) => [a.area, a])),
       availability: availabilityByArea(data.areas),
       listings: new Map(data.listings.map((l) => [l.listingId, l])),
       seatIndex: indexSeats(data.listings),
-      rows: buildRows(chartSeats, data.listings),
+      rows: buildRows(
+        chartSeats.map((c) => c.seat),
+        data.listings,
+      ),
+      seatEls: new Map(chartSeats.map((c) => [seatKey(c.seat), c])),
+      byEl: new WeakMap(chartSeats.map((c) => [c.el, c])),
+      groups: groupOffers(data),
+      fills,
     };
     this._svg = svg;
+    this.#labels.clear();
     if (svg) {
       svg.setAttribute('role', 'group');
       svg.setAttribute('aria-label', t(this.locale, 'seatingChart'));
-      svg.removeAttribute('width');
-      svg.removeAttribute('height');
     }
-    // Keep what is still on sale picked; drop the rest.
-    this._selection = this._selection.filter((id) => this._model?.listings.has(id));
+    if (first && this.selected) this.#adoptSelected();
+    else {
+      // Keep what is still on sale picked; drop the rest.
+      this._selection = this._selection.filter((id) => this._model?.listings.has(id));
+      this._message = this.#strandsSeat ? t(this.locale, 'refusedOrphan') : '';
+    }
     if (this._activeArea && !this._model.areas.has(this._activeArea)) this._activeArea = undefined;
     await this.updateComplete;
     if (generation !== this.#generation) return;
     this.dispatchEvent(new ResaleReadyEvent({ source, count: data.areas.length }));
   }
 
+  /** Takes `selected` (ids picked earlier, on this map or another page) as the selection. */
+  #adoptSelected(): void {
+    const model = this._model;
+    if (!model) return;
+    const ids = (this.selected ?? '').split(',').map((s) => s.trim());
+    this._selection = [...new Set(ids)].filter((id) => model.listings.has(id));
+    const first = model.listings.get(this._selection[0] ?? '');
+    if (first) this.#showListing(first);
+    this._message = this.#strandsSeat ? t(this.locale, 'refusedOrphan') : '';
+  }
+
   // ---- chart decoration -------------------------------------------------------------------
 
-  protected override updated(): void {
-    this.#decorate();
+  // Untyped: the private state's keys are not keys of `this` for TypeScript.
+  protected override updated(changed: PropertyValues): void {
+    if (changed.has('_svg')) {
+      this.#view?.disconnect();
+      this.#view = undefined;
+      const frame = this.renderRoot.querySelector<HTMLElement>('.chart');
+      if (this._svg && frame && this.#View) this.#view = new this.#View(this._svg, frame, (zoom) => (this._zoom = zoom));
+      // A new chart starts whole; the zoom buttons were drawn before the view existed.
+      this._zoom = 1;
+      this.requestUpdate();
+    }
+    if (this._model !== this.#decorated) this.#decorate();
+    else if (changed.has('_selection')) this.#drawSelection();
+    if (changed.has('_activeArea') && this._svg) {
+      for (const zone of this._svg.querySelectorAll('[data-area]')) zone.toggleAttribute('data-active', zone.getAttribute('data-area') === this._activeArea);
+    }
     if (!this.#tooltip) {
       const tip = this.renderRoot.querySelector<HTMLElement>('.tooltip');
       if (tip) this.#tooltip = new FloatingTooltip(tip);
@@ -254,53 +411,114 @@ export class ResaleSeatMap extends ResaleElement {
       .join(', ');
   }
 
-  #seatLabel(lang: Lang, s: Seat, listing: SeatMapListing | undefined): string {
-    const where = this.#seatText(lang, s);
-    if (!listing) return `${where}: ${t(lang, 'notAvailable')}`;
-    const pack = listing.quantity > 1 ? ` (${ticketCount(lang, listing.quantity)})` : '';
-    return `${where}: ${formatPrice(lang, listing.price, listing.currency)} ${t(lang, 'perTicket')}${pack}`;
+  /** "€60.00 per ticket (2 tickets)", once per price: thousands of seats share a few prices. */
+  #priceText(lang: Lang, listing: SeatMapListing): string {
+    const key = `${listing.price}|${listing.currency}|${listing.quantity}`;
+    let text = this.#labels.get(key);
+    if (text === undefined) {
+      const pack = listing.quantity > 1 ? ` (${ticketCount(lang, listing.quantity)})` : '';
+      text = `${formatPrice(lang, listing.price, listing.currency)} ${t(lang, 'perTicket')}${pack}`;
+      this.#labels.set(key, text);
+    }
+    return text;
   }
 
-  /** Availability, focusability and names on the chart's own elements (they are not Lit's). */
+  /**
+   * Availability, states, names and focus on the chart's own elements (they are not Lit's), once
+   * per data: zones first, then the ink of each zone from the fill it really has (computed
+   * style, so a partner's own colours count), then the seats for sale. Seats not for sale keep
+   * the chart's default look (a small hollow ring) and need no write: 20,000 seats cost what
+   * their offers cost.
+   */
   #decorate(): void {
     const svg = this._svg;
     const model = this._model;
+    this.#decorated = model;
+    this.#drawn = new Set();
     if (!svg || !model) return;
     const lang = this.locale;
-    const selected = new Set(this._selection);
+    const zones = new Map<string, SVGElement>();
     for (const zone of svg.querySelectorAll<SVGElement>('[data-area]')) {
       const name = zone.getAttribute('data-area') ?? '';
+      if (!zones.has(name)) zones.set(name, zone);
       const area = model.areas.get(name);
       zone.setAttribute('data-availability', model.availability.get(name) ?? 'none');
-      zone.toggleAttribute('data-active', name === this._activeArea);
       const hasSeats = zone.querySelector('[data-seat]') !== null;
+      zone.setAttribute('aria-label', this.#areaLabel(lang, area, name));
       if (area && area.quantityForSale > 0 && !hasSeats) {
         // Zones with seat elements inside are not buttons themselves: no nested controls.
         zone.setAttribute('tabindex', '0');
         zone.setAttribute('role', 'button');
-        zone.setAttribute('aria-label', this.#areaLabel(lang, area, name));
       } else {
         zone.removeAttribute('tabindex');
         zone.setAttribute('role', hasSeats ? 'group' : 'img');
-        zone.setAttribute('aria-label', this.#areaLabel(lang, area, name));
       }
     }
-    for (const el of svg.querySelectorAll<SVGElement>('[data-seat]')) {
-      const seat = seatOf(el);
-      const listing = model.seatIndex.get(seatKey(seat));
-      el.setAttribute('data-availability', listing ? 'some' : 'none');
-      el.toggleAttribute('data-selected', !!listing && selected.has(listing.listingId));
-      el.setAttribute('aria-label', this.#seatLabel(lang, seat, listing));
-      if (listing) {
-        el.setAttribute('tabindex', '0');
-        el.setAttribute('role', 'button');
-        el.setAttribute('aria-pressed', String(selected.has(listing.listingId)));
-      } else {
-        el.removeAttribute('tabindex');
-        el.removeAttribute('aria-pressed');
-        el.setAttribute('role', 'img');
-      }
+    const inkOfZone = new Map<SVGElement, 'dark' | 'light'>();
+    const ink = (zone: SVGElement) => {
+      let found = inkOfZone.get(zone);
+      if (!found) inkOfZone.set(zone, (found = inkOn(this.#fillBehindSeats(zone, model))));
+      return found;
+    };
+    // Every fill read before anything is written: one style computation, not one per zone.
+    for (const zone of zones.values()) ink(zone);
+    // A zone around its seats carries the ink for all of them (CSS inherits it); a seat beside
+    // its zone (the zone drawn as a sibling shape) carries its own.
+    for (const zone of zones.values()) zone.toggleAttribute('data-ink-light', ink(zone) === 'light' && zone.querySelector('[data-seat]') !== null);
+    for (const c of model.seatEls.values()) {
+      if (c.zone) continue;
+      const zone = zones.get(model.seatIndex.get(seatKey(c.seat))?.area ?? '') ?? zones.get(c.seat.section ?? '');
+      if (zone && ink(zone) === 'light') c.el.setAttribute('data-ink-light', '');
     }
+    for (const [key, listing] of model.seatIndex) {
+      const c = model.seatEls.get(key);
+      if (!c) continue;
+      c.el.setAttribute('data-state', 'sale');
+      c.el.setAttribute('tabindex', '0');
+      c.el.setAttribute('role', 'button');
+      c.el.setAttribute('aria-pressed', 'false');
+      c.el.setAttribute('aria-label', `${this.#seatText(lang, c.seat)}: ${this.#priceText(lang, listing)}`);
+    }
+    this.#drawSelection();
+    // Measuring needs layout: after the first frame is drawn, not before (the map answers at once).
+    const view = this.#view;
+    requestAnimationFrame(() => setTimeout(() => view?.measure()));
+  }
+
+  /**
+   * The colour painted behind a zone's seats: the zone's colour token for its availability (the
+   * map's stylesheet paints every zone shape with it, over the chart's own fill), as resolved on
+   * the host, so a partner's `--resale-zone-*` counts; the surface when the zone is only a group
+   * of seats. Never a computed style inside the chart: in a fresh chart of 20,000 seats, it
+   * would compute all of them before the first frame. Marks the zone's own shapes on the way.
+   */
+  #fillBehindSeats(zone: SVGElement, model: Model): string {
+    let shaped = zone.matches(SHAPES);
+    for (const shape of shaped ? [] : zone.querySelectorAll(SHAPES)) {
+      if (shape.hasAttribute('data-seat') || shape.closest('[data-seat]')) continue;
+      // The zone's own drawing, painted in the zone colour (see seat-map.styles.ts).
+      shape.setAttribute('data-zone-shape', '');
+      shaped = true;
+    }
+    return model.fills[shaped ? (`zone-${model.availability.get(zone.getAttribute('data-area') ?? '') ?? 'none'}` as const) : 'color-surface'];
+  }
+
+  /** Picked seats drawn as picked, unpicked ones as for sale: only the seats that changed. */
+  #drawSelection(): void {
+    const model = this._model;
+    if (!model || !this._svg) return;
+    const now = new Set(this._selection);
+    const setState = (listingId: string, picked: boolean) => {
+      for (const s of model.listings.get(listingId)?.seats ?? []) {
+        const c = model.seatEls.get(seatKey(s));
+        if (!c) continue;
+        c.el.setAttribute('data-state', picked ? 'selected' : 'sale');
+        c.el.setAttribute('aria-pressed', String(picked));
+      }
+    };
+    for (const id of this.#drawn) if (!now.has(id)) setState(id, false);
+    for (const id of now) if (!this.#drawn.has(id)) setState(id, true);
+    this.#drawn = now;
   }
 
   // ---- interaction --------------------------------------------------------------------------
@@ -315,10 +533,10 @@ export class ResaleSeatMap extends ResaleElement {
     const model = this._model;
     if (!model) return;
     if (el.hasAttribute('data-seat')) {
-      const listing = model.seatIndex.get(seatKey(seatOf(el)));
+      const c = model.byEl.get(el);
+      const listing = c ? model.seatIndex.get(seatKey(c.seat)) : undefined;
       if (!listing) return;
-      const area = el.closest('[data-area]')?.getAttribute('data-area') ?? listing.area ?? undefined;
-      if (area) this._activeArea = area;
+      this.#showListing(listing);
       this.toggle(listing.listingId);
     } else {
       this.showArea(el.getAttribute('data-area') ?? '');
@@ -326,13 +544,26 @@ export class ResaleSeatMap extends ResaleElement {
   }
 
   #onChartClick = (e: MouseEvent): void => {
+    // The end of a drag is not a pick.
+    if (this.#view?.consumeDrag()) return;
     const el = this.#target(e);
+    // A pointer tap among seats drawn smaller than a finger (24 px, WCAG 2.5.8), on one of them or
+    // beside (a seat of 2 px is hard to hit), zooms in there first; keyboard and list picks need
+    // no zoom, and a zone that is a button (no seats) answers at once.
+    if (e.detail > 0 && !el?.hasAttribute('data-area') && this.#view?.zoomToPick(e.clientX, e.clientY)) {
+      this._announcement = mt(this.locale, 'zoomedToPick');
+      return;
+    }
     if (el) this.#activate(el);
   };
 
   #onChartKeydown = (e: KeyboardEvent): void => {
     if (e.key === 'Escape') {
       this.#tooltip?.hide();
+      return;
+    }
+    if (this.#view?.key(e.key)) {
+      e.preventDefault();
       return;
     }
     if (e.key !== 'Enter' && e.key !== ' ') return;
@@ -345,6 +576,7 @@ export class ResaleSeatMap extends ResaleElement {
   #onChartOver = (e: Event): void => {
     const el = this.#target(e);
     if (!el) return;
+    if (e.type === 'focusin') this.#view?.reveal(el);
     this._tip = el.getAttribute('aria-label') ?? '';
     this.#tooltip?.show(el);
   };
@@ -368,7 +600,8 @@ export class ResaleSeatMap extends ResaleElement {
    * refused with a visible message (a checkout stays within one option). Unless the event allows
    * orphan seats, a selection that would leave a single free seat between taken seats in a row
    * shows a message and keeps Continue disabled until it is completed or changed: the selection
-   * is judged as a whole, so seats that only make sense together can be picked one by one.
+   * is judged as a whole, so seats that only make sense together can be picked one by one. The
+   * server applies the same rule (seat-rules.ts) when the selection is reserved.
    * Returns whether the selection changed.
    */
   toggle(listingId: string): boolean {
@@ -435,63 +668,127 @@ export class ResaleSeatMap extends ResaleElement {
     if (!proceed) e.preventDefault();
   };
 
+  /** The area and row of a listing, opened in the list and marked on the chart. */
+  #showListing(listing: SeatMapListing): void {
+    if (listing.area === null) return;
+    this._activeArea = listing.area;
+    this._activeRow = `${listing.area}\n${rowKeyOf(listing)}`;
+  }
+
+  /** An area or a row opened or closed in the list; what the map shows stays open by being active. */
+  #toggleOpen(key: string, open: boolean): void {
+    const active = key === this._activeArea || key === this._activeRow;
+    if (open === this._open.has(key) || (open && active)) return;
+    const next = new Set(this._open);
+    if (open) next.add(key);
+    else {
+      next.delete(key);
+      if (key === this._activeArea) this._activeArea = undefined;
+      if (key === this._activeRow) this._activeRow = undefined;
+    }
+    this._open = next;
+  }
+
   // ---- rendering ----------------------------------------------------------------------------
 
-  #renderAreas(lang: Lang, model: Model) {
-    return html`<section>
-      <h3>${t(lang, 'areas')}</h3>
-      <ul part="areas">
-        ${model.data.areas.map((a) => {
-          const stock = a.quantityForSale > 0;
-          return html`<li>
-            <button
-              class="area"
-              part="area"
-              type="button"
-              data-area=${a.area}
-              data-availability=${model.availability.get(a.area) ?? 'none'}
-              ?data-active=${a.area === this._activeArea}
-              aria-pressed=${a.area === this._activeArea ? 'true' : 'false'}
-              ?disabled=${!stock}
-              @click=${() => this.showArea(a.area)}
-            >
-              <span>${a.area}</span>
-              <span class="muted">${stock ? ticketCount(lang, a.quantityForSale) : t(lang, 'noneForSale')}${stock && a.floorPrice > 0 ? html` · ${t(lang, 'from')} ${formatPrice(lang, a.floorPrice, a.currency)}` : nothing}</span>
-            </button>
-          </li>`;
-        })}
-      </ul>
+  /** One offer with its select button. */
+  #renderOffer(lang: Lang, l: SeatMapListing) {
+    const picked = this._selection.includes(l.listingId);
+    const what = this.#listingText(lang, l);
+    return html`<li class="listing" part="listing" data-listing-id=${l.listingId} ?data-selected=${picked}>
+      <span>
+        <span>${what}</span><br />
+        <span class="muted">${formatPrice(lang, l.price, l.currency)} ${t(lang, 'perTicket')} · ${ticketCount(lang, l.quantity)}</span>
+      </span>
+      <button class="toggle" part="toggle" type="button" aria-pressed=${picked ? 'true' : 'false'} aria-label=${`${t(lang, picked ? 'selected' : 'select')}: ${what}`} @click=${() => this.toggle(l.listingId)}>
+        ${t(lang, picked ? 'selected' : 'select')}
+      </button>
+    </li>`;
+  }
+
+  /**
+   * The same seats as a list, always there beside the chart (for screen readers, keyboards and
+   * anyone who prefers it), and the whole map when there is no SVG chart: every area with its
+   * stock; inside, its rows; inside a row, its offers in seat order with the map's selection.
+   * Areas and rows open on their own (their summary) or from the map (a zone, a seat). Only
+   * what is open is rendered: a row is a few dozen buttons, so 20,000 seats cost nothing until
+   * asked for.
+   */
+  #renderList(lang: Lang, model: Model) {
+    const isOpen = (key: string) => this._open.has(key) || key === this._activeArea || key === this._activeRow;
+    const onToggle = (key: string) => (e: Event) => this.#toggleOpen(key, (e.currentTarget as HTMLDetailsElement).open);
+    const picked = new Set(this._selection);
+    return html`<section class="list" part="list" aria-labelledby="seat-list-title">
+      <h3 id="seat-list-title">${mt(lang, 'seatList')}</h3>
+      ${[...model.groups].map(([name, rows]) => {
+        const area = model.areas.get(name);
+        const count = area?.quantityForSale ?? [...rows.values()].flat().reduce((n, l) => n + l.quantity, 0);
+        const open = rows.size > 0 && isOpen(name);
+        return html`<details part="area" data-area=${name} data-availability=${model.availability.get(name) ?? 'none'} ?open=${open} @toggle=${onToggle(name)}>
+          <summary>
+            <span>${name}</span>
+            <span class="muted">${count > 0 ? ticketCount(lang, count) : t(lang, 'noneForSale')}${area && count > 0 && area.floorPrice > 0 ? ` · ${t(lang, 'from')} ${formatPrice(lang, area.floorPrice, area.currency)}` : ''}</span>
+          </summary>
+          ${open
+            ? html`<ul part="listings">
+                ${[...rows].map(([rowKey, listings]) => {
+                  if (rowKey === '') return listings.map((l) => this.#renderOffer(lang, l));
+                  const key = `${name}\n${rowKey}`;
+                  const [section, row] = rowKey.split('|') as [string, string];
+                  const chosen = listings.filter((l) => picked.has(l.listingId)).length;
+                  return html`<li>
+                    <details data-row=${rowKey} ?open=${isOpen(key)} @toggle=${onToggle(key)}>
+                      <summary>
+                        <span>${this.#seatText(lang, { section: section || null, row, seat: null })}</span>
+                        <span class="muted">${ticketCount(lang, listings.reduce((n, l) => n + l.quantity, 0))}${chosen > 0 ? ` · ${t(lang, 'selection', { count: chosen })}` : ''}</span>
+                      </summary>
+                      ${isOpen(key) ? html`<ul>${listings.map((l) => this.#renderOffer(lang, l))}</ul>` : nothing}
+                    </details>
+                  </li>`;
+                })}
+              </ul>`
+            : nothing}
+        </details>`;
+      })}
     </section>`;
   }
 
-  #renderListings(lang: Lang, model: Model) {
-    const area = this._activeArea;
-    if (area === undefined) return html`<p class="muted" part="hint">${t(lang, 'chooseArea')}</p>`;
-    const listings = model.data.listings.filter((l) => l.area === area);
-    return html`<section part="listings" aria-labelledby="listings-title">
-      <h3 id="listings-title">${t(lang, 'listings', { area })}</h3>
-      ${listings.length === 0
-        ? html`<p class="muted">${t(lang, 'noListings')}</p>`
-        : html`<ul>
-            ${listings.map((l) => {
-              const picked = this._selection.includes(l.listingId);
-              return html`<li class="listing" part="listing" data-listing-id=${l.listingId} ?data-selected=${picked}>
-                <span>
-                  <span>${this.#listingText(lang, l)}</span><br />
-                  <span class="muted">${formatPrice(lang, l.price, l.currency)} ${t(lang, 'perTicket')} · ${ticketCount(lang, l.quantity)}</span>
-                </span>
-                <button class="toggle" part="toggle" type="button" aria-pressed=${picked ? 'true' : 'false'} aria-label=${`${t(lang, picked ? 'selected' : 'select')}: ${this.#listingText(lang, l)}`} @click=${() => this.toggle(l.listingId)}>
-                  ${t(lang, picked ? 'selected' : 'select')}
-                </button>
-              </li>`;
-            })}
-          </ul>`}
-    </section>`;
+  #renderLegend(lang: Lang) {
+    const seat = (state: string) => svgTemplate`<svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="6" data-seat="" data-state=${state}></circle></svg>`;
+    const zone = (availability: string) => svgTemplate`<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2" y="4" width="16" height="12" rx="2" data-area="" data-availability=${availability}></rect></svg>`;
+    return html`<ul class="legend" part="legend" aria-label=${mt(lang, 'legend')}>
+      <li>${seat('sale')}${mt(lang, 'legendForSale')}</li>
+      <li>${seat('selected')}${mt(lang, 'legendSelected')}</li>
+      <li>${seat('')}${mt(lang, 'legendUnavailable')}</li>
+      <li>${zone('cheapest')}${mt(lang, 'legendCheapest')}</li>
+      <li>${zone('some')}${mt(lang, 'legendSome')}</li>
+      <li>${zone('none')}${mt(lang, 'legendNone')}</li>
+    </ul>`;
+  }
+
+  #renderToolbar(lang: Lang) {
+    const zoom = (factor: number) => () => this.#view?.zoomBy(factor);
+    return html`<div class="toolbar" part="toolbar">
+      <button type="button" part="zoom-in" aria-label=${mt(lang, 'zoomIn')} ?disabled=${this._zoom >= (this.#view?.maxZoom ?? 1)} @click=${zoom(2)}>+</button>
+      <button type="button" part="zoom-out" aria-label=${mt(lang, 'zoomOut')} ?disabled=${this._zoom <= 1} @click=${zoom(0.5)}>−</button>
+      <button type="button" part="zoom-reset" ?disabled=${this._zoom <= 1} @click=${zoom(0)}>${mt(lang, 'zoomReset')}</button>
+    </div>`;
   }
 
   #renderChart(lang: Lang, model: Model) {
     if (this._svg) {
-      return html`<div class="chart" part="chart" @click=${this.#onChartClick} @keydown=${this.#onChartKeydown} @pointerover=${this.#onChartOver} @focusin=${this.#onChartOver} @pointerout=${this.#onChartOut} @focusout=${this.#onChartOut}>${this._svg}</div>`;
+      return html`<div
+        class="chart"
+        part="chart"
+        @click=${this.#onChartClick}
+        @keydown=${this.#onChartKeydown}
+        @pointerover=${this.#onChartOver}
+        @focusin=${this.#onChartOver}
+        @pointerout=${this.#onChartOut}
+        @focusout=${this.#onChartOut}
+      >
+        ${this._svg}
+      </div>`;
     }
     const image = safeUrl(model.data.chart.image);
     return image ? html`<div class="chart" part="chart"><img part="image" src=${image} alt=${t(lang, 'seatingChart')} /></div>` : nothing;
@@ -504,9 +801,9 @@ export class ResaleSeatMap extends ResaleElement {
     const href = this.continueHref;
     const count = this.#ticketsPicked();
     return html`<div class="base" part="base">
-      ${this.#renderChart(lang, model)}
+      ${this._svg ? html`<div class="main">${this.#renderToolbar(lang)} ${this.#renderChart(lang, model)} ${this.#renderLegend(lang)}</div>` : this.#renderChart(lang, model)}
       <div class="sidebar" part="sidebar">
-        ${this._svg ? nothing : this.#renderAreas(lang, model)} ${this.#renderListings(lang, model)}
+        ${this.#renderList(lang, model)}
         ${this._message ? html`<p class="message" part="message" role="alert">${this._message}</p>` : nothing}
         <div class="summary" part="summary">
           <span>${count > 0 ? t(lang, 'selection', { count }) : t(lang, 'nothingSelected')}</span>

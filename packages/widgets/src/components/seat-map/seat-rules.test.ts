@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SeatMapListing } from '../../internal/types.js';
-import { availabilityByArea, buildRows, continueUrl, indexSeats, selectionLeavesOrphan } from './seat-rules.js';
+import { CHART } from './seat-map.fixtures.js';
+import { availabilityByArea, buildRows, chartSeats, continueUrl, indexSeats, selectionLeavesOrphan } from './seat-rules.js';
 
 const seats = (row: string, ...nums: string[]) => nums.map((seat) => ({ section: 'S', row, seat }));
 const listing = (listingId: string, ...nums: string[]): SeatMapListing => ({ listingId, ticketOptionId: 'o', area: 'S', quantity: nums.length, price: 10, currency: 'EUR', seats: seats('1', ...nums) });
@@ -74,5 +75,28 @@ describe('continueUrl', () => {
   it('appends the listing ids with & or ?', () => {
     expect(continueUrl('https://r.example/m?showId=1', ['lst_a', 'lst_b'])).toBe('https://r.example/m?showId=1&listingIds=lst_a,lst_b');
     expect(continueUrl('https://r.example/m', ['a&b'])).toBe('https://r.example/m?listingIds=a%26b');
+  });
+});
+
+describe('chartSeats (the server reads the stored chart with it)', () => {
+  it('reads seats in document order with section and row inherited from the nearest element that has them', () => {
+    expect(chartSeats(CHART)).toEqual(['1', '2', '3', '4', '5'].map((seat) => ({ section: 'C', row: '1', seat })));
+    const markup = `<?xml version="1.0"?><!-- <g data-row="no"> --><svg><g data-section="A &amp; B"><circle data-row='7' data-seat="1"/>
+      <g data-row="8"><rect data-seat=2></rect><text>row > 8</text><circle data-section="Z" data-seat="3"><title>x</title></circle></g></g><circle data-seat="9"/></svg>`;
+    expect(chartSeats(markup)).toEqual([
+      { section: 'A & B', row: '7', seat: '1' },
+      { section: 'A & B', row: '8', seat: '2' },
+      { section: 'Z', row: '8', seat: '3' },
+      { section: null, row: null, seat: '9' },
+    ]);
+  });
+
+  it('agrees with the DOM (Element.closest, as the widget reads its chart) on the fixtures', () => {
+    const demo = `<svg viewBox="0 0 10 10"><g><rect data-area="Stalls"/><text>A</text>${[1, 2, 3].map((n) => `<circle data-section="Stalls" data-row="A" data-seat="${n}"><title>Seat ${n}</title></circle>`).join('')}</g></svg>`;
+    for (const markup of [CHART, demo]) {
+      const doc = new DOMParser().parseFromString(markup, 'image/svg+xml');
+      const dom = [...doc.querySelectorAll('[data-seat]')].map((el) => ({ section: el.closest('[data-section]')?.getAttribute('data-section') ?? null, row: el.closest('[data-row]')?.getAttribute('data-row') ?? null, seat: el.getAttribute('data-seat') }));
+      expect(chartSeats(markup)).toEqual(dom);
+    }
   });
 });

@@ -1,9 +1,23 @@
-import type { Seat, SeatMapArea, SeatMapListing } from '../../internal/types.js';
+import type { Seat, SeatMapArea } from '../../internal/types.js';
 
 /**
- * The seat map's rules without the DOM: availability classes, the seat index and the orphan-seat
- * check. Pure functions, unit-tested on their own.
+ * The seat map's rules without the DOM: availability classes, the seat index, the chart's seats
+ * and the orphan-seat check. Pure functions, unit-tested on their own.
+ *
+ * One rule for the map and the market: the server's reservation path
+ * (packages/server/src/flows/reserve-listings.ts, through market.seatmap.ts) imports THIS file
+ * by its relative path, as it already imports `internal/svg-policy.ts`, rather than through a
+ * package export of the widgets' build. Why: the source is the one source of truth, and every
+ * consumer reads it as it is, with no build step in between: `tsc -p packages/server`, the
+ * server's vitest projects and its esbuild bundle (which compiles the file into dist/main.js)
+ * all work on a fresh checkout, before `npm run build -w @resale/widgets` has run. So this file
+ * imports nothing at run time and nothing from the DOM (types only, erased).
  */
+
+/** What the rules read of a listing: the seats it sells (a listing is sold whole). */
+export interface SeatedListing {
+  readonly seats: readonly Seat[];
+}
 
 /** How a zone is coloured. */
 export type Availability = 'none' | 'some' | 'cheapest';
@@ -34,8 +48,8 @@ export function availabilityByArea(areas: readonly SeatMapArea[]): Map<string, A
 }
 
 /** Which listing sells each seat (a seat belongs to at most one active listing). */
-export function indexSeats(listings: readonly SeatMapListing[]): Map<string, SeatMapListing> {
-  const index = new Map<string, SeatMapListing>();
+export function indexSeats<L extends SeatedListing>(listings: readonly L[]): Map<string, L> {
+  const index = new Map<string, L>();
   for (const l of listings) for (const s of l.seats) if (s.seat !== null && s.row !== null) index.set(seatKey(s), l);
   return index;
 }
@@ -48,7 +62,7 @@ export type Row = (string | null)[];
  * Rows whose seat labels are all numbers are sorted by number, and a jump in numbering (5, then 7)
  * inserts a gap: seat 6 exists and is not for sale. Other rows keep the order of appearance.
  */
-export function buildRows(chartSeats: readonly Seat[], listings: readonly SeatMapListing[]): Map<string, Row> {
+export function buildRows(chartSeats: readonly Seat[], listings: readonly SeatedListing[]): Map<string, Row> {
   const seen = new Map<string, Map<string, string>>(); // rowKey -> (seatKey -> seat label), insertion-ordered
   const add = (s: Seat) => {
     if (s.row === null || s.seat === null) return;
@@ -93,7 +107,7 @@ export function buildRows(chartSeats: readonly Seat[], listings: readonly SeatMa
  * @param selection the picked listings
  * @param index     seat key -> the listing selling it (seats absent from it are unavailable)
  */
-export function selectionLeavesOrphan(selection: readonly SeatMapListing[], rows: ReadonlyMap<string, Row>, index: ReadonlyMap<string, SeatMapListing>): boolean {
+export function selectionLeavesOrphan(selection: readonly SeatedListing[], rows: ReadonlyMap<string, Row>, index: ReadonlyMap<string, unknown>): boolean {
   const picked = new Set(selection.flatMap((l) => l.seats.map(seatKey)));
   const rowKeys = new Set(selection.flatMap((l) => l.seats.filter((s) => s.row !== null && s.seat !== null).map((s) => `${s.section ?? ''}|${s.row}`)));
   const state = (key: string | null | undefined): 'free' | 'taken' | 'end' => {
@@ -112,6 +126,60 @@ export function selectionLeavesOrphan(selection: readonly SeatMapListing[], rows
     }
   }
   return false;
+}
+
+/**
+ * The seats of a chart's markup in document order: every element with `data-seat`, its
+ * `data-section` and `data-row` read from the element itself or its nearest ancestor that has
+ * one (as `Element.closest` would). No DOM: the server reads the stored chart (sanitised when
+ * received, so well-formed serialised markup) with it; the widget walks the chart it has drawn
+ * instead (it needs the elements), and a test checks that both agree on the fixtures.
+ *
+ * @example
+ * chartSeats('<g data-section="A"><g data-row="1"><circle data-seat="5"/></g></g>');
+ * // [{ section: 'A', row: '1', seat: '5' }]
+ */
+export function chartSeats(markup: string): Seat[] {
+  const out: Seat[] = [];
+  // Each frame: the section and row in force inside an open element.
+  const stack: { section: string | null; row: string | null }[] = [];
+  for (const m of markup.matchAll(TOKEN)) {
+    const [, closing, name, attrs, selfClosing] = m;
+    if (name === undefined) continue; // a comment, CDATA, doctype or processing instruction
+    if (closing) {
+      stack.pop();
+      continue;
+    }
+    const parent = stack[stack.length - 1] ?? { section: null, row: null };
+    let section = parent.section;
+    let row = parent.row;
+    let seat: string | null = null;
+    for (const [, attr, v1, v2, v3] of (attrs ?? '').matchAll(ATTRIBUTE)) {
+      const value = decodeEntities(v1 ?? v2 ?? v3 ?? '');
+      const lower = attr!.toLowerCase();
+      if (lower === 'data-section') section = value;
+      else if (lower === 'data-row') row = value;
+      else if (lower === 'data-seat') seat = value;
+    }
+    if (seat !== null) out.push({ section, row, seat });
+    if (!selfClosing) stack.push({ section, row });
+  }
+  return out;
+}
+
+/** A markup token: comments and declarations (skipped), end tags, start tags with their attributes. */
+const TOKEN = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<[!?][^>]*>|<(\/)?([A-Za-z][^\s/>]*)((?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*(\/?)>/g;
+/** One attribute of a start tag: name, then the value double-quoted, single-quoted or bare. */
+const ATTRIBUTE = /([^\s=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function decodeEntities(value: string): string {
+  if (!value.includes('&')) return value;
+  return value.replace(/&(?:#(\d+)|#x([0-9a-f]+)|(amp|lt|gt|quot|apos));/gi, (whole, dec?: string, hex?: string, name?: string) => {
+    if (name) return NAMED[name.toLowerCase()] ?? whole;
+    const code = dec ? Number(dec) : parseInt(hex!, 16);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
 }
 
 /** The checkout URL for the picked listings: `selectUrl` + `&listingIds=a,b`. */
