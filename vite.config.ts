@@ -16,6 +16,8 @@ const ENGINE_INDEPENDENT = [
   'src/db/schema-parity.test.ts',
   // Parsing of environment variables (pure functions); written for a process started without DATABASE_URL.
   'src/env.test.ts',
+  // The README's links and prerequisites (files only).
+  'src/readme.test.ts',
   // Pure functions: sealing and keyrings, fees, JSON limits.
   'src/lib/crypto.test.ts',
   'src/lib/fees.test.ts',
