@@ -36,6 +36,12 @@
  *   proxy removes most of that cost; even so, on this machine 2 / 1 cannot reach 1.5: the
  *   bare-behind-proxy lines are the ceiling any number of service processes could reach here.
  *
+ * Compression (issue 20): the same answer asked for with `Accept-Encoding: br`, as every
+ * browser asks, on SQLite and from the bare handler serving the same Brotli bytes: the service
+ * keeps the compressed answer with its cached JSON (accesslayer.buy.cache.ts), so the line
+ * measures what a page view costs now; the bytes per answer are printed for identity, br and
+ * gzip.
+ *
  * Setup per engine: the event through POST /v1/events, the partner's settings through the
  * operator API, 10,000 tickets through POST /v1/tickets (jobs awaited); the listings through
  * ListingsService.create in a child process on the same database (DATABASE_PATH or
@@ -49,6 +55,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -220,10 +227,34 @@ async function startChild(args: string[]): Promise<{ url: string; pid: number | 
   };
 }
 
+/** The answer's bytes as sent with `Accept-Encoding: <accept>` (node:http: fetch would decode them), and its handler's headers. */
+function encodedAnswer(base: string, accept: string): Promise<{ body: Buffer; headers: Record<string, string> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(base + PATH, { headers: { ...HEADERS, 'accept-encoding': accept } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        if (res.statusCode !== 200 || res.headers['content-encoding'] !== accept) return reject(new Error(`GET ${base}${PATH} with ${accept}: ${res.statusCode} ${res.headers['content-encoding']}`));
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (typeof value === 'string' && !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)) headers[name] = value;
+        }
+        resolve({ body: Buffer.concat(chunks), headers });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** One real answer of the service: its body, and the headers a handler sets (not those Node adds per response). */
 async function realAnswer(base: string): Promise<{ body: Buffer; headers: Record<string, string> }> {
   // A fresh connection: the setup's keep-alive sockets may have been closed by the server meanwhile.
-  const res = await fetch(base + PATH, { headers: HEADERS, keepalive: false }).catch(() => fetch(base + PATH, { headers: HEADERS }));
+  // Identity said outright: fetch would otherwise ask for gzip itself, decode it, and leave its
+  // Content-Encoding among the headers the bare handler replays with the plain bytes.
+  const headers0 = { ...HEADERS, 'accept-encoding': 'identity' };
+  const res = await fetch(base + PATH, { headers: headers0, keepalive: false }).catch(() => fetch(base + PATH, { headers: headers0 }));
   if (res.status === 404) throw new Error(`GET ${base}${PATH} answered 404: is buyAccessLayerRoutes(deps) mounted in app.ts?`);
   if (res.status !== 200) throw new Error(`GET ${base}${PATH} answered ${res.status}: ${await res.text()}`);
   const body = Buffer.from(await res.arrayBuffer());
@@ -305,7 +336,7 @@ interface Measured {
 
 let heard = 0;
 
-async function load(url: string, seconds: number, parties: Party[] = [], services: string[] = []): Promise<Measured> {
+async function load(url: string, seconds: number, parties: Party[] = [], services: string[] = [], headers: Record<string, string> = HEADERS): Promise<Measured> {
   const counters0 = await Promise.all(services.map(cacheCounters));
   const before = parties.map((p) => p.cpu());
   const machine0 = machineSeconds();
@@ -313,7 +344,7 @@ async function load(url: string, seconds: number, parties: Party[] = [], service
   const self0 = process.cpuUsage();
   const heard0 = heard;
   const started = performance.now();
-  const r = await autocannon({ url, headers: HEADERS, connections: CONNECTIONS, duration: seconds });
+  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
   const wall = (performance.now() - started) / 1000;
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   const self = process.cpuUsage(self0);
@@ -404,6 +435,13 @@ export async function run(): Promise<Record<string, number>> {
     writeFileSync(bodyFile, real.body);
     const bare = await startChild(['--bare', bodyFile, JSON.stringify(real.headers)]);
     stops.push(bare.stop);
+    // The same with the service's Brotli answer and its headers (Content-Encoding: br).
+    const realBr = await encodedAnswer(sqlite.base, 'br');
+    const realGzip = await encodedAnswer(sqlite.base, 'gzip');
+    const brFile = join(tmp, 'answer.json.br');
+    writeFileSync(brFile, realBr.body);
+    const bareBr = await startChild(['--bare', brFile, JSON.stringify(realBr.headers)]);
+    stops.push(bareBr.stop);
     const proxyBare = await startChild(['--proxy', bare.url]);
     stops.push(proxyBare.stop);
     const proxyPg1 = await startChild(['--proxy', pg1.base]);
@@ -419,9 +457,12 @@ export async function run(): Promise<Record<string, number>> {
 
     const pgCpu: Party = { name: 'postgres', cpu: () => treeCpuSeconds(postgres.pid()), pids: [postgres.pid()] };
     const party = (name: string, pid: number | undefined): Party => ({ name, cpu: () => cpuSeconds(pid), pids: [pid] });
-    const configs: { key: string; label: string; url: string; parties: Party[]; services?: string[] }[] = [
+    const brHeaders = { ...HEADERS, 'accept-encoding': 'br' };
+    const configs: { key: string; label: string; url: string; parties: Party[]; services?: string[]; headers?: Record<string, string> }[] = [
       { key: 'bare', label: 'bare Hono, same bytes', url: bare.url + PATH, parties: [party('bare', bare.pid)] },
       { key: 'sqlite', label: 'SQLite, 1 process', url: sqlite.base + PATH, parties: [party('service', sqlite.pid)], services: [sqlite.base] },
+      { key: 'bareBr', label: 'bare Hono, same br bytes', url: bareBr.url + PATH, parties: [party('bare', bareBr.pid)], headers: brHeaders },
+      { key: 'sqliteBr', label: 'SQLite, 1 process, Accept-Encoding: br', url: sqlite.base + PATH, parties: [party('service', sqlite.pid)], services: [sqlite.base], headers: brHeaders },
       { key: 'pg1', label: 'PostgreSQL, 1 process', url: pg1.base + PATH, parties: [party('service', pg1.pid), pgCpu], services: [pg1.base] },
       { key: 'bareProxy', label: 'bare Hono behind the proxy', url: proxyBare.url + PATH, parties: [party('proxy', proxyBare.pid), party('bare', bare.pid)] },
       { key: 'pg1Proxy', label: 'PostgreSQL, 1 process behind the proxy', url: proxyPg1.url + PATH, parties: [party('proxy', proxyPg1.pid), party('service', pg1.pid), pgCpu], services: [pg1.base] },
@@ -444,21 +485,22 @@ export async function run(): Promise<Record<string, number>> {
     ];
 
     // Warm-up of every configuration (JIT, connections, caches), then the measured rounds.
-    for (const c of configs) await load(c.url, 2);
+    for (const c of configs) await load(c.url, 2, [], [], c.headers);
     const loadBefore = loadavg()[0]!;
     console.log(`accesslayer-buy: ${OPTIONS} ticket options, ${fmt(LISTINGS)} active listings, every component on (${fmt(real.body.length)}-byte answer on SQLite, ${fmt(pgAnswer.body.length)} on PostgreSQL; the bare handler serves SQLite's, with its headers ${Object.keys(real.headers).join(', ')}); setup ${sqliteSetupS.toFixed(1)} s SQLite, ${pgSetupS.toFixed(1)} s PostgreSQL`);
+    console.log(`  bytes per answer: ${fmt(real.body.length)} identity, ${fmt(realBr.body.length)} br, ${fmt(realGzip.body.length)} gzip (the service keeps both compressed forms with its cached answer)`);
     console.log(`  autocannon: ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds; load generator, proxy, services and PostgreSQL all on the same ${cpus().length}-core machine`);
     const rounds: Record<string, Measured>[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const m: Record<string, Measured> = {};
       console.log(`  round ${r + 1}`);
       for (const c of configs) {
-        m[c.key] = await load(c.url, SECONDS, c.parties, c.services);
+        m[c.key] = await load(c.url, SECONDS, c.parties, c.services, c.headers);
         console.log(line(c.label, m[c.key]!));
       }
       rounds.push(m);
       console.log(
-        `    buy / bare: SQLite ${(m.sqlite!.rps / m.bare!.rps).toFixed(3)}, PostgreSQL ${(m.pg1!.rps / m.bare!.rps).toFixed(3)} (target >= 0.6);` +
+        `    buy / bare: SQLite ${(m.sqlite!.rps / m.bare!.rps).toFixed(3)} (with br ${(m.sqliteBr!.rps / m.bareBr!.rps).toFixed(3)}), PostgreSQL ${(m.pg1!.rps / m.bare!.rps).toFixed(3)} (target >= 0.6);` +
           ` PostgreSQL 2 / 1 processes behind the proxy ${(m.pg2Proxy!.rps / m.pg1Proxy!.rps).toFixed(3)} (target >= 1.5);` +
           ` behind the proxy, buy / bare: 1 process ${(m.pg1Proxy!.rps / m.bareProxy!.rps).toFixed(3)}, 2 processes ${(m.pg2Proxy!.rps / m.bareProxy!.rps).toFixed(3)};` +
           ` TCP proxy: 2 / 1 processes ${(m.pg2Tcp!.rps / m.pg1Tcp!.rps).toFixed(3)}, buy / bare 1 process ${(m.pg1Tcp!.rps / m.bareTcp!.rps).toFixed(3)}, 2 processes ${(m.pg2Tcp!.rps / m.bareTcp!.rps).toFixed(3)}`,
@@ -467,6 +509,12 @@ export async function run(): Promise<Record<string, number>> {
     const mean = (f: (m: Record<string, Measured>) => number) => rounds.reduce((s, m) => s + f(m), 0) / rounds.length;
     const result = {
       sqliteRequestsPerSecond: mean((m) => m.sqlite!.rps),
+      sqliteBrRequestsPerSecond: mean((m) => m.sqliteBr!.rps),
+      bareBrRequestsPerSecond: mean((m) => m.bareBr!.rps),
+      sqliteBrRatio: mean((m) => m.sqliteBr!.rps / m.bareBr!.rps),
+      bytesIdentity: real.body.length,
+      bytesBr: realBr.body.length,
+      bytesGzip: realGzip.body.length,
       pg1RequestsPerSecond: mean((m) => m.pg1!.rps),
       pg2ProxyRequestsPerSecond: mean((m) => m.pg2Proxy!.rps),
       bareRequestsPerSecond: mean((m) => m.bare!.rps),
@@ -480,6 +528,7 @@ export async function run(): Promise<Record<string, number>> {
     console.log(`  mean of ${ROUNDS} rounds (1-min load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after)`);
     console.log(`    ratio buy / bare, SQLite, 1 process          ${result.sqliteRatio.toFixed(3)}   (target >= 0.6)`);
     console.log(`    ratio buy / bare, PostgreSQL, 1 process      ${result.pgRatio.toFixed(3)}   (target >= 0.6)`);
+    console.log(`    SQLite with Accept-Encoding: br              ${fmt(result.sqliteBrRequestsPerSecond)} req/s (${fmt(result.sqliteRequestsPerSecond)} identity), ${result.sqliteBrRatio.toFixed(3)} of the bare handler's br; ${fmt(result.bytesBr)} bytes per answer instead of ${fmt(result.bytesIdentity)}`);
     console.log(`    ratio 2 / 1 processes, PostgreSQL, proxied   ${result.pgScaling.toFixed(3)}   (target >= 1.5; the bare handler behind the same proxy bounds it: 2 processes reach ${result.proxyCeiling.toFixed(3)} of it)`);
     console.log(`    … behind the TCP proxy instead               ${result.pgScalingTcp.toFixed(3)}   (2 processes reach ${result.tcpCeiling.toFixed(3)} of the bare handler behind it)`);
     return result;

@@ -39,10 +39,12 @@ import { riskRoutes } from './modules/risk/risk.routes.js';
 import { marketDataRoutes } from './modules/marketdata/marketdata.routes.js';
 import { channelRoutes } from './modules/channels/channels.routes.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
+import { finishingDocument } from './modules/docs/docs.document.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { Readiness } from './modules/health/health.readiness.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { httpMetrics } from './middleware/http-metrics.js';
+import { compression } from './middleware/compression.js';
 
 /** What an inbound `Request-Id` may be to be used as ours: bounded, and characters that are safe in a header, a log, a URL and HTML. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -147,6 +149,9 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
     );
   });
 
+  // Brotli or gzip for text answers of 1 KB or more, by Accept-Encoding (every answer below, errors included; see compression.ts).
+  app.use('*', compression());
+
   // Liveness and readiness: before every limit, key and body check (a probe must never be
   // refused for anything but the service's own state).
   app.route('/', healthRoutes(opts.readiness ?? new Readiness(deps.db, { logger: deps.logger })));
@@ -232,6 +237,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   });
   registry.registerComponent('securitySchemes', 'operatorToken', { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' });
   registerWebhookDocs(registry);
+  app.getOpenAPI31Document = finishingDocument(app.getOpenAPI31Document);
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',

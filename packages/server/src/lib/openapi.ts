@@ -1,15 +1,55 @@
-import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import type { AppEnv } from '../context.js';
-import { ApiError, ERROR_CODES } from './errors.js';
+import type { Context } from 'hono';
+import { ApiError, ERROR_CODES, type ErrorEntry } from './errors.js';
 import { issuesToEntries, locationOf } from './validation.js';
 
-/** A router whose validation failures become the envelope with every offending field. */
+/**
+ * A router whose validation failures become the envelope with every offending field, and whose
+ * query parameters are single values (see {@link repeatedQuery}).
+ */
 export function createRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw ApiError.invalid(issuesToEntries(result.error.issues, locationOf(result.target)));
+    defaultHook: (result, c) => {
+      if (!result.success) throw ApiError.invalid(withRepeatedQuery(c, result.target, issuesToEntries(result.error.issues, locationOf(result.target))));
+      if (result.target === 'query') refuseRepeatedQuery(c, Object.keys(result.data as object));
     },
   });
+}
+
+/**
+ * Entries (400 `invalid_value`, `in: query`) for the parameters among `names` sent more than
+ * once (`?eventId=a&eventId=b`). Every query parameter of the API is a single value
+ * (`loginTrust[user]` included: its brackets are part of its name); which of two values a
+ * client meant is anyone's guess, so neither is used. Parameters an operation does not know
+ * stay ignored, repeated or not.
+ */
+export function repeatedQuery(c: Context, names: Iterable<string>): ErrorEntry[] {
+  if (!c.req.url.includes('&')) return [];
+  const all = c.req.queries();
+  const entries: ErrorEntry[] = [];
+  for (const name of new Set(names)) {
+    const count = all[name]?.length ?? 0;
+    if (count > 1) entries.push({ code: 'invalid_value', message: `${name} was sent ${count} times; send it once`, path: name, in: 'query' });
+  }
+  return entries;
+}
+
+/** Throws the 400 of {@link repeatedQuery} when a parameter among `names` was repeated; for a query that parsed. */
+export function refuseRepeatedQuery(c: Context, names: Iterable<string>): void {
+  const entries = repeatedQuery(c, names);
+  if (entries.length > 0) throw ApiError.invalid(entries);
+}
+
+/**
+ * The entries of a query that did not parse, a repeated parameter said as such: the validator
+ * hands a repeated parameter over as an array, which would read "must be of type string".
+ */
+export function withRepeatedQuery(c: Context, target: string, entries: ErrorEntry[]): ErrorEntry[] {
+  if (target !== 'query') return entries;
+  const repeated = repeatedQuery(c, entries.flatMap((e) => (e.path === undefined ? [] : [e.path])));
+  if (repeated.length === 0) return entries;
+  return [...repeated, ...entries.filter((e) => !repeated.some((r) => r.path === e.path))];
 }
 
 export const ErrorEntrySchema = z
@@ -77,3 +117,18 @@ export const SECURITY: Record<'private' | 'public' | 'channels' | 'operator', Re
   channels: { channelsKey: [] },
   operator: { operatorToken: [] },
 };
+
+/**
+ * `route` documented with `body` as its JSON request body, while the route validates with its
+ * own. For bulk endpoints that take their items loosely and check each one on its own (one bad
+ * item is that item's rejection, not the request's): the document still names the item schema,
+ * so a generated client types the items.
+ *
+ * @example
+ * app.openapi(documentBodyAs(app, createRoute({ ...route, request: { body: jsonBody(looseItems) } }), z.array(TicketInputSchema)), handler);
+ */
+export function documentBodyAs<R extends RouteConfig>(app: OpenAPIHono<AppEnv>, route: R, body: z.ZodType): R & { hide: true } {
+  const { middleware: _middleware, hide: _hide, ...documented } = route;
+  app.openAPIRegistry.registerPath({ ...documented, request: { ...documented.request, body: jsonBody(body, route.request?.body?.description) } });
+  return { ...route, hide: true };
+}

@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { and, eq, lte } from 'drizzle-orm';
@@ -53,6 +54,24 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /** Stripe's limit: 255 characters; visible ASCII only, so a key survives every proxy and log. */
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The `Idempotency-Key` request header as the document declares it, for `request.headers` of
+ * every route that takes {@link idempotency}: the middleware checks it first, so this schema
+ * only documents it (and lets a generated client send it).
+ */
+export const IdempotencyKeyHeaders = z.object({
+  // Named as documented; the validator reads headers whatever their case.
+  [IDEMPOTENCY_HEADER]: z
+    .string()
+    .regex(KEY_FORMAT)
+    .optional()
+    .openapi({
+      description:
+        'Makes the request safe to retry: a second request with the same key and body (within 24 hours) gets the first answer again, with `Idempotent-Replayed: true`, and changes nothing. 1 to 255 visible ASCII characters.',
+      example: '8e03f1d2-5b7c-4a0e-9f62-0c1d2e3f4a5b',
+    }),
+});
 
 /**
  * A claimed key of the current request, set as `c.get('idempotency')` by `idempotency()`.

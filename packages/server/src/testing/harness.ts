@@ -10,6 +10,8 @@ import { freshPostgresDb, freshPostgresUrl } from './postgres.js';
 import { buildDeps } from '../deps.js';
 import { ManualClock, type Clock } from '../lib/clock.js';
 import type { PartnerSettingsPatch } from '../modules/partners/partners.settings.js';
+import { afterAll } from 'vitest';
+import { answerChecker, type AnswerMismatch, type Doc } from './openapi-schema.js';
 
 export const OPERATOR_TOKEN = 'test-operator-token-000000000000';
 
@@ -145,6 +147,7 @@ export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger
     } catch {
       parsed = text;
     }
+    checkAnswer(app, method, path, res, parsed);
     return { status: res.status, body: parsed, headers: res.headers };
   }
 
@@ -158,6 +161,35 @@ export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;
+
+/**
+ * Every answer a test reads through `t.request` is checked against the OpenAPI document: the
+ * operation's documented response for its status, and that response's schema (Ajv, draft
+ * 2020-12; see `answerChecker`). The route tests thus prove the document along the way; a test
+ * file whose answers did not all match fails in its `afterAll`, listing each mismatch once.
+ */
+const answerMismatches = new Map<string, AnswerMismatch & { count: number }>();
+let check: ReturnType<typeof answerChecker> | undefined;
+
+function checkAnswer(app: OpenAPIHono<AppEnv>, method: string, path: string, res: Response, body: unknown): void {
+  // One document per test process: it depends on the routes, not on a test's data. Generated
+  // directly, not requested: a request would be one more line in the app's log.
+  check ??= answerChecker(app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'resale API', version: '1.0.0' } }) as unknown as Doc);
+  // The path as the router sees it (dot segments resolved, no query).
+  const mismatch = check(method, new URL(path, 'http://resale.test').pathname, res.status, body, res.headers.get('content-type'));
+  if (!mismatch) return;
+  const key = `${mismatch.operation} ${mismatch.status}: ${mismatch.problem}`;
+  const seen = answerMismatches.get(key);
+  if (seen) seen.count++;
+  else answerMismatches.set(key, { ...mismatch, count: 1 });
+}
+
+afterAll(() => {
+  if (answerMismatches.size === 0) return;
+  const lines = [...answerMismatches.values()].map((m) => `- ${m.operation} → ${m.status} (${m.count}×): ${m.problem}`);
+  answerMismatches.clear();
+  throw new Error(`Answers that do not match the OpenAPI document:\n${lines.join('\n')}`);
+});
 
 /** An app served over real HTTP by {@link listen}. */
 export interface Listening {

@@ -1,8 +1,11 @@
 /**
  * The OpenAPI document as the whole-surface tests (surface.test, fuzz.test) read it, and a
  * sampler that builds a plausible value of any of its schemas: the shape an endpoint expects,
- * so that the one wrong thing a test sends is what the endpoint meets.
+ * so that the one wrong thing a test sends is what the endpoint meets; and a checker of real
+ * answers against it (every test's `t.request`, see harness.ts).
  */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 
 /** The part of an OpenAPI 3.1 schema object the tests read. */
 export type Schema = {
@@ -68,4 +71,61 @@ export function sampler(doc: Doc): (schema: Schema | undefined) => unknown {
     }
   };
   return (schema) => sample(schema);
+}
+
+/** An answer that did not match the document: which operation and status, and why. */
+export interface AnswerMismatch {
+  operation: string;
+  status: number;
+  problem: string;
+}
+
+/**
+ * Checks real answers against the document: the operation that `method` and `path` reach,
+ * the response it documents for the status, and that response's JSON schema (Ajv, draft
+ * 2020-12, with formats). Each schema is compiled once, on its first answer.
+ *
+ * A request that reaches no operation (an unknown path, a wrong method, a hosted page) is not
+ * checked: its answer is documented in general (404 `route_not_found`, 405 with `Allow`).
+ *
+ * @example
+ * const check = answerChecker(doc);
+ * check('GET', '/v1/events/tour', 200, body); // null when the answer is as documented
+ */
+export function answerChecker(doc: Doc): (method: string, path: string, status: number, body: unknown, contentType: string | null) => AnswerMismatch | null {
+  const ajv = new Ajv2020({ strict: false, allErrors: false, logger: false });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  const base = 'https://resale.test/openapi.json';
+  ajv.addSchema({ ...(doc as object), $id: base });
+  // The most literal template first: /v1/tickets/batch/eventAdmission before /v1/tickets/{ticketId}/eventAdmission.
+  const templates = Object.keys(doc.paths)
+    .map((template) => ({
+      template,
+      re: new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '/?$'),
+      literal: template.split('/').filter((s) => s && !s.startsWith('{')).length,
+    }))
+    .sort((a, b) => b.literal - a.literal);
+  const compiled = new Map<string, ValidateFunction>();
+  const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+  return (method, path, status, body, contentType) => {
+    const m = method.toLowerCase();
+    const template = templates.find((t) => t.re.test(path) && doc.paths[t.template]?.[m])?.template;
+    if (!template) return null;
+    const op = doc.paths[template]![m]!;
+    const operation = `${method.toUpperCase()} ${template}`;
+    const response = op.responses?.[String(status)] as { content?: Record<string, { schema?: Schema }> } | undefined;
+    if (!response) return { operation, status, problem: `status ${status} is not documented (documented: ${Object.keys(op.responses ?? {}).join(', ')})` };
+    if (!contentType?.includes('application/json')) return null;
+    if (!response.content?.['application/json']?.schema) return { operation, status, problem: 'a JSON body where none is documented' };
+    const key = `${m} ${template} ${status}`;
+    let validate = compiled.get(key);
+    if (!validate) {
+      validate = ajv.compile({ $ref: `${base}#/${pointer('paths', template, m, 'responses', String(status), 'content', 'application/json', 'schema')}` });
+      compiled.set(key, validate);
+    }
+    if (validate(body)) return null;
+    const problem = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} (${e.schemaPath})`).join('; ');
+    return { operation, status, problem };
+  };
 }

@@ -40,9 +40,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     onLog: () => undefined,
     onError: () => undefined,
   });
-  for (const event of ['beforeExit', 'exit'] as const) {
-    for (const listener of process.listeners(event)) if (!before[event].has(listener)) process.removeListener(event, listener);
-  }
+  for (const listener of process.listeners('beforeExit')) if (!before.beforeExit.has(listener)) process.removeListener('beforeExit', listener);
+  for (const listener of process.listeners('exit')) if (!before.exit.has(listener)) process.removeListener('exit', listener);
   await server.initialise();
   await server.start();
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;

@@ -29,7 +29,10 @@ export interface ServiceProcess {
  * @example const svc = spawnService({ DATABASE_URL: url, PORT: '0', ... }); await svc.log('resale listening');
  */
 export function spawnService(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The child compiles with the server's own tsconfig (its cwd's): a tsconfig the parent was
+  // started with (`tsx --tsconfig …`, passed on as TSX_TSCONFIG_PATH, relative) is not inherited.
+  const { TSX_TSCONFIG_PATH: _parentTsconfig, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER, env: { ...inherited, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: LogLine[] = [];
   const waiters: { match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
   let stderr = '';

@@ -4,26 +4,62 @@ import type { AppDeps, AppEnv } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { ApiError } from '../../lib/errors.js';
 import { issuesToEntries } from '../../lib/validation.js';
-import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
+import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, refuseRepeatedQuery, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
+import { acceptEncodingOf, negotiateEncoding, type Encoding } from '../../middleware/compression.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
 import type { ApiKeyKind } from '../partners/partners.queries.js';
 import { BuyAccessLayer, loginTrustSigning, type Signer } from './accesslayer.buy.js';
+import { compressedAnswer } from './accesslayer.buy.cache.js';
 import { CachedKeyLookup } from './accesslayer.buy.keys.js';
 import { BULK_LIMITS, BulkBody, BulkQuery, BulkResponse, BuyComponentsResponse, BuyQuery } from './accesslayer.buy.schemas.js';
 
 const LOGIN_TRUST = 'loginTrust[user]';
 const unsigned: Signer = (url) => url;
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
+const ENCODED_HEADERS: Record<Encoding, Record<string, string>> = {
+  br: { ...JSON_HEADERS, 'Content-Encoding': 'br' },
+  gzip: { ...JSON_HEADERS, 'Content-Encoding': 'gzip' },
+};
+/** Below this, an answer goes as it is (the compression middleware's threshold). */
+const COMPRESS_FROM = 1024;
+const CODINGS: readonly Encoding[] = ['br', 'gzip'];
+/** The last `Accept-Encoding` seen and its coding: browsers send the same few strings, so parsing is rare. */
+let lastAccept: { header: string | undefined; coding: Encoding | 'identity' | null } = { header: undefined, coding: 'identity' };
 
 /**
- * The query parsed by BuyQuery, with the same error entries as the routers' defaultHook. A
- * repeated parameter counts once, by its first value (`c.req.query()`; the generic validator
- * reads every value, which costs twice as much on this path).
+ * A rendered answer in the coding the client prefers, the compressed one kept with the cached
+ * answer (compressedAnswer): a page view compresses nothing. With nothing acceptable (not even
+ * identity), identity: an answer is more use to a page than a 406.
+ */
+function sendAnswer(c: Context<AppEnv>, bytes: Uint8Array<ArrayBuffer>): Response {
+  let headers: Record<string, string> = JSON_HEADERS;
+  let body = bytes;
+  if (bytes.byteLength >= COMPRESS_FROM) {
+    const header = acceptEncodingOf(c);
+    if (lastAccept.header !== header) lastAccept = { header, coding: negotiateEncoding(header, CODINGS) };
+    const coding = lastAccept.coding;
+    if (coding !== 'identity' && coding !== null) {
+      headers = ENCODED_HEADERS[coding];
+      body = compressedAnswer(bytes, coding);
+    }
+  }
+  // Every answer varies on Accept-Encoding (so the compression middleware leaves it alone);
+  // appended, as CORS may have said `Vary: Origin` already.
+  c.header('Vary', 'Accept-Encoding', { append: true });
+  // Said here, not left to the adapter: a HEAD answer (no body) carries its GET's length too.
+  return c.body(body, 200, { ...headers, 'Content-Length': String(body.byteLength) });
+}
+
+/**
+ * The query parsed by BuyQuery, with the same error entries as the routers' defaultHook: a
+ * repeated parameter is refused too (`c.req.query()` reads first values only, cheaper than the
+ * generic validator's every value; every value is read only when the query has `&`).
  */
 function parseQuery(c: Context<AppEnv>): z.output<typeof BuyQuery> {
   const parsed = BuyQuery.safeParse(c.req.query());
   if (!parsed.success) throw ApiError.invalid(issuesToEntries(parsed.error.issues, 'query'));
+  refuseRepeatedQuery(c, Object.keys(parsed.data));
   return parsed.data;
 }
 
@@ -76,7 +112,7 @@ export function buyAccessLayerRoutes(deps: AppDeps, buy = new BuyAccessLayer(dep
       const partnerVersion = keys.versionOf(c.get('auth'));
       const version = partnerVersion ?? buy.snapshots.counter.read();
       const bytes = buy.showJson(partner, ref, lang, version, partnerVersion !== undefined);
-      return bytes instanceof Promise ? bytes.then((b) => c.body(b, 200, JSON_HEADERS)) : c.body(bytes, 200, JSON_HEADERS);
+      return bytes instanceof Promise ? bytes.then((b) => sendAnswer(c, b)) : sendAnswer(c, bytes);
     }
     // Read before anything is written, so the tokens and user written below are forgiven (see accesslayer.buy.cache.ts).
     const version = buy.snapshots.counter.read();

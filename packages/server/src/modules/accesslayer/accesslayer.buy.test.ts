@@ -1,20 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { TestPartner } from '../../testing/harness.js';
-import { setup } from './accesslayer.buy.testing.js';
+import { BANNER_SETTINGS, setup } from './accesslayer.buy.testing.js';
 import { ShowSnapshots } from './accesslayer.buy.cache.js';
 
 // The fixture (event `tour`, its shows, tickets and fees) is in accesslayer.buy.testing.ts; the
 // tests of the cache over SQLite's change counter are in accesslayer.buy.sqlite-only.test.ts.
 
 const BRAND = {
-  buyBanner: {
-    visible: true,
-    title: { en: 'Sold out? Not quite.', es: '¿Agotado? No del todo.' },
-    description: { en: 'Official resale from fans.', es: 'Reventa oficial entre fans.' },
-    ctaText: { en: 'See resale', es: 'Ver reventa' },
-    image: 'https://partner.example/img/banner.jpg',
-    colors: { background: '#112233', text: '#fafafa' },
-  },
+  buyBanner: BANNER_SETTINGS,
   buyModal: {
     visible: false,
     title: { en: 'Tickets from fans', es: 'Entradas de fans' },

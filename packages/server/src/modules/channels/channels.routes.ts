@@ -3,7 +3,7 @@ import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
-import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../../middleware/idempotency.js';
 import { publishChannelListing } from '../../flows/publish-channel-listing.js';
 import {
   ChannelListingCreateSchema,
@@ -46,7 +46,7 @@ export function channelRoutes(deps: AppDeps) {
         '`externalListingId` is unique per partner and channelId: a second create with it answers 409 (use Idempotency-Key to retry safely). ' +
         'The listing then appears in the market, the listed tickets and the access layer beside the partner’s own, and is sold through the same checkout.',
       middleware: [key, idempotency(deps)],
-      request: { body: jsonBody(ChannelListingCreateSchema) },
+      request: { headers: IdempotencyKeyHeaders, body: jsonBody(ChannelListingCreateSchema) },
       responses: { 200: jsonResponse(envelope(ChannelListingSchema), 'The listing, ACTIVE'), ...errorResponses(404, 409, 413, 415, 422) },
     }),
     (c) => {
@@ -77,6 +77,7 @@ export function channelRoutes(deps: AppDeps) {
       method: 'get',
       path: '/v1/channels/listings/{listingId}',
       operationId: 'getChannelListing',
+      description: 'One listing this channel brought in, with its state on the market.',
       summary: 'Read a channel listing',
       middleware: [key],
       request: { params: ChannelListingIdParam },

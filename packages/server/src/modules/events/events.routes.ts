@@ -4,7 +4,7 @@ import { ok } from '../../lib/envelope.js';
 import { ApiError } from '../../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
-import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../../middleware/idempotency.js';
 import { rulesMoved } from '../rules/rules.routes.js';
 import { apiSchemas, EventOut } from './events.schemas.js';
 import { eventToApi } from './events.serialize.js';
@@ -31,7 +31,7 @@ export function eventRoutes(deps: AppDeps) {
         'Creates an event with its shows, ticket options and (price detail model) price types and combinations. ' +
         '`shows` may be an array or a single show object. Answers 409 when the externalReferenceId exists already. Accepts Idempotency-Key.',
       middleware: [partnerKey(deps, ['private']), idempotency(deps)],
-      request: { body: jsonBody(apiSchemas.eventCreate) },
+      request: { headers: IdempotencyKeyHeaders, body: jsonBody(apiSchemas.eventCreate) },
       responses: { 200: jsonResponse(EventEnvelope, 'The created event, with defaults filled in'), ...errorResponses(409, 413, 415, 422) },
     }),
     (c) => {
@@ -69,10 +69,13 @@ export function eventRoutes(deps: AppDeps) {
       method: 'get',
       path: '/v1/events/{externalReferenceId}',
       operationId: 'getEvent',
+      description:
+        'The event as stored, with its shows, ticket options, price types and combinations. Another partner’s event reads as unknown (404). ' +
+        '`rules`, when no event of yours has that id, answers 410 endpoint_moved: GET /v1/events/rules was the earlier path of GET /v1/rules.',
       summary: 'Read an event',
       middleware: [partnerKey(deps, ['private'])],
       request: { params: RefParam },
-      responses: { 200: jsonResponse(EventEnvelope, 'The event'), ...errorResponses(404) },
+      responses: { 200: jsonResponse(EventEnvelope, 'The event'), ...errorResponses(404, 410) },
     }),
     async (c) => {
       const ref = c.req.valid('param').externalReferenceId;

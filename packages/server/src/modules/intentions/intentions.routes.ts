@@ -6,7 +6,7 @@ import { ApiError } from '../../lib/errors.js';
 import { toMajor } from '../../lib/money.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
-import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../../middleware/idempotency.js';
 import { withLoginTrust, RETURN_TO_TAG_PARAM, returnToTag, signUrl } from '../auth/auth.urls.js';
 import { reserveListings } from '../../flows/reserve-listings.js';
 import { marketEvent, offers } from '../market/market.queries.js';
@@ -66,6 +66,7 @@ export function intentionRoutes(deps: AppDeps) {
       description: `Reserves exactly these listings (at most ${MAX_INTENTION_ITEMS}, one show and ticket option) for the partner’s buyIntentionTtlSeconds and answers the payment URL. 409 when one is no longer available: nothing is reserved then. 429 rate_limited (with Retry-After) when the buyer already holds as many live checkouts, or tickets of the show, as the partner’s holdLimits allow. Accepts Idempotency-Key.`,
       middleware: [key, idempotency(deps)],
       request: {
+        headers: IdempotencyKeyHeaders,
         body: jsonBody(
           z.strictObject({ items: listingIds.openapi({ description: 'Listing ids (from listedTickets).' }), user: z.string().min(1).max(254).openapi({ description: 'The buyer: e-mail, E.164 phone or the partner’s user id.', example: 'buyer@example.com' }) }).openapi('BuyIntentionRequest'),
         ),
@@ -96,7 +97,7 @@ export function intentionRoutes(deps: AppDeps) {
       summary: 'Checkout URL for listings',
       description: 'Reserves the listings like a buy intention without naming the buyer (who signs in at checkout) and answers the checkout URL. Accepts Idempotency-Key.',
       middleware: [key, idempotency(deps)],
-      request: { body: jsonBody(z.strictObject({ listingIds }).openapi('CheckoutUrlRequest')), query: z.object({ lang }) },
+      request: { headers: IdempotencyKeyHeaders, body: jsonBody(z.strictObject({ listingIds }).openapi('CheckoutUrlRequest')), query: z.object({ lang }) },
       responses: { 200: jsonResponse(envelope(z.string().openapi({ example: 'https://resale.example/checkout/ptr_…/bi_…?lang=es' })), 'The checkout URL'), ...errorResponses(404, 409, 422) },
     }),
     (c) => {
@@ -115,6 +116,7 @@ export function intentionRoutes(deps: AppDeps) {
       method: 'get',
       path: '/v1/marketplace/buyingflow/buyIntention/{intentionId}',
       operationId: 'getBuyIntention',
+      description: 'A buy intention (a checkout of listings): its state, the listings it holds, its total and its payment URL while it is PENDING.',
       summary: 'Read a buy intention',
       middleware: [key],
       request: { params: IdParam },

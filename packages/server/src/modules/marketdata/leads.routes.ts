@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
-import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
+import { createRouter, documentBodyAs, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
-import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
-import { LeadBulkResultSchema, LeadBulkSchema, LeadInputSchema, LeadListSchema, LeadSchema, LeadUpsertResultSchema, MAX_BULK_LEADS } from './leads.schemas.js';
+import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { LeadBulkDocumentedSchema, LeadBulkResultSchema, LeadBulkSchema, LeadInputSchema, LeadListSchema, LeadSchema, LeadUpsertResultSchema, MAX_BULK_LEADS } from './leads.schemas.js';
 import { LeadsService } from './leads.service.js';
 import { LEAD_TYPES } from './leads.table.js';
 
@@ -32,7 +32,7 @@ export function leadRoutes(deps: AppDeps) {
         'else buyer.email (lower-cased), else buyer.phone. An update replaces the lead’s fields with those sent; the buyer’s contact points are merged. ' +
         'A WISHLIST lead with an e-mail is e-mailed once when resale stock first appears for its show (and ticket option). Accepts Idempotency-Key.',
       middleware: [key, idempotency(deps)],
-      request: { body: jsonBody(LeadInputSchema) },
+      request: { headers: IdempotencyKeyHeaders, body: jsonBody(LeadInputSchema) },
       responses: { 200: jsonResponse(envelope(LeadUpsertResultSchema), 'The lead, and whether it was created'), ...errorResponses(404, 409, 413, 415, 422) },
     }),
     (c) => {
@@ -43,19 +43,23 @@ export function leadRoutes(deps: AppDeps) {
   );
 
   app.openapi(
-    createRoute({
-      ...common,
-      method: 'post',
-      path: '/v1/marketdata/users/bulk',
-      operationId: 'upsertLeadsBulk',
-      summary: 'Create or update leads in bulk',
-      description:
-        `\`{items: [...]}\` with 1 to ${MAX_BULK_LEADS} leads (more: 400 out_of_range on items). Each item is validated and applied on its own, as POST /v1/marketdata/users would: ` +
-        'a rejected item writes nothing and the others go on. The answer lists each item’s outcome in request order. Accepts Idempotency-Key.',
-      middleware: [key, idempotency(deps)],
-      request: { body: jsonBody(LeadBulkSchema) },
-      responses: { 200: jsonResponse(envelope(LeadBulkResultSchema), 'Each item’s outcome'), ...errorResponses(409, 413, 415, 422) },
-    }),
+    documentBodyAs(
+      app,
+      createRoute({
+        ...common,
+        method: 'post',
+        path: '/v1/marketdata/users/bulk',
+        operationId: 'upsertLeadsBulk',
+        summary: 'Create or update leads in bulk',
+        description:
+          `\`{items: [...]}\` with 1 to ${MAX_BULK_LEADS} leads (more: 400 out_of_range on items). Each item is validated and applied on its own, as POST /v1/marketdata/users would: ` +
+          'a rejected item writes nothing and the others go on. The answer lists each item’s outcome in request order. Accepts Idempotency-Key.',
+        middleware: [key, idempotency(deps)],
+        request: { headers: IdempotencyKeyHeaders, body: jsonBody(LeadBulkSchema) },
+        responses: { 200: jsonResponse(envelope(LeadBulkResultSchema), 'Each item’s outcome'), ...errorResponses(409, 413, 415, 422) },
+      }),
+      LeadBulkDocumentedSchema,
+    ),
     (c) => {
       const partnerId = c.get('auth').partner.id;
       const { items } = c.req.valid('json');
@@ -102,6 +106,7 @@ export function leadRoutes(deps: AppDeps) {
       method: 'get',
       path: '/v1/marketdata/users/{leadId}',
       operationId: 'getLead',
+      description: 'One lead as stored: its kind, who it is, and the fields of its kind.',
       summary: 'Read a lead',
       middleware: [key],
       request: { params: z.object({ leadId: z.string().min(1).openapi({ param: { name: 'leadId', in: 'path' }, description: 'The lead’s id.', example: 'ld_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }) },

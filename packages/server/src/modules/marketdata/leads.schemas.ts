@@ -96,7 +96,7 @@ export const TicketHolderLeadSchema = z
     ticketId: ticketId(),
     price: price(),
     currency: currency().optional(),
-    seating: SeatingSchema.optional(),
+    seating: SeatingSchema.nullable().optional().openapi({ description: 'Seating of the ticket; null or absent: not known.' }),
     attributes: strings().optional().openapi({ description: `Attributes of the ticket, at most ${MAX_TAGS}.`, example: ['accessible'] }),
   })
   .openapi('TicketHolderLead');
@@ -108,7 +108,7 @@ export const AbandonedCartLeadSchema = z
     ticketId: ticketId().optional(),
     price: price().optional(),
     currency: currency().optional(),
-    seating: SeatingSchema.optional(),
+    seating: SeatingSchema.nullable().optional().openapi({ description: 'Seating of the ticket; null or absent: not known.' }),
   })
   .openapi('AbandonedCartLead');
 
@@ -145,11 +145,16 @@ export const LeadInputSchema = z
 export type LeadInput = z.output<typeof LeadInputSchema>;
 
 /** Body of POST /v1/marketdata/users/bulk: items are validated one by one, so one bad lead does not refuse the others. */
-export const LeadBulkSchema = z
+export const LeadBulkSchema = z.strictObject({
+  // Items are parsed one by one (LeadsService.bulk), so even a non-object item is only that item's rejection.
+  items: z.array(z.unknown()).min(1).max(MAX_BULK_LEADS),
+});
+
+/** The same body as documented (see `documentBodyAs`): items are LeadInputs, so a generated client types them. */
+export const LeadBulkDocumentedSchema = z
   .strictObject({
     items: z
-      // Items are parsed one by one (LeadsService.bulk), so even a non-object item is only that item's rejection.
-      .array(z.unknown().openapi({ description: 'A LeadInput (components/schemas/LeadInput), validated on its own.' }))
+      .array(LeadInputSchema)
       .min(1)
       .max(MAX_BULK_LEADS)
       .openapi({ description: `1 to ${MAX_BULK_LEADS} leads. Each is validated and applied on its own; an invalid one is rejected with its reasons and the others go on.` }),

@@ -56,7 +56,7 @@ export function marketDataRoutes(deps: AppDeps) {
     (c) => respondInTransaction(c, deps, 200, async (tx) => await svc.setDetails(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId, c.req.valid('json').items)),
   );
   app.openapi(
-    createRoute({ ...common, method: 'get', path: '/v1/marketdata/events/{externalReferenceId}/inventory', operationId: 'getInventory', summary: 'Read the inventory of a show', request: { params, query }, responses: ok }),
+    createRoute({ ...common, method: 'get', path: '/v1/marketdata/events/{externalReferenceId}/inventory', operationId: 'getInventory', description: 'The primary-sale inventory of a show of the event, as the partner last reported it.', summary: 'Read the inventory of a show', request: { params, query }, responses: ok }),
     (c) => respondInTransaction(c, deps, 200, async (tx) => await svc.get(tx, c.get('auth').partner.id, c.req.valid('param').externalReferenceId, c.req.valid('query').showId)),
   );
   app.route('/', leadRoutes(deps));

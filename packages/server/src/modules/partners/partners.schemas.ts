@@ -8,11 +8,23 @@ export const PartnerIdParam = z.object({
   partnerId: z.string().openapi({ param: { name: 'partnerId', in: 'path' }, example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
 });
 
+/**
+ * The settings as the operator reads them: every setting, and `platformSecretSet` in place of
+ * the write-only `platformSecret`. One object schema of its own: extending the strict
+ * `PartnerSettings` came out as `allOf` of two closed objects, which no answer could satisfy.
+ */
+export const PartnerSettingsViewSchema = z
+  .strictObject({
+    ...settingsSchema.shape,
+    platformSecretSet: z.boolean().openapi({ description: 'Whether a platform secret is configured (it is never shown).', example: true }),
+  })
+  .openapi('PartnerSettingsView');
+
 export const PartnerSchema = z
   .object({
     id: z.string().openapi({ example: 'ptr_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
     name: z.string().openapi({ example: 'Acme Tickets' }),
-    settings: settingsSchema.extend({ platformSecretSet: z.boolean().openapi({ description: 'Whether a platform secret is configured (it is never shown).' }) }),
+    settings: PartnerSettingsViewSchema,
     createdAt: z.string().openapi({ example: '2026-01-01T10:00:00.000Z' }),
     updatedAt: z.string().openapi({ example: '2026-01-01T10:00:00.000Z' }),
   })

@@ -20,7 +20,9 @@ export const RiskRequestSchema = z
         lastName: z.string().max(100).optional(),
         dateOfBirth: dateTime().optional(),
         address: Address.optional(),
-        createdAt: dateTime().optional(),
+        // Documented as what the validation reads: an instant. Date.parse's other forms stay
+        // accepted (partners sent them before), the document asks for ISO 8601.
+        createdAt: dateTime().optional().openapi({ format: 'date-time', description: 'When the customer’s account was created (ISO 8601).', example: '2025-11-02T09:15:00Z' }),
         email: z.strictObject({ address: z.email(), verified: z.boolean() }).optional(),
         phone: z.strictObject({ number: z.string().max(32), verified: z.boolean() }).optional(),
       })

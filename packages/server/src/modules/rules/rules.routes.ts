@@ -1,11 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { ApiError } from '../../lib/errors.js';
-import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
+import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, refuseRepeatedQuery, SECURITY, withRepeatedQuery } from '../../lib/openapi.js';
 import { locationOf } from '../../lib/validation.js';
 import { partnerKey } from '../../middleware/auth.js';
-import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../../middleware/idempotency.js';
 import { MAX_RULE_ITEMS, ruleIssuesToEntries, RulesQuery, RulesRequest, ruleToApi, StoredRuleItem } from './rules.schemas.js';
 
 const RulesResponse = envelope(z.array(StoredRuleItem)).openapi('RulesResponse');
@@ -14,8 +15,9 @@ const RulesResponse = envelope(z.array(StoredRuleItem)).openapi('RulesResponse')
  * Validation failures of this router: as everywhere, except that the first pass over the
  * raw items reports deprecated fields as `deprecated_field` (see rules.schemas.ts).
  */
-function rulesHook(result: { success: true } | { success: false; error: { issues: z.core.$ZodIssue[] }; target: string }): undefined {
-  if (!result.success) throw ApiError.invalid(ruleIssuesToEntries(result.error.issues, locationOf(result.target)));
+function rulesHook<T>(result: { success: true; data: T; target: string } | { success: false; error: { issues: z.core.$ZodIssue[] }; target: string }, c: Context): undefined {
+  if (!result.success) throw ApiError.invalid(withRepeatedQuery(c, result.target, ruleIssuesToEntries(result.error.issues, locationOf(result.target))));
+  if (result.target === 'query') refuseRepeatedQuery(c, Object.keys(result.data as object));
   return undefined;
 }
 
@@ -54,7 +56,7 @@ export function ruleRoutes(deps: AppDeps) {
         'or a priceTypeId forming no combination, answers 400 naming the field. Deprecated fields superswap, superswapInit, minPriceSell, maxPriceSell and ' +
         'ruleType ticketShield answer 400 deprecated_field with their path and what replaces them. Accepts the public or the private key, and Idempotency-Key.',
       middleware: [partnerKey(deps, ['public', 'private']), idempotency(deps)],
-      request: { body: jsonBody(RulesRequest) },
+      request: { headers: IdempotencyKeyHeaders, body: jsonBody(RulesRequest) },
       responses: { 200: jsonResponse(RulesResponse, 'The items applied, as stored, in the order sent'), ...errorResponses(404, 409, 413, 415, 422) },
     }),
     (c) => {

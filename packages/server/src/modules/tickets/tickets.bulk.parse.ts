@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { fitsQrCode, TicketInputSchema, type TicketInput } from './tickets.schemas.js';
+import { fitsQrCode, RESERVED_TICKET_IDS, TicketInputSchema, type TicketInput } from './tickets.schemas.js';
 
 /**
  * A fast path for validating the common ticket of a bulk request, exact to
@@ -79,6 +79,8 @@ export function fastTicketInput(value: unknown): TicketInput | null {
   for (const key of REQUIRED) if (!(key in value)) return null;
   const v = value as Record<string, unknown>;
   if (!isId(v.externalReferenceEventId) || !isId(v.ticketId) || !isId(v.ticketOptionId)) return null;
+  // A reserved id is refused by the schema, with its reason.
+  if ((RESERVED_TICKET_IDS as readonly string[]).includes(v.ticketId)) return null;
   if ('showId' in v && v.showId !== null && !isId(v.showId)) return null;
   if ('priceTypeId' in v && !isId(v.priceTypeId)) return null;
   const buyer = v.buyer;

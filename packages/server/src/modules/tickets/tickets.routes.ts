@@ -3,9 +3,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from '../../context.js';
 import { toIso } from '../../lib/clock.js';
 import { ok } from '../../lib/envelope.js';
-import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
+import { createRouter, documentBodyAs, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { partnerKey } from '../../middleware/auth.js';
-import { idempotency, respondInTransaction } from '../../middleware/idempotency.js';
+import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../../middleware/idempotency.js';
 import {
   AdmissionBatchItemSchema,
   ItemResultSchema,
@@ -25,10 +25,13 @@ export const SYNC_TICKETS_PER_MINUTE = 60;
 const TicketParam = z.object({ ticketId: z.string().min(1).openapi({ param: { name: 'ticketId', in: 'path' }, example: 'tkt-000123' }) });
 
 /** Items are checked one by one (see TicketInput): the request itself only needs to be an array of objects. */
-const itemsBody = (max: number) =>
+const itemsBody = (max: number) => z.array(z.looseObject({})).min(1, 'must hold at least one ticket').max(max);
+
+/** The same body as documented: an array of TicketInput, so a generated client types the items. */
+const documentedItems = (max: number) =>
   z
-    .array(z.looseObject({}).openapi({ description: 'A TicketInput (components/schemas/TicketInput), validated on its own.' }))
-    .min(1, 'must hold at least one ticket')
+    .array(TicketInputSchema)
+    .min(1)
     .max(max)
     .openapi({ description: `At most ${max} tickets. Each item is validated on its own; an invalid item is rejected with its reason and the others go on.` });
 
@@ -49,7 +52,6 @@ function jobToApi(job: JobStatus) {
 /** Tickets: ingestion, read, update, delete, admissions. */
 export function ticketRoutes(deps: AppDeps) {
   const app = createRouter();
-  app.openAPIRegistry.register('TicketInput', TicketInputSchema);
   const svc = deps.tickets;
   const ingest = deps.ticketsIngest;
   const common = { tags: ['Tickets'], security: [SECURITY.private] };
@@ -60,22 +62,26 @@ export function ticketRoutes(deps: AppDeps) {
   };
 
   app.openapi(
-    createRoute({
-      ...common,
-      method: 'post',
-      path: '/v1/tickets',
-      operationId: 'createTicketsAsync',
-      summary: 'Create tickets asynchronously (queued)',
-      description:
-        'Answers at once with a job id; a durable queue applies the tickets as capacity allows (the endpoint for volume). ' +
-        'Follow the job with GET /v1/tickets/jobs/{jobId}. Sending a ticketId again updates that ticket. Accepts Idempotency-Key.',
-      middleware: [key, idempotency(deps)],
-      request: { body: jsonBody(itemsBody(MAX_ASYNC_ITEMS)) },
-      responses: {
-        202: jsonResponse(envelope(JobSchema, 202), 'The job, queued; items that failed validation are already rejected in `results`'),
-        ...errorResponses(409, 413, 415, 422),
-      },
-    }),
+    documentBodyAs(
+      app,
+      createRoute({
+        ...common,
+        method: 'post',
+        path: '/v1/tickets',
+        operationId: 'createTicketsAsync',
+        summary: 'Create tickets asynchronously (queued)',
+        description:
+          'Answers at once with a job id; a durable queue applies the tickets as capacity allows (the endpoint for volume). ' +
+          'Follow the job with GET /v1/tickets/jobs/{jobId}. Sending a ticketId again updates that ticket. Accepts Idempotency-Key.',
+        middleware: [key, idempotency(deps)],
+        request: { headers: IdempotencyKeyHeaders, body: jsonBody(itemsBody(MAX_ASYNC_ITEMS)) },
+        responses: {
+          202: jsonResponse(envelope(JobSchema, 202), 'The job, queued; items that failed validation are already rejected in `results`'),
+          ...errorResponses(409, 413, 415, 422),
+        },
+      }),
+      documentedItems(MAX_ASYNC_ITEMS),
+    ),
     async (c) => {
       const items = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
@@ -98,6 +104,7 @@ export function ticketRoutes(deps: AppDeps) {
       method: 'get',
       path: '/v1/tickets/jobs/{jobId}',
       operationId: 'getTicketJob',
+      description: 'The state of a job of POST /v1/tickets (queued, running, done), its counts, and each item’s outcome once known. Jobs are the partner’s own: another partner’s job reads as unknown (404).',
       summary: 'Follow an asynchronous ticket job',
       middleware: [key],
       request: { params: z.object({ jobId: z.string().openapi({ param: { name: 'jobId', in: 'path' }, example: 'job_01jd8x3k4f5g6h7j8k9m0n1p2q' }) }) },
@@ -107,25 +114,29 @@ export function ticketRoutes(deps: AppDeps) {
   );
 
   app.openapi(
-    createRoute({
-      ...common,
-      method: 'post',
-      path: '/v1/sync/tickets',
-      operationId: 'createTicketsSync',
-      summary: 'Create tickets synchronously',
-      description:
-        `Applies the tickets now and answers each item's outcome in request order. Not for volume: at most ${MAX_SYNC_ITEMS} items, ` +
-        `${SYNC_TICKETS_PER_MINUTE} requests per minute per partner (429 with Retry-After beyond). A rejected item leaves nothing written; the others are applied. Accepts Idempotency-Key.`,
-      middleware: [key, syncLimit, idempotency(deps)],
-      request: { body: jsonBody(itemsBody(MAX_SYNC_ITEMS)) },
-      responses: {
-        200: jsonResponse(
-          envelope(z.object({ created: z.number().int(), updated: z.number().int(), rejected: z.number().int(), results: z.array(ItemResultSchema) }).openapi('TicketSyncResult')),
-          'Each item’s outcome',
-        ),
-        ...errorResponses(409, 413, 415, 422),
-      },
-    }),
+    documentBodyAs(
+      app,
+      createRoute({
+        ...common,
+        method: 'post',
+        path: '/v1/sync/tickets',
+        operationId: 'createTicketsSync',
+        summary: 'Create tickets synchronously',
+        description:
+          `Applies the tickets now and answers each item's outcome in request order. Not for volume: at most ${MAX_SYNC_ITEMS} items, ` +
+          `${SYNC_TICKETS_PER_MINUTE} requests per minute per partner (429 with Retry-After beyond). A rejected item leaves nothing written; the others are applied. Accepts Idempotency-Key.`,
+        middleware: [key, syncLimit, idempotency(deps)],
+        request: { headers: IdempotencyKeyHeaders, body: jsonBody(itemsBody(MAX_SYNC_ITEMS)) },
+        responses: {
+          200: jsonResponse(
+            envelope(z.object({ created: z.number().int(), updated: z.number().int(), rejected: z.number().int(), results: z.array(ItemResultSchema) }).openapi('TicketSyncResult')),
+            'Each item’s outcome',
+          ),
+          ...errorResponses(409, 413, 415, 422),
+        },
+      }),
+      documentedItems(MAX_SYNC_ITEMS),
+    ),
     (c) => {
       const items = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
@@ -249,6 +260,7 @@ export function ticketRoutes(deps: AppDeps) {
       method: 'get',
       path: '/v1/tickets/{ticketId}',
       operationId: 'getTicket',
+      description: 'The ticket as the service holds it: owner, state (VALID, LISTED, SOLD, ADMITTED, DELETED, CANCELLED), access and seating.',
       summary: 'Read a ticket',
       middleware: [key],
       request: { params: TicketParam },

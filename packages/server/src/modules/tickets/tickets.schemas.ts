@@ -59,11 +59,24 @@ export const TicketAccessSchema = z
 const price = () => z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount such as 19.99')]);
 const tag = () => z.string().regex(/^[^:\s][^:]*:.+$/, 'must be a key:value tag').max(200);
 
+/**
+ * Ticket ids refused at creation: `/v1/tickets/jobs/{jobId}` and `/v1/tickets/batch/eventAdmission`
+ * would answer for a ticket of that id in `GET /v1/tickets/{ticketId}/url` and
+ * `POST /v1/tickets/{ticketId}/eventAdmission`. Refusing the two ids keeps every path as it is
+ * (the batch one is the spec's) and no partner's ticket unreachable.
+ */
+export const RESERVED_TICKET_IDS = ['jobs', 'batch'] as const;
+
 const ticketFields = {
   externalReferenceEventId: id().openapi({ example: 'tour-2026' }),
   showId: id().nullable().optional().openapi({ example: 'show-1', description: 'Required when the event has several shows.' }),
   buyer: BuyerSchema,
-  ticketId: id().openapi({ example: 'tkt-000123', description: "The partner's ticket id; sending it again updates the ticket." }),
+  ticketId: id()
+    .refine((v) => !(RESERVED_TICKET_IDS as readonly string[]).includes(v), `is reserved: ${RESERVED_TICKET_IDS.join(' and ')} are paths of their own under /v1/tickets`)
+    .openapi({
+      example: 'tkt-000123',
+      description: `The partner's ticket id; sending it again updates the ticket. Not ${RESERVED_TICKET_IDS.map((r) => `\`${r}\``).join(' nor ')}: those are paths of their own under /v1/tickets.`,
+    }),
   ticketAccess: TicketAccessSchema,
   ticketOptionId: id().openapi({ example: 'opt-field' }),
   priceTypeId: id().optional().openapi({ example: 'pt-early', description: 'Must form an existing combination with ticketOptionId.' }),

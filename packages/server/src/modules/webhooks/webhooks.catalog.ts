@@ -164,9 +164,29 @@ const DESCRIPTIONS: Record<WebhookAction, string> = {
   'payouts.delivered': 'A seller payout was delivered.',
 };
 
-const EXAMPLES: Record<WebhookAction, Record<string, unknown>> = {
+/** The example of each action's `data` (each one parses under its schema: webhooks.catalog.test.ts). */
+export const WEBHOOK_EXAMPLES: Record<WebhookAction, Record<string, unknown>> = {
   'ticketShield.updated': { status: true, eventId: 'tour-2026', showId: 'show-2026-05-01' },
-  'ticket.update': { ticketIds: ['t-1001'], eventId: 'tour-2026', showId: 'show-2026-05-01' },
+  // As flows/complete-purchase.ts builds it: one resale of two seats of one listing.
+  'ticket.update': {
+    resaleId: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q',
+    eventId: 'tour-2026',
+    showId: 'show-2026-05-01',
+    paidAt: '2026-04-20T18:31:07.000Z',
+    total: 110,
+    currency: 'EUR',
+    buyer: { id: 'user-9902', email: 'buyer@example.com', phone: null, firstName: 'Ana', lastName: 'García' },
+    tickets: ['t-1001', 't-1002'].map((ticketId, i) => ({
+      ticketId,
+      ticketOptionId: 'opt-field',
+      seating: { section: 'A', row: '12', seat: String(7 + i) },
+      orderId: 'order-5531',
+      listingId: 'lst_01jd8x3k4f5g6h7j8k9m0n1p2q',
+      pricePaid: 55,
+      currency: 'EUR',
+      previousOwner: { id: 'user-8841', email: 'seller@example.com', phone: null },
+    })),
+  },
   'listing.created': LISTING_EXAMPLE,
   'listing.updated': { ...LISTING_EXAMPLE, state: 'RESERVED' },
   'listing.deleted': { ...LISTING_EXAMPLE, state: 'TERMINATED', endReason: 'seller' },
@@ -197,7 +217,7 @@ function bodySchema<A extends WebhookAction>(action: A) {
       action: z.literal(action).openapi({ description: 'What happened.', example: action }),
       data: WEBHOOK_DATA_SCHEMAS[action],
     })
-    .openapi(componentName(action), { description: DESCRIPTIONS[action], example: { family, action, data: EXAMPLES[action] } });
+    .openapi(componentName(action), { description: DESCRIPTIONS[action], example: { family, action, data: WEBHOOK_EXAMPLES[action] } });
 }
 
 /** The schema of the whole body of each action (`{family, action, data}`). */
@@ -226,6 +246,8 @@ export function registerWebhookDocs(registry: OpenAPIHono['openAPIRegistry']): v
       method: 'post',
       path: action,
       operationId: `webhook_${action.replace('.', '_')}`,
+      // Signed (webhook-signature), not keyed: the partner's endpoint needs no key of ours.
+      security: [],
       tags: ['Webhooks'],
       summary: `${action} webhook`,
       description:

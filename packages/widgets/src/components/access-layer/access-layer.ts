@@ -46,8 +46,16 @@ function isVisible(c: AccessLayerComponent): boolean {
  * partner's page never breaks. Success dispatches `resale-ready`. A request in flight is aborted
  * when the element is removed or an attribute changes.
  *
- * @csspart buy-banner, buy-modal, buy-button, categories-list, seat-map, sell-banner - the inner elements
- * @csspart buy-banner-cta, buy-button-cta, categories-list-cta, … - inner parts, prefixed (see access-layer.md)
+ * The inner elements' own parts are exported with the element's part as a prefix
+ * (`::part(buy-button-cta)`, `::part(seat-map-chart)`; see access-layer.md).
+ *
+ * @csspart base - the wrapper grid
+ * @csspart buy-banner - the inner `<resale-buy-banner>`
+ * @csspart buy-modal - the inner `<resale-buy-modal>`
+ * @csspart buy-button - the inner `<resale-buy-button>`
+ * @csspart categories-list - the inner `<resale-categories-list>`
+ * @csspart seat-map - the inner `<resale-seat-map>`
+ * @csspart sell-banner - the inner `<resale-sell-banner>`
  * @event resale-ready - components rendered; detail `{source, count}`
  * @event resale-error - the load failed; detail `{reason, status?, message}`
  * @event resale-cta-click - bubbles from the inner components; cancelable

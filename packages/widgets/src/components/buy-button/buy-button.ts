@@ -9,13 +9,13 @@ import { buttonStyles } from './buy-button.styles.js';
  * The "buy resale tickets" button of an event page. Colours: the call to action's when
  * configured, else the component's, else the `--resale-color-primary` / `--resale-color-on-primary`
  * tokens; anything but `#rgb`/`#rrggbb` is ignored.
- *
- * @csspart cta - the button-looking link (`<a>`), or `<button disabled>` (then also `cta-disabled`)
- * @cssproperty --resale-color-primary - background when the server sends no colours
- * @cssproperty --resale-color-on-primary - text colour when the server sends no colours
  * The link carries `returnTo` (the `return-to` attribute, else the page's address), so the
  * market, the checkout and its receipt link back to the partner.
  *
+ * @csspart cta - the button-looking link (`<a>`), or `<button disabled>` (then also `cta-disabled`)
+ * @csspart cta-disabled - the disabled `<button>` (no offer, or no http(s) URL)
+ * @cssproperty --resale-color-primary - background when the server sends no colours
+ * @cssproperty --resale-color-on-primary - text colour when the server sends no colours
  * @event resale-cta-click - before navigating; cancelable
  */
 export class ResaleBuyButton extends ResaleElement {

@@ -16,7 +16,7 @@ import { listStyles } from './categories-list.styles.js';
  * Each category's name is the partner's `.labels[ticketOptionId]` when given, else the
  * category's `title` (this service sends it), else its `ticketOptionId`. The price's currency is
  * the category's `currency`, else the `currency` attribute; without either the price shows with
- * two decimals.
+ * two decimals. Every link carries `returnTo` (the `return-to` attribute, else the page's address).
  *
  * @csspart list - the `<ul>`
  * @csspart category - one `<li>` (attribute `data-empty` when nothing is for sale)
@@ -24,8 +24,7 @@ import { listStyles } from './categories-list.styles.js';
  * @csspart quantity - "12 tickets" / "none for sale"
  * @csspart price - "from 50.05"
  * @csspart cta - the call to action of a category
- * Every link carries `returnTo` (the `return-to` attribute, else the page's address).
- *
+ * @csspart cta-disabled - a call to action the server disabled (a `<button disabled>`)
  * @event resale-cta-click - detail carries `ticketOptionId`; cancelable
  */
 export class ResaleCategoriesList extends ResaleElement {

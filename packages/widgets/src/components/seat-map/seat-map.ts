@@ -155,6 +155,9 @@ const SHAPES = 'path, rect, polygon, polyline, circle, ellipse';
  * @csspart summary - selection count, clear, continue
  * @csspart clear - the clear-selection button
  * @csspart continue - the Continue link (`<a>`), or `<button disabled>` while nothing is picked
+ * @csspart cta - Continue too, styled as the other calls to action
+ * @csspart cta-disabled - Continue while disabled
+ * @csspart live - the polite live region (visually hidden) that announces picks and refusals
  * @csspart tooltip - the tooltip
  * @cssproperty --resale-zone-none - zones without stock
  * @cssproperty --resale-zone-some - zones with stock

@@ -20,6 +20,7 @@ const STATUSES = new Set(['SELLABLE', 'NOT_SELLABLE', 'FOR_SALE', 'SOLD', 'MIXED
  * @csspart status - the status label (attribute `data-status` with the raw status)
  * @csspart actions - the `<ul>` of calls to action
  * @csspart cta - one call to action (also `cta-<KEY>`, e.g. `cta-SELL`)
+ * @csspart cta-disabled - a call to action the server disabled (a `<button disabled>`)
  * @event resale-cta-click - detail: componentClass `sellActions`, key, ticketId or orderId, url; cancelable
  */
 export class ResaleSellActions extends ResaleElement {

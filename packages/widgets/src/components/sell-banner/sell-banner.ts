@@ -15,6 +15,7 @@ import { sellBannerStyles } from './sell-banner.styles.js';
  * @csspart title - the heading
  * @csspart description - the text
  * @csspart cta - the call to action
+ * @csspart cta-disabled - the call to action when disabled (a `<button disabled>`)
  * @event resale-cta-click - before the call to action navigates; cancelable
  */
 export class ResaleSellBanner extends ResaleElement {
