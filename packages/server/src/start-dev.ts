@@ -73,7 +73,7 @@ start(env).then(
               '',
               `demo partner site "Demo Tickets" at ${demo.url}`,
               `  events ${demo.url}/   my tickets ${demo.url}/my-tickets   webhooks ${demo.url}/webhooks   sign in ${demo.url}/login`,
-              `  try: sign in as Ana, open My tickets and sell a ticket; then in a private window sign in as Ben, open the event and buy it with card 4242 4242 4242 4242`,
+              `  try: sign in as Ana, open My tickets and sell a ticket; sign out (which signs you out of the resale pages too), sign in as Ben, open the event and buy it with card 4242 4242 4242 4242`,
             ]
           : []),
         '',
