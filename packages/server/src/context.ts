@@ -23,6 +23,7 @@ import type { RiskService } from './modules/risk/risk.service.js';
 import type { PayoutsService } from './modules/payouts/payouts.service.js';
 import type { InstanceLease } from './modules/instances/instances.service.js';
 import type { Metrics } from './modules/metrics/metrics.service.js';
+import type { LedgerService } from './modules/ledger/ledger.service.js';
 
 /** Settings of the running service (from the environment, see env.ts). */
 export interface AppConfig {
@@ -80,6 +81,8 @@ export interface AppDeps {
   intentions: IntentionsService;
   payments: PaymentsService;
   payouts: PayoutsService;
+  /** The ledger of money movements (modules/ledger): posted to in the transaction of each change. */
+  ledger: LedgerService;
   risk: RiskService;
   channels: ChannelsService;
   /** The Prometheus registry of this app and its counters (GET /metrics; modules count through it). */

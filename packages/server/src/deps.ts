@@ -22,6 +22,7 @@ import { SandboxProvider } from './modules/payments/payments.provider.js';
 import { RiskService } from './modules/risk/risk.service.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
 import { PayoutsService } from './modules/payouts/payouts.service.js';
+import { LedgerService } from './modules/ledger/ledger.service.js';
 import { cancelShow } from './flows/cancel-show.js';
 import { Metrics } from './modules/metrics/metrics.service.js';
 import { instrumentDb } from './modules/metrics/metrics.db.js';
@@ -43,6 +44,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
   const tickets = new TicketsService({ clock: opts.clock, bus, events, users });
   const listings = new ListingsService({ ...opts, bus, events, rules, webhooks, messages, tickets });
   const intentions = new IntentionsService({ ...opts, bus, listings, metrics });
+  const ledger = new LedgerService({ clock: opts.clock });
   const deps: AppDeps = {
     ...opts,
     box,
@@ -63,8 +65,9 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     // The sandbox provider until a real one is configured (see payments.provider.ts).
     risk: new RiskService(opts),
     channels: new ChannelsService({ ...opts, bus, events, tickets, listings }),
-    payments: new PaymentsService({ ...opts, messages }, new SandboxProvider(() => opts.clock.now())),
-    payouts: new PayoutsService({ ...opts, webhooks }),
+    ledger,
+    payments: new PaymentsService({ ...opts, messages, ledger }, new SandboxProvider(() => opts.clock.now())),
+    payouts: new PayoutsService({ ...opts, webhooks, ledger }),
     auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
   };
   // A cancelled show's cascade, explicit and ordered in one place (flows/cancel-show.ts).

@@ -20,3 +20,4 @@ export * from '../modules/marketdata/marketdata.table.js';
 export * from '../modules/marketdata/leads.table.js';
 export * from '../modules/channels/channels.table.js';
 export * from '../modules/instances/instances.table.js';
+export * from '../modules/ledger/ledger.table.js';

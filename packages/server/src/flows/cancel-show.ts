@@ -1,11 +1,13 @@
 import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
 import type { DomainEventMap } from '../lib/domain-events.js';
-import { paidIntentionIdsOfShow } from '../modules/intentions/intentions.queries.js';
-import { soldListingIdsOfShow } from '../modules/listings/listings.queries.js';
+import { intentionById, paidIntentionIdsOfShow } from '../modules/intentions/intentions.queries.js';
+import { refundDueLines } from '../modules/ledger/ledger.accounts.js';
+import { listingsByIds, soldListingIdsOfShow } from '../modules/listings/listings.queries.js';
+import { payoutStatesOfListings } from '../modules/payouts/payouts.queries.js';
 
 /** What cancelling a show needs from the modules it composes. */
-export type CancelShowDeps = Pick<AppDeps, 'tickets' | 'payments' | 'payouts'>;
+export type CancelShowDeps = Pick<AppDeps, 'tickets' | 'payments' | 'payouts' | 'ledger'>;
 
 /**
  * Cancel a show: what follows once the events module has marked it CANCELLED (by the API, a
@@ -17,11 +19,29 @@ export type CancelShowDeps = Pick<AppDeps, 'tickets' | 'payments' | 'payouts'>;
  *    it (intentions, via `listing.ended`: CANCELLED) and drops a channel's unsold tickets;
  * 2. refunds: every buyer who paid for a resale of the show is refunded (payments:
  *    `refund_pending`; the refunds job pays it back and e-mails the buyer);
- * 3. payouts: sellers' payouts not yet delivered are stopped (payouts: CANCELLED).
+ * 3. payouts: sellers' payouts not yet delivered are stopped (payouts: CANCELLED);
+ * 4. ledger: each refund decided is a `refund_due` journal: the buyer is owed the total, the
+ *    fees are given back, and each seller's part is no longer owed, or is a loss when the
+ *    payout had been delivered (a distributed payout is never recovered).
  * A step that throws rolls the cancellation back whole.
  */
 export async function cancelShow(deps: CancelShowDeps, tx: Tx, e: DomainEventMap['show.cancelled']): Promise<void> {
   await deps.tickets.cancelForShow(tx, e.partnerId, e.showPk, e.cancelledAt);
-  await deps.payments.refundIntentions(tx, await paidIntentionIdsOfShow(tx, e.showPk));
+  const refunds = await deps.payments.refundIntentions(tx, await paidIntentionIdsOfShow(tx, e.showPk));
   await deps.payouts.cancelForListings(tx, await soldListingIdsOfShow(tx, e.showPk));
+  for (const payment of refunds) {
+    const intention = (await intentionById(tx, payment.intentionId))!;
+    const sold = await listingsByIds(tx, intention.partnerId, intention.listingIds);
+    const payoutStates = await payoutStatesOfListings(tx, sold.map((l) => l.id));
+    await deps.ledger.post(tx, {
+      partnerId: payment.partnerId,
+      kind: 'refund_due',
+      key: `refund_due:${payment.id}`,
+      currency: payment.currency,
+      intentionId: intention.id,
+      provider: payment.provider,
+      providerRef: payment.providerRef,
+      lines: refundDueLines(sold.map((l) => ({ ...l, payoutDelivered: payoutStates.get(l.id) === 'DELIVERED' }))),
+    });
+  }
 }

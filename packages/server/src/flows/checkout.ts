@@ -165,7 +165,7 @@ async function settle(deps: CheckoutDeps, tx: Tx, payment: PaymentRow, result: C
   }
   // `get` expires a PENDING intention past its hold on the way: a late answer is refunded.
   await deps.intentions.get(tx, payment.partnerId, payment.intentionId);
-  if (await completePurchase(deps, tx, payment.intentionId)) return { kind: 'paid', intentionId: payment.intentionId };
+  if (await completePurchase(deps, tx, payment.intentionId, payment)) return { kind: 'paid', intentionId: payment.intentionId };
   await deps.payments.refundLate(tx, payment.id);
   return { kind: 'ended', state: (await intentionById(tx, payment.intentionId))!.state };
 }

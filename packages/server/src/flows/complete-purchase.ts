@@ -10,9 +10,10 @@ import { userOf, usersByPks } from '../modules/users/users.queries.js';
 import type { WebhookData } from '../modules/webhooks/webhooks.catalog.js';
 import type { TemplateVars } from '../modules/email/email.templates.js';
 import { secureViewUrl } from '../modules/tickets/tickets.view.js';
+import { saleLines } from '../modules/ledger/ledger.accounts.js';
 
 /** What completing a purchase needs from the modules it composes. */
-export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'config' | 'box' | 'intentions' | 'listings' | 'tickets' | 'payouts' | 'webhooks' | 'messages'>;
+export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'config' | 'box' | 'intentions' | 'listings' | 'tickets' | 'payouts' | 'webhooks' | 'messages' | 'ledger'>;
 
 /**
  * Complete a purchase, in the caller's transaction, once its payment succeeded:
@@ -21,16 +22,18 @@ export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'config' | 'box' | 'i
  * 2. its listings RESERVED → SOLD (listings, `listing.updated` each);
  * 3. their tickets to the buyer (tickets);
  * 4. each seller's payout scheduled `payoutDelayDays` after the show (payouts);
- * 5. the partner's `ticket.update` webhook (a channel's tickets carry `channel`, for the
+ * 5. the sale's journal in the ledger: the charge in, what the sellers are owed, the fees;
+ * 6. the partner's `ticket.update` webhook (a channel's tickets carry `channel`, for the
  *    partner to fulfil with it) and the e-mails: sold to each seller, confirmed to the buyer
  *    (seats, order reference, a link to each ticket's secure view and to the receipt).
  */
-export async function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId: string): Promise<boolean> {
+export async function completePurchase(deps: CompletePurchaseDeps, tx: Tx, intentionId: string, payment: { provider: string; providerRef: string }): Promise<boolean> {
   const paid = await deps.intentions.markPaid(tx, intentionId);
   if (!paid) return false;
   if (!paid.buyerPk) throw new Error('A buy intention was paid without a buyer');
   const sold = await deps.listings.markSold(tx, intentionId);
   if (sold.length !== paid.listingIds.length) throw new Error('A paid intention lost a reserved listing');
+  await deps.ledger.post(tx, { partnerId: paid.partnerId, kind: 'sale', key: `sale:${paid.id}`, currency: paid.currency, intentionId: paid.id, provider: payment.provider, providerRef: payment.providerRef, lines: saleLines(sold) });
 
   const { show, event } = (await showWithEvent(tx, paid.showPk))!;
   const partner = await partnerOf(tx, paid.partnerId);

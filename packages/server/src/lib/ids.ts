@@ -33,6 +33,8 @@ export const ID_PREFIX = {
   riskFeedback: 'rfb',
   lead: 'ld',
   instance: 'ins',
+  journal: 'jnl',
+  ledgerEntry: 'le',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

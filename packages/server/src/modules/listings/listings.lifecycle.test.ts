@@ -43,7 +43,7 @@ describe('listing.* webhooks', () => {
     const first = await buy(l.id);
     expect((await t.request('DELETE', `/v1/marketplace/buyingflow/buyIntention/${first.id}`, { key: p.keys.private })).status).toBe(200);
     const second = await buy(l.id);
-    expect(await t.db.transact(async (tx) => await completePurchase(t.deps, tx, second.id))).toBe(true);
+    expect(await t.db.transact(async (tx) => await completePurchase(t.deps, tx, second.id, { provider: 'sandbox', providerRef: 'sbx_test' }))).toBe(true);
     expect(await hooks(l.id)).toEqual(['listing.created:ACTIVE', 'listing.updated:RESERVED', 'listing.updated:ACTIVE', 'listing.updated:RESERVED', 'listing.updated:SOLD']);
   });
 

@@ -82,7 +82,7 @@ describe('checkout', () => {
     const mails = await t.deps.messages.list();
     expect(mails.map((m) => `${m.template}:${m.to}`).sort()).toEqual(['listingSold:seller@example.com', 'purchaseConfirmed:buyer@example.com']);
     // A repeated completion changes nothing.
-    expect(await t.db.transact(async (tx) => await completePurchase(t.deps, tx, bi.id))).toBe(false);
+    expect(await t.db.transact(async (tx) => await completePurchase(t.deps, tx, bi.id, { provider: 'sandbox', providerRef: 'sbx_test' }))).toBe(false);
     expect(await t.db.select().from(payouts)).toHaveLength(1);
     // The sold listing shows as SOLD to its seller in the access layer.
     const layer = await t.request('POST', '/v1/wrapper/accesslayer', {

@@ -9,18 +9,20 @@ import { partnerOf } from '../partners/partners.queries.js';
 import { userByPk } from '../users/users.queries.js';
 import type { CardInput, ChargeResult, PaymentProvider } from './payments.provider.js';
 import { payments } from './payments.table.js';
+import { latePaymentLines, refundPaidLines } from '../ledger/ledger.accounts.js';
 
 export type PaymentRow = typeof payments.$inferSelect;
 
 /**
  * Payments: charges through the payment provider and their records, the provider's extra
- * verification, and refunds. The payments table is written only here. What a payment means
+ * verification, and refunds (with their journals in the ledger: a late payment owed back, a
+ * refund paid). The payments table is written only here. What a payment means
  * for the rest (the purchase completed, the intention failed, a late payment refunded) is
  * composed by flows/checkout.ts; a cancelled show's refunds by flows/cancel-show.ts.
  */
 export class PaymentsService {
   constructor(
-    private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'messages' | 'logger'>,
+    private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'messages' | 'logger' | 'ledger'>,
     readonly provider: PaymentProvider,
   ) {}
 
@@ -118,20 +120,31 @@ export class PaymentsService {
     );
   }
 
-  /** The money came in for a checkout that had ended meanwhile: give it back (the refunds job does). */
-  async refundLate(tx: Tx, paymentId: string): Promise<void> {
-    await tx.update(payments).set({ state: 'refund_pending', updatedAt: this.deps.clock.now() }).where(and(eq(payments.id, paymentId), eq(payments.state, 'succeeded')));
+  /**
+   * The money came in for a checkout that had ended meanwhile: give it back (the refunds job
+   * does), and the ledger owes it back from now on. False when the payment was not succeeded.
+   */
+  async refundLate(tx: Tx, paymentId: string): Promise<boolean> {
+    const moved = await tx.update(payments).set({ state: 'refund_pending', updatedAt: this.deps.clock.now() }).where(and(eq(payments.id, paymentId), eq(payments.state, 'succeeded'))).returning();
+    const p = moved[0];
+    if (!p) return false;
+    await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'late_payment', key: `late_payment:${p.id}`, currency: p.currency, intentionId: p.intentionId, provider: p.provider, providerRef: p.providerRef, lines: latePaymentLines(p.amountMinor) });
+    return true;
   }
 
-  /** Refunds every succeeded payment of these intentions (their show was cancelled). Returns how many. */
-  async refundIntentions(tx: Tx, intentionIds: readonly string[]): Promise<number> {
-    if (intentionIds.length === 0) return 0;
-    return affected(
-      await tx
+  /**
+   * Refunds every succeeded payment of these intentions (their show was cancelled): each
+   * becomes `refund_pending` for the refunds job. Returns the payments that moved; what the
+   * refund means in the ledger is the caller's to post (flows/cancel-show.ts), as it depends
+   * on the sellers' payouts.
+   */
+  async refundIntentions(tx: Tx, intentionIds: readonly string[]): Promise<PaymentRow[]> {
+    if (intentionIds.length === 0) return [];
+    return await tx
       .update(payments)
       .set({ state: 'refund_pending', updatedAt: this.deps.clock.now() })
-      .where(and(inArray(payments.intentionId, [...intentionIds]), eq(payments.state, 'succeeded'))),
-    );
+      .where(and(inArray(payments.intentionId, [...intentionIds]), eq(payments.state, 'succeeded')))
+      .returning();
   }
 
   /** Performs pending refunds with the provider, then tells each buyer. */
@@ -149,6 +162,7 @@ export class PaymentsService {
         const moved = await tx.update(payments).set({ state: 'refunded', refundedAt: now, updatedAt: now }).where(and(eq(payments.id, p.id), eq(payments.state, 'refund_pending')));
         if (affected(moved) !== 1) return;
         n++;
+        await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'refund_paid', key: `refund_paid:${p.id}`, currency: p.currency, intentionId: p.intentionId, provider: p.provider, providerRef: p.providerRef, lines: refundPaidLines(p.amountMinor) });
         const intention = await intentionById(tx, p.intentionId);
         const buyer = intention?.buyerPk ? await userByPk(tx, intention.buyerPk) : undefined;
         if (!intention || !buyer) return;

@@ -1,4 +1,4 @@
-import { and, count, eq, lte, min } from 'drizzle-orm';
+import { and, count, eq, inArray, lte, min } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { payouts } from './payouts.table.js';
 
@@ -14,4 +14,11 @@ import { payouts } from './payouts.table.js';
 export async function duePayoutBacklog(tx: Tx, now: number): Promise<{ count: number; oldestDueAt: number | null }> {
   const row = (await tx.select({ n: count(), oldest: min(payouts.dueAt) }).from(payouts).where(and(eq(payouts.state, 'SCHEDULED'), lte(payouts.dueAt, now))))[0];
   return { count: Number(row?.n ?? 0), oldestDueAt: row?.oldest == null ? null : Number(row.oldest) };
+}
+
+/** The state of each listing's payout (a listing sold has one), by listing id. */
+export async function payoutStatesOfListings(tx: Tx, listingIds: readonly string[]): Promise<Map<string, (typeof payouts.$inferSelect)['state']>> {
+  if (listingIds.length === 0) return new Map();
+  const rows = await tx.select({ listingId: payouts.listingId, state: payouts.state }).from(payouts).where(inArray(payouts.listingId, [...listingIds]));
+  return new Map(rows.map((r) => [r.listingId, r.state]));
 }

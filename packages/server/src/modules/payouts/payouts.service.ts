@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { toMajor } from '../../lib/money.js';
 import { userOf } from '../users/users.queries.js';
 import { payouts } from './payouts.table.js';
+import { payoutDeliveredLines } from '../ledger/ledger.accounts.js';
 
 export type PayoutRow = typeof payouts.$inferSelect;
 
@@ -19,7 +20,7 @@ const DAY = 86_400_000;
  * `deliverDue` by the refunds-and-payouts job. A delivered payout is final.
  */
 export class PayoutsService {
-  constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'webhooks'>) {}
+  constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'webhooks' | 'ledger'>) {}
 
   /** The date a sale's payout is due: `payoutDelayDays` after the show starts. */
   dueAt(showStartsAt: number, payoutDelayDays: number): number {
@@ -49,7 +50,7 @@ export class PayoutsService {
 
   /**
    * Delivers payouts whose date has come, each in its own transaction with its
-   * `payouts.delivered` webhook (final: a delivered payout is never touched). Returns how many.
+   * `payouts.delivered` webhook and its journal in the ledger (final: a delivered payout is never touched). Returns how many.
    */
   async deliverDue(limit = 200): Promise<number> {
     const now = this.deps.clock.now();
@@ -60,6 +61,7 @@ export class PayoutsService {
         const moved = await tx.update(payouts).set({ state: 'DELIVERED', deliveredAt: now, updatedAt: now }).where(and(eq(payouts.id, p.id), eq(payouts.state, 'SCHEDULED')));
         if (affected(moved) !== 1) return;
         n++;
+        await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'payout_delivered', key: `payout_delivered:${p.id}`, currency: p.currency, payoutId: p.id, lines: payoutDeliveredLines(p.amountMinor) });
         const seller = await userOf(tx, p.sellerPk);
         await this.deps.webhooks.enqueue(tx, p.partnerId, {
           action: 'payouts.delivered',

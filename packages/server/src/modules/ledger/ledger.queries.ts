@@ -1,0 +1,69 @@
+import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { LEDGER_ACCOUNTS, type LedgerAccount } from './ledger.accounts.js';
+import { ledgerEntries, ledgerJournals } from './ledger.table.js';
+
+/** Reads of the ledger. Only ledger.service.ts writes it. */
+
+/** A period of the ledger: from (inclusive) to (exclusive), clock ms; optionally one partner's. */
+export interface LedgerPeriod {
+  from: number;
+  to: number;
+  partnerId?: string | undefined;
+}
+
+/** A currency's totals over a period. */
+export interface CurrencyTotals {
+  currency: string;
+  /** Every account's net movement in the period (debits positive), each account listed. */
+  accounts: Record<LedgerAccount, number>;
+  /** How many journals of each kind. */
+  journals: Record<string, number>;
+  /** The accounts sum to zero, as every journal does. */
+  balanced: boolean;
+}
+
+function periodOf<T extends { partnerId: any; createdAt: any }>(table: T, p: LedgerPeriod): SQL | undefined {
+  return and(gte(table.createdAt, p.from), lt(table.createdAt, p.to), p.partnerId ? eq(table.partnerId, p.partnerId) : undefined);
+}
+
+/** Each currency's account totals and journal counts in the period, currencies in alphabetical order. */
+export async function ledgerTotals(tx: Tx, period: LedgerPeriod): Promise<CurrencyTotals[]> {
+  const sums = await tx
+    .select({ currency: ledgerEntries.currency, account: ledgerEntries.account, total: sql<number>`sum(${ledgerEntries.amountMinor})`.mapWith(Number) })
+    .from(ledgerEntries)
+    .where(periodOf(ledgerEntries, period))
+    .groupBy(ledgerEntries.currency, ledgerEntries.account);
+  const counts = await tx
+    .select({ currency: ledgerJournals.currency, kind: ledgerJournals.kind, n: sql<number>`count(*)`.mapWith(Number) })
+    .from(ledgerJournals)
+    .where(periodOf(ledgerJournals, period))
+    .groupBy(ledgerJournals.currency, ledgerJournals.kind);
+  const byCurrency = new Map<string, CurrencyTotals>();
+  const of = (currency: string) => {
+    let t = byCurrency.get(currency);
+    if (!t) {
+      t = { currency, accounts: Object.fromEntries(LEDGER_ACCOUNTS.map((a) => [a, 0])) as Record<LedgerAccount, number>, journals: {}, balanced: true };
+      byCurrency.set(currency, t);
+    }
+    return t;
+  };
+  for (const s of sums) of(s.currency).accounts[s.account as LedgerAccount] = s.total;
+  for (const c of counts) of(c.currency).journals[c.kind] = c.n;
+  for (const t of byCurrency.values()) t.balanced = Object.values(t.accounts).reduce((a, b) => a + b, 0) === 0;
+  return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+/** A journal with its lines. */
+export type JournalWithLines = typeof ledgerJournals.$inferSelect & { lines: { account: string; amountMinor: number }[] };
+
+/** The journals of one resale (buy intention), oldest first, each with its lines. */
+export async function journalsOfIntention(tx: Tx, intentionId: string): Promise<JournalWithLines[]> {
+  const journals = await tx.select().from(ledgerJournals).where(eq(ledgerJournals.intentionId, intentionId)).orderBy(asc(ledgerJournals.createdAt), asc(ledgerJournals.id));
+  const out: JournalWithLines[] = [];
+  for (const j of journals) {
+    const lines = await tx.select({ account: ledgerEntries.account, amountMinor: ledgerEntries.amountMinor }).from(ledgerEntries).where(eq(ledgerEntries.journalId, j.id)).orderBy(asc(ledgerEntries.id));
+    out.push({ ...j, lines });
+  }
+  return out;
+}
