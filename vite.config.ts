@@ -20,8 +20,11 @@ const ENGINE_INDEPENDENT = [
   'src/readme.test.ts',
   // Redocly and Spectral over the generated document: the same document whichever engine.
   'src/modules/docs/openapi.lint.test.ts',
-  // Pure functions: sealing and keyrings, fees, JSON limits.
+  // Pure functions: sealing and keyrings, fees, JSON limits, the ledger's journals.
   'src/lib/crypto.test.ts',
+  'src/modules/ledger/ledger.accounts.test.ts',
+  // The local double of Stripe's API, driven by the real SDK (test tooling; no database).
+  'src/testing/stripe-double.test.ts',
   'src/lib/fees.test.ts',
   'src/lib/json-limits.test.ts',
   // Rendering from values in memory: e-mail templates, page layout and messages, ticket PDFs, the secure view's rules.
@@ -81,6 +84,18 @@ export default defineConfig({
           environment: 'node',
           pool: 'forks',
           testTimeout: 30_000,
+        },
+      },
+      {
+        // The typed API client: its generated files against the server's document, its example
+        // compiled and run against the real service (started in-process per test file).
+        test: {
+          name: 'client',
+          root: './packages/client',
+          include: ['src/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          testTimeout: 60_000,
         },
       },
       {

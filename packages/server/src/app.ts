@@ -14,6 +14,7 @@ import { clientAddresses } from './middleware/client-address.js';
 import { pageRateLimit } from './middleware/page-rate-limit.js';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { paymentRoutes } from './modules/payments/payments.routes.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { ruleRoutes } from './modules/rules/rules.routes.js';
@@ -186,6 +187,7 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
 
   app.route('/', partnerRoutes(deps));
   app.route('/', ledgerRoutes(deps));
+  app.route('/', paymentRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', ruleRoutes(deps));
   app.route('/', ticketRoutes(deps));
@@ -262,6 +264,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Channels', description: 'Inbound listings from other resale platforms (channels key)' },
       { name: 'Market data', description: 'Primary-sale inventory of shows, and leads (ticket holders, abandoned carts, virtual queue, wishlists)' },
       { name: 'Operator', description: 'Partners, keys and settings, and the ledger (operator token)' },
+      { name: 'Payment provider', description: 'Events from the payment provider (Stripe), verified by its signature' },
       { name: 'Webhooks', description: 'What the service POSTs to the partner’s webhookUrl (Standard Webhooks signatures)' },
       { name: 'Operations', description: 'Liveness and readiness probes for load balancers and orchestrators (no key), and Prometheus metrics (metrics token)' },
     ],

@@ -18,7 +18,7 @@ import { ListingsService } from './modules/listings/listings.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { IntentionsService } from './modules/intentions/intentions.service.js';
 import { PaymentsService } from './modules/payments/payments.service.js';
-import { SandboxProvider } from './modules/payments/payments.provider.js';
+import { SandboxProvider, type PaymentProvider } from './modules/payments/payments.provider.js';
 import { RiskService } from './modules/risk/risk.service.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
 import { PayoutsService } from './modules/payouts/payouts.service.js';
@@ -28,7 +28,7 @@ import { Metrics } from './modules/metrics/metrics.service.js';
 import { instrumentDb } from './modules/metrics/metrics.db.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
-export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string }): AppDeps {
+export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string; paymentProvider?: PaymentProvider | undefined }): AppDeps {
   const box = new SecretBox(opts.secretKey);
   const bus = new DomainEvents();
   // A registry of its own per dependency set (never prom-client's global one); the root db.transact
@@ -62,11 +62,11 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     messages,
     listings,
     intentions,
-    // The sandbox provider until a real one is configured (see payments.provider.ts).
     risk: new RiskService(opts),
     channels: new ChannelsService({ ...opts, bus, events, tickets, listings }),
     ledger,
-    payments: new PaymentsService({ ...opts, messages, ledger }, new SandboxProvider(() => opts.clock.now())),
+    // Stripe when it is configured (main.ts), else the sandbox (its test cards, no account needed).
+    payments: new PaymentsService({ ...opts, messages, ledger }, opts.paymentProvider ?? new SandboxProvider(() => opts.clock.now())),
     payouts: new PayoutsService({ ...opts, webhooks, ledger }),
     auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
   };

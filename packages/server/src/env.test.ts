@@ -39,6 +39,16 @@ describe('parseEnv', () => {
     );
   });
 
+  it('takes Stripe’s three keys together, of one mode, or none (the sandbox provider)', () => {
+    const stripe = { STRIPE_SECRET_KEY: 'sk_test_51AbCdEfGh', STRIPE_PUBLISHABLE_KEY: 'pk_test_51AbCdEfGh', STRIPE_WEBHOOK_SECRET: 'whsec_AbCdEfGh12' };
+    expect(parseEnv({ SECRET_KEY: SECRET, ...stripe })).toMatchObject(stripe);
+    expect(parseEnv({ SECRET_KEY: SECRET }).STRIPE_SECRET_KEY).toBeUndefined();
+    expect(() => parseEnv({ SECRET_KEY: SECRET, STRIPE_SECRET_KEY: stripe.STRIPE_SECRET_KEY })).toThrowError(/STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET: set all three/);
+    expect(() => parseEnv({ SECRET_KEY: SECRET, ...stripe, STRIPE_PUBLISHABLE_KEY: 'pk_live_51AbCdEfGh' })).toThrowError(/same mode/);
+    expect(() => parseEnv({ SECRET_KEY: SECRET, ...stripe, STRIPE_SECRET_KEY: 'pk_test_51AbCdEfGh' })).toThrowError(/STRIPE_SECRET_KEY: must be a Stripe secret/);
+    expect(() => parseEnv({ SECRET_KEY: SECRET, ...stripe, STRIPE_WEBHOOK_SECRET: 'secret' })).toThrowError(/STRIPE_WEBHOOK_SECRET: must be the signing secret/);
+  });
+
   it('treats empty strings as unset and accepts :memory:', () => {
     const env = parseEnv({ SECRET_KEY: SECRET, PORT: '', DATABASE_PATH: ':memory:', PUBLIC_BASE_URL: 'https://resale.example/' });
     expect(env.PORT).toBe(3000);

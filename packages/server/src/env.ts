@@ -117,6 +117,13 @@ export const EnvSchema = z.object({
     .transform((s) => s.split(',').map(normaliseOrigin).filter(Boolean))
     .refine((list) => list.every((o) => ORIGIN_PATTERN.test(o)), 'must be comma-separated origins such as http://localhost:3001')
     .optional(),
+  /**
+   * Stripe (modules/payments/stripe.provider.ts): all three, or none for the sandbox provider.
+   * Never logged: the start-up line names the provider and its mode only.
+   */
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/, 'must be a Stripe secret (or restricted) key, sk_test_… or sk_live_…').optional(),
+  STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_(test|live)_[A-Za-z0-9_]{8,}$/, 'must be a Stripe publishable key, pk_test_… or pk_live_…').optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9_+/=]{8,}$/, 'must be the signing secret of the Stripe endpoint, whsec_…').optional(),
 });
 
 export type Env = z.output<typeof EnvSchema> & { PUBLIC_BASE_URL: string; SECRET_KEY: string };
@@ -162,6 +169,13 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const sandbox = [env.SANDBOX_PRIVATE_KEY, env.SANDBOX_PUBLIC_KEY, env.SANDBOX_CHANNELS_KEY];
   if (sandbox.some(Boolean) && !sandbox.every(Boolean)) {
     throw new EnvError('Invalid environment:\n  SANDBOX_PRIVATE_KEY, SANDBOX_PUBLIC_KEY, SANDBOX_CHANNELS_KEY: set all three or none');
+  }
+  const stripe = [env.STRIPE_SECRET_KEY, env.STRIPE_PUBLISHABLE_KEY, env.STRIPE_WEBHOOK_SECRET];
+  if (stripe.some(Boolean) && !stripe.every(Boolean)) {
+    throw new EnvError('Invalid environment:\n  STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET: set all three (Stripe) or none (the sandbox provider)');
+  }
+  if (env.STRIPE_SECRET_KEY && env.STRIPE_PUBLISHABLE_KEY && env.STRIPE_SECRET_KEY.split('_')[1] !== env.STRIPE_PUBLISHABLE_KEY.split('_')[1]) {
+    throw new EnvError('Invalid environment:\n  STRIPE_PUBLISHABLE_KEY: must be of the same mode (test or live) as STRIPE_SECRET_KEY');
   }
   return { ...env, SECRET_KEY: env.SECRET_KEY, PUBLIC_BASE_URL: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '') };
 }

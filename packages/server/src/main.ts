@@ -14,6 +14,7 @@ import { Readiness } from './modules/health/health.readiness.js';
 import { healthOnlyApp } from './modules/health/health.routes.js';
 import { startIngestionWorker, type IngestionWorker } from './modules/tickets/tickets.worker.js';
 import { SANDBOX_BUY_ACCESS_LAYER } from './modules/accesslayer/accesslayer.buy.js';
+import { StripeProvider } from './modules/payments/stripe.provider.js';
 
 /** A running service, as `start` returns it. */
 export interface Service {
@@ -73,6 +74,7 @@ export async function start(source: Record<string, string | undefined> = process
     clock,
     logger,
     secretKey: env.SECRET_KEY,
+    paymentProvider: paymentProviderOf(env),
     config: {
       env: env.NODE_ENV,
       publicBaseUrl: env.PUBLIC_BASE_URL,
@@ -170,7 +172,7 @@ export async function start(source: Record<string, string | undefined> = process
   });
   // The proxy trust in the start line: a wrong TRUST_PROXY silently weakens every per-address limit.
   // Key ids (never keys) of SECRET_KEY, newest first: during a rotation, which processes run with the new keyring.
-  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port, trustProxy: env.TRUST_PROXY ?? 'nobody', secretKeyIds: deps.box.keyIds }, 'resale listening');
+  logger.info({ url: env.PUBLIC_BASE_URL, host: env.HOST, port, trustProxy: env.TRUST_PROXY ?? 'nobody', secretKeyIds: deps.box.keyIds, paymentProvider: deps.payments.provider.name + (env.STRIPE_SECRET_KEY ? (env.STRIPE_SECRET_KEY.includes('_live_') ? ' (live)' : ' (test mode)') : '') }, 'resale listening');
 
   let cut!: () => void;
   const cutShort = new Promise<void>((resolve) => (cut = resolve));
@@ -319,4 +321,10 @@ if (isEntry) {
       process.exit(1);
     },
   );
+}
+
+/** Stripe when its three variables are set (env.ts checks they come together), else undefined: the sandbox. */
+function paymentProviderOf(env: Env): StripeProvider | undefined {
+  if (!env.STRIPE_SECRET_KEY || !env.STRIPE_PUBLISHABLE_KEY || !env.STRIPE_WEBHOOK_SECRET) return undefined;
+  return new StripeProvider({ secretKey: env.STRIPE_SECRET_KEY, publishableKey: env.STRIPE_PUBLISHABLE_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET });
 }

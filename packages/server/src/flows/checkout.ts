@@ -21,6 +21,8 @@ export type CheckoutOutcome =
   | PayOutcome
   /** The partner's platform did not answer the ownership check: nothing changed, try again later. */
   | { kind: 'platform_unavailable' }
+  /** The payment provider did not answer: nothing was charged, try again later. */
+  | { kind: 'provider_unavailable' }
   /** A seller no longer owns a ticket: the checkout was cancelled and that listing ended. */
   | { kind: 'ticket_moved' }
   /** The risk evaluation came out high: the checkout failed, its listings are back on sale. */
@@ -84,8 +86,31 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
   const { partner, intention, card } = input;
   const refused = await verifySellers(deps, partner, intention);
   if (refused) return refused;
+  if (await riskTooHigh(deps, partner, intention, input.buyerPk, card)) return { kind: 'risk_high' };
+  // The hold is the deadline: read again right before money moves (`get` expires it on the
+  // way), so a card is never charged for a reservation that has run out.
+  const { live, attempt } = await deps.db.transact(async (tx) => ({ live: await deps.intentions.get(tx, partner.id, intention.id), attempt: await deps.payments.nextAttempt(tx, intention.id) }));
+  // Paid meanwhile (the same form submitted twice): nothing more to charge.
+  if (live.state === 'PAID') return { kind: 'paid', intentionId: live.id };
+  if (live.state !== 'PENDING') return { kind: 'ended', state: live.state };
+  const result = await deps.payments.charge(intention, card, attempt);
+  return deps.db.transact(async (tx): Promise<CheckoutOutcome> => {
+    const { payment, fresh } = await deps.payments.record(tx, intention, result, card.number.replace(/\D/g, '').slice(-4));
+    if (!fresh) return await outcomeOf(deps, tx, payment);
+    if (result.status === 'requires_action') return { kind: 'verify', paymentId: payment.id };
+    return await settle(deps, tx, payment, result);
+  });
+}
+
+/**
+ * The risk evaluation of a checkout before any money moves: true when it came out high, and
+ * then the intention has failed (its listings back on sale). The card's first six and last
+ * four digits and the name on it count when the card form is ours; a hosted provider's form
+ * tells us none of them, so the evaluation sees the buyer and the transaction only.
+ */
+export async function riskTooHigh(deps: CheckoutDeps, partner: PartnerRow, intention: IntentionRow, buyerPk: string, card?: CardInput): Promise<boolean> {
   const risk = await deps.db.transact(async (tx) => {
-    const buyer = await deps.users.get(tx, partner.id, input.buyerPk);
+    const buyer = await deps.users.get(tx, partner.id, buyerPk);
     return await deps.risk.evaluate(tx, partner.id, {
       customer: {
         id: buyer.externalId ?? buyer.id,
@@ -101,27 +126,13 @@ export async function checkout(deps: CheckoutDeps, input: { partner: PartnerRow;
         currency: intention.currency,
         action: 'resale_purchase',
         // The name on the card as one string: the evaluation compares it whole with the buyer's.
-        cardData: { bin: card.number.slice(0, 6), last4Digits: card.number.slice(-4), ...(card.name ? { firstName: card.name } : {}) },
+        ...(card ? { cardData: { bin: card.number.slice(0, 6), last4Digits: card.number.slice(-4), ...(card.name ? { firstName: card.name } : {}) } } : {}),
       },
     });
   });
-  if (risk.overall_risk === 'high') {
-    await deps.db.transact(async (tx) => await deps.intentions.fail(tx, intention.id, 'risk_high'));
-    return { kind: 'risk_high' };
-  }
-  // The hold is the deadline: read again right before money moves (`get` expires it on the
-  // way), so a card is never charged for a reservation that has run out.
-  const { live, attempt } = await deps.db.transact(async (tx) => ({ live: await deps.intentions.get(tx, partner.id, intention.id), attempt: await deps.payments.nextAttempt(tx, intention.id) }));
-  // Paid meanwhile (the same form submitted twice): nothing more to charge.
-  if (live.state === 'PAID') return { kind: 'paid', intentionId: live.id };
-  if (live.state !== 'PENDING') return { kind: 'ended', state: live.state };
-  const result = await deps.payments.charge(intention, card, attempt);
-  return deps.db.transact(async (tx): Promise<CheckoutOutcome> => {
-    const { payment, fresh } = await deps.payments.record(tx, intention, result, card.number.replace(/\D/g, '').slice(-4));
-    if (!fresh) return await outcomeOf(deps, tx, payment);
-    if (result.status === 'requires_action') return { kind: 'verify', paymentId: payment.id };
-    return await settle(deps, tx, payment, result);
-  });
+  if (risk.overall_risk !== 'high') return false;
+  await deps.db.transact(async (tx) => await deps.intentions.fail(tx, intention.id, 'risk_high'));
+  return true;
 }
 
 /**
@@ -146,7 +157,8 @@ async function outcomeOf(deps: CheckoutDeps, tx: Tx, payment: PaymentRow): Promi
   return { kind: 'ended', state: intention.state };
 }
 
-async function attemptsLeft(deps: CheckoutDeps, tx: Tx, intentionId: string): Promise<number> {
+/** Declines the checkout still accepts. */
+export async function attemptsLeft(deps: Pick<CheckoutDeps, 'payments'>, tx: Tx, intentionId: string): Promise<number> {
   return Math.max(0, MAX_DECLINED_ATTEMPTS - (await deps.payments.declinedCount(tx, intentionId)));
 }
 
@@ -157,7 +169,7 @@ async function attemptsLeft(deps: CheckoutDeps, tx: Tx, intentionId: string): Pr
  * when the checkout had ended meanwhile (its hold ran out during a slow verification, another
  * attempt paid it), refunds the payment.
  */
-async function settle(deps: CheckoutDeps, tx: Tx, payment: PaymentRow, result: ChargeResult): Promise<CheckoutOutcome> {
+export async function settle(deps: CheckoutDeps, tx: Tx, payment: PaymentRow, result: ChargeResult): Promise<CheckoutOutcome> {
   if (result.status === 'declined') {
     const left = await attemptsLeft(deps, tx, payment.intentionId);
     if (left === 0) await deps.intentions.fail(tx, payment.intentionId, 'too_many_declines');

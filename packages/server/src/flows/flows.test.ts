@@ -3,7 +3,7 @@ import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { createTestApp } from '../testing/harness.js';
 import { eventBody, ticketBody, withEvent } from '../testing/factories.js';
-import { SANDBOX_CARDS, type PaymentProvider } from '../modules/payments/payments.provider.js';
+import { SANDBOX_CARDS, type CardFormProvider } from '../modules/payments/payments.provider.js';
 import { payments } from '../modules/payments/payments.table.js';
 import { payouts } from '../modules/payouts/payouts.table.js';
 import { webhookMessages } from '../modules/webhooks/webhooks.table.js';
@@ -18,7 +18,7 @@ import { buyIntentions } from '../modules/intentions/intentions.table.js';
  * Holds the provider's first two charges until both have arrived (two submissions of one
  * checkout at the same moment), then lets every charge through to the real provider.
  */
-function chargesMeetInPairs(provider: PaymentProvider) {
+function chargesMeetInPairs(provider: CardFormProvider) {
   const real = provider.charge.bind(provider);
   let arrived = 0;
   let bothThere!: () => void;
@@ -93,7 +93,7 @@ describe('checkout flow (no page)', () => {
   it('charges a new attempt under a new idempotency key after a decline, and the same attempt sent twice once', async () => {
     const { t, p, list, reserve, pay } = await setup();
     // Both submissions reach the provider before either is recorded: the first waits for the second.
-    const charge = chargesMeetInPairs(t.deps.payments.provider);
+    const charge = chargesMeetInPairs(t.deps.payments.cardForm);
     const l = await list('s1');
     const intention = await reserve(l.id);
     const [a, b] = await Promise.all([pay(intention, SANDBOX_CARDS.declined), pay(intention, SANDBOX_CARDS.declined)]);
@@ -110,7 +110,7 @@ describe('checkout flow (no page)', () => {
 
   it('settles a succeeded charge sent twice once: paid, never refunded as a late payment', async () => {
     const { t, p, list, reserve, pay } = await setup();
-    chargesMeetInPairs(t.deps.payments.provider);
+    chargesMeetInPairs(t.deps.payments.cardForm);
     const l = await list('s1');
     const intention = await reserve(l.id);
     const outcomes = await Promise.all([pay(intention), pay(intention)]);
@@ -133,7 +133,7 @@ describe('checkout flow (no page)', () => {
       t.clock.set(intention.expiresAt);
       return await evaluate(...args);
     });
-    const charge = vi.spyOn(t.deps.payments.provider, 'charge');
+    const charge = vi.spyOn(t.deps.payments.cardForm, 'charge');
     expect(await pay(intention)).toEqual({ kind: 'ended', state: 'EXPIRED' });
     expect(charge).not.toHaveBeenCalled();
     expect(await t.db.select().from(payments)).toEqual([]);

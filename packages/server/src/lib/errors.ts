@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   'invalid_json',
   'deprecated_field',
   'bad_request',
+  /** A payment provider's event whose signature does not verify. */
+  'invalid_signature',
   // 401, 403
   'unauthorized',
   'forbidden_key_kind',

@@ -57,15 +57,26 @@ export const PAGE_CSS = `${DESIGN_CSS}
  * pages' own script from the service, pages/page-script.ts; `widgets: true` the widgets' modules
  * and their fetches). `formAction` adds origins a form's submission may end on: browsers apply
  * `form-action` to every redirect after the POST, so a form whose answer redirects to the
- * partner's sign-in page (Login Force) needs its origin.
+ * partner's sign-in page (Login Force) needs its origin. `provider` adds exactly what a hosted
+ * payment provider's script needs on the checkout (its script, frames, API calls and images:
+ * Stripe.js and the Payment Element), and implies `scripts`.
  */
-export function cspWith(opts: { styles?: readonly string[]; imgSrc?: readonly string[]; widgets?: boolean; scripts?: boolean; formAction?: readonly string[] } = {}): string {
+export function cspWith(
+  opts: { styles?: readonly string[]; imgSrc?: readonly string[]; widgets?: boolean; scripts?: boolean; formAction?: readonly string[]; provider?: { scriptSrc: readonly string[]; frameSrc: readonly string[]; connectSrc: readonly string[]; imgSrc: readonly string[] } } = {},
+): string {
   const styleHashes = [PAGE_CSS, ...(opts.styles ?? [])].map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
-  const img = ["'self'", 'data:', ...(opts.imgSrc ?? [])].join(' ');
+  const p = opts.provider;
+  const img = ["'self'", 'data:', ...(opts.imgSrc ?? []), ...(p?.imgSrc ?? [])].join(' ');
   // The widgets (the seat map): module scripts and their fetches from the service itself only;
   // their styles are constructable stylesheets, which need no style-src entry.
   // `scripts`: the pages' own script (pages/page-script.ts), served by the service; still no inline script.
-  const widgets = opts.widgets ? "; script-src 'self'; connect-src 'self'" : opts.scripts ? "; script-src 'self'" : '';
+  const widgets = p
+    ? `; script-src 'self' ${p.scriptSrc.join(' ')}; frame-src ${p.frameSrc.join(' ')}; connect-src ${p.connectSrc.join(' ')}`
+    : opts.widgets
+      ? "; script-src 'self'; connect-src 'self'"
+      : opts.scripts
+        ? "; script-src 'self'"
+        : '';
   const formAction = ["'self'", ...(opts.formAction ?? [])].join(' ');
   return `default-src 'none'; style-src ${styleHashes.join(' ')}; img-src ${img}${widgets}; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`;
 }

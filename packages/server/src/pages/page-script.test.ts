@@ -28,7 +28,7 @@ const { JSDOM } = createRequire(import.meta.url)('jsdom') as { JSDOM: new (html:
  * Runs the pages' script in a DOM whose clock and timers the test drives: `advance(ms)` moves
  * time and fires the timers that fall due, in order. No real waiting.
  */
-function page(body: string, opts: { now?: number; lang?: string; clipboard?: (text: string) => Promise<void> } = {}) {
+function page(body: string, opts: { now?: number; lang?: string; clipboard?: (text: string) => Promise<void>; stripe?: (...args: unknown[]) => unknown } = {}) {
   const dom = new JSDOM(`<!DOCTYPE html><html lang="${opts.lang ?? 'en'}"><body>${body}</body></html>`, { runScripts: 'outside-only' });
   const win = dom.window;
   let now = opts.now ?? Date.parse('2026-03-01T12:00:00Z');
@@ -36,6 +36,7 @@ function page(body: string, opts: { now?: number; lang?: string; clipboard?: (te
   win.Date.now = () => now;
   win.setTimeout = (fn: () => void, ms: number) => timers.push({ at: now + ms, fn });
   if (opts.clipboard) Object.defineProperty(win.navigator, 'clipboard', { value: { writeText: opts.clipboard } });
+  if (opts.stripe) (win as unknown as { Stripe: unknown }).Stripe = opts.stripe;
   win.eval(PAGE_SCRIPT);
   const advance = (ms: number) => {
     const until = now + ms;
@@ -172,5 +173,47 @@ describe('the pages’ script', () => {
     expect(await res.text()).toBe(PAGE_SCRIPT);
     expect(PAGE_SCRIPT_PATH).toMatch(/^\/assets\/pages-[A-Za-z0-9_-]{12}\.js$/);
     expect((await t.app.request('/assets/pages-AAAAAAAAAAAA.js')).status).toBe(404);
+  });
+});
+
+describe('the hosted payment form (Stripe’s Payment Element)', () => {
+  const form = `<form data-hosted-payment="stripe" data-key="pk_test_1" data-client-secret="pi_1_secret_2" data-return-url="https://resale.test/checkout/p/i/return?lang=es" data-locale="es" data-load-failed="Could not load">
+    <div data-hosted-element></div><p data-hosted-error hidden></p><button type="submit" data-hosted-submit hidden>Pay</button></form>`;
+
+  /** A stand-in for Stripe.js that records what the page asked of it; `confirmPayment` answers `answer`. */
+  function fakeStripe(answer: unknown) {
+    const calls: unknown[][] = [];
+    const stripe = (...args: unknown[]) => {
+      calls.push(['Stripe', ...args]);
+      return {
+        elements: (opts: unknown) => {
+          calls.push(['elements', opts]);
+          return { create: (type: string, o: unknown) => (calls.push(['create', type, o]), { mount: (el: El | null) => calls.push(['mount', el?.getAttribute('data-hosted-element')]) }) };
+        },
+        confirmPayment: (opts: { confirmParams: unknown }) => (calls.push(['confirmPayment', opts.confirmParams]), Promise.resolve(answer)),
+      };
+    };
+    return { stripe, calls };
+  }
+
+  it('mounts the element with the key, the client secret and the locale, and confirms toward the return address', async () => {
+    const { stripe, calls } = fakeStripe({ error: { message: 'Your card was declined.' } });
+    const { doc } = page(form, { stripe });
+    const button = doc.querySelector('[data-hosted-submit]') as El & { disabled: boolean };
+    expect(button.hidden).toBe(false);
+    expect(calls.slice(0, 4)).toEqual([['Stripe', 'pk_test_1', { locale: 'es' }], ['elements', { clientSecret: 'pi_1_secret_2', appearance: {} }], ['create', 'payment', { layout: 'tabs' }], ['mount', '']]);
+    doc.querySelector('form')!.dispatchEvent(new (doc as unknown as { defaultView: { Event: new (t: string, o: object) => unknown } }).defaultView.Event('submit', { cancelable: true }));
+    expect(calls.at(-1)).toEqual(['confirmPayment', { return_url: 'https://resale.test/checkout/p/i/return?lang=es' }]);
+    expect(button.disabled).toBe(true);
+    await new Promise((r) => setImmediate(r));
+    // Stripe's own words for a decline, and the button works again for another try.
+    expect(doc.querySelector('[data-hosted-error]')).toMatchObject({ hidden: false, textContent: 'Your card was declined.' });
+    expect(button.disabled).toBe(false);
+  });
+
+  it('says the form could not be loaded when Stripe.js is missing, and offers no button', () => {
+    const { doc } = page(form);
+    expect(doc.querySelector('[data-hosted-error]')).toMatchObject({ hidden: false, textContent: 'Could not load' });
+    expect(doc.querySelector('[data-hosted-submit]')!.hidden).toBe(true);
   });
 });

@@ -35,6 +35,15 @@ import type { AppEnv } from '../context.js';
  *   `data-payout-said` ("You receive {amount}") once typing pauses. The server calculates the
  *   same on Calculate and checks it again on Publish: the script only saves a round trip.
  *   page-script.test.ts checks it against priceBreakdown.
+ * - `data-hosted-payment="stripe"` on the checkout's form with a hosted provider: mounts
+ *   Stripe's Payment Element (Stripe.js, loaded by the page from Stripe before this script)
+ *   into `[data-hosted-element]` with `data-key` (publishable key), `data-client-secret`,
+ *   `data-locale` and the page's brand colour, shows `[data-hosted-submit]`, and on submit
+ *   confirms with Stripe, which brings the buyer back to `data-return-url` (3-D Secure and
+ *   bank redirects included). An error Stripe reports (a declined card, a field left empty) is
+ *   shown in `[data-hosted-error]` and the button works again; Stripe.js missing (blocked,
+ *   offline) shows `data-load-failed` there. The outcome itself comes from Stripe's events
+ *   to the server, never from this script.
  *
  * Written as plain ES2017 in a string: the server never runs it, and no build step stands
  * between this file and what browsers receive.
@@ -135,6 +144,26 @@ export const PAGE_SCRIPT = `(function () {
       }
     }
     input.addEventListener('input', update);
+  });
+
+  each('[data-hosted-payment="stripe"]', function (form) {
+    var error = form.querySelector('[data-hosted-error]');
+    var submit = form.querySelector('[data-hosted-submit]');
+    function fail(text) { error.textContent = text || ''; error.hidden = false; }
+    if (typeof window.Stripe !== 'function') { fail(form.getAttribute('data-load-failed')); return; }
+    var brand = window.getComputedStyle ? window.getComputedStyle(doc.documentElement).getPropertyValue('--brand').trim() : '';
+    var stripe = window.Stripe(form.getAttribute('data-key'), { locale: form.getAttribute('data-locale') || 'auto' });
+    var elements = stripe.elements({ clientSecret: form.getAttribute('data-client-secret'), appearance: brand ? { variables: { colorPrimary: brand } } : {} });
+    elements.create('payment', { layout: 'tabs' }).mount(form.querySelector('[data-hosted-element]'));
+    submit.hidden = false;
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      submit.disabled = true;
+      error.hidden = true;
+      stripe.confirmPayment({ elements: elements, confirmParams: { return_url: form.getAttribute('data-return-url') } }).then(function (result) {
+        if (result && result.error) { fail(result.error.message); submit.disabled = false; }
+      });
+    });
   });
 
   var first = doc.querySelector('[data-autofocus]');

@@ -1,6 +1,7 @@
 import { inOrder } from '../../lib/in-order.js';
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from 'hono';
+import { html } from 'hono/html';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
@@ -21,6 +22,8 @@ import type { TicketRow } from '../tickets/tickets.queries.js';
 import { secureViewToken } from '../tickets/tickets.view.js';
 import { userByPk } from '../users/users.queries.js';
 import { answerVerification, checkout, MAX_DECLINED_ATTEMPTS, verifySellers, type CheckoutOutcome } from '../../flows/checkout.js';
+import { openHostedPayment, type HostedPayStep } from '../../flows/hosted-payment.js';
+import type { HostedProvider } from './payments.provider.js';
 import { CARD_FIELDS, readCard, type CardField, type TypedCard } from './checkout.card.js';
 import { cm } from './checkout.messages.js';
 import type { PaymentRow } from './payments.service.js';
@@ -29,6 +32,9 @@ type C = Context<SessionEnv>;
 
 /** The checkout's pages run the pages' script (the hold's countdown, focus on errors). */
 const CHECKOUT_CSP = cspWith({ scripts: true });
+
+/** How often the page that waits for the provider's confirmation looks again. */
+const CONFIRMING_REFRESH_SECONDS = 3;
 
 function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
@@ -234,6 +240,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
   /** The page of a checkout step's outcome (flows/checkout.ts decides; this only says it). */
   async function outcomePage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, outcome: CheckoutOutcome): Promise<Response> {
     if (outcome.kind === 'platform_unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
+    if (outcome.kind === 'provider_unavailable') return noticePage(c, { lang, status: 503, title: cm(lang, 'providerUnavailableTitle'), text: cm(lang, 'providerUnavailableText'), headers: { 'Retry-After': '30' }, link: { href: checkoutPath(partner, intention, lang), label: cm(lang, 'checkAgain') } });
     if (outcome.kind === 'ticket_moved') return noticePage(c, { lang, status: 409, title: cm(lang, 'movedTitle'), text: cm(lang, 'movedText'), link: await marketLink(partner, intention, lang) });
     if (outcome.kind === 'risk_high') return noticePage(c, { lang, status: 402, title: cm(lang, 'riskTitle'), text: cm(lang, 'riskText'), link: await marketLink(partner, intention, lang) });
     if (outcome.kind === 'paid') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
@@ -327,6 +334,47 @@ export function checkoutPageRoutes(deps: AppDeps) {
     );
   }
 
+  /**
+   * The checkout with a hosted provider (Stripe): the order and the hold as with the card form,
+   * and the provider's own payment form (the Payment Element) mounted by the pages' script
+   * (`data-hosted-payment`), which confirms with the provider and lets it bring the buyer back
+   * to `…/return`. The card never reaches the service; the outcome comes from the provider's
+   * events. The policy allows the provider's script, frames and API and nothing more.
+   */
+  async function hostedPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, provider: HostedProvider, step: HostedPayStep) {
+    const order = await deps.db.read(async (tx) => await readOrder(deps, tx, intention));
+    const failed = step.payment.failureCode && step.payment.declines > 0 ? step.payment.failureCode : null;
+    const returnUrl = `${deps.config.publicBaseUrl}/checkout/${partner.id}/${intention.id}/return?lang=${lang}`;
+    return renderPage(
+      c,
+      <Layout lang={lang} title={cm(lang, 'title')} head={<>{html`<script src="${provider.scriptUrl}"></script>`}{pageScriptTag()}</>} wide>
+        <h1>{cm(lang, 'title')}</h1>
+        {failed ? (
+          <div class="notice declined" id="declined" role="alert" tabindex={-1} data-autofocus>
+            <h2>{cm(lang, 'declinedTitle')}</h2>
+            <p>{cm(lang, 'hostedDeclined', { code: failed })}</p>
+          </div>
+        ) : null}
+        <HoldCountdown lang={lang} expiresAt={intention.expiresAt} now={deps.clock.now()} timeZone={order.timeZone} />
+        <div class="checkout">
+          <OrderSummary lang={lang} order={order} totalMinor={intention.totalMinor} currency={intention.currency} title={cm(lang, 'summaryTitle')} />
+          <form class="card pay" aria-labelledby="pay-title" data-hosted-payment={provider.name} data-key={provider.publishableKey} data-client-secret={step.clientSecret} data-return-url={returnUrl} data-locale={lang} data-load-failed={cm(lang, 'payHostedLoadFailed')}>
+            <h2 id="pay-title">{cm(lang, 'payHostedTitle')}</h2>
+            <noscript>
+              <p class="notice">{cm(lang, 'payHostedNoScript')}</p>
+            </noscript>
+            <div data-hosted-element></div>
+            <p class="field-error" data-hosted-error role="alert" hidden></p>
+            <button type="submit" class="pay-button" data-hosted-submit hidden>
+              {cm(lang, 'pay', { amount: money(intention.totalMinor, intention.currency, lang) })}
+            </button>
+          </form>
+        </div>
+      </Layout>,
+      { csp: cspWith({ provider: provider.csp }) },
+    );
+  }
+
   /** The declined payment `?declined=` names, when it is this checkout's: what the page says above the form. */
   async function declinedOf(c: C, partner: PartnerRow, intention: IntentionRow): Promise<FormState['declined']> {
     const id = c.req.query('declined');
@@ -346,6 +394,11 @@ export function checkoutPageRoutes(deps: AppDeps) {
       const { intention } = loaded;
       if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`);
       if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+      const hosted = deps.payments.hosted;
+      if (hosted) {
+        const step = await openHostedPayment(deps, hosted, { partner, intention, buyerPk: loaded.userPk });
+        return step.kind === 'pay' ? hostedPage(c, partner, intention, lang, hosted, step) : outcomePage(c, partner, intention, lang, step);
+      }
       const refused = await verifySellers(deps, partner, intention);
       if (refused) return outcomePage(c, partner, intention, lang, refused);
       const declined = await declinedOf(c, partner, intention);
@@ -362,6 +415,8 @@ export function checkoutPageRoutes(deps: AppDeps) {
       const { intention } = loaded;
       if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
       if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+      // A hosted provider's form never posts here: whatever did is sent to the checkout (nothing is read from it).
+      if (deps.payments.hosted) return safeRedirect(c, checkoutPath(partner, intention, lang), 303);
       const { card, typed, errors } = readCard(await c.req.parseBody(), deps.clock.now());
       if (!card) return checkoutPage(c, partner, intention, lang, { errors: Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, cm(lang, v)])), typed, status: 400 });
       return outcomePage(c, partner, intention, lang, await checkout(deps, { partner, intention, buyerPk: loaded.userPk, card }));
@@ -422,6 +477,38 @@ export function checkoutPageRoutes(deps: AppDeps) {
       if (!row) return notFoundPage(c, lang);
       const form = await c.req.parseBody();
       return outcomePage(c, partner, row.i, lang, await answerVerification(deps, row.p, form.answer === 'approve'));
+    }),
+  );
+
+  /**
+   * Where the hosted provider brings the buyer back after confirming (with its own query, which
+   * is not read: the redirect only shows the state the provider's events left). Paid: the
+   * receipt. Declined: the checkout, which says so. Still waiting for the provider's event: a
+   * page that looks again every few seconds (a meta refresh: no script needed).
+   */
+  app.get(
+    '/checkout/:partnerId/:intentionId/return',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const loaded = await load(c, partner, lang);
+      if (loaded instanceof Response) return loaded;
+      const { intention } = loaded;
+      if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`);
+      if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+      const payment = await deps.db.read(async (tx) => await deps.payments.hostedOf(tx, intention.id));
+      if (!payment || payment.state === 'open' || payment.state === 'cancelled') return safeRedirect(c, checkoutPath(partner, intention, lang));
+      const here = `/checkout/${partner.id}/${intention.id}/return?lang=${lang}`;
+      return renderPage(
+        c,
+        <Layout lang={lang} title={cm(lang, 'confirmingTitle')} head={html`<meta http-equiv="refresh" content="${CONFIRMING_REFRESH_SECONDS};url=${here}">`}>
+          <h1>{cm(lang, 'confirmingTitle')}</h1>
+          <p role="status">{cm(lang, 'confirmingText')}</p>
+          <p class="actions">
+            <a class="button secondary" href={here}>
+              {cm(lang, 'checkAgain')}
+            </a>
+          </p>
+        </Layout>,
+      );
     }),
   );
 

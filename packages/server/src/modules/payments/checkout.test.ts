@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { eq } from 'drizzle-orm';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTestApp } from '../../testing/harness.js';
-import { ticketBody, withEvent } from '../../testing/factories.js';
+import { closeServers } from '../../testing/servers.js';
+import { checkoutSetup } from './checkout.testing.js';
+import { ticketBody } from '../../testing/factories.js';
 import { authService } from '../auth/auth.service.js';
 import { completeCodeFlow, csrfOf, inputValue, TestBrowser } from '../auth/auth.testing.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
@@ -17,38 +17,8 @@ import { PAGE_SCRIPT_PATH } from '../../pages/page-script.js';
 import { parseExpiry } from './checkout.card.js';
 
 const servers: Server[] = [];
-afterEach(() => servers.splice(0).forEach((s) => s.close()));
-
-async function setup(opts: { logger?: Logger } = {}) {
-  const state = { owned: new Map<string, unknown[]>(), status: 200 };
-  const server = createServer((req, res) => {
-    if (state.status !== 200) return void res.writeHead(state.status).end();
-    const list = state.owned.get(new URL(req.url!, 'http://x').searchParams.get('user') ?? '');
-    if (!list) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(list));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  servers.push(server);
-  const t = createTestApp({}, opts.logger ? { logger: opts.logger } : {});
-  const p = await t.partner('Acme', { ownershipUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/owned` });
-  await withEvent(t, p);
-  await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ['s1', 's2', 's3'].map((id) => ticketBody(id, { buyer: 'seller@example.com', section: 'A', row: '1', seat: id })) });
-  state.owned.set('seller@example.com', ['s1', 's2', 's3'].map((ticketId) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field' })));
-  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
-  const list = async (id: string) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(id)).ownerPk, ticketPks: [(await ticket(id)).id], priceMinor: 4000 }));
-  const browser = new TestBrowser(t.app);
-  /** The partner creates the intention for its signed-in buyer; the buyer's browser opens the payment URL. */
-  const checkout = async (listingId: string, user = 'buyer@example.com', b = browser) => {
-    const bi = (await t.request('POST', '/v1/marketplace/buyingflow/buyIntention', { key: p.keys.private, body: { items: [listingId], user } })).body.data;
-    const url = new URL(bi.paymentUrl);
-    const redeemed = await b.get(url.pathname + url.search);
-    expect(redeemed.status).toBe(302);
-    const page = await b.get(redeemed.location!);
-    return { bi, page, path: new URL(redeemed.location!, 'http://x').pathname };
-  };
-  const pay = (path: string, html: string, cardNumber: string, b = browser) => b.post(path, { _csrf: inputValue(html, '_csrf')!, cardNumber, expiry: '12/30', cvc: '123' });
-  return { t, p, state, list, ticket, browser, checkout, pay };
-}
+afterEach(() => closeServers(servers));
+const setup = (opts: { logger?: Logger } = {}) => checkoutSetup(servers, opts);
 
 describe('checkout', () => {
   it('pays with the success card: listing SOLD, ticket to the buyer, payout scheduled, webhook and e-mails', async () => {
@@ -176,7 +146,7 @@ describe('checkout', () => {
 
   it('charges the same attempt once when the form is submitted twice at the same time', async () => {
     const { t, p, list, checkout, pay } = await setup();
-    const charge = vi.spyOn(t.deps.payments.provider, 'charge');
+    const charge = vi.spyOn(t.deps.payments.cardForm, 'charge');
     const l = await list('s1');
     const { bi, page, path } = await checkout(l.id);
     const [a, b] = await Promise.all([pay(path, page.text, SANDBOX_CARDS.success), pay(path, page.text, SANDBOX_CARDS.success)]);
@@ -342,7 +312,7 @@ describe('the checkout page', () => {
 
   it('says each field’s error next to it and in a summary at the top, keeping what was typed but the security code', async () => {
     const { t, list, checkout, browser } = await setup();
-    const charge = vi.spyOn(t.deps.payments.provider, 'charge');
+    const charge = vi.spyOn(t.deps.payments.cardForm, 'charge');
     const { page, path } = await checkout((await list('s1')).id);
     const bad = await browser.post(path, { _csrf: inputValue(page.text, '_csrf')!, cardNumber: '4242 4242 4242 4241', expiry: '1229', cvc: '12', cardName: 'Ana <García>' });
     expect(bad.status).toBe(400);

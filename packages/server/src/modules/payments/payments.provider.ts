@@ -26,18 +26,79 @@ export type ChargeResult =
   | { status: 'declined'; ref: string; code: string }
   | { status: 'requires_action'; ref: string };
 
+/** What a refund came to. `retryable` false: asking again will not help (an operator must look). */
+export type RefundResult = { ok: true; ref: string | null } | { ok: false; code: string; retryable: boolean };
+
 /**
- * What the service needs from a payment provider. A real provider plugs in behind this
- * interface; `SandboxProvider` is the one for development and tests. Every call carries an
- * idempotency key so a retried call never charges twice.
+ * What every payment provider does. Every call carries an idempotency key so a retried call
+ * never moves money twice.
  */
-export interface PaymentProvider {
+interface ProviderBase {
+  /** Stored with each payment (`payments.provider`): `sandbox`, `stripe`. */
   readonly name: string;
+  refund(input: { ref: string; amountMinor: number; currency: string; idempotencyKey: string }): Promise<RefundResult>;
+}
+
+/**
+ * A provider whose card form is ours (the sandbox): the card is posted to the checkout page
+ * and charged from the server.
+ */
+export interface CardFormProvider extends ProviderBase {
+  readonly kind: 'card_form';
   charge(input: { amountMinor: number; currency: string; card: CardInput; idempotencyKey: string }): Promise<ChargeResult>;
   /** Finishes a charge that needed extra verification (3-D Secure style). */
   confirm(ref: string, approved: boolean): Promise<ChargeResult>;
-  refund(input: { ref: string; amountMinor: number; idempotencyKey: string }): Promise<{ ok: true } | { ok: false; code: string }>;
 }
+
+/** Where a hosted payment stands at the provider. */
+export type HostedPaymentStatus = 'open' | 'requires_action' | 'processing' | 'succeeded' | 'cancelled';
+
+/**
+ * A provider whose payment form is its own, embedded in our checkout page (Stripe's Payment
+ * Element): the server opens a payment for the intention's total, the buyer confirms it in the
+ * browser with the provider, and the outcome arrives as the provider's signed events
+ * (`verifyEvent`), never from the browser. The card number never reaches the service.
+ */
+export interface HostedProvider extends ProviderBase {
+  readonly kind: 'hosted';
+  /** The browser's key for the provider's script. */
+  readonly publishableKey: string;
+  /** What the checkout page's Content-Security-Policy must allow for the provider's script, frames and calls. */
+  readonly csp: { scriptSrc: readonly string[]; frameSrc: readonly string[]; connectSrc: readonly string[]; imgSrc: readonly string[] };
+  /** The provider's script, loaded from the provider itself (never bundled nor self-hosted). */
+  readonly scriptUrl: string;
+  /**
+   * Opens (or, with the same idempotency key, finds again) the payment of an intention's total.
+   * `methods` are the show's `crossBorderPayments.paymentMethods` (CARD, WALLET, BANK_TRANSFER).
+   */
+  openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }>;
+  /** Stops a payment that may no longer be paid (its checkout ended). Harmless on one already ended. */
+  cancelPayment(ref: string): Promise<void>;
+  /**
+   * The provider's event, verified against its signature; throws {@link EventSignatureError}
+   * when it does not verify (or is too old).
+   */
+  verifyEvent(rawBody: string, signature: string | undefined): ProviderEvent;
+  /** What the provider tells of a succeeded payment's charge: the card's last four, its fee. Null fields when unknown. */
+  chargeDetails(ref: string): Promise<{ last4: string | null; feeMinor: number | null; chargeRef: string | null }>;
+}
+
+/** A provider's event, in the service's terms (see {@link HostedProvider.verifyEvent}). */
+export type ProviderEvent = { id: string; providerType: string } & (
+  | { type: 'payment.succeeded'; ref: string; intentionId: string | null }
+  | { type: 'payment.failed'; ref: string; intentionId: string | null; code: string }
+  | { type: 'payment.processing'; ref: string; intentionId: string | null }
+  | { type: 'payment.requires_action'; ref: string; intentionId: string | null }
+  | { type: 'payment.cancelled'; ref: string; intentionId: string | null }
+  | { type: 'refund.succeeded'; ref: string }
+  | { type: 'ignored' }
+);
+
+/** An event whose signature does not verify: answered 400, never processed. */
+export class EventSignatureError extends Error {}
+
+/** A payment provider: the sandbox's card form, or a hosted one (Stripe). */
+export type PaymentProvider = CardFormProvider | HostedProvider;
 
 /**
  * Test cards, in the style of well-known providers:
@@ -60,8 +121,9 @@ export function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-export class SandboxProvider implements PaymentProvider {
+export class SandboxProvider implements CardFormProvider {
   readonly name = 'sandbox';
+  readonly kind = 'card_form';
   /** Answers by idempotency key, so a retried charge never charges twice. */
   private readonly byKey = new Map<string, ChargeResult>();
 
@@ -89,7 +151,7 @@ export class SandboxProvider implements PaymentProvider {
     return approved ? { status: 'succeeded', ref } : { status: 'declined', ref, code: 'authentication_failed' };
   }
 
-  async refund(_input: { ref: string; amountMinor: number; idempotencyKey: string }): Promise<{ ok: true }> {
-    return { ok: true };
+  async refund(_input: { ref: string; amountMinor: number; currency: string; idempotencyKey: string }): Promise<RefundResult> {
+    return { ok: true, ref: null };
   }
 }

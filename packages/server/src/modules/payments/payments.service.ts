@@ -7,8 +7,8 @@ import { showWithEvent } from '../events/events.queries.js';
 import { intentionById, type IntentionRow } from '../intentions/intentions.queries.js';
 import { partnerOf } from '../partners/partners.queries.js';
 import { userByPk } from '../users/users.queries.js';
-import type { CardInput, ChargeResult, PaymentProvider } from './payments.provider.js';
-import { payments } from './payments.table.js';
+import type { CardFormProvider, CardInput, ChargeResult, HostedProvider, PaymentProvider, ProviderEvent } from './payments.provider.js';
+import { payments, providerEvents } from './payments.table.js';
 import { latePaymentLines, refundPaidLines } from '../ledger/ledger.accounts.js';
 
 export type PaymentRow = typeof payments.$inferSelect;
@@ -26,6 +26,17 @@ export class PaymentsService {
     readonly provider: PaymentProvider,
   ) {}
 
+  /** The provider, when its card form is ours (the sandbox). @throws Error with a hosted provider */
+  get cardForm(): CardFormProvider {
+    if (this.provider.kind !== 'card_form') throw new Error(`The ${this.provider.name} provider takes payments in its own form`);
+    return this.provider;
+  }
+
+  /** The provider, when its payment form is its own (Stripe); null with the sandbox's card form. */
+  get hosted(): HostedProvider | null {
+    return this.provider.kind === 'hosted' ? this.provider : null;
+  }
+
   /**
    * Charges the intention's total with the provider, as its attempt number `attempt` (see
    * {@link PaymentsService.nextAttempt}). The provider's idempotency key is the intention and
@@ -33,7 +44,7 @@ export class PaymentsService {
    * while a new card after a decline is a new attempt.
    */
   charge(intention: IntentionRow, card: CardInput, attempt: number): Promise<ChargeResult> {
-    return this.provider.charge({ amountMinor: intention.totalMinor, currency: intention.currency, card, idempotencyKey: `${intention.id}:${attempt}` });
+    return this.cardForm.charge({ amountMinor: intention.totalMinor, currency: intention.currency, card, idempotencyKey: `${intention.id}:${attempt}` });
   }
 
   /**
@@ -46,9 +57,77 @@ export class PaymentsService {
     return (await tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(payments).where(eq(payments.intentionId, intentionId)))[0]!.n;
   }
 
-  /** How many charges of the intention were declined (a decline after extra verification included). */
+  /**
+   * How many charges of the intention were declined (a decline after extra verification
+   * included): declined payments of the card form, and the declines a hosted payment counted.
+   */
   async declinedCount(tx: Tx, intentionId: string): Promise<number> {
-    return (await tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(payments).where(and(eq(payments.intentionId, intentionId), eq(payments.state, 'declined'))))[0]!.n;
+    const row = (await tx
+      .select({ n: sql<number>`coalesce(sum(case when ${payments.state} = 'declined' then 1 else 0 end + ${payments.declines}), 0)`.mapWith(Number) })
+      .from(payments)
+      .where(eq(payments.intentionId, intentionId)))[0];
+    return row?.n ?? 0;
+  }
+
+  /**
+   * Records the hosted payment the provider opened for an intention (`open`), once: the same
+   * payment opened again (a reload of the checkout, answered by the provider's idempotency)
+   * keeps its row. Returns the row.
+   */
+  async recordOpened(tx: Tx, intention: IntentionRow, ref: string): Promise<PaymentRow> {
+    const now = this.deps.clock.now();
+    await tx
+      .insert(payments)
+      .values({ id: newId('payment'), partnerId: intention.partnerId, intentionId: intention.id, provider: this.provider.name, providerRef: ref, state: 'open', amountMinor: intention.totalMinor, currency: intention.currency, cardLast4: null, failureCode: null, refundedAt: null, createdAt: now, updatedAt: now })
+      .onConflictDoNothing();
+    return (await this.byRef(tx, ref))!;
+  }
+
+  /** The intention's hosted payment (one per intention), or undefined. */
+  async hostedOf(tx: Tx, intentionId: string): Promise<PaymentRow | undefined> {
+    return (await tx.select().from(payments).where(and(eq(payments.intentionId, intentionId), eq(payments.provider, this.provider.name))).orderBy(asc(payments.createdAt)).limit(1))[0];
+  }
+
+  /** The payment of this provider's reference, or undefined. */
+  async byRef(tx: Tx, ref: string): Promise<PaymentRow | undefined> {
+    return (await tx.select().from(payments).where(and(eq(payments.provider, this.provider.name), eq(payments.providerRef, ref))).limit(1))[0];
+  }
+
+  /**
+   * A hosted payment moved at the provider (its event said so), conditional: only a payment
+   * still in play (`open`, `requires_action`, `processing`) moves, so a late or repeated event
+   * never undoes a settled one. True when it moved.
+   */
+  async moveHosted(tx: Tx, paymentId: string, to: 'requires_action' | 'processing' | 'succeeded' | 'cancelled', details: { last4?: string | null } = {}): Promise<boolean> {
+    return (
+      affected(
+        await tx
+          .update(payments)
+          .set({ state: to, ...(details.last4 ? { cardLast4: details.last4 } : {}), updatedAt: this.deps.clock.now() })
+          .where(and(eq(payments.id, paymentId), inArray(payments.state, ['open', 'requires_action', 'processing']))),
+      ) === 1
+    );
+  }
+
+  /** A hosted payment's attempt was declined: counted, its reason kept, the payment open for another try. False when it was not in play. */
+  async recordDecline(tx: Tx, paymentId: string, code: string): Promise<boolean> {
+    return (
+      affected(
+        await tx
+          .update(payments)
+          .set({ state: 'open', failureCode: code, declines: sql`${payments.declines} + 1`, updatedAt: this.deps.clock.now() })
+          .where(and(eq(payments.id, paymentId), inArray(payments.state, ['open', 'requires_action', 'processing']))),
+      ) === 1
+    );
+  }
+
+  /**
+   * Notes a provider event as processed, in the transaction of the change it causes; false
+   * when it was processed already (a redelivery), and then the caller changes nothing.
+   */
+  async claimEvent(tx: Tx, event: Pick<ProviderEvent, 'id' | 'providerType'>): Promise<boolean> {
+    const inserted = await tx.insert(providerEvents).values({ provider: this.provider.name, eventId: event.id, type: event.providerType, receivedAt: this.deps.clock.now() }).onConflictDoNothing().returning({ id: providerEvents.eventId });
+    return inserted.length === 1;
   }
 
   /**
@@ -102,7 +181,7 @@ export class PaymentsService {
 
   /** Asks the provider for the outcome of the extra verification the buyer answered. */
   confirm(payment: PaymentRow, approved: boolean): Promise<ChargeResult> {
-    return this.provider.confirm(payment.providerRef, approved);
+    return this.cardForm.confirm(payment.providerRef, approved);
   }
 
   /**
@@ -147,29 +226,40 @@ export class PaymentsService {
       .returning();
   }
 
-  /** Performs pending refunds with the provider, then tells each buyer. */
+  /** Performs pending refunds with the provider, then tells each buyer. Returns how many the provider refunded. */
   async runRefunds(limit = 50): Promise<number> {
     const due = await this.deps.db.read(async (tx) => await tx.select().from(payments).where(eq(payments.state, 'refund_pending')).limit(limit));
     let n = 0;
     for (const p of due) {
-      const r = await this.provider.refund({ ref: p.providerRef, amountMinor: p.amountMinor, idempotencyKey: `refund:${p.id}` });
+      const r = await this.provider.refund({ ref: p.providerRef, amountMinor: p.amountMinor, currency: p.currency, idempotencyKey: `refund:${p.id}` });
       if (!r.ok) {
-        this.deps.logger.warn({ paymentId: p.id, code: r.code }, 'refund refused by the provider; will retry');
+        // Retried by the next run (the same idempotency key: never two refunds); one that cannot succeed is an operator's.
+        if (r.retryable) this.deps.logger.warn({ paymentId: p.id, code: r.code }, 'refund refused by the provider; will retry');
+        else this.deps.logger.error({ paymentId: p.id, code: r.code }, 'refund refused by the provider and retrying will not help: refund it by hand');
         continue;
       }
-      await this.deps.db.transact(async (tx) => {
-        const now = this.deps.clock.now();
-        const moved = await tx.update(payments).set({ state: 'refunded', refundedAt: now, updatedAt: now }).where(and(eq(payments.id, p.id), eq(payments.state, 'refund_pending')));
-        if (affected(moved) !== 1) return;
-        n++;
-        await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'refund_paid', key: `refund_paid:${p.id}`, currency: p.currency, intentionId: p.intentionId, provider: p.provider, providerRef: p.providerRef, lines: refundPaidLines(p.amountMinor) });
-        const intention = await intentionById(tx, p.intentionId);
-        const buyer = intention?.buyerPk ? await userByPk(tx, intention.buyerPk) : undefined;
-        if (!intention || !buyer) return;
-        const { event } = (await showWithEvent(tx, intention.showPk))!;
-        await this.deps.messages.toUser(tx, p.partnerId, buyer, 'refund', (await partnerOf(tx, p.partnerId)).settings.defaultLang, { eventTitle: event.title, amount: { minor: p.amountMinor, currency: p.currency } });
-      });
+      // Settled here, or already by the provider's event that came in while it answered: refunded either way.
+      await this.deps.db.transact(async (tx) => await this.settleRefund(tx, p.id, r.ref));
+      n++;
     }
     return n;
+  }
+
+  /**
+   * A pending refund was paid by the provider (its answer to the refund call, or its event,
+   * whichever comes first): `refunded`, its journal in the ledger, the buyer told. Conditional,
+   * so the second of the two changes nothing. True when this call settled it.
+   */
+  async settleRefund(tx: Tx, paymentId: string, refundRef: string | null): Promise<boolean> {
+    const now = this.deps.clock.now();
+    const p = (await tx.update(payments).set({ state: 'refunded', refundedAt: now, updatedAt: now }).where(and(eq(payments.id, paymentId), eq(payments.state, 'refund_pending'))).returning())[0];
+    if (!p) return false;
+    await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'refund_paid', key: `refund_paid:${p.id}`, currency: p.currency, intentionId: p.intentionId, provider: p.provider, providerRef: refundRef ?? p.providerRef, lines: refundPaidLines(p.amountMinor) });
+    const intention = await intentionById(tx, p.intentionId);
+    const buyer = intention?.buyerPk ? await userByPk(tx, intention.buyerPk) : undefined;
+    if (!intention || !buyer) return true;
+    const { event } = (await showWithEvent(tx, intention.showPk))!;
+    await this.deps.messages.toUser(tx, p.partnerId, buyer, 'refund', (await partnerOf(tx, p.partnerId)).settings.defaultLang, { eventTitle: event.title, amount: { minor: p.amountMinor, currency: p.currency } });
+    return true;
   }
 }

@@ -1,4 +1,4 @@
-import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
+import { dbTable, index, integer, primaryKey, text, uniqueIndex } from '../../db/schema-builders.js';
 import { partnerColumn, timestamps } from '../../db/columns.js';
 import { buyIntentions } from '../intentions/intentions.table.js';
 
@@ -6,8 +6,14 @@ import { buyIntentions } from '../intentions/intentions.table.js';
  * A charge of a buy intention through the payment provider. `refund_pending` is written in
  * the transaction that decides the refund (a cancelled show); a job performs it with the
  * provider and marks it `refunded`, so a crash delays a refund but never loses it.
+ *
+ * The sandbox's card form records one payment per attempt, answered at once: `succeeded`,
+ * `declined` or `requires_action`. A hosted provider (Stripe) has one payment per intention,
+ * opened before the buyer pays (`open`), moved by the provider's events: `requires_action`,
+ * `processing`, `succeeded`, or back to `open` after a decline (`declines` counts them), or
+ * `cancelled`.
  */
-export const PAYMENT_STATES = ['requires_action', 'succeeded', 'declined', 'refund_pending', 'refunded'] as const;
+export const PAYMENT_STATES = ['open', 'processing', 'requires_action', 'succeeded', 'declined', 'cancelled', 'refund_pending', 'refunded'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 export const payments = dbTable(
@@ -26,8 +32,26 @@ export const payments = dbTable(
     currency: text().notNull(),
     cardLast4: text(),
     failureCode: text(),
+    /** Declined attempts of a hosted payment (each attempt of the card form is a payment of its own). */
+    declines: integer().notNull().default(0),
     refundedAt: integer(),
     ...timestamps,
   },
   (t) => [uniqueIndex('payments_provider_ref_uq').on(t.provider, t.providerRef), index('payments_intention_idx').on(t.intentionId), index('payments_state_idx').on(t.state)],
+);
+
+/**
+ * The payment provider's events processed, by their id: an event redelivered (the provider
+ * retries until it hears 2xx) is recognised and changes nothing again. Written in the
+ * transaction of the change the event causes.
+ */
+export const providerEvents = dbTable(
+  'provider_events',
+  {
+    provider: text().notNull(),
+    eventId: text().notNull(),
+    type: text().notNull(),
+    receivedAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.eventId] }), index('provider_events_received_idx').on(t.receivedAt)],
 );

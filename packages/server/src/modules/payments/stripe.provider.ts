@@ -1,0 +1,158 @@
+import Stripe from 'stripe';
+import { EventSignatureError, type HostedPaymentStatus, type HostedProvider, type ProviderEvent, type RefundResult } from './payments.provider.js';
+
+/** What the Stripe provider needs: the account's keys, and where its API is (tests point it at a local double). */
+export interface StripeSettings {
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string;
+  /** The API's address; absent: Stripe's own. Only tests set it (testing/stripe-double.ts). */
+  api?: { host: string; port: number; protocol: 'http' | 'https' };
+}
+
+/**
+ * Payment methods Stripe offers for a show's `crossBorderPayments.paymentMethods` and currency.
+ * CARD and WALLET are `card` (Apple Pay and Google Pay come through the Payment Element's card
+ * method). BANK_TRANSFER is the bank methods that confirm while the buyer waits (iDEAL,
+ * Bancontact and EPS in euros, Przelewy24 in złoty): a resale hands the tickets over at once
+ * and holds them for minutes, so methods that settle days later (SEPA Direct Debit, bank
+ * transfers to a virtual account) are not offered. No method listed, or none that fits the
+ * currency: `card`.
+ */
+export function stripeMethodsFor(methods: readonly string[], currency: string): Stripe.PaymentIntentCreateParams.AllowedPaymentMethodType[] {
+  const out = new Set<Stripe.PaymentIntentCreateParams.AllowedPaymentMethodType>();
+  if (methods.length === 0 || methods.includes('CARD') || methods.includes('WALLET')) out.add('card');
+  if (methods.includes('BANK_TRANSFER')) {
+    const c = currency.toUpperCase();
+    if (c === 'EUR') for (const m of ['ideal', 'bancontact', 'eps'] as const) out.add(m);
+    if (c === 'PLN') out.add('p24');
+  }
+  if (out.size === 0) out.add('card');
+  return [...out];
+}
+
+const STATUS: Record<string, HostedPaymentStatus> = {
+  requires_payment_method: 'open',
+  requires_confirmation: 'open',
+  requires_capture: 'processing',
+  requires_action: 'requires_action',
+  processing: 'processing',
+  succeeded: 'succeeded',
+  canceled: 'cancelled',
+};
+
+/**
+ * Stripe, with the official SDK, behind the hosted-provider interface: a PaymentIntent per buy
+ * intention (its total, our ids in metadata, the transfer group of the resale, an idempotency
+ * key derived from the intention), confirmed in our checkout page by Stripe's Payment Element;
+ * the outcome from Stripe's signed events; refunds through the Refund API.
+ *
+ * Why the Payment Element and not a Checkout Session: the buyer stays on our checkout, with the
+ * hold's countdown and the partner's branding, and a Checkout Session cannot expire sooner than
+ * 30 minutes while a hold lasts 10 by default: a buyer could pay on Stripe's page for tickets
+ * already released to someone else.
+ */
+export class StripeProvider implements HostedProvider {
+  readonly name = 'stripe';
+  readonly kind = 'hosted';
+  readonly publishableKey: string;
+  readonly scriptUrl = 'https://js.stripe.com/v3/';
+  // What Stripe's security guide lists for Stripe.js and the Payment Element (3-D Secure frames included).
+  readonly csp = {
+    scriptSrc: ['https://js.stripe.com', 'https://*.js.stripe.com'],
+    frameSrc: ['https://js.stripe.com', 'https://*.js.stripe.com', 'https://hooks.stripe.com'],
+    connectSrc: ['https://api.stripe.com'],
+    imgSrc: ['https://*.stripe.com'],
+  } as const;
+  private readonly stripe: Stripe;
+  private readonly webhookSecret: string;
+
+  constructor(settings: StripeSettings) {
+    this.publishableKey = settings.publishableKey;
+    this.webhookSecret = settings.webhookSecret;
+    // Two retries with the same idempotency key on network errors, 409s, 429s and 5xx (the SDK's rule).
+    this.stripe = new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000, ...(settings.api ?? {}) });
+  }
+
+  async openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }> {
+    const pi = await this.stripe.paymentIntents.create(
+      {
+        amount: input.amountMinor,
+        currency: input.currency.toLowerCase(),
+        // `allowed_payment_method_types` since API 2026-10-28 (it was `payment_method_types`).
+        allowed_payment_method_types: stripeMethodsFor(input.methods, input.currency),
+        metadata: { intentionId: input.intentionId, partnerId: input.partnerId },
+        // The seller's transfer later names the same group (Connect: separate charges and transfers).
+        transfer_group: input.intentionId,
+        description: input.description.slice(0, 1000),
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { ref: pi.id, clientSecret: pi.client_secret ?? '', status: STATUS[pi.status] ?? 'open' };
+  }
+
+  async cancelPayment(ref: string): Promise<void> {
+    try {
+      await this.stripe.paymentIntents.cancel(ref, {}, { idempotencyKey: `cancel:${ref}` });
+    } catch (err) {
+      // Succeeded or cancelled already: nothing to stop (a succeeded one is refunded by the event's handling).
+      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state') return;
+      throw err;
+    }
+  }
+
+  async refund(input: { ref: string; amountMinor: number; currency: string; idempotencyKey: string }): Promise<RefundResult> {
+    try {
+      const refund = await this.stripe.refunds.create({ payment_intent: input.ref, amount: input.amountMinor, metadata: { reason: 'resale' } }, { idempotencyKey: input.idempotencyKey });
+      if (refund.status === 'failed' || refund.status === 'canceled') return { ok: false, code: refund.failure_reason ?? `refund_${refund.status}`, retryable: false };
+      return { ok: true, ref: refund.id };
+    } catch (err) {
+      // Refunded already (by an operator in Stripe's dashboard, or a call whose answer was lost): done.
+      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'charge_already_refunded') return { ok: true, ref: null };
+      if (err instanceof Stripe.errors.StripeError) return { ok: false, code: err.code ?? err.type, retryable: !(err instanceof Stripe.errors.StripeInvalidRequestError) };
+      throw err;
+    }
+  }
+
+  verifyEvent(rawBody: string, signature: string | undefined): ProviderEvent {
+    let event: Stripe.Event;
+    try {
+      event = this.stripe.webhooks.constructEvent(rawBody, signature ?? '', this.webhookSecret);
+    } catch (err) {
+      throw new EventSignatureError(err instanceof Error ? err.message : 'The signature does not verify');
+    }
+    const base = { id: event.id, providerType: event.type };
+    switch (event.type) {
+      case 'payment_intent.succeeded':
+      case 'payment_intent.processing':
+      case 'payment_intent.requires_action':
+      case 'payment_intent.canceled':
+      case 'payment_intent.payment_failed': {
+        const pi = event.data.object;
+        const ids = { ref: pi.id, intentionId: pi.metadata?.intentionId ?? null };
+        if (event.type === 'payment_intent.succeeded') return { ...base, type: 'payment.succeeded', ...ids };
+        if (event.type === 'payment_intent.processing') return { ...base, type: 'payment.processing', ...ids };
+        if (event.type === 'payment_intent.requires_action') return { ...base, type: 'payment.requires_action', ...ids };
+        if (event.type === 'payment_intent.canceled') return { ...base, type: 'payment.cancelled', ...ids };
+        const error = pi.last_payment_error;
+        return { ...base, type: 'payment.failed', ...ids, code: error?.decline_code ?? error?.code ?? 'declined' };
+      }
+      case 'charge.refunded': {
+        const charge = event.data.object;
+        const pi = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
+        // Refunded in part only: the service refunds whole payments, so a partial one is an operator's, and not ours to settle.
+        if (!pi || !charge.refunded) return { ...base, type: 'ignored' };
+        return { ...base, type: 'refund.succeeded', ref: pi };
+      }
+      default:
+        return { ...base, type: 'ignored' };
+    }
+  }
+
+  async chargeDetails(ref: string): Promise<{ last4: string | null; feeMinor: number | null; chargeRef: string | null }> {
+    const pi = await this.stripe.paymentIntents.retrieve(ref, { expand: ['latest_charge.balance_transaction'] });
+    const charge = pi.latest_charge && typeof pi.latest_charge === 'object' ? pi.latest_charge : null;
+    const balance = charge && typeof charge.balance_transaction === 'object' ? charge.balance_transaction : null;
+    return { last4: charge?.payment_method_details?.card?.last4 ?? null, feeMinor: balance?.fee ?? null, chargeRef: charge?.id ?? (typeof pi.latest_charge === 'string' ? pi.latest_charge : null) };
+  }
+}
