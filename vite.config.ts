@@ -23,6 +23,7 @@ const ENGINE_INDEPENDENT = [
   // Pure functions: sealing and keyrings, fees, JSON limits, the ledger's journals.
   'src/lib/crypto.test.ts',
   'src/modules/ledger/ledger.accounts.test.ts',
+  'src/modules/ledger/ledger.reconcile.test.ts',
   // The local double of Stripe's API, driven by the real SDK (test tooling; no database).
   'src/testing/stripe-double.test.ts',
   'src/lib/fees.test.ts',

@@ -172,6 +172,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/ledger/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconcile a period of the ledger with the payment provider’s balance
+         * @description Every charge, refund and transfer of the provider’s balance created in the period (Stripe’s balance transactions) compared with the journal that names it, and every journal of the period naming a provider movement compared with the provider’s: what does not match, and why. Compare a period that ended a while ago (an hour or more): events still on their way show as missing. Operator token; 503 when the provider does not answer.
+         */
+        get: operations["getLedgerReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments/stripe/events": {
         parameters: {
             query?: never;
@@ -183,7 +203,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a Stripe event
-         * @description For Stripe, not for partners: subscribe this URL in Stripe’s dashboard to `payment_intent.succeeded`, `payment_intent.payment_failed`, `payment_intent.processing`, `payment_intent.requires_action`, `payment_intent.canceled` and `charge.refunded`. Verified with the `Stripe-Signature` header and STRIPE_WEBHOOK_SECRET; each event id is processed once, in the transaction of the change it causes. 404 when Stripe is not configured.
+         * @description For Stripe, not for partners: subscribe this URL in Stripe’s dashboard to `payment_intent.succeeded`, `payment_intent.payment_failed`, `payment_intent.processing`, `payment_intent.requires_action`, `payment_intent.canceled`, `refund.created`, `refund.updated` and `account.updated` (Connect). Verified with the `Stripe-Signature` header and STRIPE_WEBHOOK_SECRET; each event id is processed once, in the transaction of the change it causes. 404 when Stripe is not configured.
          */
         post: operations["receiveStripeEvent"];
         delete?: never;
@@ -2437,6 +2457,44 @@ export interface components {
             /** @enum {string} */
             kind: "sale" | "late_payment" | "refund_due" | "refund_paid" | "payout_delivered" | "provider_fee";
             count: number;
+        };
+        Reconciliation: {
+            /** @example stripe */
+            provider: string;
+            /** @description False with the sandbox provider: it moves no money, there is no balance to compare. */
+            available: boolean;
+            from: string;
+            to: string;
+            /** @description The provider’s charges, refunds and transfers in the period, each compared with its journal. */
+            checked: number;
+            matched: number;
+            mismatches: components["schemas"]["ReconciliationMismatch"][];
+            /** @description The provider’s other entries in the period (payouts to the platform’s bank, its own fees…), summed: not money of a resale. */
+            other: components["schemas"]["ReconciliationOther"][];
+        };
+        ReconciliationMismatch: {
+            /**
+             * @description `missing_in_ledger`: the provider moved money no journal records; `missing_at_provider`: a journal names a movement the provider does not list; `amount_differs` / `fee_differs`: both have it, with other amounts.
+             * @enum {string}
+             */
+            reason: "missing_in_ledger" | "missing_at_provider" | "amount_differs" | "fee_differs";
+            /** @example ch_3QxYz2AbCdEf */
+            providerRef: string;
+            /** @example EUR */
+            currency: string;
+            /** @example charge */
+            providerType: string | null;
+            providerAmountMinor: number | null;
+            ledgerAmountMinor: number | null;
+            providerFeeMinor: number | null;
+            ledgerFeeMinor: number | null;
+            journalIds: string[];
+        };
+        ReconciliationOther: {
+            type: string;
+            currency: string;
+            count: number;
+            amountMinor: number;
         };
         ProviderEventReceived: {
             /** @enum {boolean} */
@@ -5547,6 +5605,13 @@ export interface components {
             /** @description null on success */
             errors: null;
         };
+        ReconciliationEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["Reconciliation"];
+            /** @description null on success */
+            errors: null;
+        };
         ProviderEventReceivedEnvelope: {
             /** @example 200 */
             status: number;
@@ -6877,6 +6942,94 @@ export interface operations {
                 };
             };
             /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLedgerReconciliation: {
+        parameters: {
+            query: {
+                /** @description Start of the period, inclusive. */
+                from: string;
+                /** @description End of the period, exclusive; after `from`. */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reconciliation */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -22,13 +22,15 @@ import { SandboxProvider, type PaymentProvider } from './modules/payments/paymen
 import { RiskService } from './modules/risk/risk.service.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
 import { PayoutsService } from './modules/payouts/payouts.service.js';
+import { ConnectAccounts } from './modules/payouts/payouts.connect.js';
+import type { PayoutProvider } from './modules/payouts/payouts.provider.js';
 import { LedgerService } from './modules/ledger/ledger.service.js';
 import { cancelShow } from './flows/cancel-show.js';
 import { Metrics } from './modules/metrics/metrics.service.js';
 import { instrumentDb } from './modules/metrics/metrics.db.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
-export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string; paymentProvider?: PaymentProvider | undefined }): AppDeps {
+export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string; paymentProvider?: PaymentProvider | undefined; payoutProvider?: PayoutProvider | undefined }): AppDeps {
   const box = new SecretBox(opts.secretKey);
   const bus = new DomainEvents();
   // A registry of its own per dependency set (never prom-client's global one); the root db.transact
@@ -45,6 +47,9 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
   const listings = new ListingsService({ ...opts, bus, events, rules, webhooks, messages, tickets });
   const intentions = new IntentionsService({ ...opts, bus, listings, metrics });
   const ledger = new LedgerService({ clock: opts.clock });
+  const auth = new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages });
+  // Sellers' connected accounts at the payout provider (Stripe Connect); null: the sandbox's IBANs.
+  const connect = opts.payoutProvider ? new ConnectAccounts({ db: opts.db, clock: opts.clock, auth, users, messages }, opts.payoutProvider) : null;
   const deps: AppDeps = {
     ...opts,
     box,
@@ -67,8 +72,8 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     ledger,
     // Stripe when it is configured (main.ts), else the sandbox (its test cards, no account needed).
     payments: new PaymentsService({ ...opts, messages, ledger }, opts.paymentProvider ?? new SandboxProvider(() => opts.clock.now())),
-    payouts: new PayoutsService({ ...opts, webhooks, ledger }),
-    auth: new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages }),
+    payouts: new PayoutsService({ ...opts, webhooks, ledger }, connect),
+    auth,
   };
   // A cancelled show's cascade, explicit and ordered in one place (flows/cancel-show.ts).
   bus.on('show.cancelled', async (tx, e) => await cancelShow(deps, tx, e));

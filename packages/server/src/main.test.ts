@@ -56,6 +56,22 @@ describe('main: the service over real HTTP', () => {
     await second.stop();
   });
 
+  it('takes payments through Stripe when STRIPE_* are set: its event endpoint verifies signatures (404 with the sandbox)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'resale-main-'));
+    dirs.push(dir);
+    const database = await serviceDatabaseEnv(join(dir, 'resale.sqlite'));
+    const body = JSON.stringify({ id: 'evt_1', object: 'event', type: 'payment_intent.succeeded', data: { object: {} } });
+    const post = (port: number) => fetch(`http://127.0.0.1:${port}/v1/payments/stripe/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, body });
+    const sandbox = await start(env(database));
+    expect((await post(sandbox.port)).status).toBe(404);
+    await sandbox.stop();
+    const stripe = await start({ ...env(database), STRIPE_SECRET_KEY: 'sk_test_main00000000', STRIPE_PUBLISHABLE_KEY: 'pk_test_main00000000', STRIPE_WEBHOOK_SECRET: 'whsec_main00000000' });
+    const refused = await post(stripe.port);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('invalid_signature');
+    await stripe.stop();
+  });
+
   it('refuses to start with a bad variable, naming it', async () => {
     await expect(start({ ...env({ DATABASE_PATH: join('/tmp', 'resale.sqlite') }), PORT: '-1' })).rejects.toThrow(/PORT/);
   });

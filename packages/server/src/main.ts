@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { closeDb, openDb } from './db/client.js';
 import { DatabaseClock } from './db/database-clock.js';
+import type { Clock } from './lib/clock.js';
 import { ENGINE } from './db/engine.js';
 import { buildDeps } from './deps.js';
 import { EnvError, parseEnv, type Env } from './env.js';
@@ -74,7 +75,7 @@ export async function start(source: Record<string, string | undefined> = process
     clock,
     logger,
     secretKey: env.SECRET_KEY,
-    paymentProvider: paymentProviderOf(env),
+    ...providersOf(env, clock),
     config: {
       env: env.NODE_ENV,
       publicBaseUrl: env.PUBLIC_BASE_URL,
@@ -323,8 +324,9 @@ if (isEntry) {
   );
 }
 
-/** Stripe when its three variables are set (env.ts checks they come together), else undefined: the sandbox. */
-function paymentProviderOf(env: Env): StripeProvider | undefined {
-  if (!env.STRIPE_SECRET_KEY || !env.STRIPE_PUBLISHABLE_KEY || !env.STRIPE_WEBHOOK_SECRET) return undefined;
-  return new StripeProvider({ secretKey: env.STRIPE_SECRET_KEY, publishableKey: env.STRIPE_PUBLISHABLE_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET });
+/** Stripe, for payments and payouts, when its three variables are set (env.ts checks they come together); else none: the sandbox. */
+function providersOf(env: Env, clock: Clock): { paymentProvider?: StripeProvider; payoutProvider?: StripeProvider } {
+  if (!env.STRIPE_SECRET_KEY || !env.STRIPE_PUBLISHABLE_KEY || !env.STRIPE_WEBHOOK_SECRET) return {};
+  const stripe = new StripeProvider({ secretKey: env.STRIPE_SECRET_KEY, publishableKey: env.STRIPE_PUBLISHABLE_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, now: () => clock.now() });
+  return { paymentProvider: stripe, payoutProvider: stripe };
 }

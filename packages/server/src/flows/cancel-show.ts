@@ -41,7 +41,8 @@ export async function cancelShow(deps: CancelShowDeps, tx: Tx, e: DomainEventMap
       intentionId: intention.id,
       provider: payment.provider,
       providerRef: payment.providerRef,
-      lines: refundDueLines(sold.map((l) => ({ ...l, payoutDelivered: payoutStates.get(l.id) === 'DELIVERED' }))),
+      // A payout SENDING is money in flight: it was not stopped, so it counts as delivered.
+      lines: refundDueLines(sold.map((l) => ({ ...l, payoutDelivered: payoutStates.get(l.id) === 'DELIVERED' || payoutStates.get(l.id) === 'SENDING' }))),
     });
   }
 }

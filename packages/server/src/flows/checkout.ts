@@ -177,7 +177,8 @@ export async function settle(deps: CheckoutDeps, tx: Tx, payment: PaymentRow, re
   }
   // `get` expires a PENDING intention past its hold on the way: a late answer is refunded.
   await deps.intentions.get(tx, payment.partnerId, payment.intentionId);
-  if (await completePurchase(deps, tx, payment.intentionId, payment)) return { kind: 'paid', intentionId: payment.intentionId };
+  // The ledger names the provider's charge where it has one (what the provider's balance lists).
+  if (await completePurchase(deps, tx, payment.intentionId, { provider: payment.provider, providerRef: payment.chargeRef ?? payment.providerRef })) return { kind: 'paid', intentionId: payment.intentionId };
   await deps.payments.refundLate(tx, payment.id);
   return { kind: 'ended', state: (await intentionById(tx, payment.intentionId))!.state };
 }

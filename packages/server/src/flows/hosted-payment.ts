@@ -71,17 +71,24 @@ export type ProviderEventResult = 'processed' | 'duplicate' | 'ignored';
  * - `payment.requires_action`, `payment.processing`, `payment.cancelled`: the payment's state;
  * - `refund.succeeded`: a pending refund settled (as the refunds job does when the provider
  *   answers first);
+ * - `account.updated`: a seller's connected account's state kept (payouts);
  * - anything else is recorded and ignored.
  */
 export async function handleProviderEvent(deps: HostedPaymentDeps, provider: HostedProvider, event: ProviderEvent): Promise<ProviderEventResult> {
   if (event.type === 'ignored') {
     return (await deps.db.transact(async (tx) => await deps.payments.claimEvent(tx, event))) ? 'ignored' : 'duplicate';
   }
+  if (event.type === 'account.updated') {
+    return await deps.db.transact(async (tx) => {
+      if (!(await deps.payments.claimEvent(tx, event))) return 'duplicate';
+      return deps.payouts.connect && (await deps.payouts.connect.apply(tx, event.account)) ? 'processed' : 'ignored';
+    });
+  }
   if (event.type === 'refund.succeeded') {
     return await deps.db.transact(async (tx) => {
       if (!(await deps.payments.claimEvent(tx, event))) return 'duplicate';
       const payment = await deps.payments.byRef(tx, event.ref);
-      if (payment) await deps.payments.settleRefund(tx, payment.id, null);
+      if (payment) await deps.payments.settleRefund(tx, payment.id, event.refundRef);
       return 'processed';
     });
   }
@@ -97,11 +104,12 @@ export async function handleProviderEvent(deps: HostedPaymentDeps, provider: Hos
     }
     switch (event.type) {
       case 'payment.succeeded': {
-        if (!(await deps.payments.moveHosted(tx, payment.id, 'succeeded', { last4: details?.last4 ?? null }))) return 'processed';
+        const chargeRef = details?.chargeRef ?? null;
+        if (!(await deps.payments.moveHosted(tx, payment.id, 'succeeded', { last4: details?.last4 ?? null, chargeRef }))) return 'processed';
         if (details?.feeMinor) {
           await deps.ledger.post(tx, { partnerId: payment.partnerId, kind: 'provider_fee', key: `provider_fee:${payment.id}`, currency: payment.currency, intentionId: payment.intentionId, provider: payment.provider, providerRef: details.chargeRef ?? payment.providerRef, lines: providerFeeLines(details.feeMinor) });
         }
-        await settle(deps, tx, { ...payment, state: 'succeeded' }, { status: 'succeeded', ref: payment.providerRef });
+        await settle(deps, tx, { ...payment, state: 'succeeded', chargeRef: chargeRef ?? payment.chargeRef }, { status: 'succeeded', ref: payment.providerRef });
         return 'processed';
       }
       case 'payment.failed': {

@@ -26,6 +26,7 @@ export const ID_PREFIX = {
   ticketJob: 'job',
   listing: 'lst',
   payoutAccount: 'pac',
+  connectAccount: 'cac',
   intention: 'bi',
   payment: 'pmt',
   payout: 'po',

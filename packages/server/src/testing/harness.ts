@@ -1,4 +1,5 @@
 import type { PaymentProvider } from '../modules/payments/payments.provider.js';
+import type { PayoutProvider } from '../modules/payouts/payouts.provider.js';
 import pino, { type Logger } from 'pino';
 import { serve } from '@hono/node-server';
 import type { Server, ServerOptions } from 'node:http';
@@ -104,7 +105,7 @@ export async function closeTestDb(db: Db): Promise<void> {
   await closeDb(db);
 }
 
-export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger?: Logger; db?: Db; paymentProvider?: PaymentProvider } = {}) {
+export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger?: Logger; db?: Db; paymentProvider?: PaymentProvider; payoutProvider?: PayoutProvider } = {}) {
   const clock = new ManualClock('2026-03-01T12:00:00Z');
   // `db`: another process's view of a test database (testing/postgres.ts, `sameDatabase`).
   const db = opts.db ?? testDb();
@@ -125,7 +126,7 @@ export function createTestApp(overrides: Partial<AppConfig> = {}, opts: { logger
     pagePostRateLimitPerMinute: 10_000,
     ...overrides,
   };
-  const deps: AppDeps = buildDeps({ db, clock, config, logger: opts.logger ?? pino({ level: 'silent' }), secretKey: TEST_SECRET_KEY, paymentProvider: opts.paymentProvider });
+  const deps: AppDeps = buildDeps({ db, clock, config, logger: opts.logger ?? pino({ level: 'silent' }), secretKey: TEST_SECRET_KEY, paymentProvider: opts.paymentProvider, payoutProvider: opts.payoutProvider });
   const app: OpenAPIHono<AppEnv> = createApp(deps);
 
   async function request<T = any>(

@@ -10,7 +10,7 @@ import type { ListingRow } from '../listings/listings.service.js';
 import { ticketByRef, ticketRowsByPks, ticketsOfOrder } from '../tickets/tickets.queries.js';
 import type { UserRow } from '../users/users.service.js';
 import type { PartnerRow } from '../partners/partners.service.js';
-import { PayoutAccounts } from '../payouts/payouts.accounts.js';
+import { sellerPayoutReady } from '../payouts/payouts.queries.js';
 
 /**
  * The sell access layer (POST /v1/wrapper/accesslayer): for each ticket or order the
@@ -56,14 +56,11 @@ export interface Evaluated {
 }
 
 export class SellAccessLayer {
-  private readonly accounts: PayoutAccounts;
-  constructor(private readonly deps: AppDeps) {
-    this.accounts = new PayoutAccounts(deps);
-  }
+  constructor(private readonly deps: AppDeps) {}
 
-  /** PENDING_PAYOUT_INFO goes beside the other CTAs while a seller with listings has no payout account. */
+  /** PENDING_PAYOUT_INFO goes beside the other CTAs while a seller with listings cannot be paid yet (no account, or Stripe onboarding unfinished). */
   private async needsPayout(tx: Tx, user: UserRow | null, status: SellStatus): Promise<boolean> {
-    return !!user && (status === 'FOR_SALE' || status === 'SOLD') && (await this.accounts.view(tx, user.id)) === null;
+    return !!user && (status === 'FOR_SALE' || status === 'SOLD') && !(await sellerPayoutReady(tx, user.id, !!this.deps.payouts.connect));
   }
 
   /** Tickets mode: status, `sync` (known to the service) and CTAs per ticket, in request order. */

@@ -1,6 +1,7 @@
-import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { LEDGER_ACCOUNTS, type LedgerAccount } from './ledger.accounts.js';
+import type { LedgerProviderMove } from './ledger.reconcile.js';
 import { ledgerEntries, ledgerJournals } from './ledger.table.js';
 
 /** Reads of the ledger. Only ledger.service.ts writes it. */
@@ -66,4 +67,27 @@ export async function journalsOfIntention(tx: Tx, intentionId: string): Promise<
     out.push({ ...j, lines });
   }
   return out;
+}
+
+/**
+ * The ledger's moves at one provider written in `[from, to)`, by provider reference: what the
+ * journals naming it moved on `provider_balance` (the fee apart) and on `provider_fees`.
+ */
+export async function providerMoves(tx: Tx, provider: string, from: number, to: number): Promise<LedgerProviderMove[]> {
+  const rows = await tx
+    .select({ journalId: ledgerJournals.id, kind: ledgerJournals.kind, ref: ledgerJournals.providerRef, currency: ledgerJournals.currency, createdAt: ledgerJournals.createdAt, account: ledgerEntries.account, amountMinor: ledgerEntries.amountMinor })
+    .from(ledgerJournals)
+    .innerJoin(ledgerEntries, eq(ledgerEntries.journalId, ledgerJournals.id))
+    .where(and(eq(ledgerJournals.provider, provider), isNotNull(ledgerJournals.providerRef), gte(ledgerJournals.createdAt, from), lt(ledgerJournals.createdAt, to)))
+    .orderBy(asc(ledgerJournals.createdAt), asc(ledgerJournals.id));
+  const moves = new Map<string, LedgerProviderMove>();
+  for (const r of rows) {
+    if (r.account !== 'provider_balance' && r.account !== 'provider_fees') continue;
+    const m = moves.get(r.ref!) ?? { providerRef: r.ref!, currency: r.currency, amountMinor: 0, feeMinor: 0, journalIds: [], createdAt: Number(r.createdAt) };
+    if (r.account === 'provider_fees') m.feeMinor += Number(r.amountMinor);
+    else if (r.kind !== 'provider_fee') m.amountMinor += Number(r.amountMinor);
+    if (!m.journalIds.includes(r.journalId)) m.journalIds.push(r.journalId);
+    moves.set(r.ref!, m);
+  }
+  return [...moves.values()];
 }

@@ -4,8 +4,10 @@ import { ok } from '../../lib/envelope.js';
 import { ApiError } from '../../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonResponse, SECURITY } from '../../lib/openapi.js';
 import { operatorToken } from '../../middleware/auth.js';
-import { ledgerTotals } from './ledger.queries.js';
-import { LedgerQuerySchema, LedgerReportSchema, ledgerReportToApi } from './ledger.schemas.js';
+import { toIso } from '../../lib/clock.js';
+import { ledgerTotals, providerMoves } from './ledger.queries.js';
+import { reconcile } from './ledger.reconcile.js';
+import { LedgerQuerySchema, LedgerReportSchema, ledgerReportToApi, ReconciliationQuerySchema, ReconciliationSchema } from './ledger.schemas.js';
 
 /** The operator's view of the ledger, under /admin/v1. */
 export function ledgerRoutes(deps: AppDeps) {
@@ -32,5 +34,41 @@ export function ledgerRoutes(deps: AppDeps) {
       return c.json(ok(ledgerReportToApi(period, await deps.db.read(async (tx) => await ledgerTotals(tx, period)))), 200);
     },
   );
+  app.openapi(
+    createRoute({
+      tags: ['Operator'],
+      security: [SECURITY.operator],
+      middleware: operatorToken(deps),
+      method: 'get',
+      path: '/admin/v1/ledger/reconciliation',
+      operationId: 'getLedgerReconciliation',
+      summary: 'Reconcile a period of the ledger with the payment provider’s balance',
+      description:
+        'Every charge, refund and transfer of the provider’s balance created in the period (Stripe’s balance transactions) compared with the journal that names it, and every journal of the period naming a provider movement compared with the provider’s: what does not match, and why. ' +
+        'Compare a period that ended a while ago (an hour or more): events still on their way show as missing. Operator token; 503 when the provider does not answer.',
+      request: { query: ReconciliationQuerySchema },
+      responses: { 200: jsonResponse(envelope(ReconciliationSchema), 'The reconciliation'), ...errorResponses(503) },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const period = { from: Date.parse(q.from), to: Date.parse(q.to) };
+      if (period.to <= period.from) throw ApiError.field('invalid_value', 'to', 'must be after from', 'query');
+      const provider = deps.payments.hosted;
+      const head = { from: toIso(period.from), to: toIso(period.to) };
+      if (!provider) return c.json(ok({ provider: deps.payments.provider.name, available: false, ...head, checked: 0, matched: 0, mismatches: [], other: [] }), 200);
+      let balance;
+      try {
+        balance = await provider.balanceTransactions(period.from, period.to);
+      } catch (err) {
+        deps.logger.warn({ err }, 'the payment provider did not list its balance');
+        throw new ApiError(503, 'upstream_unavailable', 'The payment provider did not answer; try again in a minute', { headers: { 'Retry-After': '60' } });
+      }
+      // The ledger is read a day wider on each side: a movement near a boundary finds its journal.
+      const moves = await deps.db.read(async (tx) => await providerMoves(tx, provider.name, period.from - DAY, period.to + DAY));
+      return c.json(ok({ provider: provider.name, available: true, ...head, ...reconcile(balance, moves, period) }), 200);
+    },
+  );
   return app;
 }
+
+const DAY = 86_400_000;

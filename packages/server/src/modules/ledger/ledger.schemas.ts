@@ -56,3 +56,37 @@ export function ledgerReportToApi(period: { from: number; to: number; partnerId?
     })),
   };
 }
+
+/** The period of a reconciliation (no partner: the provider's balance is the deployment's). */
+export const ReconciliationQuerySchema = LedgerQuerySchema.pick({ from: true, to: true });
+
+const MismatchSchema = z
+  .object({
+    reason: z.enum(['missing_in_ledger', 'missing_at_provider', 'amount_differs', 'fee_differs']).openapi({
+      description: '`missing_in_ledger`: the provider moved money no journal records; `missing_at_provider`: a journal names a movement the provider does not list; `amount_differs` / `fee_differs`: both have it, with other amounts.',
+    }),
+    providerRef: z.string().openapi({ example: 'ch_3QxYz2AbCdEf' }),
+    currency: z.string().openapi({ example: 'EUR' }),
+    providerType: z.string().nullable().openapi({ example: 'charge' }),
+    providerAmountMinor: z.number().int().nullable(),
+    ledgerAmountMinor: z.number().int().nullable(),
+    providerFeeMinor: z.number().int().nullable(),
+    ledgerFeeMinor: z.number().int().nullable(),
+    journalIds: z.array(z.string()),
+  })
+  .openapi('ReconciliationMismatch');
+
+export const ReconciliationSchema = z
+  .object({
+    provider: z.string().openapi({ example: 'stripe' }),
+    available: z.boolean().openapi({ description: 'False with the sandbox provider: it moves no money, there is no balance to compare.' }),
+    from: z.string(),
+    to: z.string(),
+    checked: z.number().int().openapi({ description: 'The provider’s charges, refunds and transfers in the period, each compared with its journal.' }),
+    matched: z.number().int(),
+    mismatches: z.array(MismatchSchema),
+    other: z
+      .array(z.object({ type: z.string(), currency: z.string(), count: z.number().int(), amountMinor: z.number().int() }).openapi('ReconciliationOther'))
+      .openapi({ description: 'The provider’s other entries in the period (payouts to the platform’s bank, its own fees…), summed: not money of a resale.' }),
+  })
+  .openapi('Reconciliation');

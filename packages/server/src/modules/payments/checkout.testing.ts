@@ -6,13 +6,14 @@ import { createTestApp } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
 import { inputValue, TestBrowser } from '../auth/auth.testing.js';
 import type { PaymentProvider } from './payments.provider.js';
+import type { PayoutProvider } from '../payouts/payouts.provider.js';
 
 /**
  * A partner whose platform (a loopback server, pushed to `servers`) says seller@example.com
  * holds s1–s3 of show-1; `checkout(listingId)` opens a buy intention and the buyer's payment
  * URL in a browser; `pay` posts the sandbox card form.
  */
-export async function checkoutSetup(servers: Server[], opts: { logger?: Logger; paymentProvider?: PaymentProvider } = {}) {
+export async function checkoutSetup(servers: Server[], opts: { logger?: Logger; paymentProvider?: PaymentProvider; payoutProvider?: PayoutProvider } = {}) {
   const state = { owned: new Map<string, unknown[]>(), status: 200 };
   const server = createServer((req, res) => {
     if (state.status !== 200) return void res.writeHead(state.status).end();
@@ -22,7 +23,7 @@ export async function checkoutSetup(servers: Server[], opts: { logger?: Logger; 
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   servers.push(server);
-  const t = createTestApp({}, { ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.paymentProvider ? { paymentProvider: opts.paymentProvider } : {}) });
+  const t = createTestApp({}, { ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.paymentProvider ? { paymentProvider: opts.paymentProvider } : {}), ...(opts.payoutProvider ? { payoutProvider: opts.payoutProvider } : {}) });
   const p = await t.partner('Acme', { ownershipUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/owned` });
   await withEvent(t, p);
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ['s1', 's2', 's3'].map((id) => ticketBody(id, { buyer: 'seller@example.com', section: 'A', row: '1', seat: id })) });

@@ -1,3 +1,5 @@
+import type { ProviderBalanceTransaction } from '../ledger/ledger.reconcile.js';
+import type { SellerAccountState } from '../payouts/payouts.provider.js';
 import { randomToken } from '../../lib/crypto.js';
 
 /** A card as typed at checkout. It is never stored (nor logged): only its last four digits are. */
@@ -79,6 +81,8 @@ export interface HostedProvider extends ProviderBase {
    * when it does not verify (or is too old).
    */
   verifyEvent(rawBody: string, signature: string | undefined): ProviderEvent;
+  /** The provider's balance entries created in `[from, to)` (ms), for reconciliation with the ledger. */
+  balanceTransactions(from: number, to: number): Promise<ProviderBalanceTransaction[]>;
   /** What the provider tells of a succeeded payment's charge: the card's last four, its fee. Null fields when unknown. */
   chargeDetails(ref: string): Promise<{ last4: string | null; feeMinor: number | null; chargeRef: string | null }>;
 }
@@ -90,7 +94,10 @@ export type ProviderEvent = { id: string; providerType: string } & (
   | { type: 'payment.processing'; ref: string; intentionId: string | null }
   | { type: 'payment.requires_action'; ref: string; intentionId: string | null }
   | { type: 'payment.cancelled'; ref: string; intentionId: string | null }
-  | { type: 'refund.succeeded'; ref: string }
+  /** A refund of the payment `ref` succeeded at the provider (`refundRef`: the provider's refund). */
+  | { type: 'refund.succeeded'; ref: string; refundRef: string }
+  /** A seller's connected account changed at the provider (onboarding finished, transfers enabled or stopped). */
+  | { type: 'account.updated'; account: SellerAccountState }
   | { type: 'ignored' }
 );
 

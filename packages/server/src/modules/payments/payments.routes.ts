@@ -40,7 +40,7 @@ export function paymentRoutes(deps: AppDeps) {
       tags: ['Payment provider'],
       summary: 'Receive a Stripe event',
       description:
-        'For Stripe, not for partners: subscribe this URL in Stripe’s dashboard to `payment_intent.succeeded`, `payment_intent.payment_failed`, `payment_intent.processing`, `payment_intent.requires_action`, `payment_intent.canceled` and `charge.refunded`. ' +
+        'For Stripe, not for partners: subscribe this URL in Stripe’s dashboard to `payment_intent.succeeded`, `payment_intent.payment_failed`, `payment_intent.processing`, `payment_intent.requires_action`, `payment_intent.canceled`, `refund.created`, `refund.updated` and `account.updated` (Connect). ' +
         'Verified with the `Stripe-Signature` header and STRIPE_WEBHOOK_SECRET; each event id is processed once, in the transaction of the change it causes. 404 when Stripe is not configured.',
       security: [],
       request: {

@@ -98,12 +98,12 @@ export class PaymentsService {
    * still in play (`open`, `requires_action`, `processing`) moves, so a late or repeated event
    * never undoes a settled one. True when it moved.
    */
-  async moveHosted(tx: Tx, paymentId: string, to: 'requires_action' | 'processing' | 'succeeded' | 'cancelled', details: { last4?: string | null } = {}): Promise<boolean> {
+  async moveHosted(tx: Tx, paymentId: string, to: 'requires_action' | 'processing' | 'succeeded' | 'cancelled', details: { last4?: string | null; chargeRef?: string | null } = {}): Promise<boolean> {
     return (
       affected(
         await tx
           .update(payments)
-          .set({ state: to, ...(details.last4 ? { cardLast4: details.last4 } : {}), updatedAt: this.deps.clock.now() })
+          .set({ state: to, ...(details.last4 ? { cardLast4: details.last4 } : {}), ...(details.chargeRef ? { chargeRef: details.chargeRef } : {}), updatedAt: this.deps.clock.now() })
           .where(and(eq(payments.id, paymentId), inArray(payments.state, ['open', 'requires_action', 'processing']))),
       ) === 1
     );
@@ -207,7 +207,7 @@ export class PaymentsService {
     const moved = await tx.update(payments).set({ state: 'refund_pending', updatedAt: this.deps.clock.now() }).where(and(eq(payments.id, paymentId), eq(payments.state, 'succeeded'))).returning();
     const p = moved[0];
     if (!p) return false;
-    await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'late_payment', key: `late_payment:${p.id}`, currency: p.currency, intentionId: p.intentionId, provider: p.provider, providerRef: p.providerRef, lines: latePaymentLines(p.amountMinor) });
+    await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'late_payment', key: `late_payment:${p.id}`, currency: p.currency, intentionId: p.intentionId, provider: p.provider, providerRef: p.chargeRef ?? p.providerRef, lines: latePaymentLines(p.amountMinor) });
     return true;
   }
 
@@ -254,7 +254,7 @@ export class PaymentsService {
     const now = this.deps.clock.now();
     const p = (await tx.update(payments).set({ state: 'refunded', refundedAt: now, updatedAt: now }).where(and(eq(payments.id, paymentId), eq(payments.state, 'refund_pending'))).returning())[0];
     if (!p) return false;
-    await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'refund_paid', key: `refund_paid:${p.id}`, currency: p.currency, intentionId: p.intentionId, provider: p.provider, providerRef: refundRef ?? p.providerRef, lines: refundPaidLines(p.amountMinor) });
+    await this.deps.ledger.post(tx, { partnerId: p.partnerId, kind: 'refund_paid', key: `refund_paid:${p.id}`, currency: p.currency, intentionId: p.intentionId, provider: p.provider, providerRef: refundRef ?? p.chargeRef ?? p.providerRef, lines: refundPaidLines(p.amountMinor) });
     const intention = await intentionById(tx, p.intentionId);
     const buyer = intention?.buyerPk ? await userByPk(tx, intention.buyerPk) : undefined;
     if (!intention || !buyer) return true;

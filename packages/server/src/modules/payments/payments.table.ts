@@ -31,6 +31,8 @@ export const payments = dbTable(
     amountMinor: integer().notNull(),
     currency: text().notNull(),
     cardLast4: text(),
+    /** The provider's charge of a succeeded payment, when it differs from the payment's reference (Stripe: the `ch_…` of a `pi_…`): what its balance names. */
+    chargeRef: text(),
     failureCode: text(),
     /** Declined attempts of a hosted payment (each attempt of the card form is a payment of its own). */
     declines: integer().notNull().default(0),

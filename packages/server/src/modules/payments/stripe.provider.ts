@@ -1,4 +1,6 @@
 import Stripe from 'stripe';
+import type { ProviderBalanceTransaction } from '../ledger/ledger.reconcile.js';
+import type { PayoutProvider, SellerAccountState, TransferResult } from '../payouts/payouts.provider.js';
 import { EventSignatureError, type HostedPaymentStatus, type HostedProvider, type ProviderEvent, type RefundResult } from './payments.provider.js';
 
 /** What the Stripe provider needs: the account's keys, and where its API is (tests point it at a local double). */
@@ -8,6 +10,8 @@ export interface StripeSettings {
   webhookSecret: string;
   /** The API's address; absent: Stripe's own. Only tests set it (testing/stripe-double.ts). */
   api?: { host: string; port: number; protocol: 'http' | 'https' };
+  /** The service's clock (ms): an event's signature is refused when older than 5 minutes by it. */
+  now: () => number;
 }
 
 /**
@@ -51,12 +55,17 @@ const STATUS: Record<string, HostedPaymentStatus> = {
  * hold's countdown and the partner's branding, and a Checkout Session cannot expire sooner than
  * 30 minutes while a hold lasts 10 by default: a buyer could pay on Stripe's page for tickets
  * already released to someone else.
+ *
+ * Sellers are paid with Connect (separate charges and transfers): each seller gets an Express
+ * account, onboarded on Stripe's pages, and each payout is a Transfer from the platform's
+ * balance to it, `payoutDelayDays` after the show, never reversed.
  */
-export class StripeProvider implements HostedProvider {
+export class StripeProvider implements HostedProvider, PayoutProvider {
   readonly name = 'stripe';
   readonly kind = 'hosted';
   readonly publishableKey: string;
   readonly scriptUrl = 'https://js.stripe.com/v3/';
+  readonly onboardingOrigins = ['https://connect.stripe.com'];
   // What Stripe's security guide lists for Stripe.js and the Payment Element (3-D Secure frames included).
   readonly csp = {
     scriptSrc: ['https://js.stripe.com', 'https://*.js.stripe.com'],
@@ -66,12 +75,15 @@ export class StripeProvider implements HostedProvider {
   } as const;
   private readonly stripe: Stripe;
   private readonly webhookSecret: string;
+  private readonly now: () => number;
 
   constructor(settings: StripeSettings) {
+    this.now = settings.now;
     this.publishableKey = settings.publishableKey;
     this.webhookSecret = settings.webhookSecret;
     // Two retries with the same idempotency key on network errors, 409s, 429s and 5xx (the SDK's rule).
-    this.stripe = new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000, ...(settings.api ?? {}) });
+    const { api } = settings;
+    this.stripe = new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000, ...(api ? { host: api.host, port: api.port, protocol: api.protocol } : {}) });
   }
 
   async openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }> {
@@ -117,7 +129,8 @@ export class StripeProvider implements HostedProvider {
   verifyEvent(rawBody: string, signature: string | undefined): ProviderEvent {
     let event: Stripe.Event;
     try {
-      event = this.stripe.webhooks.constructEvent(rawBody, signature ?? '', this.webhookSecret);
+      // Stripe's default tolerance (300 s), measured on the service's clock.
+      event = this.stripe.webhooks.constructEvent(rawBody, signature ?? '', this.webhookSecret, 300, undefined, Math.floor(this.now() / 1000));
     } catch (err) {
       throw new EventSignatureError(err instanceof Error ? err.message : 'The signature does not verify');
     }
@@ -137,16 +150,29 @@ export class StripeProvider implements HostedProvider {
         const error = pi.last_payment_error;
         return { ...base, type: 'payment.failed', ...ids, code: error?.decline_code ?? error?.code ?? 'declined' };
       }
-      case 'charge.refunded': {
-        const charge = event.data.object;
-        const pi = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
-        // Refunded in part only: the service refunds whole payments, so a partial one is an operator's, and not ours to settle.
-        if (!pi || !charge.refunded) return { ...base, type: 'ignored' };
-        return { ...base, type: 'refund.succeeded', ref: pi };
+      case 'account.updated':
+        return { ...base, type: 'account.updated', account: accountState(event.data.object) };
+      case 'refund.created':
+      case 'refund.updated': {
+        // A refund names its PaymentIntent; one still pending (some bank methods) settles with its refund.updated.
+        const refund = event.data.object;
+        const pi = typeof refund.payment_intent === 'string' ? refund.payment_intent : refund.payment_intent?.id;
+        if (!pi || refund.status !== 'succeeded') return { ...base, type: 'ignored' };
+        return { ...base, type: 'refund.succeeded', ref: pi, refundRef: refund.id };
       }
       default:
         return { ...base, type: 'ignored' };
     }
+  }
+
+  async balanceTransactions(from: number, to: number): Promise<ProviderBalanceTransaction[]> {
+    const out: ProviderBalanceTransaction[] = [];
+    // Stripe counts in seconds: the period is widened to whole seconds, the caller's window is wider still.
+    for await (const t of this.stripe.balanceTransactions.list({ created: { gte: Math.floor(from / 1000), lt: Math.ceil(to / 1000) }, limit: 100 })) {
+      const source = typeof t.source === 'string' ? t.source : (t.source?.id ?? null);
+      out.push({ id: t.id, type: t.type, sourceRef: source, amountMinor: t.amount, feeMinor: t.fee, currency: t.currency, createdAt: t.created * 1000 });
+    }
+    return out;
   }
 
   async chargeDetails(ref: string): Promise<{ last4: string | null; feeMinor: number | null; chargeRef: string | null }> {
@@ -155,4 +181,48 @@ export class StripeProvider implements HostedProvider {
     const balance = charge && typeof charge.balance_transaction === 'object' ? charge.balance_transaction : null;
     return { last4: charge?.payment_method_details?.card?.last4 ?? null, feeMinor: balance?.fee ?? null, chargeRef: charge?.id ?? (typeof pi.latest_charge === 'string' ? pi.latest_charge : null) };
   }
+
+  async createSellerAccount(input: { partnerId: string; userPk: string; email: string | null; country: string | null; idempotencyKey: string }): Promise<SellerAccountState> {
+    const account = await this.stripe.accounts.create(
+      {
+        type: 'express',
+        ...(input.email ? { email: input.email } : {}),
+        ...(input.country ? { country: input.country } : {}),
+        capabilities: { transfers: { requested: true } },
+        metadata: { userPk: input.userPk, partnerId: input.partnerId },
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return accountState(account);
+  }
+
+  async onboardingLink(input: { accountId: string; returnUrl: string; refreshUrl: string }): Promise<string> {
+    const link = await this.stripe.accountLinks.create({ account: input.accountId, type: 'account_onboarding', return_url: input.returnUrl, refresh_url: input.refreshUrl });
+    return link.url;
+  }
+
+  async sellerAccount(accountId: string): Promise<SellerAccountState> {
+    return accountState(await this.stripe.accounts.retrieve(accountId));
+  }
+
+  async transfer(input: { accountId: string; amountMinor: number; currency: string; idempotencyKey: string; group: string | null; metadata: Record<string, string> }): Promise<TransferResult> {
+    try {
+      const transfer = await this.stripe.transfers.create(
+        { amount: input.amountMinor, currency: input.currency.toLowerCase(), destination: input.accountId, ...(input.group ? { transfer_group: input.group } : {}), metadata: input.metadata },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      return { ok: true, ref: transfer.id };
+    } catch (err) {
+      if (!(err instanceof Stripe.errors.StripeError)) throw err;
+      // Waiting helps when the platform's balance is not available yet or the account is not
+      // cleared for transfers yet; any other refusal of the request needs someone to look.
+      const waitable = ['balance_insufficient', 'insufficient_capabilities_for_transfer'].includes(err.code ?? '');
+      return { ok: false, code: err.code ?? err.type, retryable: waitable || !(err instanceof Stripe.errors.StripeInvalidRequestError) };
+    }
+  }
+}
+
+/** A connected account's state in the service's terms. */
+function accountState(account: Stripe.Account): SellerAccountState {
+  return { accountId: account.id, detailsSubmitted: account.details_submitted ?? false, transfersActive: account.capabilities?.transfers === 'active', payoutsEnabled: account.payouts_enabled ?? false };
 }

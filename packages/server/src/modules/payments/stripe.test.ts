@@ -2,17 +2,16 @@ import type { Server } from 'node:http';
 import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listen, type Listening } from '../../testing/harness.js';
 import { closeServers } from '../../testing/servers.js';
-import { startStripeDouble, type StripeDouble } from '../../testing/stripe-double.js';
 import { MAX_DECLINED_ATTEMPTS } from '../../flows/checkout.js';
 import { PAGE_SCRIPT_PATH } from '../../pages/page-script.js';
 import { ledgerEntries } from '../ledger/ledger.table.js';
 import { journalsOfIntention } from '../ledger/ledger.queries.js';
 import { payouts } from '../payouts/payouts.table.js';
 import { checkoutSetup } from './checkout.testing.js';
+import { stripeWorld } from './stripe.testing.js';
 import { payments, providerEvents } from './payments.table.js';
-import { StripeProvider, stripeMethodsFor } from './stripe.provider.js';
+import { stripeMethodsFor } from './stripe.provider.js';
 
 const servers: Server[] = [];
 const open: { close(): Promise<void> }[] = [];
@@ -21,38 +20,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((o) => o.close()));
 });
 
-/**
- * The checkout's world (checkoutSetup) with the Stripe provider pointed at a local double of
- * Stripe's API, reached by the real SDK; the service served over HTTP, where the double
- * delivers its signed events. `confirm` plays Stripe.js in the buyer's browser: it confirms
- * the PaymentIntent with one of Stripe's test payment methods.
- */
-async function stripeSetup() {
-  const double: StripeDouble = await startStripeDouble();
-  open.push(double);
-  const provider = new StripeProvider({ secretKey: double.secretKey, publishableKey: 'pk_test_double', webhookSecret: double.webhookSecret, api: { host: '127.0.0.1', port: double.port, protocol: 'http' } });
-  const s = await checkoutSetup(servers, { paymentProvider: provider });
-  const http: Listening = await listen(s.t.app);
-  open.push(http);
-  double.deliverTo(`${http.base}/v1/payments/stripe/events`);
-  const sdk = double.sdk();
-  const piOf = (page: string) => /data-client-secret="(pi_[A-Za-z0-9]+)_secret_[^"]+"/.exec(page)?.[1];
-  const confirm = async (pi: string, method: string) => {
-    try {
-      return await sdk.paymentIntents.confirm(pi, { payment_method: method });
-    } catch (err) {
-      if (err instanceof Stripe.errors.StripeCardError) return err;
-      throw err;
-    }
-  };
-  const balances = async () => {
-    const out: Record<string, number> = {};
-    for (const e of await s.t.db.select().from(ledgerEntries)) out[e.account] = (out[e.account] ?? 0) + e.amountMinor;
-    expect(Object.values(out).reduce((a, b) => a + b, 0), 'the ledger sums to zero').toBe(0);
-    return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== 0));
-  };
-  return { ...s, double, provider, http, piOf, confirm, balances };
-}
+const stripeSetup = () => stripeWorld(servers, open);
 
 describe('the Stripe provider: paying on our checkout with the Payment Element', () => {
   it('opens one PaymentIntent per checkout and shows Stripe’s form under a policy that allows exactly Stripe.js', async () => {

@@ -12,6 +12,8 @@ import { stepUpUrl } from '../auth/auth.step-up.js';
 import { showsWithEvents, ticketOptionsByPks } from '../events/events.queries.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts } from '../payouts/payouts.accounts.js';
+import { sellerPayoutReady } from '../payouts/payouts.queries.js';
+import { sellBack, sellCsp, StripePayout, toOnboarding } from './sell.payout.js';
 import { ownedTicketsByRefs } from '../tickets/tickets.queries.js';
 import { parseTypedPrice, verifyOwnership } from './sell.flow.js';
 import { sm } from './sell.messages.js';
@@ -157,7 +159,7 @@ export function sellHubRoutes(deps: AppDeps) {
     const sellable = list.filter((x) => x.sellable);
     const currency = sellable.length > 0 ? await deps.db.read(async (tx) => (await deps.listings.quote(tx, await deps.tickets.get(tx, partner.id, sellable[0]!.ticketId), null)).currency) : null;
     const title = sm(lang, 'sellOrderTitle', { orderId });
-    const unpaid = currency !== null && (await deps.db.read(async (tx) => await accounts.view(tx, r.userPk))) === null;
+    const unpaid = currency !== null && !(await deps.db.read(async (tx) => await sellerPayoutReady(tx, r.userPk, !!deps.payouts.connect)));
     return renderPage(
       c,
       <Layout lang={lang} title={title}>
@@ -173,7 +175,7 @@ export function sellHubRoutes(deps: AppDeps) {
         <TicketList partner={partner} list={list} lang={lang} />
         {unpaid ? (
           <div class="notice warn">
-            <p>{sm(lang, 'payoutRequired')}</p>
+            <p>{sm(lang, deps.payouts.connect ? 'stripeRequired' : 'payoutRequired')}</p>
             <p>
               <a href={`/sell/${partner.id}/payout?lang=${lang}`}>{sm(lang, 'payoutStepUpLink')}</a>
             </p>
@@ -216,12 +218,12 @@ export function sellHubRoutes(deps: AppDeps) {
         await deps.db.transact(async (tx) => {
           const first = await deps.tickets.get(tx, partner.id, sellable[0]!.ticketId);
           const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', (await deps.listings.quote(tx, first, null)).currency);
-          const unpaid = (await accounts.view(tx, r.userPk)) === null;
+          const unpaid = !(await sellerPayoutReady(tx, r.userPk, !!deps.payouts.connect));
           for (const group of groups.values()) {
             await deps.listings.create(tx, partner.id, { sellerPk: r.userPk, ticketPks: await inOrder(group, async (x) => (await deps.tickets.get(tx, partner.id, x.ticketId)).id), priceMinor });
           }
           // As on the ticket's sell page: the price's errors first, then where the money goes (rolled back).
-          if (unpaid) throw new ApiError(400, 'missing_field', sm(lang, 'payoutRequired'), { path: 'iban' });
+          if (unpaid) throw new ApiError(400, 'missing_field', sm(lang, deps.payouts.connect ? 'stripeRequired' : 'payoutRequired'), { path: 'iban' });
         });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
@@ -252,6 +254,8 @@ export function sellHubRoutes(deps: AppDeps) {
       const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
       // The step-up lapsed while the form was open (or the form was posted without one): nothing is saved.
       if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}`, lang), 303);
+      // With Stripe Connect, where the money goes is the seller's Stripe account: set up on Stripe's pages.
+      if (deps.payouts.connect) return await toOnboarding(deps, c, partner, session, `/sell/${partner.id}/payout?lang=${lang}`, lang);
       try {
         await deps.db.transact(async (tx) => await accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang));
       } catch (err) {
@@ -262,9 +266,51 @@ export function sellHubRoutes(deps: AppDeps) {
     }),
   );
 
+  /**
+   * Back from Stripe's onboarding (or its link expired: `refresh`): the account's state read
+   * from Stripe and kept (its `account.updated` events keep it too), then the page the seller
+   * left, checked to be one of this partner's sell pages.
+   */
+  app.get(
+    '/sell/:partnerId/payout/stripe/return',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      if (!deps.payouts.connect) return notFoundPage(c, lang);
+      await deps.payouts.connect.refresh(session.userPk).catch((err: unknown) => deps.logger.warn({ err }, 'could not read the seller’s Stripe account; its events will tell'));
+      return safeRedirect(c, sellBack(partner, c.req.query('back'), lang));
+    }),
+  );
+
+  app.get(
+    '/sell/:partnerId/payout/stripe/refresh',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const session = requireUser(c, partner);
+      if (session instanceof Response) return session;
+      if (!deps.payouts.connect) return notFoundPage(c, lang);
+      const back = sellBack(partner, c.req.query('back'), lang);
+      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, back, lang));
+      return await toOnboarding(deps, c, partner, session, back, lang);
+    }),
+  );
+
   async function payoutPage(c: C, partner: PartnerRow, lang: Lang, userPk: string, errors: Record<string, string>) {
-    const saved = await deps.db.read(async (tx) => await accounts.view(tx, userPk));
     const action = `/sell/${partner.id}/payout`;
+    if (deps.payouts.connect) {
+      const view = await deps.db.read(async (tx) => await deps.payouts.connect!.view(tx, userPk));
+      return renderPage(
+        c,
+        <Layout lang={lang} title={sm(lang, 'payoutTitle')}>
+          <h1>{sm(lang, 'payoutTitle')}</h1>
+          <form method="post" action={action} class="card" novalidate>
+            {csrfField(c, action)}
+            <StripePayout lang={lang} partner={partner} view={view} button />
+          </form>
+        </Layout>,
+        { csp: sellCsp(deps) },
+      );
+    }
+    const saved = await deps.db.read(async (tx) => await accounts.view(tx, userPk));
     return renderPage(
       c,
       <Layout lang={lang} title={sm(lang, 'payoutTitle')}>

@@ -16,6 +16,9 @@ import { listingById, type ListingRow } from '../listings/listings.queries.js';
 import type { PriceLimits } from '../listings/listings.pricing.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts, type PayoutAccountView } from '../payouts/payouts.accounts.js';
+import type { ConnectAccountView } from '../payouts/payouts.connect.js';
+import { sellerPayoutReady } from '../payouts/payouts.queries.js';
+import { sellCsp, StripePayout, toOnboarding } from './sell.payout.js';
 import { stepUpUrl } from '../auth/auth.step-up.js';
 import { eventOfTicket } from './sell.queries.js';
 import { parseTypedPrice, verifyOwnership } from './sell.flow.js';
@@ -148,6 +151,8 @@ interface SellFormProps {
   /** The fees that apply, for the live calculation as the seller types. */
   fees: FeeSchedule;
   payout: PayoutAccountView | null;
+  /** With a payout provider (Stripe Connect): the seller's connected account, instead of IBAN fields. */
+  stripe?: { view: ConnectAccountView | null } | undefined;
   /** Whether the session must confirm it's you (step-up) before payout fields are shown. */
   needsStepUp: boolean;
   errors: FieldErrors;
@@ -178,7 +183,7 @@ function SellForm(p: SellFormProps) {
         {/* Enter in a field submits with the form's first button: while the step-up button is
             shown further down, a hidden first button keeps that Calculate (or Publish at a
             fixed price). */}
-        {!p.payout && p.needsStepUp ? (
+        {(p.stripe ? p.stripe.view?.status !== 'ready' : !p.payout && p.needsStepUp) ? (
           <button type="submit" name="intent" value={p.limits.fixedMinor === null ? 'preview' : 'publish'} class="default-action" tabindex={-1} aria-hidden="true"></button>
         ) : null}
         {p.limits.fixedMinor !== null ? (
@@ -224,7 +229,10 @@ function SellForm(p: SellFormProps) {
             <label for="aboveFace">{sm(lang, 'aboveFace', { face: money(p.limits.originalMinor!, p.currency, lang) })}</label>
           </div>
         ) : null}
-        {p.payout ? (
+        {p.stripe ? (
+          // The step-up, when the session has none, comes on the way to Stripe (intent `stripe`).
+          <StripePayout lang={lang} partner={p.partner} view={p.stripe.view} error={p.errors.iban} button />
+        ) : p.payout ? (
           <p>{sm(lang, 'payoutSaved', { hint: p.payout.accountHint, name: p.payout.holderName })}</p>
         ) : p.needsStepUp ? (
           <fieldset>
@@ -283,9 +291,15 @@ export function sellPageRoutes(deps: AppDeps) {
   }
 
   async function sellForm(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang, state: { price?: string; errors?: FieldErrors; preview?: number | null; holderName?: string }) {
-    const { ticket, facts, quote, payout } = await deps.db.read(async (tx) => {
+    const { ticket, facts, quote, payout, stripe } = await deps.db.read(async (tx) => {
       const ticket = await deps.tickets.get(tx, partner.id, ticketId);
-      return { ticket, facts: await eventOfTicket(tx, ticket), quote: await deps.listings.quote(tx, ticket, state.preview ?? null), payout: await accounts.view(tx, userPk) };
+      return {
+        ticket,
+        facts: await eventOfTicket(tx, ticket),
+        quote: await deps.listings.quote(tx, ticket, state.preview ?? null),
+        payout: await accounts.view(tx, userPk),
+        stripe: deps.payouts.connect ? { view: await deps.payouts.connect.view(tx, userPk) } : undefined,
+      };
     });
     const breakdown = quote.limits.fixedMinor !== null || state.preview != null ? quote.breakdown : null;
     const action = `/sell/${partner.id}/ticket/${encodeURIComponent(ticketId)}`;
@@ -307,11 +321,12 @@ export function sellPageRoutes(deps: AppDeps) {
         breakdown={breakdown}
         fees={quote.fees}
         payout={payout}
+        stripe={stripe}
         needsStepUp={!steppedUp}
         errors={state.errors ?? {}}
         holderName={state.holderName ?? ''}
       />,
-      { status: state.errors && Object.keys(state.errors).length ? 400 : 200, csp: SELL_CSP },
+      { status: state.errors && Object.keys(state.errors).length ? 400 : 200, csp: sellCsp(deps) },
     );
   }
 
@@ -369,9 +384,11 @@ export function sellPageRoutes(deps: AppDeps) {
         errors.price = err.message;
       }
       const state = { price: str('price'), holderName: str('holderName') };
-      if (str('intent') === 'stepup') {
-        const back = new URLSearchParams({ lang, ...(str('price') ? { price: str('price').slice(0, 20) } : {}) });
-        return safeRedirect(c, stepUpUrl(partner.id, `${c.req.path}?${back}`, lang), 303);
+      if (str('intent') === 'stepup' || (str('intent') === 'stripe' && deps.payouts.connect)) {
+        const back = `${c.req.path}?${new URLSearchParams({ lang, ...(str('price') ? { price: str('price').slice(0, 20) } : {}) })}`;
+        // To Stripe's onboarding with the price typed so far (it comes back to this page); a step-up first.
+        if (str('intent') === 'stripe' && deps.auth.isSteppedUp(session)) return await toOnboarding(deps, c, partner, session, back, lang);
+        return safeRedirect(c, stepUpUrl(partner.id, back, lang), 303);
       }
       if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });
       // Above face value: published only once the seller ticked that they mean it.
@@ -381,7 +398,7 @@ export function sellPageRoutes(deps: AppDeps) {
       }
       try {
         const listing = await deps.db.transact(async (tx) => {
-          if (str('iban') || str('holderName')) {
+          if (!deps.payouts.connect && (str('iban') || str('holderName'))) {
             // Payout details need a fresh step-up (see auth.step-up.tsx); without one nothing is published either.
             if (!deps.auth.isSteppedUp(session)) {
               errors.iban = sm(lang, 'payoutStepUpFirst');
@@ -394,13 +411,13 @@ export function sellPageRoutes(deps: AppDeps) {
               throw err;
             }
           }
-          const unpaid = (await accounts.view(tx, session.userPk)) === null;
+          const unpaid = !(await sellerPayoutReady(tx, session.userPk, !!deps.payouts.connect));
           // The price's own errors first (create checks the rules), then the payout account.
           const created = await deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
           if (unpaid) {
             // Nobody may buy a listing whose seller we cannot pay: where the money goes comes
             // first (the transaction rolls the listing back).
-            errors.iban = sm(lang, deps.auth.isSteppedUp(session) ? 'payoutRequired' : 'payoutRequiredStepUp');
+            errors.iban = sm(lang, deps.payouts.connect ? 'stripeRequired' : deps.auth.isSteppedUp(session) ? 'payoutRequired' : 'payoutRequiredStepUp');
             throw new ApiError(400, 'missing_field', errors.iban, { path: 'iban' });
           }
           return created;

@@ -1,0 +1,72 @@
+import type { Server } from 'node:http';
+import { eq } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeServers } from '../../testing/servers.js';
+import { checkoutSetup } from '../payments/checkout.testing.js';
+import { onboardSeller, stripeWorld } from '../payments/stripe.testing.js';
+import { payouts } from '../payouts/payouts.table.js';
+
+const servers: Server[] = [];
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await closeServers(servers);
+  await Promise.all(open.splice(0).map((o) => o.close()));
+});
+
+const PERIOD = 'from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z';
+
+/** Two resales paid through Stripe: s1's seller paid out, then s2's show… both of show-1. */
+async function journeys() {
+  const w = await stripeWorld(servers, open);
+  await onboardSeller(w, 'seller@example.com');
+  const pay = async (ticketId: string) => {
+    const l = await w.list(ticketId);
+    const { page } = await w.checkout(l.id);
+    await w.confirm(w.piOf(page.text)!, 'pm_card_visa');
+    return l;
+  };
+  return { ...w, pay };
+}
+
+describe('GET /admin/v1/ledger/reconciliation (Stripe)', () => {
+  it('matches every charge with its fee, every transfer and refund with its journal: a sale paid out, then a cancelled show refunded', async () => {
+    const w = await journeys();
+    const first = await w.pay('s1');
+    const payout = (await w.t.db.select().from(payouts).where(eq(payouts.listingId, first.id)))[0]!;
+    w.t.clock.set(payout.dueAt);
+    expect(await w.t.deps.payouts.deliverDue()).toBe(1);
+    w.t.clock.set('2026-03-02T12:00:00Z');
+    await w.pay('s2');
+    expect((await w.t.request('POST', '/v1/events/tour/cancellation?showId=show-1', { key: w.p.keys.private })).status).toBe(200);
+    expect(await w.t.deps.payments.runRefunds()).toBe(2);
+    const res = await w.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { operator: true });
+    expect(res.status).toBe(200);
+    // Two charges, one transfer, two refunds.
+    expect(res.body.data).toMatchObject({ provider: 'stripe', available: true, checked: 5, matched: 5, mismatches: [], other: [] });
+  });
+
+  it('names a refund made in Stripe’s dashboard, which no journal records', async () => {
+    const w = await journeys();
+    const { page } = await w.checkout((await w.list('s1')).id);
+    const pi = w.piOf(page.text)!;
+    await w.confirm(pi, 'pm_card_visa');
+    // An operator refunds in Stripe directly: the service sees refund.created for a payment it has not refunded.
+    const refund = await w.double.sdk().refunds.create({ payment_intent: pi, amount: 1000 });
+    const res = await w.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { operator: true });
+    expect(res.body.data.matched).toBe(1);
+    expect(res.body.data.mismatches).toEqual([expect.objectContaining({ reason: 'missing_in_ledger', providerRef: refund.id, providerType: 'refund', providerAmountMinor: -1000, ledgerAmountMinor: null, currency: 'EUR' })]);
+  });
+
+  it('is unavailable with the sandbox, 503 when Stripe does not answer, and refuses bad periods and partner keys', async () => {
+    const sandbox = await checkoutSetup(servers);
+    expect((await sandbox.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { operator: true })).body.data).toMatchObject({ provider: 'sandbox', available: false, checked: 0, mismatches: [] });
+    const w = await journeys();
+    w.double.failNext('GET /v1/balance_transactions', { status: 429 });
+    const down = await w.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { operator: true });
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('60');
+    expect((await w.t.request('GET', '/admin/v1/ledger/reconciliation?from=2027-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', { operator: true })).status).toBe(400);
+    expect((await w.t.request('GET', '/admin/v1/ledger/reconciliation?from=2026-01-01T00:00:00Z', { operator: true })).status).toBe(400);
+    expect((await w.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { key: w.p.keys.private })).status).toBe(401);
+  });
+});

@@ -1,0 +1,107 @@
+import { and, eq } from 'drizzle-orm';
+import type { AppDeps } from '../../context.js';
+import type { Tx } from '../../db/client.js';
+import { ApiError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { SessionData } from '../auth/auth.service.js';
+import type { Lang } from '../email/email.templates.js';
+import type { PayoutProvider, SellerAccountState } from './payouts.provider.js';
+import { connectAccounts } from './payouts.table.js';
+
+export type ConnectAccountRow = typeof connectAccounts.$inferSelect;
+
+/** What a seller (and the pages) may see of their connected account. */
+export interface ConnectAccountView {
+  /** The provider's account id, shortened to its last four characters. */
+  accountHint: string;
+  /** `ready`: onboarding finished and transfers accepted; `pending`: onboarding not finished (or the provider still checks). */
+  status: 'ready' | 'pending';
+  payoutsEnabled: boolean;
+}
+
+/**
+ * Sellers' connected accounts at the payout provider (Stripe Connect, Express): opened from
+ * the sell flow when the provider is configured, onboarded on the provider's pages, their state
+ * kept from the provider's events. Written only here (the payouts module owns the table).
+ */
+export class ConnectAccounts {
+  constructor(
+    private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'auth' | 'users' | 'messages'>,
+    readonly provider: PayoutProvider,
+  ) {}
+
+  async get(tx: Tx, userPk: string): Promise<ConnectAccountRow | undefined> {
+    return (await tx.select().from(connectAccounts).where(eq(connectAccounts.userPk, userPk)).limit(1))[0];
+  }
+
+  async view(tx: Tx, userPk: string): Promise<ConnectAccountView | null> {
+    const row = await this.get(tx, userPk);
+    return row ? viewOf(row) : null;
+  }
+
+  /** A seller can be paid there: onboarding finished and the provider accepts transfers. */
+  static ready(row: Pick<ConnectAccountRow, 'detailsSubmitted' | 'transfersActive'> | undefined): boolean {
+    return !!row && row.detailsSubmitted && row.transfersActive;
+  }
+
+  /**
+   * The seller's way to the provider's onboarding: their account (opened now, once: the
+   * provider finds it again by the idempotency key `acct:<user>`, and the seller is told by
+   * e-mail, else SMS, that where their payouts go changed), then a single-use onboarding link.
+   * Only within a fresh step-up of their own session, as any change of where money goes.
+   *
+   * @throws 403 `step_up_required` without a recent one-time code
+   */
+  async onboardingLink(session: Pick<SessionData, 'partnerId' | 'userPk' | 'steppedUpAt'>, urls: { returnUrl: string; refreshUrl: string }, lang: Lang): Promise<string> {
+    if (!this.deps.auth.isSteppedUp(session)) throw new ApiError(403, 'step_up_required', 'Confirm it is you with a one-time code before setting up payouts');
+    let row = await this.deps.db.read(async (tx) => await this.get(tx, session.userPk));
+    if (!row) {
+      const user = await this.deps.db.read(async (tx) => await this.deps.users.get(tx, session.partnerId, session.userPk));
+      const state = await this.provider.createSellerAccount({ partnerId: session.partnerId, userPk: session.userPk, email: user.email, country: null, idempotencyKey: `acct:${session.userPk}` });
+      row = await this.deps.db.transact(async (tx) => {
+        const now = this.deps.clock.now();
+        const inserted = await tx
+          .insert(connectAccounts)
+          .values({ id: newId('connectAccount'), partnerId: session.partnerId, userPk: session.userPk, provider: this.provider.name, ...stateColumns(state), createdAt: now, updatedAt: now })
+          .onConflictDoNothing()
+          .returning();
+        if (inserted[0]) await this.deps.messages.toUser(tx, session.partnerId, user, 'payoutDetailsChanged', lang, { holderName: 'Stripe', accountHint: hintOf(state.accountId) });
+        return inserted[0] ?? (await this.get(tx, session.userPk))!;
+      });
+    }
+    return await this.provider.onboardingLink({ accountId: row.accountId, ...urls });
+  }
+
+  /** Reads the account's state from the provider again (the seller is back from onboarding) and keeps it. */
+  async refresh(userPk: string): Promise<ConnectAccountView | null> {
+    const row = await this.deps.db.read(async (tx) => await this.get(tx, userPk));
+    if (!row) return null;
+    const state = await this.provider.sellerAccount(row.accountId);
+    return await this.deps.db.transact(async (tx) => {
+      await this.apply(tx, state);
+      return await this.view(tx, userPk);
+    });
+  }
+
+  /** The provider's state of an account (its `account.updated` event, or a read), kept. False for an account the service does not know. */
+  async apply(tx: Tx, state: SellerAccountState): Promise<boolean> {
+    const moved = await tx
+      .update(connectAccounts)
+      .set({ ...stateColumns(state), updatedAt: this.deps.clock.now() })
+      .where(and(eq(connectAccounts.provider, this.provider.name), eq(connectAccounts.accountId, state.accountId)))
+      .returning({ id: connectAccounts.id });
+    return moved.length === 1;
+  }
+}
+
+function stateColumns(state: SellerAccountState) {
+  return { accountId: state.accountId, detailsSubmitted: state.detailsSubmitted, transfersActive: state.transfersActive, payoutsEnabled: state.payoutsEnabled };
+}
+
+function hintOf(accountId: string): string {
+  return accountId.slice(-4).toUpperCase();
+}
+
+function viewOf(row: ConnectAccountRow): ConnectAccountView {
+  return { accountHint: hintOf(row.accountId), status: ConnectAccounts.ready(row) ? 'ready' : 'pending', payoutsEnabled: row.payoutsEnabled };
+}

@@ -1,0 +1,76 @@
+/** @jsxImportSource hono/jsx */
+import type { Context } from 'hono';
+import type { AppDeps } from '../../context.js';
+import { cspWith, noticePage } from '../../pages/layout.js';
+import type { Lang } from '../../pages/i18n.js';
+import type { SessionData } from '../auth/auth.service.js';
+import { safeRedirect, type SessionEnv } from '../auth/auth.session.js';
+import type { ConnectAccountView } from '../payouts/payouts.connect.js';
+import type { PartnerRow } from '../partners/partners.service.js';
+import { sm } from './sell.messages.js';
+
+type C = Context<SessionEnv>;
+
+/**
+ * The sell pages' policy: the pages' script, and, with a payout provider, its onboarding
+ * origin in `form-action` (browsers apply it to the redirect that answers the form).
+ */
+export function sellCsp(deps: Pick<AppDeps, 'payouts'>): string {
+  return cspWith({ scripts: true, formAction: deps.payouts.connect?.provider.onboardingOrigins ?? [] });
+}
+
+/**
+ * Where a seller may be sent back to after the provider's onboarding: a page of this partner's
+ * sell flow on this service (a path, never another origin); anything else goes to the payout page.
+ */
+export function sellBack(partner: PartnerRow, back: string | undefined, lang: Lang): string {
+  const fallback = `/sell/${partner.id}/payout?lang=${lang}`;
+  if (!back || back.length > 500 || !back.startsWith(`/sell/${partner.id}/`) || back.includes('//') || back.includes('\\')) return fallback;
+  return back;
+}
+
+/**
+ * Sends a stepped-up seller to the payout provider's onboarding (Stripe Connect), with the
+ * way back to `back` (checked by {@link sellBack}); the provider's refusal is a 503 page that
+ * changes nothing.
+ */
+export async function toOnboarding(deps: AppDeps, c: C, partner: PartnerRow, session: SessionData, back: string, lang: Lang): Promise<Response> {
+  const connect = deps.payouts.connect!;
+  const base = `${deps.config.publicBaseUrl}/sell/${partner.id}/payout/stripe`;
+  const q = `?lang=${lang}&back=${encodeURIComponent(sellBack(partner, back, lang))}`;
+  let url: string;
+  try {
+    url = await connect.onboardingLink(session, { returnUrl: `${base}/return${q}`, refreshUrl: `${base}/refresh${q}` }, lang);
+  } catch (err) {
+    deps.logger.warn({ err, partnerId: partner.id }, 'the payout provider did not open onboarding');
+    return noticePage(c, { lang, status: 503, title: sm(lang, 'stripeUnavailableTitle'), text: sm(lang, 'stripeUnavailableText'), headers: { 'Retry-After': '30' } });
+  }
+  return safeRedirect(c, url, 303);
+}
+
+/** The seller's connected account on the sell pages: where payouts go, or the way to set it up. */
+export function StripePayout(props: { lang: Lang; partner: PartnerRow; view: ConnectAccountView | null; error?: string | undefined; button: boolean }) {
+  const { lang, view } = props;
+  if (view?.status === 'ready') return <p role="status">{sm(lang, 'stripeReady', { hint: view.accountHint })}</p>;
+  return (
+    <fieldset>
+      <legend>
+        {sm(lang, 'payoutTitle')} <span class="muted">({sm(lang, 'required')})</span>
+      </legend>
+      <p class="hint">{sm(lang, 'payoutIntroStripe', { days: props.partner.settings.payoutDelayDays })}</p>
+      {view ? <p>{sm(lang, 'stripePending')}</p> : null}
+      {props.error ? (
+        <p class="error" id="iban-error">
+          {props.error}
+        </p>
+      ) : null}
+      {props.button ? (
+        <p>
+          <button type="submit" name="intent" value="stripe" class="secondary">
+            {sm(lang, view ? 'stripeContinue' : 'stripeSetUp')}
+          </button>
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}
