@@ -50,7 +50,9 @@ export const PHONE = { width: 390, height: 844 } as const;
  * - axe-core (WCAG 2.x A and AA, 2.2 included), violations listed when it fails;
  * - no horizontal overflow at {@link PHONE} width: the page is laid out again at 390 px, the
  *   document's scroll width compared with its viewport (and the elements wider than it named),
- *   then the viewport put back.
+ *   then the viewport put back;
+ * - nothing marked `hidden` is displayed (a stylesheet's `display` on a button or a class wins
+ *   over the browser's own rule for `[hidden]` unless the pages' CSS restores it).
  */
 export async function expectSoundPage(page: Page, opts: { include?: string; label?: string } = {}): Promise<void> {
   let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']);
@@ -58,6 +60,12 @@ export async function expectSoundPage(page: Page, opts: { include?: string; labe
   const { violations } = await builder.analyze();
   const summary = violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n  ${v.nodes.map((n) => n.target.join(' ')).join('\n  ')}`);
   expect(summary, `axe violations${opts.label ? ` on ${opts.label}` : ''}`).toEqual([]);
+  const shownHidden = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('[hidden]'))
+      .filter((el) => getComputedStyle(el).display !== 'none')
+      .map((el) => `${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}`),
+  );
+  expect(shownHidden, `elements marked hidden but displayed${opts.label ? ` on ${opts.label}` : ''}`).toEqual([]);
   const size = page.viewportSize();
   await page.setViewportSize(PHONE);
   try {

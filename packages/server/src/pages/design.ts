@@ -43,9 +43,14 @@ const tokens = [
   ...Object.entries(TYPE).map(([k, v]) => `--t-${k}:${v}`),
 ].join(';');
 
-/** The stylesheet's design-system part (the start of every page's one stylesheet). */
+/**
+ * The stylesheet's design-system part (the start of every page's one stylesheet). `[hidden]` is
+ * restored first: the rules below that set `display` (buttons, rows) would otherwise show what
+ * a page marks hidden until the pages' script reveals it.
+ */
 export const DESIGN_CSS = `:root{${tokens}}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;margin:0;background:var(--canvas);color:var(--text);line-height:1.5;font-size:var(--t-base);display:flex;flex-direction:column;min-height:100vh}
 .skip{position:absolute;left:-10000px}.skip:focus{left:1rem;top:1rem;background:var(--surface);padding:var(--s2);z-index:1}
 .default-action{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}

@@ -93,7 +93,6 @@ export const cm = defineMessages(
     confirmingTitle: 'Confirming your payment',
     confirmingText: 'Your bank has answered; we are waiting for the payment provider to confirm. This page checks again every few seconds.',
     checkAgain: 'Check again',
-    hostedDeclined: 'Nothing was charged: the payment was not accepted ({code}). Your tickets are still reserved for you: try again, with another card or method.',
   },
   {
     title: 'Pago',
@@ -186,6 +185,5 @@ export const cm = defineMessages(
     confirmingTitle: 'Confirmando tu pago',
     confirmingText: 'Tu banco ha respondido; esperamos la confirmación del proveedor de pagos. Esta página vuelve a comprobarlo cada pocos segundos.',
     checkAgain: 'Comprobar de nuevo',
-    hostedDeclined: 'No se ha cobrado nada: el pago no se ha aceptado ({code}). Tus entradas siguen reservadas: inténtalo de nuevo con otra tarjeta u otro método.',
   },
 );

@@ -45,14 +45,26 @@ function placeOf(ticket: Pick<TicketRow, 'section' | 'row' | 'seat'>, optionTitl
   return placeText(ticket, lang) || optionTitle;
 }
 
-/** The buyer's words for a provider's decline code (never the code itself). */
+/**
+ * The buyer's words for a provider's decline code (never the code itself): the sandbox's codes,
+ * and Stripe's decline codes and error codes of the same meaning.
+ */
 function declineReason(code: string) {
   switch (code) {
     case 'card_declined':
+    case 'generic_decline':
+    case 'do_not_honor':
+    case 'insufficient_funds':
+      return 'declined_card_declined' as const;
     case 'authentication_failed':
+    case 'payment_intent_authentication_failure':
+    case 'authentication_required':
+      return 'declined_authentication_failed' as const;
     case 'incorrect_number':
+    case 'invalid_number':
+      return 'declined_incorrect_number' as const;
     case 'expired_card':
-      return `declined_${code}` as const;
+      return 'declined_expired_card' as const;
     default:
       return 'declined_other' as const;
   }
@@ -351,8 +363,8 @@ export function checkoutPageRoutes(deps: AppDeps) {
         <h1>{cm(lang, 'title')}</h1>
         {failed ? (
           <div class="notice declined" id="declined" role="alert" tabindex={-1} data-autofocus>
-            <h2>{cm(lang, 'declinedTitle')}</h2>
-            <p>{cm(lang, 'hostedDeclined', { code: failed })}</p>
+            <h2>{cm(lang, declineReason(failed) === 'declined_authentication_failed' ? 'notConfirmedTitle' : 'declinedTitle')}</h2>
+            <p>{cm(lang, 'declinedRetry', { why: cm(lang, declineReason(failed)) })}</p>
           </div>
         ) : null}
         <HoldCountdown lang={lang} expiresAt={intention.expiresAt} now={deps.clock.now()} timeZone={order.timeZone} />

@@ -94,6 +94,9 @@ describe('the Stripe provider: paying on our checkout with the Payment Element',
     // Back on the checkout (a reload): the decline is said above Stripe's form, the same PaymentIntent.
     const again = await browser.get(path + '?lang=en');
     expect(again.text).toContain('Your card was declined');
+    // In words: Stripe's decline code is never shown.
+    expect(again.text).toContain('Nothing was charged: the bank declined the card.');
+    expect(again.text).not.toContain('generic_decline');
     expect(piOf(again.text)).toBe(pi);
     for (let i = 1; i < MAX_DECLINED_ATTEMPTS; i++) await confirm(pi, 'pm_card_chargeDeclined');
     expect(await t.deps.intentions.get(t.db, p.id, bi.id)).toMatchObject({ state: 'FAILED', endReason: 'too_many_declines' });
