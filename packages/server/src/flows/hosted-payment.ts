@@ -1,7 +1,7 @@
 import type { Tx } from '../db/client.js';
 import { effectiveConfiguration } from '../modules/events/events.model.js';
 import { showWithEvent } from '../modules/events/events.queries.js';
-import { intentionById, type IntentionRow } from '../modules/intentions/intentions.queries.js';
+import { endedIntentionIds, intentionById, type IntentionRow } from '../modules/intentions/intentions.queries.js';
 import { providerFeeLines } from '../modules/ledger/ledger.accounts.js';
 import type { PartnerRow } from '../modules/partners/partners.queries.js';
 import type { HostedProvider, ProviderEvent } from '../modules/payments/payments.provider.js';
@@ -146,4 +146,37 @@ async function paymentOf(deps: HostedPaymentDeps, tx: Tx, event: { ref: string; 
   if (known || !event.intentionId) return known;
   const intention = await intentionById(tx, event.intentionId);
   return intention ? await deps.payments.recordOpened(tx, intention, event.ref) : undefined;
+}
+
+/** A hosted payment untouched this long is looked at by {@link cancelAbandonedPayments}. */
+const ABANDONED_AFTER_MS = 60_000;
+
+/**
+ * Cancels at the provider the payments of checkouts that ended unpaid (the hold ran out, the
+ * buyer or a seller cancelled, too many declines), so a buyer still on the provider's form
+ * cannot pay for tickets released to someone else; one paid anyway in the meantime is
+ * refunded as a late payment, as before. Run by the refunds-and-payouts job. Returns how many
+ * were cancelled.
+ */
+export async function cancelAbandonedPayments(deps: HostedPaymentDeps, provider: HostedProvider, limit = 200): Promise<number> {
+  const candidates = await deps.db.read(async (tx) => {
+    const open = await deps.payments.openHosted(tx, deps.clock.now() - ABANDONED_AFTER_MS, limit);
+    const ended = await endedIntentionIds(tx, open.map((p) => p.intentionId));
+    return open.filter((p) => ended.has(p.intentionId));
+  });
+  let n = 0;
+  for (const p of candidates) {
+    let now: Awaited<ReturnType<HostedProvider['cancelPayment']>>;
+    try {
+      now = await provider.cancelPayment(p.providerRef);
+    } catch (err) {
+      deps.logger.warn({ err, paymentId: p.id }, 'could not cancel an abandoned provider payment; will retry');
+      continue;
+    }
+    // Paid first after all: left for its event, which refunds it (the checkout has ended).
+    if (now !== 'cancelled') continue;
+    await deps.db.transact(async (tx) => await deps.payments.moveHosted(tx, p.id, 'cancelled'));
+    n++;
+  }
+  return n;
 }

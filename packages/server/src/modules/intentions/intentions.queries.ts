@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, ne } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { buyIntentions } from './intentions.table.js';
 
@@ -20,4 +20,11 @@ export async function paidIntentionIdsOfShow(tx: Tx, showPk: string): Promise<st
     .from(buyIntentions)
     .where(and(eq(buyIntentions.showPk, showPk), eq(buyIntentions.state, 'PAID'))))
     .map((r) => r.id);
+}
+
+/** Of these intentions, the ids of those no longer PENDING (paid, expired, failed or cancelled). */
+export async function endedIntentionIds(tx: Tx, intentionIds: readonly string[]): Promise<Set<string>> {
+  if (intentionIds.length === 0) return new Set();
+  const rows = await tx.select({ id: buyIntentions.id }).from(buyIntentions).where(and(inArray(buyIntentions.id, [...intentionIds]), ne(buyIntentions.state, 'PENDING')));
+  return new Set(rows.map((r) => r.id));
 }

@@ -74,8 +74,12 @@ export interface HostedProvider extends ProviderBase {
    * `methods` are the show's `crossBorderPayments.paymentMethods` (CARD, WALLET, BANK_TRANSFER).
    */
   openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }>;
-  /** Stops a payment that may no longer be paid (its checkout ended). Harmless on one already ended. */
-  cancelPayment(ref: string): Promise<void>;
+  /**
+   * Stops a payment that may no longer be paid (its checkout ended), and answers where it
+   * stands now: `cancelled`, or, when the buyer paid first, `succeeded` (or `processing`), whose
+   * event then settles it. Harmless on one already cancelled.
+   */
+  cancelPayment(ref: string): Promise<HostedPaymentStatus>;
   /**
    * The provider's event, verified against its signature; throws {@link EventSignatureError}
    * when it does not verify (or is too old).

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { AppDeps } from '../../context.js';
 import type { Tx } from '../../db/client.js';
 import { affected } from '../../db/affected.js';
@@ -86,6 +86,19 @@ export class PaymentsService {
   /** The intention's hosted payment (one per intention), or undefined. */
   async hostedOf(tx: Tx, intentionId: string): Promise<PaymentRow | undefined> {
     return (await tx.select().from(payments).where(and(eq(payments.intentionId, intentionId), eq(payments.provider, this.provider.name))).orderBy(asc(payments.createdAt)).limit(1))[0];
+  }
+
+  /**
+   * Hosted payments the buyer could still pay (`open`, `requires_action`), untouched for a
+   * minute or more, oldest first: the candidates for {@link import('../../flows/hosted-payment.js').cancelAbandonedPayments}.
+   */
+  async openHosted(tx: Tx, before: number, limit: number): Promise<PaymentRow[]> {
+    return await tx
+      .select()
+      .from(payments)
+      .where(and(eq(payments.provider, this.provider.name), inArray(payments.state, ['open', 'requires_action']), lte(payments.updatedAt, before)))
+      .orderBy(asc(payments.updatedAt))
+      .limit(limit);
   }
 
   /** The payment of this provider's reference, or undefined. */

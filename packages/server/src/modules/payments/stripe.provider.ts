@@ -103,12 +103,12 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
     return { ref: pi.id, clientSecret: pi.client_secret ?? '', status: STATUS[pi.status] ?? 'open' };
   }
 
-  async cancelPayment(ref: string): Promise<void> {
+  async cancelPayment(ref: string): Promise<HostedPaymentStatus> {
     try {
-      await this.stripe.paymentIntents.cancel(ref, {}, { idempotencyKey: `cancel:${ref}` });
+      return STATUS[(await this.stripe.paymentIntents.cancel(ref, {}, { idempotencyKey: `cancel:${ref}` })).status] ?? 'open';
     } catch (err) {
-      // Succeeded or cancelled already: nothing to stop (a succeeded one is refunded by the event's handling).
-      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state') return;
+      // Succeeded (or cancelled) already: nothing to stop; a succeeded one is refunded when its event is handled.
+      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state') return STATUS[(await this.stripe.paymentIntents.retrieve(ref)).status] ?? 'open';
       throw err;
     }
   }

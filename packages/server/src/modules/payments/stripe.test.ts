@@ -4,6 +4,7 @@ import Stripe from 'stripe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServers } from '../../testing/servers.js';
 import { MAX_DECLINED_ATTEMPTS } from '../../flows/checkout.js';
+import { cancelAbandonedPayments } from '../../flows/hosted-payment.js';
 import { PAGE_SCRIPT_PATH } from '../../pages/page-script.js';
 import { ledgerEntries } from '../ledger/ledger.table.js';
 import { journalsOfIntention } from '../ledger/ledger.queries.js';
@@ -178,6 +179,52 @@ describe('the Stripe provider: paying on our checkout with the Payment Element',
     expect(page.text).toContain('Payments are unavailable for a moment');
     expect((await t.deps.intentions.get(t.db, p.id, bi.id)).state).toBe('PENDING');
     expect(await t.db.select().from(payments)).toEqual([]);
+  });
+});
+
+describe('the Stripe provider: checkouts that end unpaid, and events that race', () => {
+  it('cancels the PaymentIntent of a checkout whose hold ran out, so the buyer can no longer pay for released tickets', async () => {
+    const { t, p, double, provider, list, checkout, piOf, confirm } = await stripeSetup();
+    const { bi, page } = await checkout((await list('s1')).id);
+    const pi = piOf(page.text)!;
+    // Still held: nothing to cancel.
+    expect(await cancelAbandonedPayments(t.deps, provider)).toBe(0);
+    t.clock.set((await t.deps.intentions.get(t.db, p.id, bi.id)).expiresAt + 60_000);
+    expect((await t.deps.intentions.get(t.db, p.id, bi.id)).state).toBe('EXPIRED');
+    expect(await cancelAbandonedPayments(t.deps, provider)).toBe(1);
+    expect(double.requests.filter((r) => r.path === `/v1/payment_intents/${pi}/cancel`)).toHaveLength(1);
+    expect((await t.db.select().from(payments))[0]!.state).toBe('cancelled');
+    await expect(confirm(pi, 'pm_card_visa')).rejects.toThrow(/status of canceled/);
+    expect(await cancelAbandonedPayments(t.deps, provider)).toBe(0);
+  });
+
+  it('leaves a payment the buyer completed first to its event, which refunds it as late', async () => {
+    const { t, p, double, http, provider, list, checkout, piOf, confirm } = await stripeSetup();
+    const { bi, page } = await checkout((await list('s1')).id);
+    const pi = piOf(page.text)!;
+    double.deliverTo(null);
+    await confirm(pi, 'pm_card_visa');
+    t.clock.set((await t.deps.intentions.get(t.db, p.id, bi.id)).expiresAt + 60_000);
+    expect((await t.deps.intentions.get(t.db, p.id, bi.id)).state).toBe('EXPIRED');
+    expect(await cancelAbandonedPayments(t.deps, provider)).toBe(0);
+    expect((await t.db.select().from(payments))[0]!.state).toBe('open');
+    double.deliverTo(`${http.base}/v1/payments/stripe/events`);
+    await double.redeliver(double.events.find((e) => e.type === 'payment_intent.succeeded')!.id);
+    expect((await t.db.select().from(payments))[0]!.state).toBe('refund_pending');
+  });
+
+  it('processes an event delivered twice at the same moment once', async () => {
+    const { t, p, double, http, list, checkout, piOf, confirm } = await stripeSetup();
+    const { bi, page } = await checkout((await list('s1')).id);
+    double.deliverTo(null);
+    await confirm(piOf(page.text)!, 'pm_card_visa');
+    double.deliverTo(`${http.base}/v1/payments/stripe/events`);
+    const id = double.events.find((e) => e.type === 'payment_intent.succeeded')!.id;
+    const answers = await Promise.all([double.redeliver(id), double.redeliver(id), double.redeliver(id)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect((await t.deps.intentions.get(t.db, p.id, bi.id)).state).toBe('PAID');
+    expect((await t.deps.webhooks.list(p.id, { action: 'ticket.update' })).length).toBe(1);
+    expect(await t.db.select().from(providerEvents).where(eq(providerEvents.eventId, id))).toHaveLength(1);
   });
 });
 
