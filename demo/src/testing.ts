@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { start } from '../../packages/server/src/main.js';
+import { start, type ProviderOverrides } from '../../packages/server/src/main.js';
 import { freePort } from '../../packages/server/src/testing/free-port.js';
 import { startDemo, type RunningDemo } from './start.js';
 
@@ -64,7 +64,11 @@ export function serviceEnv(dir: string, servicePort: number, demoUrl: string): R
   };
 }
 
-export async function startTestStack(): Promise<TestStack> {
+/**
+ * `providers`: payment and payout providers for the service in place of the sandbox (the browser
+ * journey with Stripe's side played locally, packages/server/src/testing/stripe-browser.ts).
+ */
+export async function startTestStack(opts: { providers?: ProviderOverrides } = {}): Promise<TestStack> {
   const dir = mkdtempSync(join(tmpdir(), 'resale-demo-'));
   const [servicePort, demoPort] = [await freePort(), await freePort()];
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
@@ -72,7 +76,7 @@ export async function startTestStack(): Promise<TestStack> {
   const statePath = join(dir, 'demo-state.json');
   let service: { stop: () => Promise<void> } | null = null;
   const startService = async () => {
-    service = await start(serviceEnv(dir, servicePort, demoUrl));
+    service = await start(serviceEnv(dir, servicePort, demoUrl), opts.providers ?? {});
   };
   const stopService = async () => {
     await service?.stop();

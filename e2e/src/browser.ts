@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'vitest';
 
@@ -79,4 +79,23 @@ export async function expectSoundPage(page: Page, opts: { include?: string; labe
   } finally {
     if (size) await page.setViewportSize(size);
   }
+}
+
+/**
+ * A fresh browser profile (its own cookies), as a second person on another computer, kept in
+ * `contexts` for closing. Content-Security-Policy violations and console errors of its pages
+ * go to `sinks` (a page answered with a 4xx on purpose logs "Failed to load resource" for
+ * itself: that one is the page's status, not a fault, and is let through).
+ */
+export async function newPerson(browser: Browser, contexts: BrowserContext[], sinks: { csp: string[]; errors: string[] }): Promise<Page> {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(15_000);
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (/content security policy/i.test(m.text())) sinks.csp.push(`${page.url()}: ${m.text()}`);
+    else if (m.type() === 'error' && !(m.text().startsWith('Failed to load resource') && m.location().url === page.url())) sinks.errors.push(`${page.url()}: ${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (err) => sinks.errors.push(`${page.url()}: uncaught ${err.message}`));
+  return page;
 }

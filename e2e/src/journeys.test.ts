@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectSoundPage, journey, launch } from './browser.js';
+import { expectSoundPage, journey, launch, newPerson } from './browser.js';
 import { servePage, startStack, TEST_KEYS, type Stack } from './stack.js';
 import { ANA, CARLA, STEP_UP_LINK, steps } from './steps.js';
 
@@ -38,18 +38,7 @@ const consoleErrors: string[] = [];
 const { signIn, sell, publish, mailbox, stepUp, reserve, pay } = steps(() => stack);
 
 /** A fresh browser profile (its own cookies), as a second person on another computer. */
-async function person(): Promise<Page> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(15_000);
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('console', (m) => {
-    if (/content security policy/i.test(m.text())) cspViolations.push(`${page.url()}: ${m.text()}`);
-    else if (m.type() === 'error' && !(m.text().startsWith('Failed to load resource') && m.location().url === page.url())) consoleErrors.push(`${page.url()}: ${m.text()} (${m.location().url})`);
-  });
-  page.on('pageerror', (err) => consoleErrors.push(`${page.url()}: uncaught ${err.message}`));
-  return page;
-}
+const person = () => newPerson(browser, contexts, { csp: cspViolations, errors: consoleErrors });
 
 describe('sell on the demo My tickets page', () => {
   it('(1) a seller clicks Sell, sets a price within the rules, publishes and sees FOR_SALE', async () => {

@@ -16,6 +16,8 @@ import { healthOnlyApp } from './modules/health/health.routes.js';
 import { startIngestionWorker, type IngestionWorker } from './modules/tickets/tickets.worker.js';
 import { SANDBOX_BUY_ACCESS_LAYER } from './modules/accesslayer/accesslayer.buy.js';
 import { StripeProvider } from './modules/payments/stripe.provider.js';
+import type { PaymentProvider } from './modules/payments/payments.provider.js';
+import type { PayoutProvider } from './modules/payouts/payouts.provider.js';
 
 /** A running service, as `start` returns it. */
 export interface Service {
@@ -53,6 +55,16 @@ export interface DrainResult {
   timedOut: boolean;
 }
 
+/**
+ * Payment and payout providers given in place of those the environment selects: for the browser
+ * journeys, which run Stripe's side against a local double (testing/stripe-browser.ts). Never
+ * set by the service itself.
+ */
+export interface ProviderOverrides {
+  paymentProvider?: PaymentProvider;
+  payoutProvider?: PayoutProvider;
+}
+
 /** A signal repeated within this time of the first is a copy of it (npm forwards the terminal's), not a second one. */
 const DUPLICATE_SIGNAL_MS = 1000;
 
@@ -63,7 +75,7 @@ const MIGRATIONS_POLL_MS = 1000;
  * The only impure entry: env -> db (-> migrate) -> sandbox -> workers -> serve.
  * Returns the running service, whose `drain` and `stop` end it.
  */
-export async function start(source: Record<string, string | undefined> = process.env): Promise<Service> {
+export async function start(source: Record<string, string | undefined> = process.env, inject: ProviderOverrides = {}): Promise<Service> {
   const env = parseEnv(source);
   const logger = createLogger(env.LOG_LEVEL);
   const db = await openDb({ url: env.DATABASE_URL, path: env.DATABASE_PATH }, { migrate: env.MIGRATE_ON_START, poolSize: env.DATABASE_POOL_SIZE });
@@ -75,7 +87,7 @@ export async function start(source: Record<string, string | undefined> = process
     clock,
     logger,
     secretKey: env.SECRET_KEY,
-    ...providersOf(env, clock),
+    ...(inject.paymentProvider || inject.payoutProvider ? inject : providersOf(env, clock)),
     config: {
       env: env.NODE_ENV,
       publicBaseUrl: env.PUBLIC_BASE_URL,

@@ -64,7 +64,7 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
   readonly name = 'stripe';
   readonly kind = 'hosted';
   readonly publishableKey: string;
-  readonly scriptUrl = 'https://js.stripe.com/v3/';
+  readonly scriptUrl: string = 'https://js.stripe.com/v3/';
   readonly onboardingOrigins = ['https://connect.stripe.com'];
   // What Stripe's security guide lists for Stripe.js and the Payment Element (3-D Secure frames included).
   readonly csp = {
