@@ -47,6 +47,9 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ SECRET_KEY: SECRET, ...stripe, STRIPE_PUBLISHABLE_KEY: 'pk_live_51AbCdEfGh' })).toThrowError(/same mode/);
     expect(() => parseEnv({ SECRET_KEY: SECRET, ...stripe, STRIPE_SECRET_KEY: 'pk_test_51AbCdEfGh' })).toThrowError(/STRIPE_SECRET_KEY: must be a Stripe secret/);
     expect(() => parseEnv({ SECRET_KEY: SECRET, ...stripe, STRIPE_WEBHOOK_SECRET: 'secret' })).toThrowError(/STRIPE_WEBHOOK_SECRET: must be the signing secret/);
+    // The account endpoint's and the Connect endpoint's secrets.
+    expect(parseEnv({ SECRET_KEY: SECRET, ...stripe, STRIPE_WEBHOOK_SECRET: 'whsec_AbCdEfGh12,whsec_IjKlMnOp34' }).STRIPE_WEBHOOK_SECRET).toBe('whsec_AbCdEfGh12,whsec_IjKlMnOp34');
+    expect(() => parseEnv({ SECRET_KEY: SECRET, ...stripe, STRIPE_WEBHOOK_SECRET: 'whsec_AbCdEfGh12, whsec_IjKlMnOp34' })).toThrowError(/STRIPE_WEBHOOK_SECRET/);
   });
 
   it('treats empty strings as unset and accepts :memory:', () => {

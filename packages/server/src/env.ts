@@ -123,7 +123,10 @@ export const EnvSchema = z.object({
    */
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/, 'must be a Stripe secret (or restricted) key, sk_test_… or sk_live_…').optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_(test|live)_[A-Za-z0-9_]{8,}$/, 'must be a Stripe publishable key, pk_test_… or pk_live_…').optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9_+/=]{8,}$/, 'must be the signing secret of the Stripe endpoint, whsec_…').optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9_+/=]{8,}(,whsec_[A-Za-z0-9_+/=]{8,})*$/, 'must be the signing secret of the Stripe endpoint, whsec_… (several separated by commas: the Connect endpoint’s, one being rotated)')
+    .optional(),
 });
 
 export type Env = z.output<typeof EnvSchema> & { PUBLIC_BASE_URL: string; SECRET_KEY: string };

@@ -7,6 +7,11 @@ import { EventSignatureError, type HostedPaymentStatus, type HostedProvider, typ
 export interface StripeSettings {
   secretKey: string;
   publishableKey: string;
+  /**
+   * The endpoints' signing secrets, comma-separated: the account endpoint's and the Connect
+   * endpoint's (Stripe sends connected accounts' `account.updated` to a Connect endpoint, which
+   * has a secret of its own), or an old and a new one while rolling a secret.
+   */
   webhookSecret: string;
   /** The API's address; absent: Stripe's own. Only tests set it (testing/stripe-double.ts). */
   api?: { host: string; port: number; protocol: 'http' | 'https' };
@@ -74,13 +79,13 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
     imgSrc: ['https://*.stripe.com'],
   } as const;
   private readonly stripe: Stripe;
-  private readonly webhookSecret: string;
+  private readonly webhookSecrets: string[];
   private readonly now: () => number;
 
   constructor(settings: StripeSettings) {
     this.now = settings.now;
     this.publishableKey = settings.publishableKey;
-    this.webhookSecret = settings.webhookSecret;
+    this.webhookSecrets = settings.webhookSecret.split(',').filter(Boolean);
     // Two retries with the same idempotency key on network errors, 409s, 429s and 5xx (the SDK's rule).
     const { api } = settings;
     this.stripe = new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000, ...(api ? { host: api.host, port: api.port, protocol: api.protocol } : {}) });
@@ -127,13 +132,18 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
   }
 
   verifyEvent(rawBody: string, signature: string | undefined): ProviderEvent {
-    let event: Stripe.Event;
-    try {
-      // Stripe's default tolerance (300 s), measured on the service's clock.
-      event = this.stripe.webhooks.constructEvent(rawBody, signature ?? '', this.webhookSecret, 300, undefined, Math.floor(this.now() / 1000));
-    } catch (err) {
-      throw new EventSignatureError(err instanceof Error ? err.message : 'The signature does not verify');
+    let event: Stripe.Event | undefined;
+    let reason = 'The signature does not verify';
+    for (const secret of this.webhookSecrets) {
+      try {
+        // Stripe's default tolerance (300 s), measured on the service's clock.
+        event = this.stripe.webhooks.constructEvent(rawBody, signature ?? '', secret, 300, undefined, this.now());
+        break;
+      } catch (err) {
+        if (err instanceof Error) reason = err.message;
+      }
     }
+    if (!event) throw new EventSignatureError(reason);
     const base = { id: event.id, providerType: event.type };
     switch (event.type) {
       case 'payment_intent.succeeded':

@@ -12,7 +12,8 @@ import { payouts } from '../payouts/payouts.table.js';
 import { checkoutSetup } from './checkout.testing.js';
 import { stripeWorld } from './stripe.testing.js';
 import { payments, providerEvents } from './payments.table.js';
-import { stripeMethodsFor } from './stripe.provider.js';
+import { StripeProvider, stripeMethodsFor } from './stripe.provider.js';
+import { EventSignatureError } from './payments.provider.js';
 
 const servers: Server[] = [];
 const open: { close(): Promise<void> }[] = [];
@@ -47,6 +48,14 @@ describe('the Stripe provider: paying on our checkout with the Payment Element',
     // A reload finds the same PaymentIntent again (Stripe's idempotency), and records one payment.
     expect(piOf((await browser.get(path + '?lang=en')).text)).toBe(pi);
     expect(double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents').at(-1)!.replayed).toBe(true);
+  });
+
+  it('offers the payment methods the show allows: cards, and the bank methods that confirm at once', async () => {
+    const { p, t, double, list, checkout } = await stripeSetup();
+    const updated = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', configuration: { crossBorderPayments: { enabled: true, paymentMethods: ['CARD', 'BANK_TRANSFER'] } } } });
+    expect(updated.status).toBe(200);
+    await checkout((await list('s1')).id);
+    expect(double.requests.find((r) => r.method === 'POST' && r.path === '/v1/payment_intents')!.body).toMatchObject({ allowed_payment_method_types: ['card', 'ideal', 'bancontact', 'eps'] });
   });
 
   it('completes the purchase from Stripe’s payment_intent.succeeded: tickets to the buyer, receipt with the card’s last four, ledger with Stripe’s fee', async () => {
@@ -225,6 +234,21 @@ describe('the Stripe provider: checkouts that end unpaid, and events that race',
     expect((await t.deps.intentions.get(t.db, p.id, bi.id)).state).toBe('PAID');
     expect((await t.deps.webhooks.list(p.id, { action: 'ticket.update' })).length).toBe(1);
     expect(await t.db.select().from(providerEvents).where(eq(providerEvents.eventId, id))).toHaveLength(1);
+  });
+});
+
+describe('Stripe event signatures', () => {
+  it('verifies with any of the endpoints’ secrets (the account’s and the Connect one’s), on the service’s clock', () => {
+    const now = Date.parse('2026-03-01T12:00:00Z');
+    const provider = new StripeProvider({ secretKey: 'sk_test_x', publishableKey: 'pk_test_x', webhookSecret: 'whsec_accountendpoint,whsec_connectendpoint', now: () => now });
+    const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'account.updated', data: { object: { id: 'acct_1', object: 'account', details_submitted: true, payouts_enabled: true, capabilities: { transfers: 'active' } } } });
+    const signed = (secret: string, at = now) => Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(at / 1000) });
+    expect(provider.verifyEvent(payload, signed('whsec_connectendpoint'))).toMatchObject({ id: 'evt_1', type: 'account.updated', account: { accountId: 'acct_1', detailsSubmitted: true, transfersActive: true, payoutsEnabled: true } });
+    expect(provider.verifyEvent(payload, signed('whsec_accountendpoint'))).toMatchObject({ type: 'account.updated' });
+    expect(() => provider.verifyEvent(payload, signed('whsec_someoneelse'))).toThrow(EventSignatureError);
+    // Older than 5 minutes by the service's clock: refused (a replay).
+    expect(() => provider.verifyEvent(payload, signed('whsec_accountendpoint', now - 301_000))).toThrow(EventSignatureError);
+    expect(() => provider.verifyEvent(payload, undefined)).toThrow(EventSignatureError);
   });
 });
 
