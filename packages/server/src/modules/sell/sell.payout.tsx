@@ -25,7 +25,8 @@ export function sellCsp(deps: Pick<AppDeps, 'payouts'>): string {
  */
 export function sellBack(partner: PartnerRow, back: string | undefined, lang: Lang): string {
   const fallback = `/sell/${partner.id}/payout?lang=${lang}`;
-  if (!back || back.length > 500 || !back.startsWith(`/sell/${partner.id}/`) || back.includes('//') || back.includes('\\')) return fallback;
+  // Printable ASCII only (no space, no control character: nothing that could break the Location header), no `//` or `\`.
+  if (!back || back.length > 500 || !/^[\x21-\x7e]+$/.test(back) || !back.startsWith(`/sell/${partner.id}/`) || back.includes('//') || back.includes('\\')) return fallback;
   return back;
 }
 
