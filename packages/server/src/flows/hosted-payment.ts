@@ -27,8 +27,9 @@ export interface HostedPayStep {
  *    the page does not evaluate again); high fails the checkout;
  * 3. the hold read again: a checkout that ended or was paid says so;
  * 4. the provider's payment opened for the intention's total with the show's payment methods,
- *    under an idempotency key of the intention (a reload finds the same payment again), and
- *    recorded `open`.
+ *    under an idempotency key of the intention, and recorded `open`; on the next views of the
+ *    page, the payment already opened read again (never opened anew: the show's title or
+ *    methods may have changed, and the provider refuses a key reused with other parameters).
  * The outcome then comes from the provider's events ({@link handleProviderEvent}).
  */
 export async function openHostedPayment(deps: HostedPaymentDeps, provider: HostedProvider, input: { partner: PartnerRow; intention: IntentionRow; buyerPk: string }): Promise<CheckoutOutcome | HostedPayStep> {
@@ -47,7 +48,9 @@ export async function openHostedPayment(deps: HostedPaymentDeps, provider: Hoste
   if (live.state !== 'PENDING') return { kind: 'ended', state: live.state };
   let started: Awaited<ReturnType<HostedProvider['openPayment']>>;
   try {
-    started = await provider.openPayment({ intentionId: intention.id, partnerId: partner.id, amountMinor: intention.totalMinor, currency: intention.currency, methods, description: `${title} (resale ${intention.id})`, idempotencyKey: `open:${intention.id}` });
+    started = opened
+      ? await provider.resumePayment(opened.providerRef)
+      : await provider.openPayment({ intentionId: intention.id, partnerId: partner.id, amountMinor: intention.totalMinor, currency: intention.currency, methods, description: `${title} (resale ${intention.id})`, idempotencyKey: `open:${intention.id}` });
   } catch (err) {
     deps.logger.warn({ err, intentionId: intention.id, provider: provider.name }, 'the payment provider did not open a payment');
     return { kind: 'provider_unavailable' };

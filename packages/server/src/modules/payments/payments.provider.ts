@@ -75,6 +75,13 @@ export interface HostedProvider extends ProviderBase {
    */
   openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }>;
   /**
+   * A payment opened before, read again for the buyer's next view of the checkout (its client
+   * secret and state). Not opened again: what it was opened with (the show's title and payment
+   * methods) may have changed since, and a provider refuses an idempotency key reused with
+   * other parameters.
+   */
+  resumePayment(ref: string): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }>;
+  /**
    * Stops a payment that may no longer be paid (its checkout ended), and answers where it
    * stands now: `cancelled`, or, when the buyer paid first, `succeeded` (or `processing`), whose
    * event then settles it. Harmless on one already cancelled.

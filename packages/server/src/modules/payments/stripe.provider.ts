@@ -108,6 +108,11 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
     return { ref: pi.id, clientSecret: pi.client_secret ?? '', status: STATUS[pi.status] ?? 'open' };
   }
 
+  async resumePayment(ref: string): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }> {
+    const pi = await this.stripe.paymentIntents.retrieve(ref);
+    return { ref: pi.id, clientSecret: pi.client_secret ?? '', status: STATUS[pi.status] ?? 'open' };
+  }
+
   async cancelPayment(ref: string): Promise<HostedPaymentStatus> {
     try {
       return STATUS[(await this.stripe.paymentIntents.cancel(ref, {}, { idempotencyKey: `cancel:${ref}` })).status] ?? 'open';

@@ -26,7 +26,7 @@ const stripeSetup = () => stripeWorld(servers, open);
 
 describe('the Stripe provider: paying on our checkout with the Payment Element', () => {
   it('opens one PaymentIntent per checkout and shows Stripe’s form under a policy that allows exactly Stripe.js', async () => {
-    const { p, double, list, checkout, browser, piOf } = await stripeSetup();
+    const { t, p, double, list, checkout, browser, piOf } = await stripeSetup();
     const { bi, page, path } = await checkout((await list('s1')).id);
     expect(page.status).toBe(200);
     const pi = piOf(page.text)!;
@@ -45,9 +45,15 @@ describe('the Stripe provider: paying on our checkout with the Payment Element',
     const created = double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents');
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ idempotencyKey: `open:${bi.id}`, body: { amount: '4400', currency: 'eur', metadata: { intentionId: bi.id, partnerId: p.id }, transfer_group: bi.id, allowed_payment_method_types: ['card'] } });
-    // A reload finds the same PaymentIntent again (Stripe's idempotency), and records one payment.
-    expect(piOf((await browser.get(path + '?lang=en')).text)).toBe(pi);
-    expect(double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents').at(-1)!.replayed).toBe(true);
+    // A reload reads the same PaymentIntent again, never opens another, even when the event's
+    // title changed meanwhile (Stripe refuses an idempotency key reused with another description).
+    const renamed = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', title: 'The Big Tour 2026 (new date)' } });
+    expect(renamed.status).toBe(200);
+    const again = await browser.get(path + '?lang=en');
+    expect(again.status).toBe(200);
+    expect(piOf(again.text)).toBe(pi);
+    expect(double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents')).toHaveLength(1);
+    expect(double.requests.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${pi}`)).toHaveLength(1);
   });
 
   it('offers the payment methods the show allows: cards, and the bank methods that confirm at once', async () => {
