@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 
 /**
  * Debian's Chromium, driven by playwright-core: no browser download (it fails on these
@@ -87,7 +87,7 @@ export async function expectSoundPage(page: Page, opts: { include?: string; labe
  * go to `sinks` (a page answered with a 4xx on purpose logs "Failed to load resource" for
  * itself: that one is the page's status, not a fault, and is let through).
  */
-export async function newPerson(browser: Browser, contexts: BrowserContext[], sinks: { csp: string[]; errors: string[] }): Promise<Page> {
+async function newPerson(browser: Browser, contexts: BrowserContext[], sinks: { csp: string[]; errors: string[] }): Promise<Page> {
   const context = await browser.newContext();
   context.setDefaultTimeout(15_000);
   contexts.push(context);
@@ -98,4 +98,28 @@ export async function newPerson(browser: Browser, contexts: BrowserContext[], si
   });
   page.on('pageerror', (err) => sinks.errors.push(`${page.url()}: uncaught ${err.message}`));
   return page;
+}
+
+/**
+ * The browser of a journeys file: Chromium launched before its tests and closed after them,
+ * each `person()` a fresh profile; after every test, no page may have reported a
+ * Content-Security-Policy violation or a console error (a missing favicon included): every
+ * page (demo, service, widgets) works under its strict policy. Call at the top of the file.
+ */
+export function journeyBrowser(): { person: () => Promise<Page> } {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  const sinks = { csp: [] as string[], errors: [] as string[] };
+  beforeAll(async () => {
+    browser = await launch();
+  });
+  afterEach(() => {
+    expect(sinks.csp.splice(0)).toEqual([]);
+    expect(sinks.errors.splice(0)).toEqual([]);
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+  });
+  return { person: () => newPerson(browser!, contexts, sinks) };
 }

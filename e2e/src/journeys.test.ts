@@ -1,44 +1,23 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectSoundPage, journey, launch, newPerson } from './browser.js';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSoundPage, journey, journeyBrowser } from './browser.js';
 import { servePage, startStack, TEST_KEYS, type Stack } from './stack.js';
 import { ANA, CARLA, STEP_UP_LINK, steps } from './steps.js';
 
 let stack: Stack;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   stack = await startStack();
-  browser = await launch();
-});
-
-afterEach(() => {
-  // Every page (demo, service, widgets) works under its strict policy: nothing blocked, and
-  // nothing in any page's console is an error (a missing favicon included).
-  expect(cspViolations.splice(0)).toEqual([]);
-  expect(consoleErrors.splice(0)).toEqual([]);
 });
 
 afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
   await stack?.stop();
 });
 
-/** Console messages of every page that report a Content-Security-Policy violation. */
-const cspViolations: string[] = [];
-/**
- * Errors in any page's console and uncaught exceptions. A page answered with a 4xx on purpose
- * (a notice: not found, declined, expired form) logs "Failed to load resource" for itself;
- * that one is the page's status, not a fault, so only the document's own one is let through.
- */
-const consoleErrors: string[] = [];
-
 const { signIn, sell, publish, mailbox, stepUp, reserve, pay } = steps(() => stack);
 
-/** A fresh browser profile (its own cookies), as a second person on another computer. */
-const person = () => newPerson(browser, contexts, { csp: cspViolations, errors: consoleErrors });
+/** A fresh browser profile (its own cookies), as a second person on another computer; no CSP violation nor console error allowed. */
+const { person } = journeyBrowser();
 
 describe('sell on the demo My tickets page', () => {
   it('(1) a seller clicks Sell, sets a price within the rules, publishes and sees FOR_SALE', async () => {

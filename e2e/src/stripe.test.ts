@@ -1,8 +1,7 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStripeDouble, type StripeDouble } from '../../packages/server/src/testing/stripe-double.js';
 import { startStripeBrowser, type StripeBrowser } from '../../packages/server/src/testing/stripe-browser.js';
-import { expectSoundPage, journey, launch, newPerson } from './browser.js';
+import { expectSoundPage, journey, journeyBrowser } from './browser.js';
 import { startStack, type Stack } from './stack.js';
 import { CARLA, steps } from './steps.js';
 
@@ -19,34 +18,22 @@ import { CARLA, steps } from './steps.js';
 let double: StripeDouble;
 let stripeSide: StripeBrowser;
 let stack: Stack;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const cspViolations: string[] = [];
-const consoleErrors: string[] = [];
 
 beforeAll(async () => {
   double = await startStripeDouble();
   stripeSide = await startStripeBrowser(double);
   stack = await startStack({ providers: { paymentProvider: stripeSide.provider, payoutProvider: stripeSide.provider } });
   double.deliverTo(`${stack.serviceUrl}/v1/payments/stripe/events`);
-  browser = await launch();
-});
-
-afterEach(() => {
-  expect(cspViolations.splice(0)).toEqual([]);
-  expect(consoleErrors.splice(0)).toEqual([]);
 });
 
 afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
   await stack?.stop();
   await stripeSide?.close();
   await double?.close();
 });
 
 const { signIn, stepUp, reserve } = steps(() => stack);
-const person = () => newPerson(browser, contexts, { csp: cspViolations, errors: consoleErrors });
+const { person } = journeyBrowser();
 
 describe('Stripe in the browser (a local stand-in for Stripe’s side)', () => {
   it('(8) a seller sets up payouts with Stripe and publishes; a buyer pays on the Payment Element, is declined once, pays, and gets the receipt', async () => {

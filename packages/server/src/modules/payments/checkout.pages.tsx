@@ -249,6 +249,19 @@ export function checkoutPageRoutes(deps: AppDeps) {
 
   const checkoutPath = (partner: PartnerRow, intention: IntentionRow, lang: Lang) => `/checkout/${partner.id}/${intention.id}?lang=${lang}`;
 
+  /**
+   * The signed-in buyer's checkout while it is PENDING; else the receipt (paid: `status` is the
+   * redirect's, 303 after a POST) or the page that says it ended.
+   */
+  async function pendingCheckout(c: C, partner: PartnerRow, lang: Lang, status: 302 | 303 = 302): Promise<{ intention: IntentionRow; userPk: string } | Response> {
+    const loaded = await load(c, partner, lang);
+    if (loaded instanceof Response) return loaded;
+    const { intention } = loaded;
+    if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, status);
+    if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
+    return loaded;
+  }
+
   /** The page of a checkout step's outcome (flows/checkout.ts decides; this only says it). */
   async function outcomePage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, outcome: CheckoutOutcome): Promise<Response> {
     if (outcome.kind === 'platform_unavailable') return noticePage(c, { lang, status: 503, title: t(lang, 'unavailableTitle'), text: t(lang, 'unavailableText'), headers: { 'Retry-After': '60' } });
@@ -401,11 +414,9 @@ export function checkoutPageRoutes(deps: AppDeps) {
   app.get(
     '/checkout/:partnerId/:intentionId',
     partnerPage(deps, async (c: C, partner, lang) => {
-      const loaded = await load(c, partner, lang);
+      const loaded = await pendingCheckout(c, partner, lang);
       if (loaded instanceof Response) return loaded;
       const { intention } = loaded;
-      if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`);
-      if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
       const hosted = deps.payments.hosted;
       if (hosted) {
         const step = await openHostedPayment(deps, hosted, { partner, intention, buyerPk: loaded.userPk });
@@ -422,11 +433,9 @@ export function checkoutPageRoutes(deps: AppDeps) {
     '/checkout/:partnerId/:intentionId',
     partnerPage(deps, async (c: C, partner, lang) => {
       if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
-      const loaded = await load(c, partner, lang);
+      const loaded = await pendingCheckout(c, partner, lang, 303);
       if (loaded instanceof Response) return loaded;
       const { intention } = loaded;
-      if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
-      if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
       // A hosted provider's form never posts here: whatever did is sent to the checkout (nothing is read from it).
       if (deps.payments.hosted) return safeRedirect(c, checkoutPath(partner, intention, lang), 303);
       const { card, typed, errors } = readCard(await c.req.parseBody(), deps.clock.now());
@@ -501,11 +510,9 @@ export function checkoutPageRoutes(deps: AppDeps) {
   app.get(
     '/checkout/:partnerId/:intentionId/return',
     partnerPage(deps, async (c: C, partner, lang) => {
-      const loaded = await load(c, partner, lang);
+      const loaded = await pendingCheckout(c, partner, lang);
       if (loaded instanceof Response) return loaded;
       const { intention } = loaded;
-      if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`);
-      if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
       const payment = await deps.db.read(async (tx) => await deps.payments.hostedOf(tx, intention.id));
       if (!payment || payment.state === 'open' || payment.state === 'cancelled') return safeRedirect(c, checkoutPath(partner, intention, lang));
       const here = `/checkout/${partner.id}/${intention.id}/return?lang=${lang}`;
