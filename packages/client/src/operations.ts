@@ -13,6 +13,7 @@ export const OPERATIONS = {
   "rotatePartnerWebhookSecret": { method: "post", path: "/admin/v1/partners/{partnerId}/webhookSecret/rotate" },
   "getLedgerReport": { method: "get", path: "/admin/v1/ledger" },
   "getLedgerReconciliation": { method: "get", path: "/admin/v1/ledger/reconciliation" },
+  "listPayouts": { method: "get", path: "/admin/v1/payouts" },
   "receiveStripeEvent": { method: "post", path: "/v1/payments/stripe/events" },
   "updateEvent": { method: "put", path: "/v1/events" },
   "createEvent": { method: "post", path: "/v1/events" },

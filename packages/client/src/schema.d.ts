@@ -192,6 +192,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sellers’ payouts
+         * @description Sellers’ payouts in the order they were scheduled, optionally of one partner and state. With `overdue=true`, the ones past their date and not delivered, each with `lastError`: a seller who has not finished the payout provider’s onboarding, or a transfer the provider refused. The payout job tries them again on each run. Cursor pagination: pass `nextCursor` as `startingAfter`. Operator token.
+         */
+        get: operations["listPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments/stripe/events": {
         parameters: {
             query?: never;
@@ -2495,6 +2515,63 @@ export interface components {
             currency: string;
             count: number;
             amountMinor: number;
+        };
+        PayoutList: {
+            /** @description In the order they were scheduled. */
+            items: components["schemas"]["Payout"][];
+            /**
+             * @description Pass as `startingAfter` for the next page; null on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        Payout: {
+            /** @example po_01jd8x3k4f5g6h7j8k9m0n1p2q */
+            id: string;
+            /** @example ptr_01jd8x3k4f5g6h7j8k9m0n1p2q */
+            partnerId: string;
+            /**
+             * @description The seller as the partner knows them: their user id, else e-mail, else phone (as in `payouts.delivered`).
+             * @example user-42
+             */
+            sellerId: string;
+            /** @example lst_01jd8x3k4f5g6h7j8k9m0n1p2q */
+            listingId: string;
+            /**
+             * @description What the seller is owed, in major units.
+             * @example 38
+             */
+            amount: number;
+            /** @example 3800 */
+            amountMinor: number;
+            /** @example EUR */
+            currency: string;
+            /**
+             * @description SCHEDULED (waiting for its date, or refused and waiting for the next run), SENDING (the transfer is being asked for), DELIVERED (final), CANCELLED (the show was cancelled first).
+             * @enum {string}
+             */
+            state: "SCHEDULED" | "SENDING" | "DELIVERED" | "CANCELLED";
+            /**
+             * @description `payoutDelayDays` after the show: never paid before.
+             * @example 2026-12-08T20:00:00.000Z
+             */
+            dueAt: string;
+            /** @example null */
+            deliveredAt: string | null;
+            /** @example null */
+            cancelledAt: string | null;
+            /**
+             * @description The payout provider’s transfer (Stripe `tr_…`), once delivered through one.
+             * @example null
+             */
+            transferRef: string | null;
+            /**
+             * @description Why the last attempt did not deliver it: `seller_account_not_ready` (the seller has not finished the provider’s onboarding), or the provider’s refusal code (such as `balance_insufficient`). Cleared on delivery.
+             * @example seller_account_not_ready
+             */
+            lastError: string | null;
+            /** @example 2026-11-24T18:00:00.000Z */
+            createdAt: string;
         };
         ProviderEventReceived: {
             /** @enum {boolean} */
@@ -5612,6 +5689,13 @@ export interface components {
             /** @description null on success */
             errors: null;
         };
+        PayoutListEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["PayoutList"];
+            /** @description null on success */
+            errors: null;
+        };
         ProviderEventReceivedEnvelope: {
             /** @example 200 */
             status: number;
@@ -7030,6 +7114,110 @@ export interface operations {
                 };
             };
             /** @description Error */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPayouts: {
+        parameters: {
+            query?: {
+                /** @description Only this partner’s payouts. */
+                partnerId?: string;
+                /** @description Only payouts in this state. */
+                state?: "SCHEDULED" | "SENDING" | "DELIVERED" | "CANCELLED";
+                /** @description true: only payouts past their date and not delivered (SCHEDULED or SENDING): the ones whose `lastError` needs a look. */
+                overdue?: "true" | "false";
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The previous page’s nextCursor. */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payouts */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutListEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

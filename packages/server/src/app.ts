@@ -14,6 +14,7 @@ import { clientAddresses } from './middleware/client-address.js';
 import { pageRateLimit } from './middleware/page-rate-limit.js';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { payoutRoutes } from './modules/payouts/payouts.routes.js';
 import { paymentRoutes } from './modules/payments/payments.routes.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
@@ -187,6 +188,7 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
 
   app.route('/', partnerRoutes(deps));
   app.route('/', ledgerRoutes(deps));
+  app.route('/', payoutRoutes(deps));
   app.route('/', paymentRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', ruleRoutes(deps));

@@ -156,9 +156,13 @@ describe('Stripe Connect: payouts as transfers, after the show, never reversed',
     expect(await t.deps.payouts.deliverDue()).toBe(0);
     expect((await t.db.select().from(payouts))[0]).toMatchObject({ state: 'SCHEDULED', lastError: 'seller_account_not_ready' });
     expect(transfers(double)).toEqual([]);
+    // The operator sees it stuck, and why.
+    const overdue = async () => (await t.request('GET', '/admin/v1/payouts?overdue=true', { operator: true })).body.data.items;
+    expect(await overdue()).toMatchObject([{ id: payout.id, state: 'SCHEDULED', sellerId: 'seller@example.com', lastError: 'seller_account_not_ready' }]);
     await onboarded();
     expect(await t.deps.payouts.deliverDue()).toBe(1);
     expect((await t.db.select().from(payouts))[0]!.state).toBe('DELIVERED');
+    expect(await overdue()).toEqual([]);
   });
 
   it('keeps a payout Stripe refused for the next run, and a crashed run’s transfer is one transfer', async () => {
@@ -167,6 +171,7 @@ describe('Stripe Connect: payouts as transfers, after the show, never reversed',
     double.failNext('POST /v1/transfers', { status: 400, body: { error: { type: 'invalid_request_error', code: 'balance_insufficient', message: 'Insufficient funds in Stripe account.' } } });
     expect(await t.deps.payouts.deliverDue()).toBe(0);
     expect((await t.db.select().from(payouts))[0]).toMatchObject({ state: 'SCHEDULED', lastError: 'balance_insufficient' });
+    expect((await t.request('GET', '/admin/v1/payouts?state=SCHEDULED', { operator: true })).body.data.items).toMatchObject([{ id: payout.id, lastError: 'balance_insufficient' }]);
     // A process claimed it (SENDING) and died before the answer: five minutes on, the next run
     // asks again with the same idempotency key, and Stripe answers the first transfer.
     await t.db.update(payouts).set({ state: 'SENDING', sendingAt: t.clock.now() }).where(eq(payouts.id, payout.id));

@@ -1,6 +1,6 @@
-import { and, count, eq, inArray, lte, min } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, lte, min, or, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { connectAccounts, payoutAccounts, payouts } from './payouts.table.js';
+import { connectAccounts, PAYOUT_STATES, payoutAccounts, payouts } from './payouts.table.js';
 
 /**
  * Reads of the payouts module other modules may use. Only `payouts.service.ts` writes payouts.
@@ -34,4 +34,35 @@ export async function sellerPayoutReady(tx: Tx, userPk: string, viaProvider: boo
     return !!row && row.d && row.t;
   }
   return (await tx.select({ id: payoutAccounts.id }).from(payoutAccounts).where(eq(payoutAccounts.userPk, userPk)).limit(1)).length === 1;
+}
+
+/** What the operator's list of payouts selects. */
+export interface PayoutListQuery {
+  partnerId?: string | undefined;
+  state?: (typeof PAYOUT_STATES)[number] | undefined;
+  /** Only payouts the job should have delivered by `now` and has not (SCHEDULED or SENDING, due): the ones to look at. */
+  overdue?: boolean | undefined;
+  limit: number;
+  /** Cursor: the last id of the previous page. */
+  startingAfter?: string | undefined;
+}
+
+/**
+ * Payouts for the operator, in the order they were scheduled (ids sort by creation), a page
+ * at a time. With `overdue`, the ones stuck past their date, whose `lastError` says why.
+ */
+export async function listPayouts(tx: Tx, q: PayoutListQuery, now: number): Promise<{ items: (typeof payouts.$inferSelect)[]; nextCursor: string | null }> {
+  const where: SQL[] = [];
+  if (q.partnerId !== undefined) where.push(eq(payouts.partnerId, q.partnerId));
+  if (q.state !== undefined) where.push(eq(payouts.state, q.state));
+  if (q.overdue) where.push(or(eq(payouts.state, 'SCHEDULED'), eq(payouts.state, 'SENDING'))!, lte(payouts.dueAt, now));
+  if (q.startingAfter !== undefined) where.push(gt(payouts.id, q.startingAfter));
+  const rows = await tx
+    .select()
+    .from(payouts)
+    .where(and(...where))
+    .orderBy(asc(payouts.id))
+    .limit(q.limit + 1);
+  const items = rows.slice(0, q.limit);
+  return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.id : null };
 }

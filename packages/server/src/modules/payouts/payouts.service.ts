@@ -5,7 +5,7 @@ import { toIso } from '../../lib/clock.js';
 import { affected } from '../../db/affected.js';
 import { newId } from '../../lib/ids.js';
 import { toMajor } from '../../lib/money.js';
-import { userOf } from '../users/users.queries.js';
+import { partnerUserId, userOf } from '../users/users.queries.js';
 import { payouts } from './payouts.table.js';
 import { payoutDeliveredLines } from '../ledger/ledger.accounts.js';
 import { ConnectAccounts } from './payouts.connect.js';
@@ -124,7 +124,7 @@ export class PayoutsService {
     await this.deps.webhooks.enqueue(tx, p.partnerId, {
       action: 'payouts.delivered',
       resourceKey: `payout:${p.id}`,
-      data: { payoutId: p.id, sellerId: seller.externalId ?? seller.email ?? seller.phone ?? seller.id, amount: toMajor(p.amountMinor, p.currency), currency: p.currency, listingIds: [p.listingId], deliveredAt: toIso(now) },
+      data: { payoutId: p.id, sellerId: partnerUserId(seller), amount: toMajor(p.amountMinor, p.currency), currency: p.currency, listingIds: [p.listingId], deliveredAt: toIso(now) },
     });
     return true;
   }

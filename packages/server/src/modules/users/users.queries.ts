@@ -23,3 +23,11 @@ export async function usersByPks(tx: Tx, userPks: readonly string[]): Promise<Ma
   if (userPks.length === 0) return new Map();
   return new Map((await tx.select().from(users).where(inArray(users.id, [...new Set(userPks)]))).map((u) => [u.id, u]));
 }
+
+/**
+ * How the partner knows this user, as webhooks and operator reports name them: the partner's
+ * user id, else the e-mail, else the phone (the service's own id only for a user with none).
+ */
+export function partnerUserId(user: UserRow): string {
+  return user.externalId ?? user.email ?? user.phone ?? user.id;
+}
