@@ -36,7 +36,7 @@ const { signIn, stepUp, reserve } = steps(() => stack);
 const { person } = journeyBrowser();
 
 describe('Stripe in the browser (a local stand-in for Stripe’s side)', () => {
-  it('(8) a seller sets up payouts with Stripe and publishes; a buyer pays on the Payment Element, is declined once, pays, and gets the receipt', async () => {
+  it('(8) a seller sets up payouts with Stripe, publishes and can manage them on Stripe; a buyer pays on the Payment Element, is declined once, pays, and gets the receipt', async () => {
     const seller = await person();
     await journey(seller, 'stripe-sell', async () => {
       await signIn(seller, CARLA.name);
@@ -58,6 +58,11 @@ describe('Stripe in the browser (a local stand-in for Stripe’s side)', () => {
       await expect.poll(() => seller.locator('main').innerText()).toContain('Payouts go to your Stripe account ending in');
       await seller.getByRole('button', { name: 'Publish' }).click();
       await seller.waitForURL(/published=1/);
+      // Later, the bank account changes on Stripe's Express dashboard, reached from the payout page.
+      await seller.goto(`${stack.serviceUrl}${form.split('/').slice(0, 3).join('/')}/payout?lang=en`);
+      await expectSoundPage(seller, { label: 'the payout page with a Stripe account' });
+      await seller.getByRole('button', { name: 'Manage payouts on Stripe' }).click();
+      await seller.waitForURL((u) => u.origin === stripeSide.origin && u.pathname.startsWith('/connect/express/acct_'));
     });
 
     const buyer = await person();

@@ -95,6 +95,10 @@ export async function startStripeBrowser(double: StripeDouble): Promise<StripeBr
       if (onboarding && req.method === 'GET') {
         return send(200, 'text/html; charset=utf-8', `<!doctype html><html lang="en"><head><title>Stripe onboarding (double)</title><link rel="icon" href="data:,"></head><body><main><h1>Set up payouts</h1><form method="post" action="/connect/onboarding/${onboarding[1]}/complete"><button type="submit">Complete onboarding</button></form></main></body></html>`);
       }
+      const dashboard = /^\/connect\/express\/(acct_\w+)$/.exec(url.pathname);
+      if (dashboard && req.method === 'GET') {
+        return send(200, 'text/html; charset=utf-8', `<!doctype html><html lang="en"><head><title>Stripe Express (double)</title><link rel="icon" href="data:,"></head><body><main><h1>Your Stripe Express account ${dashboard[1]}</h1></main></body></html>`);
+      }
       if (onboarding?.[2] && req.method === 'POST') {
         await double.completeOnboarding(onboarding[1]!);
         // Back where the latest account link of this account said.
@@ -115,6 +119,9 @@ export async function startStripeBrowser(double: StripeDouble): Promise<StripeBr
     override async onboardingLink(input: { accountId: string; returnUrl: string; refreshUrl: string }): Promise<string> {
       const url = new URL(await super.onboardingLink(input));
       return `${origin}${url.pathname}`;
+    }
+    override async dashboardLink(accountId: string): Promise<string> {
+      return `${origin}${new URL(await super.dashboardLink(accountId)).pathname}`;
     }
   }
   const provider = new LocalStripe({ secretKey: double.secretKey, publishableKey: 'pk_test_browser', webhookSecret: double.webhookSecret, api: { host: '127.0.0.1', port: double.port, protocol: 'http' }, now: () => Date.now() });

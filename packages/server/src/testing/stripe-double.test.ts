@@ -298,7 +298,10 @@ describe('stripe double, driven by the real SDK', () => {
     const early = await rejection(stripe.transfers.create({ amount: 5000, currency: 'eur', destination: account.id }));
     expect(early).toMatchObject({ statusCode: 400, code: 'insufficient_capabilities_for_transfer', param: 'destination' });
 
+    // The Express Dashboard only opens for an account that finished onboarding.
+    expect(await rejection(stripe.accounts.createLoginLink(account.id))).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError' });
     await d.completeOnboarding(account.id);
+    expect(await stripe.accounts.createLoginLink(account.id)).toMatchObject({ object: 'login_link', url: `${d.url}/connect/express/${account.id}` });
     const updated = hook.received.filter((e) => e.type === 'account.updated').at(-1)!;
     expect(updated.data.object).toMatchObject({ id: account.id, charges_enabled: true, payouts_enabled: true, details_submitted: true, capabilities: { transfers: 'active' } });
     expect(updated.data.previous_attributes).toMatchObject({ charges_enabled: false });

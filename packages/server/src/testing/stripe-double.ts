@@ -780,6 +780,14 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
     return { object: 'account_link', created, expires_at: created + 300, url: `http://127.0.0.1:${port}/connect/onboarding/${account.id}` };
   }
 
+  /** An Express Dashboard login link: Stripe refuses one for an account that has not finished onboarding. */
+  function createLoginLink(id: string, p: Params): Obj {
+    only(p, ['expand']);
+    const account = getAccount(id, 'account');
+    if (!account.details_submitted) throw invalid('Cannot create a login link for an account that has not completed onboarding.', { param: 'account' });
+    return { object: 'login_link', created: seconds(), url: `http://127.0.0.1:${port}/connect/express/${account.id}` };
+  }
+
   async function createTransfer(p: Params, cause: Cause): Promise<Obj> {
     only(p, ['amount', 'currency', 'destination', 'transfer_group', 'source_transaction', 'metadata', 'description']);
     const amount = amountParam(p);
@@ -879,6 +887,7 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
     ['POST', /^\/v1\/accounts$/, (_, p) => createAccount(p)],
     ['GET', /^\/v1\/accounts\/([^/]+)$/, ([id]) => getAccount(id!, 'account')],
     ['POST', /^\/v1\/account_links$/, (_, p) => createAccountLink(p)],
+    ['POST', /^\/v1\/accounts\/([^/]+)\/login_links$/, ([id], p) => createLoginLink(id!, p)],
     ['POST', /^\/v1\/transfers$/, (_, p, c) => createTransfer(p, c)],
     ['GET', /^\/v1\/balance_transactions$/, (_, q) => listBalanceTransactions(q)],
     [

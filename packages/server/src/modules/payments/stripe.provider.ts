@@ -216,6 +216,10 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
     return link.url;
   }
 
+  async dashboardLink(accountId: string): Promise<string> {
+    return (await this.stripe.accounts.createLoginLink(accountId)).url;
+  }
+
   async sellerAccount(accountId: string): Promise<SellerAccountState> {
     return accountState(await this.stripe.accounts.retrieve(accountId));
   }

@@ -102,6 +102,50 @@ describe('Stripe Connect: sellers set up payouts from the sell flow', () => {
     expect((await browser.get(`/sell/${p.id}/payout?lang=es`)).text).toContain('Los pagos van a tu cuenta de Stripe terminada en');
   });
 
+  it('signs a seller with a finished account in to Stripe’s Express dashboard to change their bank account, stepped up, and nobody else', async () => {
+    const { t, p, double, sellerBrowser: browser, onboarded, account } = await sellerWorld();
+    const payoutPage = `/sell/${p.id}/payout?lang=en`;
+    const proven = await completeCodeFlow(t, browser, (await browser.get(payoutPage)).location!, 'seller@example.com');
+    const logins = () => double.requests.filter((r) => r.method === 'POST' && /^\/v1\/accounts\/[^/]+\/login_links$/.test(r.path));
+    const manage = async () => {
+      const page = await browser.get(payoutPage);
+      return await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(page.text, '_csrf')!, intent: 'dashboard' });
+    };
+
+    // No account yet: no dashboard to go to; the page offers onboarding and nothing is asked of Stripe.
+    expect((await browser.get(proven.location!)).text).not.toContain('Manage payouts on Stripe');
+    const none = await manage();
+    expect(none.status).toBe(303);
+    expect(none.location).toBe(payoutPage);
+    expect(logins()).toEqual([]);
+
+    await onboarded();
+    const ready = await browser.get(payoutPage);
+    expect(ready.text).toContain('Manage payouts on Stripe');
+    const toStripe = await manage();
+    expect(toStripe.status).toBe(303);
+    expect(toStripe.location).toBe(`http://127.0.0.1:${double.port}/connect/express/${(await account())!.accountId}`);
+    expect(logins()).toHaveLength(1);
+
+    // Stripe does not answer: a page that says so, nothing else.
+    double.failNext(/^POST \/v1\/accounts\/[^/]+\/login_links$/, { status: 429 });
+    const down = await manage();
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('30');
+
+    // The step-up lapsed: a one-time code again before Stripe is asked.
+    t.clock.advance(11 * 60_000);
+    const form = await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(ready.text, '_csrf')!, intent: 'dashboard' });
+    expect(form.location).toContain('/auth/step-up?');
+    expect(logins()).toHaveLength(2);
+
+    // Without a session (or with a forged form) nothing reaches Stripe.
+    const stranger = new TestBrowser(t.app);
+    const anonymous = await stranger.post(`/sell/${p.id}/payout`, { _csrf: 'x', intent: 'dashboard' });
+    expect(anonymous.status).toBe(403);
+    expect(logins()).toHaveLength(2);
+  });
+
   it('says PENDING_PAYOUT_INFO in the sell access layer while a seller with a listing has not finished onboarding', async () => {
     const { t, p, list, onboarded } = await sellerWorld();
     await list('s1');

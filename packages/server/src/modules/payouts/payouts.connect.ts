@@ -72,6 +72,21 @@ export class ConnectAccounts {
     return await this.provider.onboardingLink({ accountId: row.accountId, ...urls });
   }
 
+  /**
+   * A single-use link that signs the seller in to the provider's dashboard of their account,
+   * where they change the bank account their payouts go to. Only within a fresh step-up, as any
+   * change of where money goes, and only for an account that finished onboarding (the
+   * provider has no dashboard before).
+   *
+   * @throws 403 `step_up_required` without a recent one-time code; 409 `conflict` without a finished account
+   */
+  async dashboardLink(session: Pick<SessionData, 'userPk' | 'steppedUpAt'>): Promise<string> {
+    if (!this.deps.auth.isSteppedUp(session)) throw new ApiError(403, 'step_up_required', 'Confirm it is you with a one-time code before changing where your payouts go');
+    const row = await this.deps.db.read(async (tx) => await this.get(tx, session.userPk));
+    if (!row?.detailsSubmitted) throw ApiError.conflict('Finish setting up payouts first');
+    return await this.provider.dashboardLink(row.accountId);
+  }
+
   /** Reads the account's state from the provider again (the seller is back from onboarding) and keeps it. */
   async refresh(userPk: string): Promise<ConnectAccountView | null> {
     const row = await this.deps.db.read(async (tx) => await this.get(tx, userPk));

@@ -26,6 +26,12 @@ export interface PayoutProvider {
   createSellerAccount(input: { partnerId: string; userPk: string; email: string | null; country: string | null; idempotencyKey: string }): Promise<SellerAccountState>;
   /** A single-use link to the provider's onboarding of the account; `refreshUrl` when it expired, `returnUrl` when done. */
   onboardingLink(input: { accountId: string; returnUrl: string; refreshUrl: string }): Promise<string>;
+  /**
+   * A single-use link that signs the seller in to the provider's dashboard of their account
+   * (Stripe: the Express Dashboard), where they change their bank account and follow their
+   * payouts. Only for an account that finished onboarding.
+   */
+  dashboardLink(accountId: string): Promise<string>;
   /** The account's state as the provider has it now. */
   sellerAccount(accountId: string): Promise<SellerAccountState>;
   /** Moves a payout to the seller's account. Never reversed by the service: a delivered payout is final. */

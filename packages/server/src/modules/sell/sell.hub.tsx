@@ -13,7 +13,7 @@ import { showsWithEvents, ticketOptionsByPks } from '../events/events.queries.js
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts } from '../payouts/payouts.accounts.js';
 import { sellerPayoutReady } from '../payouts/payouts.queries.js';
-import { sellBack, sellCsp, StripePayout, toOnboarding } from './sell.payout.js';
+import { sellBack, sellCsp, StripePayout, toDashboard, toOnboarding } from './sell.payout.js';
 import { ownedTicketsByRefs } from '../tickets/tickets.queries.js';
 import { parseTypedPrice, verifyOwnership } from './sell.flow.js';
 import { sm } from './sell.messages.js';
@@ -255,7 +255,10 @@ export function sellHubRoutes(deps: AppDeps) {
       // The step-up lapsed while the form was open (or the form was posted without one): nothing is saved.
       if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}`, lang), 303);
       // With Stripe Connect, where the money goes is the seller's Stripe account: set up on Stripe's pages.
-      if (deps.payouts.connect) return await toOnboarding(deps, c, partner, session, `/sell/${partner.id}/payout?lang=${lang}`, lang);
+      if (deps.payouts.connect) {
+        if (str('intent') === 'dashboard') return await toDashboard(deps, c, partner, session, lang);
+        return await toOnboarding(deps, c, partner, session, `/sell/${partner.id}/payout?lang=${lang}`, lang);
+      }
       try {
         await deps.db.transact(async (tx) => await accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang));
       } catch (err) {
@@ -304,7 +307,7 @@ export function sellHubRoutes(deps: AppDeps) {
           <h1>{sm(lang, 'payoutTitle')}</h1>
           <form method="post" action={action} class="card" novalidate>
             {csrfField(c, action)}
-            <StripePayout lang={lang} partner={partner} view={view} button />
+            <StripePayout lang={lang} partner={partner} view={view} button manage />
           </form>
         </Layout>,
         { csp: sellCsp(deps) },

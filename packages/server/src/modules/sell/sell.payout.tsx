@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Context } from 'hono';
 import type { AppDeps } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
 import { cspWith, noticePage } from '../../pages/layout.js';
 import type { Lang } from '../../pages/i18n.js';
 import type { SessionData } from '../auth/auth.service.js';
@@ -49,10 +50,48 @@ export async function toOnboarding(deps: AppDeps, c: C, partner: PartnerRow, ses
   return safeRedirect(c, url, 303);
 }
 
-/** The seller's connected account on the sell pages: where payouts go, or the way to set it up. */
-export function StripePayout(props: { lang: Lang; partner: PartnerRow; view: ConnectAccountView | null; error?: string | undefined; button: boolean }) {
+/**
+ * Signs a stepped-up seller in to the payout provider's dashboard of their account (Stripe
+ * Express), where they change their bank account. An account not finished goes back to the
+ * payout page (which offers onboarding instead); the provider's refusal is a 503 page.
+ */
+export async function toDashboard(deps: AppDeps, c: C, partner: PartnerRow, session: SessionData, lang: Lang): Promise<Response> {
+  let url: string;
+  try {
+    url = await deps.payouts.connect!.dashboardLink(session);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) return safeRedirect(c, `/sell/${partner.id}/payout?lang=${lang}`, 303);
+    deps.logger.warn({ err, partnerId: partner.id }, 'the payout provider did not open the seller’s dashboard');
+    return noticePage(c, { lang, status: 503, title: sm(lang, 'stripeUnavailableTitle'), text: sm(lang, 'stripeUnavailableText'), headers: { 'Retry-After': '30' } });
+  }
+  return safeRedirect(c, url, 303);
+}
+
+/**
+ * The seller's connected account on the sell pages: where payouts go (with, where `manage`,
+ * the way to change it on the provider's dashboard), or (where `button`) the way to set it up.
+ */
+export function StripePayout(props: { lang: Lang; partner: PartnerRow; view: ConnectAccountView | null; error?: string | undefined; button: boolean; manage?: boolean }) {
   const { lang, view } = props;
-  if (view?.status === 'ready') return <p role="status">{sm(lang, 'stripeReady', { hint: view.accountHint })}</p>;
+  if (view?.status === 'ready') {
+    return (
+      <>
+        <p role="status">{sm(lang, 'stripeReady', { hint: view.accountHint })}</p>
+        {props.manage ? (
+          <>
+            <p class="hint" id="stripe-manage-hint">
+              {sm(lang, 'stripeManageHint')}
+            </p>
+            <p>
+              <button type="submit" name="intent" value="dashboard" class="secondary" aria-describedby="stripe-manage-hint">
+                {sm(lang, 'stripeManage')}
+              </button>
+            </p>
+          </>
+        ) : null}
+      </>
+    );
+  }
   return (
     <fieldset>
       <legend>
