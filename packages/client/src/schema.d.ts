@@ -2502,8 +2502,16 @@ export interface components {
             providerRef: string;
             /** @example EUR */
             currency: string;
-            /** @example charge */
+            /**
+             * @description The provider’s kind of entry (Stripe’s balance transaction `type`).
+             * @example charge
+             */
             providerType: string | null;
+            /**
+             * @description The provider’s accounting category (Stripe’s `reporting_category`). `dispute` (a chargeback), `dispute_reversal` (a dispute won) and `transfer_reversal` (a payout reversed in the dashboard) are never made by the service: each is reported `missing_in_ledger` for an operator to act on.
+             * @example charge
+             */
+            providerCategory: string | null;
             providerAmountMinor: number | null;
             ledgerAmountMinor: number | null;
             providerFeeMinor: number | null;

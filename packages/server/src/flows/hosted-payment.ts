@@ -1,3 +1,4 @@
+import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
 import { effectiveConfiguration } from '../modules/events/events.model.js';
 import { showWithEvent } from '../modules/events/events.queries.js';
@@ -9,7 +10,7 @@ import type { PaymentRow } from '../modules/payments/payments.service.js';
 import { attemptsLeft, riskTooHigh, settle, verifySellers, type CheckoutDeps, type CheckoutOutcome } from './checkout.js';
 
 /** What paying with a hosted provider needs: the checkout's modules. */
-export type HostedPaymentDeps = CheckoutDeps;
+export type HostedPaymentDeps = CheckoutDeps & Pick<AppDeps, 'metrics'>;
 
 /** The checkout page may show the provider's payment form for this payment. */
 export interface HostedPayStep {
@@ -75,11 +76,25 @@ export type ProviderEventResult = 'processed' | 'duplicate' | 'ignored';
  * - `refund.succeeded`: a pending refund settled (as the refunds job does when the provider
  *   answers first);
  * - `account.updated`: a seller's connected account's state kept (payouts);
+ * - `attention` (a chargeback, a payout reversed in the provider's dashboard): recorded and
+ *   logged as an error for an operator, who answers a dispute in the provider's dashboard
+ *   before its deadline; the ledger is not written (the reconciliation names the movement);
  * - anything else is recorded and ignored.
  */
 export async function handleProviderEvent(deps: HostedPaymentDeps, provider: HostedProvider, event: ProviderEvent): Promise<ProviderEventResult> {
   if (event.type === 'ignored') {
     return (await deps.db.transact(async (tx) => await deps.payments.claimEvent(tx, event))) ? 'ignored' : 'duplicate';
+  }
+  if (event.type === 'attention') {
+    const first = await deps.db.transact(async (tx) => await deps.payments.claimEvent(tx, event));
+    if (!first) return 'duplicate';
+    const { what, ref, paymentRef, amountMinor, currency } = event;
+    deps.metrics.providerAttention(what);
+    deps.logger.error(
+      { eventId: event.id, what, ref, paymentRef, amountMinor, currency },
+      what === 'dispute' ? 'a buyer disputed a charge: answer it in the provider’s dashboard before its deadline, and book the outcome' : 'a delivered payout was reversed at the provider: the service never reverses one; find out who did',
+    );
+    return 'processed';
   }
   if (event.type === 'account.updated') {
     return await deps.db.transact(async (tx) => {

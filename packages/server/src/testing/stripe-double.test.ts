@@ -316,6 +316,23 @@ describe('stripe double, driven by the real SDK', () => {
 
     const broke = await rejection(stripe.transfers.create({ amount: 5000, currency: 'eur', destination: account.id }));
     expect(broke).toMatchObject({ code: 'balance_insufficient' });
+
+    // A reversal (made in the dashboard) brings part of it back, as a transfer_refund; never more than is left.
+    const reversal = await stripe.transfers.createReversal(transfer.id, { amount: 3000 });
+    expect(reversal).toMatchObject({ object: 'transfer_reversal', amount: 3000, transfer: transfer.id });
+    expect(hook.received.at(-1)).toMatchObject({ type: 'transfer.reversed', data: { object: { id: transfer.id, amount_reversed: 3000, reversed: false } } });
+    expect(d.balance('eur')).toBe(10_000 - 320 - 8000 + 3000);
+    expect(await rejection(stripe.transfers.createReversal(transfer.id, { amount: 5001 }))).toMatchObject({ statusCode: 400, param: 'amount' });
+    expect(await rejection(stripe.transfers.createReversal('tr_nobody'))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+    const [reversalTxn] = (await stripe.balanceTransactions.list({ limit: 1 })).data;
+    expect(reversalTxn).toMatchObject({ type: 'transfer_refund', reporting_category: 'transfer_reversal', source: reversal.id, amount: 3000 });
+
+    // The buyer's bank disputes the charge: its amount and the dispute fee leave the balance.
+    const disputeId = await d.openDispute(pi.id);
+    expect(hook.received.at(-1)).toMatchObject({ type: 'charge.dispute.created', data: { object: { id: disputeId, object: 'dispute', amount: 10_000, payment_intent: pi.id, charge: pi.latest_charge } } });
+    const [disputeTxn] = (await stripe.balanceTransactions.list({ limit: 1 })).data;
+    expect(disputeTxn).toMatchObject({ type: 'adjustment', reporting_category: 'dispute', source: disputeId, amount: -10_000, fee: 1500 });
+    expect(d.balance('eur')).toBe(10_000 - 320 - 8000 + 3000 - 10_000 - 1500);
     const nobody = await rejection(stripe.transfers.create({ amount: 100, currency: 'eur', destination: 'acct_nobody' }));
     expect(nobody).toMatchObject({ code: 'resource_missing', param: 'destination' });
 

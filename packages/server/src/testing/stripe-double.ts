@@ -130,6 +130,12 @@ export interface StripeDouble {
   settleProcessing(paymentIntentId: string, ok: boolean): Promise<void>;
   /** POSTs an event again (same id), as Stripe does when it retries or when asked to resend. */
   redeliver(eventId: string): Promise<WebhookDelivery>;
+  /**
+   * The buyer's bank disputes a paid PaymentIntent's charge (a chargeback): its amount and
+   * Stripe's dispute fee leave the balance (an `adjustment`, reporting category `dispute`), and
+   * `charge.dispute.created` is sent. Returns the dispute's id.
+   */
+  openDispute(paymentIntentId: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -188,6 +194,9 @@ class ApiError extends Error {
     super(String(error.message));
   }
 }
+
+/** What Stripe charges for a dispute, in minor units (its fee varies by country; 15.00 here). */
+const DISPUTE_FEE = 1500;
 
 const invalid = (message: string, extra: Obj = {}, status = 400): ApiError =>
   new ApiError(status, { type: 'invalid_request_error', message, ...extra });
@@ -374,6 +383,7 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
   const paymentIntents = new Map<string, PaymentIntent>();
   const charges = new Map<string, Charge>();
   const accounts = new Map<string, Account>();
+  const transfers = new Map<string, Obj & { id: string; amount: number; amount_reversed: number; currency: string }>();
   const balanceTransactions: BalanceTransaction[] = []; // oldest first
   const available = new Map<string, number>();
   const events: StripeDoubleEvent[] = [];
@@ -432,7 +442,8 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
   // -------------------------------------------------------------------------------------------
   // Money: balance transactions and the platform's available balance
 
-  function addBalanceTransaction(type: 'charge' | 'refund' | 'transfer', source: string, amount: number, currency: string, fee = 0): string {
+  /** A movement of the platform's balance; `category` is Stripe's `reporting_category` when it differs from the type. */
+  function addBalanceTransaction(type: 'charge' | 'refund' | 'transfer' | 'transfer_refund' | 'adjustment', source: string, amount: number, currency: string, fee = 0, category: string = type): string {
     const created = seconds();
     const txn: BalanceTransaction = {
       id: newId('txn'),
@@ -446,7 +457,7 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
       fee,
       fee_details: fee ? [{ amount: fee, application: null, currency, description: 'Stripe processing fees', type: 'stripe_fee' }] : [],
       net: amount - fee,
-      reporting_category: type,
+      reporting_category: category,
       source,
       status: 'available',
       type,
@@ -815,7 +826,7 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
       );
     }
     const id = newId('tr');
-    const transfer: Obj = {
+    const transfer = {
       id,
       object: 'transfer',
       amount,
@@ -834,8 +845,37 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
       source_type: 'card',
       transfer_group: str(p, 'transfer_group') ?? null,
     };
+    transfers.set(id, transfer);
     await emit(cause, 'transfer.created', transfer);
     return transfer;
+  }
+
+  /** Reverses (part of) a transfer: the money comes back to the platform's balance (`transfer_refund`), `transfer.reversed` is sent. */
+  async function createTransferReversal(id: string, p: Params, cause: Cause): Promise<Obj> {
+    only(p, ['amount', 'metadata', 'description', 'refund_application_fee']);
+    const transfer = transfers.get(id);
+    if (!transfer) throw noSuch('transfer', id, 'id');
+    const left = transfer.amount - transfer.amount_reversed;
+    const amount = amountParam(p) ?? left;
+    if (amount > left) throw invalid(`Amount (${amount}) is greater than the amount left to reverse on the transfer (${left})`, { param: 'amount' });
+    const reversalId = newId('trr');
+    const reversal = {
+      id: reversalId,
+      object: 'transfer_reversal',
+      amount,
+      balance_transaction: addBalanceTransaction('transfer_refund', reversalId, amount, transfer.currency, 0, 'transfer_reversal'),
+      created: seconds(),
+      currency: transfer.currency,
+      metadata: metadataParam(p),
+      transfer: id,
+    };
+    transfer.amount_reversed += amount;
+    transfer.reversed = transfer.amount_reversed === transfer.amount;
+    const list = transfer.reversals as { data: Obj[]; total_count: number };
+    list.data.unshift(reversal);
+    list.total_count++;
+    await emit(cause, 'transfer.reversed', transfer);
+    return reversal;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -889,6 +929,7 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
     ['POST', /^\/v1\/account_links$/, (_, p) => createAccountLink(p)],
     ['POST', /^\/v1\/accounts\/([^/]+)\/login_links$/, ([id], p) => createLoginLink(id!, p)],
     ['POST', /^\/v1\/transfers$/, (_, p, c) => createTransfer(p, c)],
+    ['POST', /^\/v1\/transfers\/([^/]+)\/reversals$/, ([id], p, c) => createTransferReversal(id!, p, c)],
     ['GET', /^\/v1\/balance_transactions$/, (_, q) => listBalanceTransactions(q)],
     [
       'GET',
@@ -1087,6 +1128,29 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
       pi.processing = null;
       if (ok) return succeed(CONTROL, pi, pmId, type);
       await fail(CONTROL, pi, { type: 'card_error', code: 'payment_method_provider_decline', message: 'The payment was declined by the bank.', payment_method: { id: pmId, object: 'payment_method', type } });
+    },
+    async openDispute(id) {
+      const pi = piIn(id, 'succeeded');
+      const charge = charges.get(pi.latest_charge!)!;
+      const disputeId = newId('dp');
+      const dispute = {
+        id: disputeId,
+        object: 'dispute',
+        amount: charge.amount,
+        balance_transactions: [] as Obj[],
+        charge: charge.id,
+        created: seconds(),
+        currency: charge.currency,
+        livemode: false,
+        metadata: {},
+        payment_intent: pi.id,
+        reason: 'fraudulent',
+        status: 'needs_response',
+      };
+      const txnId = addBalanceTransaction('adjustment', disputeId, -charge.amount, charge.currency, DISPUTE_FEE, 'dispute');
+      dispute.balance_transactions.push(balanceTransactions.find((t) => t.id === txnId)!);
+      await emit(CONTROL, 'charge.dispute.created', dispute);
+      return disputeId;
     },
     async redeliver(eventId) {
       const event = events.find((e) => e.id === eventId);

@@ -3,7 +3,7 @@ import { reconcile, type LedgerProviderMove, type ProviderBalanceTransaction } f
 
 const at = Date.parse('2026-03-10T12:00:00Z');
 const period = { from: Date.parse('2026-03-01T00:00:00Z'), to: Date.parse('2026-04-01T00:00:00Z') };
-const txn = (over: Partial<ProviderBalanceTransaction>): ProviderBalanceTransaction => ({ id: 'txn_1', type: 'charge', sourceRef: 'ch_1', amountMinor: 4400, feeMinor: 158, currency: 'eur', createdAt: at, ...over });
+const txn = (over: Partial<ProviderBalanceTransaction>): ProviderBalanceTransaction => ({ id: 'txn_1', type: 'charge', category: 'charge', sourceRef: 'ch_1', amountMinor: 4400, feeMinor: 158, currency: 'eur', createdAt: at, ...over });
 const move = (over: Partial<LedgerProviderMove>): LedgerProviderMove => ({ providerRef: 'ch_1', currency: 'EUR', amountMinor: 4400, feeMinor: 158, journalIds: ['jnl_1'], createdAt: at, ...over });
 
 describe('reconciling the ledger with the provider’s balance', () => {
@@ -37,5 +37,26 @@ describe('reconciling the ledger with the provider’s balance', () => {
   it('sums the provider’s other entries (its payouts to the platform’s bank, its own fees) apart', () => {
     const r = reconcile([txn({ type: 'payout', sourceRef: 'po_1', amountMinor: -10_000, feeMinor: 0 }), txn({ type: 'payout', sourceRef: 'po_2', amountMinor: -500, feeMinor: 0 }), txn({ type: 'stripe_fee', sourceRef: null, amountMinor: -200, feeMinor: 0 })], [], period);
     expect(r).toEqual({ checked: 0, matched: 0, mismatches: [], other: [{ type: 'payout', currency: 'EUR', count: 2, amountMinor: -10_500 }, { type: 'stripe_fee', currency: 'EUR', count: 1, amountMinor: -200 }] });
+  });
+
+  it('reports a chargeback and a payout reversed in the dashboard, which the service never books, as missing in the ledger', () => {
+    const r = reconcile(
+      [
+        txn({}),
+        txn({ id: 'txn_2', type: 'adjustment', category: 'dispute', sourceRef: 'dp_1', amountMinor: -4400, feeMinor: 1500 }),
+        txn({ id: 'txn_3', type: 'transfer_refund', category: 'transfer_reversal', sourceRef: 'trr_1', amountMinor: 3800, feeMinor: 0 }),
+        // An adjustment of the provider's own (not a dispute) stays among the others.
+        txn({ id: 'txn_4', type: 'adjustment', category: 'other_adjustment', sourceRef: 'adj_1', amountMinor: -5, feeMinor: 0 }),
+      ],
+      [move({})],
+      period,
+    );
+    expect(r.checked).toBe(3);
+    expect(r.matched).toBe(1);
+    expect(r.mismatches).toEqual([
+      { reason: 'missing_in_ledger', providerRef: 'dp_1', currency: 'EUR', providerType: 'adjustment', providerCategory: 'dispute', providerAmountMinor: -4400, ledgerAmountMinor: null, providerFeeMinor: 1500, ledgerFeeMinor: null, journalIds: [] },
+      { reason: 'missing_in_ledger', providerRef: 'trr_1', currency: 'EUR', providerType: 'transfer_refund', providerCategory: 'transfer_reversal', providerAmountMinor: 3800, ledgerAmountMinor: null, providerFeeMinor: 0, ledgerFeeMinor: null, journalIds: [] },
+    ]);
+    expect(r.other).toEqual([{ type: 'adjustment', currency: 'EUR', count: 1, amountMinor: -5 }]);
   });
 });

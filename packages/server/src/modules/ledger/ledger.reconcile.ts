@@ -15,8 +15,10 @@ export interface ProviderBalanceTransaction {
   id: string;
   /** The provider's kind: `charge`, `payment`, `refund`, `transfer`, `payout`, `stripe_fee` … */
   type: string;
-  /** What moved the money (`ch_…`, `re_…`, `tr_…`), when the provider names it. */
+  /** What moved the money (`ch_…`, `re_…`, `tr_…`, `dp_…`), when the provider names it. */
   sourceRef: string | null;
+  /** The provider's accounting category when it says more than `type` (Stripe's `reporting_category`: `dispute`, `transfer_reversal` …). */
+  category: string | null;
   amountMinor: number;
   feeMinor: number;
   currency: string;
@@ -44,6 +46,8 @@ export interface Mismatch {
   providerRef: string;
   currency: string;
   providerType: string | null;
+  /** The provider's category of the entry (Stripe's `reporting_category`), when it has one. */
+  providerCategory: string | null;
   providerAmountMinor: number | null;
   ledgerAmountMinor: number | null;
   providerFeeMinor: number | null;
@@ -64,6 +68,15 @@ export interface Reconciliation {
 const RESALE_TYPES = new Set(['charge', 'payment', 'refund', 'payment_refund', 'transfer']);
 
 /**
+ * Provider categories of money of a resale that the service never moves itself, so no journal
+ * can name them: a buyer's chargeback (`dispute`, and `dispute_reversal` when it is won) and a
+ * transfer reversed in the provider's dashboard (`transfer_reversal`: the service never
+ * reverses a delivered payout). Each is reported `missing_in_ledger`, for an operator to book
+ * and act on, rather than summed away with the provider's own entries.
+ */
+const OUTSIDE_THE_SERVICE = new Set(['dispute', 'dispute_reversal', 'transfer_reversal']);
+
+/**
  * Compares the provider's entries created in `[from, to)` with the ledger's moves (which the
  * caller reads over a wider window, so an entry near a boundary finds its journal); a ledger
  * move in `[from, to)` that the provider does not list is `missing_at_provider`.
@@ -77,6 +90,23 @@ export function reconcile(provider: readonly ProviderBalanceTransaction[], ledge
   let matched = 0;
   for (const t of provider) {
     const currency = t.currency.toUpperCase();
+    if (t.category !== null && OUTSIDE_THE_SERVICE.has(t.category) && t.sourceRef) {
+      checked++;
+      const move = byRef.get(t.sourceRef);
+      mismatches.push({
+        reason: 'missing_in_ledger',
+        providerRef: t.sourceRef,
+        currency,
+        providerType: t.type,
+        providerCategory: t.category,
+        providerAmountMinor: t.amountMinor,
+        ledgerAmountMinor: null,
+        providerFeeMinor: t.feeMinor,
+        ledgerFeeMinor: null,
+        journalIds: move?.journalIds ?? [],
+      });
+      continue;
+    }
     if (!RESALE_TYPES.has(t.type) || !t.sourceRef) {
       const key = `${t.type}:${currency}`;
       const o = other.get(key) ?? { type: t.type, currency, count: 0, amountMinor: 0 };
@@ -87,7 +117,7 @@ export function reconcile(provider: readonly ProviderBalanceTransaction[], ledge
     }
     checked++;
     const move = byRef.get(t.sourceRef);
-    const base = { providerRef: t.sourceRef, currency, providerType: t.type, providerAmountMinor: t.amountMinor, providerFeeMinor: t.feeMinor };
+    const base = { providerRef: t.sourceRef, currency, providerType: t.type, providerCategory: t.category, providerAmountMinor: t.amountMinor, providerFeeMinor: t.feeMinor };
     if (!move) {
       mismatches.push({ reason: 'missing_in_ledger', ...base, ledgerAmountMinor: null, ledgerFeeMinor: null, journalIds: [] });
       continue;
@@ -100,7 +130,7 @@ export function reconcile(provider: readonly ProviderBalanceTransaction[], ledge
   }
   for (const m of ledger) {
     if (seen.has(m.providerRef) || m.createdAt < period.from || m.createdAt >= period.to) continue;
-    mismatches.push({ reason: 'missing_at_provider', providerRef: m.providerRef, currency: m.currency, providerType: null, providerAmountMinor: null, ledgerAmountMinor: m.amountMinor, providerFeeMinor: null, ledgerFeeMinor: m.feeMinor, journalIds: m.journalIds });
+    mismatches.push({ reason: 'missing_at_provider', providerRef: m.providerRef, currency: m.currency, providerType: null, providerCategory: null, providerAmountMinor: null, ledgerAmountMinor: m.amountMinor, providerFeeMinor: null, ledgerFeeMinor: m.feeMinor, journalIds: m.journalIds });
   }
   return { checked, matched, mismatches, other: [...other.values()] };
 }

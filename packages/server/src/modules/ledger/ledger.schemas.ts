@@ -67,7 +67,11 @@ const MismatchSchema = z
     }),
     providerRef: z.string().openapi({ example: 'ch_3QxYz2AbCdEf' }),
     currency: z.string().openapi({ example: 'EUR' }),
-    providerType: z.string().nullable().openapi({ example: 'charge' }),
+    providerType: z.string().nullable().openapi({ description: 'The provider’s kind of entry (Stripe’s balance transaction `type`).', example: 'charge' }),
+    providerCategory: z.string().nullable().openapi({
+      description: 'The provider’s accounting category (Stripe’s `reporting_category`). `dispute` (a chargeback), `dispute_reversal` (a dispute won) and `transfer_reversal` (a payout reversed in the dashboard) are never made by the service: each is reported `missing_in_ledger` for an operator to act on.',
+      example: 'charge',
+    }),
     providerAmountMinor: z.number().int().nullable(),
     ledgerAmountMinor: z.number().int().nullable(),
     providerFeeMinor: z.number().int().nullable(),

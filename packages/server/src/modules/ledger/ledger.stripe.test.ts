@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closeServers } from '../../testing/servers.js';
 import { checkoutSetup } from '../payments/checkout.testing.js';
 import { onboardSeller, stripeWorld } from '../payments/stripe.testing.js';
+import { payments, providerEvents } from '../payments/payments.table.js';
 import { payouts } from '../payouts/payouts.table.js';
+import { ledgerJournals } from './ledger.table.js';
 
 const servers: Server[] = [];
 const open: { close(): Promise<void> }[] = [];
@@ -55,6 +57,40 @@ describe('GET /admin/v1/ledger/reconciliation (Stripe)', () => {
     const res = await w.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { operator: true });
     expect(res.body.data.matched).toBe(1);
     expect(res.body.data.mismatches).toEqual([expect.objectContaining({ reason: 'missing_in_ledger', providerRef: refund.id, providerType: 'refund', providerAmountMinor: -1000, ledgerAmountMinor: null, currency: 'EUR' })]);
+  });
+
+  it('names a chargeback and a payout reversed in Stripe’s dashboard, which the service never books, and alerts the operator', async () => {
+    const w = await journeys();
+    const l = await w.pay('s1');
+    const payout = (await w.t.db.select().from(payouts).where(eq(payouts.listingId, l.id)))[0]!;
+    w.t.clock.set(payout.dueAt);
+    expect(await w.t.deps.payouts.deliverDue()).toBe(1);
+    const transferRef = (await w.t.db.select().from(payouts).where(eq(payouts.id, payout.id)))[0]!.transferRef!;
+    const journals = (await w.t.db.select().from(ledgerJournals)).length;
+
+    const pi = (await w.t.db.select().from(payments))[0]!.providerRef!;
+    const disputeId = await w.double.openDispute(pi);
+    const reversal = await w.double.sdk().transfers.createReversal(transferRef);
+    // Both events reached the service, verified, were answered 2xx, once each, and booked nothing.
+    for (const type of ['charge.dispute.created', 'transfer.reversed']) {
+      const event = w.double.events.find((e) => e.type === type)!;
+      expect(w.double.deliveries.filter((d) => d.eventId === event.id).map((d) => d.status)).toEqual([200]);
+      expect(await w.t.db.select().from(providerEvents).where(eq(providerEvents.eventId, event.id))).toHaveLength(1);
+      expect((await w.double.redeliver(event.id)).status).toBe(200);
+    }
+    expect(await w.t.db.select().from(ledgerJournals)).toHaveLength(journals);
+    expect((await w.t.db.select().from(payouts))[0]!.state).toBe('DELIVERED');
+    const metrics = await (await w.t.app.request('/metrics', { headers: { authorization: `Bearer ${w.t.deps.config.operatorToken}` } })).text();
+    expect(metrics).toContain('resale_payment_provider_attention_total{what="dispute"} 1');
+    expect(metrics).toContain('resale_payment_provider_attention_total{what="transfer_reversed"} 1');
+
+    const res = await w.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { operator: true });
+    expect(res.body.data).toMatchObject({ checked: 4, matched: 2 });
+    expect(res.body.data.mismatches).toHaveLength(2);
+    expect(res.body.data.mismatches).toEqual(expect.arrayContaining([
+      expect.objectContaining({ reason: 'missing_in_ledger', providerRef: disputeId, providerType: 'adjustment', providerCategory: 'dispute', providerAmountMinor: -4400, providerFeeMinor: 1500 }),
+      expect.objectContaining({ reason: 'missing_in_ledger', providerRef: reversal.id, providerType: 'transfer_refund', providerCategory: 'transfer_reversal', providerAmountMinor: 3800 }),
+    ]));
   });
 
   it('is unavailable with the sandbox, 503 when Stripe does not answer, and refuses bad periods and partner keys', async () => {

@@ -40,6 +40,7 @@ export class Metrics implements DbTimings {
   private readonly dbSeries: Record<'transact' | 'read', (seconds: number) => void>;
   private readonly webhooks: Counter<'outcome'>;
   private readonly intentions: Counter<'outcome' | 'reason'>;
+  private readonly attention: Counter<'what'>;
   /** The buy access layer's snapshot caches (one per app built over these deps), summed at scrape time. */
   private readonly snapshotCaches = new Set<SnapshotCacheCounts>();
   private processMetrics = false;
@@ -106,6 +107,16 @@ export class Metrics implements DbTimings {
       registers,
     });
     for (const outcome of INTENTION_OUTCOMES) if (outcome !== 'refused') this.intentions.inc({ outcome }, 0);
+
+    this.attention = new Counter({
+      name: 'resale_payment_provider_attention_total',
+      help:
+        'Money moved at the payment provider by someone else, for an operator to act on: dispute (a buyer’s chargeback: answer it in the provider’s dashboard before its deadline), ' +
+        'transfer_reversed (a delivered payout reversed in the dashboard). Alert on any increase.',
+      labelNames: ['what'],
+      registers,
+    });
+    for (const what of ATTENTION_KINDS) this.attention.inc({ what }, 0);
 
     const caches = this.snapshotCaches;
     const cacheCounter = (name: string, help: string, field: keyof SnapshotCacheCounts) =>
@@ -183,6 +194,11 @@ export class Metrics implements DbTimings {
    */
   intention(tx: Tx | null, outcome: IntentionOutcome, reason?: string): void {
     afterCommit(tx, () => this.intentions.inc(outcome === 'refused' ? { outcome, reason: reason ?? 'unknown' } : { outcome }));
+  }
+
+  /** A provider event an operator must act on (see `resale_payment_provider_attention_total`). */
+  providerAttention(what: AttentionKind): void {
+    this.attention.inc({ what });
   }
 
   /** Exposes a buy access layer snapshot cache's counts (its hits, checks and rebuilds since start). */
@@ -263,6 +279,10 @@ export interface SnapshotCacheCounts {
 
 export const WEBHOOK_OUTCOMES = ['delivered', 'failed_attempt', 'gave_up', 'skipped', 'superseded'] as const;
 export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
+
+/** Provider events an operator must act on (flows/hosted-payment.ts). */
+export const ATTENTION_KINDS = ['dispute', 'transfer_reversed'] as const;
+export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 
 export const INTENTION_OUTCOMES = ['created', 'refused', 'paid', 'failed', 'expired', 'cancelled'] as const;
 export type IntentionOutcome = (typeof INTENTION_OUTCOMES)[number];

@@ -109,6 +109,13 @@ export type ProviderEvent = { id: string; providerType: string } & (
   | { type: 'refund.succeeded'; ref: string; refundRef: string }
   /** A seller's connected account changed at the provider (onboarding finished, transfers enabled or stopped). */
   | { type: 'account.updated'; account: SellerAccountState }
+  /**
+   * Money moved at the provider by someone else, which the service does not book and an
+   * operator must act on: a buyer's chargeback (`dispute`, `ref` the dispute, `paymentRef` its
+   * payment) or a payout reversed in the provider's dashboard (`transfer_reversed`, `ref` the
+   * transfer). The reconciliation reports both as missing in the ledger.
+   */
+  | { type: 'attention'; what: 'dispute' | 'transfer_reversed'; ref: string; paymentRef: string | null; amountMinor: number; currency: string }
   | { type: 'ignored' }
 );
 

@@ -175,6 +175,15 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
         if (!pi || refund.status !== 'succeeded') return { ...base, type: 'ignored' };
         return { ...base, type: 'refund.succeeded', ref: pi, refundRef: refund.id };
       }
+      case 'charge.dispute.created': {
+        const dispute = event.data.object;
+        const pi = typeof dispute.payment_intent === 'string' ? dispute.payment_intent : (dispute.payment_intent?.id ?? null);
+        return { ...base, type: 'attention', what: 'dispute', ref: dispute.id, paymentRef: pi, amountMinor: dispute.amount, currency: dispute.currency.toUpperCase() };
+      }
+      case 'transfer.reversed': {
+        const transfer = event.data.object;
+        return { ...base, type: 'attention', what: 'transfer_reversed', ref: transfer.id, paymentRef: null, amountMinor: transfer.amount_reversed, currency: transfer.currency.toUpperCase() };
+      }
       default:
         return { ...base, type: 'ignored' };
     }
@@ -185,7 +194,7 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
     // Stripe counts in seconds: the period is widened to whole seconds, the caller's window is wider still.
     for await (const t of this.stripe.balanceTransactions.list({ created: { gte: Math.floor(from / 1000), lt: Math.ceil(to / 1000) }, limit: 100 })) {
       const source = typeof t.source === 'string' ? t.source : (t.source?.id ?? null);
-      out.push({ id: t.id, type: t.type, sourceRef: source, amountMinor: t.amount, feeMinor: t.fee, currency: t.currency, createdAt: t.created * 1000 });
+      out.push({ id: t.id, type: t.type, category: t.reporting_category ?? null, sourceRef: source, amountMinor: t.amount, feeMinor: t.fee, currency: t.currency, createdAt: t.created * 1000 });
     }
     return out;
   }
