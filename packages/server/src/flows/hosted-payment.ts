@@ -123,7 +123,7 @@ export async function handleProviderEvent(deps: HostedPaymentDeps, provider: Hos
     switch (event.type) {
       case 'payment.succeeded': {
         const chargeRef = details?.chargeRef ?? null;
-        if (!(await deps.payments.moveHosted(tx, payment.id, 'succeeded', { last4: details?.last4 ?? null, chargeRef }))) return 'processed';
+        if (!(await deps.payments.moveHosted(tx, payment.id, 'succeeded', { method: details?.method ?? null, last4: details?.last4 ?? null, chargeRef }))) return 'processed';
         if (details?.feeMinor) {
           await deps.ledger.post(tx, { partnerId: payment.partnerId, kind: 'provider_fee', key: `provider_fee:${payment.id}`, currency: payment.currency, intentionId: payment.intentionId, provider: payment.provider, providerRef: details.chargeRef ?? payment.providerRef, lines: providerFeeLines(details.feeMinor) });
         }

@@ -120,6 +120,11 @@ export function setPageBrand(c: Context<any, any, any>, brand: PageBrand): void 
   c.set('pageBrand', brand);
 }
 
+/** The brand this request's page renders with (set by {@link setPageBrand}), or null. */
+export function pageBrandOf(c: Context<any, any, any>): PageBrand | null {
+  return (c.get('pageBrand') as PageBrand | undefined) ?? null;
+}
+
 /** The inline rule that gives a page the partner's colour (its own CSP hash), or null. */
 function brandCss(brand: PageBrand | null): string | null {
   return brand?.color && HEX_COLOUR.test(brand.color) ? `:root{--brand:${brand.color}}` : null;
@@ -215,7 +220,7 @@ export function pageHeaders(c: Context<any, any, any>, csp: string = PAGE_CSP): 
  * @example return renderPage(c, <Layout lang="en" title="Hi"><h1>Hi</h1></Layout>, { status: 201 });
  */
 export async function renderPage(c: Context<any, any, any>, node: Child, opts: RenderOptions = {}): Promise<Response> {
-  const brand = (c.get('pageBrand') as PageBrand | undefined) ?? null;
+  const brand = pageBrandOf(c);
   const csp = opts.csp ?? PAGE_CSP;
   pageHeaders(c, brand ? brandedCsp(csp, brand) : csp);
   // An async component anywhere in the tree makes toString() a promise (typed as a string).

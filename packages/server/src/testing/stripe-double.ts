@@ -326,6 +326,9 @@ const TEST_PAYMENT_METHODS: Record<string, { type: string; outcome: 'succeed' | 
   pm_card_authenticationRequired: { type: 'card', outcome: 'action' },
   pm_card_threeDSecure2Required: { type: 'card', outcome: 'action' },
   pm_sepaDebit: { type: 'sepa_debit', outcome: 'processing' },
+  /** A bank redirect: `requires_action` until the buyer approves at their bank (`completeAction`). */
+  pm_ideal: { type: 'ideal', outcome: 'action' },
+  pm_bancontact: { type: 'bancontact', outcome: 'action' },
   pm_usBankAccount: { type: 'us_bank_account', outcome: 'processing' },
 };
 

@@ -1,4 +1,4 @@
-import { defineMessages } from '../../pages/i18n.js';
+import { defineMessages, type Lang } from '../../pages/i18n.js';
 
 /** Texts of the hosted checkout, in English and Spanish. */
 export const cm = defineMessages(
@@ -79,6 +79,7 @@ export const cm = defineMessages(
     paidOn: 'Paid on',
     paidWith: 'Paid with',
     cardEnding: 'Card ending in {last4}',
+    walletCardEnding: '{wallet}, card ending in {last4}',
     amountPaid: 'Amount paid',
     yourTickets: 'Your tickets',
     viewTicket: 'View ticket',
@@ -171,6 +172,7 @@ export const cm = defineMessages(
     paidOn: 'Pagado el',
     paidWith: 'Pagado con',
     cardEnding: 'Tarjeta terminada en {last4}',
+    walletCardEnding: '{wallet}, tarjeta terminada en {last4}',
     amountPaid: 'Importe pagado',
     yourTickets: 'Tus entradas',
     viewTicket: 'Ver entrada',
@@ -187,3 +189,26 @@ export const cm = defineMessages(
     checkAgain: 'Comprobar de nuevo',
   },
 );
+
+/** Names of payment methods other than a plain card, as their makers write them (never translated). */
+const METHOD_NAMES: Readonly<Record<string, string>> = {
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+  samsung_pay: 'Samsung Pay',
+  link: 'Link',
+  ideal: 'iDEAL',
+  bancontact: 'Bancontact',
+  eps: 'EPS',
+  p24: 'Przelewy24',
+};
+
+/**
+ * How the buyer paid, for the receipt: "Card ending in 4242", "Apple Pay, card ending in 4242",
+ * "iDEAL"; null when the provider did not say (the receipt then leaves the line out).
+ */
+export function paidWith(payment: { method: string | null; cardLast4: string | null } | null | undefined, lang: Lang): string | null {
+  if (!payment) return null;
+  const name = payment.method ? METHOD_NAMES[payment.method] : undefined;
+  if (payment.cardLast4) return name ? cm(lang, 'walletCardEnding', { wallet: name, last4: payment.cardLast4 }) : cm(lang, 'cardEnding', { last4: payment.cardLast4 });
+  return name ?? null;
+}

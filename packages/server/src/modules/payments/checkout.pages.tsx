@@ -10,7 +10,7 @@ import { currencyDigits } from '../../lib/money.js';
 import { brandAsPartner } from '../../pages/brand.js';
 import { formatInstant } from '../../pages/format.js';
 import { t, type Lang } from '../../pages/i18n.js';
-import { cspWith, Layout, noticePage, renderPage } from '../../pages/layout.js';
+import { cspWith, Layout, noticePage, pageBrandOf, renderPage } from '../../pages/layout.js';
 import { pageScriptTag } from '../../pages/page-script.js';
 import { placeText } from '../../pages/seats.js';
 import { notFoundPage, partnerPage } from '../../pages/partner-page.js';
@@ -25,7 +25,7 @@ import { answerVerification, checkout, MAX_DECLINED_ATTEMPTS, verifySellers, typ
 import { openHostedPayment, type HostedPayStep } from '../../flows/hosted-payment.js';
 import type { HostedProvider } from './payments.provider.js';
 import { CARD_FIELDS, readCard, type CardField, type TypedCard } from './checkout.card.js';
-import { cm } from './checkout.messages.js';
+import { cm, paidWith } from './checkout.messages.js';
 import type { PaymentRow } from './payments.service.js';
 
 type C = Context<SessionEnv>;
@@ -547,7 +547,9 @@ export function checkoutPageRoutes(deps: AppDeps) {
       if (intention.state === 'PENDING') return safeRedirect(c, checkoutPath(partner, intention, lang));
       if (intention.state !== 'PAID') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
       const { order, payment } = await deps.db.read(async (tx) => ({ order: await readOrder(deps, tx, intention), payment: await deps.payments.paymentOfPaid(tx, intention.id) }));
-      const back = intention.returnTo ? { href: intention.returnTo, label: cm(lang, 'backToSite') } : await marketLink(partner, intention, lang);
+      // Named as the header's way back names it: the same place, the same words.
+      const brandName = pageBrandOf(c)?.name;
+      const back = intention.returnTo ? { href: intention.returnTo, label: brandName ? t(lang, 'backTo', { name: brandName }) : cm(lang, 'backToSite') } : await marketLink(partner, intention, lang);
       // The secure view is signed for the ticket's owner: linked while the buyer still holds it.
       const ticketHref = (ticket: TicketRow) => (ticket.ownerPk === intention.buyerPk ? `/tickets/view/${secureViewToken(deps, ticket)}` : null);
       const refunded = payment?.state === 'refund_pending' || payment?.state === 'refunded';
@@ -565,10 +567,10 @@ export function checkoutPageRoutes(deps: AppDeps) {
               <dl>
                 <dt>{cm(lang, 'paidOn')}</dt>
                 <dd>{formatInstant(intention.paidAt ?? intention.updatedAt, lang, order.timeZone)}</dd>
-                {payment?.cardLast4 ? (
+                {paidWith(payment, lang) ? (
                   <>
                     <dt>{cm(lang, 'paidWith')}</dt>
-                    <dd>{cm(lang, 'cardEnding', { last4: payment.cardLast4 })}</dd>
+                    <dd>{paidWith(payment, lang)}</dd>
                   </>
                 ) : null}
                 <dt>{cm(lang, 'amountPaid')}</dt>

@@ -94,8 +94,11 @@ export interface HostedProvider extends ProviderBase {
   verifyEvent(rawBody: string, signature: string | undefined): ProviderEvent;
   /** The provider's balance entries created in `[from, to)` (ms), for reconciliation with the ledger. */
   balanceTransactions(from: number, to: number): Promise<ProviderBalanceTransaction[]>;
-  /** What the provider tells of a succeeded payment's charge: the card's last four, its fee. Null fields when unknown. */
-  chargeDetails(ref: string): Promise<{ last4: string | null; feeMinor: number | null; chargeRef: string | null }>;
+  /**
+   * What the provider tells of a succeeded payment's charge: how it was paid (`method`, see
+   * the payments table), the card's last four, its fee. Null fields when unknown.
+   */
+  chargeDetails(ref: string): Promise<{ method: string | null; last4: string | null; feeMinor: number | null; chargeRef: string | null }>;
 }
 
 /** A provider's event, in the service's terms (see {@link HostedProvider.verifyEvent}). */

@@ -111,12 +111,12 @@ export class PaymentsService {
    * still in play (`open`, `requires_action`, `processing`) moves, so a late or repeated event
    * never undoes a settled one. True when it moved.
    */
-  async moveHosted(tx: Tx, paymentId: string, to: 'requires_action' | 'processing' | 'succeeded' | 'cancelled', details: { last4?: string | null; chargeRef?: string | null } = {}): Promise<boolean> {
+  async moveHosted(tx: Tx, paymentId: string, to: 'requires_action' | 'processing' | 'succeeded' | 'cancelled', details: { method?: string | null; last4?: string | null; chargeRef?: string | null } = {}): Promise<boolean> {
     return (
       affected(
         await tx
           .update(payments)
-          .set({ state: to, ...(details.last4 ? { cardLast4: details.last4 } : {}), ...(details.chargeRef ? { chargeRef: details.chargeRef } : {}), updatedAt: this.deps.clock.now() })
+          .set({ state: to, ...(details.method ? { method: details.method } : {}), ...(details.last4 ? { cardLast4: details.last4 } : {}), ...(details.chargeRef ? { chargeRef: details.chargeRef } : {}), updatedAt: this.deps.clock.now() })
           .where(and(eq(payments.id, paymentId), inArray(payments.state, ['open', 'requires_action', 'processing']))),
       ) === 1
     );
@@ -176,6 +176,7 @@ export class PaymentsService {
         amountMinor: intention.totalMinor,
         currency: intention.currency,
         cardLast4: last4,
+        method: 'card',
         failureCode: result.status === 'declined' ? result.code : null,
         refundedAt: null,
         createdAt: now,

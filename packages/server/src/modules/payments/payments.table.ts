@@ -31,6 +31,12 @@ export const payments = dbTable(
     amountMinor: integer().notNull(),
     currency: text().notNull(),
     cardLast4: text(),
+    /**
+     * How the buyer paid, as the provider names it: `card`, a wallet that paid with a card
+     * (`apple_pay`, `google_pay`, `link`…) or a bank method (`ideal`, `bancontact`, `eps`, `p24`);
+     * null until known. The receipt says it.
+     */
+    method: text(),
     /** The provider's charge of a succeeded payment, when it differs from the payment's reference (Stripe: the `ch_…` of a `pi_…`): what its balance names. */
     chargeRef: text(),
     failureCode: text(),

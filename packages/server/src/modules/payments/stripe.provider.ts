@@ -199,11 +199,14 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
     return out;
   }
 
-  async chargeDetails(ref: string): Promise<{ last4: string | null; feeMinor: number | null; chargeRef: string | null }> {
+  async chargeDetails(ref: string): Promise<{ method: string | null; last4: string | null; feeMinor: number | null; chargeRef: string | null }> {
     const pi = await this.stripe.paymentIntents.retrieve(ref, { expand: ['latest_charge.balance_transaction'] });
     const charge = pi.latest_charge && typeof pi.latest_charge === 'object' ? pi.latest_charge : null;
     const balance = charge && typeof charge.balance_transaction === 'object' ? charge.balance_transaction : null;
-    return { last4: charge?.payment_method_details?.card?.last4 ?? null, feeMinor: balance?.fee ?? null, chargeRef: charge?.id ?? (typeof pi.latest_charge === 'string' ? pi.latest_charge : null) };
+    const details = charge?.payment_method_details;
+    // A wallet pays with a card: the buyer knows it by the wallet (Apple Pay), the card's last four still said.
+    const method = details?.card?.wallet?.type ?? details?.type ?? null;
+    return { method, last4: details?.card?.last4 ?? null, feeMinor: balance?.fee ?? null, chargeRef: charge?.id ?? (typeof pi.latest_charge === 'string' ? pi.latest_charge : null) };
   }
 
   async createSellerAccount(input: { partnerId: string; userPk: string; email: string | null; country: string | null; idempotencyKey: string }): Promise<SellerAccountState> {

@@ -74,7 +74,7 @@ describe('the Stripe provider: paying on our checkout with the Payment Element',
     expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('SOLD');
     const buyer = (await t.deps.users.find(t.db, p.id, 'buyer@example.com'))!;
     expect((await ticket('s1')).ownerPk).toBe(buyer.id);
-    expect(await t.db.select().from(payments)).toMatchObject([{ provider: 'stripe', providerRef: pi, state: 'succeeded', amountMinor: 4400, cardLast4: '4242' }]);
+    expect(await t.db.select().from(payments)).toMatchObject([{ provider: 'stripe', providerRef: pi, state: 'succeeded', amountMinor: 4400, cardLast4: '4242', method: 'card' }]);
     expect(await t.db.select().from(payouts)).toMatchObject([{ state: 'SCHEDULED', amountMinor: 3800 }]);
     // Stripe brings the buyer back: the state is shown, nothing is decided by the redirect.
     const back = await browser.get(`/checkout/${p.id}/${bi.id}/return?lang=en&payment_intent=${pi}&redirect_status=succeeded`);
@@ -133,6 +133,20 @@ describe('the Stripe provider: paying on our checkout with the Payment Element',
     await double.completeAction(pi, true);
     expect((await t.deps.intentions.get(t.db, p.id, bi.id)).state).toBe('PAID');
     expect((await browser.get(`/checkout/${p.id}/${bi.id}/return?lang=en`)).location).toBe(`/checkout/${p.id}/${bi.id}/done?lang=en`);
+  });
+
+  it('pays with iDEAL through the bank’s redirect, and the receipt says so', async () => {
+    const { t, p, double, list, checkout, browser, piOf, confirm } = await stripeSetup();
+    const updated = await t.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', configuration: { crossBorderPayments: { enabled: true, paymentMethods: ['CARD', 'BANK_TRANSFER'] } } } });
+    expect(updated.status).toBe(200);
+    const { bi, page } = await checkout((await list('s1')).id);
+    const pi = piOf(page.text)!;
+    await confirm(pi, 'pm_ideal');
+    expect((await browser.get(`/checkout/${p.id}/${bi.id}/return?lang=en`)).text).toContain('Confirming your payment');
+    await double.completeAction(pi, true);
+    expect(await t.db.select().from(payments)).toMatchObject([{ state: 'succeeded', method: 'ideal', cardLast4: null }]);
+    const receipt = await browser.get(`/checkout/${p.id}/${bi.id}/done?lang=es`);
+    expect(receipt.text).toContain('<dt>Pagado con</dt><dd>iDEAL</dd>');
   });
 
   it('refunds a payment that succeeded after the hold ran out, through Stripe’s Refund API, once', async () => {
