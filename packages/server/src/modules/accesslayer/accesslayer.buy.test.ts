@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestPartner } from '../../testing/harness.js';
-import { BANNER_SETTINGS, setup } from './accesslayer.buy.testing.js';
+import { BANNER_SETTINGS } from './accesslayer.buy.fixtures.js';
+import { setup } from './accesslayer.buy.testing.js';
 import { ShowSnapshots } from './accesslayer.buy.cache.js';
 
 // The fixture (event `tour`, its shows, tickets and fees) is in accesslayer.buy.testing.ts; the

@@ -64,13 +64,3 @@ function helpers(t: TestApp, p: TestPartner) {
   const settings = (buyAccessLayer: unknown) => t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { buyAccessLayer } } });
   return { ticket, list, reprice, terminate, buy, bulk, settings };
 }
-
-/** A visible buy banner (settings `buyAccessLayer.buyBanner`), as the tests and the benchmark configure it. */
-export const BANNER_SETTINGS = {
-  visible: true,
-  title: { en: 'Sold out? Not quite.', es: '¿Agotado? No del todo.' },
-  description: { en: 'Official resale from fans.', es: 'Reventa oficial entre fans.' },
-  ctaText: { en: 'See resale', es: 'Ver reventa' },
-  image: 'https://partner.example/img/banner.jpg',
-  colors: { background: '#112233', text: '#fafafa' },
-};

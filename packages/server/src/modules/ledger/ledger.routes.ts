@@ -12,11 +12,10 @@ import { LedgerQuerySchema, LedgerReportSchema, ledgerReportToApi, Reconciliatio
 /** The operator's view of the ledger, under /admin/v1. */
 export function ledgerRoutes(deps: AppDeps) {
   const app = createRouter();
+  const common = { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
   app.openapi(
     createRoute({
-      tags: ['Operator'],
-      security: [SECURITY.operator],
-      middleware: operatorToken(deps),
+      ...common,
       method: 'get',
       path: '/admin/v1/ledger',
       operationId: 'getLedgerReport',
@@ -36,9 +35,7 @@ export function ledgerRoutes(deps: AppDeps) {
   );
   app.openapi(
     createRoute({
-      tags: ['Operator'],
-      security: [SECURITY.operator],
-      middleware: operatorToken(deps),
+      ...common,
       method: 'get',
       path: '/admin/v1/ledger/reconciliation',
       operationId: 'getLedgerReconciliation',

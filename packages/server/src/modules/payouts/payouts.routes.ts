@@ -10,11 +10,10 @@ import { PayoutListQuerySchema, PayoutListSchema, payoutToApi } from './payouts.
 /** The operator's view of sellers' payouts, under /admin/v1. */
 export function payoutRoutes(deps: AppDeps) {
   const app = createRouter();
+  const common = { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
   app.openapi(
     createRoute({
-      tags: ['Operator'],
-      security: [SECURITY.operator],
-      middleware: operatorToken(deps),
+      ...common,
       method: 'get',
       path: '/admin/v1/payouts',
       operationId: 'listPayouts',
