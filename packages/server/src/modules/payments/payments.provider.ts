@@ -73,14 +73,14 @@ export interface HostedProvider extends ProviderBase {
    * Opens (or, with the same idempotency key, finds again) the payment of an intention's total.
    * `methods` are the show's `crossBorderPayments.paymentMethods` (CARD, WALLET, BANK_TRANSFER).
    */
-  openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }>;
+  openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string }>;
   /**
-   * A payment opened before, read again for the buyer's next view of the checkout (its client
-   * secret and state). Not opened again: what it was opened with (the show's title and payment
-   * methods) may have changed since, and a provider refuses an idempotency key reused with
-   * other parameters.
+   * A payment opened before, found again for the buyer's next view of the checkout (its client
+   * secret). Not opened again: what it was opened with (the show's title and payment methods)
+   * may have changed since, and a provider refuses an idempotency key reused with other
+   * parameters. A provider may answer from memory (Stripe keeps the secrets it saw a while).
    */
-  resumePayment(ref: string): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }>;
+  resumePayment(ref: string): Promise<{ ref: string; clientSecret: string }>;
   /**
    * Stops a payment that may no longer be paid (its checkout ended), and answers where it
    * stands now: `cancelled`, or, when the buyer paid first, `succeeded` (or `processing`), whose

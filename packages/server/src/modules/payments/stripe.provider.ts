@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import Stripe from 'stripe';
 import type { ProviderBalanceTransaction } from '../ledger/ledger.reconcile.js';
 import type { PayoutProvider, SellerAccountState, TransferResult } from '../payouts/payouts.provider.js';
@@ -50,6 +51,11 @@ const STATUS: Record<string, HostedPaymentStatus> = {
   canceled: 'cancelled',
 };
 
+/** Client secrets kept per process: far more than the checkouts open at once on one process. */
+const CLIENT_SECRETS_KEPT = 20_000;
+/** How long one is kept: longer than any hold (10 minutes by default), shorter than a day. */
+const CLIENT_SECRET_TTL_MS = 60 * 60_000;
+
 /**
  * Stripe, with the official SDK, behind the hosted-provider interface: a PaymentIntent per buy
  * intention (its total, our ids in metadata, the transfer group of the resale, an idempotency
@@ -81,9 +87,18 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
   private readonly stripe: Stripe;
   private readonly webhookSecrets: string[];
   private readonly now: () => number;
+  /**
+   * Client secrets of the PaymentIntents this process opened or read, by PaymentIntent, so a
+   * buyer's later views of the checkout (a reload storm during an on-sale) ask Stripe nothing.
+   * In memory only, bounded, for a while longer than a hold: Stripe asks that a client secret
+   * never be stored. Another process reads it from Stripe once.
+   */
+  private readonly clientSecrets: LRUCache<string, string>;
 
   constructor(settings: StripeSettings) {
     this.now = settings.now;
+    // Ages measured on the service's clock, read every time (no cached instant: tests move the clock).
+    this.clientSecrets = new LRUCache({ max: CLIENT_SECRETS_KEPT, ttl: CLIENT_SECRET_TTL_MS, ttlResolution: 0, perf: { now: settings.now } });
     this.publishableKey = settings.publishableKey;
     this.webhookSecrets = settings.webhookSecret.split(',').filter(Boolean);
     // Two retries with the same idempotency key on network errors, 409s, 429s and 5xx (the SDK's rule).
@@ -91,7 +106,7 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
     this.stripe = new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000, ...(api ? { host: api.host, port: api.port, protocol: api.protocol } : {}) });
   }
 
-  async openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }> {
+  async openPayment(input: { intentionId: string; partnerId: string; amountMinor: number; currency: string; methods: readonly string[]; description: string; idempotencyKey: string }): Promise<{ ref: string; clientSecret: string }> {
     const pi = await this.stripe.paymentIntents.create(
       {
         amount: input.amountMinor,
@@ -105,15 +120,24 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
       },
       { idempotencyKey: input.idempotencyKey },
     );
-    return { ref: pi.id, clientSecret: pi.client_secret ?? '', status: STATUS[pi.status] ?? 'open' };
+    return this.keep(pi);
   }
 
-  async resumePayment(ref: string): Promise<{ ref: string; clientSecret: string; status: HostedPaymentStatus }> {
-    const pi = await this.stripe.paymentIntents.retrieve(ref);
-    return { ref: pi.id, clientSecret: pi.client_secret ?? '', status: STATUS[pi.status] ?? 'open' };
+  async resumePayment(ref: string): Promise<{ ref: string; clientSecret: string }> {
+    const kept = this.clientSecrets.get(ref);
+    if (kept) return { ref, clientSecret: kept };
+    return this.keep(await this.stripe.paymentIntents.retrieve(ref));
+  }
+
+  /** A PaymentIntent's client secret, kept in memory for the buyer's next views ({@link clientSecrets}). */
+  private keep(pi: Stripe.PaymentIntent): { ref: string; clientSecret: string } {
+    const clientSecret = pi.client_secret ?? '';
+    if (clientSecret) this.clientSecrets.set(pi.id, clientSecret);
+    return { ref: pi.id, clientSecret };
   }
 
   async cancelPayment(ref: string): Promise<HostedPaymentStatus> {
+    this.clientSecrets.delete(ref);
     try {
       return STATUS[(await this.stripe.paymentIntents.cancel(ref, {}, { idempotencyKey: `cancel:${ref}` })).status] ?? 'open';
     } catch (err) {

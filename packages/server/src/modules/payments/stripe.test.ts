@@ -53,7 +53,27 @@ describe('the Stripe provider: paying on our checkout with the Payment Element',
     expect(again.status).toBe(200);
     expect(piOf(again.text)).toBe(pi);
     expect(double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents')).toHaveLength(1);
-    expect(double.requests.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${pi}`)).toHaveLength(1);
+    // This process kept the client secret it was given: a reload asks Stripe nothing.
+    expect(double.requests.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${pi}`)).toHaveLength(0);
+  });
+
+  it('keeps a checkout’s client secret in memory only, a while: another process reads it from Stripe once', async () => {
+    const { t, double, list, checkout, piOf } = await stripeSetup();
+    const { page } = await checkout((await list('s1')).id);
+    const pi = piOf(page.text)!;
+    const secret = /data-client-secret="([^"]+)"/.exec(page.text)![1]!;
+    const reads = () => double.requests.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${pi}`).length;
+    // Another process of the deployment: its own provider, nothing kept yet.
+    const other = new StripeProvider({ secretKey: double.secretKey, publishableKey: 'pk_test_double', webhookSecret: double.webhookSecret, api: { host: '127.0.0.1', port: double.port, protocol: 'http' }, now: () => t.clock.now() });
+    expect(await other.resumePayment(pi)).toEqual({ ref: pi, clientSecret: secret });
+    expect(await other.resumePayment(pi)).toEqual({ ref: pi, clientSecret: secret });
+    expect(reads()).toBe(1);
+    // Not stored: the database holds no client secret.
+    expect(JSON.stringify(await t.db.select().from(payments))).not.toContain(secret);
+    // An hour on, forgotten: read again.
+    t.clock.advance(61 * 60_000);
+    expect(await other.resumePayment(pi)).toEqual({ ref: pi, clientSecret: secret });
+    expect(reads()).toBe(2);
   });
 
   it('offers the payment methods the show allows: cards, and the bank methods that confirm at once', async () => {
