@@ -46,9 +46,12 @@ describe('Stripe in the browser (a local stand-in for Stripe’s side)', () => {
       expect(await seller.getByLabel('IBAN').count()).toBe(0);
       await expectSoundPage(seller, { label: 'the sell page with Stripe payouts' });
       const form = new URL(seller.url()).pathname;
+      // The Stripe account opens in the seller's country (fixed once opened): chosen here, kept through the step-up.
+      await seller.getByLabel('Country you live in').selectOption('IT');
       await seller.getByRole('button', { name: 'Set up payouts with Stripe' }).click();
       await stepUp(seller, CARLA.email);
       expect(await seller.getByLabel(/price per ticket/i).inputValue()).toBe('34');
+      expect(await seller.getByLabel('Country you live in').inputValue()).toBe('IT');
       await seller.getByRole('button', { name: 'Set up payouts with Stripe' }).click();
       // Stripe's onboarding (played locally), then back on the sell page with the price kept.
       await seller.waitForURL((u) => u.origin === stripeSide.origin);

@@ -49,7 +49,7 @@ export async function stripeWorld(servers: Server[], open: { close(): Promise<vo
 export async function onboardSeller(w: Awaited<ReturnType<typeof stripeWorld>>, email: string): Promise<string> {
   const seller = (await w.t.deps.users.find(w.t.db, w.p.id, email))!;
   const connect = w.t.deps.payouts.connect!;
-  await connect.onboardingLink({ partnerId: w.p.id, userPk: seller.id, steppedUpAt: w.t.clock.now() }, { returnUrl: 'http://resale.test/r', refreshUrl: 'http://resale.test/f' }, 'en');
+  await connect.onboardingLink({ partnerId: w.p.id, userPk: seller.id, steppedUpAt: w.t.clock.now() }, { returnUrl: 'http://resale.test/r', refreshUrl: 'http://resale.test/f' }, 'en', 'ES');
   const accountId = (await w.t.db.read(async (tx) => await connect.get(tx, seller.id)))!.accountId;
   await w.double.completeOnboarding(accountId);
   return accountId;

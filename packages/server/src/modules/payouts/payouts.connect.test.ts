@@ -48,19 +48,30 @@ describe('Stripe Connect: sellers set up payouts from the sell flow', () => {
     expect(refused.text).toContain('Set up payouts with Stripe before publishing');
     expect(await t.deps.listings.liveListingOf(t.db, (await t.deps.tickets.get(t.db, p.id, 's1')).id)).toBeUndefined();
 
-    // To Stripe: a step-up first (where money goes changes), the price kept on the way.
-    const asked = await browser.post(page, { _csrf: inputValue(form.text, '_csrf')!, price: '41', intent: 'stripe' });
+    // To Stripe: a step-up first (where money goes changes), the price and country kept on the way.
+    expect(form.text).toContain('<select id="payout-country" name="country"');
+    const asked = await browser.post(page, { _csrf: inputValue(form.text, '_csrf')!, price: '41', intent: 'stripe', country: 'ES' });
     expect(asked.location).toContain('/auth/step-up?');
     const proven = await completeCodeFlow(t, browser, asked.location!, 'seller@example.com');
-    expect(proven.location).toBe(`http://resale.test${page}?lang=en&price=41`);
+    expect(proven.location).toBe(`http://resale.test${page}?lang=en&price=41&country=ES`);
     const again = await browser.get(proven.location!);
-    const toStripe = await browser.post(page, { _csrf: inputValue(again.text, '_csrf')!, price: '41', intent: 'stripe' });
+    expect(again.text).toContain('<option value="ES" selected="">Spain</option>');
+    // The country is asked before an account is opened (it cannot change afterwards): none, or one payouts cannot reach, is refused and nothing is asked of Stripe.
+    const none = await browser.post(page, { _csrf: inputValue(again.text, '_csrf')!, price: '41', intent: 'stripe', country: '' });
+    expect(none.status).toBe(400);
+    expect(none.text).toContain('Choose the country you live in: your Stripe account is opened there.');
+    const far = await browser.post(page, { _csrf: inputValue(again.text, '_csrf')!, price: '41', intent: 'stripe', country: 'KP' });
+    expect(far.status).toBe(400);
+    expect(far.text).toContain('We cannot pay out to this country yet.');
+    expect(far.text).toContain('value="41"');
+    expect(double.requests.filter((r) => r.path === '/v1/accounts')).toEqual([]);
+    const toStripe = await browser.post(page, { _csrf: inputValue(again.text, '_csrf')!, price: '41', intent: 'stripe', country: 'es' });
     expect(toStripe.status).toBe(303);
     expect(toStripe.location).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${double.port}/connect/onboarding/acct_`));
     const created = double.requests.find((r) => r.path === '/v1/accounts' && r.method === 'POST')!;
-    expect(created).toMatchObject({ idempotencyKey: `acct:${seller.id}`, body: { type: 'express', email: 'seller@example.com', capabilities: { transfers: { requested: 'true' } }, metadata: { userPk: seller.id, partnerId: p.id } } });
+    expect(created).toMatchObject({ idempotencyKey: `acct:${seller.id}`, body: { type: 'express', country: 'ES', email: 'seller@example.com', capabilities: { transfers: { requested: 'true' } }, metadata: { userPk: seller.id, partnerId: p.id } } });
     const link = double.requests.find((r) => r.path === '/v1/account_links')!;
-    const back = encodeURIComponent(`${page}?lang=en&price=41`);
+    const back = encodeURIComponent(`${page}?lang=en&price=41&country=ES`);
     expect(link.body).toMatchObject({ type: 'account_onboarding', return_url: `http://resale.test/sell/${p.id}/payout/stripe/return?lang=en&back=${back}`, refresh_url: `http://resale.test/sell/${p.id}/payout/stripe/refresh?lang=en&back=${back}` });
     expect(await account()).toMatchObject({ provider: 'stripe', detailsSubmitted: false, transfersActive: false });
     // The seller is told where their payouts go changed.
@@ -68,13 +79,13 @@ describe('Stripe Connect: sellers set up payouts from the sell flow', () => {
 
     // Back before finishing: still pending, the button says continue.
     const early = await browser.get(`/sell/${p.id}/payout/stripe/return?lang=en&back=${back}`);
-    expect(early.location).toBe(`${page}?lang=en&price=41`);
+    expect(early.location).toBe(`${page}?lang=en&price=41&country=ES`);
     expect((await browser.get(early.location!)).text).toContain('Continue setting up with Stripe');
 
     // Stripe's account.updated (signed, to our endpoint) makes it ready; the page says where payouts go.
     await double.completeOnboarding((await account())!.accountId);
     expect(await account()).toMatchObject({ detailsSubmitted: true, transfersActive: true, payoutsEnabled: true });
-    const ready = await browser.get(`${page}?lang=en&price=41`);
+    const ready = await browser.get(`${page}?lang=en&price=41&country=ES`);
     expect(ready.text).toContain(`Payouts go to your Stripe account ending in ${(await account())!.accountId.slice(-4).toUpperCase()}.`);
     const published = await browser.post(page, { _csrf: inputValue(ready.text, '_csrf')!, price: '41', intent: 'publish' });
     expect(published.status).toBe(303);
@@ -98,6 +109,15 @@ describe('Stripe Connect: sellers set up payouts from the sell flow', () => {
     const proven = await completeCodeFlow(t, browser, unproven.location!, 'seller@example.com');
     const pageNow = await browser.get(proven.location!);
     expect(pageNow.text).toContain('Set up payouts with Stripe');
+    // The venue is in Spain, but the seller is not asked to be: nothing preselected here, and a country is required.
+    expect(pageNow.text).not.toContain('selected=""');
+    const missing = await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(pageNow.text, '_csrf')!, intent: 'stripe' });
+    expect(missing.status).toBe(400);
+    expect(missing.text).toContain('aria-invalid="true"');
+    expect(missing.text).toContain('Choose the country you live in');
+    const toStripe = await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(pageNow.text, '_csrf')!, intent: 'stripe', country: 'FR' });
+    expect(toStripe.status).toBe(303);
+    expect((await t.deps.payouts.connect!.view(t.db, (await t.deps.users.find(t.db, p.id, 'seller@example.com'))!.id))!.status).toBe('pending');
     await onboarded();
     expect((await browser.get(`/sell/${p.id}/payout?lang=es`)).text).toContain('Los pagos van a tu cuenta de Stripe terminada en');
   });

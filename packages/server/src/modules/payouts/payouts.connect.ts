@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids.js';
 import type { SessionData } from '../auth/auth.service.js';
 import type { Lang } from '../email/email.templates.js';
 import type { PayoutProvider, SellerAccountState } from './payouts.provider.js';
+import { payoutCountry } from './payouts.countries.js';
 import { connectAccounts } from './payouts.table.js';
 
 export type ConnectAccountRow = typeof connectAccounts.$inferSelect;
@@ -47,17 +48,21 @@ export class ConnectAccounts {
   /**
    * The seller's way to the provider's onboarding: their account (opened now, once: the
    * provider finds it again by the idempotency key `acct:<user>`, and the seller is told by
-   * e-mail, else SMS, that where their payouts go changed), then a single-use onboarding link.
-   * Only within a fresh step-up of their own session, as any change of where money goes.
+   * e-mail, else SMS, that where their payouts go changed), in the `country` they live in (an
+   * account's country is fixed once opened; see payouts.countries.ts), then a single-use
+   * onboarding link. Only within a fresh step-up of their own session, as any change of where
+   * money goes. `country` is read only when the account is opened.
    *
-   * @throws 403 `step_up_required` without a recent one-time code
+   * @throws 403 `step_up_required` without a recent one-time code; 400 on `country` when the account is to be opened and it is missing or not one payouts can go to
    */
-  async onboardingLink(session: Pick<SessionData, 'partnerId' | 'userPk' | 'steppedUpAt'>, urls: { returnUrl: string; refreshUrl: string }, lang: Lang): Promise<string> {
+  async onboardingLink(session: Pick<SessionData, 'partnerId' | 'userPk' | 'steppedUpAt'>, urls: { returnUrl: string; refreshUrl: string }, lang: Lang, country: string | null = null): Promise<string> {
     if (!this.deps.auth.isSteppedUp(session)) throw new ApiError(403, 'step_up_required', 'Confirm it is you with a one-time code before setting up payouts');
     let row = await this.deps.db.read(async (tx) => await this.get(tx, session.userPk));
     if (!row) {
+      const where = payoutCountry(country);
+      if (!where) throw ApiError.field(country ? 'invalid_value' : 'missing_field', 'country', country ? 'Payouts cannot go to this country' : 'Choose the country you live in');
       const user = await this.deps.db.read(async (tx) => await this.deps.users.get(tx, session.partnerId, session.userPk));
-      const state = await this.provider.createSellerAccount({ partnerId: session.partnerId, userPk: session.userPk, email: user.email, country: null, idempotencyKey: `acct:${session.userPk}` });
+      const state = await this.provider.createSellerAccount({ partnerId: session.partnerId, userPk: session.userPk, email: user.email, country: where, idempotencyKey: `acct:${session.userPk}` });
       row = await this.deps.db.transact(async (tx) => {
         const now = this.deps.clock.now();
         const inserted = await tx

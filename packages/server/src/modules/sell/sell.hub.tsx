@@ -257,7 +257,8 @@ export function sellHubRoutes(deps: AppDeps) {
       // With Stripe Connect, where the money goes is the seller's Stripe account: set up on Stripe's pages.
       if (deps.payouts.connect) {
         if (str('intent') === 'dashboard') return await toDashboard(deps, c, partner, session, lang);
-        return await toOnboarding(deps, c, partner, session, `/sell/${partner.id}/payout?lang=${lang}`, lang);
+        const country = str('country');
+        return await toOnboarding(deps, c, partner, session, `/sell/${partner.id}/payout?lang=${lang}`, lang, country || null, async (message) => await payoutPage(c, partner, lang, session.userPk, { country: message }, country));
       }
       try {
         await deps.db.transact(async (tx) => await accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang));
@@ -293,11 +294,12 @@ export function sellHubRoutes(deps: AppDeps) {
       if (!deps.payouts.connect) return notFoundPage(c, lang);
       const back = sellBack(partner, c.req.query('back'), lang);
       if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, back, lang));
-      return await toOnboarding(deps, c, partner, session, back, lang);
+      // The account exists by now (the link that expired was opened for it): no country to ask.
+      return await toOnboarding(deps, c, partner, session, back, lang, null, async () => safeRedirect(c, `/sell/${partner.id}/payout?lang=${lang}`));
     }),
   );
 
-  async function payoutPage(c: C, partner: PartnerRow, lang: Lang, userPk: string, errors: Record<string, string>) {
+  async function payoutPage(c: C, partner: PartnerRow, lang: Lang, userPk: string, errors: Record<string, string>, country?: string) {
     const action = `/sell/${partner.id}/payout`;
     if (deps.payouts.connect) {
       const view = await deps.db.read(async (tx) => await deps.payouts.connect!.view(tx, userPk));
@@ -307,10 +309,10 @@ export function sellHubRoutes(deps: AppDeps) {
           <h1>{sm(lang, 'payoutTitle')}</h1>
           <form method="post" action={action} class="card" novalidate>
             {csrfField(c, action)}
-            <StripePayout lang={lang} partner={partner} view={view} button manage />
+            <StripePayout lang={lang} partner={partner} view={view} button manage country={country ?? c.req.query('country')} countryError={errors.country} />
           </form>
         </Layout>,
-        { csp: sellCsp(deps) },
+        { csp: sellCsp(deps), status: Object.keys(errors).length ? 400 : 200 },
       );
     }
     const saved = await deps.db.read(async (tx) => await accounts.view(tx, userPk));

@@ -18,6 +18,7 @@ import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts, type PayoutAccountView } from '../payouts/payouts.accounts.js';
 import type { ConnectAccountView } from '../payouts/payouts.connect.js';
 import { sellerPayoutReady } from '../payouts/payouts.queries.js';
+import { payoutCountry } from '../payouts/payouts.countries.js';
 import { sellCsp, StripePayout, toOnboarding } from './sell.payout.js';
 import { stepUpUrl } from '../auth/auth.step-up.js';
 import { eventOfTicket } from './sell.queries.js';
@@ -26,7 +27,7 @@ import { sellHubRoutes } from './sell.hub.js';
 import { sm } from './sell.messages.js';
 
 type C = Context<SessionEnv>;
-type FieldErrors = Partial<Record<'price' | 'holderName' | 'iban' | 'form' | 'aboveFace', string>>;
+type FieldErrors = Partial<Record<'price' | 'holderName' | 'iban' | 'form' | 'aboveFace' | 'country', string>>;
 
 /** The sell pages' policy: the shared one plus the pages' script (live calculation, copy link). */
 const SELL_CSP = cspWith({ scripts: true });
@@ -152,7 +153,7 @@ interface SellFormProps {
   fees: FeeSchedule;
   payout: PayoutAccountView | null;
   /** With a payout provider (Stripe Connect): the seller's connected account, instead of IBAN fields. */
-  stripe?: { view: ConnectAccountView | null } | undefined;
+  stripe?: { view: ConnectAccountView | null; country: string | null } | undefined;
   /** Whether the session must confirm it's you (step-up) before payout fields are shown. */
   needsStepUp: boolean;
   errors: FieldErrors;
@@ -231,7 +232,7 @@ function SellForm(p: SellFormProps) {
         ) : null}
         {p.stripe ? (
           // The step-up, when the session has none, comes on the way to Stripe (intent `stripe`).
-          <StripePayout lang={lang} partner={p.partner} view={p.stripe.view} error={p.errors.iban} button />
+          <StripePayout lang={lang} partner={p.partner} view={p.stripe.view} error={p.errors.iban} button country={p.stripe.country} countryError={p.errors.country} />
         ) : p.payout ? (
           <p>{sm(lang, 'payoutSaved', { hint: p.payout.accountHint, name: p.payout.holderName })}</p>
         ) : p.needsStepUp ? (
@@ -290,7 +291,7 @@ export function sellPageRoutes(deps: AppDeps) {
     return null;
   }
 
-  async function sellForm(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang, state: { price?: string; errors?: FieldErrors; preview?: number | null; holderName?: string }) {
+  async function sellForm(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang, state: { price?: string; errors?: FieldErrors; preview?: number | null; holderName?: string; country?: string }) {
     const { ticket, facts, quote, payout, stripe } = await deps.db.read(async (tx) => {
       const ticket = await deps.tickets.get(tx, partner.id, ticketId);
       return {
@@ -301,6 +302,8 @@ export function sellPageRoutes(deps: AppDeps) {
         stripe: deps.payouts.connect ? { view: await deps.payouts.connect.view(tx, userPk) } : undefined,
       };
     });
+    // The country preselected for a Stripe account not opened yet: the seller's earlier choice (kept through the step-up), else the venue's.
+    const stripeView = stripe ? { ...stripe, country: state.country ?? c.req.query('country') ?? facts.country } : undefined;
     const breakdown = quote.limits.fixedMinor !== null || state.preview != null ? quote.breakdown : null;
     const action = `/sell/${partner.id}/ticket/${encodeURIComponent(ticketId)}`;
     const session = c.get('session');
@@ -321,7 +324,7 @@ export function sellPageRoutes(deps: AppDeps) {
         breakdown={breakdown}
         fees={quote.fees}
         payout={payout}
-        stripe={stripe}
+        stripe={stripeView}
         needsStepUp={!steppedUp}
         errors={state.errors ?? {}}
         holderName={state.holderName ?? ''}
@@ -383,11 +386,13 @@ export function sellPageRoutes(deps: AppDeps) {
         if (!(err instanceof ApiError)) throw err;
         errors.price = err.message;
       }
-      const state = { price: str('price'), holderName: str('holderName') };
+      const state = { price: str('price'), holderName: str('holderName'), country: str('country') };
       if (str('intent') === 'stepup' || (str('intent') === 'stripe' && deps.payouts.connect)) {
-        const back = `${c.req.path}?${new URLSearchParams({ lang, ...(str('price') ? { price: str('price').slice(0, 20) } : {}) })}`;
+        const back = `${c.req.path}?${new URLSearchParams({ lang, ...(str('price') ? { price: str('price').slice(0, 20) } : {}), ...(payoutCountry(str('country')) ? { country: payoutCountry(str('country'))! } : {}) })}`;
         // To Stripe's onboarding with the price typed so far (it comes back to this page); a step-up first.
-        if (str('intent') === 'stripe' && deps.auth.isSteppedUp(session)) return await toOnboarding(deps, c, partner, session, back, lang);
+        if (str('intent') === 'stripe' && deps.auth.isSteppedUp(session)) {
+          return await toOnboarding(deps, c, partner, session, back, lang, str('country') || null, async (message) => await sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors: { country: message }, preview: priceMinor }));
+        }
         return safeRedirect(c, stepUpUrl(partner.id, back, lang), 303);
       }
       if (str('intent') !== 'publish' || errors.price) return sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors, preview: priceMinor });

@@ -7,6 +7,7 @@ import type { Lang } from '../../pages/i18n.js';
 import type { SessionData } from '../auth/auth.service.js';
 import { safeRedirect, type SessionEnv } from '../auth/auth.session.js';
 import type { ConnectAccountView } from '../payouts/payouts.connect.js';
+import { payoutCountry, payoutCountryOptions, type PayoutCountry } from '../payouts/payouts.countries.js';
 import type { PartnerRow } from '../partners/partners.service.js';
 import { sm } from './sell.messages.js';
 
@@ -33,17 +34,19 @@ export function sellBack(partner: PartnerRow, back: string | undefined, lang: La
 
 /**
  * Sends a stepped-up seller to the payout provider's onboarding (Stripe Connect), with the
- * way back to `back` (checked by {@link sellBack}); the provider's refusal is a 503 page that
- * changes nothing.
+ * way back to `back` (checked by {@link sellBack}), their account opened first in `country`
+ * when they have none; a missing or unknown country is the page again with `countryError`
+ * (the caller's page, 400); the provider's refusal is a 503 page that changes nothing.
  */
-export async function toOnboarding(deps: AppDeps, c: C, partner: PartnerRow, session: SessionData, back: string, lang: Lang): Promise<Response> {
+export async function toOnboarding(deps: AppDeps, c: C, partner: PartnerRow, session: SessionData, back: string, lang: Lang, country: string | null, countryError: (message: string) => Promise<Response>): Promise<Response> {
   const connect = deps.payouts.connect!;
   const base = `${deps.config.publicBaseUrl}/sell/${partner.id}/payout/stripe`;
   const q = `?lang=${lang}&back=${encodeURIComponent(sellBack(partner, back, lang))}`;
   let url: string;
   try {
-    url = await connect.onboardingLink(session, { returnUrl: `${base}/return${q}`, refreshUrl: `${base}/refresh${q}` }, lang);
+    url = await connect.onboardingLink(session, { returnUrl: `${base}/return${q}`, refreshUrl: `${base}/refresh${q}` }, lang, country);
   } catch (err) {
+    if (err instanceof ApiError && err.entries[0]?.path === 'country') return await countryError(sm(lang, country ? 'countryInvalid' : 'countryRequired'));
     deps.logger.warn({ err, partnerId: partner.id }, 'the payout provider did not open onboarding');
     return noticePage(c, { lang, status: 503, title: sm(lang, 'stripeUnavailableTitle'), text: sm(lang, 'stripeUnavailableText'), headers: { 'Retry-After': '30' } });
   }
@@ -71,7 +74,17 @@ export async function toDashboard(deps: AppDeps, c: C, partner: PartnerRow, sess
  * The seller's connected account on the sell pages: where payouts go (with, where `manage`,
  * the way to change it on the provider's dashboard), or (where `button`) the way to set it up.
  */
-export function StripePayout(props: { lang: Lang; partner: PartnerRow; view: ConnectAccountView | null; error?: string | undefined; button: boolean; manage?: boolean }) {
+export function StripePayout(props: {
+  lang: Lang;
+  partner: PartnerRow;
+  view: ConnectAccountView | null;
+  error?: string | undefined;
+  button: boolean;
+  manage?: boolean;
+  /** The country to preselect while no account exists (the seller's earlier choice, or the venue's). */
+  country?: string | null | undefined;
+  countryError?: string | undefined;
+}) {
   const { lang, view } = props;
   if (view?.status === 'ready') {
     return (
@@ -99,6 +112,7 @@ export function StripePayout(props: { lang: Lang; partner: PartnerRow; view: Con
       </legend>
       <p class="hint">{sm(lang, 'payoutIntroStripe', { days: props.partner.settings.payoutDelayDays })}</p>
       {view ? <p>{sm(lang, 'stripePending')}</p> : null}
+      {!view && props.button ? <CountryField lang={lang} selected={payoutCountry(props.country)} error={props.countryError} /> : null}
       {props.error ? (
         <p class="error" id="iban-error">
           {props.error}
@@ -112,5 +126,31 @@ export function StripePayout(props: { lang: Lang; partner: PartnerRow; view: Con
         </p>
       ) : null}
     </fieldset>
+  );
+}
+
+/** Where the seller lives: their Stripe account is opened there (fixed once opened). */
+function CountryField(props: { lang: Lang; selected: PayoutCountry | null; error?: string | undefined }) {
+  const { lang } = props;
+  return (
+    <>
+      <label for="payout-country">{sm(lang, 'country')}</label>
+      <select id="payout-country" name="country" autocomplete="country" aria-describedby={props.error ? 'payout-country-hint payout-country-error' : 'payout-country-hint'} aria-invalid={props.error ? 'true' : undefined}>
+        <option value="">{sm(lang, 'countryChoose')}</option>
+        {payoutCountryOptions(lang).map((o) => (
+          <option value={o.code} selected={o.code === props.selected}>
+            {o.name}
+          </option>
+        ))}
+      </select>
+      <p class="hint" id="payout-country-hint">
+        {sm(lang, 'countryHint')}
+      </p>
+      {props.error ? (
+        <p class="error" id="payout-country-error">
+          {props.error}
+        </p>
+      ) : null}
+    </>
   );
 }

@@ -14,5 +14,7 @@ export async function eventOfTicket(tx: Tx, ticket: Pick<TicketRow, 'showPk' | '
     startsAt: show.startsAt,
     optionTitle: option.title,
     timeZone: (show.location ?? event.location).timeZone ?? null,
+    /** The venue's country as the partner gave it (free text: a code when the partner sent one). */
+    country: (show.location ?? event.location).country ?? null,
   };
 }
