@@ -219,6 +219,35 @@ describe('market page: one seat rule with the seat map, and the map’s selectio
     expect(await t.db.select().from(buyIntentions)).toEqual([]);
   });
 
+  it('offers A6 only with A5 in the list (its own Buy would strand A5), and that pair reaches the checkout', async () => {
+    const { t, p, a5, a6, browser } = await row();
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&lang=en`);
+    const cards = page.text.split('<li class="card"').slice(1);
+    const card = (id: string) => cards.find((c) => c.includes(`value="${id}"`) && !c.includes(`value="${id === a5.id ? a6.id : a5.id}"`));
+    // A5 alone strands nothing (A6 is at the row's end): its own Buy.
+    expect(card(a5.id)).toContain('aria-label="Buy ·');
+    const a6Card = cards.find((c) => c.includes('Bought on its own, this seat would leave a single empty seat beside it'))!;
+    expect(a6Card).toBeDefined();
+    expect(a6Card).not.toContain('aria-label="Buy ·');
+    expect(a6Card).toContain(`<input type="hidden" name="listingId" value="${a6.id}"/><input type="hidden" name="listingId" value="${a5.id}"/>`);
+    expect(a6Card).toContain('Buy with Section A · Row 1 · Seat 5');
+    expect(a6Card).toContain('Together: €88.00');
+    const form = new URLSearchParams({ _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, showId: 'show-1' });
+    form.append('listingId', a6.id);
+    form.append('listingId', a5.id);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, form);
+    expect(res.status).toBe(303);
+    expect((await t.deps.listings.get(t.db, p.id, a6.id)).state).toBe('RESERVED');
+  });
+
+  it('gives every listing its own Buy where the partner allows orphan seats', async () => {
+    const { t, p, browser } = await row();
+    expect((await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { buyAccessLayer: { integratedMap: { allowOrphanTicketSelection: true } } } } })).status).toBe(200);
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&lang=en`);
+    expect(page.text).not.toContain('Bought on its own');
+    expect(page.text.match(/aria-label="Buy ·/g)).toHaveLength(2);
+  });
+
   it('hands the page’s selection to the map, and the pair reserved from it reaches the checkout with its seats named', async () => {
     const { p, a5, a6, browser } = await row();
     const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${a6.id},${a5.id}`);

@@ -19,7 +19,7 @@ import { placeText } from '../../pages/seats.js';
 import { ok } from '../../lib/envelope.js';
 import { isPrimaryScarce, primarySale } from '../marketdata/marketdata.service.js';
 import { marketEvent, offers, type Offer } from './market.queries.js';
-import { OrphanSeatError, orphanSeatMessages, seatMapData } from './market.seatmap.js';
+import { OrphanSeatError, orphanSeatMessages, seatMapData, strandedAlone } from './market.seatmap.js';
 import { reserveListings } from '../../flows/reserve-listings.js';
 import { partnerById } from '../partners/partners.queries.js';
 
@@ -40,6 +40,10 @@ const mm = defineMessages(
     reserve: 'Reserve and pay',
     primarySoldOut: 'Sold out in the primary sale — resale is the official way to get tickets.',
     primaryAlmostSoldOut: 'Almost sold out in the primary sale — resale is the official way to get tickets.',
+    strandsAlone: 'Bought on its own, this seat would leave a single empty seat beside it that nobody could buy.',
+    buyWith: 'Buy with {place}',
+    together: 'Together: {total}',
+    pickOnMap: 'Choose it with the seats beside it on the seat map.',
   },
   {
     forSale: 'Entradas a la venta',
@@ -57,6 +61,10 @@ const mm = defineMessages(
     reserve: 'Reservar y pagar',
     primarySoldOut: 'Agotado en la venta oficial: la reventa es la forma oficial de conseguir entradas.',
     primaryAlmostSoldOut: 'Casi agotado en la venta oficial: la reventa es la forma oficial de conseguir entradas.',
+    strandsAlone: 'Comprada sola, esta entrada dejaría a su lado un asiento libre suelto que nadie podría comprar.',
+    buyWith: 'Comprar con {place}',
+    together: 'Juntas: {total}',
+    pickOnMap: 'Elígela con los asientos de al lado en el mapa de asientos.',
   },
 );
 
@@ -197,6 +205,8 @@ export function marketPageRoutes(deps: AppDeps) {
     const sharedListing = c.req.query('listingId');
     const sharedTicket = c.req.query('ticketId');
     const isShared = (o: Offer) => o.listingId === sharedListing || o.seats.some((s) => s.ticketId === sharedTicket);
+    // Listings whose own Buy the orphan-seat rule would refuse: offered with a neighbour instead.
+    const stranded = strandedAlone(partner, seating?.svgCode, everything);
     const groups = new Map<string, Offer[]>();
     for (const o of all) {
       // The area and the option, once when they are named alike ("Stalls", not "Stalls · Stalls").
@@ -220,6 +230,31 @@ export function marketPageRoutes(deps: AppDeps) {
         {back && returnTag ? <input type="hidden" name={RETURN_TO_TAG_PARAM} value={returnTag} /> : null}
       </>
     );
+    /** A listing that cannot be bought on its own: why, and the neighbour to buy with it (or the map). */
+    const StrandedBuy = (props: { offer: Offer; companion: Offer | null }) => {
+      const { offer, companion } = props;
+      const place = companion ? companion.seats.map((s) => placeText(s, lang)).filter(Boolean).join(', ') : '';
+      const total = companion ? money(offer.buyerTotalMinor * offer.quantity + companion.buyerTotalMinor * companion.quantity, offer.currency, lang) : '';
+      return (
+        <>
+          <p class="hint">{mm(lang, 'strandsAlone')}</p>
+          {companion ? (
+            <form method="post" action={`${base}/buy`}>
+              {csrfField(c, `${base}/buy`)}
+              <input type="hidden" name="listingId" value={offer.listingId} />
+              <input type="hidden" name="listingId" value={companion.listingId} />
+              <BuyFields />
+              <p>{mm(lang, 'together', { total })}</p>
+              <button type="submit">{mm(lang, 'buyWith', { place })}</button>
+            </form>
+          ) : hasMap ? (
+            <p>
+              <a href="#seat-map">{mm(lang, 'pickOnMap')}</a>
+            </p>
+          ) : null}
+        </>
+      );
+    };
     c.header('Cache-Control', 'no-store');
     const { pathname, search } = new URL(c.req.url);
     const here = pathname + search;
@@ -288,14 +323,18 @@ export function marketPageRoutes(deps: AppDeps) {
                     <span class="price">{money(o.buyerTotalMinor, o.currency, lang)}</span> {mm(lang, 'perTicket')}
                   </p>
                   {o.quantity > 1 ? <p>{mm(lang, 'tickets', { n: o.quantity })}</p> : null}
-                  <form method="post" action={`${base}/buy`}>
-                    {csrfField(c, `${base}/buy`)}
-                    <input type="hidden" name="listingId" value={o.listingId} />
-                    <BuyFields />
-                    <button type="submit" aria-label={`${cm(lang, 'buy')} · ${o.optionTitle} · ${money(o.buyerTotalMinor, o.currency, lang)}`}>
-                      {cm(lang, 'buy')}
-                    </button>
-                  </form>
+                  {stranded.has(o.listingId) ? (
+                    <StrandedBuy offer={o} companion={stranded.get(o.listingId)!} />
+                  ) : (
+                    <form method="post" action={`${base}/buy`}>
+                      {csrfField(c, `${base}/buy`)}
+                      <input type="hidden" name="listingId" value={o.listingId} />
+                      <BuyFields />
+                      <button type="submit" aria-label={`${cm(lang, 'buy')} · ${o.optionTitle} · ${money(o.buyerTotalMinor, o.currency, lang)}`}>
+                        {cm(lang, 'buy')}
+                      </button>
+                    </form>
+                  )}
                   {o.seats.some((s) => s.section || s.row || s.seat) ? (
                     <ul>
                       {o.seats.map((s) => (

@@ -153,3 +153,30 @@ export async function assertNoOrphanSeat(tx: Tx, partner: PartnerRow, showPk: st
   const rows = buildRows(svgCode ? seatsOfChart(svgCode) : [], listed);
   if (selectionLeavesOrphan(picked, rows, indexSeats(listed))) throw new OrphanSeatError();
 }
+
+/**
+ * The market list's side of the orphan-seat rule: each listing that, bought alone, would strand
+ * a seat (so its own Buy would be refused), with a listing of its row to buy with it that
+ * strands none (the nearest seat first), or null when no single one does (the seat map picks
+ * more). Judged as {@link assertNoOrphanSeat} judges a pick, on the same reading of the show.
+ * Empty when the partner allows orphan seats.
+ */
+export function strandedAlone(partner: PartnerRow, svgCode: string | null | undefined, listed: readonly Offer[]): Map<string, Offer | null> {
+  const out = new Map<string, Offer | null>();
+  if (partner.settings.buyAccessLayer?.integratedMap?.allowOrphanTicketSelection) return out;
+  const seated = listed.filter((o) => o.seats.some((s) => s.row !== null && s.seat !== null));
+  if (seated.length === 0) return out;
+  const rows = buildRows(svgCode ? seatsOfChart(svgCode) : [], listed);
+  const index = indexSeats(listed);
+  const rowOf = (o: Offer) => new Set(o.seats.filter((s) => s.row !== null).map((s) => `${s.section ?? ''}|${s.row}`));
+  const number = (o: Offer) => Number(o.seats.find((s) => s.seat !== null)?.seat ?? NaN);
+  for (const o of seated) {
+    if (!selectionLeavesOrphan([o], rows, index)) continue;
+    const mine = rowOf(o);
+    const near = seated
+      .filter((n) => n !== o && [...rowOf(n)].some((r) => mine.has(r)))
+      .sort((a, b) => Math.abs(number(a) - number(o)) - Math.abs(number(b) - number(o)) || a.buyerTotalMinor - b.buyerTotalMinor);
+    out.set(o.listingId, near.find((n) => !selectionLeavesOrphan([o, n], rows, index)) ?? null);
+  }
+  return out;
+}
