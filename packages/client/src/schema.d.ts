@@ -2461,7 +2461,7 @@ export interface components {
              * @description See README, Payments: the ledger.
              * @enum {string}
              */
-            account: "provider_balance" | "seller_payable" | "buyer_fee_revenue" | "seller_fee_revenue" | "refunds_payable" | "payout_losses" | "provider_fees";
+            account: "provider_balance" | "seller_payable" | "buyer_fee_revenue" | "seller_fee_revenue" | "refunds_payable" | "payout_losses" | "dispute_losses" | "provider_fees";
             /**
              * @description Net movement in minor units: debits positive, credits negative.
              * @example 4400
@@ -2475,7 +2475,7 @@ export interface components {
         };
         LedgerJournalCount: {
             /** @enum {string} */
-            kind: "sale" | "late_payment" | "refund_due" | "refund_paid" | "payout_delivered" | "provider_fee";
+            kind: "sale" | "late_payment" | "refund_due" | "refund_paid" | "payout_delivered" | "provider_fee" | "dispute_withdrawn" | "dispute_reinstated";
             count: number;
         };
         Reconciliation: {
@@ -2508,7 +2508,7 @@ export interface components {
              */
             providerType: string | null;
             /**
-             * @description The provider’s accounting category (Stripe’s `reporting_category`). `dispute` (a chargeback), `dispute_reversal` (a dispute won) and `transfer_reversal` (a payout reversed in the dashboard) are never made by the service: each is reported `missing_in_ledger` for an operator to act on.
+             * @description The provider’s accounting category (Stripe’s `reporting_category`). A dispute’s entries (`dispute`, `dispute_reversal` when won) are compared together with its journals; `transfer_reversal` (a payout reversed in the dashboard) is never booked by the service and is always reported `missing_in_ledger`, for an operator to act on.
              * @example charge
              */
             providerCategory: string | null;

@@ -3,7 +3,7 @@ import type { Tx } from '../db/client.js';
 import { effectiveConfiguration } from '../modules/events/events.model.js';
 import { showWithEvent } from '../modules/events/events.queries.js';
 import { endedIntentionIds, intentionById, type IntentionRow } from '../modules/intentions/intentions.queries.js';
-import { providerFeeLines } from '../modules/ledger/ledger.accounts.js';
+import { disputeLines, providerFeeLines } from '../modules/ledger/ledger.accounts.js';
 import type { PartnerRow } from '../modules/partners/partners.queries.js';
 import type { HostedProvider, ProviderEvent } from '../modules/payments/payments.provider.js';
 import type { PaymentRow } from '../modules/payments/payments.service.js';
@@ -78,7 +78,10 @@ export type ProviderEventResult = 'processed' | 'duplicate' | 'ignored';
  * - `account.updated`: a seller's connected account's state kept (payouts);
  * - `attention` (a chargeback, a payout reversed in the provider's dashboard): recorded and
  *   logged as an error for an operator, who answers a dispute in the provider's dashboard
- *   before its deadline; the ledger is not written (the reconciliation names the movement);
+ *   before its deadline;
+ * - `dispute.funds`: a dispute's money taken from the balance or given back, booked in the
+ *   ledger (`dispute_withdrawn` / `dispute_reinstated`, the dispute fee as a `provider_fee`
+ *   journal); a reversed payout is not booked (the reconciliation names it);
  * - anything else is recorded and ignored.
  */
 export async function handleProviderEvent(deps: HostedPaymentDeps, provider: HostedProvider, event: ProviderEvent): Promise<ProviderEventResult> {
@@ -92,9 +95,23 @@ export async function handleProviderEvent(deps: HostedPaymentDeps, provider: Hos
     deps.metrics.providerAttention(what);
     deps.logger.error(
       { eventId: event.id, what, ref, paymentRef, amountMinor, currency },
-      what === 'dispute' ? 'a buyer disputed a charge: answer it in the provider’s dashboard before its deadline, and book the outcome' : 'a delivered payout was reversed at the provider: the service never reverses one; find out who did',
+      what === 'dispute' ? 'a buyer disputed a charge: answer it in the provider’s dashboard before its deadline' : 'a delivered payout was reversed at the provider: the service never reverses one; find out who did',
     );
     return 'processed';
+  }
+  if (event.type === 'dispute.funds') {
+    return await deps.db.transact(async (tx) => {
+      if (!(await deps.payments.claimEvent(tx, event))) return 'duplicate';
+      const payment = event.paymentRef ? await deps.payments.byRef(tx, event.paymentRef) : undefined;
+      if (!payment) {
+        deps.logger.error({ eventId: event.id, ref: event.ref, paymentRef: event.paymentRef }, 'a dispute’s money moved for a payment the service does not know: book it by hand');
+        return 'ignored';
+      }
+      const journal = { partnerId: payment.partnerId, currency: event.currency, intentionId: payment.intentionId, provider: provider.name, providerRef: event.ref };
+      await deps.ledger.post(tx, { ...journal, kind: `dispute_${event.direction}`, key: `dispute_${event.direction}:${event.ref}`, lines: disputeLines(event.direction, event.amountMinor) });
+      if (event.feeMinor !== 0) await deps.ledger.post(tx, { ...journal, kind: 'provider_fee', key: `dispute_fee_${event.direction}:${event.ref}`, lines: providerFeeLines(event.feeMinor) });
+      return 'processed';
+    });
   }
   if (event.type === 'account.updated') {
     return await deps.db.transact(async (tx) => {

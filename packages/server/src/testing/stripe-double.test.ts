@@ -329,10 +329,17 @@ describe('stripe double, driven by the real SDK', () => {
 
     // The buyer's bank disputes the charge: its amount and the dispute fee leave the balance.
     const disputeId = await d.openDispute(pi.id);
-    expect(hook.received.at(-1)).toMatchObject({ type: 'charge.dispute.created', data: { object: { id: disputeId, object: 'dispute', amount: 10_000, payment_intent: pi.id, charge: pi.latest_charge } } });
+    expect(hook.received.slice(-2).map((e) => e.type)).toEqual(['charge.dispute.created', 'charge.dispute.funds_withdrawn']);
+    expect(hook.received.at(-1)).toMatchObject({ data: { object: { id: disputeId, object: 'dispute', amount: 10_000, payment_intent: pi.id, charge: pi.latest_charge, balance_transactions: [{ amount: -10_000, fee: 1500 }] } } });
     const [disputeTxn] = (await stripe.balanceTransactions.list({ limit: 1 })).data;
     expect(disputeTxn).toMatchObject({ type: 'adjustment', reporting_category: 'dispute', source: disputeId, amount: -10_000, fee: 1500 });
     expect(d.balance('eur')).toBe(10_000 - 320 - 8000 + 3000 - 10_000 - 1500);
+    // Won: the amount comes back (not the fee).
+    await d.closeDispute(disputeId, true);
+    expect(hook.received.slice(-2).map((e) => e.type)).toEqual(['charge.dispute.funds_reinstated', 'charge.dispute.closed']);
+    expect(hook.received.at(-1)).toMatchObject({ data: { object: { id: disputeId, status: 'won' } } });
+    expect((await stripe.balanceTransactions.list({ limit: 1 })).data[0]).toMatchObject({ type: 'adjustment', reporting_category: 'dispute_reversal', source: disputeId, amount: 10_000, fee: 0 });
+    expect(d.balance('eur')).toBe(10_000 - 320 - 8000 + 3000 - 1500);
     const nobody = await rejection(stripe.transfers.create({ amount: 100, currency: 'eur', destination: 'acct_nobody' }));
     expect(nobody).toMatchObject({ code: 'resource_missing', param: 'destination' });
 

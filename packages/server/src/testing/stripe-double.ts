@@ -131,11 +131,13 @@ export interface StripeDouble {
   /** POSTs an event again (same id), as Stripe does when it retries or when asked to resend. */
   redeliver(eventId: string): Promise<WebhookDelivery>;
   /**
-   * The buyer's bank disputes a paid PaymentIntent's charge (a chargeback): its amount and
-   * Stripe's dispute fee leave the balance (an `adjustment`, reporting category `dispute`), and
-   * `charge.dispute.created` is sent. Returns the dispute's id.
+   * The buyer's bank disputes a paid PaymentIntent's charge (a chargeback): `charge.dispute.created`,
+   * then its amount and Stripe's dispute fee leave the balance (an `adjustment`, reporting
+   * category `dispute`) and `charge.dispute.funds_withdrawn` is sent. Returns the dispute's id.
    */
   openDispute(paymentIntentId: string): Promise<string>;
+  /** The dispute is decided: won (the amount back, `charge.dispute.funds_reinstated`, fee kept by Stripe) or lost; then `charge.dispute.closed`. */
+  closeDispute(disputeId: string, won: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -387,6 +389,7 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
   const charges = new Map<string, Charge>();
   const accounts = new Map<string, Account>();
   const transfers = new Map<string, Obj & { id: string; amount: number; amount_reversed: number; currency: string }>();
+  const disputes = new Map<string, Obj & { id: string; amount: number; currency: string; status: string; balance_transactions: Obj[] }>();
   const balanceTransactions: BalanceTransaction[] = []; // oldest first
   const available = new Map<string, number>();
   const events: StripeDoubleEvent[] = [];
@@ -1150,10 +1153,25 @@ export async function startStripeDouble(opts: StripeDoubleOptions = {}): Promise
         reason: 'fraudulent',
         status: 'needs_response',
       };
+      disputes.set(disputeId, dispute);
+      await emit(CONTROL, 'charge.dispute.created', dispute);
+      // Stripe takes the amount and its fee at once, and says so in an event of its own.
       const txnId = addBalanceTransaction('adjustment', disputeId, -charge.amount, charge.currency, DISPUTE_FEE, 'dispute');
       dispute.balance_transactions.push(balanceTransactions.find((t) => t.id === txnId)!);
-      await emit(CONTROL, 'charge.dispute.created', dispute);
+      await emit(CONTROL, 'charge.dispute.funds_withdrawn', dispute);
       return disputeId;
+    },
+    async closeDispute(id, won) {
+      const dispute = disputes.get(id);
+      if (!dispute) throw new Error(`stripe double: no dispute ${id}`);
+      dispute.status = won ? 'won' : 'lost';
+      if (won) {
+        // The amount comes back; the dispute fee does not (as in most countries).
+        const txnId = addBalanceTransaction('adjustment', id, dispute.amount, dispute.currency, 0, 'dispute_reversal');
+        dispute.balance_transactions.push(balanceTransactions.find((t) => t.id === txnId)!);
+        await emit(CONTROL, 'charge.dispute.funds_reinstated', dispute);
+      }
+      await emit(CONTROL, 'charge.dispute.closed', dispute);
     },
     async redeliver(eventId) {
       const event = events.find((e) => e.id === eventId);

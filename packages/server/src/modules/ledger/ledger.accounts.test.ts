@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { balancedLines, latePaymentLines, payoutDeliveredLines, providerFeeLines, refundDueLines, refundPaidLines, resaleSums, saleLines, type JournalLine } from './ledger.accounts.js';
+import { balancedLines, disputeLines, latePaymentLines, payoutDeliveredLines, providerFeeLines, refundDueLines, refundPaidLines, resaleSums, saleLines, type JournalLine } from './ledger.accounts.js';
 
 const sum = (lines: JournalLine[]) => lines.reduce((s, l) => s + l.amountMinor, 0);
 /** Two listings of one resale: 2 × €40 (fee €4, seller fee €2) and 1 × €25.55 (fee €2.56, seller fee €1.28). */
@@ -23,6 +23,14 @@ describe('the journal of each money movement', () => {
     expect(Object.fromEntries(before.map((l) => [l.account, l.amountMinor]))).toEqual({ refunds_payable: -11611, buyer_fee_revenue: 1056, seller_fee_revenue: 528, seller_payable: 10027, payout_losses: 0 });
     const after = refundDueLines(LISTINGS.map((l, i) => ({ ...l, payoutDelivered: i === 0 })));
     expect(Object.fromEntries(after.map((l) => [l.account, l.amountMinor]))).toMatchObject({ seller_payable: 2427, payout_losses: 7600 });
+  });
+
+  it('books a chargeback as a loss until the dispute is won, which takes it back', () => {
+    const withdrawn = disputeLines('withdrawn', 4400);
+    expect(Object.fromEntries(withdrawn.map((l) => [l.account, l.amountMinor]))).toEqual({ dispute_losses: 4400, provider_balance: -4400 });
+    const reinstated = disputeLines('reinstated', 4400);
+    expect(Object.fromEntries(reinstated.map((l) => [l.account, l.amountMinor]))).toEqual({ dispute_losses: -4400, provider_balance: 4400 });
+    expect(balancedLines([...withdrawn, ...reinstated]).reduce((a, l) => a + l.amountMinor, 0)).toBe(0);
   });
 
   it('refuses lines that do not balance or are not whole minor units, and drops zero lines', () => {

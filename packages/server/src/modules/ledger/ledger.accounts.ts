@@ -13,13 +13,14 @@
  * | `seller_fee_revenue` | revenue   | − a resale is sold (the seller's fee); + given back on a cancelled show's refund |
  * | `refunds_payable`    | liability | − a refund is decided (cancelled show, a payment that came too late); + the provider refunded it |
  * | `payout_losses`      | expense   | + a show cancelled after its seller was paid: the buyer is refunded in full, and a delivered payout is never recovered |
- * | `provider_fees`      | expense   | + the provider's fee on a charge, where the provider reports it          |
+ * | `dispute_losses`     | expense   | + a buyer's bank took a charge back (a dispute's funds withdrawn); − it gave them back (the dispute won) |
+ * | `provider_fees`      | expense   | + the provider's fee on a charge or a dispute, where the provider reports it |
  */
-export const LEDGER_ACCOUNTS = ['provider_balance', 'seller_payable', 'buyer_fee_revenue', 'seller_fee_revenue', 'refunds_payable', 'payout_losses', 'provider_fees'] as const;
+export const LEDGER_ACCOUNTS = ['provider_balance', 'seller_payable', 'buyer_fee_revenue', 'seller_fee_revenue', 'refunds_payable', 'payout_losses', 'dispute_losses', 'provider_fees'] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
 
 /** The movements the ledger records, one journal each. */
-export const JOURNAL_KINDS = ['sale', 'late_payment', 'refund_due', 'refund_paid', 'payout_delivered', 'provider_fee'] as const;
+export const JOURNAL_KINDS = ['sale', 'late_payment', 'refund_due', 'refund_paid', 'payout_delivered', 'provider_fee', 'dispute_withdrawn', 'dispute_reinstated'] as const;
 export type JournalKind = (typeof JOURNAL_KINDS)[number];
 
 /** One line of a journal: a debit (positive) or a credit (negative) on an account, in minor units. */
@@ -110,6 +111,21 @@ export function payoutDeliveredLines(amountMinor: number): JournalLine[] {
 }
 
 /** The provider kept its fee on a charge. */
+/**
+ * A buyer's bank disputed a charge and the provider took its amount from the balance
+ * (`withdrawn`), or gave it back when the dispute was won (`reinstated`). Booked as a loss
+ * until then: who bears it (the seller, the partner, the service) is an operator's decision,
+ * made outside the ledger's automatic journals. The provider's dispute fee is a
+ * `provider_fee` journal of its own.
+ */
+export function disputeLines(direction: 'withdrawn' | 'reinstated', amountMinor: number): JournalLine[] {
+  const sign = direction === 'withdrawn' ? 1 : -1;
+  return [
+    { account: 'dispute_losses', amountMinor: sign * amountMinor },
+    { account: 'provider_balance', amountMinor: -sign * amountMinor },
+  ];
+}
+
 export function providerFeeLines(feeMinor: number): JournalLine[] {
   return [
     { account: 'provider_fees', amountMinor: feeMinor },

@@ -39,23 +39,27 @@ describe('reconciling the ledger with the provider’s balance', () => {
     expect(r).toEqual({ checked: 0, matched: 0, mismatches: [], other: [{ type: 'payout', currency: 'EUR', count: 2, amountMinor: -10_500 }, { type: 'stripe_fee', currency: 'EUR', count: 1, amountMinor: -200 }] });
   });
 
-  it('reports a chargeback and a payout reversed in the dashboard, which the service never books, as missing in the ledger', () => {
+  it('compares a dispute’s entries together with its journals, and reports a payout reversed in the dashboard, which the service never books', () => {
     const r = reconcile(
       [
         txn({}),
+        // Dispute 1: withdrawn (with Stripe's fee), then reinstated; booked from its events.
         txn({ id: 'txn_2', type: 'adjustment', category: 'dispute', sourceRef: 'dp_1', amountMinor: -4400, feeMinor: 1500 }),
-        txn({ id: 'txn_3', type: 'transfer_refund', category: 'transfer_reversal', sourceRef: 'trr_1', amountMinor: 3800, feeMinor: 0 }),
+        txn({ id: 'txn_3', type: 'adjustment', category: 'dispute_reversal', sourceRef: 'dp_1', amountMinor: 4400, feeMinor: 0 }),
+        // Dispute 2: no journal (its event never came).
+        txn({ id: 'txn_4', type: 'adjustment', category: 'dispute', sourceRef: 'dp_2', amountMinor: -1000, feeMinor: 1500 }),
+        txn({ id: 'txn_5', type: 'transfer_refund', category: 'transfer_reversal', sourceRef: 'trr_1', amountMinor: 3800, feeMinor: 0 }),
         // An adjustment of the provider's own (not a dispute) stays among the others.
-        txn({ id: 'txn_4', type: 'adjustment', category: 'other_adjustment', sourceRef: 'adj_1', amountMinor: -5, feeMinor: 0 }),
+        txn({ id: 'txn_6', type: 'adjustment', category: 'other_adjustment', sourceRef: 'adj_1', amountMinor: -5, feeMinor: 0 }),
       ],
-      [move({})],
+      [move({}), move({ providerRef: 'dp_1', amountMinor: 0, feeMinor: 1500, journalIds: ['jnl_2', 'jnl_3', 'jnl_4'] })],
       period,
     );
-    expect(r.checked).toBe(3);
-    expect(r.matched).toBe(1);
+    expect(r.checked).toBe(5);
+    expect(r.matched).toBe(3);
     expect(r.mismatches).toEqual([
-      { reason: 'missing_in_ledger', providerRef: 'dp_1', currency: 'EUR', providerType: 'adjustment', providerCategory: 'dispute', providerAmountMinor: -4400, ledgerAmountMinor: null, providerFeeMinor: 1500, ledgerFeeMinor: null, journalIds: [] },
       { reason: 'missing_in_ledger', providerRef: 'trr_1', currency: 'EUR', providerType: 'transfer_refund', providerCategory: 'transfer_reversal', providerAmountMinor: 3800, ledgerAmountMinor: null, providerFeeMinor: 0, ledgerFeeMinor: null, journalIds: [] },
+      { reason: 'missing_in_ledger', providerRef: 'dp_2', currency: 'EUR', providerType: 'adjustment', providerCategory: 'dispute', providerAmountMinor: -1000, ledgerAmountMinor: null, providerFeeMinor: 1500, ledgerFeeMinor: null, journalIds: [] },
     ]);
     expect(r.other).toEqual([{ type: 'adjustment', currency: 'EUR', count: 1, amountMinor: -5 }]);
   });

@@ -68,31 +68,40 @@ export interface Reconciliation {
 const RESALE_TYPES = new Set(['charge', 'payment', 'refund', 'payment_refund', 'transfer']);
 
 /**
- * Provider categories of money of a resale that the service never moves itself, so no journal
- * can name them: a buyer's chargeback (`dispute`, and `dispute_reversal` when it is won) and a
- * transfer reversed in the provider's dashboard (`transfer_reversal`: the service never
- * reverses a delivered payout). Each is reported `missing_in_ledger`, for an operator to book
- * and act on, rather than summed away with the provider's own entries.
+ * Provider categories of resale money booked from the provider's events rather than by the
+ * service's own calls: a buyer's chargeback (`dispute`: its funds withdrawn) and its reversal
+ * when won (`dispute_reversal`: reinstated). Both name the dispute (`dp_…`), so a dispute's
+ * entries are summed and compared with its journals together.
  */
-const OUTSIDE_THE_SERVICE = new Set(['dispute', 'dispute_reversal', 'transfer_reversal']);
+const EVENT_BOOKED_CATEGORIES = new Set(['dispute', 'dispute_reversal']);
+
+/**
+ * Provider categories of resale money the service never moves and does not book: a transfer
+ * reversed in the provider's dashboard (`transfer_reversal`: the service never reverses a
+ * delivered payout). Reported `missing_in_ledger`, for an operator to book and act on, rather
+ * than summed away with the provider's own entries.
+ */
+const OUTSIDE_THE_SERVICE = new Set(['transfer_reversal']);
 
 /**
  * Compares the provider's entries created in `[from, to)` with the ledger's moves (which the
  * caller reads over a wider window, so an entry near a boundary finds its journal); a ledger
- * move in `[from, to)` that the provider does not list is `missing_at_provider`.
+ * move in `[from, to)` that the provider does not list is `missing_at_provider`. The
+ * provider's entries naming one source (a charge and its later adjustments, a dispute withdrawn
+ * then reinstated) are summed before they are compared, as the ledger sums its journals.
  */
 export function reconcile(provider: readonly ProviderBalanceTransaction[], ledger: readonly LedgerProviderMove[], period: { from: number; to: number }): Reconciliation {
   const byRef = new Map(ledger.map((m) => [m.providerRef, m]));
   const seen = new Set<string>();
   const mismatches: Mismatch[] = [];
   const other = new Map<string, { type: string; currency: string; count: number; amountMinor: number }>();
+  const sources = new Map<string, { ref: string; type: string; category: string | null; currency: string; amountMinor: number; feeMinor: number; count: number }>();
   let checked = 0;
   let matched = 0;
   for (const t of provider) {
     const currency = t.currency.toUpperCase();
     if (t.category !== null && OUTSIDE_THE_SERVICE.has(t.category) && t.sourceRef) {
       checked++;
-      const move = byRef.get(t.sourceRef);
       mismatches.push({
         reason: 'missing_in_ledger',
         providerRef: t.sourceRef,
@@ -103,11 +112,11 @@ export function reconcile(provider: readonly ProviderBalanceTransaction[], ledge
         ledgerAmountMinor: null,
         providerFeeMinor: t.feeMinor,
         ledgerFeeMinor: null,
-        journalIds: move?.journalIds ?? [],
+        journalIds: byRef.get(t.sourceRef)?.journalIds ?? [],
       });
       continue;
     }
-    if (!RESALE_TYPES.has(t.type) || !t.sourceRef) {
+    if (!t.sourceRef || !(RESALE_TYPES.has(t.type) || (t.category !== null && EVENT_BOOKED_CATEGORIES.has(t.category)))) {
       const key = `${t.type}:${currency}`;
       const o = other.get(key) ?? { type: t.type, currency, count: 0, amountMinor: 0 };
       o.count++;
@@ -115,18 +124,25 @@ export function reconcile(provider: readonly ProviderBalanceTransaction[], ledge
       other.set(key, o);
       continue;
     }
-    checked++;
-    const move = byRef.get(t.sourceRef);
-    const base = { providerRef: t.sourceRef, currency, providerType: t.type, providerCategory: t.category, providerAmountMinor: t.amountMinor, providerFeeMinor: t.feeMinor };
+    const s = sources.get(t.sourceRef) ?? { ref: t.sourceRef, type: t.type, category: t.category, currency, amountMinor: 0, feeMinor: 0, count: 0 };
+    s.amountMinor += t.amountMinor;
+    s.feeMinor += t.feeMinor;
+    s.count++;
+    sources.set(t.sourceRef, s);
+  }
+  for (const s of sources.values()) {
+    checked += s.count;
+    const move = byRef.get(s.ref);
+    const base = { providerRef: s.ref, currency: s.currency, providerType: s.type, providerCategory: s.category, providerAmountMinor: s.amountMinor, providerFeeMinor: s.feeMinor };
     if (!move) {
       mismatches.push({ reason: 'missing_in_ledger', ...base, ledgerAmountMinor: null, ledgerFeeMinor: null, journalIds: [] });
       continue;
     }
-    seen.add(t.sourceRef);
+    seen.add(s.ref);
     const ledgerSide = { ledgerAmountMinor: move.amountMinor, ledgerFeeMinor: move.feeMinor, journalIds: move.journalIds };
-    if (move.amountMinor !== t.amountMinor || move.currency !== currency) mismatches.push({ reason: 'amount_differs', ...base, ...ledgerSide });
-    else if (move.feeMinor !== t.feeMinor) mismatches.push({ reason: 'fee_differs', ...base, ...ledgerSide });
-    else matched++;
+    if (move.amountMinor !== s.amountMinor || move.currency !== s.currency) mismatches.push({ reason: 'amount_differs', ...base, ...ledgerSide });
+    else if (move.feeMinor !== s.feeMinor) mismatches.push({ reason: 'fee_differs', ...base, ...ledgerSide });
+    else matched += s.count;
   }
   for (const m of ledger) {
     if (seen.has(m.providerRef) || m.createdAt < period.from || m.createdAt >= period.to) continue;

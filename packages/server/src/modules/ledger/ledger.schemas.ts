@@ -69,7 +69,7 @@ const MismatchSchema = z
     currency: z.string().openapi({ example: 'EUR' }),
     providerType: z.string().nullable().openapi({ description: 'The provider’s kind of entry (Stripe’s balance transaction `type`).', example: 'charge' }),
     providerCategory: z.string().nullable().openapi({
-      description: 'The provider’s accounting category (Stripe’s `reporting_category`). `dispute` (a chargeback), `dispute_reversal` (a dispute won) and `transfer_reversal` (a payout reversed in the dashboard) are never made by the service: each is reported `missing_in_ledger` for an operator to act on.',
+      description: 'The provider’s accounting category (Stripe’s `reporting_category`). A dispute’s entries (`dispute`, `dispute_reversal` when won) are compared together with its journals; `transfer_reversal` (a payout reversed in the dashboard) is never booked by the service and is always reported `missing_in_ledger`, for an operator to act on.',
       example: 'charge',
     }),
     providerAmountMinor: z.number().int().nullable(),

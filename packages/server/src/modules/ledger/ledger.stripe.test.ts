@@ -59,38 +59,58 @@ describe('GET /admin/v1/ledger/reconciliation (Stripe)', () => {
     expect(res.body.data.mismatches).toEqual([expect.objectContaining({ reason: 'missing_in_ledger', providerRef: refund.id, providerType: 'refund', providerAmountMinor: -1000, ledgerAmountMinor: null, currency: 'EUR' })]);
   });
 
-  it('names a chargeback and a payout reversed in Stripe’s dashboard, which the service never books, and alerts the operator', async () => {
+  it('books a chargeback from Stripe’s events (a loss, Stripe’s fee) and its reinstatement, alerts the operator, and names a payout reversed in the dashboard, which the service never books', async () => {
     const w = await journeys();
     const l = await w.pay('s1');
     const payout = (await w.t.db.select().from(payouts).where(eq(payouts.listingId, l.id)))[0]!;
     w.t.clock.set(payout.dueAt);
     expect(await w.t.deps.payouts.deliverDue()).toBe(1);
     const transferRef = (await w.t.db.select().from(payouts).where(eq(payouts.id, payout.id)))[0]!.transferRef!;
-    const journals = (await w.t.db.select().from(ledgerJournals)).length;
+    const kinds = async () => (await w.t.db.select().from(ledgerJournals)).map((j) => j.kind).sort();
+    const before = await kinds();
 
-    const pi = (await w.t.db.select().from(payments))[0]!.providerRef!;
-    const disputeId = await w.double.openDispute(pi);
+    const payment = (await w.t.db.select().from(payments))[0]!;
+    const disputeId = await w.double.openDispute(payment.providerRef);
     const reversal = await w.double.sdk().transfers.createReversal(transferRef);
-    // Both events reached the service, verified, were answered 2xx, once each, and booked nothing.
-    for (const type of ['charge.dispute.created', 'transfer.reversed']) {
+    // Every event reached the service, verified, answered 2xx, processed once (a redelivery changes nothing).
+    for (const type of ['charge.dispute.created', 'charge.dispute.funds_withdrawn', 'transfer.reversed']) {
       const event = w.double.events.find((e) => e.type === type)!;
-      expect(w.double.deliveries.filter((d) => d.eventId === event.id).map((d) => d.status)).toEqual([200]);
+      expect(w.double.deliveries.filter((d) => d.eventId === event.id).map((d) => d.status), type).toEqual([200]);
       expect(await w.t.db.select().from(providerEvents).where(eq(providerEvents.eventId, event.id))).toHaveLength(1);
       expect((await w.double.redeliver(event.id)).status).toBe(200);
     }
-    expect(await w.t.db.select().from(ledgerJournals)).toHaveLength(journals);
+    // The withdrawal is booked (with Stripe's dispute fee); the reversed payout is not.
+    expect(await kinds()).toEqual([...before, 'dispute_withdrawn', 'provider_fee'].sort());
+    const disputeJournals = await w.t.db.select().from(ledgerJournals).where(eq(ledgerJournals.providerRef, disputeId));
+    expect(disputeJournals.map((j) => ({ kind: j.kind, partnerId: j.partnerId, intentionId: j.intentionId }))).toEqual(
+      expect.arrayContaining([
+        { kind: 'dispute_withdrawn', partnerId: w.p.id, intentionId: payment.intentionId },
+        { kind: 'provider_fee', partnerId: w.p.id, intentionId: payment.intentionId },
+      ]),
+    );
     expect((await w.t.db.select().from(payouts))[0]!.state).toBe('DELIVERED');
     const metrics = await (await w.t.app.request('/metrics', { headers: { authorization: `Bearer ${w.t.deps.config.operatorToken}` } })).text();
     expect(metrics).toContain('resale_payment_provider_attention_total{what="dispute"} 1');
     expect(metrics).toContain('resale_payment_provider_attention_total{what="transfer_reversed"} 1');
 
-    const res = await w.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { operator: true });
-    expect(res.body.data).toMatchObject({ checked: 4, matched: 2 });
-    expect(res.body.data.mismatches).toHaveLength(2);
-    expect(res.body.data.mismatches).toEqual(expect.arrayContaining([
-      expect.objectContaining({ reason: 'missing_in_ledger', providerRef: disputeId, providerType: 'adjustment', providerCategory: 'dispute', providerAmountMinor: -4400, providerFeeMinor: 1500 }),
-      expect.objectContaining({ reason: 'missing_in_ledger', providerRef: reversal.id, providerType: 'transfer_refund', providerCategory: 'transfer_reversal', providerAmountMinor: 3800 }),
-    ]));
+    const reconciled = async () => (await w.t.request('GET', `/admin/v1/ledger/reconciliation?${PERIOD}`, { operator: true })).body.data;
+    // The charge, the transfer and the dispute match; only the reversal is missing from the ledger.
+    expect(await reconciled()).toMatchObject({
+      checked: 4,
+      matched: 3,
+      mismatches: [{ reason: 'missing_in_ledger', providerRef: reversal.id, providerType: 'transfer_refund', providerCategory: 'transfer_reversal', providerAmountMinor: 3800 }],
+    });
+    const report = async () => (await w.t.request('GET', `/admin/v1/ledger?${PERIOD}`, { operator: true })).body.data.currencies[0];
+    const fee = Math.round(4400 * 0.029) + 30;
+    expect((await report()).accounts).toContainEqual({ account: 'dispute_losses', amountMinor: 4400, amount: 44 });
+    expect((await report()).accounts).toContainEqual({ account: 'provider_fees', amountMinor: fee + 1500, amount: (fee + 1500) / 100 });
+    expect((await report()).balanced).toBe(true);
+
+    // Won: the amount is back, the loss with it; Stripe keeps its fee.
+    await w.double.closeDispute(disputeId, true);
+    expect(await kinds()).toEqual([...before, 'dispute_withdrawn', 'provider_fee', 'dispute_reinstated'].sort());
+    expect((await report()).accounts).toContainEqual({ account: 'dispute_losses', amountMinor: 0, amount: 0 });
+    expect(await reconciled()).toMatchObject({ checked: 5, matched: 4 });
   });
 
   it('is unavailable with the sandbox, 503 when Stripe does not answer, and refuses bad periods and partner keys', async () => {

@@ -138,7 +138,7 @@ describe('GET /admin/v1/ledger', () => {
     expect(eur).toMatchObject({ currency: 'EUR', balanced: true, journals: [{ kind: 'sale', count: 1 }, { kind: 'refund_due', count: 1 }] });
     expect(eur.accounts).toContainEqual({ account: 'provider_balance', amountMinor: 4400, amount: 44 });
     expect(eur.accounts).toContainEqual({ account: 'refunds_payable', amountMinor: -4400, amount: -44 });
-    expect(eur.accounts.map((a: { account: string }) => a.account)).toEqual(['provider_balance', 'seller_payable', 'buyer_fee_revenue', 'seller_fee_revenue', 'refunds_payable', 'payout_losses', 'provider_fees']);
+    expect(eur.accounts.map((a: { account: string }) => a.account)).toEqual(['provider_balance', 'seller_payable', 'buyer_fee_revenue', 'seller_fee_revenue', 'refunds_payable', 'payout_losses', 'dispute_losses', 'provider_fees']);
     // The period excludes what happened outside it; the totals agree with the query.
     expect((await j.t.request('GET', '/admin/v1/ledger?from=2026-03-02T00:00:00Z&to=2026-03-03T00:00:00Z', { operator: true })).body.data.currencies).toEqual([]);
     expect(await j.t.db.read(async (tx) => await ledgerTotals(tx, { from: 0, to: Date.parse('2027-01-01') }))).toHaveLength(1);

@@ -113,12 +113,18 @@ export type ProviderEvent = { id: string; providerType: string } & (
   /** A seller's connected account changed at the provider (onboarding finished, transfers enabled or stopped). */
   | { type: 'account.updated'; account: SellerAccountState }
   /**
-   * Money moved at the provider by someone else, which the service does not book and an
-   * operator must act on: a buyer's chargeback (`dispute`, `ref` the dispute, `paymentRef` its
-   * payment) or a payout reversed in the provider's dashboard (`transfer_reversed`, `ref` the
-   * transfer). The reconciliation reports both as missing in the ledger.
+   * Money moved at the provider by someone else, which an operator must act on: a buyer's
+   * chargeback opened (`dispute`, `ref` the dispute, `paymentRef` its payment; its money is
+   * booked from `dispute.funds`) or a payout reversed in the provider's dashboard
+   * (`transfer_reversed`, `ref` the transfer; never booked: the reconciliation names it).
    */
   | { type: 'attention'; what: 'dispute' | 'transfer_reversed'; ref: string; paymentRef: string | null; amountMinor: number; currency: string }
+  /**
+   * A dispute's money moved at the provider: taken from the balance (`withdrawn`, with the
+   * provider's dispute fee) or given back when the dispute was won (`reinstated`). `ref` is the
+   * dispute, `paymentRef` its payment; amounts in minor units, the fee as the provider charged it.
+   */
+  | { type: 'dispute.funds'; direction: 'withdrawn' | 'reinstated'; ref: string; paymentRef: string | null; amountMinor: number; feeMinor: number; currency: string }
   | { type: 'ignored' }
 );
 

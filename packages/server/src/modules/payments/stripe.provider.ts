@@ -204,6 +204,16 @@ export class StripeProvider implements HostedProvider, PayoutProvider {
         const pi = typeof dispute.payment_intent === 'string' ? dispute.payment_intent : (dispute.payment_intent?.id ?? null);
         return { ...base, type: 'attention', what: 'dispute', ref: dispute.id, paymentRef: pi, amountMinor: dispute.amount, currency: dispute.currency.toUpperCase() };
       }
+      case 'charge.dispute.funds_withdrawn':
+      case 'charge.dispute.funds_reinstated': {
+        const dispute = event.data.object;
+        const pi = typeof dispute.payment_intent === 'string' ? dispute.payment_intent : (dispute.payment_intent?.id ?? null);
+        const direction = event.type === 'charge.dispute.funds_withdrawn' ? 'withdrawn' : 'reinstated';
+        // The balance movement this event is about: the dispute's entry of that direction (the latest, should there be more).
+        const moved = [...(dispute.balance_transactions ?? [])].reverse().find((t) => (direction === 'withdrawn' ? t.amount < 0 : t.amount > 0));
+        if (!moved) return { ...base, type: 'ignored' };
+        return { ...base, type: 'dispute.funds', direction, ref: dispute.id, paymentRef: pi, amountMinor: Math.abs(moved.amount), feeMinor: moved.fee, currency: moved.currency.toUpperCase() };
+      }
       case 'transfer.reversed': {
         const transfer = event.data.object;
         return { ...base, type: 'attention', what: 'transfer_reversed', ref: transfer.id, paymentRef: null, amountMinor: transfer.amount_reversed, currency: transfer.currency.toUpperCase() };
