@@ -115,7 +115,15 @@ describe('Stripe Connect: sellers set up payouts from the sell flow', () => {
     expect(missing.status).toBe(400);
     expect(missing.text).toContain('aria-invalid="true"');
     expect(missing.text).toContain('Choose the country you live in');
-    const toStripe = await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(pageNow.text, '_csrf')!, intent: 'stripe', country: 'FR' });
+    // A step-up that lapsed while the form was open: a code again, the country kept.
+    t.clock.advance(11 * 60_000);
+    const lapsed = await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(pageNow.text, '_csrf')!, intent: 'stripe', country: 'FR' });
+    expect(lapsed.location).toContain('/auth/step-up?');
+    const again = await completeCodeFlow(t, browser, lapsed.location!, 'seller@example.com');
+    expect(again.location).toBe(`http://resale.test/sell/${p.id}/payout?lang=en&country=FR`);
+    const kept = await browser.get(again.location!);
+    expect(kept.text).toContain('<option value="FR" selected="">France</option>');
+    const toStripe = await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(kept.text, '_csrf')!, intent: 'stripe', country: 'FR' });
     expect(toStripe.status).toBe(303);
     expect((await t.deps.payouts.connect!.view(t.db, (await t.deps.users.find(t.db, p.id, 'seller@example.com'))!.id))!.status).toBe('pending');
     await onboarded();

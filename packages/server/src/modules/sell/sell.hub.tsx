@@ -13,6 +13,7 @@ import { showsWithEvents, ticketOptionsByPks } from '../events/events.queries.js
 import type { PartnerRow } from '../partners/partners.service.js';
 import { PayoutAccounts } from '../payouts/payouts.accounts.js';
 import { sellerPayoutReady } from '../payouts/payouts.queries.js';
+import { payoutCountry } from '../payouts/payouts.countries.js';
 import { sellBack, sellCsp, StripePayout, toDashboard, toOnboarding } from './sell.payout.js';
 import { ownedTicketsByRefs } from '../tickets/tickets.queries.js';
 import { parseTypedPrice, verifyOwnership } from './sell.flow.js';
@@ -252,8 +253,9 @@ export function sellHubRoutes(deps: AppDeps) {
       if (session instanceof Response) return session;
       const form = await c.req.parseBody();
       const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
-      // The step-up lapsed while the form was open (or the form was posted without one): nothing is saved.
-      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}`, lang), 303);
+      // The step-up lapsed while the form was open (or the form was posted without one): nothing is saved (a country chosen comes back preselected).
+      const chosen = payoutCountry(str('country'));
+      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}${chosen ? `&country=${chosen}` : ''}`, lang), 303);
       // With Stripe Connect, where the money goes is the seller's Stripe account: set up on Stripe's pages.
       if (deps.payouts.connect) {
         if (str('intent') === 'dashboard') return await toDashboard(deps, c, partner, session, lang);
