@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppConfig, AppEnv } from '../context.js';
 import { ApiError } from '../lib/errors.js';
 import { safeEqual } from '../lib/crypto.js';
+import { SECURITY } from '../lib/openapi.js';
 import { applyBrowserOrigin } from './cors.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiKeyKind } from '../modules/partners/partners.queries.js';
@@ -54,6 +55,14 @@ export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[]
     c.set('auth', auth);
     await next();
   };
+}
+
+/**
+ * What every route of the operator API (`/admin/v1`) shares: its tag and security scheme in
+ * the OpenAPI document, and the operator token checked. Spread into `createRoute`.
+ */
+export function operatorRoute(deps: OperatorTokenOptions) {
+  return { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
 }
 
 /** The operator API's bearer token, compared in constant time. */

@@ -2,8 +2,8 @@ import { PartnerIdParam } from '../partners/partners.schemas.js';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
-import { createRouter, envelope, errorResponses, jsonResponse, SECURITY } from '../../lib/openapi.js';
-import { operatorToken } from '../../middleware/auth.js';
+import { createRouter, envelope, errorResponses, jsonResponse } from '../../lib/openapi.js';
+import { operatorRoute } from '../../middleware/auth.js';
 import { feedRunToApi, FeedRunSchema } from './feeds.schemas.js';
 import { FEED_KINDS, FeedsService, type FeedRun } from './feeds.service.js';
 
@@ -14,7 +14,7 @@ import { FEED_KINDS, FeedsService, type FeedRun } from './feeds.service.js';
  */
 export function feedRoutes(deps: AppDeps, feeds: FeedsService = new FeedsService(deps)) {
   const app = createRouter();
-  const common = { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
+  const common = operatorRoute(deps);
 
   app.openapi(
     createRoute({

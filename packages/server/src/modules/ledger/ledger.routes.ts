@@ -2,8 +2,8 @@ import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { ApiError } from '../../lib/errors.js';
-import { createRouter, envelope, errorResponses, jsonResponse, SECURITY } from '../../lib/openapi.js';
-import { operatorToken } from '../../middleware/auth.js';
+import { createRouter, envelope, errorResponses, jsonResponse } from '../../lib/openapi.js';
+import { operatorRoute } from '../../middleware/auth.js';
 import { toIso } from '../../lib/clock.js';
 import { ledgerTotals, providerMoves } from './ledger.queries.js';
 import { reconcile } from './ledger.reconcile.js';
@@ -12,7 +12,7 @@ import { LedgerQuerySchema, LedgerReportSchema, ledgerReportToApi, Reconciliatio
 /** The operator's view of the ledger, under /admin/v1. */
 export function ledgerRoutes(deps: AppDeps) {
   const app = createRouter();
-  const common = { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
+  const common = operatorRoute(deps);
   app.openapi(
     createRoute({
       ...common,

@@ -2,8 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { toIso } from '../../lib/clock.js';
 import { ok } from '../../lib/envelope.js';
-import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
-import { operatorToken } from '../../middleware/auth.js';
+import { createRouter, envelope, errorResponses, jsonBody, jsonResponse } from '../../lib/openapi.js';
+import { operatorRoute } from '../../middleware/auth.js';
 import {
   PartnerIdParam,
   PartnerCreatedSchema,
@@ -22,7 +22,7 @@ import { DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS } from './partners.service.js';
 /** The operator API for partners, keys and settings, under /admin/v1. */
 export function partnerRoutes(deps: AppDeps) {
   const app = createRouter();
-  const common = { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
+  const common = operatorRoute(deps);
 
   app.openapi(
     createRoute({

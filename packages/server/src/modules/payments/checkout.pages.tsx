@@ -553,6 +553,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
       // The secure view is signed for the ticket's owner: linked while the buyer still holds it.
       const ticketHref = (ticket: TicketRow) => (ticket.ownerPk === intention.buyerPk ? `/tickets/view/${secureViewToken(deps, ticket)}` : null);
       const refunded = payment?.state === 'refund_pending' || payment?.state === 'refunded';
+      const method = paidWith(payment, lang);
       return renderPage(
         c,
         <Layout lang={lang} title={cm(lang, 'doneTitle')} wide>
@@ -567,10 +568,10 @@ export function checkoutPageRoutes(deps: AppDeps) {
               <dl>
                 <dt>{cm(lang, 'paidOn')}</dt>
                 <dd>{formatInstant(intention.paidAt ?? intention.updatedAt, lang, order.timeZone)}</dd>
-                {paidWith(payment, lang) ? (
+                {method ? (
                   <>
                     <dt>{cm(lang, 'paidWith')}</dt>
-                    <dd>{paidWith(payment, lang)}</dd>
+                    <dd>{method}</dd>
                   </>
                 ) : null}
                 <dt>{cm(lang, 'amountPaid')}</dt>

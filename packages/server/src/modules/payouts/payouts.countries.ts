@@ -20,9 +20,17 @@ export function payoutCountry(value: string | null | undefined): PayoutCountry |
   return KNOWN.has(code) ? (code as PayoutCountry) : null;
 }
 
+/** The named, sorted lists already made, per language (the pages' few languages: made once, not per page view). */
+const optionsByLang = new Map<string, readonly { code: PayoutCountry; name: string }[]>();
+
 /** The countries with their names in `lang` (the platform's ICU data), in that language's alphabetical order. */
-export function payoutCountryOptions(lang: string): { code: PayoutCountry; name: string }[] {
-  const names = new Intl.DisplayNames([lang], { type: 'region' });
-  const collator = new Intl.Collator(lang);
-  return PAYOUT_COUNTRIES.map((code) => ({ code, name: names.of(code) ?? code })).sort((a, b) => collator.compare(a.name, b.name));
+export function payoutCountryOptions(lang: string): readonly { code: PayoutCountry; name: string }[] {
+  let options = optionsByLang.get(lang);
+  if (!options) {
+    const names = new Intl.DisplayNames([lang], { type: 'region' });
+    const collator = new Intl.Collator(lang);
+    options = PAYOUT_COUNTRIES.map((code) => ({ code, name: names.of(code) ?? code })).sort((a, b) => collator.compare(a.name, b.name));
+    optionsByLang.set(lang, options);
+  }
+  return options;
 }

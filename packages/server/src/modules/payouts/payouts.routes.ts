@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
-import { createRouter, envelope, errorResponses, jsonResponse, SECURITY } from '../../lib/openapi.js';
-import { operatorToken } from '../../middleware/auth.js';
+import { createRouter, envelope, errorResponses, jsonResponse } from '../../lib/openapi.js';
+import { operatorRoute } from '../../middleware/auth.js';
 import { partnerUserId, usersByPks } from '../users/users.queries.js';
 import { listPayouts } from './payouts.queries.js';
 import { PayoutListQuerySchema, PayoutListSchema, payoutToApi } from './payouts.schemas.js';
@@ -10,7 +10,7 @@ import { PayoutListQuerySchema, PayoutListSchema, payoutToApi } from './payouts.
 /** The operator's view of sellers' payouts, under /admin/v1. */
 export function payoutRoutes(deps: AppDeps) {
   const app = createRouter();
-  const common = { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
+  const common = operatorRoute(deps);
   app.openapi(
     createRoute({
       ...common,

@@ -388,7 +388,8 @@ export function sellPageRoutes(deps: AppDeps) {
       }
       const state = { price: str('price'), holderName: str('holderName'), country: str('country') };
       if (str('intent') === 'stepup' || (str('intent') === 'stripe' && deps.payouts.connect)) {
-        const back = `${c.req.path}?${new URLSearchParams({ lang, ...(str('price') ? { price: str('price').slice(0, 20) } : {}), ...(payoutCountry(str('country')) ? { country: payoutCountry(str('country'))! } : {}) })}`;
+        const chosen = payoutCountry(state.country);
+        const back = `${c.req.path}?${new URLSearchParams({ lang, ...(state.price ? { price: state.price.slice(0, 20) } : {}), ...(chosen ? { country: chosen } : {}) })}`;
         // To Stripe's onboarding with the price typed so far (it comes back to this page); a step-up first.
         if (str('intent') === 'stripe' && deps.auth.isSteppedUp(session)) {
           return await toOnboarding(deps, c, partner, session, back, lang, str('country') || null, async (message) => await sellForm(c, partner, session.userPk, ticketId, lang, { ...state, errors: { country: message }, preview: priceMinor }));

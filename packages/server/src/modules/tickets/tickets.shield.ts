@@ -2,8 +2,8 @@ import { inOrder } from '../../lib/in-order.js';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
-import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../../lib/openapi.js';
-import { operatorToken } from '../../middleware/auth.js';
+import { createRouter, envelope, errorResponses, jsonBody, jsonResponse } from '../../lib/openapi.js';
+import { operatorRoute } from '../../middleware/auth.js';
 import { eventByRef, showOfEvent, showsOfEventByShowId } from '../events/events.queries.js';
 import { respondInTransaction } from '../../middleware/idempotency.js';
 import type { Tx } from '../../db/client.js';
@@ -52,11 +52,9 @@ export function ticketShieldRoutes(deps: AppDeps) {
       method: 'put',
       path: '/admin/v1/partners/{partnerId}/ticketShield',
       operationId: 'setTicketShield',
-      tags: ['Operator'],
+      ...operatorRoute(deps),
       summary: 'Switch ticketShield for an event or a show',
       description: 'Each show whose flag changes emits a ticketShield.updated webhook ({status, eventId, showId}); a switch that changes nothing emits none.',
-      security: [SECURITY.operator],
-      middleware: operatorToken(deps),
       request: {
         params: PartnerIdParam,
         body: jsonBody(ShieldBody),

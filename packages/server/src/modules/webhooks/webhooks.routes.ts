@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
-import { createRouter, envelope, errorResponses, jsonResponse, SECURITY } from '../../lib/openapi.js';
-import { operatorToken } from '../../middleware/auth.js';
+import { createRouter, envelope, errorResponses, jsonResponse } from '../../lib/openapi.js';
+import { operatorRoute } from '../../middleware/auth.js';
 import { PartnerIdParam } from '../partners/partners.schemas.js';
 import { WebhookListQuery, WebhookMessageParams, WebhookMessageSchema, webhookMessageToApi } from './webhooks.schemas.js';
 import { webhooksServiceOf, type WebhooksService } from './webhooks.service.js';
@@ -15,7 +15,7 @@ import { webhooksServiceOf, type WebhooksService } from './webhooks.service.js';
  */
 export function webhookRoutes(deps: AppDeps, webhooks: WebhooksService = webhooksServiceOf(deps)) {
   const app = createRouter();
-  const common = { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
+  const common = operatorRoute(deps);
 
   app.openapi(
     createRoute({
