@@ -1,7 +1,8 @@
 /**
- * The cost of a rate-limit check (issue 17): the in-memory GCRA one process keeps (SQLite)
- * beside the shared one of a PostgreSQL deployment (`DatabaseRateLimiter`, one conditional
- * upsert into the UNLOGGED `rate_limits` table per check), in the same run:
+ * The cost of a rate-limit check (issue 17): the in-memory sliding window one process keeps
+ * (SQLite) beside the shared one of a PostgreSQL deployment (`DatabaseRateLimiter`, one
+ * conditional upsert of the key's per-second counts into the UNLOGGED `rate_limits` table per
+ * check), in the same run:
  * - one check at a time (the latency a request pays);
  * - 64 checks in flight over one key (a partner's limit: every request of the partner updates
  *   the same row, the worst case) and over distinct keys (the hosted pages' per-address limits).

@@ -42,6 +42,7 @@ import { riskRoutes } from './modules/risk/risk.routes.js';
 import { marketDataRoutes } from './modules/marketdata/marketdata.routes.js';
 import { channelRoutes } from './modules/channels/channels.routes.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
+import { widgetsGuide } from './modules/docs/docs.widgets.js';
 import { finishingDocument } from './modules/docs/docs.document.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { Readiness } from './modules/health/health.readiness.js';
@@ -252,7 +253,8 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       version: '1.0.0',
       description:
         'The official resale market for a ticketing platform. Every response is the envelope {status, data, errors}; ' +
-        'errors are entries {code, message, path?, in?} with stable codes. POSTs that create things accept an Idempotency-Key header.',
+        'errors are entries {code, message, path?, in?} with stable codes. POSTs that create things accept an Idempotency-Key header.\n\n' +
+        widgetsGuide(deps.config.publicBaseUrl),
     },
     servers: [{ url: deps.config.publicBaseUrl }],
     tags: [

@@ -171,7 +171,7 @@ export async function start(source: Record<string, string | undefined> = process
   let server!: Server;
   const port = await new Promise<number>((resolve) => {
     server = serve(
-      { fetch: (request, bindings) => current.fetch(request, bindings), port: env.PORT, hostname: env.HOST, serverOptions: httpServerOptions(env) },
+      { fetch: (request, bindings) => closingWhenBodyUnread(current.fetch(request, bindings), bindings.incoming), port: env.PORT, hostname: env.HOST, serverOptions: httpServerOptions(env) },
       (info) => resolve(info.port),
     ) as Server;
     server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
@@ -276,6 +276,35 @@ async function ensureSandbox(env: Env, deps: AppDeps): Promise<void> {
     initialSettings: { buyAccessLayer: SANDBOX_BUY_ACCESS_LAYER, branding: { displayName: 'Demo Tickets' } },
   });
   deps.logger.info({ partnerId: partner.id }, 'sandbox partner ready');
+}
+
+/**
+ * An answer given before the request's body was all received (a 413 on its Content-Length, a
+ * 429, a 415, a 401 on a body nobody reads) says `Connection: close`.
+ *
+ * Why: Node cannot take the next request on that connection before it has read the rest of
+ * this body, and @hono/node-server gives that drain 500 ms and 64 MB before it destroys the
+ * socket without a word. A keep-alive client that saw `keep-alive` sends its next request on
+ * the socket being destroyed and gets a reset (undici's `UND_ERR_SOCKET`, ECONNRESET behind a
+ * load balancer). With `Connection: close` the client opens a new connection for its next
+ * request; the unread rest of the body is still drained (or the socket closed) as before.
+ * Bodies that were read whole (every answer of a route that parsed its body) keep the
+ * connection.
+ */
+export function closingWhenBodyUnread(answer: Response | Promise<Response>, incoming: Pick<IncomingMessage, 'complete'>): Response | Promise<Response> {
+  const close = (res: Response): Response => {
+    if (incoming.complete) return res;
+    try {
+      res.headers.set('Connection', 'close');
+      return res;
+    } catch {
+      // An immutable Response (one returned by fetch, or Response.error()): copied with the header.
+      const headers = new Headers(res.headers);
+      headers.set('Connection', 'close');
+      return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    }
+  };
+  return answer instanceof Promise ? answer.then(close) : close(answer);
 }
 
 /**

@@ -14,6 +14,7 @@ const onPostgres = ENGINE === 'postgres';
  * |----------------------|-----------------------------------------------------|-------------------------------------------|
  * | `jsonArrayContains`  | `exists (select 1 from json_each(c, '$.k') …)`      | `(c -> 'k') ? value` (jsonb)              |
  * | `jsonTextOrEmpty`    | `coalesce(json_extract(c, '$.k'), '')`              | `coalesce(c ->> 'k', '')`                 |
+ * | `jsonPairs`, `jsonPairsAgg` | `json_each`, `json_group_array`              | `jsonb_array_elements`, `jsonb_agg`       |
  * | `rowKey(id)`         | `rowid` (in the index the fingerprint scans)        | `hashtext(id)` (ids are never reused)     |
  * | `selectRows`         | drizzle's `all`                                     | `execute(…).rows`                         |
  * | WAL checkpoints      | `PRAGMA wal_autocheckpoint`, `wal_checkpoint`       | none (the server checkpoints itself)      |
@@ -109,6 +110,22 @@ export function jsonArrayContains(column: SQLWrapper, key: string, value: unknow
 export function jsonTextOrEmpty(column: SQLWrapper, key: string): SQL<string> {
   if (onPostgres) return sql<string>`coalesce(${column} ->> ${key}, '')`;
   return sql<string>`coalesce(json_extract(${column}, ${`$.${key}`}), '')`;
+}
+
+/**
+ * A JSON array of `[s, n]` pairs of integers in `column`, as rows `(s, n)` to select from
+ * (`select … from ${jsonPairs(c)} where s > 5`). Written by {@link jsonPairsAgg}.
+ */
+export function jsonPairs(column: SQLWrapper): SQL {
+  if (onPostgres) return sql`(select (e ->> 0)::bigint as s, (e ->> 1)::bigint as n from jsonb_array_elements(${column}) as e) as pairs`;
+  return sql`(select cast(json_extract(value, '$[0]') as integer) as s, cast(json_extract(value, '$[1]') as integer) as n from json_each(${column})) as pairs`;
+}
+
+/** The rows' `s` and `n` aggregated into a JSON array of `[s, n]` pairs (`[]` for none), ordered by `s`: what {@link jsonPairs} reads. */
+export function jsonPairsAgg(s: SQL, n: SQL): SQL {
+  if (onPostgres) return sql`coalesce(jsonb_agg(jsonb_build_array(${s}, ${n}) order by ${s}), '[]'::jsonb)`;
+  // SQLite aggregates in the order of its input: callers select from a subquery ordered by s.
+  return sql`json_group_array(json_array(${s}, ${n}))`;
 }
 
 /**

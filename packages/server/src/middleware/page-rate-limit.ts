@@ -31,12 +31,12 @@ export function isPagePath(path: string): boolean {
 /**
  * A per-client-address limit of the hosted pages, so that one address cannot flood them
  * (each page view reads the database, and the sell and checkout pages call the partner's
- * ownership endpoint). Two token buckets of the shared `RateLimiter` (middleware/rate-limit.ts) (so it reads the
- * injectable clock, and tests move time instead of sleeping), keyed by
+ * ownership endpoint). Two sliding windows of the shared `RateLimiter` (middleware/rate-limit.ts: at most the limit
+ * in any 60 seconds; it reads the injectable clock, and tests move time instead of sleeping), keyed by
  * `clientLimitKey` (the address as `TRUST_PROXY` allows, an IPv6 client by its /64):
  *
- * - every page request: `pageRateLimitPerMinute` (default 300: a burst of 300, then five a
- *   second; a fan browsing needs a few a minute, an office or a mobile carrier behind one
+ * - every page request: `pageRateLimitPerMinute` (default 300 in any minute, all at once if
+ *   they come at once; a fan browsing needs a few a minute, an office or a mobile carrier behind one
  *   address far fewer than 300 a minute);
  * - POSTs (and any other unsafe method) also count against `pagePostRateLimitPerMinute`
  *   (default 60): each one writes, sends codes or calls the partner.

@@ -32,39 +32,65 @@ const stores: [string, (clock: ManualClock) => RateLimiter][] = [
 ];
 
 describe.each(stores)('RateLimiter %s', (_name, make) => {
-  it('lets 60 requests through in a minute at 60/min and refuses the 61st with Retry-After 1', async () => {
+  it('lets 60 requests through in a minute at 60/min and refuses the 61st, with Retry-After until the first leaves the window', async () => {
     const limiter = make(new ManualClock());
     for (let i = 0; i < 60; i++) expect(await refusal(limiter, 'a', 60), `request ${i + 1}`).toBeNull();
     const err = await refusal(limiter, 'a', 60);
     expect(err).toBeInstanceOf(ApiError);
     expect(err!.status).toBe(429);
-    expect(err!.entries).toEqual([{ code: 'rate_limited', message: 'Too many requests: at most 60 per minute. Retry in 1 s.' }]);
-    expect(err!.headers).toEqual({ 'Retry-After': '1' });
+    // The 60 were made during the clock's second 0: they count until the end of second 60.
+    expect(err!.entries).toEqual([{ code: 'rate_limited', message: 'Too many requests: at most 60 per minute. Retry in 61 s.' }]);
+    expect(err!.headers).toEqual({ 'Retry-After': '61' });
   });
 
-  it('allows one more request each time a slot frees up', async () => {
+  it('refuses the 61st request within any minute, however the 60 before it were spread (no refill during the minute)', async () => {
     const clock = new ManualClock();
     const limiter = make(clock);
-    for (let i = 0; i < 60; i++) await limiter.take('a', 60);
-    expect(await refusal(limiter, 'a', 60)).not.toBeNull();
+    // 60 requests over 59 seconds, one a second: a token bucket would have refilled 59 of them.
+    for (let i = 0; i < 60; i++) {
+      expect(await refusal(limiter, 'a', 60), `request ${i + 1}`).toBeNull();
+      if (i < 59) clock.advance(1_000);
+    }
+    expect((await refusal(limiter, 'a', 60))?.headers).toEqual({ 'Retry-After': '2' });
     clock.advance(999);
     expect(await refusal(limiter, 'a', 60)).not.toBeNull();
-    clock.advance(1);
+    // Second 61: the request of second 0 has left the window, one fits again, and only one.
+    clock.advance(1_001);
     expect(await refusal(limiter, 'a', 60)).toBeNull();
-    expect(await refusal(limiter, 'a', 60)).not.toBeNull();
-    // After a quiet minute the whole burst is available again.
-    clock.advance(60_000);
+    expect((await refusal(limiter, 'a', 60))?.headers).toEqual({ 'Retry-After': '1' });
+    // After a quiet minute the whole limit is available at once again.
+    clock.advance(61_000);
     for (let i = 0; i < 60; i++) expect(await refusal(limiter, 'a', 60)).toBeNull();
     expect(await refusal(limiter, 'a', 60)).not.toBeNull();
   });
 
-  it('says how long to wait when the interval is longer than a second', async () => {
-    const limiter = make(new ManualClock());
+  it('never lets more than the limit through in any 60 seconds of a steady stream of attempts', async () => {
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.250Z'));
+    const limiter = make(clock);
+    const passed: number[] = [];
+    // An attempt every 137 ms for three minutes (about 1,300 attempts at 10/min).
+    for (let t = 0; t < 180_000; t += 137) {
+      if ((await refusal(limiter, 'steady', 10)) === null) passed.push(clock.now());
+      clock.advance(137);
+    }
+    for (let i = 10; i < passed.length; i++) expect(passed[i]! - passed[i - 10]!, `pass ${i}`).toBeGreaterThanOrEqual(60_000);
+    // And it lets the limit through: within a second of a strict 60 s window.
+    for (let i = 10; i < passed.length; i++) expect(passed[i]! - passed[i - 10]!).toBeLessThanOrEqual(61_000);
+    expect(passed.length).toBeGreaterThanOrEqual(29);
+  });
+
+  it('says how long to wait', async () => {
+    const clock = new ManualClock();
+    const limiter = make(clock);
     for (let i = 0; i < 5; i++) await limiter.take('a', 5);
-    expect((await refusal(limiter, 'a', 5))?.headers).toEqual({ 'Retry-After': '12' });
-    // A fractional interval (60 s / 7) is kept exact across takes.
-    for (let i = 0; i < 7; i++) expect(await refusal(limiter, 'seven', 7)).toBeNull();
-    expect((await refusal(limiter, 'seven', 7))?.headers).toEqual({ 'Retry-After': '9' });
+    clock.advance(12_500);
+    expect((await refusal(limiter, 'a', 5))?.headers).toEqual({ 'Retry-After': '49' });
+    // Requests spread over several seconds: the wait is until enough of the oldest have left.
+    for (let i = 0; i < 3; i++) {
+      await limiter.take('b', 3);
+      clock.advance(10_000);
+    }
+    expect((await refusal(limiter, 'b', 3))?.headers).toEqual({ 'Retry-After': '31' });
   });
 
   it('keeps separate keys independent', async () => {
@@ -98,10 +124,10 @@ describe('DatabaseRateLimiter shared by two processes', () => {
     const b = new DatabaseRateLimiter({ db: other, clock });
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => refusal(i % 2 ? a : b, 'sync-tickets:p1', 20)));
     expect(answers.filter((x) => x === null)).toHaveLength(20);
-    expect((await refusal(a, 'sync-tickets:p1', 20))?.headers).toEqual({ 'Retry-After': '3' });
-    clock.advance(3_000);
-    expect(await refusal(b, 'sync-tickets:p1', 20)).toBeNull();
-    expect(await refusal(a, 'sync-tickets:p1', 20)).not.toBeNull();
+    expect((await refusal(a, 'sync-tickets:p1', 20))?.headers).toEqual({ 'Retry-After': '61' });
+    clock.advance(61_000);
+    const again = await Promise.all(Array.from({ length: 30 }, (_, i) => refusal(i % 2 ? a : b, 'sync-tickets:p1', 20)));
+    expect(again.filter((x) => x === null)).toHaveLength(20);
   });
 
   it('commits without waiting for the WAL flush on PostgreSQL (its own small pool), through the single writer on SQLite', async () => {
@@ -148,17 +174,19 @@ describe('per-partner API rate limit over HTTP', () => {
     for (let i = 0; i < 5; i++) expect((await ping(p.keys.private)).status).toBe(200);
     const res = await ping(p.keys.private);
     expect(res.status).toBe(429);
-    expect(res.headers.get('retry-after')).toBe('12');
+    expect(res.headers.get('retry-after')).toBe('61');
     expect(await res.json()).toEqual({
       status: 429,
       data: null,
-      errors: [{ code: 'rate_limited', message: 'Too many requests: at most 5 per minute. Retry in 12 s.' }],
+      errors: [{ code: 'rate_limited', message: 'Too many requests: at most 5 per minute. Retry in 61 s.' }],
     });
     // Every key of the partner counts against the same limit.
     expect((await ping(p.keys.public)).status).toBe(429);
 
-    t.clock.advance(12_000);
-    expect((await ping(p.keys.private)).status).toBe(200);
+    t.clock.advance(60_000);
+    expect((await ping(p.keys.private)).status).toBe(429);
+    t.clock.advance(1_000);
+    for (let i = 0; i < 5; i++) expect((await ping(p.keys.private)).status).toBe(200);
     expect((await ping(p.keys.private)).status).toBe(429);
   });
 

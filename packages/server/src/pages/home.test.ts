@@ -11,10 +11,13 @@ describe('the landing page and the favicon', () => {
     const html = await en.text();
     expect(html).toContain('<h1>Official resale for ticketing platforms</h1>');
     expect(html).toContain('href="/docs"');
+    // The widgets' guide, a page of the reference.
+    expect(html).toContain('<a href="/docs#description/widgets">Put resale on your pages: the widgets guide</a>');
     expect(html).toContain('<html lang="en">');
     const es = await (await t.app.request('/?lang=es')).text();
     expect(es).toContain('<html lang="es">');
     expect(es).toContain('Lee la referencia de la API');
+    expect(es).toContain('<a href="/docs#description/widgets">Pon la reventa en tus páginas: la guía de los widgets</a>');
     // Other methods on / are still refused as before.
     expect((await t.app.request('/', { method: 'POST' })).status).toBe(405);
   });

@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../context.js';
 import { defineMessages, pageLang } from './i18n.js';
 import { Layout, renderPage } from './layout.js';
+import { WIDGETS_GUIDE_PATH } from '../modules/docs/docs.widgets.js';
 
 /** Texts of the landing page, in English and Spanish. */
 const hm = defineMessages(
@@ -13,6 +14,7 @@ const hm = defineMessages(
     forFans: 'Buying or selling a ticket? Start from the ticketing site where you bought it: its pages bring you here.',
     forPartners: 'Building an integration?',
     docs: 'Read the API reference',
+    widgets: 'Put resale on your pages: the widgets guide',
     openapi: 'OpenAPI document',
   },
   {
@@ -22,6 +24,7 @@ const hm = defineMessages(
     forFans: '¿Compras o vendes una entrada? Empieza en la web donde la compraste: sus páginas te traen aquí.',
     forPartners: '¿Estás integrando el servicio?',
     docs: 'Lee la referencia de la API',
+    widgets: 'Pon la reventa en tus páginas: la guía de los widgets',
     openapi: 'Documento OpenAPI',
   },
 );
@@ -60,6 +63,9 @@ export function homeRoutes() {
               {hm(lang, 'docs')}
             </a>{' '}
             <a href="/v1/openapi.json">{hm(lang, 'openapi')}</a>
+          </p>
+          <p>
+            <a href={WIDGETS_GUIDE_PATH}>{hm(lang, 'widgets')}</a>
           </p>
         </div>
       </Layout>,

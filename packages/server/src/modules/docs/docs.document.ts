@@ -59,7 +59,11 @@ export function finishDocument<T extends object>(doc: T): T {
   d.components.headers = { ...d.components.headers, ...HEADERS };
   // A wrong method is no operation of the document, so it is said once, here.
   // A copy: the generator may hand back the caller's own `info` object.
-  if (d.info && !String(d.info.description ?? '').includes(WRONG_METHOD)) d.info = { ...d.info, description: `${d.info.description ?? ''} ${WRONG_METHOD}`.trim() };
+  // At the end of the first paragraph: guides may follow it (the widgets', docs.widgets.ts).
+  if (d.info && !String(d.info.description ?? '').includes(WRONG_METHOD)) {
+    const [first = '', ...rest] = String(d.info.description ?? '').split('\n\n');
+    d.info = { ...d.info, description: [`${first} ${WRONG_METHOD}`.trim(), ...rest].join('\n\n') };
+  }
   for (const { path, method, op } of operations(d)) {
     documentAnswers(op, path);
     nameEnvelopes(d.components.schemas, op, method, path);

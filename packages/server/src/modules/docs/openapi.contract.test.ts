@@ -1,3 +1,4 @@
+import { validateHeaderValue } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
@@ -38,6 +39,33 @@ function refsFrom(doc: Json, node: Json, into = new Set<string>()): Set<string> 
 }
 
 describe('the OpenAPI document', () => {
+  it('gives examples of parameters that can be sent as they are (a header value HTTP accepts, no … placeholder)', async () => {
+    const doc = await documentOf();
+    const unusable: string[] = [];
+    for (const [path, method, op] of operations(doc)) {
+      for (const param of (op.parameters ?? []) as Json[]) {
+        const p = param.$ref ? doc.components.parameters[param.$ref.replace('#/components/parameters/', '')] : param;
+        const examples = [p.example, p.schema?.example, ...Object.values<Json>(p.examples ?? {}).map((e) => e.value)].filter((e) => e !== undefined);
+        for (const example of examples) {
+          const where = `${method} ${path} ${p.in} ${p.name}: ${JSON.stringify(example)}`;
+          if (JSON.stringify(example).includes('…')) unusable.push(`${where} (a placeholder)`);
+          if (p.in === 'header') {
+            try {
+              // What Node's HTTP client (and Newman, Postman) check before sending a header.
+              validateHeaderValue(p.name, String(example));
+            } catch {
+              unusable.push(`${where} (not a valid header value)`);
+            }
+          }
+        }
+      }
+    }
+    expect(unusable).toEqual([]);
+    // The one that could not be sent: Stripe's signature header, now a whole one.
+    const stripe = doc.paths['/v1/payments/stripe/events'].post.parameters.find((p: Json) => p.name === 'stripe-signature');
+    expect(stripe.schema.example).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+  });
+
   it('types the items of the bulk endpoints', async () => {
     const doc = await documentOf();
     for (const path of ['/v1/tickets', '/v1/sync/tickets']) {

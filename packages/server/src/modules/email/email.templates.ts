@@ -187,7 +187,7 @@ const OFFSET = /(?:Z|([+-])(\d{2}):?(\d{2}))$/i;
 
 /**
  * The instant shifted by the offset written in the string, so formatting it in UTC shows
- * the wall time of that offset (Intl takes IANA zones, not offsets, in Node 20).
+ * the wall time of that offset (the venue's zone is not known here, only the offset the string was written with).
  */
 function wallTime(iso: string): { at: Date; utc: boolean } {
   if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return { at: new Date(`${iso}T00:00:00Z`), utc: false };

@@ -20,8 +20,7 @@ import { keepSvgAttribute, SVG_SANITIZE_CONFIG } from '../../../../widgets/src/i
  * sources), finds nothing more to remove.
  *
  * DOMPurify needs a DOM: jsdom, the one its authors recommend on the server (their README calls
- * happy-dom "not considered safe"); 29.x is the newest jsdom that runs on Node 20 (30 and later,
- * and so isomorphic-dompurify 4.x, need Node 22). jsdom is loaded on the first chart, so a
+ * happy-dom "not considered safe"). jsdom is loaded on the first chart, so a
  * process that never receives a chart never pays for it; one window and one DOMPurify instance serve every chart after that.
  * The last results are remembered by the chart's hash, so a feed that sends the same chart on
  * every poll sanitises it once.

@@ -44,7 +44,7 @@ export function paymentRoutes(deps: AppDeps) {
         'Verified with the `Stripe-Signature` header and STRIPE_WEBHOOK_SECRET; each event id is processed once, in the transaction of the change it causes. 404 when Stripe is not configured.',
       security: [],
       request: {
-        headers: z.object({ 'stripe-signature': z.string().openapi({ description: 'Stripe’s signature of the raw body.', example: 't=1732406400,v1=5257a869e7…' }) }),
+        headers: z.object({ 'stripe-signature': z.string().openapi({ description: 'Stripe’s signature of the raw body.', example: 't=1732406400,v1=30787adbba7b5066555ab225e26e06ba7d9712bc2d6b023249944a1aa176ee4d' }) }),
         body: jsonBody(StripeEventSchema),
       },
       responses: { 200: jsonResponse(envelope(EventReceivedSchema), 'Received'), ...errorResponses(404, 413, 415) },

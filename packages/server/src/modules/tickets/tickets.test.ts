@@ -103,12 +103,16 @@ describe('POST /v1/sync/tickets', () => {
     for (let i = 0; i < 60; i++) expect((await t.request('POST', '/v1/sync/tickets', { key: a.keys.private, body: [{}] })).status).toBe(200);
     const limited = await t.request('POST', '/v1/sync/tickets', { key: a.keys.private, body: [{}] });
     expect(limited.status).toBe(429);
-    expect(limited.headers.get('retry-after')).toBe('1');
+    // Until the first of the 60 leaves the minute (they were all made in the clock's first second).
+    expect(limited.headers.get('retry-after')).toBe('61');
     expect(limited.body).toMatchObject({ status: 429, data: null, errors: [{ code: 'rate_limited' }] });
     expect((await t.request('POST', '/v1/sync/tickets', { key: b.keys.private, body: [{}] })).status).toBe(200);
     // The async endpoint is not under that limit.
     expect((await t.request('POST', '/v1/tickets', { key: a.keys.private, body: [{}] })).status).toBe(202);
-    t.clock.advance(1000);
+    // No refill within the minute: the 61st of any minute is refused.
+    t.clock.advance(59_000);
+    expect((await t.request('POST', '/v1/sync/tickets', { key: a.keys.private, body: [{}] })).status).toBe(429);
+    t.clock.advance(2_000);
     expect((await t.request('POST', '/v1/sync/tickets', { key: a.keys.private, body: [{}] })).status).toBe(200);
   });
 

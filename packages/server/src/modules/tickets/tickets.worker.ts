@@ -50,8 +50,8 @@ import { autoCheckpointPages, checkpointPassive } from '../../db/dialect.js';
  *   thread's leased job once its lease expires.
  *
  * The thread's entry is `tickets.worker.thread.ts`. The service runs from TypeScript
- * sources under tsx (`tsx src/main.ts`, `node --import tsx`, vitest); Node 20 does not
- * apply the parent's loader hooks to a worker's entry, so the thread starts from a small
+ * sources under tsx (`tsx src/main.ts`, `node --import tsx`, vitest); loader hooks registered
+ * at run time belong to the thread that registered them, so the thread starts from a small
  * ES module that registers tsx first (`tsx/esm/api`) and then imports the entry.
  */
 
