@@ -11,7 +11,7 @@ if [ "$resale_node_major" -lt "${resale_node_wanted%%.*}" ]; then
   case "$(uname -s)" in Linux) resale_os=linux ;; Darwin) resale_os=darwin ;; *) resale_os=unsupported ;; esac
   case "$(uname -m)" in x86_64|amd64) resale_arch=x64 ;; aarch64|arm64) resale_arch=arm64 ;; *) resale_arch=unsupported ;; esac
   resale_pkg="node-$resale_os-$resale_arch"
-  resale_cache="${RESALE_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/resale/node-$resale_node_wanted}"
+  resale_cache="${RESALE_NODE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/resale/node-$resale_node_wanted}"
   resale_home="$resale_cache/node_modules/$resale_pkg"
   if [ ! -x "$resale_home/bin/node" ]; then
     echo "scripts/node.sh: installing $resale_pkg@$resale_node_wanted from the npm registry into $resale_cache" >&2
