@@ -6,6 +6,7 @@ import { run as accessLayerBuy } from './accesslayer-buy.js';
 import { run as webhooksNeighbours } from './webhooks-neighbours.js';
 import { run as pgNotify } from './pg-notify.js';
 import { run as rateLimit } from './rate-limit.js';
+import { run as dbOutage } from './db-outage.js';
 import { run as seatMap } from './seatmap.js';
 import { run as lighthouse } from './lighthouse.js';
 
@@ -17,6 +18,7 @@ const benches: [string, () => Promise<unknown>][] = [
   ['webhooks-neighbours', webhooksNeighbours],
   ['pg-notify', pgNotify],
   ['rate-limit', rateLimit],
+  ['db-outage', dbOutage],
   ['seatmap', seatMap],
   ['lighthouse', lighthouse],
 ];

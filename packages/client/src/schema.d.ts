@@ -1808,7 +1808,7 @@ export interface components {
              * @example missing_field
              * @enum {string}
              */
-            code: "missing_field" | "invalid_type" | "invalid_value" | "invalid_format" | "out_of_range" | "unknown_field" | "invalid_json" | "deprecated_field" | "bad_request" | "invalid_signature" | "unauthorized" | "forbidden_key_kind" | "origin_not_allowed" | "step_up_required" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "endpoint_moved" | "internal_error" | "upstream_unavailable" | "not_ready";
+            code: "missing_field" | "invalid_type" | "invalid_value" | "invalid_format" | "out_of_range" | "unknown_field" | "invalid_json" | "deprecated_field" | "bad_request" | "invalid_signature" | "unauthorized" | "forbidden_key_kind" | "origin_not_allowed" | "step_up_required" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "endpoint_moved" | "internal_error" | "upstream_unavailable" | "database_unavailable" | "not_ready";
             /**
              * @description Human-readable explanation; may change.
              * @example shows.0.date is required
@@ -6291,7 +6291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6374,7 +6374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6481,7 +6481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6576,7 +6576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6695,7 +6695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6814,7 +6814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6933,7 +6933,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7033,7 +7033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7225,7 +7225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7345,7 +7345,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7472,7 +7472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7603,7 +7603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7709,7 +7709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7806,7 +7806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7904,7 +7904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8045,7 +8045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8129,7 +8129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8260,7 +8260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8355,7 +8355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8486,7 +8486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8593,7 +8593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8698,7 +8698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8793,7 +8793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8889,7 +8889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8984,7 +8984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9113,7 +9113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9218,7 +9218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9313,7 +9313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9408,7 +9408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9510,7 +9510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9606,7 +9606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9725,7 +9725,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9822,7 +9822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9927,7 +9927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10054,7 +10054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10158,7 +10158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10267,7 +10267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10381,7 +10381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10478,7 +10478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10567,7 +10567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10656,7 +10656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10754,7 +10754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10841,7 +10841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10929,7 +10929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11015,7 +11015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11158,7 +11158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11301,7 +11301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11396,7 +11396,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11501,7 +11501,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11598,7 +11598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11698,7 +11698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11805,7 +11805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11912,7 +11912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12030,7 +12030,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12152,7 +12152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12274,7 +12274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12378,7 +12378,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12519,7 +12519,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12650,7 +12650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12746,7 +12746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12854,7 +12854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12995,7 +12995,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13091,7 +13091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13197,7 +13197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13327,7 +13327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not serving yet (a release whose database migrations are not applied); retry after Retry-After */
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -11,7 +11,10 @@ import { refuseControlCharacters } from './middleware/control-chars.js';
 import { checkRequestBody } from './middleware/request-body.js';
 import { preflight } from './middleware/cors.js';
 import { clientAddresses } from './middleware/client-address.js';
-import { pageRateLimit } from './middleware/page-rate-limit.js';
+import { isPagePath, pageRateLimit } from './middleware/page-rate-limit.js';
+import { isDatabaseUnavailable } from './db/availability.js';
+import { noticePage } from './pages/layout.js';
+import { defineMessages, pageLang } from './pages/i18n.js';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { payoutRoutes } from './modules/payouts/payouts.routes.js';
@@ -285,8 +288,23 @@ const HTTP_CODES: Record<number, ErrorCode> = {
   415: 'unsupported_media_type',
 };
 
-/** The one place an exception becomes a response. A 500 never carries a stack or SQL. */
-export function errorResponse(err: Error, c: Context<AppEnv>, deps: AppDeps): Response {
+/** How long a client should wait before retrying while the database cannot be used (seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+const unavailableMessages = defineMessages(
+  { title: 'Back in a moment', text: 'We cannot reach our database right now. Nothing you sent was applied, so nothing is half-done: try again in a few seconds.' },
+  { title: 'Volvemos enseguida', text: 'Ahora mismo no podemos acceder a nuestra base de datos. No se ha aplicado nada de lo que enviaste, así que nada ha quedado a medias: inténtalo de nuevo en unos segundos.' },
+);
+
+/**
+ * The one place an exception becomes a response. A 500 never carries a stack or SQL.
+ *
+ * A database that cannot be used (unreachable, restarting, its disk full or read-only: see
+ * db/availability.ts) is no fault of the request: 503 `database_unavailable` with
+ * `Retry-After`, a localised notice on the hosted pages. What the request was doing was in a
+ * transaction, which rolled back with the connection.
+ */
+export function errorResponse(err: Error, c: Context<AppEnv>, deps: AppDeps): Response | Promise<Response> {
   if (err instanceof ApiError) {
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
     return c.json(fail(err.status, err.entries), err.status as 400);
@@ -304,6 +322,16 @@ export function errorResponse(err: Error, c: Context<AppEnv>, deps: AppDeps): Re
     // answer most likely reaches nobody; the request line still records it.
     deps.logger.info({ requestId: c.get('requestId'), reason: err.message }, 'request aborted by the client');
     return c.json(fail(400, [{ code: 'bad_request', message: 'The request was aborted before its body arrived' }]), 400);
+  }
+  // After the client's own abort (its socket's reset is not the database's).
+  if (isDatabaseUnavailable(err)) {
+    const headers = { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' };
+    if (isPagePath(c.req.path)) {
+      const lang = pageLang(c);
+      return noticePage(c, { lang, status: 503, title: unavailableMessages(lang, 'title'), text: unavailableMessages(lang, 'text'), headers });
+    }
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    return c.json(fail(503, [{ code: 'database_unavailable', message: `The database cannot be reached right now; nothing was changed. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.` }]), 503);
   }
   // A failed query's message is drizzle's (the SQL); the database's reason is its cause (on
   // PostgreSQL, every error the server raises: a missing table, a violated constraint).

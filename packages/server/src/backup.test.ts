@@ -10,7 +10,7 @@ import { tempDir } from './testing/temp-dir.js';
 /**
  * `npm run backup` where the service runs on PostgreSQL (`DATABASE_URL`): it copies only a
  * SQLite database, so it refuses and names PostgreSQL's own tools. The copy itself is SQLite's
- * (backup.sqlite-only.test.ts).
+ * (db/backup.sqlite-only.test.ts).
  */
 
 const SERVER = fileURLToPath(new URL('..', import.meta.url));

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import semver from 'semver';
@@ -50,5 +51,16 @@ describe('install scripts', () => {
     expect([...withScripts].filter((name) => !(name in root.allowScripts)).sort()).toEqual([]);
     // And nothing is listed that the lock no longer brings (a stale approval would allow a future package of that name).
     expect(Object.keys(root.allowScripts).filter((name) => !withScripts.has(name)).sort()).toEqual([]);
+  });
+});
+
+describe('the repository', () => {
+  it('ignores no source, test or document file (a test file git ignores passes here and never reaches CI)', () => {
+    // `*.sqlite-*` once ignored every `*.sqlite-only.test.ts`: the SQLite-only tests never reached the repository.
+    const ignored = execFileSync('git', ['ls-files', '--others', '--ignored', '--exclude-standard', '--directory'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 })
+      .split('\n')
+      .filter((f) => f && !/(^|\/)(node_modules|dist|artifacts|screenshots|data)\//.test(f))
+      .filter((f) => /\.(ts|tsx|mts|cts|js|mjs|json|md|sql|yaml|yml)$/.test(f));
+    expect(ignored).toEqual([]);
   });
 });

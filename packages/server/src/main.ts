@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { closeDb, openDb } from './db/client.js';
 import { DatabaseClock } from './db/database-clock.js';
+import { availabilityOf } from './db/availability.js';
 import type { Clock } from './lib/clock.js';
 import { ENGINE } from './db/engine.js';
 import { buildDeps } from './deps.js';
@@ -79,6 +80,13 @@ export async function start(source: Record<string, string | undefined> = process
   const env = parseEnv(source);
   const logger = createLogger(env.LOG_LEVEL);
   const db = await openDb({ url: env.DATABASE_URL, path: env.DATABASE_PATH }, { migrate: env.MIGRATE_ON_START, poolSize: env.DATABASE_POOL_SIZE });
+  // An outage is logged once when it begins and once when it ends (requests answer 503 meanwhile;
+  // readiness is off; the jobs try once a second): db/availability.ts.
+  availabilityOf(db)?.onChange((change) =>
+    change.available
+      ? logger.warn({ downMs: change.downMs }, 'database available again: serving')
+      : logger.error({ reason: change.reason }, 'database unavailable: answering 503 with Retry-After, readiness off, jobs retrying once a second'),
+  );
   // Every process of a deployment reads the database's time (see DatabaseClock).
   const clock = new DatabaseClock(db);
   await clock.start();

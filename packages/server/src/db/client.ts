@@ -8,6 +8,7 @@ import { ENGINE } from './engine.js';
 import { closePostgres, createPostgresDb, type PostgresOptions } from './postgres.js';
 import * as schema from './schema.js';
 import { SqliteTransactor, type Read, type Transact } from './transaction.js';
+import { watchAvailability } from './availability.js';
 
 /**
  * The handle services get: the database inside a transaction (`db.transact`) or a read
@@ -93,6 +94,8 @@ export function createDb(path: string, opts: { migrate?: boolean; durability?: D
   const transactor = new SqliteTransactor<Db>(sqlite, db);
   db.transact = transactor.transact;
   db.read = transactor.read;
+  // A full disk or a read-only file answers 503 and turns readiness off until a write commits again.
+  watchAvailability(db);
   // Drizzle's synchronous transactions (outside the data layer only in tests: the lint refuses
   // them elsewhere) take the write lock when they begin (BEGIN IMMEDIATE), as `transact` does: a deferred one that reads, then writes, fails
   // with SQLITE_BUSY_SNAPSHOT when another connection (another process, the ingestion worker)

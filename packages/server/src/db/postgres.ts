@@ -4,6 +4,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import * as schema from './schema.js';
+import { watchAvailability } from './availability.js';
 import type { Read, Transact } from './transaction.js';
 
 /**
@@ -50,20 +51,39 @@ export interface PostgresOptions {
 export async function createPostgresDb(url: string, opts: PostgresOptions): Promise<PostgresHandle> {
   // Every commit is durable (flushed, and on synchronous replicas when the server has them)
   // whatever the server's default: what the service commits it acknowledges to partners.
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, options: '-c synchronous_commit=on' });
-  // An idle client's error (the server restarted, a network cut) must not crash the process:
-  // the pool drops that client and the next query opens another.
-  pool.on('error', () => undefined);
+  const pool = newPool({ connectionString: url, max: opts.poolSize ?? 10, options: '-c synchronous_commit=on' });
   const root = drizzle({ client: pool, schema, casing: 'snake_case' });
   if (opts.migrate !== false) await migrateWithLock(pool, opts.migrationsFolder);
   const feed = new ChangeFeed(url);
   // Listening before the first request, so caches work from the start (a feed that cannot
   // connect yet only keeps them off: it goes on trying).
   await Promise.race([feed.ready, new Promise((resolve) => setTimeout(resolve, FEED_WAIT_MS).unref())]);
-  const db = withHandles(root, feed);
+  // Every root call feeds the availability: 503 and readiness while the server cannot be reached.
+  const db = watchAvailability(withHandles(root, feed));
   (db as unknown as Record<symbol, ChangeFeed>)[CHANGE_FEED] = feed;
   (db as unknown as Record<symbol, Relaxed>)[RELAXED] = relaxedPool(url);
   return db;
+}
+
+/** How long a pool waits for a new connection before the query fails (a host that does not answer at all). */
+const CONNECT_TIMEOUT_MS = 3_000;
+
+/**
+ * A pool of the service (the main one, the relaxed one) that survives the server going away.
+ *
+ * node-postgres removes the pool's `error` listener from a client while it is checked out, so a
+ * client whose socket dies mid-transaction (the server restarted or was killed, a failover, an
+ * administrator's `pg_terminate_backend`) emitted an `error` event nobody handled, and the
+ * process exited. Every client gets a listener of its own as it connects: its query in flight is
+ * rejected instead (the transaction rolls back, the request answers 503), and the pool drops the
+ * client. The pool's own listener covers idle clients. A connection that cannot be made fails
+ * after {@link CONNECT_TIMEOUT_MS} instead of waiting for the operating system's TCP timeout.
+ */
+function newPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool({ connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...config });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
 
 /** Where a PostgreSQL handle keeps its relaxed pool (see {@link relaxedOf}). */
@@ -82,8 +102,7 @@ function relaxedPool(url: string): Relaxed {
   let made: Relaxed | null = null;
   const make = () => {
     // Idle connections close after a second: between bursts the rate limits hold none open.
-    const pool = new pg.Pool({ connectionString: url, max: RELAXED_POOL_SIZE, idleTimeoutMillis: 1_000, options: '-c synchronous_commit=off' });
-    pool.on('error', () => undefined);
+    const pool = newPool({ connectionString: url, max: RELAXED_POOL_SIZE, idleTimeoutMillis: 1_000, options: '-c synchronous_commit=off' });
     return (made = { pool, db: drizzle({ client: pool, schema, casing: 'snake_case' }) });
   };
   return {

@@ -3,6 +3,7 @@ import type { Job } from './job.js';
 import { purgeIdempotencyJob } from './purge-idempotency.js';
 import { claimRun } from './job-runs.js';
 import { onWake } from '../db/dialect.js';
+import { availabilityOf, isDatabaseUnavailable } from '../db/availability.js';
 import { ticketsJob } from '../modules/tickets/tickets.job.js';
 import { feedsJob } from '../modules/feeds/feeds.job.js';
 import { webhooksJob } from '../modules/webhooks/webhooks.job.js';
@@ -18,6 +19,9 @@ import { instanceLeaseJob } from '../modules/instances/instances.job.js';
 export function jobs(): Job[] {
   return [instanceLeaseJob, purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob, wishlistJob];
 }
+
+/** While the database cannot be used, how often each job tries again. */
+export const OUTAGE_RETRY_MS = 1_000;
 
 /** The running jobs, as `startJobs` returns them. */
 export interface RunningJobs {
@@ -40,6 +44,8 @@ export interface RunningJobs {
  * work in hand starts nothing new, and waits for them.
  */
 export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
+  /** When each job last started, for the back-off while the database cannot be used. */
+  const lastStart = new Map<Job, number>();
   const timers: NodeJS.Timeout[] = [];
   const unsubscribes: (() => void)[] = [];
   const inHand = new Map<Job, Promise<void>>();
@@ -50,13 +56,23 @@ export function startJobs(deps: AppDeps, list: Job[] = jobs()): RunningJobs {
   for (const job of list) {
     const tick = () => {
       if (stopped || inHand.has(job)) return;
+      // While the database cannot be used, each job tries once a second at most (not every
+      // 25 ms, not 11 jobs' errors a tick): the first to succeed when it is back ends the pause.
+      const availability = availabilityOf(deps.db);
+      if (availability) {
+        const now = deps.clock.now();
+        if (availability.down && now - (lastStart.get(job) ?? -Infinity) < OUTAGE_RETRY_MS) return;
+        lastStart.set(job, now);
+      }
       let settled = false;
       const run = (async () => {
         try {
           if (job.scope === 'deployment' && !(await claimRun(deps.db, job.name, job.everyMs, deps.instance.id))) return;
           await job.run(deps, { signal: stopping.signal });
         } catch (err) {
-          deps.logger.error({ job: job.name, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
+          // An outage is logged once, when it begins (main.ts); each job's failure during it is not news.
+          if (isDatabaseUnavailable(err)) deps.logger.debug({ job: job.name, err: { message: (err as Error).message } }, 'job waiting for the database');
+          else deps.logger.error({ job: job.name, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'job failed');
         } finally {
           settled = true;
           inHand.delete(job);

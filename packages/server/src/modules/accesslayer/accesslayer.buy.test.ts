@@ -5,7 +5,7 @@ import { setup } from './accesslayer.buy.testing.js';
 import { ShowSnapshots } from './accesslayer.buy.cache.js';
 
 // The fixture (event `tour`, its shows, tickets and fees) is in accesslayer.buy.testing.ts; the
-// tests of the cache over SQLite's change counter are in accesslayer.buy.sqlite-only.test.ts.
+// SQLite change counter the cache compares is tested in db/change-counter.sqlite-only.test.ts.
 
 const BRAND = {
   buyBanner: BANNER_SETTINGS,

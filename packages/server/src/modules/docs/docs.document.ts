@@ -8,8 +8,8 @@
  *   whole API (a wrong method reaches no operation).
  * - Answers every operation with a body may give: 413 (too large) and 415 (not JSON).
  * - Answers every operation but the health probes may give: 500 (a bug of ours, quoting the
- *   request id) and 503 (a process that is not serving yet: see health.routes.ts
- *   `healthOnlyApp`), both the error envelope. No operation answers 502 (`upstream_unavailable`
+ *   request id) and 503 (a database that cannot be used, db/availability.ts; a process that is
+ *   not serving yet, health.routes.ts `healthOnlyApp`), both the error envelope. No operation answers 502 (`upstream_unavailable`
  *   is reserved): a failing partner platform is reported in the answer, never as a 502.
  * - Names for the success envelopes (`{status, data, errors}`), which the routes build
  *   inline: `<Data>Envelope` after the named schema of `data` (`<Data>ListEnvelope` for an
@@ -100,7 +100,10 @@ function documentAnswers(op: Json, path: string): void {
   }
   if (!probe) {
     op.responses['500'] ??= { description: 'A fault of ours (never your input): the message quotes the request id for support', content: ERROR_CONTENT };
-    op.responses['503'] ??= { description: 'Not serving yet (a release whose database migrations are not applied); retry after Retry-After', content: ERROR_CONTENT };
+    op.responses['503'] ??= {
+      description: 'Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After',
+      content: ERROR_CONTENT,
+    };
   }
   const idempotent = (op.parameters ?? []).some((p: Json) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
   for (const [status, response] of Object.entries<Json>(op.responses)) {

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { MIGRATIONS_FOLDER, type Db } from '../../db/client.js';
 import { migrationsTable, selectRows } from '../../db/dialect.js';
+import { availabilityOf } from '../../db/availability.js';
 
 /**
  * Whether this process can serve (`GET /readyz`), as opposed to merely being alive
@@ -98,6 +99,11 @@ export class Readiness {
       return { ...notReady('database', 'Not ready: the database does not answer'), detail: (err as Error).message };
     }
     if (status.pending.length > 0) return pendingMigrations(status);
+    // The probe's read passed, but the last write failed for want of the database (SQLite with
+    // its disk full or its file read-only): not ready until a write commits again (the jobs
+    // keep trying one a second). On PostgreSQL the probe's own success already says it is back.
+    const outage = availabilityOf(this.db)?.outage;
+    if (outage) return { ...notReady('database', 'Not ready: the database cannot be written'), detail: outage.reason };
     // Only main.ts starts not serving: the database was not migrated when it started, and the
     // app is being built now that it is.
     if (!this.isServing) return notReady('starting', 'Not ready: the service is starting');

@@ -8,6 +8,7 @@ import { duePayoutBacklog } from '../payouts/payouts.queries.js';
 import { ticketJobBacklog } from '../tickets/tickets.queries.js';
 import { pendingWebhookBacklog } from '../webhooks/webhooks.queries.js';
 import { afterCommit, type DbTimings } from './metrics.db.js';
+import { availabilityOf } from '../../db/availability.js';
 
 /**
  * What an operator scrapes at `GET /metrics` (README, "Metrics"): one prom-client Registry per
@@ -68,6 +69,14 @@ export class Metrics implements DbTimings {
       registers,
     });
     const self = this;
+    new Gauge({
+      name: 'resale_database_available',
+      help: 'Whether this process can use the database (1) or its last call failed for want of it (0: unreachable, restarting, disk full or read-only); alert on 0.',
+      registers,
+      collect() {
+        this.set(availabilityOf(self.deps.db)?.down ? 0 : 1);
+      },
+    });
     new Gauge({
       name: 'resale_http_requests_in_flight',
       help: 'HTTP requests being answered at the moment of the scrape (the scrape included).',

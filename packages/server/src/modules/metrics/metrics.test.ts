@@ -4,6 +4,7 @@ import { EnvError, parseEnv } from '../../env.js';
 import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestPartner } from '../../testing/harness.js';
 import { closeReceivers, receiver, shield } from '../webhooks/webhooks.testing.js';
+import { availabilityOf } from '../../db/availability.js';
 
 afterEach(closeReceivers);
 
@@ -176,6 +177,16 @@ describe('GET /metrics: what it says', () => {
     expect(sample(text, 'resale_http_requests_in_flight')).toBe(1);
     // …and the next scrape has counted the first.
     expect(sample(await metricsText(t), 'resale_http_requests_total', { method: 'GET', route: '/metrics', status: '200' })).toBe(1);
+  });
+
+  it('says whether the process can use its database (resale_database_available)', async () => {
+    const t = createTestApp();
+    await t.partner();
+    expect(sample(await metricsText(t), 'resale_database_available')).toBe(1);
+    availabilityOf(t.db)!.fail(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    expect(sample(await metricsText(t), 'resale_database_available')).toBe(0);
+    await t.db.transact(async () => 1);
+    expect(sample(await metricsText(t), 'resale_database_available')).toBe(1);
   });
 
   it('times root database calls by engine', async () => {
