@@ -88,9 +88,6 @@ export function isResaleOpen(show: { status: ShowStatus; resaleEnabled: boolean 
   return show.resaleEnabled && !CLOSED.includes(show.status);
 }
 
-/** Redemption policy when none is configured. */
-export const DEFAULT_REDEMPTION = { policy: 'NONE' } as const;
-
 /**
  * The configuration in force for a show: the event's, overridden field by field by the
  * show's (`ticketDelivery`, `crossBorderPayments`, `redemption` each as a whole).

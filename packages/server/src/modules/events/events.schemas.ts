@@ -285,7 +285,6 @@ export type ShowDates = z.output<typeof apiSchemas.dates>;
 export type InventoryIn = z.output<typeof apiSchemas.inventory>;
 export type EventCreateInput = z.output<typeof apiSchemas.eventCreate>;
 export type EventUpdateInput = z.output<typeof apiSchemas.eventUpdate>;
-export type ShowPatchInput = z.output<typeof apiSchemas.showPatch>;
 
 // ------------------------------------------------------------------ responses
 

@@ -61,7 +61,6 @@ export const cancelledItemSchema = z.object({
     .optional(),
   cancelledAt: z.unknown().optional(),
 });
-export type CancelledItem = z.output<typeof cancelledItemSchema>;
 
 /** Epoch values below this are seconds, above it milliseconds (1e11 s is the year 5138; 1e11 ms is 1973). */
 const SECONDS_BELOW = 1e11;

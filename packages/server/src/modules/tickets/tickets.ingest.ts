@@ -379,13 +379,6 @@ export class TicketsIngest {
     return this.wakeDrainer === null;
   }
 
-  /** A job of the partner; 404 for unknown and foreign alike. */
-  async getJob(partnerId: string, jobId: string): Promise<JobRow> {
-    const job = await this.db.read(async (tx) => (await tx.select().from(ticketJobs).where(and(eq(ticketJobs.partnerId, partnerId), eq(ticketJobs.id, jobId))).limit(1))[0]);
-    if (!job) throw ApiError.notFound('job', jobId);
-    return job;
-  }
-
   /**
    * What GET /v1/tickets/jobs/:jobId shows of a job: all but its items, which are not read
    * (an unfinished job holds up to 1,000 of them as JSON, and clients poll). 404 for
