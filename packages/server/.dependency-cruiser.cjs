@@ -1,5 +1,5 @@
 /**
- * Module boundaries of the server ("one writer per table": README, "Architecture"),
+ * Module boundaries of the server ("one writer per table": docs/architecture.md),
  * checked by dependency-cruiser in `npm test` (`npm run lint:boundaries`) and by
  * src/boundaries.test.ts (which also proves the rules fire on a violation).
  *
@@ -50,7 +50,7 @@ module.exports = {
       name: 'no-sql-driver-outside-schema',
       severity: 'error',
       comment:
-        'Only *.table.ts and src/db/ import a database driver or dialect (drizzle-orm/sqlite-core, better-sqlite3, drizzle-orm/better-sqlite3, pg, drizzle-orm/pg-core, drizzle-orm/node-postgres): the rest of the code stays portable (README, "PostgreSQL"). The test setup that starts PostgreSQL (src/testing/postgres*.ts) may use pg.',
+        'Only *.table.ts and src/db/ import a database driver or dialect (drizzle-orm/sqlite-core, better-sqlite3, drizzle-orm/better-sqlite3, pg, drizzle-orm/pg-core, drizzle-orm/node-postgres): the rest of the code stays portable (docs/operating.md, "PostgreSQL"). The test setup that starts PostgreSQL (src/testing/postgres*.ts) may use pg.',
       from: { path: '(?:^|/)src/', pathNot: [...SCHEMA, '(?:^|/)src/testing/postgres[^/]*\\.ts$'] },
       to: {
         path: [

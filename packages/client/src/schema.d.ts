@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Request counts and latencies by route template, requests in flight, database call durations, queue depths and ages (ticket jobs, webhooks, e-mail, SMS, due payouts), webhook and buy-intention outcomes, the buy access layer cache, and process metrics (event-loop lag, memory, CPU), in the Prometheus text format 0.0.4. Authorization: Bearer METRICS_TOKEN, or OPERATOR_TOKEN when METRICS_TOKEN is not set. Never rate limited. See the README, "Metrics".
+         * @description Request counts and latencies by route template, requests in flight, database call durations, queue depths and ages (ticket jobs, webhooks, e-mail, SMS, due payouts), webhook and buy-intention outcomes, the buy access layer cache, and process metrics (event-loop lag, memory, CPU), in the Prometheus text format 0.0.4. Authorization: Bearer METRICS_TOKEN, or OPERATOR_TOKEN when METRICS_TOKEN is not set. Never rate limited. See the operating guide (docs/operating.md), "Metrics".
          */
         get: operations["getMetrics"];
         put?: never;
@@ -2458,7 +2458,7 @@ export interface components {
         };
         LedgerAccountTotal: {
             /**
-             * @description See README, Payments: the ledger.
+             * @description See the payments guide (docs/payments.md), "Payments: the ledger".
              * @enum {string}
              */
             account: "provider_balance" | "seller_payable" | "buyer_fee_revenue" | "seller_fee_revenue" | "refunds_payable" | "payout_losses" | "dispute_losses" | "provider_fees";

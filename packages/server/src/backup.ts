@@ -1,7 +1,7 @@
 /**
  * `npm run backup -- [--force] <file>`
  *
- * The operator command of backups (README, "Running in production", "Backups"): a consistent
+ * The operator command of backups (docs/operating.md, "Backups"): a consistent
  * copy of the service's SQLite database, taken while the service runs, through SQLite's online
  * backup API (db/backup.ts). The database is the one the service uses: `DATABASE_PATH` from the
  * environment, with the service's default, a relative path read from packages/server as

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from './testing/temp-dir.js';
 
 /**
- * The module boundaries of the README's "Architecture" (packages/server/.dependency-cruiser.cjs, run by
+ * The module boundaries of docs/architecture.md (packages/server/.dependency-cruiser.cjs, run by
  * `npm run lint:boundaries` in `npm test`): the rules fire on a violation, stay quiet on what
  * is allowed, need no change for a new module, and hold for the real src/.
  */

@@ -19,7 +19,7 @@ import { sqlRows } from './testing/sql.js';
 import { tempDir } from './testing/temp-dir.js';
 
 /**
- * The shutdown of issue 18 (README, "Health, readiness and shutdown"): readiness during a drain,
+ * The shutdown (docs/operating.md, "Health, readiness and shutdown"): readiness during a drain,
  * the scheduler's stop, the real SIGTERM/SIGINT of a child process, and `npm run migrate` with
  * `MIGRATE_ON_START=false`. Real time only where it is the subject (the grace and timeout of a
  * real process, kept to a second or two); no sleeps: the tests wait for log lines and events.

@@ -30,7 +30,7 @@ export interface Service {
    */
   serving: Promise<void>;
   /**
-   * The graceful shutdown, what SIGTERM and SIGINT do (see README, "Health, readiness and
+   * The graceful shutdown, what SIGTERM and SIGINT do (docs/operating.md, "Health, readiness and
    * shutdown"): readiness answers 503 at once and no job starts any more; connections are still
    * accepted for `graceSeconds` (SHUTDOWN_GRACE_SECONDS), then refused; requests in flight, the
    * jobs in hand and the ingestion thread's job get until `timeoutSeconds` after the start of

@@ -1,7 +1,7 @@
 /**
  * `npm run reseal`
  *
- * The operator command of secret rotation (README, "Running in production", "Secret
+ * The operator command of secret rotation (docs/operating.md, "Secret
  * rotation"): seals every secret stored in the database again under the newest key of
  * `SECRET_KEY` (its first), so that the older keys can then be removed from it. The database
  * is the service's (`DATABASE_URL`, else `DATABASE_PATH` with the service's default, a

@@ -67,7 +67,7 @@ export async function closeDb(db: Db): Promise<void> {
  * - `durable` (FULL): the WAL is flushed to disk at every commit, so a commit survives a power
  *   loss or an operating-system crash, not only a process crash. What the service acknowledges
  *   to a partner (a 202 for a ticket job, a 200 for a sale, an idempotent answer) is committed
- *   so. Costs one fsync per write transaction (see the README's Benchmarks).
+ *   so. Costs one fsync per write transaction (docs/benchmarks.md).
  * - `fast` (NORMAL): the WAL is flushed at checkpoints only; a power loss may lose the last
  *   commits (never corrupt the database). Only for connections whose commits acknowledge
  *   nothing to anyone: the ingestion worker thread's (a job whose application is lost is

@@ -17,7 +17,7 @@ import { integer, text } from './schema-builders.js';
  *
  * Rules for SQL that runs on both: no `rowid`, no `json_each`/`json_extract` and no pragmas
  * outside the data layer (they sit behind a seam with a SQLite implementation:
- * db/change-counter.ts, db/statements.ts, the fingerprint and JSON reads named in the README);
+ * db/change-counter.ts, db/statements.ts, the fingerprint and JSON reads named in docs/architecture.md);
  * `INSERT … ON CONFLICT` (both engines) rather than `INSERT OR REPLACE`; affected rows through
  * db/affected.ts; `RETURNING` is fine on both; comparisons of instants on the integers, never
  * on formatted text.

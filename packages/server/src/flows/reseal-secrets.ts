@@ -11,7 +11,7 @@ export type ResealReport = Record<'partners' | 'payout_accounts', ResealCount>;
 
 /**
  * Seals every secret stored in the database again under the newest key of `deps.box`
- * (`SECRET_KEY`'s first), so the older keys can leave `SECRET_KEY` afterwards (README,
+ * (`SECRET_KEY`'s first), so the older keys can leave `SECRET_KEY` afterwards (docs/operating.md,
  * "Secret rotation"). Each table is rewritten by its owner, in the caller's transaction, so
  * a value that cannot be opened (its key is no longer listed) rolls the whole run back and
  * names its row: nothing is left half done. Values already under the newest key are left as

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../context.js';
 
 /**
- * A piece of scheduled work. `run` must never assume it is the only process (see README).
+ * A piece of scheduled work. `run` must never assume it is the only process (docs/operating.md, "Several processes on PostgreSQL").
  *
  * In its own file so that a job imports the type without importing the scheduler, which
  * imports every job (no cycle).

@@ -88,7 +88,7 @@ describe('SECRET_KEY keyring (SecretBox)', () => {
     expect(newSignature).toBe(new SecretBox(NEW).sign('partner-return-to', 'ptr_1\u0000https://acme.example/'));
     expect(newSignature).not.toBe(oldSignature);
     // A process still on the old keyring does not accept what a restarted one signs: hence
-    // "restart every process" right after adding the key (README, Secret rotation).
+    // "restart every process" right after adding the key (docs/operating.md, Secret rotation).
     expect(before.verify('partner-return-to', 'ptr_1\u0000https://acme.example/', newSignature)).toBe(false);
 
     // Purpose and data are still bound.

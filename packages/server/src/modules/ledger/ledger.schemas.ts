@@ -18,7 +18,7 @@ export const LedgerQuerySchema = z.object({
 
 const AccountTotalSchema = z
   .object({
-    account: z.enum(LEDGER_ACCOUNTS).openapi({ description: 'See README, Payments: the ledger.' }),
+    account: z.enum(LEDGER_ACCOUNTS).openapi({ description: 'See the payments guide (docs/payments.md), "Payments: the ledger".' }),
     amountMinor: z.number().int().openapi({ description: 'Net movement in minor units: debits positive, credits negative.', example: 4400 }),
     amount: z.number().openapi({ description: '`amountMinor` in major units of the currency.', example: 44 }),
   })

@@ -6,7 +6,7 @@ import { LEAD_TYPES, type LeadRow } from './leads.table.js';
 
 /**
  * Request and response shapes of POST /v1/marketdata/users, …/users/bulk and the lead reads.
- * Where the spec says "not shown" we decided (see the module README and the report of issue 8):
+ * Where the spec says "not shown" we decided (docs/api.md, "Market data"):
  * - `type` is one of {@link LEAD_TYPES}; each kind is a strict object with the spec's fields,
  *   so a field of another kind (`seating` on a VIRTUAL_QUEUE lead) is 400 `unknown_field`;
  * - `buyer` is an object with at least one of `id`, `email`, `phone` (E.164);

@@ -23,7 +23,7 @@ export function metricsRoutes(deps: Pick<AppDeps, 'config' | 'metrics'>): OpenAP
       description:
         'Request counts and latencies by route template, requests in flight, database call durations, queue depths and ages (ticket jobs, webhooks, e-mail, SMS, due payouts), ' +
         'webhook and buy-intention outcomes, the buy access layer cache, and process metrics (event-loop lag, memory, CPU), in the Prometheus text format 0.0.4. ' +
-        'Authorization: Bearer METRICS_TOKEN, or OPERATOR_TOKEN when METRICS_TOKEN is not set. Never rate limited. See the README, "Metrics".',
+        'Authorization: Bearer METRICS_TOKEN, or OPERATOR_TOKEN when METRICS_TOKEN is not set. Never rate limited. See the operating guide (docs/operating.md), "Metrics".',
       security: [SECURITY.operator],
       middleware: [metricsToken(deps)],
       responses: {

@@ -11,7 +11,7 @@ import { afterCommit, type DbTimings } from './metrics.db.js';
 import { availabilityOf } from '../../db/availability.js';
 
 /**
- * What an operator scrapes at `GET /metrics` (README, "Metrics"): one prom-client Registry per
+ * What an operator scrapes at `GET /metrics` (docs/operating.md, "Metrics"): one prom-client Registry per
  * instance, never the library's global one (tests build many apps in one process, and the
  * ingestion thread builds dependencies of its own). Built in deps.ts as `deps.metrics`, so
  * modules count through it instead of importing a singleton.

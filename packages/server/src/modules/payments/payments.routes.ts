@@ -24,7 +24,7 @@ const EventReceivedSchema = z
   .openapi('ProviderEventReceived');
 
 /**
- * `POST /v1/payments/stripe/events`: where Stripe delivers its events (README, Payments). The
+ * `POST /v1/payments/stripe/events`: where Stripe delivers its events (docs/payments.md). The
  * body is read as the raw bytes Stripe signed and verified with the SDK against
  * STRIPE_WEBHOOK_SECRET before anything is parsed or done; each event is processed once
  * (flows/hosted-payment.ts). No key: the signature is the authentication. Documented, and
