@@ -16,8 +16,7 @@ import { runCli, type CliIo } from './cli.js';
 /**
  * `npm run import` over the service's database, as the service finds it: a SQLite file
  * (`DATABASE_PATH`), or PostgreSQL (`DATABASE_URL`) in the server-pg project. What only a
- * SQLite file has (`--database`, a missing file) belongs in a cli.sqlite-only.test.ts, still to be
- * written again (the first never reached the repository: see docs/operating.md, "PostgreSQL").
+ * SQLite file has (`--database`, a missing file) is in cli.sqlite-only.test.ts.
  */
 
 const HERE = dirname(fileURLToPath(import.meta.url));
