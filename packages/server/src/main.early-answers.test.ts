@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
-import { start } from './main.js';
-import { serviceDatabaseEnv } from './testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { startService } from './testing/service.js';
 
 /**
  * Answers given before the request's body was read (a 413 on a body over MAX_BODY_BYTES) close
@@ -11,22 +10,8 @@ import { serviceDatabaseEnv } from './testing/harness.js';
  * connection at a time in undici's pool, as a partner's HTTP client or a load balancer holds them.
  */
 
-const running: { stop: () => Promise<void> }[] = [];
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop();
-});
-
-async function startService() {
-  const service = await start({
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    ...(await serviceDatabaseEnv(':memory:')),
-    SECRET_KEY: 'early-answers-test-secret-key-000000',
-    LOG_LEVEL: 'silent',
-    MAX_BODY_BYTES: String(64 * 1024),
-  });
-  running.push(service);
+async function startWithSmallLimit() {
+  const service = await startService({ MAX_BODY_BYTES: String(64 * 1024) });
   return `http://127.0.0.1:${service.port}`;
 }
 
@@ -42,7 +27,7 @@ describe('early answers on a kept-alive connection', () => {
     ['a 16 MiB body with its length', () => 'x'.repeat(16 * 1024 * 1024)],
     ['a chunked body of unknown length', () => Readable.from((function* () { for (let i = 0; i < 40; i++) yield Buffer.alloc(32 * 1024, 120); })())],
   ])('refuses %s with 413 and Connection: close, and the next request on the pool succeeds', async (_, body) => {
-    const base = await startService();
+    const base = await startWithSmallLimit();
     const dispatcher = new Agent({ connections: 1 });
     try {
       const refused = await request(`${base}/v1/events`, { method: 'POST', body: body(), headers: { 'content-type': 'application/json', authorization: 'Bearer sk_unknown' }, dispatcher });
@@ -56,7 +41,7 @@ describe('early answers on a kept-alive connection', () => {
   });
 
   it('keeps the connection after an answer to a body read whole (the depth refusal), and serves the next request on it', async () => {
-    const base = await startService();
+    const base = await startWithSmallLimit();
     const dispatcher = new Agent({ connections: 1 });
     let connections = 0;
     dispatcher.on('connect', () => connections++);

@@ -1,32 +1,16 @@
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EnvError, parseEnv } from './env.js';
-import { httpServerOptions, start } from './main.js';
-import { serviceDatabaseEnv } from './testing/harness.js';
+import { httpServerOptions } from './main.js';
+import { startService } from './testing/service.js';
 
 /**
  * The HTTP server's timeouts, as main.ts sets them, against real slow clients. Real time (it
  * is the sockets' timers under test), kept to about a second per case.
  */
 
-const running: { stop: () => Promise<void> }[] = [];
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop();
-});
-
-async function startService(extra: Record<string, string>) {
-  const service = await start({
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    // In memory on SQLite; a database of its own on PostgreSQL.
-    ...(await serviceDatabaseEnv(':memory:')),
-    SECRET_KEY: 'timeouts-test-secret-key-00000000000',
-    LOG_LEVEL: 'silent',
-    ...extra,
-  });
-  running.push(service);
-  return service.port;
+async function startServiceOn(extra: Record<string, string>) {
+  return (await startService(extra)).port;
 }
 
 /** Resolves when the server closes the socket: what it sent, and after how many milliseconds. */
@@ -39,7 +23,7 @@ function whenClosed(socket: Socket, started: number): Promise<{ ms: number; rece
 
 describe('server timeouts', () => {
   it('cuts off a client that sends its headers too slowly (HEADERS_TIMEOUT_SECONDS)', async () => {
-    const port = await startService({ HEADERS_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '5' });
+    const port = await startServiceOn({ HEADERS_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '5' });
     const socket = connect(port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
     const started = Date.now();
@@ -61,7 +45,7 @@ describe('server timeouts', () => {
   }, 10_000);
 
   it('cuts off a client that sends its body too slowly (REQUEST_TIMEOUT_SECONDS)', async () => {
-    const port = await startService({ HEADERS_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '1' });
+    const port = await startServiceOn({ HEADERS_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '1' });
     const socket = connect(port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
     const started = Date.now();
@@ -79,7 +63,7 @@ describe('server timeouts', () => {
   }, 10_000);
 
   it('closes an idle kept-alive connection after KEEP_ALIVE_TIMEOUT_SECONDS', async () => {
-    const port = await startService({ KEEP_ALIVE_TIMEOUT_SECONDS: '1' });
+    const port = await startServiceOn({ KEEP_ALIVE_TIMEOUT_SECONDS: '1' });
     const socket = connect(port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
     let answered = 0;

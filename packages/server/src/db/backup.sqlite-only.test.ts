@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { partnerRow } from '../testing/factories.js';
 import { describe, expect, it } from 'vitest';
 import { partners } from '../modules/partners/partners.table.js';
 import { tempDir } from '../testing/temp-dir.js';
@@ -13,7 +14,6 @@ import { createDb } from './client.js';
  * own tools (backup.test.ts checks the command refuses there).
  */
 
-const row = (id: string) => ({ id, name: id, settings: {} as never, webhookSecretSealed: 'x', platformSecretSealed: null, createdAt: 1, updatedAt: 1 });
 
 function partnerIds(path: string): string[] {
   const copy = new Database(path, { readonly: true });
@@ -28,7 +28,7 @@ describe('the online backup of a SQLite database', () => {
   it('copies every committed transaction, passes the integrity check, and leaves no partial file beside it', async () => {
     const dir = tempDir('resale-backup');
     const db = createDb(join(dir, 'live.sqlite'));
-    await db.transact(async (tx) => void (await tx.insert(partners).values([row('p_1'), row('p_2')])));
+    await db.transact(async (tx) => void (await tx.insert(partners).values([partnerRow('p_1'), partnerRow('p_2')])));
     const result = await backupSqlite(join(dir, 'live.sqlite'), join(dir, 'copy.sqlite'));
     expect(result.pages).toBeGreaterThan(0);
     expect(result.bytes).toBeGreaterThan(0);
@@ -41,10 +41,10 @@ describe('the online backup of a SQLite database', () => {
   it('holds a consistent state while the service writes between its steps (the copy restarts rather than mixing states)', async () => {
     const dir = tempDir('resale-backup');
     const db = createDb(join(dir, 'live.sqlite'));
-    for (let i = 0; i < 50; i++) await db.transact(async (tx) => void (await tx.insert(partners).values(row(`p_${String(i).padStart(3, '0')}`))));
+    for (let i = 0; i < 50; i++) await db.transact(async (tx) => void (await tx.insert(partners).values(partnerRow(`p_${String(i).padStart(3, '0')}`))));
     let written = 0;
     const writer = setInterval(() => {
-      if (written < 20) void db.transact(async (tx) => void (await tx.insert(partners).values(row(`q_${written++}`))));
+      if (written < 20) void db.transact(async (tx) => void (await tx.insert(partners).values(partnerRow(`q_${written++}`))));
     }, 1);
     try {
       await backupSqlite(join(dir, 'live.sqlite'), join(dir, 'copy.sqlite'), { pagesPerStep: 1 });
@@ -63,7 +63,7 @@ describe('the online backup of a SQLite database', () => {
   it('refuses an existing destination unless asked to overwrite, and a source that does not exist, writing nothing', async () => {
     const dir = tempDir('resale-backup');
     const db = createDb(join(dir, 'live.sqlite'));
-    await db.transact(async (tx) => void (await tx.insert(partners).values(row('p_1'))));
+    await db.transact(async (tx) => void (await tx.insert(partners).values(partnerRow('p_1'))));
     writeFileSync(join(dir, 'taken.sqlite'), 'not a database');
     const refused = await backupSqlite(join(dir, 'live.sqlite'), join(dir, 'taken.sqlite')).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BackupError);

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { partnerRow } from '../testing/factories.js';
 import { describe, expect, it } from 'vitest';
 import { partners } from '../modules/partners/partners.table.js';
 import { ManualClock } from '../lib/clock.js';
@@ -13,7 +14,6 @@ import { createDb } from './client.js';
  * PostgreSQL's counter follows the commit notifications (db/postgres.pg.test.ts).
  */
 
-const row = (id: string) => ({ id, name: id, settings: {} as never, webhookSecretSealed: 'x', platformSecretSealed: null, createdAt: 1, updatedAt: 1 });
 
 describe('the SQLite change counter', () => {
   it('moves at once with this connection’s writes, and not for reads or forgiven writes', async () => {
@@ -25,11 +25,11 @@ describe('the SQLite change counter', () => {
     const v0 = counter.read();
     await db.read((tx) => tx.select().from(partners));
     expect(counter.same(v0, counter.read())).toBe(true);
-    await db.transact(async (tx) => void (await tx.insert(partners).values(row('p_1'))));
+    await db.transact(async (tx) => void (await tx.insert(partners).values(partnerRow('p_1'))));
     const v1 = counter.read();
     expect(counter.same(v0, v1)).toBe(false);
     // Writes no cache reads (tokens, users) can be forgiven: they do not count as a change.
-    await db.transact(async (tx) => counter.forgive(() => tx.insert(partners).values(row('p_forgiven')).run()));
+    await db.transact(async (tx) => counter.forgive(() => tx.insert(partners).values(partnerRow('p_forgiven')).run()));
     expect(counter.same(v1, counter.read())).toBe(true);
     db.$client.close();
   });
@@ -42,7 +42,7 @@ describe('the SQLite change counter', () => {
     const clock = new ManualClock();
     const counter = changeCounter(service, clock);
     const before = counter.read();
-    await other.transact(async (tx) => void (await tx.insert(partners).values(row('p_other'))));
+    await other.transact(async (tx) => void (await tx.insert(partners).values(partnerRow('p_other'))));
     // Within the same millisecond the cached data_version stands.
     expect(counter.same(before, counter.read())).toBe(true);
     clock.advance(1);

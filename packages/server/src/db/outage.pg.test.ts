@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { start, type Service } from '../main.js';
+import { startService } from '../testing/service.js';
 import { partners } from '../modules/partners/partners.table.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../testing/embedded-postgres.js';
 import { eventBody } from '../testing/factories.js';
@@ -56,17 +56,13 @@ describe('PostgreSQL going away', () => {
     const server: EmbeddedServer = await startEmbeddedPostgres({ fast: true, stopOnExit: false, prefix: 'resale-outage-pg-' });
     running.push(server);
     const key = 'sk_outage_private_key_0000000000000000';
-    const service: Service = await start({
-      NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
+    const service = await startService({
       DATABASE_URL: server.url,
-      SECRET_KEY: 'outage-test-secret-key-0000000000000',
-      LOG_LEVEL: 'silent',
       SANDBOX_PRIVATE_KEY: key,
       SANDBOX_PUBLIC_KEY: 'pk_outage_public_key_00000000000000000',
       SANDBOX_CHANNELS_KEY: 'sk_ch_outage_channels_key_00000000000',
     });
+    // Stopped before its server (the afterEach below stops the server).
     running.push(service);
     const base = `http://127.0.0.1:${service.port}`;
     const call = async (method: string, path: string, body?: unknown) => {

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ENGINE } from './engine.js';
 import { createTestApp, OPERATOR_TOKEN, testDb } from '../testing/harness.js';
-import { eventBody, showBody, withEvent } from '../testing/factories.js';
+import { eventBody, showBody, withEvent, partnerRow } from '../testing/factories.js';
 import { sameDatabase } from '../testing/postgres.js';
 import { partners } from '../modules/partners/partners.table.js';
 import { affected } from './affected.js';
@@ -14,7 +14,6 @@ import { sql } from 'drizzle-orm';
  * guarantees db/transaction.sqlite-only.test.ts checks on SQLite, through a pool.
  */
 
-const row = (id: string, name = id) => ({ id, name, settings: {} as never, webhookSecretSealed: 'x', platformSecretSealed: null, createdAt: 1, updatedAt: 1 });
 
 describe('PostgreSQL transactions', () => {
   it('runs on PostgreSQL', () => {
@@ -27,7 +26,7 @@ describe('PostgreSQL transactions', () => {
     const aWrote = new Promise<void>((r) => (releaseA = r));
     let seenByB: string[] = [];
     const a = db.transact(async (tx) => {
-      await tx.insert(partners).values(row('p_a'));
+      await tx.insert(partners).values(partnerRow('p_a'));
       releaseA();
       await new Promise((r) => setTimeout(r, 50));
       return (await tx.select({ id: partners.id }).from(partners)).map((r) => r.id);
@@ -35,7 +34,7 @@ describe('PostgreSQL transactions', () => {
     await aWrote;
     const b = db.transact(async (tx) => {
       seenByB = (await tx.select({ id: partners.id }).from(partners)).map((r) => r.id);
-      await tx.insert(partners).values(row('p_b'));
+      await tx.insert(partners).values(partnerRow('p_b'));
     });
     await b;
     // READ COMMITTED: A sees B's row once B has committed, and its own uncommitted one.
@@ -48,7 +47,7 @@ describe('PostgreSQL transactions', () => {
     const db = testDb();
     await expect(
       db.transact(async (tx) => {
-        await tx.insert(partners).values(row('p_1'));
+        await tx.insert(partners).values(partnerRow('p_1'));
         await new Promise((r) => setTimeout(r, 5));
         throw new Error('after the await');
       }),
@@ -59,7 +58,7 @@ describe('PostgreSQL transactions', () => {
   it('runs tx.transact as a savepoint (its failure undoes only itself), counts affected rows, and maps bigint, jsonb and boolean values', async () => {
     const db = testDb();
     const names = await db.transact(async (tx) => {
-      await tx.insert(partners).values({ ...row('p_1'), settings: { allowedOrigins: ['https://a.example'] } as never, createdAt: 1_780_000_000_000 });
+      await tx.insert(partners).values({ ...partnerRow('p_1'), settings: { allowedOrigins: ['https://a.example'] } as never, createdAt: 1_780_000_000_000 });
       await expect(
         tx.transact(async (sp) => {
           await sp.update(partners).set({ name: 'changed' }).where(eq(partners.id, 'p_1'));

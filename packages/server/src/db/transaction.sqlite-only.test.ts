@@ -1,3 +1,4 @@
+import { partnerRow } from '../testing/factories.js';
 import { describe, expect, it } from 'vitest';
 import { partners } from '../modules/partners/partners.table.js';
 import { testDb } from '../testing/harness.js';
@@ -11,7 +12,6 @@ import { createDb } from './client.js';
  * the queue is what keeps their statements apart.
  */
 
-const row = (id: string) => ({ id, name: id, settings: {} as never, webhookSecretSealed: 'x', platformSecretSealed: null, createdAt: 1, updatedAt: 1 });
 const ids = async (db: ReturnType<typeof testDb>) => (await db.read((tx) => tx.select({ id: partners.id }).from(partners))).map((r) => r.id).sort();
 
 describe('SQLite transactions on one connection', () => {
@@ -21,7 +21,7 @@ describe('SQLite transactions on one connection', () => {
     let releaseA!: () => void;
     const aWrote = new Promise<void>((r) => (releaseA = r));
     const a = db.transact(async (tx) => {
-      await tx.insert(partners).values(row('p_a'));
+      await tx.insert(partners).values(partnerRow('p_a'));
       order.push('a wrote');
       releaseA();
       await new Promise((r) => setTimeout(r, 30));
@@ -32,7 +32,7 @@ describe('SQLite transactions on one connection', () => {
     const b = db.transact(async (tx) => {
       order.push('b starts');
       seenByB = (await tx.select({ id: partners.id }).from(partners)).map((r) => r.id);
-      await tx.insert(partners).values(row('p_b'));
+      await tx.insert(partners).values(partnerRow('p_b'));
     });
     // A read asked for meanwhile waits its turn too.
     const read = db.read((tx) => tx.select({ id: partners.id }).from(partners)).then((rows) => rows.map((r) => r.id).sort());
@@ -46,27 +46,27 @@ describe('SQLite transactions on one connection', () => {
     const db = testDb();
     await expect(
       db.transact(async (tx) => {
-        await tx.insert(partners).values(row('p_gone'));
+        await tx.insert(partners).values(partnerRow('p_gone'));
         await new Promise((r) => setTimeout(r, 5));
         throw new Error('refused');
       }),
     ).rejects.toThrow('refused');
     expect(await ids(db)).toEqual([]);
-    await db.transact(async (tx) => void (await tx.insert(partners).values(row('p_next'))));
+    await db.transact(async (tx) => void (await tx.insert(partners).values(partnerRow('p_next'))));
     expect(await ids(db)).toEqual(['p_next']);
   });
 
   it('runs tx.transact as a savepoint: its failure undoes only itself', async () => {
     const db = testDb();
     await db.transact(async (tx) => {
-      await tx.insert(partners).values(row('p_outer'));
+      await tx.insert(partners).values(partnerRow('p_outer'));
       await expect(
         tx.transact(async (inner) => {
-          await inner.insert(partners).values(row('p_inner'));
+          await inner.insert(partners).values(partnerRow('p_inner'));
           throw new Error('inner refused');
         }),
       ).rejects.toThrow('inner refused');
-      await tx.transact(async (inner) => void (await inner.insert(partners).values(row('p_kept'))));
+      await tx.transact(async (inner) => void (await inner.insert(partners).values(partnerRow('p_kept'))));
     });
     expect(await ids(db)).toEqual(['p_kept', 'p_outer']);
   });
@@ -75,9 +75,9 @@ describe('SQLite transactions on one connection', () => {
     const db = testDb();
     let inside: unknown;
     await db.transact(async (tx) => {
-      await tx.insert(partners).values(row('p_async'));
+      await tx.insert(partners).values(partnerRow('p_async'));
       try {
-        db.transaction((sync) => sync.insert(partners).values(row('p_sync')).run());
+        db.transaction((sync) => sync.insert(partners).values(partnerRow('p_sync')).run());
       } catch (err) {
         inside = err;
       }

@@ -152,6 +152,19 @@ export class DatabaseRateLimiter implements RateLimiter {
  * `second`, the clock's; `oldest`, the last second already out of the window; `limit`.
  */
 function takeStatement(db: Tx) {
+  let prepared = takeStatements.get(db);
+  if (!prepared) takeStatements.set(db, (prepared = prepareTake(db)));
+  return prepared;
+}
+
+/**
+ * The prepared take per database handle, built once: on PostgreSQL the relaxed pool's handle
+ * lives as long as the process, so the statement's SQL is not rebuilt per request (SQLite's
+ * handles are per transaction there, and only tests use this class on SQLite).
+ */
+const takeStatements = new WeakMap<Tx, ReturnType<typeof prepareTake>>();
+
+function prepareTake(db: Tx) {
   const second = sql`cast(${sql.placeholder('second')} as bigint)`;
   const live = sql`(select s, n from ${jsonPairs(rateLimits.hits)} where s > cast(${sql.placeholder('oldest')} as bigint))`;
   const counted = sql`(select s, sum(n) as n from (select s, n from ${live} as live union all select ${second}, cast(1 as bigint)) as added group by s order by s) as counted`;

@@ -91,3 +91,8 @@ export async function withEvent(t: TestApp, p: TestPartner, body = eventBody('to
   expect(res.status).toBe(200);
 }
 
+
+/** A partners row as stored, for tests that write the table directly (the data layer's own tests). */
+export function partnerRow(id: string, name = id) {
+  return { id, name, settings: {} as never, webhookSecretSealed: 'x', platformSecretSealed: null, createdAt: 1, updatedAt: 1 };
+}

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { start, type Service } from '../../main.js';
+import { describe, expect, it } from 'vitest';
+import { startService } from '../../testing/service.js';
 import { eventBody, priceDetailShowBody, showBody, ticketBody } from '../../testing/factories.js';
 import { tempDir } from '../../testing/temp-dir.js';
 
@@ -11,28 +11,17 @@ import { tempDir } from '../../testing/temp-dir.js';
  * tickets tests on both engines.
  */
 
-const running: Service[] = [];
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop();
-});
-
 const KEY = 'sk_worker_private_key_00000000000000000';
 
 describe('the ingestion worker thread over a SQLite file', () => {
   it('applies queued ticket jobs while the service serves, and stops with the service', async () => {
     const dir = tempDir('resale-worker');
-    const service = await start({
-      NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
+    const service = await startService({
       DATABASE_PATH: join(dir, 'resale.sqlite'),
-      SECRET_KEY: 'worker-test-secret-key-000000000000000',
-      LOG_LEVEL: 'silent',
       SANDBOX_PRIVATE_KEY: KEY,
       SANDBOX_PUBLIC_KEY: 'pk_worker_public_key_000000000000000000',
       SANDBOX_CHANNELS_KEY: 'sk_ch_worker_channels_key_000000000000',
     });
-    running.push(service);
     const base = `http://127.0.0.1:${service.port}`;
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${base}${path}`, { method, headers: { authorization: KEY, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
