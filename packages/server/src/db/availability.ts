@@ -21,17 +21,35 @@ import { ENGINE } from './engine.js';
  * @example isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })) // true
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
+  return someDriverError(err, (code, message) => {
+    if (SOCKET_CODES.has(code)) return true;
+    if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN)/.test(code)) return true;
+    if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300', '25006'].includes(code)) return true;
+    return PG_CONNECTION_MESSAGES.some((re) => re.test(message));
+  });
+}
+
+/**
+ * Whether `err` says a PostgreSQL connection that was open is gone (its backend was ended by a
+ * restart, a crash or an administrator, or its socket closed), as opposed to one that could not
+ * be made: what a transaction may try again on another connection of the pool when its `BEGIN`
+ * failed (db/postgres.ts). Trying again where the server cannot be reached would only double
+ * the wait before the 503.
+ *
+ * @example isConnectionLost(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })) // true
+ */
+export function isConnectionLost(err: unknown): boolean {
+  return someDriverError(err, (code, message) => ['57P01', '57P02', 'ECONNRESET', 'EPIPE'].includes(code) || LOST_CONNECTION_MESSAGES.some((re) => re.test(message)));
+}
+
+/** Whether `test` holds for `err` or, through drizzle's wrapper only, for the driver's error it wraps. */
+function someDriverError(err: unknown, test: (code: string, message: string) => boolean): boolean {
   let previous: unknown = null;
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (typeof e !== 'object') return false;
     if (depth > 0 && !isDrizzleWrapper(previous)) return false;
     previous = e;
-    const code = String((e as { code?: unknown }).code ?? '');
-    const message = String((e as { message?: unknown }).message ?? '');
-    if (SOCKET_CODES.has(code)) return true;
-    if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN)/.test(code)) return true;
-    if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300', '25006'].includes(code)) return true;
-    if (PG_CONNECTION_MESSAGES.some((re) => re.test(message))) return true;
+    if (test(String((e as { code?: unknown }).code ?? ''), String((e as { message?: unknown }).message ?? ''))) return true;
   }
   return false;
 }
@@ -44,13 +62,15 @@ function isDrizzleWrapper(e: unknown): boolean {
 /** Node's socket errors of a connection that cannot be made or was lost. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/** node-postgres's own messages for a connection that was open and died (they carry no code). */
+const LOST_CONNECTION_MESSAGES = [/^Connection terminated unexpectedly/, /^Client has encountered a connection error and is not queryable/, /^Client was closed and is not queryable/];
+
 /** node-postgres's own messages for a connection that died or could not be had (they carry no code). */
 const PG_CONNECTION_MESSAGES = [
+  ...LOST_CONNECTION_MESSAGES,
   /^Connection terminated/,
-  /^Client has encountered a connection error and is not queryable/,
   /^timeout exceeded when trying to connect/,
   /^Connection terminated due to connection timeout/,
-  /^Client was closed and is not queryable/,
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from '../testing/service.js';
 import { partners } from '../modules/partners/partners.table.js';
@@ -7,6 +8,8 @@ import { eventBody } from '../testing/factories.js';
 import { createTestApp } from '../testing/harness.js';
 import { availabilityOf, isDatabaseUnavailable } from './availability.js';
 import { selectRows } from './dialect.js';
+import { closePostgres, createPostgresDb } from './postgres.js';
+import { freshPostgresUrl } from '../testing/postgres.js';
 
 /**
  * PostgreSQL going away under the service: a backend killed while a transaction is open on it
@@ -23,8 +26,24 @@ afterEach(async () => {
 
 /** Ends every other connection to the current database, as a server restart does. */
 async function terminateOtherBackends(db: Parameters<typeof availabilityOf>[0] & { read: any }): Promise<number> {
-  const rows = await (db as any).read((tx: any) => selectRows<{ n: number }>(tx, sql`select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`));
-  return rows[0]!.n;
+  const rows = await (db as any).read((tx: any) => selectRows<{ pid: number }>(tx, sql`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`));
+  const pids = rows.map((r: { pid: number }) => r.pid);
+  await terminate((db as unknown as { $client: pg.Pool }).$client.options.connectionString!, pids);
+  return pids.length;
+}
+
+/** Ends the backends `pids` from a connection of its own, and waits until they are gone. */
+async function terminate(url: string, pids: number[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [pids]);
+    for (let left = pids.length; left > 0; ) {
+      left = (await admin.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where pid = any($1::int[])', [pids])).rows[0]!.n;
+    }
+  } finally {
+    await admin.end();
+  }
 }
 
 describe('PostgreSQL going away', () => {
@@ -50,6 +69,61 @@ describe('PostgreSQL going away', () => {
     // Idle connections killed too: the pool replaces them.
     await terminateOtherBackends(t.db);
     expect((await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('after-kill') })).status).toBe(200);
+  });
+
+  it('lends no connection that died idle, and returns to the pool every connection whose BEGIN failed', async () => {
+    const url = await freshPostgresUrl();
+    /** A handle of its own whose connections are checked after `idleCheckMs` idle (1 s by default). */
+    const open = async (idleCheckMs: number) => {
+      const db = await createPostgresDb(url, { migrate: false, migrationsFolder: '', poolSize: 4, idleCheckMs });
+      running.push({ stop: () => closePostgres(db) });
+      const pool = (db as unknown as { $client: pg.Pool }).$client;
+      const released: unknown[] = [];
+      pool.on('release', (err) => err && released.push(err));
+      const countPartners = () => db.transact(async (tx) => (await tx.select({ id: partners.id }).from(partners)).length);
+      /**
+       * Kills three idle connections whose sockets are not read: their death stays unreported
+       * until read, as in the moment after a failover before the sockets say so. Answers the
+       * call that reads them again.
+       */
+      const killIdle = async () => {
+        const clients = await Promise.all([0, 1, 2].map(() => pool.connect()));
+        const pids = clients.map((c) => (c as unknown as { processID: number }).processID);
+        const streams = clients.map((c) => (c as unknown as { connection: { stream: NodeJS.ReadableStream } }).connection.stream);
+        for (const [i, c] of clients.entries()) {
+          streams[i]!.pause();
+          c.release();
+        }
+        await terminate(url, pids);
+        released.length = 0;
+        return () => streams.forEach((s) => s.resume());
+      };
+      return { db, pool, released, countPartners, killIdle };
+    };
+
+    // Checked before use: each dead connection is closed, and the statement runs on a new one.
+    const checked = await open(0);
+    let resume = await checked.killIdle();
+    const first = checked.countPartners();
+    resume();
+    expect(await first).toBe(0);
+    // (The first one found dead; reading its socket read the others', and the pool dropped them idle.)
+    expect(checked.released.map(String)).toEqual(['Error: the connection closed while idle']);
+    expect(checked.pool.totalCount).toBe(checked.pool.idleCount);
+
+    // Lent at once (a connection busy a moment ago is not checked): the dead connection's
+    // BEGIN fails, the transaction runs on another, and the dead ones are not kept.
+    const unchecked = await open(Number.POSITIVE_INFINITY);
+    resume = await unchecked.killIdle();
+    const second = unchecked.countPartners();
+    resume();
+    expect(await second).toBe(0);
+    expect(unchecked.released.length).toBeGreaterThan(0);
+    expect(unchecked.released.every((err) => isDatabaseUnavailable(err))).toBe(true);
+    expect(unchecked.pool.totalCount).toBe(unchecked.pool.idleCount);
+    expect(await Promise.all([0, 1, 2, 3].map(() => unchecked.countPartners()))).toEqual([0, 0, 0, 0]);
+    expect(unchecked.pool.totalCount).toBe(unchecked.pool.idleCount);
+    expect(availabilityOf(unchecked.db)?.down).toBe(false);
   });
 
   it('answers 503 with Retry-After and readiness off while the server is down, keeps liveness, and serves again by itself when it returns', async () => {

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { drizzle, NodePgSession, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { PgDialect, type PgTransactionConfig } from 'drizzle-orm/pg-core';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import * as schema from './schema.js';
-import { watchAvailability } from './availability.js';
+import { isConnectionLost, watchAvailability } from './availability.js';
 import type { Read, Transact } from './transaction.js';
 
 /**
@@ -40,6 +41,8 @@ export interface PostgresOptions {
   migrationsFolder: string;
   /** Connections of this process's pool; default 10. */
   poolSize?: number;
+  /** How long a connection must have been idle to be checked before use (see `newPool`); default 1 s. */
+  idleCheckMs?: number;
 }
 
 /**
@@ -51,7 +54,7 @@ export interface PostgresOptions {
 export async function createPostgresDb(url: string, opts: PostgresOptions): Promise<PostgresHandle> {
   // Every commit is durable (flushed, and on synchronous replicas when the server has them)
   // whatever the server's default: what the service commits it acknowledges to partners.
-  const pool = newPool({ connectionString: url, max: opts.poolSize ?? 10, options: '-c synchronous_commit=on' });
+  const pool = newPool({ connectionString: url, max: opts.poolSize ?? 10, options: '-c synchronous_commit=on' }, opts.idleCheckMs);
   const root = drizzle({ client: pool, schema, casing: 'snake_case' });
   if (opts.migrate !== false) await migrateWithLock(pool, opts.migrationsFolder);
   const feed = new ChangeFeed(url);
@@ -68,21 +71,64 @@ export async function createPostgresDb(url: string, opts: PostgresOptions): Prom
 /** How long a pool waits for a new connection before the query fails (a host that does not answer at all). */
 const CONNECT_TIMEOUT_MS = 3_000;
 
+/** A connection idle at least this long is checked before it is used (pgx checks after a second too). */
+const IDLE_CHECK_MS = 1_000;
+
+/** Set on a client whose connection reported an error or its end (see `newPool`). */
+const DEAD = Symbol('resale.deadConnection');
+/** When (performance.now()) a client went back to the pool. */
+const IDLE_SINCE = Symbol('resale.idleSince');
+
+type PoolClient = pg.PoolClient & { [DEAD]?: boolean; [IDLE_SINCE]?: number };
+
 /**
  * A pool of the service (the main one, the relaxed one) that survives the server going away.
  *
- * node-postgres removes the pool's `error` listener from a client while it is checked out, so a
- * client whose socket dies mid-transaction (the server restarted or was killed, a failover, an
- * administrator's `pg_terminate_backend`) emitted an `error` event nobody handled, and the
- * process exited. Every client gets a listener of its own as it connects: its query in flight is
- * rejected instead (the transaction rolls back, the request answers 503), and the pool drops the
- * client. The pool's own listener covers idle clients. A connection that cannot be made fails
- * after {@link CONNECT_TIMEOUT_MS} instead of waiting for the operating system's TCP timeout.
+ * - node-postgres removes the pool's `error` listener from a client while it is checked out,
+ *   so a client whose socket dies mid-transaction (the server restarted or was killed, a
+ *   failover, an administrator's `pg_terminate_backend`) emitted an `error` event nobody
+ *   handled, and the process exited. Every client gets a listener of its own as it connects:
+ *   its query in flight is rejected instead (the transaction rolls back, the request answers
+ *   503), and the pool drops the client. The pool's own listener covers idle clients.
+ * - A connection that died while idle says so only when its socket is next read: lent in that
+ *   moment, its first statement would fail and a request would answer 503 although the server
+ *   is back. A connection idle for {@link IDLE_CHECK_MS} or more waits one turn of the event
+ *   loop before it is lent (its socket is read then), and one found dead is closed and another
+ *   taken: the check pgx makes on acquire. Busy connections, the hot path, are not checked.
+ * - A connection that cannot be made fails after {@link CONNECT_TIMEOUT_MS} instead of waiting
+ *   for the operating system's TCP timeout.
  */
-function newPool(config: pg.PoolConfig): pg.Pool {
+function newPool(config: pg.PoolConfig, idleCheckMs = IDLE_CHECK_MS): pg.Pool {
   const pool = new pg.Pool({ connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...config });
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (c) => {
+    const client = c as PoolClient;
+    client.on('error', () => (client[DEAD] = true));
+    client.on('end', () => (client[DEAD] = true));
+  });
+  pool.on('release', (_err, client) => ((client as PoolClient)[IDLE_SINCE] = performance.now()));
+  const take = pool.connect.bind(pool) as () => Promise<PoolClient>;
+  const max = pool.options.max;
+  const acquire = async (): Promise<PoolClient> => {
+    for (let tries = 0; ; tries++) {
+      const client = await take();
+      const since = client[IDLE_SINCE];
+      if (tries >= max || since === undefined || performance.now() - since < idleCheckMs) return client;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!client[DEAD]) return client;
+      client.release(new Error('the connection closed while idle'));
+    }
+  };
+  // Both forms node-postgres uses: the promise (drizzle's transactions, ours) and the callback
+  // (the pool's own `query`, every statement outside a transaction).
+  pool.connect = ((callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: Error | boolean) => void) => void) => {
+    if (!callback) return acquire();
+    acquire().then(
+      (client) => callback(undefined, client, client.release),
+      (err: Error) => callback(err, undefined, () => undefined),
+    );
+    return undefined;
+  }) as typeof pool.connect;
   return pool;
 }
 
@@ -273,10 +319,11 @@ export type PostgresHandle = Handle;
  */
 function withHandles(root: PgDb, feed: ChangeFeed): Handle {
   const db = root as Handle;
+  const inTransaction = transactionsOver(root);
   db.transact = async (fn) => {
     const topics = new Set<string>();
     let h!: Handle & TxMarks;
-    const result = await root.transaction(async (tx) => {
+    const result = await inTransaction(async (tx) => {
       h = handle(tx, topics);
       const value = await fn(h);
       // One notification per transaction (delivered only on commit), naming the work it woke;
@@ -291,10 +338,56 @@ function withHandles(root: PgDb, feed: ChangeFeed): Handle {
     return result;
   };
   db.read = (fn, opts = {}) => {
-    if (opts.snapshot) return root.transaction(async (tx) => fn(handle(tx, new Set())), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+    if (opts.snapshot) return inTransaction(async (tx) => fn(handle(tx, new Set())), { isolationLevel: 'repeatable read', accessMode: 'read only' });
     return settle(() => fn(db));
   };
   return db;
+}
+
+/**
+ * Transactions on clients this module checks out and returns itself, instead of drizzle's
+ * `db.transaction` over the pool.
+ *
+ * Why: drizzle sends `BEGIN` outside the `try` whose `finally` returns the client, so a client
+ * whose connection died while idle in the pool (the server restarted, a failover, an
+ * administrator's `pg_terminate_backend`, in the moment before its socket reports it) failed
+ * its `BEGIN` and was never returned: each such failure took one connection from the pool for
+ * good, and ten of them left the process waiting for connections it could never get. Here a
+ * client is always returned, with the error when its connection was lost (the pool closes it
+ * instead of lending it again).
+ *
+ * And a `BEGIN` that failed because the connection was lost is tried again on another client
+ * (the callback never ran, so nothing is done twice), up to once per connection of the pool:
+ * after a failover every idle connection may be dead, and the request that finds them should
+ * not be the one that fails. A connection lost after the callback started fails the
+ * transaction (503, see db/availability.ts): whether its work committed is unknown only at
+ * `COMMIT`, and the caller's retry with its idempotency key is what resolves it.
+ */
+function transactionsOver(root: PgDb): <T>(fn: (tx: PgTx) => Promise<T>, config?: PgTransactionConfig) => Promise<T> {
+  const pool = (root as unknown as { $client: pg.Pool }).$client;
+  const dialect = new PgDialect({ casing: 'snake_case' });
+  const relations = { fullSchema: root._.fullSchema, schema: root._.schema!, tableNamesMap: root._.tableNamesMap };
+  return async (fn, config) => {
+    for (let attempt = 0; ; attempt++) {
+      const client = await pool.connect();
+      let entered = false;
+      let lost: Error | undefined;
+      try {
+        // A session over this one client: its `transaction` runs on it and leaves it to us.
+        const session = new NodePgSession(client, dialect, relations);
+        return await session.transaction(async (tx) => {
+          entered = true;
+          return fn(tx as unknown as PgTx);
+        }, config);
+      } catch (err) {
+        if (!isConnectionLost(err)) throw err;
+        lost = err instanceof Error ? err : new Error(String(err));
+        if (entered || attempt >= pool.options.max) throw err;
+      } finally {
+        client.release(lost);
+      }
+    }
+  };
 }
 
 /** Where a transaction's handle collects the topics `wakeTopic` names (sent with its commit's notification). */
