@@ -19,23 +19,23 @@ const ENGINE_INDEPENDENT = [
   // The README's links and prerequisites (files only).
   'src/readme.test.ts',
   // Redocly and Spectral over the generated document: the same document whichever engine.
-  'src/modules/docs/openapi.lint.test.ts',
+  'src/http/api/openapi.lint.test.ts',
   // Pure functions: sealing and keyrings, fees, JSON limits, the ledger's journals.
   'src/lib/crypto.test.ts',
-  'src/modules/ledger/ledger.accounts.test.ts',
-  'src/modules/ledger/ledger.reconcile.test.ts',
+  'src/domain/ledger/ledger.accounts.test.ts',
+  'src/domain/ledger/ledger.reconcile.test.ts',
   // The local double of Stripe's API, driven by the real SDK (test tooling; no database).
   'src/testing/stripe-double.test.ts',
   'src/lib/fees.test.ts',
   'src/lib/json-limits.test.ts',
   // Rendering from values in memory: e-mail templates, page layout and messages, ticket PDFs, the secure view's rules.
-  'src/modules/email/email.templates.test.ts',
-  'src/pages/pages.test.ts',
-  'src/modules/tickets/tickets.pdf.test.ts',
-  'src/modules/tickets/tickets.access.test.ts',
+  'src/domain/email/email.templates.test.ts',
+  'src/http/pages/pages.test.ts',
+  'src/domain/tickets/tickets.pdf.test.ts',
+  'src/domain/tickets/tickets.access.test.ts',
   // Reading CSV/Excel files and turning rows into events, before anything is stored.
-  'src/modules/events/import/sheet.read.test.ts',
-  'src/modules/events/import/sheet.to-events.test.ts',
+  'src/domain/events/import/sheet.read.test.ts',
+  'src/domain/events/import/sheet.to-events.test.ts',
 ];
 
 /** One Vitest run for the whole repository; each workspace is a project. */

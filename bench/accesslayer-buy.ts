@@ -62,7 +62,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
-import { BANNER_SETTINGS } from '../packages/server/src/modules/accesslayer/accesslayer.buy.fixtures.js';
+import { BANNER_SETTINGS } from '../packages/server/src/flows/accesslayer/accesslayer.buy.fixtures.js';
 import { api, cpuSeconds, fmt, KEYS, ROOT, startServer } from './lib.js';
 import { startPgService, startPostgres, treeCpuSeconds, type BenchPostgres, type PgService } from './postgres.js';
 

@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { createDb } from '../packages/server/src/db/client.js';
 import { systemClock } from '../packages/server/src/lib/clock.js';
-import { TicketBulkWriter, type TicketRow } from '../packages/server/src/modules/tickets/tickets.bulk.js';
-import { tickets } from '../packages/server/src/modules/tickets/tickets.table.js';
+import { TicketBulkWriter, type TicketRow } from '../packages/server/src/domain/tickets/tickets.bulk.js';
+import { tickets } from '../packages/server/src/domain/tickets/tickets.table.js';
 import { BENCH_TOUR_EVENT, benchDeps, fmt } from './lib.js';
 import { ticket } from './tickets-ingest.js';
 

@@ -22,7 +22,7 @@ import type { AppDeps } from '../packages/server/src/context.js';
 import { createDb } from '../packages/server/src/db/client.js';
 import { startJobs } from '../packages/server/src/jobs/scheduler.js';
 import { systemClock } from '../packages/server/src/lib/clock.js';
-import { webhooksJob } from '../packages/server/src/modules/webhooks/webhooks.job.js';
+import { webhooksJob } from '../packages/server/src/jobs/webhooks.job.js';
 import { benchDeps, fmt } from './lib.js';
 
 const MESSAGES = Number(process.env.BENCH_WEBHOOKS ?? 1_000);

@@ -30,8 +30,8 @@ module.exports = {
         "A file of module X (or of another directory of src/: middleware, jobs, pages, lib, flows…) imports another module's (directory's) *.table.ts. " +
         "Only the owner writes its tables: use the owner's service (commands) or its <m>.queries.ts (reads).",
       from: {
-        // $1: the owner of the importing file, `modules/<m>` or a top-level directory of src/.
-        path: '(?:^|/)src/((?:modules/)?[^/]+)/',
+        // $1: the owner of the importing file: `domain/<m>`, `http/<part>` or another directory of src/.
+        path: '(?:^|/)src/((?:domain/|http/)?[^/]+)/',
         pathNot: SCHEMA,
       },
       to: {
@@ -75,9 +75,63 @@ module.exports = {
       severity: 'error',
       comment:
         'A circular import among server files (tests excluded). Break it with a file both sides import (types in <m>.model.ts, the Job type in jobs/job.ts). ' +
-        "Cycles through src/context.ts are allowed: it is the type-only hub of AppDeps (services take `Pick<AppDeps, …>`, AppDeps names the services).",
+        'No cycle is allowed, type-only imports included: services name what they need (`Pick<Kernel, …>` and the other modules\' types), never the AppDeps that names them all.',
       from: { path: '(?:^|/)src/' },
-      to: { circular: true, viaOnly: { pathNot: '(?:^|/)src/context\\.ts$' } },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-imports-no-outer-ring',
+      severity: 'error',
+      comment:
+        'src/domain/ is the inner ring (tables, queries, models, services): it never imports flows/, http/, jobs/ or a file directly in src/ (app.ts, deps.ts, context.ts, main.ts…). ' +
+        'A type it needs from outside belongs in the module (its <m>.model.ts) or in lib/.',
+      from: { path: '(?:^|/)src/domain/' },
+      to: { path: ['(?:^|/)src/(?:flows|http|jobs)/', '(?:^|/)src/[^/]+\\.tsx?$'] },
+    },
+    {
+      name: 'flows-import-no-outer-ring',
+      severity: 'error',
+      comment: 'src/flows/ (use cases across modules) calls the domain; it never imports http/, jobs/ or a file directly in src/ (they call flows, not the other way).',
+      from: { path: '(?:^|/)src/flows/' },
+      to: { path: ['(?:^|/)src/(?:http|jobs)/', '(?:^|/)src/[^/]+\\.tsx?$'] },
+    },
+    {
+      name: 'jobs-import-no-http',
+      severity: 'error',
+      comment: 'src/jobs/ calls flows and services; it never imports http/ (what both need belongs in the domain or lib/).',
+      from: { path: '(?:^|/)src/jobs/' },
+      to: { path: '(?:^|/)src/http/' },
+    },
+    {
+      name: 'http-imports-no-jobs',
+      severity: 'error',
+      comment: 'src/http/ answers requests through flows and services; it never imports jobs/ (what both need belongs in the domain or lib/).',
+      from: { path: '(?:^|/)src/http/' },
+      to: { path: '(?:^|/)src/jobs/' },
+    },
+    {
+      name: 'outer-rings-import-no-entry-point',
+      severity: 'error',
+      comment:
+        'src/http/ and src/jobs/ never import a file directly in src/ (the entry points and the composition: main.ts, app.ts, deps.ts, env.ts…), except context.ts, the types of the composed dependencies (AppDeps) and of a request (AppEnv).',
+      from: { path: '(?:^|/)src/(?:http|jobs)/' },
+      to: { path: '(?:^|/)src/[^/]+\\.tsx?$', pathNot: '(?:^|/)src/context\\.ts$' },
+    },
+    {
+      name: 'every-file-in-a-ring',
+      severity: 'error',
+      comment:
+        'A directory of src/ outside the rings: code lives in domain/<module>/, flows/, http/{api,pages,middleware}/, jobs/, or the kernel (lib/, db/); entry points sit directly in src/ (docs/architecture.md).',
+      from: { path: '(?:^|/)server/src/(?!(?:domain|flows|http|jobs|lib|db|testing)/)[^/]+/|^src/(?!(?:domain|flows|http|jobs|lib|db|testing)/)[^/]+/' },
+      to: {},
+    },
+    {
+      name: 'kernel-imports-only-kernel',
+      severity: 'error',
+      comment:
+        'src/lib/ and src/db/ are the kernel every ring uses: they import only lib/ and db/. The one reach outward is the schema: db/ may import *.table.ts files (the tables are schema, gathered by db/schema.ts).',
+      from: { path: '(?:^|/)src/(?:lib|db)/' },
+      to: { path: '(?:^|/)src/', pathNot: ['(?:^|/)src/(?:lib|db)/', '\\.table\\.ts$'] },
     },
   ],
   options: {

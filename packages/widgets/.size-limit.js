@@ -3,7 +3,7 @@
 // they are on disk (`brotli: false`: no compression by size-limit itself). The service serves the
 // `.br` to every browser that accepts Brotli (all current ones) and the `.gz` to the others
 // (widgets.static.ts); both must fit, and a test requests them from the running service
-// (packages/server/src/modules/widgets/widgets.wire.test.ts). The files come from dist/manifest.json, so
+// (packages/server/src/http/api/widgets.wire.test.ts). The files come from dist/manifest.json, so
 // hashed chunk names and shared chunks that Rolldown splits out are counted where they load:
 // - core: resale.js and every chunk it imports statically (all components but the seat map);
 // - seat map: its chunk and what it imports beyond the core (floating-ui included);

@@ -7,7 +7,7 @@ import { defineConfig, type Plugin } from 'vite';
  * Writes `<file>.br` and `<file>.gz` beside every JavaScript and CSS file of the build, at
  * maximum quality (Brotli 11, gzip 9): paid once per build, not per request, and about a tenth
  * smaller than what a server compresses on the fly. The server serves them by
- * `Accept-Encoding` (packages/server/src/modules/widgets/widgets.static.ts) and .size-limit.js
+ * `Accept-Encoding` (packages/server/src/http/api/widgets.static.ts) and .size-limit.js
  * measures them: the budgets are the bytes a fan downloads. node:zlib rather than a plugin
  * dependency: this is all a plugin would do.
  */

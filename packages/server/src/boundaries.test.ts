@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from './testing/temp-dir.js';
 
 /**
- * The module boundaries of docs/architecture.md (packages/server/.dependency-cruiser.cjs, run by
- * `npm run lint:boundaries` in `npm test`): the rules fire on a violation, stay quiet on what
- * is allowed, need no change for a new module, and hold for the real src/.
+ * The rings and module boundaries of docs/architecture.md (packages/server/.dependency-cruiser.cjs,
+ * run by `npm run lint:boundaries` in `npm test`): each rule fires on its violation, the rules
+ * stay quiet on what is allowed, need no change for a new module, and hold for the real src/
+ * with no exemption.
  */
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -34,103 +35,186 @@ function writeFiles(root: string, files: Record<string, string>): void {
 /** A small server: every kind of import the rules allow, and one of each they forbid. */
 const FIXTURE: Record<string, string> = {
   // Allowed: a table imports the SQLite dialect and another module's table (a foreign key).
-  'src/modules/alpha/alpha.table.ts': `import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+  'src/domain/alpha/alpha.table.ts': `import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
 export const alphas = sqliteTable('alphas', { id: text().primaryKey() });
 export type AlphaRow = typeof alphas.$inferSelect;
 `,
-  'src/modules/beta/beta.table.ts': `import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+  'src/domain/beta/beta.table.ts': `import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { alphas } from '../alpha/alpha.table.js';
 export const betas = sqliteTable('betas', { id: text().primaryKey(), alphaId: text().references(() => alphas.id) });
 `,
-  // Allowed: the db/ barrel, the owner's queries and service, and a test.
-  'src/db/schema.ts': `export * from '../modules/alpha/alpha.table.js';
-export * from '../modules/beta/beta.table.js';
+  // Allowed: the db/ barrel (the kernel's one reach outward: tables), the kernel's types, the
+  // owner's queries and service, another module's service type, and a test.
+  'src/db/schema.ts': `export * from '../domain/alpha/alpha.table.js';
+export * from '../domain/beta/beta.table.js';
 `,
-  'src/modules/alpha/alpha.queries.ts': `import { alphas, type AlphaRow } from './alpha.table.js';
+  'src/lib/kernel.ts': `export interface Kernel { clock: { now(): number } }
+`,
+  'src/domain/alpha/alpha.queries.ts': `import { alphas, type AlphaRow } from './alpha.table.js';
 export const table = alphas;
 export type { AlphaRow };
 `,
-  'src/modules/alpha/nested/alpha.import.ts': `import { alphas } from '../alpha.table.js';
+  'src/domain/alpha/nested/alpha.import.ts': `import { alphas } from '../alpha.table.js';
 export const again = alphas;
 `,
-  'src/modules/alpha/alpha.service.ts': `import type { AppDeps } from '../../context.js';
+  'src/domain/alpha/alpha.service.ts': `import type { Kernel } from '../../lib/kernel.js';
 import { table } from './alpha.queries.js';
-export class AlphaService { constructor(readonly deps: Pick<AppDeps, 'clock'>) {} all() { return table; } }
+export class AlphaService { constructor(readonly deps: Pick<Kernel, 'clock'>) {} all() { return table; } }
 `,
-  'src/modules/alpha/alpha.test.ts': `import { betas } from '../beta/beta.table.js';
-export const fixture = betas;
+  'src/domain/alpha/alpha.test.ts': `import { betas } from '../beta/beta.table.js';
+import { app } from '../../app.js';
+export const fixture = [betas, app];
 `,
-  'src/testing/factories.ts': `import { betas } from '../modules/beta/beta.table.js';
+  'src/testing/factories.ts': `import { betas } from '../domain/beta/beta.table.js';
 export const factory = betas;
 `,
-  // Allowed: the type-only hub of AppDeps and the services it names import each other.
-  'src/context.ts': `import type { AlphaService } from './modules/alpha/alpha.service.js';
-export interface AppDeps { clock: { now(): number }; alpha: AlphaService }
+  // Allowed: the composition names every service; http/ and jobs/ take its types.
+  'src/context.ts': `import type { Kernel } from './lib/kernel.js';
+import type { AlphaService } from './domain/alpha/alpha.service.js';
+export interface AppDeps extends Kernel { alpha: AlphaService }
 `,
-  // Allowed: a module that did not exist when the config was written, with its own table.
-  'src/modules/delta/delta.table.ts': `import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+  'src/deps.ts': `import { AlphaService } from './domain/alpha/alpha.service.js';
+import type { AppDeps } from './context.js';
+export const deps: AppDeps = { clock: { now: () => 0 }, alpha: new AlphaService({ clock: { now: () => 0 } }) };
+`,
+  'src/app.ts': `import { alphaRoutes } from './http/api/alpha.routes.js';
+export const app = alphaRoutes;
+`,
+  // Allowed: a module that did not exist when the config was written, with its own table,
+  // calling another module's service.
+  'src/domain/delta/delta.table.ts': `import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
 export const deltas = sqliteTable('deltas', { id: text().primaryKey() });
 `,
-  'src/modules/delta/delta.service.ts': `import { deltas } from './delta.table.js';
+  'src/domain/delta/delta.service.ts': `import { deltas } from './delta.table.js';
+import type { AlphaService } from '../alpha/alpha.service.js';
 import { table } from '../alpha/alpha.queries.js';
-export const both = [deltas, table];
+export const both = (alpha: AlphaService) => [deltas, table, alpha];
 `,
-  // Forbidden: another module's table (a type-only import counts too).
-  'src/modules/beta/beta.service.ts': `import { alphas } from '../alpha/alpha.table.js';
-export const x = alphas;
+  // Allowed: a flow over services and queries; a router over a flow; a job over a flow.
+  'src/flows/checkout.ts': `import { AlphaService } from '../domain/alpha/alpha.service.js';
+import { table } from '../domain/alpha/alpha.queries.js';
+export const flow = [AlphaService, table];
 `,
-  'src/modules/delta/delta.pages.ts': `import type { AlphaRow } from '../alpha/alpha.table.js';
-export type Row = AlphaRow;
+  'src/http/api/alpha.routes.ts': `import type { AppDeps } from '../../context.js';
+import { flow } from '../../flows/checkout.js';
+export const alphaRoutes = (deps: AppDeps) => [deps, flow];
 `,
-  // Forbidden: a table and the SQLite dialect in middleware; a table in app.ts and in flows/.
-  'src/middleware/guard.ts': `import { alias } from 'drizzle-orm/sqlite-core';
-import { alphas } from '../modules/alpha/alpha.table.js';
-export const older = alias(alphas, 'older');
+  'src/jobs/job.ts': `import type { AppDeps } from '../context.js';
+export interface Job { name: string; run(deps: AppDeps): void }
 `,
-  'src/app.ts': `import { betas } from './modules/beta/beta.table.js';
-export const app = betas;
-`,
-  'src/flows/checkout.ts': `import { alphas } from '../modules/alpha/alpha.table.js';
-export const flow = alphas;
-`,
-  // Forbidden: a cycle between the scheduler and a job.
-  'src/jobs/scheduler.ts': `import { alphaJob } from '../modules/alpha/alpha.job.js';
-export interface Job { name: string }
+  'src/jobs/scheduler.ts': `import { alphaJob } from './alpha.job.js';
 export const jobs = [alphaJob];
 `,
-  'src/modules/alpha/alpha.job.ts': `import type { Job } from '../../jobs/scheduler.js';
-export const alphaJob: Job = { name: 'alpha' };
+  'src/jobs/alpha.job.ts': `import type { Job } from './job.js';
+import { flow } from '../flows/checkout.js';
+export const alphaJob: Job = { name: 'alpha', run: () => flow };
+`,
+
+  // Forbidden: another module's table (a type-only import counts too).
+  'src/domain/beta/beta.service.ts': `import { alphas } from '../alpha/alpha.table.js';
+export const x = alphas;
+`,
+  'src/domain/delta/delta.view.ts': `import type { AlphaRow } from '../alpha/alpha.table.js';
+export type Row = AlphaRow;
+`,
+  // Forbidden: a table and the SQLite dialect in middleware; a table in app.ts's neighbour and in flows/.
+  'src/http/middleware/guard.ts': `import { alias } from 'drizzle-orm/sqlite-core';
+import { alphas } from '../../domain/alpha/alpha.table.js';
+export const older = alias(alphas, 'older');
+`,
+  'src/main.ts': `import { betas } from './domain/beta/beta.table.js';
+export const main = betas;
+`,
+  'src/flows/refund.ts': `import { alphas } from '../domain/alpha/alpha.table.js';
+import { alphaRoutes } from '../http/api/alpha.routes.js';
+export const flow = [alphas, alphaRoutes];
+`,
+  // Forbidden: the domain reaching outward (a flow, http, the composition's types), which is
+  // also a cycle through context.ts.
+  'src/domain/gamma/gamma.service.ts': `import type { AppDeps } from '../../context.js';
+import { flow } from '../../flows/checkout.js';
+import type { Job } from '../../jobs/job.js';
+export class GammaService { constructor(readonly deps: AppDeps, readonly job: Job) {} f = flow }
+`,
+  // Forbidden: jobs and http importing each other, a job importing the composition, a cycle.
+  'src/jobs/beta.job.ts': `import { alphaRoutes } from '../http/api/alpha.routes.js';
+import { deps } from '../deps.js';
+import { jobs } from './scheduler.js';
+export const betaJob = [alphaRoutes, deps, jobs];
+`,
+  'src/http/api/beta.routes.ts': `import { jobs } from '../../jobs/scheduler.js';
+export const betaRoutes = jobs;
+`,
+  // Forbidden: the kernel importing a module; a directory outside the rings.
+  'src/lib/names.ts': `import { table } from '../domain/alpha/alpha.queries.js';
+export const names = table;
+`,
+  'src/modules/old/old.service.ts': `import type { Kernel } from '../../lib/kernel.js';
+export type Old = Kernel;
 `,
 };
+
+// The cycle: scheduler -> beta.job -> scheduler needs scheduler to import beta.job.
+FIXTURE['src/jobs/scheduler.ts'] = `import { alphaJob } from './alpha.job.js';
+import { betaJob } from './beta.job.js';
+export const jobs = [alphaJob, betaJob];
+`;
+// The context names gamma's service, closing the cycle through the domain.
+FIXTURE['src/context.ts'] += `import type { GammaService } from './domain/gamma/gamma.service.js';
+export type Gamma = GammaService;
+`;
+
+/** The files of FIXTURE that break a rule; without them, nothing does. */
+const FORBIDDEN = [
+  'src/domain/beta/beta.service.ts',
+  'src/domain/delta/delta.view.ts',
+  'src/http/middleware/guard.ts',
+  'src/main.ts',
+  'src/flows/refund.ts',
+  'src/domain/gamma/gamma.service.ts',
+  'src/jobs/beta.job.ts',
+  'src/http/api/beta.routes.ts',
+  'src/lib/names.ts',
+  'src/modules/old/old.service.ts',
+];
+
+const EXPECTED = [
+  'domain-imports-no-outer-ring: src/domain/gamma/gamma.service.ts -> src/context.ts',
+  'domain-imports-no-outer-ring: src/domain/gamma/gamma.service.ts -> src/flows/checkout.ts',
+  'domain-imports-no-outer-ring: src/domain/gamma/gamma.service.ts -> src/jobs/job.ts',
+  'every-file-in-a-ring: src/modules/old/old.service.ts -> src/lib/kernel.ts',
+  'flows-import-no-outer-ring: src/flows/refund.ts -> src/http/api/alpha.routes.ts',
+  'http-imports-no-jobs: src/http/api/beta.routes.ts -> src/jobs/scheduler.ts',
+  'jobs-import-no-http: src/jobs/beta.job.ts -> src/http/api/alpha.routes.ts',
+  'kernel-imports-only-kernel: src/lib/names.ts -> src/domain/alpha/alpha.queries.ts',
+  'no-circular: src/context.ts -> src/domain/gamma/gamma.service.ts',
+  'no-circular: src/domain/gamma/gamma.service.ts -> src/jobs/job.ts',
+  'no-circular: src/jobs/beta.job.ts -> src/jobs/scheduler.ts',
+  'no-foreign-table: src/domain/beta/beta.service.ts -> src/domain/alpha/alpha.table.ts',
+  'no-foreign-table: src/domain/delta/delta.view.ts -> src/domain/alpha/alpha.table.ts',
+  'no-foreign-table: src/flows/refund.ts -> src/domain/alpha/alpha.table.ts',
+  'no-foreign-table: src/http/middleware/guard.ts -> src/domain/alpha/alpha.table.ts',
+  'no-sql-driver-outside-schema: src/http/middleware/guard.ts -> drizzle-orm/sqlite-core',
+  'no-table-in-flows: src/flows/refund.ts -> src/domain/alpha/alpha.table.ts',
+  'no-table-in-root-files: src/main.ts -> src/domain/beta/beta.table.ts',
+  'outer-rings-import-no-entry-point: src/jobs/beta.job.ts -> src/deps.ts',
+];
 
 describe('module boundaries (dependency-cruiser)', () => {
   it('reports each kind of violation, and nothing that is allowed', async () => {
     const dir = tempDir('boundaries');
     writeFiles(dir, FIXTURE);
-    expect(await violations(dir)).toEqual([
-      'no-circular: src/jobs/scheduler.ts -> src/modules/alpha/alpha.job.ts',
-      'no-foreign-table: src/flows/checkout.ts -> src/modules/alpha/alpha.table.ts',
-      'no-foreign-table: src/middleware/guard.ts -> src/modules/alpha/alpha.table.ts',
-      'no-foreign-table: src/modules/beta/beta.service.ts -> src/modules/alpha/alpha.table.ts',
-      'no-foreign-table: src/modules/delta/delta.pages.ts -> src/modules/alpha/alpha.table.ts',
-      'no-sql-driver-outside-schema: src/middleware/guard.ts -> drizzle-orm/sqlite-core',
-      'no-table-in-flows: src/flows/checkout.ts -> src/modules/alpha/alpha.table.ts',
-      'no-table-in-root-files: src/app.ts -> src/modules/beta/beta.table.ts',
-    ]);
+    expect(await violations(dir)).toEqual(EXPECTED);
   });
 
   it('finds nothing once the violations are fixed', async () => {
     const dir = tempDir('boundaries');
+    const fixed = { ...FIXTURE };
+    for (const path of Object.keys(fixed)) if (FORBIDDEN.includes(path)) delete fixed[path];
     writeFiles(dir, {
-      ...FIXTURE,
-      'src/modules/beta/beta.service.ts': `import { table } from '../alpha/alpha.queries.js';\nexport const x = table;\n`,
-      'src/modules/delta/delta.pages.ts': `import type { AlphaRow } from '../alpha/alpha.queries.js';\nexport type Row = AlphaRow;\n`,
-      'src/middleware/guard.ts': `import { aliasedTable } from 'drizzle-orm';\nimport { table } from '../modules/alpha/alpha.queries.js';\nexport const older = aliasedTable(table, 'older');\n`,
-      'src/app.ts': `export const app = {};\n`,
-      'src/flows/checkout.ts': `import { AlphaService } from '../modules/alpha/alpha.service.js';\nexport const flow = AlphaService;\n`,
-      'src/jobs/job.ts': `export interface Job { name: string }\n`,
-      'src/jobs/scheduler.ts': `import { alphaJob } from '../modules/alpha/alpha.job.js';\nexport const jobs = [alphaJob];\n`,
-      'src/modules/alpha/alpha.job.ts': `import type { Job } from '../../jobs/job.js';\nexport const alphaJob: Job = { name: 'alpha' };\n`,
+      ...fixed,
+      'src/context.ts': FIXTURE['src/context.ts']!.replace(/import type \{ GammaService \}[^]*$/, ''),
+      'src/jobs/scheduler.ts': `import { alphaJob } from './alpha.job.js';\nexport const jobs = [alphaJob];\n`,
     });
     expect(await violations(dir)).toEqual([]);
   });

@@ -64,7 +64,7 @@ describe('npm run build: the service compiled for plain node', () => {
 
     const meta = JSON.parse(readFileSync(metafile, 'utf8')) as Metafile;
     const outputs = Object.entries(meta.outputs).filter(([file]) => file.endsWith('.js'));
-    expect(outputs.map(([, o]) => o.entryPoint).sort()).toEqual(['src/backup.ts', 'src/main.ts', 'src/migrate.ts', 'src/modules/events/import/cli.ts', 'src/modules/tickets/tickets.worker.thread.ts', 'src/reseal.ts']);
+    expect(outputs.map(([, o]) => o.entryPoint).sort()).toEqual(['src/backup.ts', 'src/import.ts', 'src/main.ts', 'src/migrate.ts', 'src/reseal.ts', 'src/tickets.worker.thread.ts']);
     for (const [file, output] of outputs) {
       expect(existsSync(join(SERVER, `${file}.map`)), `${file}.map`).toBe(true);
       // ES modules: a static import of a package, no require of our own code.
@@ -78,7 +78,7 @@ describe('npm run build: the service compiled for plain node', () => {
       // (backup.ts, the import CLI…) bundled in would run that command too. Each command
       // bundles its own check only (its file, or lib/cli.ts's runIfMain that it calls).
       const entryChecks = Object.keys(output.inputs).filter((f) => !f.includes('node_modules') && /process\.argv\[1\]|runIfMain\(import\.meta\.url/.test(readFileSync(join(SERVER, f), 'utf8')));
-      const own = output.entryPoint === 'src/modules/tickets/tickets.worker.thread.ts' ? [] : [output.entryPoint!];
+      const own = output.entryPoint === 'src/tickets.worker.thread.ts' ? [] : [output.entryPoint!];
       expect(entryChecks.filter((f) => f !== 'src/lib/cli.ts')).toEqual(own);
     }
     // The .tsx pages go through hono/jsx.

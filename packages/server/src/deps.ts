@@ -1,40 +1,41 @@
 import type { Logger } from 'pino';
-import type { AppConfig, AppDeps } from './context.js';
+import type { AppConfig } from './lib/config.js';
+import type { AppDeps } from './context.js';
 import type { Db } from './db/client.js';
 import type { Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { DomainEvents } from './lib/domain-events.js';
-import { createRateLimiter } from './middleware/rate-limit.js';
-import { InstanceLease } from './modules/instances/instances.service.js';
-import { EventsService } from './modules/events/events.service.js';
-import { PartnersService } from './modules/partners/partners.service.js';
-import { RulesService } from './modules/rules/rules.service.js';
-import { TicketsService } from './modules/tickets/tickets.service.js';
-import { TicketsIngest } from './modules/tickets/tickets.ingest.js';
-import { UsersService } from './modules/users/users.service.js';
-import { WebhooksService } from './modules/webhooks/webhooks.service.js';
-import { createMessagesService } from './modules/email/email.service.js';
-import { ListingsService } from './modules/listings/listings.service.js';
-import { AuthService } from './modules/auth/auth.service.js';
-import { IntentionsService } from './modules/intentions/intentions.service.js';
-import { PaymentsService } from './modules/payments/payments.service.js';
-import { SandboxProvider, type PaymentProvider } from './modules/payments/payments.provider.js';
-import { RiskService } from './modules/risk/risk.service.js';
-import { ChannelsService } from './modules/channels/channels.service.js';
-import { PayoutsService } from './modules/payouts/payouts.service.js';
-import { ConnectAccounts } from './modules/payouts/payouts.connect.js';
-import type { PayoutProvider } from './modules/payouts/payouts.provider.js';
-import { LedgerService } from './modules/ledger/ledger.service.js';
+import { createRateLimiter } from './http/middleware/rate-limit.js';
+import { InstanceLease } from './domain/instances/instances.service.js';
+import { EventsService } from './domain/events/events.service.js';
+import { PartnersService } from './domain/partners/partners.service.js';
+import { RulesService } from './domain/rules/rules.service.js';
+import { TicketsService } from './domain/tickets/tickets.service.js';
+import { TicketsIngest } from './domain/tickets/tickets.ingest.js';
+import { UsersService } from './domain/users/users.service.js';
+import { WebhooksService } from './domain/webhooks/webhooks.service.js';
+import { createMessagesService } from './domain/email/email.service.js';
+import { ListingsService } from './domain/listings/listings.service.js';
+import { AuthService } from './domain/auth/auth.service.js';
+import { IntentionsService } from './domain/intentions/intentions.service.js';
+import { PaymentsService } from './domain/payments/payments.service.js';
+import { SandboxProvider, type PaymentProvider } from './domain/payments/payments.provider.js';
+import { RiskService } from './domain/risk/risk.service.js';
+import { ChannelsService } from './domain/channels/channels.service.js';
+import { PayoutsService } from './domain/payouts/payouts.service.js';
+import { ConnectAccounts } from './domain/payouts/payouts.connect.js';
+import type { PayoutProvider } from './domain/payouts/payouts.provider.js';
+import { LedgerService } from './domain/ledger/ledger.service.js';
 import { cancelShow } from './flows/cancel-show.js';
-import { Metrics } from './modules/metrics/metrics.service.js';
-import { instrumentDb } from './modules/metrics/metrics.db.js';
+import { Metrics } from './domain/metrics/metrics.service.js';
+import { instrumentDb } from './domain/metrics/metrics.db.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string; paymentProvider?: PaymentProvider | undefined; payoutProvider?: PayoutProvider | undefined }): AppDeps {
   const box = new SecretBox(opts.secretKey);
   const bus = new DomainEvents();
   // A registry of its own per dependency set (never prom-client's global one); the root db.transact
-  // and db.read are timed, and their handles count "when it commits" (modules/metrics/metrics.db.ts).
+  // and db.read are timed, and their handles count "when it commits" (domain/metrics/metrics.db.ts).
   const metrics = new Metrics({ db: opts.db, clock: opts.clock, logger: opts.logger });
   instrumentDb(opts.db, metrics);
   const events = new EventsService({ db: opts.db, clock: opts.clock, bus });

@@ -2,8 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { ENGINE, isPostgresUrl } from './db/engine.js';
 import { parseKeyring } from './lib/crypto.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from './lib/origins.js';
-import { parseTrustProxy } from './middleware/client-address.js';
-import { PAGE_RATE_LIMIT_DEFAULTS } from './middleware/page-rate-limit.js';
+import { parseTrustProxy } from './http/middleware/client-address.js';
+import { PAGE_RATE_LIMIT_DEFAULTS } from './http/middleware/page-rate-limit.js';
 
 /**
  * The service is configured only by environment variables, validated at start. A bad
@@ -44,7 +44,7 @@ export const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
-  /** Bearer token of GET /metrics; unset: OPERATOR_TOKEN serves (modules/metrics/metrics.routes.ts). */
+  /** Bearer token of GET /metrics; unset: OPERATOR_TOKEN serves (http/api/metrics.routes.ts). */
   METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   /**
    * The keyring (lib/crypto.ts): one key, or several separated by commas, newest first, each at
@@ -63,10 +63,10 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(5 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
-  /** Per client address over the hosted pages, and for their POSTs (middleware/page-rate-limit.ts); 0 disables. */
+  /** Per client address over the hosted pages, and for their POSTs (http/middleware/page-rate-limit.ts); 0 disables. */
   PAGE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(PAGE_RATE_LIMIT_DEFAULTS.perMinute),
   PAGE_POST_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(PAGE_RATE_LIMIT_DEFAULTS.postPerMinute),
-  /** Who may set X-Forwarded-For: unset trusts nobody (middleware/client-address.ts). */
+  /** Who may set X-Forwarded-For: unset trusts nobody (http/middleware/client-address.ts). */
   TRUST_PROXY: z
     .string()
     .max(2000)
@@ -118,7 +118,7 @@ export const EnvSchema = z.object({
     .refine((list) => list.every((o) => ORIGIN_PATTERN.test(o)), 'must be comma-separated origins such as http://localhost:3001')
     .optional(),
   /**
-   * Stripe (modules/payments/stripe.provider.ts): all three, or none for the sandbox provider.
+   * Stripe (domain/payments/stripe.provider.ts): all three, or none for the sandbox provider.
    * Never logged: the start-up line names the provider and its mode only.
    */
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/, 'must be a Stripe secret (or restricted) key, sk_test_… or sk_live_…').optional(),

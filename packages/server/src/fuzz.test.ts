@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { desc } from 'drizzle-orm';
 import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestPartner } from './testing/harness.js';
 import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
-import { TestBrowser } from './modules/auth/auth.testing.js';
-import { csrfTokenFor } from './modules/auth/auth.service.js';
-import { sessions } from './modules/auth/auth.table.js';
+import { TestBrowser } from './http/pages/auth/auth.testing.js';
+import { csrfTokenFor } from './domain/auth/auth.service.js';
+import { sessions } from './domain/auth/auth.table.js';
 import { sampler, type Doc, type Operation } from './testing/openapi-schema.js';
 import { everyRow } from './testing/sql.js';
 

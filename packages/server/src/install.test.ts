@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
-import { SERVER_ROOT } from './paths.js';
+import { SERVER_ROOT } from './lib/paths.js';
 
 /**
  * A fresh clone installs on the supported Node.js without a warning a newcomer must act on:

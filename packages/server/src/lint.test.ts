@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const MODULE = `zzlint${process.pid}`;
-const DIR = join(PACKAGE_DIR, 'src', 'modules', MODULE);
+const DIR = join(PACKAGE_DIR, 'src', 'domain', MODULE);
 
 const TABLE = `import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 export const things = sqliteTable('lint_things', { id: text().primaryKey(), n: integer().notNull() });
@@ -59,7 +59,7 @@ async function lint(): Promise<ESLint.LintResult[]> {
   writeFileSync(join(DIR, `${MODULE}.table.ts`), TABLE);
   writeFileSync(join(DIR, `${MODULE}.service.ts`), SERVICE);
   const eslint = new ESLint({ cwd: PACKAGE_DIR });
-  linted = await eslint.lintFiles([`src/modules/${MODULE}/*.ts`]);
+  linted = await eslint.lintFiles([`src/domain/${MODULE}/*.ts`]);
   return linted;
 }
 

@@ -11,7 +11,7 @@ import { startJobs } from './jobs/scheduler.js';
 import type { Job } from './jobs/job.js';
 import { start, type Service } from './main.js';
 import { runMigrations } from './migrate.js';
-import { readJournal } from './modules/health/health.readiness.js';
+import { readJournal } from './http/api/health.readiness.js';
 import { closeDb, MIGRATIONS_FOLDER, openDb } from './db/client.js';
 import { eventBody } from './testing/factories.js';
 import { locationOf, serviceDatabaseEnv, whereOf, type ServiceDatabase } from './testing/harness.js';

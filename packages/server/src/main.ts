@@ -12,13 +12,13 @@ import { buildDeps } from './deps.js';
 import { EnvError, parseEnv, type Env } from './env.js';
 import { createLogger } from './logger.js';
 import { startJobs, type RunningJobs } from './jobs/scheduler.js';
-import { Readiness } from './modules/health/health.readiness.js';
-import { healthOnlyApp } from './modules/health/health.routes.js';
-import { startIngestionWorker, type IngestionWorker } from './modules/tickets/tickets.worker.js';
-import { SANDBOX_BUY_ACCESS_LAYER } from './modules/accesslayer/accesslayer.buy.js';
-import { StripeProvider } from './modules/payments/stripe.provider.js';
-import type { PaymentProvider } from './modules/payments/payments.provider.js';
-import type { PayoutProvider } from './modules/payouts/payouts.provider.js';
+import { Readiness } from './http/api/health.readiness.js';
+import { healthOnlyApp } from './http/api/health.routes.js';
+import { startIngestionWorker, type IngestionWorker } from './jobs/tickets.worker.js';
+import { SANDBOX_BUY_ACCESS_LAYER } from './flows/accesslayer/accesslayer.buy.js';
+import { StripeProvider } from './domain/payments/stripe.provider.js';
+import type { PaymentProvider } from './domain/payments/payments.provider.js';
+import type { PayoutProvider } from './domain/payouts/payouts.provider.js';
 
 /** A running service, as `start` returns it. */
 export interface Service {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { closeDb, openDb, type DatabaseLocation } from './db/client.js';
 import { EnvError, parseMigrateEnv } from './env.js';
-import { migrationStatus } from './modules/health/health.readiness.js';
+import { migrationStatus } from './http/api/health.readiness.js';
 
 /**
  * `npm run migrate`: applies the committed migrations (`drizzle/`, or `drizzle-pg/` on

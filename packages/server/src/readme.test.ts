@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SERVER_ROOT } from './paths.js';
+import { SERVER_ROOT } from './lib/paths.js';
 
 /** The repository's root (packages/server/..). */
 const ROOT = resolve(SERVER_ROOT, '../..');

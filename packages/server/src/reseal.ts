@@ -26,7 +26,7 @@ import { resealSecrets, type ResealReport } from './flows/reseal-secrets.js';
 import { parseOrExplain, runIfMain, usageFailure, UsageError, type CliIo } from './lib/cli.js';
 import { systemClock } from './lib/clock.js';
 import { SealedSecretError } from './lib/crypto.js';
-import { migrationStatus } from './modules/health/health.readiness.js';
+import { migrationStatus } from './http/api/health.readiness.js';
 
 const USAGE = `Usage: npm run reseal
 

@@ -2,17 +2,17 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestPartner } from './testing/harness.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TestBrowser } from './modules/auth/auth.testing.js';
-import { SANDBOX_CARDS } from './modules/payments/payments.provider.js';
-import { csrfTokenFor } from './modules/auth/auth.service.js';
-import { sessions } from './modules/auth/auth.table.js';
+import { TestBrowser } from './http/pages/auth/auth.testing.js';
+import { SANDBOX_CARDS } from './domain/payments/payments.provider.js';
+import { csrfTokenFor } from './domain/auth/auth.service.js';
+import { sessions } from './domain/auth/auth.table.js';
 import { desc } from 'drizzle-orm';
-import type { PartnerSettingsPatch } from './modules/partners/partners.settings.js';
-import type { AppConfig } from './context.js';
+import type { PartnerSettingsPatch } from './domain/partners/partners.settings.js';
+import type { AppConfig } from './lib/config.js';
 import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBody, withEvent } from './testing/factories.js';
 import { sampler, type Doc, type Operation, type Schema } from './testing/openapi-schema.js';
 import { everyRow, sqlRows, tableNames } from './testing/sql.js';
-import { PayoutAccounts } from './modules/payouts/payouts.accounts.js';
+import { PayoutAccounts } from './domain/payouts/payouts.accounts.js';
 
 /**
  * The whole HTTP surface against bad input: every operation of the OpenAPI document is called

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { partnerRow } from '../testing/factories.js';
 import { describe, expect, it } from 'vitest';
-import { partners } from '../modules/partners/partners.table.js';
+import { partners } from '../domain/partners/partners.table.js';
 import { tempDir } from '../testing/temp-dir.js';
 import { backupSqlite, BackupError, integrityProblems } from './backup.js';
 import { createDb } from './client.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { partnerRow } from '../testing/factories.js';
 import { describe, expect, it } from 'vitest';
-import { partners } from '../modules/partners/partners.table.js';
+import { partners } from '../domain/partners/partners.table.js';
 import { ManualClock } from '../lib/clock.js';
 import { tempDir } from '../testing/temp-dir.js';
 import { changeCounter, SqliteChangeCounter } from './change-counter.js';

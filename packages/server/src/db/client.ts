@@ -3,7 +3,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { SERVER_ROOT } from '../paths.js';
+import { SERVER_ROOT } from '../lib/paths.js';
 import { ENGINE } from './engine.js';
 import { closePostgres, createPostgresDb, type PostgresOptions } from './postgres.js';
 import * as schema from './schema.js';

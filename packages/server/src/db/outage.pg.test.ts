@@ -2,13 +2,13 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from '../testing/service.js';
-import { partners } from '../modules/partners/partners.table.js';
+import { partners } from '../domain/partners/partners.table.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../testing/embedded-postgres.js';
 import { eventBody } from '../testing/factories.js';
 import { createTestApp } from '../testing/harness.js';
 import { availabilityOf, isDatabaseUnavailable } from './availability.js';
+import { closeDb, postgresDb } from './client.js';
 import { selectRows } from './dialect.js';
-import { closePostgres, createPostgresDb } from './postgres.js';
 import { freshPostgresUrl } from '../testing/postgres.js';
 
 /**
@@ -75,8 +75,8 @@ describe('PostgreSQL going away', () => {
     const url = await freshPostgresUrl();
     /** A handle of its own whose connections are checked after `idleCheckMs` idle (1 s by default). */
     const open = async (idleCheckMs: number) => {
-      const db = await createPostgresDb(url, { migrate: false, migrationsFolder: '', poolSize: 4, idleCheckMs });
-      running.push({ stop: () => closePostgres(db) });
+      const db = await postgresDb(url, { migrate: false, migrationsFolder: '', poolSize: 4, idleCheckMs });
+      running.push({ stop: () => closeDb(db) });
       const pool = (db as unknown as { $client: pg.Pool }).$client;
       const released: unknown[] = [];
       pool.on('release', (err) => err && released.push(err));

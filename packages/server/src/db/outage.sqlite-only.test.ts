@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventBody } from '../testing/factories.js';
 import { createTestApp } from '../testing/harness.js';
-import { TestBrowser } from '../modules/auth/auth.testing.js';
+import { TestBrowser } from '../http/pages/auth/auth.testing.js';
 import { availabilityOf } from './availability.js';
 
 /**

@@ -4,7 +4,7 @@ import { ENGINE } from './engine.js';
 import { createTestApp, OPERATOR_TOKEN, testDb } from '../testing/harness.js';
 import { eventBody, showBody, withEvent, partnerRow } from '../testing/factories.js';
 import { sameDatabase } from '../testing/postgres.js';
-import { partners } from '../modules/partners/partners.table.js';
+import { partners } from '../domain/partners/partners.table.js';
 import { affected } from './affected.js';
 import { selectRows } from './dialect.js';
 import { sql } from 'drizzle-orm';

@@ -4,7 +4,7 @@ import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { getTableName, is, Table } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import { describe, expect, it } from 'vitest';
-import { SERVER_ROOT } from '../paths.js';
+import { SERVER_ROOT } from '../lib/paths.js';
 import * as schema from './schema.js';
 
 /**

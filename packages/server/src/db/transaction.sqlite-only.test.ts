@@ -1,6 +1,6 @@
 import { partnerRow } from '../testing/factories.js';
 import { describe, expect, it } from 'vitest';
-import { partners } from '../modules/partners/partners.table.js';
+import { partners } from '../domain/partners/partners.table.js';
 import { testDb } from '../testing/harness.js';
 import { tempDir } from '../testing/temp-dir.js';
 import { createDb } from './client.js';

@@ -1,13 +1,16 @@
-import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
 import type { DomainEventMap } from '../lib/domain-events.js';
-import { intentionById, paidIntentionIdsOfShow } from '../modules/intentions/intentions.queries.js';
-import { refundDueLines } from '../modules/ledger/ledger.accounts.js';
-import { listingsByIds, soldListingIdsOfShow } from '../modules/listings/listings.queries.js';
-import { payoutStatesOfListings } from '../modules/payouts/payouts.queries.js';
+import { intentionById, paidIntentionIdsOfShow } from '../domain/intentions/intentions.queries.js';
+import { refundDueLines } from '../domain/ledger/ledger.accounts.js';
+import { listingsByIds, soldListingIdsOfShow } from '../domain/listings/listings.queries.js';
+import { payoutStatesOfListings } from '../domain/payouts/payouts.queries.js';
+import type { LedgerService } from '../domain/ledger/ledger.service.js';
+import type { PaymentsService } from '../domain/payments/payments.service.js';
+import type { PayoutsService } from '../domain/payouts/payouts.service.js';
+import type { TicketsService } from '../domain/tickets/tickets.service.js';
 
 /** What cancelling a show needs from the modules it composes. */
-export type CancelShowDeps = Pick<AppDeps, 'tickets' | 'payments' | 'payouts' | 'ledger'>;
+export type CancelShowDeps = { tickets: TicketsService; payments: PaymentsService; payouts: PayoutsService; ledger: LedgerService };
 
 /**
  * Cancel a show: what follows once the events module has marked it CANCELLED (by the API, a

@@ -1,16 +1,20 @@
-import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
 import { toMajor } from '../lib/money.js';
-import { channelListingOf } from '../modules/channels/channels.queries.js';
-import { intentionById, type IntentionRow } from '../modules/intentions/intentions.queries.js';
-import type { PartnerRow } from '../modules/partners/partners.queries.js';
-import type { PaymentRow } from '../modules/payments/payments.service.js';
-import type { CardInput, ChargeResult, PayOutcome } from '../modules/payments/payments.provider.js';
-import { checkOwnership } from '../modules/platform/ownership.js';
+import { channelListingOf } from '../domain/channels/channels.queries.js';
+import { intentionById, type IntentionRow } from '../domain/intentions/intentions.queries.js';
+import type { PartnerRow } from '../domain/partners/partners.queries.js';
+import type { PaymentRow } from '../domain/payments/payments.service.js';
+import type { CardInput, ChargeResult, PayOutcome } from '../domain/payments/payments.provider.js';
+import { checkOwnership } from '../domain/platform/ownership.js';
 import { completePurchase, type CompletePurchaseDeps } from './complete-purchase.js';
+import type { Kernel } from '../lib/kernel.js';
+import type { PartnersService } from '../domain/partners/partners.service.js';
+import type { PaymentsService } from '../domain/payments/payments.service.js';
+import type { RiskService } from '../domain/risk/risk.service.js';
+import type { UsersService } from '../domain/users/users.service.js';
 
 /** What the checkout needs from the modules it composes. */
-export type CheckoutDeps = CompletePurchaseDeps & Pick<AppDeps, 'db' | 'partners' | 'logger' | 'users' | 'risk' | 'payments'>;
+export type CheckoutDeps = CompletePurchaseDeps & Pick<Kernel, 'db' | 'logger'> & { partners: PartnersService; users: UsersService; risk: RiskService; payments: PaymentsService };
 
 /**
  * What a checkout step came to: the payment's outcome, or why the checkout stopped before

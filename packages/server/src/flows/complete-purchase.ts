@@ -1,19 +1,26 @@
-import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
 import { toIso } from '../lib/clock.js';
 import { toMajor } from '../lib/money.js';
-import { channelListingOf } from '../modules/channels/channels.queries.js';
-import { priceTypeByPk, showWithEvent, ticketOptionByPk } from '../modules/events/events.queries.js';
-import { partnerOf } from '../modules/partners/partners.queries.js';
-import { userToApi } from '../modules/users/users.service.js';
-import { userOf, usersByPks } from '../modules/users/users.queries.js';
-import type { WebhookData } from '../modules/webhooks/webhooks.catalog.js';
-import type { TemplateVars } from '../modules/email/email.templates.js';
-import { secureViewUrl } from '../modules/tickets/tickets.view.js';
-import { saleLines } from '../modules/ledger/ledger.accounts.js';
+import { channelListingOf } from '../domain/channels/channels.queries.js';
+import { priceTypeByPk, showWithEvent, ticketOptionByPk } from '../domain/events/events.queries.js';
+import { partnerOf } from '../domain/partners/partners.queries.js';
+import { userToApi } from '../domain/users/users.service.js';
+import { userOf, usersByPks } from '../domain/users/users.queries.js';
+import type { WebhookData } from '../domain/webhooks/webhooks.catalog.js';
+import type { TemplateVars } from '../domain/email/email.templates.js';
+import { secureViewUrl } from '../domain/tickets/tickets.view.js';
+import { saleLines } from '../domain/ledger/ledger.accounts.js';
+import type { Kernel } from '../lib/kernel.js';
+import type { IntentionsService } from '../domain/intentions/intentions.service.js';
+import type { LedgerService } from '../domain/ledger/ledger.service.js';
+import type { ListingsService } from '../domain/listings/listings.service.js';
+import type { MessagesService } from '../domain/email/email.service.js';
+import type { PayoutsService } from '../domain/payouts/payouts.service.js';
+import type { TicketsService } from '../domain/tickets/tickets.service.js';
+import type { WebhooksService } from '../domain/webhooks/webhooks.service.js';
 
 /** What completing a purchase needs from the modules it composes. */
-export type CompletePurchaseDeps = Pick<AppDeps, 'clock' | 'config' | 'box' | 'intentions' | 'listings' | 'tickets' | 'payouts' | 'webhooks' | 'messages' | 'ledger'>;
+export type CompletePurchaseDeps = Pick<Kernel, 'clock' | 'config' | 'box'> & { intentions: IntentionsService; listings: ListingsService; tickets: TicketsService; payouts: PayoutsService; webhooks: WebhooksService; messages: MessagesService; ledger: LedgerService };
 
 /**
  * Complete a purchase, in the caller's transaction, once its payment succeeded:

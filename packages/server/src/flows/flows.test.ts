@@ -3,16 +3,16 @@ import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { createTestApp } from '../testing/harness.js';
 import { eventBody, ticketBody, withEvent } from '../testing/factories.js';
-import { SANDBOX_CARDS, type CardFormProvider } from '../modules/payments/payments.provider.js';
-import { payments } from '../modules/payments/payments.table.js';
-import { payouts } from '../modules/payouts/payouts.table.js';
-import { webhookMessages } from '../modules/webhooks/webhooks.table.js';
-import { webhookBodyOf } from '../modules/webhooks/webhooks.service.js';
+import { SANDBOX_CARDS, type CardFormProvider } from '../domain/payments/payments.provider.js';
+import { payments } from '../domain/payments/payments.table.js';
+import { payouts } from '../domain/payouts/payouts.table.js';
+import { webhookMessages } from '../domain/webhooks/webhooks.table.js';
+import { webhookBodyOf } from '../domain/webhooks/webhooks.service.js';
 import { answerVerification, MAX_DECLINED_ATTEMPTS } from './checkout.js';
 import { setup } from './flows.testing.js';
 import { reserveListings } from './reserve-listings.js';
-import { OrphanSeatError } from '../modules/market/market.seatmap.js';
-import { buyIntentions } from '../modules/intentions/intentions.table.js';
+import { OrphanSeatError } from './market.seatmap.js';
+import { buyIntentions } from '../domain/intentions/intentions.table.js';
 
 /**
  * Holds the provider's first two charges until both have arrived (two submissions of one

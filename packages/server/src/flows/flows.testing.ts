@@ -1,8 +1,8 @@
 import { createTestApp } from '../testing/harness.js';
 import { ticketBody, withEvent } from '../testing/factories.js';
 import { ownershipEndpoint } from '../testing/platform.js';
-import { closedPort } from '../modules/webhooks/webhooks.testing.js';
-import { SANDBOX_CARDS } from '../modules/payments/payments.provider.js';
+import { closedPort } from '../domain/webhooks/webhooks.testing.js';
+import { SANDBOX_CARDS } from '../domain/payments/payments.provider.js';
 import { checkout } from './checkout.js';
 import { reserveListings } from './reserve-listings.js';
 

@@ -1,16 +1,16 @@
-import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
-import { effectiveConfiguration } from '../modules/events/events.model.js';
-import { showWithEvent } from '../modules/events/events.queries.js';
-import { endedIntentionIds, intentionById, type IntentionRow } from '../modules/intentions/intentions.queries.js';
-import { disputeLines, providerFeeLines } from '../modules/ledger/ledger.accounts.js';
-import type { PartnerRow } from '../modules/partners/partners.queries.js';
-import type { HostedProvider, ProviderEvent } from '../modules/payments/payments.provider.js';
-import type { PaymentRow } from '../modules/payments/payments.service.js';
+import { effectiveConfiguration } from '../domain/events/events.model.js';
+import { showWithEvent } from '../domain/events/events.queries.js';
+import { endedIntentionIds, intentionById, type IntentionRow } from '../domain/intentions/intentions.queries.js';
+import { disputeLines, providerFeeLines } from '../domain/ledger/ledger.accounts.js';
+import type { PartnerRow } from '../domain/partners/partners.queries.js';
+import type { HostedProvider, ProviderEvent } from '../domain/payments/payments.provider.js';
+import type { PaymentRow } from '../domain/payments/payments.service.js';
 import { attemptsLeft, riskTooHigh, settle, verifySellers, type CheckoutDeps, type CheckoutOutcome } from './checkout.js';
+import type { Metrics } from '../domain/metrics/metrics.service.js';
 
 /** What paying with a hosted provider needs: the checkout's modules. */
-export type HostedPaymentDeps = CheckoutDeps & Pick<AppDeps, 'metrics'>;
+export type HostedPaymentDeps = CheckoutDeps & { metrics: Metrics };
 
 /** The checkout page may show the provider's payment form for this payment. */
 export interface HostedPayStep {

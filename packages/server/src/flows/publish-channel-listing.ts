@@ -1,14 +1,18 @@
-import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { toMinor } from '../lib/money.js';
-import { CHANNEL_USER_PREFIX } from '../modules/channels/channels.service.js';
-import { DEFAULT_CHANNEL_ID, type ChannelListingCreate } from '../modules/channels/channels.schemas.js';
-import type { ListingRow } from '../modules/listings/listings.queries.js';
+import { CHANNEL_USER_PREFIX } from '../domain/channels/channels.service.js';
+import { DEFAULT_CHANNEL_ID, type ChannelListingCreate } from '../domain/channels/channels.schemas.js';
+import type { ListingRow } from '../domain/listings/listings.queries.js';
+import type { ChannelsService } from '../domain/channels/channels.service.js';
+import type { EventsService } from '../domain/events/events.service.js';
+import type { ListingsService } from '../domain/listings/listings.service.js';
+import type { TicketsService } from '../domain/tickets/tickets.service.js';
+import type { UsersService } from '../domain/users/users.service.js';
 
 /** What publishing a channel listing needs from the modules it composes. */
-export type PublishChannelListingDeps = Pick<AppDeps, 'events' | 'users' | 'tickets' | 'listings' | 'channels'>;
+export type PublishChannelListingDeps = { events: EventsService; users: UsersService; tickets: TicketsService; listings: ListingsService; channels: ChannelsService };
 
 /**
  * Publish a channel's listing on the partner's market (`POST /v1/channels/listings`):

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { keyIdOf, SealedSecretError, SecretBox } from '../lib/crypto.js';
-import { PartnersService } from '../modules/partners/partners.service.js';
-import { partners } from '../modules/partners/partners.table.js';
-import { PayoutAccounts } from '../modules/payouts/payouts.accounts.js';
-import { payoutAccounts } from '../modules/payouts/payouts.table.js';
+import { PartnersService } from '../domain/partners/partners.service.js';
+import { partners } from '../domain/partners/partners.table.js';
+import { PayoutAccounts } from '../domain/payouts/payouts.accounts.js';
+import { payoutAccounts } from '../domain/payouts/payouts.table.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../testing/harness.js';
 import { resealSecrets } from './reseal-secrets.js';
 

@@ -1,10 +1,14 @@
-import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
 import type { ResealCount } from '../lib/crypto.js';
-import { PayoutAccounts } from '../modules/payouts/payouts.accounts.js';
+import { PayoutAccounts } from '../domain/payouts/payouts.accounts.js';
+import type { Kernel } from '../lib/kernel.js';
+import type { AuthService } from '../domain/auth/auth.service.js';
+import type { MessagesService } from '../domain/email/email.service.js';
+import type { PartnersService } from '../domain/partners/partners.service.js';
+import type { UsersService } from '../domain/users/users.service.js';
 
 /** What resealing needs: the keyring, and the owners of the tables with sealed columns. */
-export type ResealSecretsDeps = Pick<AppDeps, 'box' | 'partners' | 'clock' | 'users' | 'messages' | 'auth'>;
+export type ResealSecretsDeps = Pick<Kernel, 'box' | 'clock'> & { partners: PartnersService; users: UsersService; messages: MessagesService; auth: AuthService };
 
 /** Rows read and rewritten, per table with sealed columns. */
 export type ResealReport = Record<'partners' | 'payout_accounts', ResealCount>;

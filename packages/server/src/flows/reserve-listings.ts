@@ -1,15 +1,18 @@
-import type { AppDeps } from '../context.js';
 import type { Tx } from '../db/client.js';
 import { ApiError } from '../lib/errors.js';
-import { isResaleOpen } from '../modules/events/events.model.js';
-import { showByPk } from '../modules/events/events.queries.js';
-import type { IntentionRow } from '../modules/intentions/intentions.queries.js';
-import { listingsByIds } from '../modules/listings/listings.queries.js';
-import { assertNoOrphanSeat } from '../modules/market/market.seatmap.js';
-import type { PartnerRow } from '../modules/partners/partners.queries.js';
+import { isResaleOpen } from '../domain/events/events.model.js';
+import { showByPk } from '../domain/events/events.queries.js';
+import type { IntentionRow } from '../domain/intentions/intentions.queries.js';
+import { listingsByIds } from '../domain/listings/listings.queries.js';
+import { assertNoOrphanSeat } from './market.seatmap.js';
+import type { PartnerRow } from '../domain/partners/partners.queries.js';
+import type { Kernel } from '../lib/kernel.js';
+import type { IntentionsService } from '../domain/intentions/intentions.service.js';
+import type { ListingsService } from '../domain/listings/listings.service.js';
+import type { Metrics } from '../domain/metrics/metrics.service.js';
 
 /** What reserving listings needs from the modules it composes. */
-export type ReserveDeps = Pick<AppDeps, 'clock' | 'intentions' | 'listings' | 'metrics'>;
+export type ReserveDeps = Pick<Kernel, 'clock'> & { intentions: IntentionsService; listings: ListingsService; metrics: Metrics };
 
 /** A reservation request: the listings picked, by whom (null: the buyer signs in at checkout). */
 export interface ReserveInput {

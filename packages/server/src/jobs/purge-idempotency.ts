@@ -1,9 +1,9 @@
-import { purgeExpiredIdempotencyKeys } from '../middleware/idempotency.js';
+import { purgeExpiredIdempotencyKeys } from '../domain/idempotency/idempotency.store.js';
 import type { Job } from './job.js';
 
 /**
  * Hourly purge of expired Idempotency-Keys: a key lives 24 h, so an hour late costs nothing.
- * The delete itself is the idempotency middleware's (`purgeExpiredIdempotencyKeys`), the only
+ * The delete itself is the idempotency store's (`purgeExpiredIdempotencyKeys`), the only
  * writer of its table.
  */
 export const purgeIdempotencyJob: Job = {

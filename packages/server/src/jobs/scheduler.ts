@@ -4,16 +4,16 @@ import { purgeIdempotencyJob } from './purge-idempotency.js';
 import { claimRun } from './job-runs.js';
 import { onWake } from '../db/dialect.js';
 import { availabilityOf, isDatabaseUnavailable } from '../db/availability.js';
-import { ticketsJob } from '../modules/tickets/tickets.job.js';
-import { feedsJob } from '../modules/feeds/feeds.job.js';
-import { webhooksJob } from '../modules/webhooks/webhooks.job.js';
-import { emailJob } from '../modules/email/email.job.js';
-import { unlocksJob } from '../modules/tickets/tickets.unlock.js';
-import { authPurgeJob } from '../modules/auth/auth.job.js';
-import { intentionsJob } from '../modules/intentions/intentions.job.js';
-import { paymentsJob } from '../modules/payments/payments.job.js';
-import { wishlistJob } from '../modules/marketdata/wishlist.job.js';
-import { instanceLeaseJob } from '../modules/instances/instances.job.js';
+import { ticketsJob } from './tickets.job.js';
+import { feedsJob } from './feeds.job.js';
+import { webhooksJob } from './webhooks.job.js';
+import { emailJob } from './email.job.js';
+import { unlocksJob } from './ticket-unlocks.job.js';
+import { authPurgeJob } from './auth.job.js';
+import { intentionsJob } from './intentions.job.js';
+import { paymentsJob } from './payments.job.js';
+import { wishlistJob } from './wishlist.job.js';
+import { instanceLeaseJob } from './instances.job.js';
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {

@@ -1,17 +1,18 @@
-import type { PaymentProvider } from '../modules/payments/payments.provider.js';
-import type { PayoutProvider } from '../modules/payouts/payouts.provider.js';
+import type { PaymentProvider } from '../domain/payments/payments.provider.js';
+import type { PayoutProvider } from '../domain/payouts/payouts.provider.js';
 import pino, { type Logger } from 'pino';
 import { serve } from '@hono/node-server';
 import type { Server, ServerOptions } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../app.js';
-import type { AppConfig, AppDeps, AppEnv } from '../context.js';
+import type { AppConfig } from '../lib/config.js';
+import type { AppDeps, AppEnv } from '../context.js';
 import { closeDb, createDb, type DatabaseLocation, type Db } from '../db/client.js';
 import { ENGINE } from '../db/engine.js';
 import { freshPostgresDb, freshPostgresUrl } from './postgres.js';
 import { buildDeps } from '../deps.js';
 import { ManualClock, type Clock } from '../lib/clock.js';
-import type { PartnerSettingsPatch } from '../modules/partners/partners.settings.js';
+import type { PartnerSettingsPatch } from '../domain/partners/partners.settings.js';
 import { afterAll } from 'vitest';
 import { answerChecker, type AnswerMismatch, type Doc } from './openapi-schema.js';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrateWithLock } from '../db/postgres.js';
-import { SERVER_ROOT } from '../paths.js';
+import { SERVER_ROOT } from '../lib/paths.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { PG_TEMPLATE, PG_TEST_URL_VAR } from './postgres.js';
 

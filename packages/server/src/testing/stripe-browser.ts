@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { StripeProvider } from '../modules/payments/stripe.provider.js';
+import { StripeProvider } from '../domain/payments/stripe.provider.js';
 import type { StripeDouble } from './stripe-double.js';
 
 /**

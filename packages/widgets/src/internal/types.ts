@@ -1,7 +1,7 @@
 /**
  * The access-layer shapes the components render, declared here so the widgets compile on their
  * own (DOM tsconfig, no zod at run time). They mirror the server's zod schemas
- * (packages/server/src/modules/accesslayer/accesslayer.buy.schemas.ts and accesslayer.schemas.ts);
+ * (packages/server/src/flows/accesslayer/accesslayer.buy.schemas.ts and accesslayer.schemas.ts);
  * `types.conformance.ts` fails the type check when the two drift apart.
  */
 

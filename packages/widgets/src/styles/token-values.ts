@@ -6,7 +6,7 @@
  * (checked by tokens.test.ts).
  *
  * Plain data without Lit, so the hosted pages of the service use the same values
- * (packages/server/src/pages/design.ts imports this file): one palette for widgets and pages.
+ * (packages/server/src/http/pages/design.ts imports this file): one palette for widgets and pages.
  */
 export const TOKENS = {
   'color-primary': '#0b4fb3',

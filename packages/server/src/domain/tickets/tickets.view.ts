@@ -1,0 +1,165 @@
+import QRCode from 'qrcode';
+import type { Kernel } from '../../lib/kernel.js';
+import type { RulesService } from '../rules/rules.service.js';
+import type { Tx } from '../../db/client.js';
+import { effectiveConfiguration } from '../events/events.model.js';
+import { showWithEvent, ticketOptionByPk } from '../events/events.queries.js';
+import type { Location } from '../events/events.schemas.js';
+import { partnerOf } from '../partners/partners.queries.js';
+import { userOf } from '../users/users.queries.js';
+import { accessView, qrUnlockAt, type AccessView } from './tickets.access.js';
+import { ticketByPk } from './tickets.queries.js';
+
+
+/** What building a ticket's view reads: the database, the clock, the settings, the secret box and the organiser's rules. */
+export type TicketViewDeps = Pick<Kernel, 'db' | 'clock' | 'config' | 'box'> & { rules: RulesService };
+
+/**
+ * The secure ticket view (ticketShield): its signed URL and the data its page shows.
+ *
+ * The URL is `/tickets/view/<ticket id>.<signature>`, the signature an HMAC over the ticket
+ * id and its current owner: the link is the holder's credential, and it stops working the
+ * moment the ticket changes hands (a resale, a new buyer sent by the partner).
+ */
+const PURPOSE = 'ticket-view';
+
+export function secureViewToken(deps: Pick<Kernel, 'box'>, ticket: { id: string; ownerPk: string }): string {
+  return `${ticket.id}.${deps.box.sign(PURPOSE, `${ticket.id}:${ticket.ownerPk}`)}`;
+}
+
+export function secureViewUrl(deps: Pick<Kernel, 'box' | 'config'>, ticket: { id: string; ownerPk: string }): string {
+  return `${deps.config.publicBaseUrl}/tickets/view/${secureViewToken(deps, ticket)}`;
+}
+
+/** The public market page of the event, filtered to a ticket (for sellers to share). */
+export function salePublicUrl(deps: Pick<Kernel, 'config'>, t: { partnerId: string; externalReferenceEventId: string; showId: string; ticketId: string }, lang: string): string {
+  const q = new URLSearchParams({ showId: t.showId, ticketId: t.ticketId, lang });
+  return `${deps.config.publicBaseUrl}/market/${encodeURIComponent(t.partnerId)}/${encodeURIComponent(t.externalReferenceEventId)}?${q}`;
+}
+
+/** Everything the secure view page shows. */
+export interface TicketView {
+  ticketId: string;
+  state: 'VALID' | 'LISTED' | 'SOLD' | 'ADMITTED' | 'DELETED' | 'CANCELLED';
+  eventTitle: string;
+  showTitle: string;
+  startsAt: number;
+  timeZone: string | undefined;
+  venue: string;
+  optionTitle: string;
+  seating: { section: string | null; row: string | null; seat: string | null };
+  access: AccessView;
+  /** Present only when `access.showQr`: never computed for a locked ticket. */
+  qr: { kind: 'svg'; svg: string } | { kind: 'image'; url: string } | null;
+  code: string | null;
+  /**
+   * Will-call: the pick-up number, or (MANDATORY without one) null and the pick-up details the
+   * box office checks instead: the ticket id and its holder's e-mail.
+   */
+  willCall: { number: string | null; pickUp: { ticketId: string; holder: string | null } | null; instructions: string | null } | null;
+  ownerEmail: string | null;
+  defaultLang: string;
+  ticketShield: boolean;
+}
+
+/** Reads and checks a view token in `tx`; null when it is malformed, unknown, or the owner changed. */
+export async function ticketForToken(deps: Pick<Kernel, 'box'>, tx: Tx, token: string) {
+  const dot = token.lastIndexOf('.');
+  if (dot <= 0) return null;
+  const id = token.slice(0, dot);
+  const row = await ticketByPk(tx, id);
+  if (!row || !deps.box.verify(PURPOSE, `${row.id}:${row.ownerPk}`, token.slice(dot + 1))) return null;
+  return row;
+}
+
+function venueOf(location: Location | null | undefined): string {
+  if (!location) return '';
+  return [location.venueName, location.city].filter((x) => x).join(', ') || location.raw || '';
+}
+
+/** The ticket and what the view shows of its event, show, option, partner and owner (each read from its owner module). */
+async function viewRows(tx: Tx, ticketPk: string) {
+  const ticket = await ticketByPk(tx, ticketPk);
+  if (!ticket) throw new Error(`No ticket ${ticketPk}`);
+  const showAndEvent = await showWithEvent(tx, ticket.showPk);
+  const option = await ticketOptionByPk(tx, ticket.ticketOptionPk);
+  if (!showAndEvent || !option) throw new Error(`No show ${ticket.showPk} with ticket option ${ticket.ticketOptionPk}`);
+  return { ticket, event: showAndEvent.event, show: showAndEvent.show, option, partner: await partnerOf(tx, ticket.partnerId), owner: await userOf(tx, ticket.ownerPk) };
+}
+
+/**
+ * Gathers the page data for a ticket, applying the unlock and will-call rules at `now`: its
+ * own read, then the QR drawn outside it.
+ */
+export async function buildTicketView(deps: TicketViewDeps, ticketPk: string): Promise<TicketView> {
+  return drawQr(await deps.db.read(async (tx) => await readTicketView(deps, tx, ticketPk)));
+}
+
+/**
+ * The page data of a ticket read in `tx`, but for the QR of a code, which `drawQr` draws
+ * afterwards (outside the read): `qr` is then still null, and `code` set.
+ */
+export async function readTicketView(deps: TicketViewDeps, tx: Tx, ticketPk: string): Promise<TicketView> {
+  const r = await viewRows(tx, ticketPk);
+  const configuration = effectiveConfiguration(r.event.configuration, r.show.configuration);
+  const rule = (await deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk)).qrUnlock?.rules as { hoursBeforeShow?: number; unlockAt?: number } | undefined;
+  const unlockAt = qrUnlockAt({ startsAt: r.show.startsAt, qrUnlockRule: rule, configuration, partnerHoursBeforeShow: r.partner.settings.qrLockHoursBeforeShow });
+  const willCallNumber = (typeof r.ticket.props?.willCallNumber === 'string' ? r.ticket.props.willCallNumber : null) ?? r.ticket.orderId;
+  const access = accessView({
+    now: deps.clock.now(),
+    state: r.ticket.state,
+    unlockAt,
+    startsAt: r.show.startsAt,
+    redemption: configuration.redemption,
+    hasWillCallNumber: willCallNumber !== null,
+  });
+  let qr: TicketView['qr'] = null;
+  let code: string | null = null;
+  if (access.showQr) {
+    const a = r.ticket.ticketAccess;
+    if (a.type === 'URL') qr = { kind: 'image', url: a.locator };
+    else code = a.locator;
+  }
+  const location = r.show.location ?? r.event.location;
+  return {
+    ticketId: r.ticket.ticketId,
+    state: r.ticket.state,
+    eventTitle: r.event.title,
+    showTitle: r.show.title,
+    startsAt: r.show.startsAt,
+    timeZone: location.timeZone,
+    venue: venueOf(location),
+    optionTitle: r.option.title,
+    seating: { section: r.ticket.section, row: r.ticket.row, seat: r.ticket.seat },
+    access,
+    qr,
+    code,
+    willCall: access.showWillCall
+      ? {
+          number: willCallNumber,
+          pickUp: willCallNumber === null ? { ticketId: r.ticket.ticketId, holder: r.owner.email } : null,
+          instructions: configuration.redemption?.instructions ?? null,
+        }
+      : null,
+    ownerEmail: r.owner.email,
+    defaultLang: r.partner.settings.defaultLang,
+    ticketShield: r.show.ticketShield,
+  };
+}
+
+/** A view of `readTicketView` with the QR of its code drawn (a view showing a code has one). */
+export async function drawQr(view: TicketView): Promise<TicketView> {
+  return view.code === null ? view : { ...view, qr: await qrSvg(view.code) };
+}
+
+/**
+ * The code as an SVG QR code; null when it does not fit one (a code stored before the limit of
+ * `fitsQrCode`): the view then shows the code as text rather than failing at the door.
+ */
+async function qrSvg(code: string): Promise<{ kind: 'svg'; svg: string } | null> {
+  try {
+    return { kind: 'svg', svg: await QRCode.toString(code, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,404 @@
+import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
+import { ok } from '../../lib/envelope.js';
+import { ApiError } from '../../lib/errors.js';
+import { toMajor } from '../../lib/money.js';
+import { authService, type AuthServiceDeps } from '../../domain/auth/auth.service.js';
+import { signingWith } from '../../domain/auth/auth.urls.js';
+import { isResaleOpen } from '../../domain/events/events.model.js';
+import type { PartnerRow } from '../../domain/partners/partners.service.js';
+import type { BuyAccessLayerSettings } from '../../domain/partners/partners.settings.js';
+import { isPrimaryScarce } from '../../domain/marketdata/marketdata.service.js';
+import type { DbVersion } from '../../db/change-counter.js';
+import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot, type SnapshotEntry } from './accesslayer.buy.cache.js';
+import type { Kernel } from '../../lib/kernel.js';
+
+/**
+ * The buy access layer (GET /v1/wrapper/accesslayer?type=buy and POST …/bulk): the
+ * components a partner renders on its event pages to show resale inventory and send buyers
+ * to the market. Which components, their texts, colours and images come from the partner's
+ * `buyAccessLayer` setting (see partners.settings.ts); the numbers come from the show's
+ * ACTIVE listings through an in-memory cache that the next request after any write checks
+ * (see accesslayer.buy.cache.ts for the rule and its two bounds).
+ *
+ * Rendering rules (the spec's, and ours where it is silent):
+ * - components come in this order: buyBanner, buyModal, buyButton, categoriesList, integratedMap;
+ *   a component the partner has not configured is absent; `visible: false` is returned as such;
+ * - ticket options disabled for the event or show are absent everywhere (categories, counts,
+ *   floors, map, best listing), as if they had no listings;
+ * - a configured buyBanner is `visible: true`, whatever its `visible` setting, while the show's
+ *   primary sale is sold out or nearly (the partner reported `soldOut: true` or `soldPercentage`
+ *   ≥ 90 through PUT /v1/marketdata/events/…/inventory, see `isPrimaryScarce`) and resale is
+ *   open: that is when resale is the official way to get tickets. Otherwise it follows the
+ *   setting. Only the banner, and only when configured: no component appears on its own;
+ * - a call to action is `enabled: false` when resale is closed (show cancelled or hidden,
+ *   `resaleEnabled` false, or the show has started) or nothing is for sale (for a category:
+ *   nothing of that category). `visible` still says what the setting (or a scarce primary)
+ *   says: the answer describes the configuration and the stock, and whoever renders decides.
+ *   The widgets render neither the banner nor the modal while their call to action is disabled
+ *   (an announcement of resale with nothing to buy is a false promise; a modal must lead
+ *   somewhere), and a partner drawing its own should do the same;
+ * - every URL goes to the market page `{publicBaseUrl}/market/{partnerId}/{eventId}?showId&lang`
+ *   (`&ticketOptionId` for a category, `&listingId` for the best listing) and, with Login
+ *   Trust, carries its own single-use `oneTimeToken`. No `returnTo`: one answer serves every
+ *   page of the show (and is cached), so the widgets add the address of the page they are on,
+ *   which the market shows as its way back only on the partner's `allowedOrigins` (see
+ *   `partnerReturnTo`); a partner building links on its server uses the buying-flow entry URL,
+ *   whose `returnTo` is tagged;
+ * - prices are per ticket with the buyer fee, in major units of the option's currency; 0
+ *   when nothing is for sale;
+ * - the map is returned only when the event has a seating chart, the partner configured it,
+ *   and some offer's ticket option has an `area`.
+ */
+export type Lang = 'en' | 'es';
+
+/** Turns a URL into the URL to return (signed with a one-time token, or unchanged). */
+export type Signer = (url: string) => string;
+
+export interface Colors {
+  background: string;
+  text: string;
+}
+
+export interface BuyCta {
+  text: string;
+  url: string;
+  enabled: boolean;
+  colors?: Colors;
+}
+
+export interface BuyBannerComponent {
+  type: 'banner';
+  class: 'buyBanner';
+  buyBanner: { title: string; description: string; image: string | null; visible: boolean; colors: Colors; callToAction: BuyCta };
+}
+
+export interface BuyModalComponent {
+  type: 'modal';
+  class: 'buyModal';
+  buyModal: { title: string; description: string; image: string; visible: boolean; callToAction: BuyCta };
+}
+
+export interface BuyButtonComponent {
+  type: 'button';
+  class: 'buyButton';
+  buyButton: { visible: boolean; callToAction: BuyCta; colors: Colors };
+}
+
+export interface Category {
+  ticketOptionId: string;
+  /** Additive to the spec's shape: the option's visible name, so a widget need not map ids. */
+  title: string;
+  /** Additive: ISO 4217 code of floorPrice. */
+  currency: string;
+  quantityForSale: number;
+  floorPrice: number;
+  visible: boolean;
+  callToAction: BuyCta;
+  colors?: Colors;
+}
+
+export interface CategoriesListComponent {
+  type: 'list';
+  class: 'categoriesList';
+  categoriesList: { visible: boolean; categories: Category[] };
+}
+
+export interface BestListing {
+  listingId: string;
+  ticketOptionId: string;
+  area: string | null;
+  quantity: number;
+  currency: string;
+  price: number;
+  seats: { section: string | null; row: string | null; seat: string | null }[];
+  url: string;
+}
+
+export interface MapArea {
+  area: string;
+  quantityForSale: number;
+  floorPrice: number;
+  ticketOptionIds: string[];
+}
+
+export interface IntegratedMapComponent {
+  type: 'map';
+  class: 'integratedMap';
+  integratedMap: { map: { config: { allowOrphanTicketSelection: boolean }; totalCount: number; bestListing: BestListing | null; results: MapArea[] } };
+}
+
+export type BuyComponent = BuyBannerComponent | BuyModalComponent | BuyButtonComponent | CategoriesListComponent | IntegratedMapComponent;
+/** What bulk answers: buttons, modals and banners only. */
+export type BulkBuyComponent = BuyBannerComponent | BuyModalComponent | BuyButtonComponent;
+
+export interface BulkItem {
+  eventId: string;
+  showIds: string[];
+}
+
+export interface BulkAnswer {
+  eventId: string;
+  showId: string;
+  components: BulkBuyComponent[];
+}
+
+/** The configuration of a partner without a `buyAccessLayer` setting: a visible buy button and the categories list. */
+export const DEFAULT_BUY_ACCESS_LAYER: BuyAccessLayerSettings = {
+  buyButton: {
+    visible: true,
+    ctaText: { en: 'Buy resale tickets', es: 'Comprar entradas de reventa' },
+    colors: { background: '#0b4fb3', text: '#ffffff' },
+  },
+  categoriesList: { visible: true, ctaText: { en: 'See tickets', es: 'Ver entradas' } },
+  disabledTicketOptions: [],
+};
+
+/**
+ * What the sandbox partner starts with, so `npm start` and the demo show the buy components at
+ * work: the banner, the button, the categories and the seat map. Not the modal: it opens by
+ * itself over every page that loads it, which a partner chooses knowingly.
+ */
+export const SANDBOX_BUY_ACCESS_LAYER: BuyAccessLayerSettings = {
+  buyBanner: {
+    visible: true,
+    title: { en: 'Sold out? Not quite.', es: '¿Agotado? No del todo.' },
+    description: { en: 'Fans who cannot go resell their tickets here, at prices the organiser allows.', es: 'Quien no puede ir revende aquí sus entradas, a los precios que permite el organizador.' },
+    ctaText: { en: 'See resale tickets', es: 'Ver entradas de reventa' },
+    colors: { background: '#0b3d91', text: '#ffffff' },
+  },
+  ...DEFAULT_BUY_ACCESS_LAYER,
+  integratedMap: { allowOrphanTicketSelection: false },
+};
+
+/** The partner's configuration (stored settings from before the setting existed read as null). */
+export function buyConfig(partner: PartnerRow): BuyAccessLayerSettings {
+  return partner.settings.buyAccessLayer ?? DEFAULT_BUY_ACCESS_LAYER;
+}
+
+/**
+ * Login Trust for one answer: `withLoginTrustSigner` (auth.urls.ts) without its partner lookup
+ * per token (the token lifetime is read from the partner at hand). `work` renders with a
+ * signer that mints a fresh single-use token per URL; the tokens are written together once it
+ * is done. The user is resolved once, created on first sight.
+ *
+ * @throws ApiError 400 `invalid_format` naming `loginTrust[user]` when the user is not usable
+ * @example const components = await loginTrustSigning(deps, tx, partner, 'ana@example.com', (sign) => buy.show(partner, ref, lang, sign));
+ */
+export async function loginTrustSigning<T>(deps: AuthServiceDeps, tx: Tx, partner: PartnerRow, user: string, work: (sign: Signer) => T | Promise<T>): Promise<T> {
+  const auth = authService(deps);
+  const row = await auth.resolveUser(tx, partner.id, user, { path: 'loginTrust[user]' });
+  return signingWith(tx, await auth.tokenBatch(tx, partner.id, row.id, 'accessLayer', { ttlSeconds: partner.settings.oneTimeTokenTtlSeconds }), work);
+}
+
+/** Whether resale of the show is open now: resale enabled, not cancelled or hidden, not started. */
+export function resaleOpen(s: Pick<ShowSnapshot, 'status' | 'resaleEnabled' | 'startsAt'>, now: number): boolean {
+  return isResaleOpen(s) && now < s.startsAt;
+}
+
+export class BuyAccessLayer {
+  readonly snapshots: ShowSnapshots;
+
+  constructor(private readonly deps: Pick<Kernel, 'db' | 'clock' | 'config'>) {
+    this.snapshots = new ShowSnapshots(deps.db, deps.clock);
+  }
+
+  /**
+   * Every component of one show (GET). `sign` is called once per URL, in order.
+   *
+   * @throws ApiError 404 when the partner has no such event or show (another partner's reads the same)
+   * @example
+   * const components = buy.show(partner, { eventId: 'tour-2026', showId: 'show-1' }, 'es', (u) => u);
+   */
+  async show(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db): Promise<BuyComponent[]> {
+    const r = await this.snapshots.get(partner.id, ref.eventId, ref.showId, version, via);
+    if (!r.found) throw notFound(r.missing, ref);
+    return this.render(partner, r.snapshot, lang, sign, false, this.deps.clock.now());
+  }
+
+  /**
+   * The unsigned answer of one show: the envelope `ok(components)` as UTF-8 JSON bytes (what
+   * `c.json` would send; bytes, so the server neither re-encodes nor re-measures them). With
+   * `cacheable` (the partner was read at `version`, so its settings are those of the snapshot's
+   * moment) the bytes are kept with the snapshot, per language and resale state (open or
+   * closed, which the clock alone can change), and served again while the snapshot holds.
+   *
+   * @throws ApiError 404 as {@link show}
+   */
+  showJson(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, version: DbVersion, cacheable: boolean): Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>> {
+    const found = this.snapshots.entry(partner.id, ref.eventId, ref.showId, version);
+    // A cached snapshot answers synchronously, without a turn of the event loop (the hot path).
+    if (found instanceof Promise) return found.then((entry) => this.answerBytes(partner, ref, lang, cacheable, entry));
+    return this.answerBytes(partner, ref, lang, cacheable, found);
+  }
+
+  private answerBytes(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, cacheable: boolean, entry: SnapshotEntry): Uint8Array<ArrayBuffer> {
+    const r = entry.result;
+    if (!r.found) throw notFound(r.missing, ref);
+    const now = this.deps.clock.now();
+    const key = `${lang}|${resaleOpen(r.snapshot, now) ? 'open' : 'closed'}`;
+    const hit = cacheable ? entry.rendered.get(key) : undefined;
+    if (hit !== undefined) return hit;
+    const bytes = Buffer.from(JSON.stringify(ok(this.render(partner, r.snapshot, lang, (url) => url, false, now))), 'utf8');
+    if (cacheable) entry.rendered.set(key, bytes);
+    return bytes;
+  }
+
+  /**
+   * Buttons, modals and banners of many shows (bulk), one answer per requested show in
+   * request order; an unknown event or show answers an empty list.
+   */
+  async bulk(partner: PartnerRow, items: readonly BulkItem[], lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db): Promise<BulkAnswer[]> {
+    const out: BulkAnswer[] = [];
+    const now = this.deps.clock.now();
+    for (const item of items) {
+      for (const showId of item.showIds) {
+        const got = this.snapshots.get(partner.id, item.eventId, showId, version, via);
+        const r = got instanceof Promise ? await got : got;
+        out.push({ eventId: item.eventId, showId, components: r.found ? (this.render(partner, r.snapshot, lang, sign, true, now) as BulkBuyComponent[]) : [] });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs `work` (which signs URLs: it writes one-time tokens and maybe a user) without
+   * evicting the cached snapshots; see {@link DbChangeCounter.forgive}.
+   */
+  signing<T>(work: () => T): T {
+    return this.snapshots.counter.forgive(work);
+  }
+
+  private render(partner: PartnerRow, s: ShowSnapshot, lang: Lang, sign: Signer, bulk: boolean, now: number): BuyComponent[] {
+    const cfg = buyConfig(partner);
+    const options = enabledOptions(cfg, s);
+    let total = 0;
+    for (const o of options) total += o.quantityForSale;
+    const open = resaleOpen(s, now);
+    const enabled = open && total > 0;
+    const base = `${this.deps.config.publicBaseUrl}/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(s.eventId)}?${new URLSearchParams({ showId: s.showId, lang })}`;
+    const out: BuyComponent[] = [];
+
+    if (cfg.buyBanner) {
+      const b = cfg.buyBanner;
+      // Prominent while the primary is (nearly) sold out and resale is open (see the rules above).
+      const visible = b.visible || (open && isPrimaryScarce(s.primary));
+      out.push({
+        type: 'banner',
+        class: 'buyBanner',
+        buyBanner: {
+          title: b.title[lang],
+          description: b.description[lang],
+          image: b.image ?? null,
+          visible,
+          colors: b.colors,
+          callToAction: { text: b.ctaText[lang], url: sign(base), enabled },
+        },
+      });
+    }
+    if (cfg.buyModal) {
+      const m = cfg.buyModal;
+      out.push({
+        type: 'modal',
+        class: 'buyModal',
+        buyModal: { title: m.title[lang], description: m.description[lang], image: m.image, visible: m.visible, callToAction: { text: m.ctaText[lang], url: sign(base), enabled } },
+      });
+    }
+    if (cfg.buyButton) {
+      const b = cfg.buyButton;
+      out.push({
+        type: 'button',
+        class: 'buyButton',
+        buyButton: { visible: b.visible, callToAction: { text: b.ctaText[lang], url: sign(base), enabled, ...(b.ctaColors ? { colors: b.ctaColors } : {}) }, colors: b.colors },
+      });
+    }
+    if (bulk) return out;
+
+    if (cfg.categoriesList) {
+      const l = cfg.categoriesList;
+      out.push({
+        type: 'list',
+        class: 'categoriesList',
+        categoriesList: {
+          visible: l.visible,
+          categories: options.map((o) => ({
+            ticketOptionId: o.ticketOptionId,
+            title: o.title,
+            currency: o.currency,
+            quantityForSale: o.quantityForSale,
+            floorPrice: o.floorMinor === null ? 0 : toMajor(o.floorMinor, o.currency),
+            visible: l.visible && o.webVisibility,
+            callToAction: {
+              text: l.ctaText[lang],
+              url: sign(`${base}&${new URLSearchParams({ ticketOptionId: o.ticketOptionId })}`),
+              enabled: open && o.quantityForSale > 0,
+              ...(l.ctaColors ? { colors: l.ctaColors } : {}),
+            },
+            ...(l.colors ? { colors: l.colors } : {}),
+          })),
+        },
+      });
+    }
+    const map = cfg.integratedMap;
+    if (map && s.hasSeating && options.some((o) => o.area !== null && o.quantityForSale > 0)) {
+      out.push({
+        type: 'map',
+        class: 'integratedMap',
+        integratedMap: { map: { config: { allowOrphanTicketSelection: map.allowOrphanTicketSelection }, totalCount: total, bestListing: bestListing(options, base, sign), results: areas(options) } },
+      });
+    }
+    return out;
+  }
+}
+
+function notFound(missing: 'event' | 'show', ref: { eventId: string; showId: string }): ApiError {
+  return missing === 'event' ? ApiError.notFound('event', ref.eventId) : ApiError.notFound('show', ref.showId);
+}
+
+/** The show's options minus those the operator disabled for the event or for this show. */
+export function enabledOptions(cfg: BuyAccessLayerSettings, s: ShowSnapshot): OptionSnapshot[] {
+  const disabled = cfg.disabledTicketOptions ?? [];
+  if (disabled.length === 0) return s.options;
+  const off = new Set<string>();
+  for (const d of disabled) if (d.eventId === s.eventId && (d.showId === undefined || d.showId === s.showId)) off.add(d.ticketOptionId);
+  return off.size === 0 ? s.options : s.options.filter((o) => !off.has(o.ticketOptionId));
+}
+
+function bestListing(options: readonly OptionSnapshot[], base: string, sign: Signer): BestListing | null {
+  let best: OptionSnapshot | null = null;
+  for (const o of options) {
+    const c = o.cheapest;
+    if (!c) continue;
+    const b = best?.cheapest;
+    if (!b || c.buyerTotalMinor < b.buyerTotalMinor || (c.buyerTotalMinor === b.buyerTotalMinor && c.listingId < b.listingId)) best = o;
+  }
+  const c = best?.cheapest;
+  if (!best || !c) return null;
+  return {
+    listingId: c.listingId,
+    ticketOptionId: best.ticketOptionId,
+    area: best.area,
+    quantity: c.quantity,
+    currency: c.currency,
+    price: toMajor(c.buyerTotalMinor, c.currency),
+    seats: c.seats,
+    url: sign(`${base}&${new URLSearchParams({ ticketOptionId: best.ticketOptionId, listingId: c.listingId })}`),
+  };
+}
+
+/** Per area (in the order areas first appear among the options): tickets for sale, floor and the options in it. */
+function areas(options: readonly OptionSnapshot[]): MapArea[] {
+  const byArea = new Map<string, { quantity: number; floorMinor: number | null; currency: string; ids: string[] }>();
+  for (const o of options) {
+    if (o.area === null) continue;
+    const a = byArea.get(o.area) ?? { quantity: 0, floorMinor: null, currency: o.currency, ids: [] };
+    a.quantity += o.quantityForSale;
+    a.ids.push(o.ticketOptionId);
+    if (o.floorMinor !== null && (a.floorMinor === null || o.floorMinor < a.floorMinor)) {
+      a.floorMinor = o.floorMinor;
+      a.currency = o.currency;
+    }
+    byArea.set(o.area, a);
+  }
+  return [...byArea].map(([area, a]) => ({ area, quantityForSale: a.quantity, floorPrice: a.floorMinor === null ? 0 : toMajor(a.floorMinor, a.currency), ticketOptionIds: a.ids }));
+}

@@ -1,0 +1,305 @@
+import { inOrder } from '../../../lib/in-order.js';
+import { describe, expect, it } from 'vitest';
+import { createTestApp } from '../../../testing/harness.js';
+import { eventBody, ticketBody, withEvent } from '../../../testing/factories.js';
+import { completeCodeFlow, csrfOf, formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
+import { buyIntentions } from '../../../domain/intentions/intentions.table.js';
+import { ownershipEndpoint } from '../../../testing/platform.js';
+
+async function setup() {
+  const t = createTestApp();
+  const p = await t.partner();
+  await withEvent(t, p);
+  await t.request('POST', '/v1/sync/tickets', {
+    key: p.keys.private,
+    body: [ticketBody('m1', { section: 'A', row: '2', seat: '7' }), ticketBody('m2', { orderId: 'o', ticketOptionId: 'opt-vip', priceTypeId: 'pt-standard' }), ticketBody('m3', { orderId: 'o', ticketOptionId: 'opt-vip', priceTypeId: 'pt-standard' }), ticketBody('m4')],
+  });
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const list = async (ids: string[], price: number) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (i) => (await ticket(i)).id), priceMinor: price }));
+  const page = async (query = '') => {
+    const res = await t.app.request(`/market/${p.id}/tour${query}`);
+    return { status: res.status, html: await res.text() };
+  };
+  return { t, p, list, page };
+}
+
+describe('market page', () => {
+  it('shows the show’s offers by category, cheapest first, with the buyer fee included', async () => {
+    const { list, page } = await setup();
+    await list(['m4'], 5000);
+    await list(['m1'], 4000);
+    const pack = await list(['m2', 'm3'], 10000);
+    const { status, html } = await page('?showId=show-1');
+    expect(status).toBe(200);
+    expect(html).toContain('<h1>The Big Tour 2026</h1>');
+    expect(html.indexOf('€44.00')).toBeLessThan(html.indexOf('€55.00'));
+    expect(html).toContain('Field · General field');
+    expect(html).toContain('Lounge · VIP');
+    expect(html).toContain('Section A · Row 2 · Seat 7');
+    expect(html).toContain('2 tickets, sold together');
+    const shared = await page(`?showId=show-1&listingId=${pack.id}`);
+    expect(shared.html).toContain('aria-current="true"');
+    expect(shared.html).toContain('The ticket you were sent');
+  });
+
+  it('filters by ticket option, marks a shared ticket, and links the other dates', async () => {
+    const { list, page } = await setup();
+    await list(['m1'], 4000);
+    const filtered = await page('?showId=show-1&ticketOptionId=opt-vip');
+    expect(filtered.html).toContain('No tickets are for sale for this show right now.');
+    const byTicket = await page('?showId=show-1&ticketId=m1&lang=es');
+    expect(byTicket.html).toContain('La entrada que te han enviado');
+    expect(byTicket.html).toContain('Otras fechas');
+    expect(byTicket.html).toContain('showId=show-2');
+  });
+
+  it('says when a show is cancelled, and answers 404 for unknown or foreign events', async () => {
+    const { t, p, list, page } = await setup();
+    await list(['m1'], 4000);
+    await t.request('POST', '/v1/events/tour/cancellation?showId=show-1', { key: p.keys.private });
+    const cancelled = await page('?showId=show-1');
+    expect(cancelled.html).toContain('This show has been cancelled.');
+    expect(cancelled.html).not.toContain('€44.00');
+    expect((await t.app.request(`/market/${p.id}/nope`)).status).toBe(404);
+    expect((await t.app.request('/market/ptr_nope/tour')).status).toBe(404);
+    const other = await t.partner('Other');
+    expect((await t.app.request(`/market/${other.id}/tour`)).status).toBe(404);
+  });
+});
+
+describe('market page: seat map and a pick of several listings', () => {
+  async function seated() {
+    const t = createTestApp();
+    const p = await t.partner();
+    await withEvent(t, p, eventBody('tour', { seating: { svgCode: '<svg viewBox="0 0 10 10"><rect data-area="Field"/></svg>' } }));
+    await t.request('POST', '/v1/sync/tickets', {
+      key: p.keys.private,
+      body: [ticketBody('a1', { buyer: 'seller@example.com', section: 'A', row: '1', seat: '1' }), ticketBody('a2', { buyer: 'seller@example.com', section: 'A', row: '1', seat: '2' }), ticketBody('v1', { ticketOptionId: 'opt-vip' })],
+    });
+    const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+    const list = async (ids: string[], price: number) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (i) => (await ticket(i)).id), priceMinor: price }));
+    return { t, p, list };
+  }
+
+  it('embeds the seat map (widget script from the service, data from a same-origin route) only for a seated event with offers', async () => {
+    const { t, p, list } = await seated();
+    const empty = await t.app.request(`/market/${p.id}/tour?showId=show-1`);
+    expect(await empty.text()).not.toContain('<resale-seat-map');
+    await list(['a1'], 4000);
+    const res = await t.app.request(`/market/${p.id}/tour?showId=show-1&lang=es`);
+    const html = await res.text();
+    expect(html).toContain('<script type="module" src="/widgets/v1/resale.js"></script>');
+    expect(html).toContain(`<resale-seat-map lang="es" src="/market/${p.id}/tour/seatmap.json?showId=show-1&amp;lang=es"></resale-seat-map>`);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain('unsafe');
+    const data = await t.app.request(`/market/${p.id}/tour/seatmap.json?showId=show-1&lang=es`);
+    expect(data.status).toBe(200);
+    const body = (await data.json()) as { data: { listings: unknown[]; selectUrl: string } };
+    expect(body.data.listings).toHaveLength(1);
+    expect(body.data.selectUrl).toBe(`http://resale.test/market/${p.id}/tour?showId=show-1&lang=es`);
+    // The page's way back to the partner travels with the map's Continue; a foreign one does not.
+    await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { allowedOrigins: ['https://partner.example'] } } });
+    const back = encodeURIComponent('https://partner.example/ev');
+    const withBack = await (await t.app.request(`/market/${p.id}/tour?showId=show-1&returnTo=${back}`)).text();
+    expect(withBack).toContain(`src="/market/${p.id}/tour/seatmap.json?showId=show-1&amp;lang=en&amp;returnTo=${back}"`);
+    const carried = (await (await t.app.request(`/market/${p.id}/tour/seatmap.json?showId=show-1&returnTo=${back}`)).json()) as { data: { selectUrl: string } };
+    expect(new URL(carried.data.selectUrl).searchParams.get('returnTo')).toBe('https://partner.example/ev');
+    const foreign = await (await t.app.request(`/market/${p.id}/tour?showId=show-1&returnTo=${encodeURIComponent('https://evil.example/')}`)).text();
+    expect(foreign).not.toContain('evil.example');
+    // An unseated event's page carries no script at all.
+    await withEvent(t, p, eventBody('plain'));
+    expect(await (await t.app.request(`/market/${p.id}/plain`)).text()).not.toContain('<script');
+    expect((await t.app.request(`/market/${p.id}/tour/seatmap.json?showId=show-9`)).status).toBe(404);
+    expect((await t.app.request(`/market/ptr_nope/tour/seatmap.json?showId=show-1`)).status).toBe(404);
+  });
+
+  it('shows the listings picked on the map with their total, reserves them together, and says when one is gone', async () => {
+    const { t, p, list } = await seated();
+    const one = await list(['a1'], 4000);
+    const two = await list(['a2'], 4000);
+    const browser = new TestBrowser(t.app);
+    // Holds are never anonymous: the buyer signs in (by code, this partner has no login page).
+    await completeCodeFlow(t, browser, `/auth/otp?p=${p.id}`, 'buyer@example.com', 'buyer@example.com');
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${one.id},${two.id}`);
+    expect(page.text).toContain('Your selection');
+    expect(page.text).toContain('€88.00');
+    expect(page.text).not.toContain('no longer for sale');
+    const form = new URLSearchParams({ _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)! });
+    form.append('listingId', one.id);
+    form.append('listingId', two.id);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, form);
+    expect(res.status).toBe(303);
+    const intentionId = /\/checkout\/[^/]+\/(bi_[^?]+)/.exec(res.location!)![1]!;
+    expect((await t.deps.listings.get(t.db, p.id, one.id)).state).toBe('RESERVED');
+    expect((await t.deps.listings.get(t.db, p.id, two.id)).state).toBe('RESERVED');
+    expect(intentionId).toMatch(/^bi_/);
+    const gone = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${one.id}`);
+    expect(gone.text).toContain('Some of the tickets you picked are no longer for sale.');
+  });
+
+  it('refuses a pick across ticket options with a clear page, reserving nothing', async () => {
+    const { t, p, list } = await seated();
+    const field = await list(['a1'], 4000);
+    const vip = await list(['v1'], 9000);
+    const browser = new TestBrowser(t.app);
+    // Holds are never anonymous: the buyer signs in (by code, this partner has no login page).
+    await completeCodeFlow(t, browser, `/auth/otp?p=${p.id}`, 'buyer@example.com', 'buyer@example.com');
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${field.id},${vip.id}`);
+    const form = new URLSearchParams({ _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)! });
+    form.append('listingId', field.id);
+    form.append('listingId', vip.id);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, form);
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('One checkout holds listings of one show and one ticket option');
+    expect((await t.deps.listings.get(t.db, p.id, field.id)).state).toBe('ACTIVE');
+    expect((await t.deps.listings.get(t.db, p.id, vip.id)).state).toBe('ACTIVE');
+  });
+
+  it('tells a seller who picks their own listing that nothing was reserved, with the way back to the market', async () => {
+    const { t, p, list } = await seated();
+    const own = await list(['a1'], 4000);
+    const seller = new TestBrowser(t.app);
+    const owner = (await t.deps.users.get(t.db, p.id, own.sellerPk)).email!;
+    await completeCodeFlow(t, seller, `/auth/otp?p=${p.id}`, owner, owner);
+    const page = await seller.get(`/market/${p.id}/tour?showId=show-1`);
+    const res = await seller.post(`/market/${p.id}/tour/buy`, { _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, listingId: own.id, showId: 'show-1' });
+    expect(res.status).toBe(409);
+    expect(res.text).toContain('You cannot buy your own tickets');
+    expect(res.text).toContain('nothing was reserved');
+    expect(res.text).toContain(`href="/market/${p.id}/tour?showId=show-1&amp;lang=en"`);
+    expect((await t.deps.listings.get(t.db, p.id, own.id)).state).toBe('ACTIVE');
+    expect(await t.db.select().from(buyIntentions)).toEqual([]);
+  });
+
+  it('answers a buy form without a listing (a hand-made post) with the not-found page, reserving nothing', async () => {
+    const { t, p, list } = await seated();
+    const one = await list(['a1'], 4000);
+    const browser = new TestBrowser(t.app);
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1`);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, { _csrf: inputValue(page.text, '_csrf')!, returnTo: 'https://partner.example/ev' });
+    expect(res.status).toBe(404);
+    expect(res.text).toContain('<h1>');
+    expect((await t.deps.listings.get(t.db, p.id, one.id)).state).toBe('ACTIVE');
+    expect(await t.db.select().from(buyIntentions)).toEqual([]);
+  });
+});
+
+describe('market page: one seat rule with the seat map, and the map’s selection', () => {
+  /** Row 1 of section A: seat 4 in the chart only (not for sale), seats 5 and 6 for sale, one listing each. */
+  async function row() {
+    const t = createTestApp();
+    // The seller still owns the tickets when the checkout asks the partner's platform.
+    const owned = new Map<string, unknown[]>([['seller@example.com', ['a5', 'a6'].map((ticketId) => ({ eventId: 'tour', showId: 'show-1', ticketId, ticketOptionId: 'opt-field' }))]]);
+    const p = await t.partner('Acme', { ownershipUrl: await ownershipEndpoint(owned) });
+    const svgCode = '<svg viewBox="0 0 40 10"><g data-area="Field" data-section="A" data-row="1"><circle data-seat="4"/><circle data-seat="5"/><circle data-seat="6"/></g></svg>';
+    await withEvent(t, p, eventBody('tour', { seating: { svgCode } }));
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ['4', '5', '6'].map((seat) => ticketBody(`a${seat}`, { buyer: 'seller@example.com', section: 'A', row: '1', seat })) });
+    const list = async (id: string) => {
+      const ticket = await t.deps.tickets.get(t.db, p.id, id);
+      return await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: ticket.ownerPk, ticketPks: [ticket.id], priceMinor: 4000 }));
+    };
+    const a5 = await list('a5');
+    const a6 = await list('a6');
+    const browser = new TestBrowser(t.app);
+    await completeCodeFlow(t, browser, `/auth/otp?p=${p.id}`, 'buyer@example.com', 'buyer@example.com');
+    return { t, p, a5, a6, browser };
+  }
+
+  it('refuses A6 bought alone from the list (it would strand A5, as the map says), in words, reserving nothing', async () => {
+    const { t, p, a6, browser } = await row();
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&lang=es`);
+    const res = await browser.post(`/market/${p.id}/tour/buy?lang=es`, { _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, listingId: a6.id, showId: 'show-1' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('No se ha reservado nada: quedaría un asiento suelto');
+    expect(res.text).toContain('Añade el asiento de al lado');
+    expect(res.text).toContain(`href="/market/${p.id}/tour?showId=show-1&amp;lang=es"`);
+    expect((await t.deps.listings.get(t.db, p.id, a6.id)).state).toBe('ACTIVE');
+    expect(await t.db.select().from(buyIntentions)).toEqual([]);
+  });
+
+  it('offers A6 only with A5 in the list (its own Buy would strand A5), and that pair reaches the checkout', async () => {
+    const { t, p, a5, a6, browser } = await row();
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&lang=en`);
+    const cards = page.text.split('<li class="card"').slice(1);
+    const card = (id: string) => cards.find((c) => c.includes(`value="${id}"`) && !c.includes(`value="${id === a5.id ? a6.id : a5.id}"`));
+    // A5 alone strands nothing (A6 is at the row's end): its own Buy.
+    expect(card(a5.id)).toContain('aria-label="Buy ·');
+    const a6Card = cards.find((c) => c.includes('Bought on its own, this seat would leave a single empty seat beside it'))!;
+    expect(a6Card).toBeDefined();
+    expect(a6Card).not.toContain('aria-label="Buy ·');
+    expect(a6Card).toContain(`<input type="hidden" name="listingId" value="${a6.id}"/><input type="hidden" name="listingId" value="${a5.id}"/>`);
+    expect(a6Card).toContain('Buy with Section A · Row 1 · Seat 5');
+    expect(a6Card).toContain('Together: €88.00');
+    const form = new URLSearchParams({ _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, showId: 'show-1' });
+    form.append('listingId', a6.id);
+    form.append('listingId', a5.id);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, form);
+    expect(res.status).toBe(303);
+    expect((await t.deps.listings.get(t.db, p.id, a6.id)).state).toBe('RESERVED');
+  });
+
+  it('gives every listing its own Buy where the partner allows orphan seats', async () => {
+    const { t, p, browser } = await row();
+    expect((await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { buyAccessLayer: { integratedMap: { allowOrphanTicketSelection: true } } } } })).status).toBe(200);
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&lang=en`);
+    expect(page.text).not.toContain('Bought on its own');
+    expect(page.text.match(/aria-label="Buy ·/g)).toHaveLength(2);
+  });
+
+  it('hands the page’s selection to the map, and the pair reserved from it reaches the checkout with its seats named', async () => {
+    const { p, a5, a6, browser } = await row();
+    const page = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${a6.id},${a5.id}`);
+    expect(page.text).toContain(`selected="${a6.id},${a5.id}"></resale-seat-map>`);
+    const plain = await browser.get(`/market/${p.id}/tour?showId=show-1`);
+    expect(plain.text).toMatch(/<resale-seat-map [^>]*src="[^"]*"><\/resale-seat-map>/);
+    expect(plain.text).not.toContain('selected=');
+    const form = new URLSearchParams({ _csrf: csrfOf(page.text, `/market/${p.id}/tour/buy`)!, showId: 'show-1' });
+    form.append('listingId', a6.id);
+    form.append('listingId', a5.id);
+    const res = await browser.post(`/market/${p.id}/tour/buy`, form);
+    expect(res.status).toBe(303);
+    const checkout = await browser.get(res.location!);
+    expect(checkout.status).toBe(200);
+    // Both seats, named by section, row and seat (whatever words the checkout puts between them).
+    for (const seat of ['6', '5']) expect(checkout.text).toMatch(new RegExp(`A\\W+(?:\\p{L}+\\s+)?1\\W+(?:\\p{L}+\\s+)?${seat}\\b`, 'u'));
+  });
+});
+
+describe('market page: who is buying', () => {
+  async function withLogin() {
+    const t = createTestApp();
+    const p = await t.partner('Acme Tickets', { loginUrl: 'https://tickets.acme.example/login' });
+    await withEvent(t, p);
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('w1')] });
+    return { t, p };
+  }
+
+  it('lets the form’s redirects reach the partner’s sign-in page (form-action), and no other origin', async () => {
+    const { t, p } = await withLogin();
+    const res = await t.app.request(`/market/${p.id}/tour?showId=show-1`);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("form-action 'self' https://tickets.acme.example;");
+    const other = await t.partner('No Login');
+    await withEvent(t, other);
+    const plain = await t.app.request(`/market/${other.id}/tour?showId=show-1`);
+    expect(plain.headers.get('content-security-policy')).toContain("form-action 'self';");
+  });
+
+  it('says who is signed in and signs out back to the same page', async () => {
+    const { t, p } = await withLogin();
+    const browser = new TestBrowser(t.app);
+    expect((await browser.get(`/market/${p.id}/tour?showId=show-1`)).text).not.toContain('Not you?');
+    const token = await t.request('GET', '/v1/auth/oneTimeToken?user=buyer-1', { key: p.keys.private });
+    expect(token.status).toBe(200);
+    const redeemed = await browser.get(`/market/${p.id}/tour?showId=show-1&oneTimeToken=${token.body.data}`);
+    expect(redeemed.status).toBe(302);
+    const page = await browser.get(redeemed.location!);
+    expect(page.text).toContain('You are signed in as buyer-1. Not you?');
+    const out = await browser.post(formAction(page.text)!, { _csrf: inputValue(page.text, '_csrf')!, returnTo: inputValue(page.text, 'returnTo')! });
+    expect(out.status).toBe(303);
+    expect(out.location).toBe(`http://resale.test/market/${p.id}/tour?showId=show-1`);
+    expect((await browser.get(`/market/${p.id}/tour?showId=show-1`)).text).not.toContain('Not you?');
+  });
+});

@@ -1,0 +1,143 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { tickets } from '../../../domain/tickets/tickets.table.js';
+import { createTestApp } from '../../../testing/harness.js';
+import { eventBody, showBody, ticketBody } from '../../../testing/factories.js';
+
+/** Show at 16:00 UTC; the partner's default unlocks the QR at 13:00; the test clock starts at 12:00. */
+async function setup(configuration: Record<string, unknown> = {}, title = 'The Big Tour 2026') {
+  const t = createTestApp();
+  const p = await t.partner();
+  await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { title, shows: [showBody('show-1', { date: '2026-03-01T16:00:00Z', configuration })] }) });
+  await t.request('POST', '/v1/sync/tickets', {
+    key: p.keys.private,
+    body: [
+      ticketBody('code-1', { ticketAccess: { type: 'OTHER', locator: 'ZX-99-CODE' }, orderId: 'WC-4411', section: 'A', row: '3', seat: '12' }),
+      ticketBody('url-1', { ticketAccess: { type: 'URL', locator: 'https://partner.example/qr/url-1.png' } }),
+    ],
+  });
+  const url = async (id: string) => new URL((await t.request('GET', `/v1/tickets/${id}/url`, { key: p.keys.private })).body.data as string);
+  const page = async (u: URL, query = '') => {
+    const res = await t.app.request(u.pathname + query);
+    return { status: res.status, html: await res.text(), headers: res.headers };
+  };
+  return { t, p, url, page };
+}
+
+describe('secure ticket view', () => {
+  it('keeps the QR out of the page until the unlock moment, then shows it', async () => {
+    const { t, url, page } = await setup();
+    const u = await url('code-1');
+    const before = await page(u);
+    expect(before.status).toBe(200);
+    expect(before.html).toContain('<html lang="en">');
+    expect(before.html).toContain('Your QR code unlocks on');
+    expect(before.html).not.toContain('<svg');
+    expect(before.html).not.toContain('ZX-99-CODE');
+    expect(before.html).not.toContain('ticket.pdf');
+    expect(before.headers.get('cache-control')).toBe('no-store');
+    expect(before.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(before.headers.get('content-security-policy')).toMatch(/default-src 'none'.*style-src 'sha256-/);
+
+    t.clock.set('2026-03-01T13:00:00Z');
+    const after = await page(u);
+    expect(after.html).toContain('<svg');
+    expect(after.html).toContain('role="img" aria-label="QR code of ticket code-1"');
+    expect(after.html).toContain('ZX-99-CODE');
+    expect(after.html).toMatch(/Section<\/dt><dd>A<\/dd>/);
+    const pdf = await t.app.request(`${u.pathname}/ticket.pdf`);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+
+    const img = await page(await url('url-1'));
+    expect(img.html).toContain('<img src="https://partner.example/qr/url-1.png"');
+  });
+
+  it('refuses a code that cannot fit in a QR code, and shows one stored before that limit as text, PDF included', async () => {
+    const { t, p, url, page } = await setup();
+    const tooLong = 'é'.repeat(1166); // 2,332 bytes in UTF-8: one more than the largest QR code holds
+    const res = await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('long-1', { externalReferenceEventId: 'tour', showId: 'show-1', ticketAccess: { type: 'OTHER', locator: tooLong } })] });
+    expect(JSON.stringify(res.body)).toContain('must fit in a QR code when type is API or OTHER: at most 2331 bytes in UTF-8');
+    expect(JSON.stringify(res.body)).toContain('ticketAccess.locator');
+
+    // Stored before the limit existed: the view and the PDF still work, with the code as text.
+    await t.db.transact((tx) => tx.update(tickets).set({ ticketAccess: { type: 'OTHER', locator: tooLong } }).where(eq(tickets.ticketId, 'code-1')));
+    t.clock.set('2026-03-01T13:00:00Z');
+    const u = await url('code-1');
+    const view = await page(u);
+    expect(view.status).toBe(200);
+    expect(view.html).not.toContain('<svg');
+    expect(view.html).toContain(tooLong);
+    const pdf = await t.app.request(`${u.pathname}/ticket.pdf`);
+    expect(pdf.status).toBe(200);
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('follows the will-call policy: OPTIONAL beside the QR, MANDATORY without any QR', async () => {
+    const optional = await setup({ redemption: { policy: 'OPTIONAL', instructions: 'Box office at gate 2' } });
+    optional.t.clock.set('2026-03-01T13:00:00Z');
+    const o = await optional.page(await optional.url('code-1'));
+    expect(o.html).toContain('WC-4411');
+    expect(o.html).toContain('Box office at gate 2');
+    expect(o.html).toContain('<svg');
+
+    const mandatory = await setup({ redemption: { policy: 'MANDATORY', instructions: 'Bring your ID', hoursBeforeShow: 2 } });
+    const early = await mandatory.page(await mandatory.url('code-1'));
+    expect(early.html).not.toContain('WC-4411');
+    mandatory.t.clock.set('2026-03-01T14:00:00Z');
+    const m = await mandatory.page(await mandatory.url('code-1'));
+    expect(m.html).toContain('WC-4411');
+    expect(m.html).toContain('Bring your ID');
+    expect(m.html).toContain('Collect your tickets at the box office');
+    expect(m.html).not.toContain('<svg');
+    expect(m.html).not.toContain('ZX-99-CODE');
+
+    // MANDATORY for a ticket without an order number: the pick-up details and the instructions.
+    const noOrder = await mandatory.page(await mandatory.url('url-1'));
+    expect(noOrder.html).toContain('Collect your tickets at the box office with the details below.');
+    expect(noOrder.html).toContain('<h3>Box office pick-up</h3>');
+    expect(noOrder.html).toContain('<strong class="willcall">url-1</strong>');
+    expect(noOrder.html).toContain('<dd>fan@example.com</dd>');
+    expect(noOrder.html).toContain('Bring your ID');
+    expect(noOrder.html).not.toContain('url-1.png');
+    const pdf = await mandatory.t.app.request(`${(await mandatory.url('url-1')).pathname}/ticket.pdf`);
+    expect(pdf.status).toBe(200);
+  });
+
+  it('says plainly when a ticket is used, and stops working when it changes hands', async () => {
+    const { t, p, url, page } = await setup();
+    const u = await url('code-1');
+    await t.request('POST', '/v1/tickets/code-1/eventAdmission', { key: p.keys.private });
+    t.clock.set('2026-03-01T13:00:00Z');
+    const used = await page(u);
+    expect(used.html).toContain('This ticket has been used.');
+    expect(used.html).not.toContain('<svg');
+
+    const u2 = await url('url-1');
+    await t.request('PUT', '/v1/tickets/url-1', { key: p.keys.private, body: { buyer: 'buyer@example.com' } });
+    const gone = await page(u2);
+    expect(gone.status).toBe(404);
+    expect(gone.html).toContain('This ticket link does not work');
+    expect((await page(new URL('http://x/tickets/view/tkt_made.up'))).status).toBe(404);
+    expect((await page(new URL(`http://x${u2.pathname}/ticket.pdf`))).status).toBe(404);
+  });
+
+  it('writes times in UTC, said so, when the venue has no time zone', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tz', { location: { city: 'Madrid' }, shows: [showBody('show-1', { date: '2026-03-01T16:00:00Z' })] }) });
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('z1', { externalReferenceEventId: 'tz' })] });
+    const url = new URL((await t.request('GET', '/v1/tickets/z1/url', { key: p.keys.private })).body.data as string);
+    const html = await (await t.app.request(url.pathname)).text();
+    expect(html).toContain('Sunday, 1 March 2026 at 16:00 UTC');
+  });
+
+  it('is localised and escapes every partner string', async () => {
+    const { url, page } = await setup({}, '<script>alert(1)</script> & Friends');
+    const es = await page(await url('code-1'), '?lang=es');
+    expect(es.html).toContain('<html lang="es">');
+    expect(es.html).toContain('Tu código QR se desbloquea');
+    expect(es.html).not.toContain('<script>alert(1)</script>');
+    expect(es.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Friends');
+  });
+});

@@ -1,4 +1,0 @@
-import type { Job } from '../../jobs/job.js';
-
-/** Releases the listings of buy intentions whose time ran out (reads also expire them on the way). */
-export const intentionsJob: Job = { name: 'intention-expiry', everyMs: 5_000, scope: 'deployment', run: async (deps) => void (await deps.intentions.expireDue()) };
