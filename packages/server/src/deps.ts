@@ -26,7 +26,7 @@ import { PayoutsService } from './domain/payouts/payouts.service.js';
 import { ConnectAccounts } from './domain/payouts/payouts.connect.js';
 import type { PayoutProvider } from './domain/payouts/payouts.provider.js';
 import { LedgerService } from './domain/ledger/ledger.service.js';
-import { cancelShow } from './flows/cancel-show.js';
+import { wireReactions } from './flows/reactions.js';
 import { Metrics } from './domain/metrics/metrics.service.js';
 import { instrumentDb } from './domain/metrics/metrics.db.js';
 
@@ -46,7 +46,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
   const messages = createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger });
   const tickets = new TicketsService({ clock: opts.clock, bus, events, users });
   const listings = new ListingsService({ ...opts, bus, events, rules, webhooks, messages, tickets });
-  const intentions = new IntentionsService({ ...opts, bus, listings, metrics });
+  const intentions = new IntentionsService({ ...opts, listings, metrics });
   const ledger = new LedgerService({ clock: opts.clock });
   const auth = new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages });
   // Sellers' connected accounts at the payout provider (Stripe Connect); null: the sandbox's IBANs.
@@ -69,14 +69,14 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     listings,
     intentions,
     risk: new RiskService(opts),
-    channels: new ChannelsService({ ...opts, bus, events, tickets, listings }),
+    channels: new ChannelsService({ ...opts, events, tickets, listings }),
     ledger,
     // Stripe when it is configured (main.ts), else the sandbox (its test cards, no account needed).
     payments: new PaymentsService({ ...opts, messages, ledger }, opts.paymentProvider ?? new SandboxProvider(() => opts.clock.now())),
     payouts: new PayoutsService({ ...opts, webhooks, ledger }, connect),
     auth,
   };
-  // A cancelled show's cascade, explicit and ordered in one place (flows/cancel-show.ts).
-  bus.on('show.cancelled', async (tx, e) => await cancelShow(deps, tx, e));
+  // Every reaction of one module to another's change, in one place (flows/reactions.ts).
+  wireReactions(deps);
   return deps;
 }

@@ -5,12 +5,13 @@ import type { Tx } from '../db/client.js';
  * the event, one after the other (each awaited before the next, and before `emit` returns), so a cancellation and everything that follows from it
  * (tickets invalidated, listings removed, webhooks put in the outbox) commit together or
  * not at all. They carry reactions within one step; a use case of several steps is a flow
- * (src/flows/), which orders its steps itself. Each event names its subscribers below.
+ * (src/flows/), which orders its steps itself. Who listens to what is declared in one place,
+ * flows/reactions.ts; each event below names its listeners too.
  */
 export interface DomainEventMap {
   /**
    * A show became CANCELLED (by the API, the cancelled feed or the events feed). One
-   * subscriber: the cancel-show flow (flows/cancel-show.ts, wired in deps.ts).
+   * subscriber: the cancel-show flow (flows/cancel-show.ts, wired in flows/reactions.ts).
    */
   'show.cancelled': {
     partnerId: string;

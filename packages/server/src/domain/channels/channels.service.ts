@@ -33,7 +33,7 @@ export const CHANNEL_USER_PREFIX = 'channel:';
 /** Channel listings the list reads per round while it filters (pages are at most 200). */
 const LIST_CHUNK = 250;
 
-type Deps = Pick<Kernel, 'clock' | 'bus' | 'config'> & { events: EventsService; tickets: TicketsService; listings: ListingsService };
+type Deps = Pick<Kernel, 'clock' | 'config'> & { events: EventsService; tickets: TicketsService; listings: ListingsService };
 
 /** A channel listing with what its answer needs. */
 interface Joined {
@@ -62,11 +62,7 @@ interface Joined {
  * per-seller `maxSell` rule does not apply: a channel is a platform of many sellers. No HTTP here.
  */
 export class ChannelsService {
-  constructor(private readonly deps: Deps) {
-    // However a channel listing ends (withdrawn, delisted by the organiser, a ticket deleted),
-    // the tickets the channel still holds stop existing: they were never the partner's.
-    deps.bus.on('listing.ended', async (tx, e) => await this.dropChannelTickets(tx, e.listingId));
-  }
+  constructor(private readonly deps: Deps) {}
 
   /** @throws 409 when the channel already used `externalListingId` (a new listing needs a new id). */
   async assertUnused(tx: Tx, partnerId: string, channelId: string, externalListingId: string): Promise<void> {
@@ -271,10 +267,12 @@ export class ChannelsService {
   }
 
   /**
-   * A channel listing ended: the tickets the channel still holds (VALID or LISTED, owned by
-   * the channel's user) are deleted. A ticket the partner gave someone else is left alone.
+   * A channel listing ended (`listing.ended`, flows/reactions.ts), however (withdrawn, delisted
+   * by the organiser, a ticket deleted): the tickets the channel still holds (VALID or LISTED,
+   * owned by the channel's user) stop existing, they were never the partner's. A ticket the
+   * partner gave someone else is left alone. Nothing for a listing that is not a channel's.
    */
-  private async dropChannelTickets(tx: Tx, listingId: string): Promise<void> {
+  async dropChannelTickets(tx: Tx, listingId: string): Promise<void> {
     if (!(await channelListingOf(tx, listingId))) return;
     const listing = await listingById(tx, listingId);
     if (!listing) return;

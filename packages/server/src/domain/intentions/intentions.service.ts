@@ -1,6 +1,7 @@
 import { inOrder } from '../../lib/in-order.js';
 import { and, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
+import type { DomainEventMap } from '../../lib/domain-events.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -57,10 +58,18 @@ export class HoldLimitError extends ApiError {
  * Expiry, failure and cancellation release the listings at once.
  */
 export class IntentionsService {
-  constructor(private readonly deps: Pick<Kernel, 'db' | 'clock' | 'bus' | 'config'> & { listings: ListingsService; metrics: Metrics }) {
-    deps.bus.on('listing.ended', async (tx, e) => {
-      if (e.intentionId) await this.endIfPending(tx, e.intentionId, 'CANCELLED', e.reason === 'organiser' ? 'delisted' : e.reason === 'channel_withdrawn' ? 'withdrawn' : 'listing_unavailable');
-    });
+  constructor(private readonly deps: Pick<Kernel, 'db' | 'clock' | 'config'> & { listings: ListingsService; metrics: Metrics }) {
+  }
+
+  /**
+   * A listing ended (`listing.ended`, flows/reactions.ts): the checkout that held it ends,
+   * CANCELLED with the reason the buyer is shown (the organiser delisted it, a channel withdrew
+   * it, or it became unavailable).
+   */
+  async endForListing(tx: Tx, ended: DomainEventMap['listing.ended']): Promise<void> {
+    if (!ended.intentionId) return;
+    const reason = ended.reason === 'organiser' ? 'delisted' : ended.reason === 'channel_withdrawn' ? 'withdrawn' : 'listing_unavailable';
+    await this.endIfPending(tx, ended.intentionId, 'CANCELLED', reason);
   }
 
   /**

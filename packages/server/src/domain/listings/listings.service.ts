@@ -89,9 +89,7 @@ type Deps = Pick<Kernel, 'db' | 'clock' | 'bus' | 'config' | 'logger'> & { event
  * buyer on a sale (flows/complete-purchase.ts). No HTTP here.
  */
 export class ListingsService {
-  constructor(private readonly deps: Deps) {
-    deps.bus.on('ticket.invalidated', async (tx, e) => await this.endForTicket(tx, e.ticketPk, e.reason));
-  }
+  constructor(private readonly deps: Deps) {}
 
   /** Null when the ticket may be listed now by its owner, else why not. */
   async notSellable(tx: Tx, ticket: TicketRow): Promise<NotSellableReason | null> {
@@ -429,8 +427,11 @@ export class ListingsService {
     return b;
   }
 
-  /** A ticket stopped being sellable: its live listing ends, the pack's other tickets are freed. */
-  private async endForTicket(tx: Tx, ticketPk: string, reason: string): Promise<void> {
+  /**
+   * A ticket stopped being sellable (`ticket.invalidated`, flows/reactions.ts): its live
+   * listing ends (endReason `ticket_<reason>`), the pack's other tickets are freed.
+   */
+  async endForTicket(tx: Tx, ticketPk: string, reason: string): Promise<void> {
     const listing = await liveListingOfTicket(tx, ticketPk);
     if (listing) await this.end(tx, listing, 'TERMINATED', `ticket_${reason}`);
   }

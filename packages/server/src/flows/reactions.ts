@@ -1,0 +1,32 @@
+import type { DomainEvents } from '../lib/domain-events.js';
+import type { ChannelsService } from '../domain/channels/channels.service.js';
+import type { IntentionsService } from '../domain/intentions/intentions.service.js';
+import type { ListingsService } from '../domain/listings/listings.service.js';
+import { cancelShow, type CancelShowDeps } from './cancel-show.js';
+
+/** The modules that react to another module's change. */
+export type ReactionsDeps = CancelShowDeps & { bus: DomainEvents; listings: ListingsService; intentions: IntentionsService; channels: ChannelsService };
+
+/**
+ * Every reaction between modules, in one place: when a change in one module must change
+ * another in the same transaction. A module raises its events (lib/domain-events.ts) and knows
+ * nobody who listens; this is where the listeners are, in the order they run:
+ *
+ * - `show.cancelled` (events) → the cancel-show flow: tickets cancelled, buyers refunded,
+ *   payouts stopped, the ledger's `refund_due` journals (flows/cancel-show.ts);
+ * - `ticket.invalidated` (tickets: deleted, admitted, cancelled, owner changed, moved) →
+ *   listings end the ticket's live listing (`ListingsService.endForTicket`), which raises:
+ * - `listing.ended` (listings) → intentions end the checkout that held it
+ *   (`IntentionsService.endForListing`), then channels drop a channel's unsold tickets
+ *   (`ChannelsService.dropChannelTickets`).
+ *
+ * So deleting a ticket reads, from here: ticket.invalidated → listing ended → its checkout
+ * cancelled and, for a channel's listing, the channel's other tickets gone; all in the
+ * deletion's transaction. Called once by deps.ts after every service is built.
+ */
+export function wireReactions(deps: ReactionsDeps): void {
+  deps.bus.on('show.cancelled', async (tx, e) => await cancelShow(deps, tx, e));
+  deps.bus.on('ticket.invalidated', async (tx, e) => await deps.listings.endForTicket(tx, e.ticketPk, e.reason));
+  deps.bus.on('listing.ended', async (tx, e) => await deps.intentions.endForListing(tx, e));
+  deps.bus.on('listing.ended', async (tx, e) => await deps.channels.dropChannelTickets(tx, e.listingId));
+}
