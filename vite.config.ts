@@ -26,7 +26,7 @@ const ENGINE_INDEPENDENT = [
   'src/domain/ledger/ledger.reconcile.test.ts',
   // The local double of Stripe's API, driven by the real SDK (test tooling; no database).
   'src/testing/stripe-double.test.ts',
-  'src/lib/fees.test.ts',
+  ,
   'src/lib/json-limits.test.ts',
   // Rendering from values in memory: e-mail templates, page layout and messages, ticket PDFs, the secure view's rules.
   'src/domain/email/email.templates.test.ts',
@@ -67,6 +67,15 @@ export default defineConfig({
           environment: 'node',
           pool: 'forks',
           testTimeout: 15_000,
+        },
+      },
+      {
+        // What the server and the widgets share (packages/shared): pure functions, no DOM.
+        test: {
+          name: 'shared',
+          root: './packages/shared',
+          include: ['src/**/*.test.ts'],
+          environment: 'node',
         },
       },
       {

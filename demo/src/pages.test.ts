@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoApp } from './app.js';
 import { formatDate, jsonBlock } from './pages.js';
-import { formatInstant } from '../../packages/server/src/lib/format.js';
+import { formatInstant } from '@resale/shared/format';
 import { resolveReturnTo } from './session.js';
 import { DemoStore } from './store.js';
 import { freePort, startTestStack, TEST_KEYS, TestBrowser, type TestStack } from './testing.js';

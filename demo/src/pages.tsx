@@ -25,7 +25,7 @@ export function jsonBlock(value: unknown): string {
 }
 
 /**
- * A show's date as the resale pages write it (the service's lib/format.ts: the venue's time
+ * A show's date as the resale pages write it (@resale/shared/format, as the service writes it: the venue's time
  * zone with its name, en-GB), so a fan reads the same date on this site and on the market;
  * pages.test.ts compares the two.
  */

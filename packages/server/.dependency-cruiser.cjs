@@ -6,8 +6,9 @@
  * The rules never name a module: an owner is read from the path (`$1` is the directory the
  * importing file lives in), so a new module needs no change here.
  *
- * Paths are matched wherever `src/` sits (`(?:^|/)src/`), so the same rules hold when the
- * cruise starts from the repository root, from packages/server, or from a test's fixture.
+ * Paths are the server's `src/` (`(?:^|packages/server/)src/`), so the same rules hold when the
+ * cruise starts from the repository root, from packages/server, or from a test's fixture, and
+ * never match another package's `src/` (packages/shared, which the server imports by name).
  *
  * Not checked (excluded from the cruise): tests and their helpers, `*.test.ts(x)`, `src/testing/`,
  * `*.testing.ts(x)`, and the test-only worker `*.concurrency.thread.ts` (a `*.thread.ts` can be
@@ -15,10 +16,10 @@
  */
 
 /** Files that may import any table: the tables themselves (foreign keys are schema) and the db/ barrel. */
-const SCHEMA = ['\\.table\\.ts$', '(?:^|/)src/db/'];
+const SCHEMA = ['\\.table\\.ts$', '(?:^|packages/server/)src/db/'];
 
 /** A table file anywhere under src/. */
-const TABLE = '(?:^|/)src/.+\\.table\\.ts$';
+const TABLE = '(?:^|packages/server/)src/.+\\.table\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -31,19 +32,19 @@ module.exports = {
         "Only the owner writes its tables: use the owner's service (commands) or its <m>.queries.ts (reads).",
       from: {
         // $1: the owner of the importing file: `domain/<m>`, `http/<part>` or another directory of src/.
-        path: '(?:^|/)src/((?:domain/|http/)?[^/]+)/',
+        path: '(?:^|packages/server/)src/((?:domain/|http/)?[^/]+)/',
         pathNot: SCHEMA,
       },
       to: {
         path: TABLE,
-        pathNot: '(?:^|/)src/$1/',
+        pathNot: '(?:^|packages/server/)src/$1/',
       },
     },
     {
       name: 'no-table-in-root-files',
       severity: 'error',
       comment: 'A file directly in src/ (app.ts, main.ts, deps.ts…) imports a *.table.ts: go through services and queries.',
-      from: { path: '(?:^|/)src/[^/]+$' },
+      from: { path: '(?:^|packages/server/)src/[^/]+$' },
       to: { path: TABLE },
     },
     {
@@ -51,7 +52,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Only *.table.ts and src/db/ import a database driver or dialect (drizzle-orm/sqlite-core, better-sqlite3, drizzle-orm/better-sqlite3, pg, drizzle-orm/pg-core, drizzle-orm/node-postgres): the rest of the code stays portable (docs/operating.md, "PostgreSQL"). The test setup that starts PostgreSQL (src/testing/postgres*.ts) may use pg.',
-      from: { path: '(?:^|/)src/', pathNot: [...SCHEMA, '(?:^|/)src/testing/postgres[^/]*\\.ts$'] },
+      from: { path: '(?:^|packages/server/)src/', pathNot: [...SCHEMA, '(?:^|packages/server/)src/testing/postgres[^/]*\\.ts$'] },
       to: {
         path: [
           // Resolved into node_modules (the usual case)…
@@ -67,7 +68,7 @@ module.exports = {
       name: 'no-table-in-flows',
       severity: 'error',
       comment: 'src/flows/ composes services and queries; it imports no *.table.ts, not even its own.',
-      from: { path: '(?:^|/)src/flows/' },
+      from: { path: '(?:^|packages/server/)src/flows/' },
       to: { path: '\\.table\\.ts$' },
     },
     {
@@ -76,7 +77,7 @@ module.exports = {
       comment:
         'A circular import among server files (tests excluded). Break it with a file both sides import (types in <m>.model.ts, the Job type in jobs/job.ts). ' +
         'No cycle is allowed, type-only imports included: services name what they need (`Pick<Kernel, …>` and the other modules\' types), never the AppDeps that names them all.',
-      from: { path: '(?:^|/)src/' },
+      from: { path: '(?:^|packages/server/)src/' },
       to: { circular: true },
     },
     {
@@ -85,59 +86,67 @@ module.exports = {
       comment:
         'src/domain/ is the inner ring (tables, queries, models, services): it never imports flows/, http/, jobs/ or a file directly in src/ (app.ts, deps.ts, context.ts, main.ts…). ' +
         'A type it needs from outside belongs in the module (its <m>.model.ts) or in lib/.',
-      from: { path: '(?:^|/)src/domain/' },
-      to: { path: ['(?:^|/)src/(?:flows|http|jobs)/', '(?:^|/)src/[^/]+\\.tsx?$'] },
+      from: { path: '(?:^|packages/server/)src/domain/' },
+      to: { path: ['(?:^|packages/server/)src/(?:flows|http|jobs)/', '(?:^|packages/server/)src/[^/]+\\.tsx?$'] },
     },
     {
       name: 'flows-import-no-outer-ring',
       severity: 'error',
       comment: 'src/flows/ (use cases across modules) calls the domain; it never imports http/, jobs/ or a file directly in src/ (they call flows, not the other way).',
-      from: { path: '(?:^|/)src/flows/' },
-      to: { path: ['(?:^|/)src/(?:http|jobs)/', '(?:^|/)src/[^/]+\\.tsx?$'] },
+      from: { path: '(?:^|packages/server/)src/flows/' },
+      to: { path: ['(?:^|packages/server/)src/(?:http|jobs)/', '(?:^|packages/server/)src/[^/]+\\.tsx?$'] },
     },
     {
       name: 'jobs-import-no-http',
       severity: 'error',
       comment: 'src/jobs/ calls flows and services; it never imports http/ (what both need belongs in the domain or lib/).',
-      from: { path: '(?:^|/)src/jobs/' },
-      to: { path: '(?:^|/)src/http/' },
+      from: { path: '(?:^|packages/server/)src/jobs/' },
+      to: { path: '(?:^|packages/server/)src/http/' },
     },
     {
       name: 'http-imports-no-jobs',
       severity: 'error',
       comment: 'src/http/ answers requests through flows and services; it never imports jobs/ (what both need belongs in the domain or lib/).',
-      from: { path: '(?:^|/)src/http/' },
-      to: { path: '(?:^|/)src/jobs/' },
+      from: { path: '(?:^|packages/server/)src/http/' },
+      to: { path: '(?:^|packages/server/)src/jobs/' },
     },
     {
       name: 'outer-rings-import-no-entry-point',
       severity: 'error',
       comment:
         'src/http/ and src/jobs/ never import a file directly in src/ (the entry points and the composition: main.ts, app.ts, deps.ts, env.ts…), except context.ts, the types of the composed dependencies (AppDeps) and of a request (AppEnv).',
-      from: { path: '(?:^|/)src/(?:http|jobs)/' },
-      to: { path: '(?:^|/)src/[^/]+\\.tsx?$', pathNot: '(?:^|/)src/context\\.ts$' },
+      from: { path: '(?:^|packages/server/)src/(?:http|jobs)/' },
+      to: { path: '(?:^|packages/server/)src/[^/]+\\.tsx?$', pathNot: '(?:^|packages/server/)src/context\\.ts$' },
     },
     {
       name: 'every-file-in-a-ring',
       severity: 'error',
       comment:
         'A directory of src/ outside the rings: code lives in domain/<module>/, flows/, http/{api,pages,middleware}/, jobs/, or the kernel (lib/, db/); entry points sit directly in src/ (docs/architecture.md).',
-      from: { path: '(?:^|/)server/src/(?!(?:domain|flows|http|jobs|lib|db|testing)/)[^/]+/|^src/(?!(?:domain|flows|http|jobs|lib|db|testing)/)[^/]+/' },
+      from: { path: '(?:^|packages/server/)src/(?!(?:domain|flows|http|jobs|lib|db|testing)/)[^/]+/' },
       to: {},
+    },
+    {
+      name: 'no-path-into-another-package',
+      severity: 'error',
+      comment:
+        "A relative import that leaves the server's package (`../../../widgets/src/…`): what the server and the widgets share lives in packages/shared and is imported by name (`@resale/shared/seat-rules`), as its package.json exports it.",
+      from: { path: '(?:^|packages/server/)src/' },
+      to: { dependencyTypes: ['local'], path: '^(?:\\.\\./|packages/(?!server/))' },
     },
     {
       name: 'kernel-imports-only-kernel',
       severity: 'error',
       comment:
         'src/lib/ and src/db/ are the kernel every ring uses: they import only lib/ and db/. The one reach outward is the schema: db/ may import *.table.ts files (the tables are schema, gathered by db/schema.ts).',
-      from: { path: '(?:^|/)src/(?:lib|db)/' },
-      to: { path: '(?:^|/)src/', pathNot: ['(?:^|/)src/(?:lib|db)/', '\\.table\\.ts$'] },
+      from: { path: '(?:^|packages/server/)src/(?:lib|db)/' },
+      to: { path: '(?:^|packages/server/)src/', pathNot: ['(?:^|packages/server/)src/(?:lib|db)/', '\\.table\\.ts$'] },
     },
   ],
   options: {
     // Tests and test helpers may reach into any table (they build fixtures).
     exclude: {
-      path: ['\\.test\\.tsx?$', '(?:^|/)src/testing/', '\\.testing\\.tsx?$', '\\.concurrency\\.thread\\.ts$'],
+      path: ['\\.test\\.tsx?$', '(?:^|packages/server/)src/testing/', '\\.testing\\.tsx?$', '\\.concurrency\\.thread\\.ts$'],
     },
     doNotFollow: { path: 'node_modules' },
     // `import type` counts: a type from another module's table is still its table.

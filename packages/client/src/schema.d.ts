@@ -3862,8 +3862,11 @@ export interface components {
         TicketJob: {
             /** @example job_01jd8x3k4f5g6h7j8k9m0n1p2q */
             jobId: string;
-            /** @enum {string} */
-            state: "queued" | "running" | "done";
+            /**
+             * @description queued until its items are applied, all of them in one transaction with the job marked done: a job is never half applied.
+             * @enum {string}
+             */
+            state: "queued" | "done";
             total: number;
             created: number;
             updated: number;

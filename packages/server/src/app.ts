@@ -1,5 +1,3 @@
-import { homeRoutes } from './http/pages/home.js';
-import { pageScriptRoutes } from './http/pages/page-script.js';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -14,6 +12,7 @@ import { clientAddresses } from './http/middleware/client-address.js';
 import { isPagePath, pageRateLimit } from './http/middleware/page-rate-limit.js';
 import { isDatabaseUnavailable } from './db/availability.js';
 import { noticePage } from './http/pages/layout.js';
+import { mountHostedPages } from './http/pages/registry.js';
 import { defineMessages, pageLang } from './lib/i18n.js';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { ledgerRoutes } from './http/api/ledger.routes.js';
@@ -25,26 +24,19 @@ import { ruleRoutes } from './http/api/rules.routes.js';
 import { ticketRoutes } from './http/api/tickets.routes.js';
 import { feedRoutes } from './http/api/feeds.routes.js';
 import { webhookRoutes } from './http/api/webhooks.routes.js';
-import { mailboxRoutes } from './http/pages/email/email.pages.js';
 import { registerWebhookDocs } from './domain/webhooks/webhooks.catalog.js';
 import { ticketShieldRoutes } from './http/api/tickets.shield.js';
-import { ticketPageRoutes } from './http/pages/tickets/tickets.pages.js';
 import { listingRoutes } from './http/api/listings.routes.js';
 import { accessLayerRoutes } from './http/api/accesslayer.routes.js';
 import { buyAccessLayerRoutes } from './http/api/accesslayer.buy.routes.js';
-import { sellPageRoutes } from './http/pages/sell/sell.pages.js';
 import { sellEntryRoutes } from './http/api/sell.routes.js';
 import { authRoutes } from './http/api/auth.routes.js';
-import { authPageRoutes } from './http/pages/auth/auth.pages.js';
-import { marketPageRoutes } from './http/pages/market/market.pages.js';
 import { seatMapRoutes } from './http/api/market.seatmap.routes.js';
 import { widgetRoutes } from './http/api/widgets.static.js';
 import { intentionRoutes } from './http/api/intentions.routes.js';
-import { checkoutPageRoutes } from './http/pages/checkout/checkout.pages.js';
 import { riskRoutes } from './http/api/risk.routes.js';
 import { marketDataRoutes } from './http/api/marketdata.routes.js';
 import { channelRoutes } from './http/api/channels.routes.js';
-import { docsRoutes } from './http/api/docs.routes.js';
 import { widgetsGuide } from './http/api/docs.widgets.js';
 import { finishingDocument } from './http/api/docs.document.js';
 import { healthRoutes } from './http/api/health.routes.js';
@@ -204,22 +196,16 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
   app.route('/', accessLayerRoutes(deps));
   app.route('/', buyAccessLayerRoutes(deps));
   app.route('/', seatMapRoutes(deps));
-  app.route('/', sellPageRoutes(deps));
   app.route('/', sellEntryRoutes(deps));
   app.route('/', authRoutes(deps));
-  app.route('/', authPageRoutes(deps));
-  app.route('/', marketPageRoutes(deps));
   app.route('/', intentionRoutes(deps));
-  app.route('/', checkoutPageRoutes(deps));
   app.route('/', riskRoutes(deps));
   app.route('/', marketDataRoutes(deps));
   app.route('/', channelRoutes(deps));
-  app.route('/', ticketPageRoutes(deps));
   app.route('/', widgetRoutes());
-  app.route('/', homeRoutes());
-  app.route('/', pageScriptRoutes());
-  // Development mailbox: no authentication, so never in production (the router is also empty there).
-  if (deps.config.env !== 'production') app.route('/', mailboxRoutes(deps));
+  // The hosted pages, each with the session and CSRF middleware its entry asks for (the
+  // development mailbox never in production): http/pages/registry.ts.
+  mountHostedPages(app, deps);
 
   registerDocument(app, deps);
   return app;
@@ -276,8 +262,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Operations', description: 'Liveness and readiness probes for load balancers and orchestrators (no key), and Prometheus metrics (metrics token)' },
     ],
   });
-  // The reference is served from our own origin under a strict CSP (see docs.routes.ts).
-  app.route('/', docsRoutes({ openApiPath: '/v1/openapi.json', title: 'resale API reference' }));
+  // The reference (GET /docs) is a hosted page of the registry, mounted with the others.
 }
 
 const HTTP_CODES: Record<number, ErrorCode> = {

@@ -3,7 +3,7 @@ import { ENGINE, isPostgresUrl } from './db/engine.js';
 import { parseKeyring } from './lib/crypto.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from './lib/origins.js';
 import { parseTrustProxy } from './http/middleware/client-address.js';
-import { PAGE_RATE_LIMIT_DEFAULTS } from './http/middleware/page-rate-limit.js';
+import { PAGE_RATE_LIMIT_DEFAULTS } from './lib/config.js';
 
 /**
  * The service is configured only by environment variables, validated at start. A bad

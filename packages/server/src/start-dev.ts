@@ -6,7 +6,7 @@
  * `DEMO_PORT` moves the demo (default 3001), `DEMO_STATE_PATH` its state file. Never use
  * these values in production: they are public.
  */
-import { startDemo } from '../../../demo/src/start.js';
+import { startDemo } from '@resale/demo/start';
 import { start } from './main.js';
 
 export const DEV_DEFAULTS: Record<string, string> = {

@@ -13,6 +13,7 @@ import { channelListingBody, eventBody, priceDetailShowBody, showBody, ticketBod
 import { sampler, type Doc, type Operation, type Schema } from './testing/openapi-schema.js';
 import { everyRow, sqlRows, tableNames } from './testing/sql.js';
 import { PayoutAccounts } from './domain/payouts/payouts.accounts.js';
+import { HOSTED_PAGES, pagePathPattern } from './http/pages/registry.js';
 
 /**
  * The whole HTTP surface against bad input: every operation of the OpenAPI document is called
@@ -420,9 +421,12 @@ function formsOf(html: string, pageUrl: string): Form[] {
     });
 }
 
-/** Links and redirects of a page that stay on the service's pages. */
+/** The pages whose links the crawl follows: those of the page registry that a fan browses (`crawl`). */
+const CRAWLED = pagePathPattern(HOSTED_PAGES.filter((page) => page.crawl));
+
+/** Links of a page that stay on the service's pages (see {@link CRAWLED}). */
 function linksOf(html: string): string[] {
-  return [...html.matchAll(/href="([^"]*)"/g)].map(([, href]) => local(decode(href!))).filter((u) => /^\/(sell|market|checkout|tickets\/view)\//.test(u));
+  return [...html.matchAll(/href="([^"]*)"/g)].map(([, href]) => local(decode(href!))).filter((u) => CRAWLED.test(u));
 }
 
 describe('tenancy', () => {

@@ -18,6 +18,7 @@ import type { MessagesService } from '../domain/email/email.service.js';
 import type { PayoutsService } from '../domain/payouts/payouts.service.js';
 import type { TicketsService } from '../domain/tickets/tickets.service.js';
 import type { WebhooksService } from '../domain/webhooks/webhooks.service.js';
+import { serviceUrl, servicePaths } from '../lib/urls.js';
 
 /** What completing a purchase needs from the modules it composes. */
 export type CompletePurchaseDeps = Pick<Kernel, 'clock' | 'config' | 'box'> & { intentions: IntentionsService; listings: ListingsService; tickets: TicketsService; payouts: PayoutsService; webhooks: WebhooksService; messages: MessagesService; ledger: LedgerService };
@@ -109,7 +110,7 @@ export async function completePurchase(deps: CompletePurchaseDeps, tx: Tx, inten
     amount: { minor: paid.totalMinor, currency: paid.currency },
     orderReference: paid.id,
     tickets: bought,
-    receiptUrl: `${deps.config.publicBaseUrl}/checkout/${paid.partnerId}/${paid.id}/done?lang=${lang}`,
+    receiptUrl: serviceUrl(deps.config.publicBaseUrl, servicePaths.checkoutDone(paid.partnerId, paid.id, { lang })),
     ...(timeZone ? { timeZone } : {}),
   });
   return true;

@@ -8,7 +8,8 @@ import { ticketSeatsByPks } from '../domain/tickets/tickets.queries.js';
 import type { PartnerRow } from '../domain/partners/partners.service.js';
 import { marketEvent, offers, type Offer } from './market.queries.js';
 // The seat map widget's own rule, by path: see the note at the top of seat-rules.ts.
-import { buildRows, chartSeats, indexSeats, selectionLeavesOrphan } from '../../../widgets/src/components/seat-map/seat-rules.js';
+import { buildRows, chartSeats, indexSeats, selectionLeavesOrphan } from '@resale/shared/seat-rules';
+import { serviceUrl, servicePaths } from '../lib/urls.js';
 
 /**
  * What the seat map (`<resale-seat-map>`, packages/widgets) draws and lets a buyer pick from:
@@ -64,7 +65,7 @@ export async function seatMapData(tx: Tx, partner: PartnerRow, ref: { eventId: s
     if (!a.ticketOptionIds.includes(o.ticketOptionId)) a.ticketOptionIds.push(o.ticketOptionId);
     // Offers come cheapest first, so the first one of an area is its floor.
   }
-  const market = `${opts.publicBaseUrl}/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(found.event.externalReferenceId)}`;
+  const market = serviceUrl(opts.publicBaseUrl, servicePaths.market(partner.id, found.event.externalReferenceId));
   return {
     eventId: found.event.externalReferenceId,
     showId: show.showId,

@@ -13,7 +13,7 @@ export const TICKETS_WAKE = 'tickets';
  * - SQLite in memory (one process): looked at every 25 ms; the next tick goes on.
  * - PostgreSQL (several processes): woken as soon as any process queues a job (`wakeOn`), it
  *   keeps draining while there is work it can take, yielding to HTTP between drains; the poll
- *   every second only finds what a lost notification or a dead process's lapsed lease left.
+ *   every second only finds what a lost notification or a process that died mid-drain left.
  */
 export const ticketsJob: Job = {
   name: 'tickets-ingestion',

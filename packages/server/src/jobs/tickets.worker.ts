@@ -22,11 +22,11 @@ import { autoCheckpointPages, checkpointPassive } from '../db/dialect.js';
  *   time, `busy_timeout` waits) and builds the same services with `buildDeps`, so it runs
  *   the rounds of `TicketsIngest.drain` the in-process job and the tests run (the same
  *   reads and transactions, on the thread's own connection), with the same crash safety (a job is applied and marked done in one
- *   transaction; a crash replays it whole once its lease expires).
+ *   transaction; after a crash it is still queued, and the next drain applies it whole).
  * - Once the thread is ready, the queue is handed to it (`TicketsIngest.handOffQueue`):
  *   the in-process job stands down, and each enqueue wakes the thread with a message
  *   right after its transaction commits (no 25 ms poll). The thread also polls every
- *   `POLL_MS` as a fallback (a lost wake-up, a lease that expired after a crash).
+ *   `POLL_MS` as a fallback (a lost wake-up).
  * - SQLite has one writer at a time, and every transaction takes the write lock when it
  *   begins (db/client.ts), so a job holds it for its whole transaction. Left to SQLite's
  *   busy handler (sleeps of 1, 2, 5, 10 … ms), a request's transaction would wake up at
@@ -47,8 +47,8 @@ import { autoCheckpointPages, checkpointPassive } from '../db/dialect.js';
  *   (`TicketsIngest.drain` with the gate around each transaction).
  * - WAL checkpoints run on the main thread between its transactions, not inside the commits
  *   of either thread (`checkpointOutsideTurns`, tickets.worker.thread.ts).
- * - If the thread dies, the queue is handed back to the in-process job, which replays the
- *   thread's leased job once its lease expires.
+ * - If the thread dies, the queue is handed back to the in-process job; the job the
+ *   thread was applying rolled back with it and is still queued.
  *
  * The thread's entry is `tickets.worker.thread.ts`. The service runs from TypeScript
  * sources under tsx (`tsx src/main.ts`, `node --import tsx`, vitest); loader hooks registered

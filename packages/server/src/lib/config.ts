@@ -32,3 +32,6 @@ export interface AppConfig {
    */
   metricsToken?: string | null | undefined;
 }
+
+/** Defaults of `PAGE_RATE_LIMIT_PER_MINUTE` and `PAGE_POST_RATE_LIMIT_PER_MINUTE`. */
+export const PAGE_RATE_LIMIT_DEFAULTS = { perMinute: 300, postPerMinute: 60 } as const;

@@ -1,3 +1,4 @@
+import { isLang, type Lang } from '@resale/shared/lang';
 import type { Context } from 'hono';
 
 /**
@@ -20,17 +21,10 @@ import type { Context } from 'hono';
  * t(pageLang(c, partner.settings.defaultLang), 'notFoundTitle');
  */
 
-/** Languages of every page. */
-export const PAGE_LANGS = ['en', 'es'] as const;
-export type Lang = (typeof PAGE_LANGS)[number];
 
 /** A translator of one dictionary. */
 export type Translator<K extends string> = (lang: Lang, key: K, vars?: Record<string, string | number>) => string;
 
-/** True when `value` is a supported page language. */
-export function isLang(value: unknown): value is Lang {
-  return typeof value === 'string' && (PAGE_LANGS as readonly string[]).includes(value);
-}
 
 /** `{name}` placeholders replaced from `vars`; an unknown placeholder is left as written. */
 function interpolate(text: string, vars: Record<string, string | number> | undefined): string {

@@ -1,4 +1,5 @@
-import { defineMessages, type Lang } from './i18n.js';
+import type { Lang } from '@resale/shared/lang';
+import { defineMessages } from './i18n.js';
 
 const sm = defineMessages({ section: 'Section', row: 'Row', seat: 'Seat' }, { section: 'Sector', row: 'Fila', seat: 'Asiento' });
 

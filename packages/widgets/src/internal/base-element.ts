@@ -1,5 +1,6 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
-import { resolveLang, type Lang } from './i18n.js';
+import type { Lang } from '@resale/shared/lang';
+import { resolveLang } from './i18n.js';
 
 /** The package version, exposed as `ResaleElement.version` for support requests. */
 export const VERSION = '0.1.0';

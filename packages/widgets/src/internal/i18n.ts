@@ -1,6 +1,6 @@
+import type { Lang } from '@resale/shared/lang';
 /** The few texts the components own; everything else comes localised from the server. */
 
-export type Lang = 'en' | 'es';
 
 const en = {
   close: 'Close',

@@ -1,5 +1,5 @@
 import DOMPurify, { type Config } from 'dompurify';
-import { keepSvgAttribute, SVG_SANITIZE_CONFIG } from './svg-policy.js';
+import { keepSvgAttribute, SVG_SANITIZE_CONFIG } from '@resale/shared/svg-policy';
 
 /**
  * The partner's seating chart, sanitised before it touches the page. Loaded as its own chunk by

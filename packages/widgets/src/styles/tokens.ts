@@ -1,5 +1,5 @@
 import { css, unsafeCSS } from 'lit';
-import { TOKENS } from './token-values.js';
+import { TOKENS } from '@resale/shared/tokens';
 
 export { TOKENS };
 

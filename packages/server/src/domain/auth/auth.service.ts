@@ -1,3 +1,4 @@
+import { type Lang } from '@resale/shared/lang';
 import { and, desc, eq, gt, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { createHmac, randomInt } from 'node:crypto';
 import { z } from 'zod';
@@ -9,7 +10,7 @@ import { hashSecret, randomToken, type SecretBox } from '../../lib/crypto.js';
 import { ApiError, type ErrorLocation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { MessagesService } from '../email/email.service.js';
-import type { Lang } from '../email/email.templates.js';
+
 import { normalizeEmail, normalizePhone, type UserIdentity, type UserRow, type UsersService } from '../users/users.service.js';
 import { oneTimeTokens, otpCodes, sessions } from './auth.table.js';
 import { partnerOf } from '../partners/partners.queries.js';

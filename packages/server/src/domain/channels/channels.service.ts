@@ -20,6 +20,7 @@ import type { Kernel } from '../../lib/kernel.js';
 import type { EventsService } from '../events/events.service.js';
 import type { ListingsService } from '../listings/listings.service.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
+import { serviceUrl, servicePaths } from '../../lib/urls.js';
 
 export type { ChannelListingRow };
 export { channelListingOf };
@@ -258,7 +259,7 @@ export class ChannelsService {
       buyerTotal: major(l.priceMinor + l.buyerFeeMinor),
       sellerFee: major(l.sellerFeeMinor),
       payout: major(l.payoutMinor),
-      shareUrl: `${this.deps.config.publicBaseUrl}/market/${encodeURIComponent(l.partnerId)}/${encodeURIComponent(j.eventRef)}?${q}`,
+      shareUrl: serviceUrl(this.deps.config.publicBaseUrl, servicePaths.market(l.partnerId, j.eventRef, q)),
       createdAt: toIso(l.createdAt),
       updatedAt: toIso(l.updatedAt),
       soldAt: l.soldAt === null ? null : toIso(l.soldAt),

@@ -1,3 +1,4 @@
+import { type Lang } from '@resale/shared/lang';
 import { quietCommit, skipLocked, wakeWorkers } from '../../db/dialect.js';
 import { and, desc, eq, lte, sql } from 'drizzle-orm';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
@@ -10,7 +11,7 @@ import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { messages, type StoredAttachment } from './email.table.js';
-import { renderMessage, type Channel, type Lang, type TemplateName, type TemplateVars } from './email.templates.js';
+import { renderMessage, type Channel, type TemplateName, type TemplateVars } from './email.templates.js';
 import { mailboxSms, mailboxTransport, smtpTransport, type Attachment, type SmsSender, type Transport } from './email.transport.js';
 
 /**

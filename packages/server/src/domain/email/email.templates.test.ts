@@ -1,5 +1,6 @@
+import { LANGS } from '@resale/shared/lang';
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, formatter, LANGS, pickLang, renderMessage, TEMPLATE_NAMES, type TemplateName, type TemplateVars } from './email.templates.js';
+import { escapeHtml, formatter, pickLang, renderMessage, TEMPLATE_NAMES, type TemplateName, type TemplateVars } from './email.templates.js';
 
 /** Sample variables of every template, with distinctive values to find in the output. */
 const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {

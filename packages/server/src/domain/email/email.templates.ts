@@ -1,6 +1,7 @@
+import { LANGS, type Lang } from '@resale/shared/lang';
 import { z } from 'zod';
 import { currencyDigits } from '../../lib/money.js';
-import { formatInstant, localeOf } from '../../lib/format.js';
+import { formatInstant, localeOf } from '@resale/shared/format';
 import { placeText } from '../../lib/seats.js';
 
 /**
@@ -12,9 +13,6 @@ import { placeText } from '../../lib/seats.js';
  * Dates and amounts are formatted with `Intl` for the message's language.
  */
 
-/** Languages every template is written in. */
-export const LANGS = ['en', 'es'] as const;
-export type Lang = (typeof LANGS)[number];
 
 /** Delivery channels. */
 export type Channel = 'email' | 'sms';
@@ -211,7 +209,7 @@ export function formatter(lang: Lang): Formatter {
       return new Intl.DateTimeFormat(localeOf(lang), { dateStyle: 'long', timeZone: 'UTC' }).format(wallTime(iso).at);
     },
     dateTime(iso, tz) {
-      // In the venue's zone, written as the hosted pages write it (lib/format.ts): the e-mail and the receipt agree.
+      // In the venue's zone, written as the hosted pages write it (@resale/shared/format): the e-mail and the receipt agree.
       if (tz) return formatInstant(Date.parse(iso), lang, tz);
       const { at, utc } = wallTime(iso);
       const text = new Intl.DateTimeFormat(localeOf(lang), { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' }).format(at);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Config, DOMPurify } from 'dompurify';
-import { keepSvgAttribute, SVG_SANITIZE_CONFIG } from '../../../../widgets/src/internal/svg-policy.js';
+import { keepSvgAttribute, SVG_SANITIZE_CONFIG } from '@resale/shared/svg-policy';
 
 /**
  * The partner's seating chart (`seating.svgCode`), sanitised when it is received and stored
@@ -11,7 +11,7 @@ import { keepSvgAttribute, SVG_SANITIZE_CONFIG } from '../../../../widgets/src/i
  * clean is a hash and a memo hit. Every read (the event, the seat map data, the market page's
  * seatmap.json) serves the stored chart and sanitises nothing.
  *
- * The allow-list is the seat map widget's (`packages/widgets/src/internal/svg-policy.ts`):
+ * The allow-list is the seat map widget's (`packages/shared/src/svg-policy.ts`):
  * shapes, groups, text, gradients and filters with their ids, classes and `data-*` attributes
  * stay; scripts, `<foreignObject>`, `<style>`, `<a>`, event handlers, `style` attributes and
  * every reference outside the document (`href`, `xlink:href`, `src` other than `#id`,

@@ -17,6 +17,7 @@ import type { IntentionOutcome } from '../metrics/metrics.service.js';
 import type { Kernel } from '../../lib/kernel.js';
 import type { ListingsService } from '../listings/listings.service.js';
 import type { Metrics } from '../metrics/metrics.service.js';
+import { serviceUrl, servicePaths } from '../../lib/urls.js';
 
 export type { IntentionRow };
 
@@ -267,6 +268,6 @@ export class IntentionsService {
 
   /** Where the buyer pays: the hosted checkout page of the intention. */
   checkoutUrl(row: IntentionRow, lang: string): string {
-    return `${this.deps.config.publicBaseUrl}/checkout/${row.partnerId}/${row.id}?lang=${lang}`;
+    return serviceUrl(this.deps.config.publicBaseUrl, servicePaths.checkout(row.partnerId, row.id, { lang }));
   }
 }

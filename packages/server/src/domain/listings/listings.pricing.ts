@@ -1,5 +1,5 @@
 import { ApiError } from '../../lib/errors.js';
-import { percentOf } from '../../lib/fees.js';
+import { percentOf } from '@resale/shared/fees';
 import { toMajor } from '../../lib/money.js';
 import type { EffectiveRules, PriceRule } from '../rules/rules.service.js';
 

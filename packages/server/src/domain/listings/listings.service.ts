@@ -2,7 +2,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
-import { feesWithOverride, priceBreakdown, type FeeSchedule, type PriceBreakdown } from '../../lib/fees.js';
+import { feesWithOverride, priceBreakdown, type FeeSchedule, type PriceBreakdown } from '@resale/shared/fees';
 import { newId } from '../../lib/ids.js';
 import { toMajor } from '../../lib/money.js';
 import { isResaleOpen } from '../events/events.model.js';
@@ -21,6 +21,7 @@ import type { MessagesService } from '../email/email.service.js';
 import type { RulesService } from '../rules/rules.service.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
 import type { WebhooksService } from '../webhooks/webhooks.service.js';
+import { serviceUrl, servicePaths } from '../../lib/urls.js';
 
 export type { ListingRow };
 export { LIVE_LISTING_STATES };
@@ -349,7 +350,7 @@ export class ListingsService {
       buyerTotal: major(l.priceMinor + l.buyerFeeMinor),
       sellerFee: major(l.sellerFeeMinor),
       payout: major(l.payoutMinor),
-      shareUrl: `${this.deps.config.publicBaseUrl}/market/${encodeURIComponent(l.partnerId)}/${encodeURIComponent(ref.eventRef)}?${q}`,
+      shareUrl: serviceUrl(this.deps.config.publicBaseUrl, servicePaths.market(l.partnerId, ref.eventRef, q)),
       endReason: l.endReason,
       createdAt: toIso(l.createdAt),
       updatedAt: toIso(l.updatedAt),

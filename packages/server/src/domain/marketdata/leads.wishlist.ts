@@ -1,15 +1,17 @@
+import { type Lang } from '@resale/shared/lang';
 import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Kernel } from '../../lib/kernel.js';
 import type { MessagesService } from '../email/email.service.js';
 import type { PartnersService } from '../partners/partners.service.js';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
-import type { Lang } from '../email/email.templates.js';
+
 import { showsWithEvents, ticketOptionsOfShows } from '../events/events.queries.js';
 import { activeOptionPksOfShows } from '../listings/listings.queries.js';
 import { leads } from './leads.table.js';
 import { partnerOf } from '../partners/partners.queries.js';
 import { affected } from '../../db/affected.js';
+import { serviceUrl, servicePaths } from '../../lib/urls.js';
 
 /**
  * Wishlist notifications: a WISHLIST lead with an e-mail is e-mailed once (template
@@ -72,7 +74,7 @@ export async function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): Promi
     for (const lead of due) {
       const lang = await langOf(lead.partnerId);
       const query = new URLSearchParams({ showId: lead.showId, lang, ...(lead.ticketOptionId ? { ticketOptionId: lead.ticketOptionId } : {}) });
-      const marketUrl = `${deps.config.publicBaseUrl}/market/${encodeURIComponent(lead.partnerId)}/${encodeURIComponent(lead.eventRef)}?${query}`;
+      const marketUrl = serviceUrl(deps.config.publicBaseUrl, servicePaths.market(lead.partnerId, lead.eventRef, query));
       const timeZone = (lead.showLocation ?? lead.eventLocation).timeZone;
       const mark = async (notificationId: string | null) =>
         affected(await tx.update(leads).set({ notifiedAt: now, notificationId }).where(and(eq(leads.id, lead.id), isNull(leads.notifiedAt)))) === 1;

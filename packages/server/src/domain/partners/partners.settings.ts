@@ -2,16 +2,15 @@ import { z } from '@hono/zod-openapi';
 import { whenPresent } from '../../lib/validation.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from '../../lib/origins.js';
 import { contrastRatio } from '../../lib/contrast.js';
+// The actions a partner may subscribe to are the defined webhook kinds. webhooks.kinds.ts imports
+// nothing of partners, and must not: the webhooks service imports partners (a cycle would close).
+import { WEBHOOK_ACTIONS } from '../webhooks/webhooks.kinds.js';
 
 /**
  * Partner settings: what the operator configures per partner. Unknown settings are
  * rejected. `platformSecret` is write-only: it is sealed apart from the settings and
  * reads back as `platformSecretSet`.
  */
-
-/** Every webhook action the service sends (spec + the product's documented kinds). */
-export const WEBHOOK_ACTIONS = ['ticketShield.updated', 'ticket.update', 'listing.created', 'listing.updated', 'listing.deleted', 'event.unlock', 'payouts.delivered'] as const;
-export type WebhookAction = (typeof WEBHOOK_ACTIONS)[number];
 
 const url = () =>
   z.url({ protocol: /^https?$/, error: whenPresent('must be an http(s) URL') }).max(2048).nullable().openapi({ example: 'https://partner.example/api/resale/owned' });

@@ -1,3 +1,4 @@
+import { type Lang } from '@resale/shared/lang';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import type { Tx } from '../../db/client.js';
@@ -7,7 +8,7 @@ import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { payoutAccounts } from './payouts.table.js';
 import type { SessionData } from '../auth/auth.service.js';
-import type { Lang } from '../email/email.templates.js';
+
 import type { Kernel } from '../../lib/kernel.js';
 import type { AuthService } from '../auth/auth.service.js';
 import type { MessagesService } from '../email/email.service.js';

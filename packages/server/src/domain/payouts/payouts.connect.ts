@@ -1,9 +1,10 @@
+import { type Lang } from '@resale/shared/lang';
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { SessionData } from '../auth/auth.service.js';
-import type { Lang } from '../email/email.templates.js';
+
 import type { PayoutProvider, SellerAccountState } from './payouts.provider.js';
 import { payoutCountry } from './payouts.countries.js';
 import { connectAccounts } from './payouts.table.js';

@@ -1,54 +1,14 @@
+import type { RuleType, RuleValues } from './rules.definitions.js';
+
 /**
  * The domain types of rules, shared by rules.service.ts (which stores and reads them) and
  * rules.schemas.ts (which validates requests and serializes them), so that neither imports
- * the other's types back. Types and constants only: no database, no zod, no Hono.
+ * the other's types back. Types and constants only: no database, no zod, no Hono. The rule
+ * types and their stored values come from the definitions (rules.definitions.ts).
  */
-
-/** The rule types stored as rules, in the order GET answers them. `COMBINATION` is not one: it is a combination. */
-export const RULE_TYPES = [
-  'qrUnlock',
-  'superSwapUnlock',
-  'superSwapConfig',
-  'maxSell',
-  'platformFees',
-  'maxPriceSellConfig',
-  'minPriceSellConfig',
-  'fixedListingPrice',
-] as const;
-export type RuleType = (typeof RULE_TYPES)[number];
 
 /** The item type that creates or updates a combination instead of a rule. */
 export const COMBINATION = 'COMBINATION';
-
-export function isRuleType(value: string): value is RuleType {
-  return (RULE_TYPES as readonly string[]).includes(value);
-}
-
-/** A price limit as stored: a percentage of the original price, or an amount in minor units. */
-export type PriceRule = { type: 'PERCENTAGE'; percent: number } | { type: 'ABSOLUTE'; amountMinor: number };
-
-/**
- * The stored value of each rule type. Money is integer minor units in the ticket option's
- * currency; instants are UTC epoch milliseconds. The API's shapes are in rules.schemas.ts.
- */
-export interface RuleValues {
-  /** When the QR of the secure ticket view unlocks: hours before the show, or an instant. */
-  qrUnlock: { hoursBeforeShow: number } | { unlockAt: number };
-  /** From how many hours before the show a Super Swap resale is possible. */
-  superSwapUnlock: { hoursBeforeShow: number };
-  /** Every flag present (merged with the stored value and the defaults). */
-  superSwapConfig: { enabled: boolean; reissueTicketAccess: boolean; allowAfterQrUnlock: boolean };
-  /** Tickets one seller may have listed or sold at once for the show, within the scope. */
-  maxSell: { maxTickets: number };
-  /** Only the fees sent; an absent one falls back to the partner's fee. */
-  platformFees: { buyerPercent?: number; buyerFixedMinor?: number; sellerPercent?: number; sellerFixedMinor?: number };
-  maxPriceSellConfig: PriceRule;
-  minPriceSellConfig: PriceRule;
-  fixedListingPrice: PriceRule;
-}
-
-/** superSwapConfig flags the first time one is posted for a scope. */
-export const SUPER_SWAP_DEFAULTS: RuleValues['superSwapConfig'] = { enabled: false, reissueTicketAccess: true, allowAfterQrUnlock: false };
 
 /** A rule with its type, so that `rules` narrows on `ruleType`. */
 export type RuleEntry = { [K in RuleType]: { ruleType: K; rules: RuleValues[K] } }[RuleType];

@@ -3,16 +3,17 @@ import { toIso } from '../../lib/clock.js';
 import { ERROR_CODES, type ErrorCode, type ErrorEntry, type ErrorLocation } from '../../lib/errors.js';
 import { toMajor } from '../../lib/money.js';
 import { issuesToEntries } from '../../lib/validation.js';
-import { COMBINATION, isRuleType, RULE_TYPES, type AppliedRule, type RuleType } from './rules.model.js';
+import { type AnyRuleDefinition, pascalCase } from './rules.define.js';
+import { isRuleType, RULE_DEFINITIONS, RULE_TYPES, ruleDefinition } from './rules.definitions.js';
+import { COMBINATION, type AppliedRule } from './rules.model.js';
 
 /**
  * Request and response schemas of POST/GET /v1/rules, and the `ruleToApi()` serializer.
  *
- * The spec leaves the shape of each rules object open ("not shown"); the shapes below are
- * our decisions, documented in the OpenAPI descriptions. Every rules object is strict: an
- * unknown field is `unknown_field`, so a typo is an error, not silence. Deprecated fields
- * of the earlier rules API are screened first, on the raw JSON, so the partner reads
- * `deprecated_field` with what replaces the field, not `unknown_field`.
+ * The rules object of each rule type, in and out, is its definition's (rules.definitions.ts);
+ * this file wraps them in items and unions, one member per definition, in their order.
+ * Deprecated fields of the earlier rules API are screened first, on the raw JSON, so the
+ * partner reads `deprecated_field` with what replaces the field, not `unknown_field`.
  */
 
 /** Spec, Limits: items per request of POST /v1/rules. */
@@ -111,14 +112,6 @@ export function ruleIssuesToEntries(issues: readonly z.core.$ZodIssue[], where: 
 
 const idString = () => z.string().trim().min(1, 'must not be empty').max(200);
 
-const isoInstant = () =>
-  z.iso
-    .datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset, such as 2026-05-01T18:00:00+02:00' })
-    .openapi({ example: '2026-05-01T18:00:00+02:00' });
-
-const hoursBeforeShow = (description: string) => z.number().min(0).max(720).openapi({ description, example: 3 });
-
-/** A price as the partner sends it: a number or a numeric string, in major units, fees excluded. */
 const priceInput = () =>
   z
     .union([z.number().nonnegative('must not be negative'), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount such as 19.99')], {
@@ -130,122 +123,6 @@ const priceInput = () =>
     description: 'Base price of the combination in major units of the ticket option’s currency, fees and charges excluded. A number or a numeric string.',
   });
 
-// ------------------------------------------------------------------ rules objects
-
-const QR_UNLOCK_DESCRIPTION =
-  'qrUnlock: when the QR code of the secure ticket view (ticketShield) unlocks for tickets of this scope. ' +
-  'Send exactly one of hoursBeforeShow (hours before the start of the show, 0 to 720, decimals allowed) or unlockAt (an ISO 8601 instant with offset; answered in UTC). ' +
-  "Overrides the partner's qrLockHoursBeforeShow setting. Posting again replaces the rule.";
-
-export const QrUnlockRules = z
-  .strictObject({
-    hoursBeforeShow: hoursBeforeShow('The QR unlocks this many hours before the start of the show.').optional(),
-    unlockAt: isoInstant().optional().openapi({ description: 'The QR unlocks at this instant.' }),
-  })
-  .superRefine((r, ctx) => {
-    if ((r.hoursBeforeShow === undefined) === (r.unlockAt === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'must hold exactly one of hoursBeforeShow or unlockAt' });
-    }
-  })
-  .openapi('QrUnlockRules', { description: QR_UNLOCK_DESCRIPTION, example: { hoursBeforeShow: 3 } });
-
-export const SuperSwapUnlockRules = z
-  .strictObject({
-    hoursBeforeShow: hoursBeforeShow('A Super Swap resale is possible from this many hours before the start of the show (0 to 720).').openapi({ example: 48 }),
-  })
-  .openapi('SuperSwapUnlockRules', {
-    description: 'superSwapUnlock: from when before the show a Super Swap resale is possible for tickets of this scope. Posting again replaces the rule.',
-    example: { hoursBeforeShow: 48 },
-  });
-
-const SUPER_SWAP_FLAGS = {
-  enabled: 'Super Swap is offered for tickets of this scope. Default false.',
-  reissueTicketAccess: "The buyer gets newly issued access credentials and the seller's old ones stop working. Default true.",
-  allowAfterQrUnlock: 'A Super Swap is still possible after the QR code has unlocked. Default false.',
-} as const;
-
-export const SuperSwapConfigRules = z
-  .strictObject({
-    enabled: z.boolean().optional().openapi({ description: SUPER_SWAP_FLAGS.enabled, example: true }),
-    reissueTicketAccess: z.boolean().optional().openapi({ description: SUPER_SWAP_FLAGS.reissueTicketAccess, example: true }),
-    allowAfterQrUnlock: z.boolean().optional().openapi({ description: SUPER_SWAP_FLAGS.allowAfterQrUnlock, example: false }),
-  })
-  .openapi('SuperSwapConfigRules', {
-    description:
-      "superSwapConfig: Super Swap is a resale in which the buyer gets newly issued access credentials and the seller's old ones stop working. " +
-      'PARTIAL update: a flag omitted keeps its stored value for the same scope; the first time, omitted flags take the defaults ' +
-      '(enabled false, reissueTicketAccess true, allowAfterQrUnlock false). A combination-scoped superSwapConfig starts from these defaults, not from the ticket option’s.',
-    example: { enabled: true },
-  });
-
-/** superSwapConfig as stored and answered: every flag present. */
-export const SuperSwapConfigState = z
-  .object({
-    enabled: z.boolean().openapi({ description: SUPER_SWAP_FLAGS.enabled, example: true }),
-    reissueTicketAccess: z.boolean().openapi({ description: SUPER_SWAP_FLAGS.reissueTicketAccess, example: true }),
-    allowAfterQrUnlock: z.boolean().openapi({ description: SUPER_SWAP_FLAGS.allowAfterQrUnlock, example: false }),
-  })
-  .openapi('SuperSwapConfigState', { description: 'superSwapConfig after merging: every flag present.' });
-
-export const MaxSellRules = z
-  .strictObject({
-    maxTickets: z.number().int().min(1).max(1000).openapi({ description: 'Integer 1 to 1000.', example: 4 }),
-  })
-  .openapi('MaxSellRules', {
-    description: 'maxSell: how many tickets one seller may have listed or sold at once for this show within the scope of the rule. Posting again replaces the rule.',
-    example: { maxTickets: 4 },
-  });
-
-const percent = (who: string) => z.number().min(0).max(50).optional().openapi({ description: `Fee ${who}, in percent of the listing price (0 to 50).`, example: 8 });
-const fixed = (who: string) =>
-  z.number().min(0).optional().openapi({ description: `Fixed fee per ticket ${who}, in major units of the ticket option’s currency (at most its decimals).`, example: 1.5 });
-
-export const PlatformFeesRules = z
-  .strictObject({
-    buyerPercent: percent('the buyer pays on top of the listing price'),
-    buyerFixed: fixed('the buyer pays'),
-    sellerPercent: percent('kept from the seller'),
-    sellerFixed: fixed('kept from the seller'),
-  })
-  .superRefine((r, ctx) => {
-    if (r.buyerPercent === undefined && r.buyerFixed === undefined && r.sellerPercent === undefined && r.sellerFixed === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'must hold at least one of buyerPercent, buyerFixed, sellerPercent, sellerFixed' });
-    }
-  })
-  .openapi('PlatformFeesRules', {
-    description:
-      "platformFees: overrides the partner's fees for this scope. At least one field; a field omitted falls back to the partner's fee. " +
-      'Posting again replaces the whole rule (it does not merge). Fixed amounts are stored in minor units and answered in major units.',
-    example: { buyerPercent: 8, sellerFixed: 1.5 },
-  });
-
-const PRICE_TYPE_DESCRIPTION =
-  'PERCENTAGE: value is a percentage of the original price (the combination’s price when the rule has a priceTypeId, else the ticket option’s price): ' +
-  '100 = face value, 120 = 20% above. ABSOLUTE: value is an amount in major units of the ticket option’s currency.';
-
-const priceRule = (name: string, description: string, example: { type: 'PERCENTAGE' | 'ABSOLUTE'; value: number }) =>
-  z
-    .strictObject({
-      type: z.enum(['PERCENTAGE', 'ABSOLUTE']).openapi({ description: PRICE_TYPE_DESCRIPTION, example: example.type }),
-      value: z.number().min(0).openapi({ description: 'A percentage (PERCENTAGE) or an amount in major units (ABSOLUTE); not negative.', example: example.value }),
-    })
-    .openapi(name, { description: `${description} ${PRICE_TYPE_DESCRIPTION} Posting again replaces the rule.`, example });
-
-export const MaxPriceSellRules = priceRule(
-  'MaxPriceSellConfigRules',
-  'maxPriceSellConfig (replaces the deprecated maxPriceSell): the highest listing price a seller may choose. Within one scope it must not be below minPriceSellConfig when both have the same type.',
-  { type: 'PERCENTAGE', value: 120 },
-);
-export const MinPriceSellRules = priceRule(
-  'MinPriceSellConfigRules',
-  'minPriceSellConfig (replaces the deprecated minPriceSell): the lowest listing price a seller may choose. Within one scope it must not exceed maxPriceSellConfig when both have the same type.',
-  { type: 'ABSOLUTE', value: 20 },
-);
-export const FixedListingPriceRules = priceRule(
-  'FixedListingPriceRules',
-  'fixedListingPrice: the listing price is fixed; the seller cannot choose it.',
-  { type: 'PERCENTAGE', value: 100 },
-);
 
 // ------------------------------------------------------------------ request items
 
@@ -265,18 +142,28 @@ const scopePriceType = () =>
         'The combination must exist (sent at event creation, or by a COMBINATION item earlier in the same request). A combination-scoped rule wins over the ticket option’s rule of the same type.',
     });
 
-function ruleItem<T extends RuleType, S extends z.ZodType>(ruleType: T, rules: S, name: string, example: unknown) {
+/** The definitions, seen alike: each maps to its own member of the unions below (typed by RuleItems and StoredItems). */
+const DEFINITIONS: readonly AnyRuleDefinition[] = RULE_DEFINITIONS;
+
+const exampleRef = { externalReferenceEventId: 'tour-2026', showId: 'show-1', ticketOptionId: 'opt-field' };
+
+/** The POST item of a rule type: the ids, the optional scope, and the definition's input schema as `rules`. */
+function ruleItem<T extends string, S extends z.ZodType>(def: { ruleType: T; input: S; itemExample: { priceTypeId?: string; rules: unknown } }) {
+  const { ruleType, itemExample } = def;
   return z
     .strictObject({
       ...ref(),
       priceTypeId: scopePriceType(),
       ruleType: z.literal(ruleType).openapi({ example: ruleType }),
-      rules,
+      rules: def.input,
     })
-    .openapi(name, { example });
+    .openapi(`${pascalCase(ruleType)}RuleItem`, {
+      example: { ...exampleRef, ...(itemExample.priceTypeId !== undefined ? { priceTypeId: itemExample.priceTypeId } : {}), ruleType, rules: itemExample.rules },
+    });
 }
 
-const exampleRef = { externalReferenceEventId: 'tour-2026', showId: 'show-1', ticketOptionId: 'opt-field' };
+/** The schemas `ruleItem` makes of the definitions, member for member (so that `RuleItemInput` narrows on `ruleType`). */
+type RuleItems<D extends readonly AnyRuleDefinition[]> = { [K in keyof D]: ReturnType<typeof ruleItem<D[K]['ruleType'], D[K]['input']>> };
 
 export const CombinationItem = z
   .strictObject({
@@ -292,22 +179,7 @@ export const CombinationItem = z
   });
 
 export const RuleItem = z
-  .discriminatedUnion('ruleType', [
-    CombinationItem,
-    ruleItem('qrUnlock', QrUnlockRules, 'QrUnlockRuleItem', { ...exampleRef, ruleType: 'qrUnlock', rules: { hoursBeforeShow: 3 } }),
-    ruleItem('superSwapUnlock', SuperSwapUnlockRules, 'SuperSwapUnlockRuleItem', { ...exampleRef, ruleType: 'superSwapUnlock', rules: { hoursBeforeShow: 48 } }),
-    ruleItem('superSwapConfig', SuperSwapConfigRules, 'SuperSwapConfigRuleItem', { ...exampleRef, ruleType: 'superSwapConfig', rules: { enabled: true } }),
-    ruleItem('maxSell', MaxSellRules, 'MaxSellRuleItem', { ...exampleRef, ruleType: 'maxSell', rules: { maxTickets: 4 } }),
-    ruleItem('platformFees', PlatformFeesRules, 'PlatformFeesRuleItem', { ...exampleRef, ruleType: 'platformFees', rules: { buyerPercent: 8 } }),
-    ruleItem('maxPriceSellConfig', MaxPriceSellRules, 'MaxPriceSellConfigRuleItem', {
-      ...exampleRef,
-      priceTypeId: 'pt-early',
-      ruleType: 'maxPriceSellConfig',
-      rules: { type: 'PERCENTAGE', value: 120 },
-    }),
-    ruleItem('minPriceSellConfig', MinPriceSellRules, 'MinPriceSellConfigRuleItem', { ...exampleRef, ruleType: 'minPriceSellConfig', rules: { type: 'ABSOLUTE', value: 20 } }),
-    ruleItem('fixedListingPrice', FixedListingPriceRules, 'FixedListingPriceRuleItem', { ...exampleRef, ruleType: 'fixedListingPrice', rules: { type: 'PERCENTAGE', value: 100 } }),
-  ])
+  .discriminatedUnion('ruleType', [CombinationItem, ...(DEFINITIONS.map((d) => ruleItem(d)) as unknown as RuleItems<typeof RULE_DEFINITIONS>)])
   .openapi('RuleItem', {
     description:
       'One rule, or a combination (ruleType COMBINATION). Deprecated fields (superswap, superswapInit, minPriceSell, maxPriceSell) on an item or in its rules object, and ruleType ticketShield answer 400 deprecated_field.',
@@ -355,9 +227,13 @@ const outRef = () => ({
 });
 const updatedAt = () => z.string().openapi({ example: '2026-03-01T12:00:00.000Z', description: 'Last change, ISO 8601 UTC.' });
 
-function storedItem<T extends RuleType, S extends z.ZodType>(ruleType: T, rules: S) {
-  return z.object({ ...outRef(), ruleType: z.literal(ruleType), rules, updatedAt: updatedAt() }).openapi(`Stored${ruleType[0]!.toUpperCase()}${ruleType.slice(1)}Rule`);
+/** The answered item of a rule type: the ids, and the definition's output schema as `rules`. */
+function storedItem<T extends string, S extends z.ZodType>(def: { ruleType: T; output: S }) {
+  return z.object({ ...outRef(), ruleType: z.literal(def.ruleType), rules: def.output, updatedAt: updatedAt() }).openapi(`Stored${pascalCase(def.ruleType)}Rule`);
 }
+
+/** The schemas `storedItem` makes of the definitions, member for member. */
+type StoredItems<D extends readonly AnyRuleDefinition[]> = { [K in keyof D]: ReturnType<typeof storedItem<D[K]['ruleType'], D[K]['output']>> };
 
 export const StoredRuleItem = z
   .discriminatedUnion('ruleType', [
@@ -371,14 +247,7 @@ export const StoredRuleItem = z
         updatedAt: updatedAt(),
       })
       .openapi('StoredCombination'),
-    storedItem('qrUnlock', QrUnlockRules),
-    storedItem('superSwapUnlock', SuperSwapUnlockRules),
-    storedItem('superSwapConfig', SuperSwapConfigState),
-    storedItem('maxSell', MaxSellRules),
-    storedItem('platformFees', PlatformFeesRules),
-    storedItem('maxPriceSellConfig', MaxPriceSellRules),
-    storedItem('minPriceSellConfig', MinPriceSellRules),
-    storedItem('fixedListingPrice', FixedListingPriceRules),
+    ...(DEFINITIONS.map((d) => storedItem(d)) as unknown as StoredItems<typeof RULE_DEFINITIONS>),
   ])
   .openapi('StoredRuleItem', { description: 'A rule or combination as stored. Amounts in major units, instants in UTC.' });
 export type StoredRuleItemOutput = z.output<typeof StoredRuleItem>;
@@ -395,43 +264,16 @@ export function ruleToApi(r: AppliedRule): StoredRuleItemOutput {
   };
   const at = toIso(r.updatedAt);
   const major = (minor: number) => toMajor(minor, r.currency);
-  switch (r.ruleType) {
-    case COMBINATION:
-      return {
-        ...base,
-        priceTypeId: r.priceTypeId!,
-        ruleType: COMBINATION,
-        price: major(r.priceMinor),
-        ...(r.description !== null ? { description: r.description } : {}),
-        updatedAt: at,
-      };
-    case 'qrUnlock':
-      return { ...base, ruleType: r.ruleType, rules: 'unlockAt' in r.rules ? { unlockAt: toIso(r.rules.unlockAt) } : { hoursBeforeShow: r.rules.hoursBeforeShow }, updatedAt: at };
-    case 'platformFees': {
-      const f = r.rules;
-      return {
-        ...base,
-        ruleType: r.ruleType,
-        rules: {
-          ...(f.buyerPercent !== undefined ? { buyerPercent: f.buyerPercent } : {}),
-          ...(f.buyerFixedMinor !== undefined ? { buyerFixed: major(f.buyerFixedMinor) } : {}),
-          ...(f.sellerPercent !== undefined ? { sellerPercent: f.sellerPercent } : {}),
-          ...(f.sellerFixedMinor !== undefined ? { sellerFixed: major(f.sellerFixedMinor) } : {}),
-        },
-        updatedAt: at,
-      };
-    }
-    case 'maxPriceSellConfig':
-    case 'minPriceSellConfig':
-    case 'fixedListingPrice': {
-      const p = r.rules;
-      return { ...base, ruleType: r.ruleType, rules: p.type === 'PERCENTAGE' ? { type: p.type, value: p.percent } : { type: p.type, value: major(p.amountMinor) }, updatedAt: at };
-    }
-    case 'superSwapUnlock':
-      return { ...base, ruleType: r.ruleType, rules: { hoursBeforeShow: r.rules.hoursBeforeShow }, updatedAt: at };
-    case 'superSwapConfig':
-      return { ...base, ruleType: r.ruleType, rules: { ...r.rules }, updatedAt: at };
-    case 'maxSell':
-      return { ...base, ruleType: r.ruleType, rules: { maxTickets: r.rules.maxTickets }, updatedAt: at };
+  if (r.ruleType === COMBINATION) {
+    return {
+      ...base,
+      priceTypeId: r.priceTypeId!,
+      ruleType: COMBINATION,
+      price: major(r.priceMinor),
+      ...(r.description !== null ? { description: r.description } : {}),
+      updatedAt: at,
+    };
   }
+  // The definition's toApi answers its own output schema; the union cannot see that it matches r.ruleType.
+  return { ...base, ruleType: r.ruleType, rules: ruleDefinition(r.ruleType).toApi(r.rules, { major }), updatedAt: at } as StoredRuleItemOutput;
 }

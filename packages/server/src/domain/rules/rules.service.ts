@@ -2,32 +2,21 @@ import { inOrder } from '../../lib/in-order.js';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { fromIso } from '../../lib/clock.js';
 import { ApiError, type ErrorLocation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { toMajor, toMinor } from '../../lib/money.js';
+import { toMinor } from '../../lib/money.js';
 import type { EventsService } from '../events/events.service.js';
 import { combinationsOfShow, priceTypesOfShow, ticketOptionsOfShow } from '../events/events.queries.js';
-import {
-  COMBINATION,
-  isRuleType,
-  RULE_TYPES,
-  SUPER_SWAP_DEFAULTS,
-  type AppliedRule,
-  type EffectiveRule,
-  type EffectiveRules,
-  type PriceRule,
-  type RuleEntry,
-  type RuleScope,
-  type RuleType,
-  type RuleValues,
-} from './rules.model.js';
+import type { ScopeCheck } from './rules.define.js';
+import { isRuleType, RULE_TYPES, ruleDefinition, type RuleType, type RuleValues } from './rules.definitions.js';
+import { COMBINATION, type AppliedRule, type EffectiveRule, type EffectiveRules, type RuleEntry, type RuleScope } from './rules.model.js';
 import type { RuleItemInput } from './rules.schemas.js';
 import { rules } from './rules.table.js';
 
-// The domain types live in rules.model.ts (shared with rules.schemas.ts); re-exported for callers.
-export type { AppliedRule, CombinationEntry, EffectiveRule, EffectiveRules, PriceRule, RuleEntry, RuleScope, RuleValues } from './rules.model.js';
-export { SUPER_SWAP_DEFAULTS } from './rules.model.js';
+// The domain types live in rules.model.ts and rules.definitions.ts (shared with rules.schemas.ts); re-exported for callers.
+export type { AppliedRule, CombinationEntry, EffectiveRule, EffectiveRules, RuleEntry, RuleScope } from './rules.model.js';
+export type { PriceRule, RuleValues } from './rules.definitions.js';
+export { SUPER_SWAP_DEFAULTS } from './rules.definitions.js';
 
 // ------------------------------------------------------------------ effective rules
 
@@ -80,8 +69,13 @@ async function asInvalid<T>(path: string, message: string, lookup: () => Promise
   }
 }
 
-function describePrice(p: PriceRule, currency: string): string {
-  return p.type === 'PERCENTAGE' ? `PERCENTAGE ${p.percent}` : `ABSOLUTE ${toMajor(p.amountMinor, currency)} ${currency}`;
+/** A scope a POST changed, to be checked once the batch is written (see ScopeCheck). */
+interface ChangedScope {
+  index: number;
+  optionPk: string;
+  scopeKey: string;
+  currency: string;
+  label: string;
 }
 
 /** What RulesService is built from (see deps.ts). */
@@ -120,8 +114,8 @@ export class RulesService {
     const { event, show } = await this.events.findShow(tx, partnerId, first.externalReferenceEventId, first.showId);
     const now = this.clock.now();
     const ids = { externalReferenceEventId: event.externalReferenceId, showId: show.showId };
-    /** Scopes whose min/max price rules changed, with the last item that changed them. */
-    const priceLimitScopes = new Map<string, { index: number; optionPk: string; scopeKey: string; currency: string; label: string }>();
+    /** Per check of the definitions (see ScopeCheck), the scopes whose rules of the check changed, with the last item that changed them. */
+    const toCheck = new Map<ScopeCheck, Map<string, ChangedScope>>();
 
     const applied = await inOrder(items, async (item, i): Promise<AppliedRule> => {
       const option = await asInvalid(`${i}.ticketOptionId`, `${i}.ticketOptionId '${item.ticketOptionId}' is not a ticket option of show '${show.showId}'`, async () =>
@@ -155,15 +149,22 @@ export class RulesService {
         .onConflictDoUpdate({ target: [rules.ticketOptionPk, rules.scopeKey, rules.ruleType], set: { rules: entry.rules, updatedAt: now } })
         .returning())[0]!;
 
-      if (entry.ruleType === 'maxPriceSellConfig' || entry.ruleType === 'minPriceSellConfig') {
+      const check = ruleDefinition(entry.ruleType).checkScope;
+      if (check) {
         const label = item.priceTypeId === undefined ? `ticket option '${option.ticketId}'` : `combination '${option.ticketId}' + '${item.priceTypeId}'`;
-        priceLimitScopes.set(`${option.id}\u0000${scopeKey}`, { index: i, optionPk: option.id, scopeKey, currency: option.currency, label });
+        const scopes = toCheck.get(check) ?? new Map<string, ChangedScope>();
+        toCheck.set(check, scopes);
+        scopes.set(`${option.id}\u0000${scopeKey}`, { index: i, optionPk: option.id, scopeKey, currency: option.currency, label });
       }
       return { ...itemIds, priceTypeId: item.priceTypeId ?? null, ...entry, updatedAt: row.updatedAt } as AppliedRule;
     });
 
-    // Checked once the batch is applied, so a request may move both limits at once.
-    for (const scope of priceLimitScopes.values()) await this.checkPriceLimits(tx, scope);
+    // Checked once the batch is applied, so a request may move several rules of one check at once (both price limits).
+    for (const [check, scopes] of toCheck) {
+      for (const s of scopes.values()) {
+        await check({ index: s.index, label: s.label, currency: s.currency, stored: async (ruleType) => (await this.storedRule(tx, s.optionPk, s.scopeKey, ruleType))?.rules });
+      }
+    }
     return applied;
   }
 
@@ -223,80 +224,21 @@ export class RulesService {
 
   // ---------------------------------------------------------------- internals
 
-  /** The stored value of a rule item: money to minor units, instants to epoch ms, superSwapConfig merged. */
+  /** The stored value of a rule item, by its definition (money to minor units, instants to epoch ms, superSwapConfig merged). */
   private async toEntry(tx: Tx, item: RuleItem, option: OptionRow, scopeKey: string, i: number): Promise<RuleEntry> {
-    const minor = (amount: number, field: string) => toMinor(amount, option.currency, `${i}.rules.${field}`);
-    const priceRule = (r: { type: 'PERCENTAGE' | 'ABSOLUTE'; value: number }): PriceRule =>
-      r.type === 'PERCENTAGE' ? { type: 'PERCENTAGE', percent: r.value } : { type: 'ABSOLUTE', amountMinor: minor(r.value, 'value') };
-
-    switch (item.ruleType) {
-      case 'qrUnlock': {
-        const r = item.rules;
-        return { ruleType: 'qrUnlock', rules: r.unlockAt !== undefined ? { unlockAt: fromIso(r.unlockAt) } : { hoursBeforeShow: r.hoursBeforeShow! } };
-      }
-      case 'superSwapUnlock':
-        return { ruleType: 'superSwapUnlock', rules: { hoursBeforeShow: item.rules.hoursBeforeShow } };
-      case 'superSwapConfig': {
-        const stored = await this.storedRule(tx, option.id, scopeKey, 'superSwapConfig');
-        const current = { ...SUPER_SWAP_DEFAULTS, ...(stored?.rules as Partial<RuleValues['superSwapConfig']> | undefined) };
-        const sent = item.rules;
-        return {
-          ruleType: 'superSwapConfig',
-          rules: {
-            enabled: sent.enabled ?? current.enabled,
-            reissueTicketAccess: sent.reissueTicketAccess ?? current.reissueTicketAccess,
-            allowAfterQrUnlock: sent.allowAfterQrUnlock ?? current.allowAfterQrUnlock,
-          },
-        };
-      }
-      case 'maxSell':
-        return { ruleType: 'maxSell', rules: { maxTickets: item.rules.maxTickets } };
-      case 'platformFees': {
-        const r = item.rules;
-        return {
-          ruleType: 'platformFees',
-          rules: {
-            ...(r.buyerPercent !== undefined ? { buyerPercent: r.buyerPercent } : {}),
-            ...(r.buyerFixed !== undefined ? { buyerFixedMinor: minor(r.buyerFixed, 'buyerFixed') } : {}),
-            ...(r.sellerPercent !== undefined ? { sellerPercent: r.sellerPercent } : {}),
-            ...(r.sellerFixed !== undefined ? { sellerFixedMinor: minor(r.sellerFixed, 'sellerFixed') } : {}),
-          },
-        };
-      }
-      case 'maxPriceSellConfig':
-        return { ruleType: 'maxPriceSellConfig', rules: priceRule(item.rules) };
-      case 'minPriceSellConfig':
-        return { ruleType: 'minPriceSellConfig', rules: priceRule(item.rules) };
-      case 'fixedListingPrice':
-        return { ruleType: 'fixedListingPrice', rules: priceRule(item.rules) };
-    }
+    const stored = await ruleDefinition(item.ruleType).toStored(item.rules, {
+      minor: (amount, field) => toMinor(amount, option.currency, `${i}.rules.${field}`),
+      previous: async () => (await this.storedRule(tx, option.id, scopeKey, item.ruleType))?.rules,
+    });
+    // The definition's toStored answers its own rule type's value; the union cannot see that it matches item.ruleType.
+    return { ruleType: item.ruleType, rules: stored } as RuleEntry;
   }
 
-  private async storedRule(tx: Tx, optionPk: string, scopeKey: string, ruleType: RuleType): Promise<RuleRow | undefined> {
+  private async storedRule(tx: Tx, optionPk: string, scopeKey: string, ruleType: string): Promise<RuleRow | undefined> {
     return (await tx
       .select()
       .from(rules)
       .where(and(eq(rules.ticketOptionPk, optionPk), eq(rules.scopeKey, scopeKey), eq(rules.ruleType, ruleType))).limit(1))[0];
-  }
-
-  /** Within one scope the minimum may not exceed the maximum when both have the same type (400 naming the last item that set one). */
-  private async checkPriceLimits(tx: Tx, scope: { index: number; optionPk: string; scopeKey: string; currency: string; label: string }): Promise<void> {
-    const min = (await this.storedRule(tx, scope.optionPk, scope.scopeKey, 'minPriceSellConfig'))?.rules as PriceRule | undefined;
-    const max = (await this.storedRule(tx, scope.optionPk, scope.scopeKey, 'maxPriceSellConfig'))?.rules as PriceRule | undefined;
-    if (!min || !max) return;
-    const exceeds =
-      min.type === 'PERCENTAGE' && max.type === 'PERCENTAGE'
-        ? min.percent > max.percent
-        : min.type === 'ABSOLUTE' && max.type === 'ABSOLUTE'
-          ? min.amountMinor > max.amountMinor
-          : false;
-    if (!exceeds) return;
-    const path = `${scope.index}.rules.value`;
-    throw ApiError.field(
-      'invalid_value',
-      path,
-      `${path}: the minPriceSellConfig of ${scope.label} (${describePrice(min, scope.currency)}) would exceed its maxPriceSellConfig (${describePrice(max, scope.currency)})`,
-    );
   }
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { affected } from '../../db/affected.js';
 import type { Db, Tx } from '../../db/client.js';
 import { serializeOn, sharedByProcesses, tryLockOn, wakeWorkers } from '../../db/dialect.js';
@@ -22,15 +22,12 @@ export interface PreparedJob {
   results: string;
 }
 
-/** A job lease: long enough for the largest job, short enough to recover quickly after a crash. */
-export const JOB_LEASE_MS = 60_000;
-
 /**
- * Most jobs `drain` and `applyDue` apply in one transaction. More per transaction measured
- * no faster (the commit is not the cost), and keeps the HTTP thread's writes waiting longer.
+ * Most jobs `drain` applies in one transaction. More per transaction measured no faster (the
+ * commit is not the cost), and keeps the HTTP thread's writes waiting longer.
  */
 export const JOBS_PER_TRANSACTION = 2;
-/** Most items `drain` and `applyDue` apply in one transaction (past its first job), so a transaction holds the write lock for a bounded time. */
+/** Most items `drain` applies in one transaction (past its first job), so a transaction holds the write lock for a bounded time. */
 export const ITEMS_PER_TRANSACTION = 8_000;
 
 /** What TicketsIngest is built from (see deps.ts): its own transactions run on `db`. */
@@ -80,7 +77,6 @@ export class TicketsIngest {
       updated: 0,
       rejected: rejected.length,
       attempts: 0,
-      leaseUntil: null,
       startedAt: null,
     };
     // The JSON columns as drizzle would encode them (JSON.stringify), made here, outside the transaction.
@@ -106,65 +102,10 @@ export class TicketsIngest {
   }
 
   /**
-   * Leases the oldest queued job, or a running one whose lease expired (its worker died).
-   * The conditional update makes two workers never lease the same job.
+   * Applies a job's items and marks it done, in the caller's transaction, if it is still
+   * queued. False, with nothing kept, when it is not (the caller rolls back).
    */
-  async leaseNext(): Promise<JobRow | null> {
-    const now = this.clock.now();
-    return this.db.transact(async (tx) => {
-      for (;;) {
-        // Two indexed lookups rather than one with OR: that one sorts every queued job and
-        // reads each one's lease_until, which lies behind its items (up to megabytes).
-        // A queued job has no lease yet.
-        const queued = (await tx
-          .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt })
-          .from(ticketJobs)
-          .where(eq(ticketJobs.state, 'queued'))
-          .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
-          .limit(1))[0];
-        const expired = (await tx
-          .select({ id: ticketJobs.id, leaseUntil: ticketJobs.leaseUntil, createdAt: ticketJobs.createdAt })
-          .from(ticketJobs)
-          .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now)))
-          .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
-          .limit(1))[0];
-        const candidate = queued && (!expired || queued.createdAt < expired.createdAt || (queued.createdAt === expired.createdAt && queued.id < expired.id)) ? { id: queued.id, leaseUntil: null } : expired;
-        if (!candidate) return null;
-        const leased = (await tx
-          .update(ticketJobs)
-          .set({ state: 'running', leaseUntil: now + JOB_LEASE_MS, attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now })
-          .where(
-            and(
-              eq(ticketJobs.id, candidate.id),
-              candidate.leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, candidate.leaseUntil),
-              ne(ticketJobs.state, 'done'),
-            ),
-          )
-          .returning())[0];
-        if (leased) return leased;
-      }
-    });
-  }
-
-  /**
-   * Applies a leased job and marks it done in ONE transaction. A crash before the commit
-   * leaves the job running with its lease; once the lease expires another worker replays it
-   * whole, so every ticket is stored exactly once.
-   *
-   * @throws when the lease was taken over meanwhile: nothing is kept, the new holder does the work
-   */
-  async process(job: JobRow): Promise<void> {
-    await this.db.transact(async (tx) => {
-      if (!(await this.complete(tx, job, job.leaseUntil!))) throw new Error(`tickets: job ${job.id} lost its lease; its new holder applies it`);
-    });
-  }
-
-  /**
-   * Applies a job's items and marks it done, in the caller's transaction, if the job still
-   * holds the lease `leaseUntil` (null: still queued, never leased). False, with nothing
-   * kept, when it does not (the caller rolls back).
-   */
-  private async complete(tx: Tx, job: JobRow, leaseUntil: number | null, batch?: TicketBatch): Promise<boolean> {
+  private async complete(tx: Tx, job: JobRow, batch: TicketBatch): Promise<boolean> {
     // The items column holds what `prepareJob` validated (ValidItem[]), as JSON.
     const results = await this.tickets.applyItems(tx, job.partnerId, job.items as ValidItem[], batch);
     const all = [...job.results, ...results].sort((a, b) => a.index - b.index);
@@ -186,55 +127,30 @@ export class TicketsIngest {
         created,
         updated,
         rejected,
-        leaseUntil: null,
         finishedAt: now,
-        // Jobs applied by `applyDue` were never leased: this transaction is their attempt.
-        ...(leaseUntil === null ? { attempts: sql`${ticketJobs.attempts} + 1`, startedAt: now } : {}),
+        // This transaction is the job's attempt (one that rolled back left no trace).
+        attempts: sql`${ticketJobs.attempts} + 1`,
+        startedAt: now,
       })
-      .where(and(eq(ticketJobs.id, job.id), ne(ticketJobs.state, 'done'), leaseUntil === null ? isNull(ticketJobs.leaseUntil) : eq(ticketJobs.leaseUntil, leaseUntil)));
+      .where(and(eq(ticketJobs.id, job.id), eq(ticketJobs.state, 'queued')));
     return affected(done) === 1;
   }
 
   /**
-   * Applies due jobs (queued, or running with an expired lease: their worker died), oldest
-   * first, in ONE transaction: at most `JOBS_PER_TRANSACTION` jobs and, past the first,
-   * `ITEMS_PER_TRANSACTION` items. Returns how many jobs it applied.
-   *
-   * Why not lease first (`leaseNext`, then `process`): the lease is a write of its own, one
-   * more turn of SQLite's single write lock per job, and a job per transaction pays the
-   * commit (pages of six b-trees written to the WAL) for every 1,000 tickets. Here the jobs
-   * are chosen, applied and marked done inside one IMMEDIATE transaction, which holds the
-   * write lock from its first read to its commit, so no other writer can take a job in
-   * between and no lease is needed; a crash rolls everything back and the jobs stay due, to
-   * be applied whole after restart. The outcome is the one of applying the jobs one after
-   * the other: each job's items are applied in order, and each job gets its own results.
-   */
-  async applyDue(maxJobs = JOBS_PER_TRANSACTION, maxItems = ITEMS_PER_TRANSACTION): Promise<number> {
-    return this.db.transact(async (tx) => await this.applyJobs(tx, await this.dueJobs(tx, maxJobs, maxItems)));
-  }
-
-  /**
-   * The due jobs `applyDue` would apply, read whole (items parsed), in `tx`: a transaction,
-   * or a read outside one (see `drain`).
+   * The next queued jobs, oldest first, read whole (items parsed), in `tx`: a transaction, or a
+   * read outside one (see `drain`). At most `maxJobs` jobs and, past the first, `maxItems`
+   * items.
    */
   private async dueJobs(tx: Tx, maxJobs: number, maxItems: number, partnerId?: string): Promise<JobRow[]> {
-    const now = this.clock.now();
     const ofPartner = partnerId === undefined ? undefined : eq(ticketJobs.partnerId, partnerId);
-    // Two indexed lookups rather than one with OR (see `leaseNext`); rows are read whole only once chosen.
-    const queued = await tx
+    // Queue order: creation time, then id (ids of one process sort in creation order within a
+    // millisecond); rows are read whole only once chosen.
+    const due = await tx
       .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
       .from(ticketJobs)
       .where(and(eq(ticketJobs.state, 'queued'), ofPartner))
       .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
       .limit(maxJobs);
-    const expired = await tx
-      .select({ id: ticketJobs.id, createdAt: ticketJobs.createdAt, total: ticketJobs.total })
-      .from(ticketJobs)
-      .where(and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now), ofPartner))
-      .orderBy(asc(ticketJobs.createdAt), asc(ticketJobs.id))
-      .limit(maxJobs);
-    // Queue order: creation time, then id (ids of one process sort in creation order within a millisecond).
-    const due = expired.length === 0 ? queued : [...queued, ...expired].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const jobs: JobRow[] = [];
     let items = 0;
     for (const candidate of due) {
@@ -247,9 +163,9 @@ export class TicketsIngest {
   }
 
   /**
-   * Applies jobs read by `dueJobs` in the caller's transaction, skipping any that changed
-   * since it was read (applied or leased meanwhile by another worker). A job's items never
-   * change while it is due, so what was read of them before the transaction is what it
+   * Applies jobs read by `dueJobs` in the caller's transaction, skipping any applied since it
+   * was read (by another drain: another process, or the worker thread). A job's items never
+   * change while it is queued, so what was read of them before the transaction is what it
    * holds. Returns how many it applied.
    */
   private async applyJobs(tx: Tx, jobs: readonly JobRow[]): Promise<number> {
@@ -263,12 +179,12 @@ export class TicketsIngest {
     // earlier drain committed. Partners in a fixed order, so two drains never wait on each other.
     for (const partnerId of [...new Set(jobs.map((j) => j.partnerId))].sort()) await serializeOn(tx, `ticket-jobs:${partnerId}`);
     for (const job of jobs) {
-      const now = (await tx.select({ state: ticketJobs.state, leaseUntil: ticketJobs.leaseUntil }).from(ticketJobs).where(eq(ticketJobs.id, job.id)).limit(1))[0];
-      if (!now || now.state !== job.state || now.leaseUntil !== job.leaseUntil || now.state === 'done') continue;
+      const now = (await tx.select({ state: ticketJobs.state }).from(ticketJobs).where(eq(ticketJobs.id, job.id)).limit(1))[0];
+      if (now?.state !== 'queued') continue;
       let batch = batches.get(job.partnerId);
       if (!batch) batches.set(job.partnerId, (batch = this.tickets.openBatch(tx, job.partnerId)));
       // Cannot fail: the transaction holds the write lock (SQLite) or the partner's lock since the check above.
-      if (!(await this.complete(tx, job, job.state === 'queued' ? null : job.leaseUntil, batch))) throw new Error(`tickets: job ${job.id} changed while it was applied`);
+      if (!(await this.complete(tx, job, batch))) throw new Error(`tickets: job ${job.id} changed while it was applied`);
       n++;
     }
     return n;
@@ -338,14 +254,13 @@ export class TicketsIngest {
     return n;
   }
 
-  /** Partners with due jobs (queued, or running with an expired lease), the one whose oldest is oldest first; at most 32. */
+  /** Partners with queued jobs, the one whose oldest is oldest first; at most 32. */
   private async partnersWithDueJobs(tx: Tx): Promise<string[]> {
-    const now = this.clock.now();
     const oldest = sql<number>`min(${ticketJobs.createdAt})`;
     const rows = await tx
       .select({ partnerId: ticketJobs.partnerId, oldest })
       .from(ticketJobs)
-      .where(or(eq(ticketJobs.state, 'queued'), and(eq(ticketJobs.state, 'running'), lte(ticketJobs.leaseUntil, now))))
+      .where(eq(ticketJobs.state, 'queued'))
       .groupBy(ticketJobs.partnerId)
       .orderBy(oldest)
       .limit(32);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
-import { formatInstant } from '../../lib/format.js';
+import { formatInstant } from '@resale/shared/format';
 import type { TicketView } from './tickets.view.js';
 
 /**

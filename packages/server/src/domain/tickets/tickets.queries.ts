@@ -74,11 +74,11 @@ export async function ticketByPk(tx: Tx, ticketPk: string): Promise<TicketRow | 
 }
 
 /**
- * The ingestion queue's backlog: jobs not yet applied (queued, or running, a lease included)
+ * The ingestion queue's backlog: jobs not yet applied (queued)
  * and when the oldest of them was accepted (clock ms; null when there is none). Two
  * aggregates over `ticket_jobs_state_idx`; read by the metrics scrape.
  */
 export async function ticketJobBacklog(tx: Tx): Promise<{ count: number; oldestAt: number | null }> {
-  const row = (await tx.select({ n: count(), oldest: min(ticketJobs.createdAt) }).from(ticketJobs).where(inArray(ticketJobs.state, ['queued', 'running'])))[0];
+  const row = (await tx.select({ n: count(), oldest: min(ticketJobs.createdAt) }).from(ticketJobs).where(eq(ticketJobs.state, 'queued')))[0];
   return { count: Number(row?.n ?? 0), oldestAt: row?.oldest == null ? null : Number(row.oldest) };
 }

@@ -177,7 +177,7 @@ export const ItemResultSchema = z
 export const JobSchema = z
   .object({
     jobId: z.string().openapi({ example: 'job_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
-    state: z.enum(['queued', 'running', 'done']),
+    state: z.enum(['queued', 'done']).openapi({ description: 'queued until its items are applied, all of them in one transaction with the job marked done: a job is never half applied.' }),
     total: z.number().int(),
     created: z.number().int(),
     updated: z.number().int(),

@@ -81,17 +81,16 @@ export interface TicketJobResult {
 /**
  * The durable queue of POST /v1/tickets: the accepted items are stored with the job in the
  * transaction that answers the request; a worker applies every item and marks the job done
- * in one transaction (several jobs per transaction, `TicketsIngest.drain`, tickets.ingest.ts), so a crash
- * replays the whole job and nothing twice. A worker that holds a job across transactions
- * leases it first (`leaseNext`, state `running`); a lease that expires makes the job due
- * again.
+ * in one transaction (several jobs per transaction, `TicketsIngest.drain`, tickets.ingest.ts), so a
+ * job is either queued or done: a crash rolls its transaction back, and the job is applied
+ * whole, once, by the next drain. No worker holds a job across transactions (no lease).
  */
 export const ticketJobs = dbTable(
   'ticket_jobs',
   {
     id: text().primaryKey(),
     partnerId: partnerColumn(),
-    state: text({ enum: ['queued', 'running', 'done'] }).notNull(),
+    state: text({ enum: ['queued', 'done'] }).notNull(),
     total: integer().notNull(),
     items: text({ mode: 'json' }).$type<unknown[]>().notNull(),
     results: text({ mode: 'json' }).$type<TicketJobResult[]>().notNull(),
@@ -99,7 +98,6 @@ export const ticketJobs = dbTable(
     updated: integer().notNull(),
     rejected: integer().notNull(),
     attempts: integer().notNull(),
-    leaseUntil: integer(),
     createdAt: integer().notNull(),
     startedAt: integer(),
     finishedAt: integer(),

@@ -9,6 +9,7 @@ import { partnerOf } from '../partners/partners.queries.js';
 import { userOf } from '../users/users.queries.js';
 import { accessView, qrUnlockAt, type AccessView } from './tickets.access.js';
 import { ticketByPk } from './tickets.queries.js';
+import { serviceUrl, servicePaths } from '../../lib/urls.js';
 
 
 /** What building a ticket's view reads: the database, the clock, the settings, the secret box and the organiser's rules. */
@@ -28,13 +29,13 @@ export function secureViewToken(deps: Pick<Kernel, 'box'>, ticket: { id: string;
 }
 
 export function secureViewUrl(deps: Pick<Kernel, 'box' | 'config'>, ticket: { id: string; ownerPk: string }): string {
-  return `${deps.config.publicBaseUrl}/tickets/view/${secureViewToken(deps, ticket)}`;
+  return serviceUrl(deps.config.publicBaseUrl, servicePaths.ticketView(secureViewToken(deps, ticket)));
 }
 
 /** The public market page of the event, filtered to a ticket (for sellers to share). */
 export function salePublicUrl(deps: Pick<Kernel, 'config'>, t: { partnerId: string; externalReferenceEventId: string; showId: string; ticketId: string }, lang: string): string {
   const q = new URLSearchParams({ showId: t.showId, ticketId: t.ticketId, lang });
-  return `${deps.config.publicBaseUrl}/market/${encodeURIComponent(t.partnerId)}/${encodeURIComponent(t.externalReferenceEventId)}?${q}`;
+  return serviceUrl(deps.config.publicBaseUrl, servicePaths.market(t.partnerId, t.externalReferenceEventId, q));
 }
 
 /** Everything the secure view page shows. */

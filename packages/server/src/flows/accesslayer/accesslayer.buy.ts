@@ -1,3 +1,4 @@
+import type { Lang } from '@resale/shared/lang';
 import type { Db } from '../../db/client.js';
 import type { Tx } from '../../db/client.js';
 import { ok } from '../../lib/envelope.js';
@@ -12,6 +13,7 @@ import { isPrimaryScarce } from '../../domain/marketdata/marketdata.service.js';
 import type { DbVersion } from '../../db/change-counter.js';
 import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot, type SnapshotEntry } from './accesslayer.buy.cache.js';
 import type { Kernel } from '../../lib/kernel.js';
+import { serviceUrl, servicePaths } from '../../lib/urls.js';
 
 /**
  * The buy access layer (GET /v1/wrapper/accesslayer?type=buy and POST …/bulk): the
@@ -50,7 +52,6 @@ import type { Kernel } from '../../lib/kernel.js';
  * - the map is returned only when the event has a seating chart, the partner configured it,
  *   and some offer's ticket option has an `area`.
  */
-export type Lang = 'en' | 'es';
 
 /** Turns a URL into the URL to return (signed with a one-time token, or unchanged). */
 export type Signer = (url: string) => string;
@@ -276,7 +277,7 @@ export class BuyAccessLayer {
     for (const o of options) total += o.quantityForSale;
     const open = resaleOpen(s, now);
     const enabled = open && total > 0;
-    const base = `${this.deps.config.publicBaseUrl}/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(s.eventId)}?${new URLSearchParams({ showId: s.showId, lang })}`;
+    const base = serviceUrl(this.deps.config.publicBaseUrl, servicePaths.market(partner.id, s.eventId, { showId: s.showId, lang }));
     const out: BuyComponent[] = [];
 
     if (cfg.buyBanner) {

@@ -1,3 +1,4 @@
+import type { Lang } from '@resale/shared/lang';
 import { inOrder } from '../../lib/in-order.js';
 import type { Kernel } from '../../lib/kernel.js';
 import type { ListingsService } from '../../domain/listings/listings.service.js';
@@ -13,6 +14,7 @@ import { ticketByRef, ticketRowsByPks, ticketsOfOrder } from '../../domain/ticke
 import type { UserRow } from '../../domain/users/users.service.js';
 import type { PartnerRow } from '../../domain/partners/partners.service.js';
 import { sellerPayoutReady } from '../../domain/payouts/payouts.queries.js';
+import { servicePaths, serviceUrl } from '../../lib/urls.js';
 
 /**
  * The sell access layer (POST /v1/wrapper/accesslayer): for each ticket or order the
@@ -21,7 +23,6 @@ import { sellerPayoutReady } from '../../domain/payouts/payouts.queries.js';
  */
 export type SellStatus = 'SELLABLE' | 'NOT_SELLABLE' | 'FOR_SALE' | 'SOLD';
 export type CtaKey = 'SELL' | 'EDIT' | 'DETAILS' | 'P2P' | 'PENDING_PAYOUT_INFO' | 'MANAGE';
-export type Lang = 'en' | 'es';
 
 export interface Cta {
   key: CtaKey;
@@ -74,14 +75,14 @@ export class SellAccessLayer {
       // "Where sign-in tokens go"): Share is a link the seller passes on, so it never carries one.
       const cta = (key: CtaKey, url: string, signed = true) => ctas.push({ key, text: CTA_TEXT[lang][key], url: signed ? sign(url) : url, enabled: true });
       const base = this.deps.config.publicBaseUrl;
-      const q = (extra: Record<string, string> = {}) => `?${new URLSearchParams({ lang, ...extra })}`;
-      if (e.status === 'SELLABLE') cta('SELL', `${base}/sell/${partnerId}/ticket/${encodeURIComponent(ref.ticketId)}${q(e.sync ? {} : { sync: '1', eventId: ref.eventId, showId: ref.showId })}`);
+      const q = (extra: Record<string, string> = {}) => ({ lang, ...extra });
+      if (e.status === 'SELLABLE') cta('SELL', serviceUrl(base, servicePaths.sellTicket(partnerId, ref.ticketId, q(e.sync ? {} : { sync: '1', eventId: ref.eventId, showId: ref.showId }))));
       if (e.status === 'FOR_SALE' && e.listing) {
-        cta('EDIT', `${base}/sell/${partnerId}/listings/${e.listing.id}${q()}`);
+        cta('EDIT', serviceUrl(base, servicePaths.sellListing(partnerId, e.listing.id, q())));
         cta('P2P', (await this.deps.listings.toApi(tx, e.listing)).shareUrl, false);
       }
-      if (e.status === 'SOLD' && e.listing) cta('DETAILS', `${base}/sell/${partnerId}/listings/${e.listing.id}${q()}`);
-      if (await this.needsPayout(tx, user, e.status)) cta('PENDING_PAYOUT_INFO', `${base}/sell/${partnerId}/payout${q()}`);
+      if (e.status === 'SOLD' && e.listing) cta('DETAILS', serviceUrl(base, servicePaths.sellListing(partnerId, e.listing.id, q())));
+      if (await this.needsPayout(tx, user, e.status)) cta('PENDING_PAYOUT_INFO', serviceUrl(base, servicePaths.sellPayout(partnerId, q())));
       return { status: e.status, ticketId: ref.ticketId, ticketOptionId: ref.ticketOptionId, priceTypeId: ref.priceTypeId ?? null, sync: e.sync, callToActions: ctas };
     });
   }
@@ -108,17 +109,17 @@ export class SellAccessLayer {
           : // An order the service has not seen yet: sellable when its show and options allow, synchronised when the seller starts.
             await inOrder(order.combinations, async (c) => await this.evaluate(tx, partnerId, user, { eventId: order.eventId, showId: order.showId, ticketId: '', ticketOptionId: c.ticketOptionId }));
       const { status, cta } = aggregate(evaluated);
-      const q = `?${new URLSearchParams({ lang, ...(known.length === 0 ? { sync: '1', eventId: order.eventId, showId: order.showId } : {}) })}`;
+      const q = { lang, ...(known.length === 0 ? { sync: '1', eventId: order.eventId, showId: order.showId } : {}) };
       const groups = [...new Set(evaluated.filter((e) => e.listing).map((e) => e.listing!.id))];
       const url =
         cta === 'SELL' || cta === 'MANAGE'
-          ? `${base}/sell/${partnerId}/order/${encodeURIComponent(order.orderId)}${q}`
+          ? serviceUrl(base, servicePaths.sellOrder(partnerId, order.orderId, q))
           : cta === 'EDIT' || cta === 'DETAILS'
-            ? `${base}/sell/${partnerId}/listings/${groups[0]}?lang=${lang}`
+            ? serviceUrl(base, servicePaths.sellListing(partnerId, groups[0]!, { lang }))
             : null;
       const callToActions: Cta[] = cta && url ? [{ key: cta, text: CTA_TEXT[lang][cta], url: sign(url), enabled: true }] : [];
       if (await this.needsPayout(tx, user, status)) {
-        callToActions.push({ key: 'PENDING_PAYOUT_INFO', text: CTA_TEXT[lang].PENDING_PAYOUT_INFO, url: sign(`${base}/sell/${partnerId}/payout?lang=${lang}`), enabled: true });
+        callToActions.push({ key: 'PENDING_PAYOUT_INFO', text: CTA_TEXT[lang].PENDING_PAYOUT_INFO, url: sign(serviceUrl(base, servicePaths.sellPayout(partnerId, { lang }))), enabled: true });
       }
       return { orderId: order.orderId, status, callToActions };
     });
@@ -243,7 +244,7 @@ export function sellBannerComponent(deps: Pick<Kernel, 'config'>, partner: Partn
         image: b.image ?? null,
         visible: b.visible,
         colors: b.colors,
-        callToAction: { text: b.ctaText[lang], url: sign(`${deps.config.publicBaseUrl}/sell/${partner.id}/start?lang=${lang}`), enabled: true },
+        callToAction: { text: b.ctaText[lang], url: sign(serviceUrl(deps.config.publicBaseUrl, servicePaths.sellStart(partner.id, { lang }))), enabled: true },
       },
     },
   ];

@@ -1,10 +1,11 @@
+import { type Lang } from '@resale/shared/lang';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
 import { withLoginTrustSigner } from '../../domain/auth/auth.urls.js';
-import { SellAccessLayer, sellBannerComponent, type Lang } from '../../flows/accesslayer/accesslayer.sell.js';
+import { SellAccessLayer, sellBannerComponent } from '../../flows/accesslayer/accesslayer.sell.js';
 import { SellAccessLayerBody, SellAccessLayerResponse } from '../../flows/accesslayer/accesslayer.schemas.js';
 
 /** The smart access layer (sell mode). */

@@ -11,6 +11,7 @@ import { withLoginTrust, RETURN_TO_TAG_PARAM, returnToTag, signUrl } from '../..
 import { reserveListings } from '../../flows/reserve-listings.js';
 import { marketEvent, offers } from '../../flows/market.queries.js';
 import { MAX_INTENTION_ITEMS } from '../../domain/intentions/intentions.service.js';
+import { serviceUrl, servicePaths } from '../../lib/urls.js';
 
 const listingIds = z.array(z.string().min(1)).min(1).max(MAX_INTENTION_ITEMS);
 
@@ -226,7 +227,7 @@ export function intentionRoutes(deps: AppDeps) {
         [RETURN_TO_TAG_PARAM]: returnToTag(deps.box, partner.id, q.returnTo),
         ...(q.ticketOptionId ? { ticketOptionId: q.ticketOptionId } : {}),
       });
-      const url = `${deps.config.publicBaseUrl}/market/${partner.id}/${encodeURIComponent(q.externalReferenceEventId)}?${params}`;
+      const url = serviceUrl(deps.config.publicBaseUrl, servicePaths.market(partner.id, q.externalReferenceEventId, params));
       return respondInTransaction(c, deps, 200, async (tx) => withLoginTrust(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, url, 'buyFlow'));
     },
   );

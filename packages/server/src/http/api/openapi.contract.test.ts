@@ -2,8 +2,7 @@ import { validateHeaderValue } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
-import { WEBHOOK_DATA_SCHEMAS, WEBHOOK_EXAMPLES } from '../../domain/webhooks/webhooks.catalog.js';
-import { WEBHOOK_ACTIONS } from '../../domain/partners/partners.settings.js';
+import { WEBHOOK_ACTIONS, WEBHOOK_DATA_SCHEMAS, WEBHOOK_EXAMPLES } from '../../domain/webhooks/webhooks.catalog.js';
 import { finishDocument } from './docs.document.js';
 
 /**

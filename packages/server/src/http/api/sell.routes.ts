@@ -4,6 +4,7 @@ import { createRouter, envelope, errorResponses, jsonResponse, SECURITY } from '
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
 import { withLoginTrust } from '../../domain/auth/auth.urls.js';
+import { servicePaths, serviceUrl } from '../../lib/urls.js';
 
 const lang = z.enum(['en', 'es']).optional().openapi({ param: { name: 'lang', in: 'query' }, example: 'es', description: 'Defaults to the partner’s language.' });
 const loginTrust = z
@@ -36,7 +37,7 @@ export function sellEntryRoutes(deps: AppDeps) {
     (c) => {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
-      const url = `${base}/sell/${partner.id}/ticket/${encodeURIComponent(q.ticketId)}?lang=${q.lang ?? partner.settings.defaultLang}`;
+      const url = serviceUrl(base, servicePaths.sellTicket(partner.id, q.ticketId, { lang: q.lang ?? partner.settings.defaultLang }));
       return respondInTransaction(c, deps, 200, async (tx) => withLoginTrust(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, url, 'sellFlow'));
     },
   );
@@ -55,7 +56,7 @@ export function sellEntryRoutes(deps: AppDeps) {
     (c) => {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
-      const url = `${base}/sell/${partner.id}/order/${encodeURIComponent(q.orderId)}?lang=${q.lang ?? partner.settings.defaultLang}`;
+      const url = serviceUrl(base, servicePaths.sellOrder(partner.id, q.orderId, { lang: q.lang ?? partner.settings.defaultLang }));
       return respondInTransaction(c, deps, 200, async (tx) => withLoginTrust(deps, tx, { partnerId: partner.id, user: q['loginTrust[user]'] }, url, 'sellFlow'));
     },
   );
@@ -82,7 +83,7 @@ export function sellEntryRoutes(deps: AppDeps) {
       const partner = c.get('auth').partner;
       return respondInTransaction(c, deps, 200, async (tx) => {
         const listing = await deps.listings.getByTicket(tx, partner.id, q.ticketId, q.sellerEmail);
-        const url = `${base}/sell/${partner.id}/listings/${listing.id}?lang=${q.lang ?? partner.settings.defaultLang}`;
+        const url = serviceUrl(base, servicePaths.sellListing(partner.id, listing.id, { lang: q.lang ?? partner.settings.defaultLang }));
         return withLoginTrust(deps, tx, { partnerId: partner.id, user: q.sellerEmail, method: 'email', path: 'sellerEmail' }, url, 'sellFlow');
       });
     },
@@ -104,7 +105,7 @@ export function sellEntryRoutes(deps: AppDeps) {
     (c) => {
       const q = c.req.valid('query');
       const partner = c.get('auth').partner;
-      const url = `${base}/sell/${partner.id}/start?lang=${q.lang ?? partner.settings.defaultLang}`;
+      const url = serviceUrl(base, servicePaths.sellStart(partner.id, { lang: q.lang ?? partner.settings.defaultLang }));
       return respondInTransaction(c, deps, 200, async (tx) => withLoginTrust(deps, tx, { partnerId: partner.id, user: q.email, method: 'email', path: 'email' }, url, 'smartPublish'));
     },
   );

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AppConfig } from '../../lib/config.js';
 import { TestBrowser } from '../pages/auth/auth.testing.js';
 import { createTestApp } from '../../testing/harness.js';
-import { isPagePath, PAGE_RATE_LIMIT_DEFAULTS } from './page-rate-limit.js';
+import { PAGE_RATE_LIMIT_DEFAULTS } from '../../lib/config.js';
+import { isPagePath } from './page-rate-limit.js';
 
 /** A test app with the production limits (the harness's are higher), or `config`'s. */
 function setup(config: Partial<AppConfig> = {}) {

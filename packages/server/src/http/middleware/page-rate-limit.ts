@@ -1,8 +1,10 @@
+import { PAGE_RATE_LIMIT_DEFAULTS } from '../../lib/config.js';
 import type { MiddlewareHandler } from 'hono';
 import type { AppConfig } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
 import { pageLang, t } from '../../lib/i18n.js';
 import { noticePage } from '../pages/layout.js';
+import { HOSTED_PAGES, pagePathPattern } from '../pages/registry.js';
 import { clientLimitKey } from './client-address.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -12,16 +14,15 @@ export interface PageRateLimitOptions {
   rateLimiter: Pick<RateLimiter, 'take'>;
 }
 
-/** Defaults of `PAGE_RATE_LIMIT_PER_MINUTE` and `PAGE_POST_RATE_LIMIT_PER_MINUTE`. */
-export const PAGE_RATE_LIMIT_DEFAULTS = { perMinute: 300, postPerMinute: 60 } as const;
 
 /**
- * Paths of the server-rendered pages, whatever their partner: the sell flow, the market, the
- * checkout, sign-in, the secure ticket view and the API reference. The API (`/v1`, `/admin/v1`)
- * has its own per-partner limit; the widget bundles (`/widgets/v1`) are static files every
- * fan's browser loads from partners' pages, and the development mailbox is not in production.
+ * Paths of the server-rendered pages, whatever their partner: the hosted pages of class `page`
+ * in the page registry (http/pages/registry.ts: the sell flow, the market, the checkout,
+ * sign-in, the secure ticket view and the API reference). The API (`/v1`, `/admin/v1`) has its
+ * own per-partner limit; the widget bundles (`/widgets/v1`) are static files every fan's
+ * browser loads from partners' pages, and the development mailbox is not in production.
  */
-const PAGE_PATH = /^\/(?:sell|market|checkout|auth)\/|^\/tickets\/view\/|^\/docs(?:\/|$)/;
+const PAGE_PATH = pagePathPattern(HOSTED_PAGES.filter((p) => p.rateLimit === 'page'));
 
 /** True for the path of a hosted page (see {@link PAGE_PATH}). */
 export function isPagePath(path: string): boolean {

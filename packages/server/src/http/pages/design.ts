@@ -1,4 +1,4 @@
-import { TOKENS } from '../../../../widgets/src/styles/token-values.js';
+import { TOKENS } from '@resale/shared/tokens';
 
 /**
  * The design system of the hosted pages, as CSS: tokens, type scale, spacing and the

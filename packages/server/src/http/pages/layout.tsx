@@ -1,10 +1,11 @@
+import { type Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
 import { createContext, useContext, type Child } from 'hono/jsx';
 import { createHash } from 'node:crypto';
 import { DESIGN_CSS } from './design.js';
-import { t, type Lang } from '../../lib/i18n.js';
+import { t } from '../../lib/i18n.js';
 
 /**
  * The shell of every hosted page: a minimal, accessible HTML document (language, title,

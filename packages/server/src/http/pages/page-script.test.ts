@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { PAGE_SCRIPT, PAGE_SCRIPT_PATH } from './page-script.js';
-import { priceBreakdown, type FeeSchedule } from '../../lib/fees.js';
+import { priceBreakdown, type FeeSchedule } from '@resale/shared/fees';
 
 /** The little of the DOM these tests touch (the server's types have no DOM library, jsdom no types). */
 interface El {

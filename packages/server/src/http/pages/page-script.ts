@@ -1,3 +1,4 @@
+import { percentOf } from '@resale/shared/fees';
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
@@ -29,7 +30,7 @@ import type { AppEnv } from '../../context.js';
  * - `data-payout="<table id>"` on a price input (the sell page): as the seller types, the money
  *   table's `[data-payout-cell]` cells (`price`, `buyerFee`, `buyerTotal`, `sellerFee`,
  *   `payout`, each with its `data-payout-sign`) are calculated with the fees in
- *   `data-payout-fees` (JSON of the FeeSchedule, lib/fees.ts: the same half-up rounding in
+ *   `data-payout-fees` (JSON of the FeeSchedule, @resale/shared/fees: the same half-up rounding in
  *   integer minor units), `data-payout-currency` and `data-payout-digits`; the table is shown
  *   once a price parses, and `data-payout-live` (an `aria-live` region's id) is told
  *   `data-payout-said` ("You receive {amount}") once typing pauses. The server calculates the
@@ -45,8 +46,10 @@ import type { AppEnv } from '../../context.js';
  *   offline) shows `data-load-failed` there. The outcome itself comes from Stripe's events
  *   to the server, never from this script.
  *
- * Written as plain ES2017 in a string: the server never runs it, and no build step stands
- * between this file and what browsers receive.
+ * Written as plain JavaScript in a string: the server never runs it, and no build step stands
+ * between this file and what browsers receive. The one exception is the fee arithmetic, the
+ * source of `percentOf` (@resale/shared/fees) written in as it is, so the preview a seller
+ * sees and the price the server settles cannot round differently (BigInt, ES2020).
  */
 export const PAGE_SCRIPT = `(function () {
   'use strict';
@@ -118,8 +121,8 @@ export const PAGE_SCRIPT = `(function () {
     var timer = null;
     if (!table || !fees) return;
     function format(minor) { return money.format(minor / Math.pow(10, digits)); }
-    // lib/fees.ts percentOf: percent to 1/100 %, rounded half up in minor units.
-    function percentOf(amount, percent) { return Math.floor((amount * Math.round(percent * 100) + 5000) / 10000); }
+    // The server's own percentOf (@resale/shared/fees), its source written in here: one rounding.
+    ${percentOf.toString()}
     function parse(text) {
       var t = String(text).replace(/\\s/g, '').replace(',', '.');
       var m = /^(\\d{1,9})(?:\\.(\\d*))?$/.exec(t);

@@ -1,7 +1,8 @@
+import { isLang } from '@resale/shared/lang';
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
-import { defineMessages, isLang, pageLang, t } from '../../lib/i18n.js';
+import { defineMessages, pageLang, t } from '../../lib/i18n.js';
 import { noticePage, PAGE_CSP, PAGE_CSS } from './layout.js';
 
 describe('i18n', () => {

@@ -1,13 +1,28 @@
-import type { Context } from 'hono';
+import { type Lang } from '@resale/shared/lang';
+import type { Context, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
 import type { AppDeps } from '../../context.js';
 import { partnerById, type PartnerRow } from '../../domain/partners/partners.queries.js';
-import { pageLang, t, type Lang } from '../../lib/i18n.js';
+import { pageLang, t } from '../../lib/i18n.js';
 import { noticePage } from './layout.js';
 import { brandAsPartner } from './brand.js';
 
 /** The 404 page of hosted pages. */
 export function notFoundPage(c: Context<any, any, any>, lang: Lang): Promise<Response> {
   return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
+}
+
+/**
+ * The 404 page of a POST to a page of an unknown partner (`:partnerId`), before its form is
+ * read or its CSRF token checked (the page registry's `beforeCsrf`): {@link partnerPage}
+ * answers the same to every other request.
+ */
+export function knownPartner(deps: Pick<AppDeps, 'db'>): MiddlewareHandler {
+  return async function knownPartnerMiddleware(c, next) {
+    if (c.req.method !== 'POST' || !matchedRoutes(c).some((r) => r.method === 'POST')) return next();
+    const partner = await deps.db.read(async (tx) => await partnerById(tx, c.req.param('partnerId') ?? ''));
+    return partner ? next() : notFoundPage(c, pageLang(c));
+  };
 }
 
 /**

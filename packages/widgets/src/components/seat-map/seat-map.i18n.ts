@@ -1,4 +1,4 @@
-import type { Lang } from '../../internal/i18n.js';
+import type { Lang } from '@resale/shared/lang';
 
 /**
  * The seat map's own texts (legend, zoom, list view), in the widgets' pattern (internal/i18n.ts):

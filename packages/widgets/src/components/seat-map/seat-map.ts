@@ -4,7 +4,8 @@ import { ResaleErrorEvent } from '../../events/error.js';
 import { ResaleReadyEvent } from '../../events/ready.js';
 import { apiBase, fetchData, isAbort, LoadError, toErrorDetail } from '../../internal/api.js';
 import { ResaleElement } from '../../internal/base-element.js';
-import { formatPrice, t, ticketCount, type Lang } from '../../internal/i18n.js';
+import type { Lang } from '@resale/shared/lang';
+import { formatPrice, t, ticketCount } from '../../internal/i18n.js';
 import { FloatingTooltip } from '../../internal/positioning.js';
 import { isObject, safeUrl } from '../../internal/safe.js';
 import { returnAddress, withReturnTo } from '../../internal/cta.js';
@@ -13,7 +14,7 @@ import { TOKENS } from '../../styles/tokens.js';
 import { inkOn } from './seat-colors.js';
 import { mt } from './seat-map.i18n.js';
 import { seatMapStyles } from './seat-map.styles.js';
-import { availabilityByArea, buildRows, continueUrl, indexSeats, seatKey, selectionLeavesOrphan, type Availability, type Row } from './seat-rules.js';
+import { availabilityByArea, buildRows, continueUrl, indexSeats, seatKey, selectionLeavesOrphan, type Availability, type Row } from '@resale/shared/seat-rules';
 import type { ChartView } from './seat-map.view.js';
 
 /**

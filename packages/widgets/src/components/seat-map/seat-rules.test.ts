@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SeatMapListing } from '../../internal/types.js';
 import { CHART } from './seat-map.fixtures.js';
-import { availabilityByArea, buildRows, chartSeats, continueUrl, indexSeats, selectionLeavesOrphan } from './seat-rules.js';
+import { availabilityByArea, buildRows, chartSeats, continueUrl, indexSeats, selectionLeavesOrphan } from '@resale/shared/seat-rules';
 
 const seats = (row: string, ...nums: string[]) => nums.map((seat) => ({ section: 'S', row, seat }));
 const listing = (listingId: string, ...nums: string[]): SeatMapListing => ({ listingId, ticketOptionId: 'o', area: 'S', quantity: nums.length, price: 10, currency: 'EUR', seats: seats('1', ...nums) });

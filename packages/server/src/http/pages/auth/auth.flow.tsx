@@ -1,17 +1,19 @@
+import { type Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
 import type { Context } from 'hono';
 import type { AppDeps } from '../../../context.js';
 import { ApiError } from '../../../lib/errors.js';
-import { pageLang, t, type Lang } from '../../../lib/i18n.js';
+import { pageLang, t } from '../../../lib/i18n.js';
 import { Layout, noticePage } from '../layout.js';
 import type { PartnerRow } from '../../../domain/partners/partners.service.js';
 import { m } from './auth.messages.js';
-import { OTP_LIMITS, type AuthServiceDeps } from '../../../domain/auth/auth.service.js';
-import { csrfField, OTP_PATH, type SessionEnv } from './auth.session.js';
+import { OTP_LIMITS, type AuthServiceDeps, type SessionData } from '../../../domain/auth/auth.service.js';
+import { csrfField, currentServiceUrl, OTP_PATH, safeRedirect, signInUrl, type SessionEnv } from './auth.session.js';
 import { clientLimitKey } from '../../middleware/client-address.js';
 import { safeReturnTo } from '../../../domain/auth/auth.urls.js';
 import { partnerById } from '../../../domain/partners/partners.queries.js';
 import { brandAsPartner } from '../brand.js';
+import { servicePaths } from '../../../lib/urls.js';
 
 /**
  * What the code pages share (sign-in by one-time password, auth.pages.tsx, and step-up,
@@ -40,6 +42,17 @@ export async function loadFlow(deps: PageDeps, c: Ctx): Promise<Flow | null> {
   return { partner, lang: pageLang(c, partner.settings.defaultLang), returnTo: safeReturnTo(c.req.query('returnTo'), deps.config.publicBaseUrl) };
 }
 
+/** The flow and the signed-in session of its partner (step-up); otherwise the page to show instead (404, or the sign-in). */
+export async function signedInFlow(deps: PageDeps, c: Ctx): Promise<{ flow: Flow; session: SessionData } | Response> {
+  const flow = await loadFlow(deps, c);
+  if (!flow) return incomplete(c);
+  const session = c.get('session');
+  if (!session || session.partnerId !== flow.partner.id) {
+    return safeRedirect(c, signInUrl(flow.partner, deps.config.publicBaseUrl, currentServiceUrl(c, deps.config.publicBaseUrl), flow.lang));
+  }
+  return { flow, session };
+}
+
 /** A path of the flow with its parameters. */
 export function flowPath(path: string, flow: Flow, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams({ p: flow.partner.id });
@@ -50,7 +63,7 @@ export function flowPath(path: string, flow: Flow, extra: Record<string, string>
 }
 
 export function sessionPath(lang: Lang): string {
-  return `/auth/session?lang=${lang}`;
+  return servicePaths.session({ lang });
 }
 
 export function incomplete(c: Ctx): Promise<Response> {

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { pageLang } from '../../../lib/i18n.js';
 import { Layout, noticePage, renderPage } from '../layout.js';
 import { m } from './auth.messages.js';
@@ -10,22 +10,19 @@ import {
   clearSessionCookie,
   clearSignedOut,
   csrfField,
-  csrfRejected,
   LOGOUT_PATH,
   markSignedOut,
   OTP_PATH,
   PARTNER_SIGN_OUT_PATH,
   safeRedirect,
-  sessionFromRequest,
   setSessionCookie,
   signInUrl,
-  verifyCsrf,
   type SessionEnv,
 } from './auth.session.js';
 import { clientLimitKey } from '../../middleware/client-address.js';
 import { partnerReturnTo, RETURN_TO_TAG_PARAM, safeReturnTo } from '../../../domain/auth/auth.urls.js';
-import { stepUpRoutes } from './auth.step-up.js';
-import { CodeForm, codeDead, flowPath, incomplete, loadFlow, sessionPath, submittedCode, tooMany, type Ctx, type Flow, type PageDeps } from './auth.flow.js';
+import { STEP_UP_PATH, stepUpRoutes } from './auth.step-up.js';
+import { CodeForm, codeDead, flowPath, incomplete, loadFlow, sessionPath, signedInFlow, submittedCode, tooMany, type Ctx, type Flow, type PageDeps } from './auth.flow.js';
 export type { Ctx, Flow, PageDeps };
 
 /**
@@ -100,6 +97,28 @@ function IdentifierForm(props: { c: Ctx; flow: Flow; value?: string; error?: str
 }
 
 /**
+ * What the code pages answer to a POST before its CSRF token is checked (the page registry's
+ * `beforeCsrf` of /auth/*), as their GETs do: an incomplete flow (no or an unknown partner) its
+ * 404 page, the sign-in of a Login Force partner its login page, a step-up without the
+ * partner's session the sign-in. Sign-out is checked at once.
+ */
+export function signInGuard(deps: PageDeps): MiddlewareHandler<SessionEnv> {
+  return async function signInGuardMiddleware(c, next) {
+    if (c.req.method !== 'POST') return next();
+    const path = c.req.path;
+    if (path === STEP_UP_PATH || path === `${STEP_UP_PATH}/verify`) {
+      const loaded = await signedInFlow(deps, c);
+      return loaded instanceof Response ? loaded : next();
+    }
+    if (path !== OTP_PATH && path !== `${OTP_PATH}/verify`) return next();
+    const flow = await loadFlow(deps, c);
+    if (!flow) return incomplete(c);
+    if (path === OTP_PATH && flow.partner.settings.loginUrl) return toPartnerLogin(c, deps, flow);
+    return next();
+  };
+}
+
+/**
  * The page that takes a 6-digit code. `path` is the flow's start (the code form posts to
  * `<path>/verify`, "Request a new code" goes back to `path`); `title` and `submit` name what the
  * code is for.
@@ -108,7 +127,6 @@ function IdentifierForm(props: { c: Ctx; flow: Flow; value?: string; error?: str
 export function authPageRoutes(deps: PageDeps) {
   const app = new Hono<SessionEnv>();
   const auth = () => authService(deps);
-  app.use('/auth/*', sessionFromRequest(deps, { partnerId: (c) => c.req.query('p') ?? null }));
 
   app.get(OTP_PATH, async (c) => {
     const flow = await loadFlow(deps, c);
@@ -122,7 +140,6 @@ export function authPageRoutes(deps: PageDeps) {
     const flow = await loadFlow(deps, c);
     if (!flow) return incomplete(c);
     if (flow.partner.settings.loginUrl) return toPartnerLogin(c, deps, flow);
-    if (!(await verifyCsrf(c, OTP_PATH))) return csrfRejected(c, flow.lang);
     const body = await c.req.parseBody();
     const identifier = typeof body.identifier === 'string' ? body.identifier.slice(0, 300) : '';
     const result = await deps.db.transact(async (tx) => await auth().requestOtp(tx, { partnerId: flow.partner.id, identifier, lang: flow.lang, ip: clientLimitKey(c) }));
@@ -142,7 +159,6 @@ export function authPageRoutes(deps: PageDeps) {
   app.post(`${OTP_PATH}/verify`, async (c) => {
     const flow = await loadFlow(deps, c);
     if (!flow) return incomplete(c);
-    if (!(await verifyCsrf(c, `${OTP_PATH}/verify`))) return csrfRejected(c, flow.lang);
     const submitted = await submittedCode(c, deps, flow);
     if (submitted instanceof Response) return submitted;
     const { code, otpId } = submitted;
@@ -200,7 +216,6 @@ export function authPageRoutes(deps: PageDeps) {
 
   app.post(LOGOUT_PATH, async (c) => {
     const lang = pageLang(c);
-    if (!(await verifyCsrf(c, LOGOUT_PATH))) return csrfRejected(c, lang);
     const session = c.get('session');
     if (session) {
       await deps.db.transact(async (tx) => await auth().revokeSession(tx, session.id));

@@ -1,11 +1,14 @@
+import { isLang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { matchedRoutes } from 'hono/route';
 import type { AppConfig } from '../../../lib/config.js';
 import type { AppDeps, AppEnv } from '../../../context.js';
 import { randomToken, safeEqual } from '../../../lib/crypto.js';
-import { isLang, pageLang, t } from '../../../lib/i18n.js';
+import { pageLang, t } from '../../../lib/i18n.js';
 import { noticePage } from '../layout.js';
+import { brandAsPartner } from '../brand.js';
 import type { PartnerRow } from '../../../domain/partners/partners.service.js';
 import { m } from './auth.messages.js';
 import { authService, csrfTokenFor, SESSION_TTL_MS, type AuthServiceDeps, type SessionData } from '../../../domain/auth/auth.service.js';
@@ -24,7 +27,9 @@ import { partnerById } from '../../../domain/partners/partners.queries.js';
  * the public URL is https), 12 hours.
  *
  * CSRF: every form carries `_csrf`, an HMAC-SHA256 of the form's action (its path) under
- * the session's `csrfSecret` (synchronizer token, checked on every POST with `verifyCsrf`).
+ * the session's `csrfSecret` (synchronizer token, checked on every POST of a page by
+ * {@link csrfProtection}, which the page registry, http/pages/registry.ts, mounts: a
+ * handler never checks it itself).
  * Forms shown before sign-in (the one-time-password pages) use a random secret kept in the
  * `resale_csrf` cookie (HttpOnly, SameSite=Lax) instead, so signing someone into another
  * account (login CSRF) is refused too.
@@ -39,8 +44,10 @@ import { partnerById } from '../../../domain/partners/partners.queries.js';
  * own sign-out (`GET /auth/sign-out`) removes it: someone signed in on purpose.
  *
  * @example
- * const app = new Hono<SessionEnv>();
+ * // What the page registry mounts for a page with the session and CSRF (http/pages/registry.ts):
  * app.use('/sell/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') }));
+ * app.use('/sell/:partnerId/*', csrfProtection(deps, (c) => c.req.param('partnerId')));
+ * // The page's own routes:
  * app.get('/sell/:partnerId/:ticketId', async (c) => {
  *   const partner = await deps.partners.get(c.req.param('partnerId'));
  *   const session = requireUser(c, partner);
@@ -48,7 +55,7 @@ import { partnerById } from '../../../domain/partners/partners.queries.js';
  *   return renderPage(c, <Layout ...><form method="post" action="/sell/…">{csrfField(c, '/sell/…')}…</form></Layout>);
  * });
  * app.post('/sell/:partnerId/:ticketId', async (c) => {
- *   if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c);
+ *   // Reached only with the form's CSRF token (csrfProtection answered 403 otherwise).
  *   …
  * });
  */
@@ -347,6 +354,29 @@ export async function verifyCsrf(c: SessionContext, action: string): Promise<boo
   if (session && safeEqual(sent, csrfTokenFor(session.csrfSecret, action))) return true;
   const anonymous = getCookie(c, CSRF_COOKIE);
   return Boolean(anonymous && anonymous.length >= 32 && safeEqual(sent, csrfTokenFor(anonymous, action)));
+}
+
+/**
+ * Middleware of the POSTs of a page: a POST that reaches one of the page's POST routes goes on
+ * only with the right CSRF token for its path (the form's action without its query: see
+ * {@link verifyCsrf}); otherwise it is answered with {@link csrfRejected} before its handler
+ * runs. A POST that matches no POST route (a wrong method, an unknown path) is left to the
+ * 405/404. After {@link sessionFromRequest}, whose session it reads.
+ *
+ * `partnerId` names the page's partner (its `:partnerId`, or `p` on the sign-in pages): the
+ * refusal is then in the partner's language (unless `?lang=`) and branded as the partner's, as
+ * the page was.
+ *
+ * @example app.use('/checkout/:partnerId/*', csrfProtection(deps, (c) => c.req.param('partnerId')));
+ */
+export function csrfProtection(deps: Pick<AppDeps, 'db'>, partnerId?: (c: SessionContext) => string | null | undefined): MiddlewareHandler<SessionEnv> {
+  return async function csrfMiddleware(c, next) {
+    if (c.req.method !== 'POST' || !matchedRoutes(c).some((r) => r.method === 'POST')) return next();
+    if (await verifyCsrf(c, c.req.path)) return next();
+    const partner = await partnerOrNull(deps, partnerId?.(c));
+    if (partner) brandAsPartner(c, partner);
+    return csrfRejected(c, partner?.settings.defaultLang);
+  };
 }
 
 /** The 403 page of a form whose CSRF token is missing or wrong. */

@@ -1,7 +1,8 @@
+import { type Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
 import type { Context } from 'hono';
 import type { AppDeps } from '../../../context.js';
-import type { Lang } from '../../../lib/i18n.js';
+
 import { m } from './auth.messages.js';
 import { csrfField, LOGOUT_PATH, type SessionEnv } from './auth.session.js';
 

@@ -2,9 +2,9 @@
 import type { Hono } from 'hono';
 import { Layout, noticePage, renderPage } from '../layout.js';
 import { m } from './auth.messages.js';
-import { CodeForm, codeDead, flowPath, incomplete, loadFlow, submittedCode, tooMany, type Ctx, type Flow, type PageDeps } from './auth.flow.js';
-import { authService, maskDestination, type SessionData } from '../../../domain/auth/auth.service.js';
-import { csrfField, csrfRejected, currentServiceUrl, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from './auth.session.js';
+import { CodeForm, codeDead, flowPath, sessionPath, signedInFlow, submittedCode, tooMany, type Ctx, type Flow, type PageDeps } from './auth.flow.js';
+import { authService, maskDestination } from '../../../domain/auth/auth.service.js';
+import { csrfField, safeRedirect, type SessionEnv } from './auth.session.js';
 import { clientLimitKey } from '../../middleware/client-address.js';
 
 /**
@@ -29,22 +29,13 @@ export function stepUpUrl(partnerId: string, returnTo: string, lang: string): st
   return `${STEP_UP_PATH}?${new URLSearchParams({ p: partnerId, returnTo, lang })}`;
 }
 
-/** Registers the step-up pages on the sign-in pages' router (its session middleware covers /auth/*). */
+/** Registers the step-up pages on the sign-in pages' router (the registry's session and CSRF middleware cover /auth/*). */
 export function stepUpRoutes(app: Hono<SessionEnv>, deps: PageDeps): void {
   const auth = () => authService(deps);
 
-  /** The flow and the signed-in session of its partner; otherwise the page to show instead. */
-  async function load(c: Ctx): Promise<{ flow: Flow; session: SessionData } | Response> {
-    const flow = await loadFlow(deps, c);
-    if (!flow) return incomplete(c);
-    const session = c.get('session');
-    if (!session || session.partnerId !== flow.partner.id) {
-      return safeRedirect(c, signInUrl(flow.partner, deps.config.publicBaseUrl, currentServiceUrl(c, deps.config.publicBaseUrl), flow.lang));
-    }
-    return { flow, session };
-  }
+  const load = (c: Ctx) => signedInFlow(deps, c);
 
-  const done = (c: Ctx, flow: Flow) => safeRedirect(c, flow.returnTo ?? `/auth/session?lang=${flow.lang}`, 303);
+  const done = (c: Ctx, flow: Flow) => safeRedirect(c, flow.returnTo ?? sessionPath(flow.lang), 303);
   const noContact = (c: Ctx, flow: Flow) => noticePage(c, { lang: flow.lang, status: 409, title: m(flow.lang, 'stepUpNoContactTitle'), text: m(flow.lang, 'stepUpNoContactText') });
 
   app.get(STEP_UP_PATH, async (c) => {
@@ -75,7 +66,6 @@ export function stepUpRoutes(app: Hono<SessionEnv>, deps: PageDeps): void {
     const loaded = await load(c);
     if (loaded instanceof Response) return loaded;
     const { flow, session } = loaded;
-    if (!(await verifyCsrf(c, STEP_UP_PATH))) return csrfRejected(c, flow.lang);
     const result = await deps.db.transact(async (tx) => await auth().requestStepUp(tx, session, { lang: flow.lang, ip: clientLimitKey(c) }));
     if (result.ok) return safeRedirect(c, flowPath(`${STEP_UP_PATH}/verify`, flow, { o: result.otpId }), 303);
     if (result.reason === 'rate_limited') return tooMany(c, flow.lang, result.retryAfterSeconds);
@@ -95,7 +85,6 @@ export function stepUpRoutes(app: Hono<SessionEnv>, deps: PageDeps): void {
     const loaded = await load(c);
     if (loaded instanceof Response) return loaded;
     const { flow, session } = loaded;
-    if (!(await verifyCsrf(c, `${STEP_UP_PATH}/verify`))) return csrfRejected(c, flow.lang);
     const submitted = await submittedCode(c, deps, flow);
     if (submitted instanceof Response) return submitted;
     const { code, otpId } = submitted;

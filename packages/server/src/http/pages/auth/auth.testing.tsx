@@ -4,7 +4,7 @@ import type { TestApp } from '../../../testing/harness.js';
 import { Layout, renderPage } from '../layout.js';
 import { authPageRoutes } from './auth.pages.js';
 import { authRoutes } from '../../api/auth.routes.js';
-import { csrfField, csrfRejected, requireUser, sessionFromRequest, verifyCsrf, type SessionEnv } from './auth.session.js';
+import { csrfField, csrfProtection, requireUser, sessionFromRequest, type SessionEnv } from './auth.session.js';
 
 /**
  * Test helpers of the auth module (tests only): the auth routes mounted on a test app, a
@@ -27,6 +27,8 @@ export function mountAuth(t: TestApp): TestApp {
 export function protectedTestPages(t: TestApp) {
   const app = new Hono<SessionEnv>();
   app.use('/test/:partnerId/*', sessionFromRequest(t.deps, { partnerId: (c) => c.req.param('partnerId') }));
+  // Unbranded, in the default language: the test page names no partner for the refusal.
+  app.use('/test/:partnerId/*', csrfProtection(t.deps));
   app.get('/test/:partnerId/protected', async (c) => {
     const partner = await t.deps.partners.get(c.req.param('partnerId'));
     const session = requireUser(c, partner, c.req.query('returnTo') ? { returnTo: c.req.query('returnTo')! } : {});
@@ -44,10 +46,7 @@ export function protectedTestPages(t: TestApp) {
       </Layout>,
     );
   });
-  app.post('/test/:partnerId/protected', async (c) => {
-    if (!(await verifyCsrf(c, `/test/${c.req.param('partnerId')}/protected`))) return csrfRejected(c);
-    return c.text('posted');
-  });
+  app.post('/test/:partnerId/protected', (c) => c.text('posted'));
   return app;
 }
 

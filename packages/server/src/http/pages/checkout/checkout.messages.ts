@@ -1,4 +1,5 @@
-import { defineMessages, type Lang } from '../../../lib/i18n.js';
+import { type Lang } from '@resale/shared/lang';
+import { defineMessages } from '../../../lib/i18n.js';
 
 /** Texts of the hosted checkout, in English and Spanish. */
 export const cm = defineMessages(

@@ -1,3 +1,4 @@
+import { type Lang } from '@resale/shared/lang';
 import { inOrder } from '../../../lib/in-order.js';
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from 'hono';
@@ -8,13 +9,14 @@ import { toIso } from '../../../lib/clock.js';
 import { ApiError } from '../../../lib/errors.js';
 import { currencyDigits } from '../../../lib/money.js';
 import { brandAsPartner } from '../brand.js';
-import { formatInstant } from '../../../lib/format.js';
-import { t, type Lang } from '../../../lib/i18n.js';
+import { formatInstant } from '@resale/shared/format';
+import { t } from '../../../lib/i18n.js';
 import { cspWith, Layout, noticePage, pageBrandOf, renderPage } from '../layout.js';
 import { pageScriptTag } from '../page-script.js';
 import { placeText } from '../../../lib/seats.js';
+import { servicePaths, serviceUrl } from '../../../lib/urls.js';
 import { notFoundPage, partnerPage } from '../partner-page.js';
-import { csrfField, csrfRejected, requireUser, safeRedirect, sessionFromRequest, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { csrfField, requireUser, safeRedirect, type SessionEnv } from '../auth/auth.session.js';
 import { combinationOf, showWithEvent, ticketOptionByPk } from '../../../domain/events/events.queries.js';
 import { intentionById, type IntentionRow } from '../../../domain/intentions/intentions.queries.js';
 import type { PartnerRow } from '../../../domain/partners/partners.service.js';
@@ -222,11 +224,10 @@ interface FormState {
  */
 export function checkoutPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  app.use('/checkout/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
 
   const marketLink = async (partner: PartnerRow, intention: IntentionRow, lang: Lang) => {
     const { show, event } = (await deps.db.read(async (tx) => await showWithEvent(tx, intention.showPk)))!;
-    return { href: `/market/${partner.id}/${encodeURIComponent(event.externalReferenceId)}?showId=${encodeURIComponent(show.showId)}&lang=${lang}`, label: cm(lang, 'backToMarket') };
+    return { href: servicePaths.market(partner.id, event.externalReferenceId, { showId: show.showId, lang }), label: cm(lang, 'backToMarket') };
   };
 
   /** The intention of the signed-in buyer (claiming an unclaimed one), or the page that says why not. */
@@ -247,7 +248,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
     return { intention: claimed.row, userPk: session.userPk };
   }
 
-  const checkoutPath = (partner: PartnerRow, intention: IntentionRow, lang: Lang) => `/checkout/${partner.id}/${intention.id}?lang=${lang}`;
+  const checkoutPath = (partner: PartnerRow, intention: IntentionRow, lang: Lang) => servicePaths.checkout(partner.id, intention.id, { lang });
 
   /**
    * The signed-in buyer's checkout while it is PENDING; else the receipt (paid: `status` is the
@@ -257,7 +258,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
     const loaded = await load(c, partner, lang);
     if (loaded instanceof Response) return loaded;
     const { intention } = loaded;
-    if (intention.state === 'PAID') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, status);
+    if (intention.state === 'PAID') return safeRedirect(c, servicePaths.checkoutDone(partner.id, intention.id, { lang }), status);
     if (intention.state !== 'PENDING') return outcomePage(c, partner, intention, lang, { kind: 'ended', state: intention.state });
     return loaded;
   }
@@ -268,8 +269,8 @@ export function checkoutPageRoutes(deps: AppDeps) {
     if (outcome.kind === 'provider_unavailable') return noticePage(c, { lang, status: 503, title: cm(lang, 'providerUnavailableTitle'), text: cm(lang, 'providerUnavailableText'), headers: { 'Retry-After': '30' }, link: { href: checkoutPath(partner, intention, lang), label: cm(lang, 'checkAgain') } });
     if (outcome.kind === 'ticket_moved') return noticePage(c, { lang, status: 409, title: cm(lang, 'movedTitle'), text: cm(lang, 'movedText'), link: await marketLink(partner, intention, lang) });
     if (outcome.kind === 'risk_high') return noticePage(c, { lang, status: 402, title: cm(lang, 'riskTitle'), text: cm(lang, 'riskText'), link: await marketLink(partner, intention, lang) });
-    if (outcome.kind === 'paid') return safeRedirect(c, `/checkout/${partner.id}/${intention.id}/done?lang=${lang}`, 303);
-    if (outcome.kind === 'verify') return safeRedirect(c, `/checkout/${partner.id}/verify/${outcome.paymentId}?lang=${lang}`, 303);
+    if (outcome.kind === 'paid') return safeRedirect(c, servicePaths.checkoutDone(partner.id, intention.id, { lang }), 303);
+    if (outcome.kind === 'verify') return safeRedirect(c, servicePaths.checkoutVerify(partner.id, outcome.paymentId, { lang }), 303);
     // Declined, the reservation kept: back to the checkout (a GET, so a reload charges nothing) that says why.
     if (outcome.kind === 'declined' && outcome.attemptsLeft > 0) return safeRedirect(c, `${checkoutPath(partner, intention, lang)}&declined=${encodeURIComponent(outcome.paymentId)}#declined`, 303);
     if (outcome.kind === 'declined') return noticePage(c, { lang, status: 402, title: cm(lang, 'tooManyTitle'), text: cm(lang, 'tooManyText'), link: await marketLink(partner, intention, lang) });
@@ -284,7 +285,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
 
   async function checkoutPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, state: FormState = {}) {
     const { order, buyer } = await deps.db.read(async (tx) => ({ order: await readOrder(deps, tx, intention), buyer: intention.buyerPk ? await userByPk(tx, intention.buyerPk) : undefined }));
-    const action = `/checkout/${partner.id}/${intention.id}`;
+    const action = servicePaths.checkout(partner.id, intention.id);
     const errors = state.errors ?? {};
     const listed = CARD_FIELDS.filter((f) => errors[f]);
     // The name on the card defaults to the buyer's, when the partner told it.
@@ -369,7 +370,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
   async function hostedPage(c: C, partner: PartnerRow, intention: IntentionRow, lang: Lang, provider: HostedProvider, step: HostedPayStep) {
     const order = await deps.db.read(async (tx) => await readOrder(deps, tx, intention));
     const failed = step.payment.failureCode && step.payment.declines > 0 ? step.payment.failureCode : null;
-    const returnUrl = `${deps.config.publicBaseUrl}/checkout/${partner.id}/${intention.id}/return?lang=${lang}`;
+    const returnUrl = serviceUrl(deps.config.publicBaseUrl, servicePaths.checkoutReturn(partner.id, intention.id, { lang }));
     return renderPage(
       c,
       <Layout lang={lang} title={cm(lang, 'title')} head={<>{html`<script src="${provider.scriptUrl}"></script>`}{pageScriptTag()}</>} wide>
@@ -432,7 +433,6 @@ export function checkoutPageRoutes(deps: AppDeps) {
   app.post(
     '/checkout/:partnerId/:intentionId',
     partnerPage(deps, async (c: C, partner, lang) => {
-      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
       const loaded = await pendingCheckout(c, partner, lang, 303);
       if (loaded instanceof Response) return loaded;
       const { intention } = loaded;
@@ -491,7 +491,6 @@ export function checkoutPageRoutes(deps: AppDeps) {
   app.post(
     '/checkout/:partnerId/verify/:paymentId',
     partnerPage(deps, async (c: C, partner, lang) => {
-      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
       const row = await pendingPayment(c, partner, session.userPk);
@@ -515,7 +514,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
       const { intention } = loaded;
       const payment = await deps.db.read(async (tx) => await deps.payments.hostedOf(tx, intention.id));
       if (!payment || payment.state === 'open' || payment.state === 'cancelled') return safeRedirect(c, checkoutPath(partner, intention, lang));
-      const here = `/checkout/${partner.id}/${intention.id}/return?lang=${lang}`;
+      const here = servicePaths.checkoutReturn(partner.id, intention.id, { lang });
       return renderPage(
         c,
         <Layout lang={lang} title={cm(lang, 'confirmingTitle')} head={html`<meta http-equiv="refresh" content="${CONFIRMING_REFRESH_SECONDS};url=${here}">`}>
@@ -551,7 +550,7 @@ export function checkoutPageRoutes(deps: AppDeps) {
       const brandName = pageBrandOf(c)?.name;
       const back = intention.returnTo ? { href: intention.returnTo, label: brandName ? t(lang, 'backTo', { name: brandName }) : cm(lang, 'backToSite') } : await marketLink(partner, intention, lang);
       // The secure view is signed for the ticket's owner: linked while the buyer still holds it.
-      const ticketHref = (ticket: TicketRow) => (ticket.ownerPk === intention.buyerPk ? `/tickets/view/${secureViewToken(deps, ticket)}` : null);
+      const ticketHref = (ticket: TicketRow) => (ticket.ownerPk === intention.buyerPk ? servicePaths.ticketView(secureViewToken(deps, ticket)) : null);
       const refunded = payment?.state === 'refund_pending' || payment?.state === 'refunded';
       const method = paidWith(payment, lang);
       return renderPage(

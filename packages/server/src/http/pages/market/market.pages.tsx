@@ -1,9 +1,10 @@
+import { type Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import type { AppDeps } from '../../../context.js';
 import { ApiError } from '../../../lib/errors.js';
-import { csrfField, csrfRejected, requireUser, safeRedirect, sessionFromRequest, signInOrigins, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { csrfField, requireUser, safeRedirect, signInOrigins, type SessionEnv } from '../auth/auth.session.js';
 import { partnerReturnTo, RETURN_TO_TAG_PARAM } from '../../../domain/auth/auth.urls.js';
 import { clientLimitKey } from '../../middleware/client-address.js';
 import { HoldLimitError } from '../../../domain/intentions/intentions.service.js';
@@ -11,11 +12,12 @@ import { SignedInAs } from '../auth/auth.signed-in.js';
 import type { PartnerRow } from '../../../domain/partners/partners.service.js';
 import { cm } from '../checkout/checkout.messages.js';
 import { currencyDigits } from '../../../lib/money.js';
-import { formatInstant } from '../../../lib/format.js';
-import { defineMessages, pageLang, t, type Lang } from '../../../lib/i18n.js';
+import { formatInstant } from '@resale/shared/format';
+import { defineMessages, pageLang, t } from '../../../lib/i18n.js';
 import { cspWith, Layout, noticePage, renderPage } from '../layout.js';
 import { brandAsPartner } from '../brand.js';
 import { placeText } from '../../../lib/seats.js';
+import { servicePaths } from '../../../lib/urls.js';
 import { ok } from '../../../lib/envelope.js';
 import { isPrimaryScarce, primarySale } from '../../../domain/marketdata/marketdata.service.js';
 import { marketEvent, offers, type Offer } from '../../../flows/market.queries.js';
@@ -86,7 +88,6 @@ function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
 }
 
-
 /**
  * The public market page of an event (`/market/:partnerId/:eventRef?showId&ticketOptionId&listingId&ticketId&lang`):
  * the show's offers grouped by ticket option and area, cheapest first, prices with the
@@ -94,7 +95,6 @@ function money(minor: number, currency: string, lang: Lang): string {
  */
 export function marketPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  app.use('/market/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
   const partnerOrNull = async (id: string): Promise<PartnerRow | null> => (await deps.db.read(async (tx) => await partnerById(tx, id))) ?? null;
 
   /**
@@ -107,7 +107,6 @@ export function marketPageRoutes(deps: AppDeps) {
   app.post('/market/:partnerId/:eventRef/buy', async (c) => {
     const partner = await partnerOrNull(c.req.param('partnerId'));
     const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
     if (!partner) return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
     const form = await c.req.parseBody({ all: true });
     const one = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : undefined);
@@ -126,13 +125,13 @@ export function marketPageRoutes(deps: AppDeps) {
       const tag = one(RETURN_TO_TAG_PARAM);
       if (tag) selection.set(RETURN_TO_TAG_PARAM, tag);
     }
-    const session = requireUser(c, partner, { returnTo: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${selection}` });
+    const session = requireUser(c, partner, { returnTo: servicePaths.market(partner.id, c.req.param('eventRef'), selection) });
     if (session instanceof Response) return session;
     try {
       const intention = await deps.db.transact(async (tx) =>
         await reserveListings(deps, tx, { partner, listingIds, buyerPk: session.userPk, returnTo: back, clientKey: deps.box.sign('hold-client-address', clientLimitKey(c)) }),
       );
-      return safeRedirect(c, `/checkout/${partner.id}/${intention.id}?lang=${lang}`, 303);
+      return safeRedirect(c, servicePaths.checkout(partner.id, intention.id, { lang }), 303);
     } catch (err) {
       if (err instanceof HoldLimitError) {
         const text =
@@ -145,12 +144,12 @@ export function marketPageRoutes(deps: AppDeps) {
           headers: { 'Retry-After': String(err.retryAfterSeconds) },
           title: cm(lang, 'holdLimitTitle'),
           text,
-          ...(err.pendingIntentionId ? { link: { href: `/checkout/${partner.id}/${err.pendingIntentionId}?lang=${lang}`, label: cm(lang, 'continueCheckout') } } : {}),
+          ...(err.pendingIntentionId ? { link: { href: servicePaths.checkout(partner.id, err.pendingIntentionId, { lang }), label: cm(lang, 'continueCheckout') } } : {}),
         });
       }
       if (!(err instanceof ApiError)) throw err;
       if (err.code === 'not_found') return noticePage(c, { lang, status: 404, title: t(lang, 'notFoundTitle'), text: t(lang, 'notFoundText') });
-      const market = { href: `/market/${encodeURIComponent(partner.id)}/${encodeURIComponent(c.req.param('eventRef'))}?${new URLSearchParams({ ...(showId ? { showId } : {}), lang })}`, label: cm(lang, 'backToMarket') };
+      const market = { href: servicePaths.market(partner.id, c.req.param('eventRef'), { showId: showId || undefined, lang }), label: cm(lang, 'backToMarket') };
       // A pick that would leave a single seat empty in a row (the seat map's rule): say so, with the way back.
       if (err instanceof OrphanSeatError) return noticePage(c, { lang, status: 400, title: orphanSeatMessages(lang, 'title'), text: orphanSeatMessages(lang, 'text'), link: market });
       // A pick across ticket options (one checkout holds one option), or an empty or repeated pick: say so.
@@ -215,7 +214,8 @@ export function marketPageRoutes(deps: AppDeps) {
     }
     // `primary`: the partner's primary-sale report (market data), to say when resale is the way in.
     const location = show.location ?? found.event.location;
-    const base = `/market/${encodeURIComponent(c.req.param('partnerId'))}/${encodeURIComponent(found.event.externalReferenceId)}`;
+    const eventRef = found.event.externalReferenceId;
+    const buy = servicePaths.marketBuy(partner.id, eventRef);
     // The way back to the partner's site: only a checked return address is shown or carried on.
     const returnTo = c.req.query('returnTo');
     const returnTag = c.req.query(RETURN_TO_TAG_PARAM);
@@ -239,8 +239,8 @@ export function marketPageRoutes(deps: AppDeps) {
         <>
           <p class="hint">{mm(lang, 'strandsAlone')}</p>
           {companion ? (
-            <form method="post" action={`${base}/buy`}>
-              {csrfField(c, `${base}/buy`)}
+            <form method="post" action={buy}>
+              {csrfField(c, buy)}
               <input type="hidden" name="listingId" value={offer.listingId} />
               <input type="hidden" name="listingId" value={companion.listingId} />
               <BuyFields />
@@ -284,8 +284,8 @@ export function marketPageRoutes(deps: AppDeps) {
             <h2 id="selection">{mm(lang, 'selection')}</h2>
             {selection.length < picked.length ? <p role="alert">{mm(lang, 'selectionGone')}</p> : null}
             {selection.length > 0 ? (
-              <form method="post" action={`${base}/buy`}>
-                {csrfField(c, `${base}/buy`)}
+              <form method="post" action={buy}>
+                {csrfField(c, buy)}
                 <ul>
                   {selection.map((o) => (
                     <li>
@@ -307,7 +307,7 @@ export function marketPageRoutes(deps: AppDeps) {
         {hasMap ? (
           <section aria-labelledby="seat-map">
             <h2 id="seat-map">{mm(lang, 'map')}</h2>
-            <resale-seat-map lang={lang} src={`${base}/seatmap.json?${new URLSearchParams({ showId: show.showId, lang, ...(back && returnTo ? { returnTo, ...(returnTag ? { [RETURN_TO_TAG_PARAM]: returnTag } : {}) } : {}) })}`} selected={picked.length > 0 ? picked.join(',') : undefined}></resale-seat-map>
+            <resale-seat-map lang={lang} src={servicePaths.marketSeatMap(partner.id, eventRef, { showId: show.showId, lang, ...(back && returnTo ? { returnTo, ...(returnTag ? { [RETURN_TO_TAG_PARAM]: returnTag } : {}) } : {}) })} selected={picked.length > 0 ? picked.join(',') : undefined}></resale-seat-map>
           </section>
         ) : null}
         <h2>{mm(lang, 'forSale')}</h2>
@@ -326,8 +326,8 @@ export function marketPageRoutes(deps: AppDeps) {
                   {stranded.has(o.listingId) ? (
                     <StrandedBuy offer={o} companion={stranded.get(o.listingId)!} />
                   ) : (
-                    <form method="post" action={`${base}/buy`}>
-                      {csrfField(c, `${base}/buy`)}
+                    <form method="post" action={buy}>
+                      {csrfField(c, buy)}
                       <input type="hidden" name="listingId" value={o.listingId} />
                       <BuyFields />
                       <button type="submit" aria-label={`${cm(lang, 'buy')} · ${o.optionTitle} · ${money(o.buyerTotalMinor, o.currency, lang)}`}>
@@ -355,7 +355,7 @@ export function marketPageRoutes(deps: AppDeps) {
                 .filter((s) => s.id !== show.id)
                 .map((s) => (
                   <li>
-                    <a href={`${base}?showId=${encodeURIComponent(s.showId)}&lang=${lang}`}>
+                    <a href={servicePaths.market(partner.id, eventRef, { showId: s.showId, lang })}>
                       {s.title} · {formatInstant(s.startsAt, lang, (s.location ?? found.event.location).timeZone, 'long')}
                     </a>
                   </li>

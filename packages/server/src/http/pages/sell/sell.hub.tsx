@@ -1,13 +1,14 @@
+import { type Lang } from '@resale/shared/lang';
 import { inOrder } from '../../../lib/in-order.js';
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../../context.js';
 import { ApiError } from '../../../lib/errors.js';
-import { formatInstant } from '../../../lib/format.js';
-import { t, type Lang } from '../../../lib/i18n.js';
+import { formatInstant } from '@resale/shared/format';
+import { t } from '../../../lib/i18n.js';
 import { Layout, noticePage, renderPage } from '../layout.js';
 import { notFoundPage, partnerPage } from '../partner-page.js';
-import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { csrfField, currentServiceUrl, requireUser, safeRedirect, signInUrl, type SessionEnv } from '../auth/auth.session.js';
 import { stepUpUrl } from '../auth/auth.step-up.js';
 import { showsWithEvents, ticketOptionsByPks } from '../../../domain/events/events.queries.js';
 import type { PartnerRow } from '../../../domain/partners/partners.service.js';
@@ -18,6 +19,7 @@ import { sellBack, sellCsp, StripePayout, toDashboard, toOnboarding } from './se
 import { ownedTicketsByRefs } from '../../../domain/tickets/tickets.queries.js';
 import { parseTypedPrice, verifyOwnership } from '../../../flows/sell.js';
 import { sm } from './sell.messages.js';
+import { servicePaths } from '../../../lib/urls.js';
 
 type C = Context<SessionEnv>;
 
@@ -44,8 +46,7 @@ interface HubTicket {
 export function sellHubRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   const accounts = new PayoutAccounts(deps);
-  // Mounted by sellPageRoutes, whose session middleware covers these paths.
-
+  // Mounted by sellPageRoutes: the registry's session and CSRF middleware of /sell/:partnerId/* cover these paths.
 
   /** Signs in, verifies ownership live (synchronising what we did not know), and lists the seller's tickets. */
   async function sellerTickets(c: C, partner: PartnerRow, lang: Lang): Promise<{ userPk: string; list: HubTicket[] } | Response> {
@@ -95,9 +96,9 @@ export function sellHubRoutes(deps: AppDeps) {
           <li>
             {x.optionTitle} · {x.ticketId}{' '}
             {x.listingId ? (
-              <a href={`/sell/${partner.id}/listings/${x.listingId}?lang=${lang}`}>{sm(lang, 'manage')}</a>
+              <a href={servicePaths.sellListing(partner.id, x.listingId, { lang })}>{sm(lang, 'manage')}</a>
             ) : x.sellable ? (
-              <a href={`/sell/${partner.id}/ticket/${encodeURIComponent(x.ticketId)}?lang=${lang}`}>{sm(lang, 'sell')}</a>
+              <a href={servicePaths.sellTicket(partner.id, x.ticketId, { lang })}>{sm(lang, 'sell')}</a>
             ) : null}
           </li>
         ))}
@@ -116,9 +117,9 @@ export function sellHubRoutes(deps: AppDeps) {
       if (sellable.length === 0) {
         return renderPage(c, <Layout lang={lang} title={sm(lang, 'yourListings')}><h1>{sm(lang, 'yourListings')}</h1><TicketList partner={partner} list={useful} lang={lang} /></Layout>);
       }
-      if (useful.length === 1) return safeRedirect(c, `/sell/${partner.id}/ticket/${encodeURIComponent(sellable[0]!.ticketId)}?lang=${lang}`);
+      if (useful.length === 1) return safeRedirect(c, servicePaths.sellTicket(partner.id, sellable[0]!.ticketId, { lang }));
       const byShow = [...new Map(useful.map((x) => [x.showPk, x])).values()];
-      if (byShow.length === 1) return safeRedirect(c, `/sell/${partner.id}/show/${byShow[0]!.showPk}?lang=${lang}`);
+      if (byShow.length === 1) return safeRedirect(c, servicePaths.sellShow(partner.id, byShow[0]!.showPk, { lang }));
       return renderPage(
         c,
         <Layout lang={lang} title={sm(lang, 'showsTitle')}>
@@ -126,7 +127,7 @@ export function sellHubRoutes(deps: AppDeps) {
           <ul>
             {byShow.map((s) => (
               <li>
-                <a href={`/sell/${partner.id}/show/${s.showPk}?lang=${lang}`}>
+                <a href={servicePaths.sellShow(partner.id, s.showPk, { lang })}>
                   {s.eventTitle} · {s.showTitle}
                 </a>{' '}
                 · {formatInstant(s.startsAt, lang, s.timeZone, 'long')}
@@ -156,7 +157,7 @@ export function sellHubRoutes(deps: AppDeps) {
     const orderId = c.req.param('orderId') ?? '';
     const list = r.list.filter((x) => x.orderId === orderId);
     if (list.length === 0) return notFoundPage(c, lang);
-    const action = `/sell/${partner.id}/order/${encodeURIComponent(orderId)}`;
+    const action = servicePaths.sellOrder(partner.id, orderId);
     const sellable = list.filter((x) => x.sellable);
     const currency = sellable.length > 0 ? await deps.db.read(async (tx) => (await deps.listings.quote(tx, await deps.tickets.get(tx, partner.id, sellable[0]!.ticketId), null)).currency) : null;
     const title = sm(lang, 'sellOrderTitle', { orderId });
@@ -178,7 +179,7 @@ export function sellHubRoutes(deps: AppDeps) {
           <div class="notice warn">
             <p>{sm(lang, deps.payouts.connect ? 'stripeRequired' : 'payoutRequired')}</p>
             <p>
-              <a href={`/sell/${partner.id}/payout?lang=${lang}`}>{sm(lang, 'payoutStepUpLink')}</a>
+              <a href={servicePaths.sellPayout(partner.id, { lang })}>{sm(lang, 'payoutStepUpLink')}</a>
             </p>
           </div>
         ) : null}
@@ -206,7 +207,6 @@ export function sellHubRoutes(deps: AppDeps) {
   app.post(
     '/sell/:partnerId/order/:orderId',
     partnerPage(deps, async (c: C, partner, lang) => {
-      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
       const r = await sellerTickets(c, partner, lang);
       if (r instanceof Response) return r;
       const orderId = c.req.param('orderId') ?? '';
@@ -230,7 +230,7 @@ export function sellHubRoutes(deps: AppDeps) {
         if (!(err instanceof ApiError)) throw err;
         return orderPage(c, partner, lang, err.message);
       }
-      return safeRedirect(c, `/sell/${partner.id}/order/${encodeURIComponent(orderId)}?lang=${lang}`, 303);
+      return safeRedirect(c, servicePaths.sellOrder(partner.id, orderId, { lang }), 303);
     }),
   );
 
@@ -240,7 +240,7 @@ export function sellHubRoutes(deps: AppDeps) {
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
       // Changing where money goes needs a fresh one-time code, even inside a session.
-      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}`, lang));
+      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, servicePaths.sellPayout(partner.id, { lang }), lang));
       return payoutPage(c, partner, lang, session.userPk, {});
     }),
   );
@@ -248,19 +248,18 @@ export function sellHubRoutes(deps: AppDeps) {
   app.post(
     '/sell/:partnerId/payout',
     partnerPage(deps, async (c: C, partner, lang) => {
-      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
       const form = await c.req.parseBody();
       const str = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
       // The step-up lapsed while the form was open (or the form was posted without one): nothing is saved (a country chosen comes back preselected).
       const chosen = payoutCountry(str('country'));
-      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, `/sell/${partner.id}/payout?lang=${lang}${chosen ? `&country=${chosen}` : ''}`, lang), 303);
+      if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, servicePaths.sellPayout(partner.id, { lang, country: chosen }), lang), 303);
       // With Stripe Connect, where the money goes is the seller's Stripe account: set up on Stripe's pages.
       if (deps.payouts.connect) {
         if (str('intent') === 'dashboard') return await toDashboard(deps, c, partner, session, lang);
         const country = str('country');
-        return await toOnboarding(deps, c, partner, session, `/sell/${partner.id}/payout?lang=${lang}`, lang, country || null, async (message) => await payoutPage(c, partner, lang, session.userPk, { country: message }, country));
+        return await toOnboarding(deps, c, partner, session, servicePaths.sellPayout(partner.id, { lang }), lang, country || null, async (message) => await payoutPage(c, partner, lang, session.userPk, { country: message }, country));
       }
       try {
         await deps.db.transact(async (tx) => await accounts.change(tx, session, { holderName: str('holderName'), iban: str('iban') }, lang));
@@ -268,7 +267,7 @@ export function sellHubRoutes(deps: AppDeps) {
         if (!(err instanceof ApiError)) throw err;
         return payoutPage(c, partner, lang, session.userPk, { [err.entries[0]!.path ?? 'iban']: err.message });
       }
-      return safeRedirect(c, `/sell/${partner.id}/payout?lang=${lang}&saved=1`, 303);
+      return safeRedirect(c, servicePaths.sellPayout(partner.id, { lang, saved: '1' }), 303);
     }),
   );
 
@@ -297,12 +296,12 @@ export function sellHubRoutes(deps: AppDeps) {
       const back = sellBack(partner, c.req.query('back'), lang);
       if (!deps.auth.isSteppedUp(session)) return safeRedirect(c, stepUpUrl(partner.id, back, lang));
       // The account exists by now (the link that expired was opened for it): no country to ask.
-      return await toOnboarding(deps, c, partner, session, back, lang, null, async () => safeRedirect(c, `/sell/${partner.id}/payout?lang=${lang}`));
+      return await toOnboarding(deps, c, partner, session, back, lang, null, async () => safeRedirect(c, servicePaths.sellPayout(partner.id, { lang })));
     }),
   );
 
   async function payoutPage(c: C, partner: PartnerRow, lang: Lang, userPk: string, errors: Record<string, string>, country?: string) {
-    const action = `/sell/${partner.id}/payout`;
+    const action = servicePaths.sellPayout(partner.id);
     if (deps.payouts.connect) {
       const view = await deps.db.read(async (tx) => await deps.payouts.connect!.view(tx, userPk));
       return renderPage(

@@ -1,17 +1,18 @@
+import { type Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../../context.js';
 import { toIso } from '../../../lib/clock.js';
 import { ApiError } from '../../../lib/errors.js';
-import { priceBreakdown, type FeeSchedule, type PriceBreakdown } from '../../../lib/fees.js';
+import { priceBreakdown, type FeeSchedule, type PriceBreakdown } from '@resale/shared/fees';
 import { currencyDigits } from '../../../lib/money.js';
-import { formatDay, formatInstant } from '../../../lib/format.js';
+import { formatDay, formatInstant } from '@resale/shared/format';
 import { ticketName } from '../../../lib/seats.js';
-import { t, type Lang } from '../../../lib/i18n.js';
+import { t } from '../../../lib/i18n.js';
 import { cspWith, Layout, noticePage, renderPage } from '../layout.js';
 import { pageScriptTag } from '../page-script.js';
 import { notFoundPage, partnerPage } from '../partner-page.js';
-import { csrfField, csrfRejected, currentServiceUrl, requireUser, safeRedirect, sessionFromRequest, signInUrl, verifyCsrf, type SessionEnv } from '../auth/auth.session.js';
+import { csrfField, currentServiceUrl, requireUser, safeRedirect, signInUrl, type SessionEnv } from '../auth/auth.session.js';
 import { listingById, type ListingRow } from '../../../domain/listings/listings.queries.js';
 import type { PriceLimits } from '../../../domain/listings/listings.pricing.js';
 import type { PartnerRow } from '../../../domain/partners/partners.service.js';
@@ -25,6 +26,7 @@ import { eventOfTicket } from '../../../flows/sell.queries.js';
 import { parseTypedPrice, verifyOwnership } from '../../../flows/sell.js';
 import { sellHubRoutes } from './sell.hub.js';
 import { sm } from './sell.messages.js';
+import { servicePaths } from '../../../lib/urls.js';
 
 type C = Context<SessionEnv>;
 type FieldErrors = Partial<Record<'price' | 'holderName' | 'iban' | 'form' | 'aboveFace' | 'country', string>>;
@@ -277,9 +279,7 @@ function SellForm(p: SellFormProps) {
 export function sellPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   const accounts = new PayoutAccounts(deps);
-  app.use('/sell/:partnerId/*', sessionFromRequest(deps, { partnerId: (c) => c.req.param('partnerId') ?? '' }));
   app.route('/', sellHubRoutes(deps));
-
 
   /** Verifies the user still owns `ticketId` (live), or answers the page that says why not. */
   async function owned(c: C, partner: PartnerRow, userPk: string, ticketId: string, lang: Lang): Promise<Response | null> {
@@ -305,7 +305,7 @@ export function sellPageRoutes(deps: AppDeps) {
     // The country preselected for a Stripe account not opened yet: the seller's earlier choice (kept through the step-up), else the venue's.
     const stripeView = stripe ? { ...stripe, country: state.country ?? c.req.query('country') ?? facts.country } : undefined;
     const breakdown = quote.limits.fixedMinor !== null || state.preview != null ? quote.breakdown : null;
-    const action = `/sell/${partner.id}/ticket/${encodeURIComponent(ticketId)}`;
+    const action = servicePaths.sellTicket(partner.id, ticketId);
     const session = c.get('session');
     const steppedUp = session !== null && deps.auth.isSteppedUp(session);
     return renderPage(
@@ -345,7 +345,7 @@ export function sellPageRoutes(deps: AppDeps) {
         const ticket = await deps.tickets.get(tx, partner.id, ticketId);
         return { live: await deps.listings.liveListingOf(tx, ticket.id), reason: await deps.listings.notSellable(tx, ticket) };
       });
-      if (live && live.sellerPk === session.userPk) return safeRedirect(c, `/sell/${partner.id}/listings/${live.id}?lang=${lang}`);
+      if (live && live.sellerPk === session.userPk) return safeRedirect(c, servicePaths.sellListing(partner.id, live.id, { lang }));
       if (reason) return noticePage(c, { lang, status: 409, title: sm(lang, 'notSellableTitle'), text: sm(lang, `reason_${reason}`) });
       // Back from a step-up, the price the seller had typed (it is validated again on publish).
       const price = c.req.query('price')?.slice(0, 20);
@@ -365,7 +365,6 @@ export function sellPageRoutes(deps: AppDeps) {
   app.post(
     '/sell/:partnerId/ticket/:ticketId',
     partnerPage(deps, async (c: C, partner, lang) => {
-      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
       const ticketId = c.req.param('ticketId') ?? '';
@@ -428,7 +427,7 @@ export function sellPageRoutes(deps: AppDeps) {
           }
           return created;
         });
-        return safeRedirect(c, `/sell/${partner.id}/listings/${listing.id}?lang=${lang}&published=1`, 303);
+        return safeRedirect(c, servicePaths.sellListing(partner.id, listing.id, { lang, published: '1' }), 303);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         if (!errors.iban && !errors.holderName) {
@@ -446,7 +445,8 @@ export function sellPageRoutes(deps: AppDeps) {
       return { api: await deps.listings.toApi(tx, listing), facts: await eventOfTicket(tx, tickets[0]!), tickets };
     });
     const b = priceBreakdown(listing.priceMinor, { buyerPercent: 0, buyerFixedMinor: listing.buyerFeeMinor, sellerPercent: 0, sellerFixedMinor: listing.sellerFeeMinor });
-    const base = `/sell/${partner.id}/listings/${listing.id}`;
+    const price = servicePaths.sellListingAction(partner.id, listing.id, 'price');
+    const remove = servicePaths.sellListingAction(partner.id, listing.id, 'remove');
     const flag = (k: string) => c.req.query(k) === '1';
     const payoutDay = new Date(facts.startsAt + partner.settings.payoutDelayDays * 86_400_000);
     return renderPage(
@@ -487,15 +487,15 @@ export function sellPageRoutes(deps: AppDeps) {
                 {sm(lang, 'copyLink')}
               </button>
             </p>
-            <form method="post" action={`${base}/price`} class="card" novalidate>
-              {csrfField(c, `${base}/price`)}
+            <form method="post" action={price} class="card" novalidate>
+              {csrfField(c, price)}
               <label for="price">{sm(lang, 'changePrice')} ({listing.currency})</label>
               <input type="text" id="price" name="price" inputmode="decimal" value={typed(listing.priceMinor, listing.currency)} aria-invalid={errors.price ? 'true' : undefined} aria-describedby={errors.price ? 'price-error' : undefined} />
               <FieldError id="price-error" text={errors.price} />
               <button type="submit">{sm(lang, 'save')}</button>
             </form>
-            <form method="post" action={`${base}/remove?lang=${lang}`} class="actions">
-              {csrfField(c, `${base}/remove`)}
+            <form method="post" action={servicePaths.sellListingAction(partner.id, listing.id, 'remove', { lang })} class="actions">
+              {csrfField(c, remove)}
               <button type="submit" class="danger-outline">
                 {sm(lang, 'remove')}
               </button>
@@ -519,7 +519,7 @@ export function sellPageRoutes(deps: AppDeps) {
   /** "Remove your listing?": the one place that removes, with the way back to keep it on sale. */
   async function removeConfirmation(c: C, partner: PartnerRow, listing: ListingRow, lang: Lang) {
     const facts = await deps.db.read(async (tx) => await eventOfTicket(tx, (await deps.listings.ticketsOf(tx, listing.id))[0]!));
-    const action = `/sell/${partner.id}/listings/${listing.id}/remove`;
+    const action = servicePaths.sellListingAction(partner.id, listing.id, 'remove');
     return renderPage(
       c,
       <Layout lang={lang} title={sm(lang, 'removeTitle')}>
@@ -528,13 +528,13 @@ export function sellPageRoutes(deps: AppDeps) {
           <strong>{facts.eventTitle}</strong> · {facts.showTitle} · {money(listing.priceMinor, listing.currency, lang)}
         </p>
         <p>{sm(lang, 'removeText')}</p>
-        <form method="post" action={`${action}?lang=${lang}`} class="actions">
+        <form method="post" action={servicePaths.sellListingAction(partner.id, listing.id, 'remove', { lang })} class="actions">
           {csrfField(c, action)}
           <input type="hidden" name="confirm" value="1" />
           <button type="submit" class="danger">
             {sm(lang, 'removeConfirm')}
           </button>{' '}
-          <a class="button secondary" href={`/sell/${partner.id}/listings/${listing.id}?lang=${lang}`}>
+          <a class="button secondary" href={servicePaths.sellListing(partner.id, listing.id, { lang })}>
             {sm(lang, 'removeKeep')}
           </a>
         </form>
@@ -561,25 +561,23 @@ export function sellPageRoutes(deps: AppDeps) {
   app.post(
     '/sell/:partnerId/listings/:listingId/:action{price|remove}',
     partnerPage(deps, async (c: C, partner, lang) => {
-      if (!(await verifyCsrf(c, c.req.path))) return csrfRejected(c, lang);
       const session = requireUser(c, partner);
       if (session instanceof Response) return session;
       const listing = await ownListing(c, partner, session.userPk);
       if (!listing) return notFoundPage(c, lang);
-      const base = `/sell/${partner.id}/listings/${listing.id}?lang=${lang}`;
       const form = await c.req.parseBody();
       try {
         if (c.req.param('action') === 'price') {
           const priceMinor = parseTypedPrice(typeof form.price === 'string' ? form.price : '', listing.currency);
           if (priceMinor === null) throw ApiError.field('missing_field', 'price', t(lang, 'errorText'));
           await deps.db.transact(async (tx) => await deps.listings.updatePrice(tx, partner.id, listing.id, session.userPk, priceMinor));
-          return safeRedirect(c, `${base}&updated=1`, 303);
+          return safeRedirect(c, servicePaths.sellListing(partner.id, listing.id, { lang, updated: '1' }), 303);
         }
         // Removing is asked twice: the listing page's button leads here, and only this page's
         // confirmation (confirm=1) removes. Without script, as every form of the flow.
         if (form.confirm !== '1') return removeConfirmation(c, partner, listing, lang);
         await deps.db.transact(async (tx) => await deps.listings.terminateByTicket(tx, partner.id, (await deps.listings.ticketsOf(tx, listing.id))[0]!.ticketId, session.userPk));
-        return safeRedirect(c, `${base}&removed=1`, 303);
+        return safeRedirect(c, servicePaths.sellListing(partner.id, listing.id, { lang, removed: '1' }), 303);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         const fresh = await deps.db.read(async (tx) => await deps.listings.get(tx, partner.id, listing.id));

@@ -1,15 +1,17 @@
+import { type Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
 import type { Context } from 'hono';
 import type { AppDeps } from '../../../context.js';
 import { ApiError } from '../../../lib/errors.js';
 import { cspWith, noticePage } from '../layout.js';
-import type { Lang } from '../../../lib/i18n.js';
+
 import type { SessionData } from '../../../domain/auth/auth.service.js';
 import { safeRedirect, type SessionEnv } from '../auth/auth.session.js';
 import type { ConnectAccountView } from '../../../domain/payouts/payouts.connect.js';
 import { payoutCountry, payoutCountryOptions, type PayoutCountry } from '../../../domain/payouts/payouts.countries.js';
 import type { PartnerRow } from '../../../domain/partners/partners.service.js';
 import { sm } from './sell.messages.js';
+import { servicePaths, serviceUrl } from '../../../lib/urls.js';
 
 type C = Context<SessionEnv>;
 
@@ -26,9 +28,9 @@ export function sellCsp(deps: Pick<AppDeps, 'payouts'>): string {
  * sell flow on this service (a path, never another origin); anything else goes to the payout page.
  */
 export function sellBack(partner: PartnerRow, back: string | undefined, lang: Lang): string {
-  const fallback = `/sell/${partner.id}/payout?lang=${lang}`;
+  const fallback = servicePaths.sellPayout(partner.id, { lang });
   // Printable ASCII only (no space, no control character: nothing that could break the Location header), no `//` or `\`.
-  if (!back || back.length > 500 || !/^[\x21-\x7e]+$/.test(back) || !back.startsWith(`/sell/${partner.id}/`) || back.includes('//') || back.includes('\\')) return fallback;
+  if (!back || back.length > 500 || !/^[\x21-\x7e]+$/.test(back) || !back.startsWith(servicePaths.sellPrefix(partner.id)) || back.includes('//') || back.includes('\\')) return fallback;
   return back;
 }
 
@@ -40,11 +42,11 @@ export function sellBack(partner: PartnerRow, back: string | undefined, lang: La
  */
 export async function toOnboarding(deps: AppDeps, c: C, partner: PartnerRow, session: SessionData, back: string, lang: Lang, country: string | null, countryError: (message: string) => Promise<Response>): Promise<Response> {
   const connect = deps.payouts.connect!;
-  const base = `${deps.config.publicBaseUrl}/sell/${partner.id}/payout/stripe`;
-  const q = `?lang=${lang}&back=${encodeURIComponent(sellBack(partner, back, lang))}`;
+  const q = { lang, back: sellBack(partner, back, lang) };
+  const stripe = (step: 'return' | 'refresh') => serviceUrl(deps.config.publicBaseUrl, servicePaths.sellPayoutStripe(partner.id, step, q));
   let url: string;
   try {
-    url = await connect.onboardingLink(session, { returnUrl: `${base}/return${q}`, refreshUrl: `${base}/refresh${q}` }, lang, country);
+    url = await connect.onboardingLink(session, { returnUrl: stripe('return'), refreshUrl: stripe('refresh') }, lang, country);
   } catch (err) {
     if (err instanceof ApiError && err.entries[0]?.path === 'country') return await countryError(sm(lang, country ? 'countryInvalid' : 'countryRequired'));
     deps.logger.warn({ err, partnerId: partner.id }, 'the payout provider did not open onboarding');
@@ -63,7 +65,7 @@ export async function toDashboard(deps: AppDeps, c: C, partner: PartnerRow, sess
   try {
     url = await deps.payouts.connect!.dashboardLink(session);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 409) return safeRedirect(c, `/sell/${partner.id}/payout?lang=${lang}`, 303);
+    if (err instanceof ApiError && err.status === 409) return safeRedirect(c, servicePaths.sellPayout(partner.id, { lang }), 303);
     deps.logger.warn({ err, partnerId: partner.id }, 'the payout provider did not open the seller’s dashboard');
     return noticePage(c, { lang, status: 503, title: sm(lang, 'stripeUnavailableTitle'), text: sm(lang, 'stripeUnavailableText'), headers: { 'Retry-After': '30' } });
   }

@@ -1,17 +1,17 @@
+import type { Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { AppDeps, AppEnv } from '../../../context.js';
-import { formatInstant } from '../../../lib/format.js';
+import { formatInstant } from '@resale/shared/format';
 import { cspWith, Layout, renderPage } from '../layout.js';
 import { brandAsPartner } from '../brand.js';
 import { partnerById } from '../../../domain/partners/partners.queries.js';
 import { ticketPdf } from '../../../domain/tickets/tickets.pdf.js';
 import { drawQr, readTicketView, secureViewUrl, ticketForToken, type TicketView } from '../../../domain/tickets/tickets.view.js';
 
-type Lang = 'en' | 'es';
 
 const TEXT = {
   en: {

@@ -1,18 +1,28 @@
-import type { Seat, SeatMapArea } from '../../internal/types.js';
-
 /**
  * The seat map's rules without the DOM: availability classes, the seat index, the chart's seats
  * and the orphan-seat check. Pure functions, unit-tested on their own.
  *
- * One rule for the map and the market: the server's reservation path
- * (packages/server/src/flows/reserve-listings.ts, through market.seatmap.ts) imports THIS file
- * by its relative path, as it already imports `internal/svg-policy.ts`, rather than through a
- * package export of the widgets' build. Why: the source is the one source of truth, and every
- * consumer reads it as it is, with no build step in between: `tsc -p packages/server`, the
- * server's vitest projects and its esbuild bundle (which compiles the file into dist/main.js)
- * all work on a fresh checkout, before `npm run build -w @resale/widgets` has run. So this file
- * imports nothing at run time and nothing from the DOM (types only, erased).
+ * One rule for the map and the market: the widgets' seat map (`<resale-seat-map>`) offers the
+ * selections these rules allow, and the server's reservation path (flows/reserve-listings.ts,
+ * through flows/market.seatmap.ts) refuses the ones they do not, from this same file. It
+ * imports nothing at run time and nothing from the DOM.
  */
+
+/** A seat as a chart and a listing name it; any part may be unknown. */
+export interface Seat {
+  readonly section: string | null;
+  readonly row: string | null;
+  readonly seat: string | null;
+}
+
+/** What the availability classes read of an area of the map. */
+export interface SeatMapArea {
+  readonly area: string;
+  readonly quantityForSale: number;
+  /** Per ticket, major units; 0 without stock. */
+  readonly floorPrice: number;
+  readonly currency: string;
+}
 
 /** What the rules read of a listing: the seats it sells (a listing is sold whole). */
 export interface SeatedListing {
@@ -31,7 +41,7 @@ export function seatKey(s: Seat): string {
  * Availability per area: `none` without stock, `cheapest` for the area(s) with the lowest
  * positive floor price (per currency, so two currencies are never compared), `some` otherwise.
  */
-export function availabilityByArea(areas: readonly SeatMapArea[]): Map<string, Availability> {
+export function availabilityByArea<A extends SeatMapArea>(areas: readonly A[]): Map<string, Availability> {
   const cheapest = new Map<string, number>();
   for (const a of areas) {
     if (a.quantityForSale > 0 && a.floorPrice > 0) {

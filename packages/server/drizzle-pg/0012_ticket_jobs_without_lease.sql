@@ -1,0 +1,1 @@
+ALTER TABLE "ticket_jobs" DROP COLUMN "lease_until";
