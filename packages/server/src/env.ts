@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { ENGINE, isPostgresUrl } from './db/engine.js';
 import { parseKeyring } from './lib/crypto.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from './lib/origins.js';
-import { parseTrustProxy } from './http/middleware/client-address.js';
+import { parseTrustProxy } from './lib/trust-proxy.js';
 import { PAGE_RATE_LIMIT_DEFAULTS } from './lib/config.js';
 
 /**

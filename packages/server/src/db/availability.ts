@@ -68,9 +68,9 @@ const LOST_CONNECTION_MESSAGES = [/^Connection terminated unexpectedly/, /^Clien
 /** node-postgres's own messages for a connection that died or could not be had (they carry no code). */
 const PG_CONNECTION_MESSAGES = [
   ...LOST_CONNECTION_MESSAGES,
+  // Terminated in any way, a connect timeout included ("… due to connection timeout").
   /^Connection terminated/,
   /^timeout exceeded when trying to connect/,
-  /^Connection terminated due to connection timeout/,
 ];
 
 /**

@@ -1,4 +1,4 @@
-import { type Lang } from '@resale/shared/lang';
+import type { Lang } from '@resale/shared/lang';
 import { and, desc, eq, gt, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { createHmac, randomInt } from 'node:crypto';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-import { type Lang } from '@resale/shared/lang';
+import type { Lang } from '@resale/shared/lang';
 import { quietCommit, skipLocked, wakeWorkers } from '../../db/dialect.js';
 import { and, desc, eq, lte, sql } from 'drizzle-orm';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';

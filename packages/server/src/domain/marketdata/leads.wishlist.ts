@@ -1,4 +1,4 @@
-import { type Lang } from '@resale/shared/lang';
+import type { Lang } from '@resale/shared/lang';
 import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Kernel } from '../../lib/kernel.js';
 import type { MessagesService } from '../email/email.service.js';

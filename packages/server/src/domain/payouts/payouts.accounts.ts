@@ -1,4 +1,4 @@
-import { type Lang } from '@resale/shared/lang';
+import type { Lang } from '@resale/shared/lang';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import type { Tx } from '../../db/client.js';

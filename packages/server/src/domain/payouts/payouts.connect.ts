@@ -1,4 +1,4 @@
-import { type Lang } from '@resale/shared/lang';
+import type { Lang } from '@resale/shared/lang';
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { ApiError } from '../../lib/errors.js';

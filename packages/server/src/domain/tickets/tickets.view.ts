@@ -103,7 +103,7 @@ export async function buildTicketView(deps: TicketViewDeps, ticketPk: string): P
 export async function readTicketView(deps: TicketViewDeps, tx: Tx, ticketPk: string): Promise<TicketView> {
   const r = await viewRows(tx, ticketPk);
   const configuration = effectiveConfiguration(r.event.configuration, r.show.configuration);
-  const rule = (await deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk)).qrUnlock?.rules as { hoursBeforeShow?: number; unlockAt?: number } | undefined;
+  const rule = (await deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk)).qrUnlock?.rules;
   const unlockAt = qrUnlockAt({ startsAt: r.show.startsAt, qrUnlockRule: rule, configuration, partnerHoursBeforeShow: r.partner.settings.qrLockHoursBeforeShow });
   const willCallNumber = (typeof r.ticket.props?.willCallNumber === 'string' ? r.ticket.props.willCallNumber : null) ?? r.ticket.orderId;
   const access = accessView({

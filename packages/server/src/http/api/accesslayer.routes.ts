@@ -1,4 +1,4 @@
-import { type Lang } from '@resale/shared/lang';
+import type { Lang } from '@resale/shared/lang';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';

@@ -1,10 +1,10 @@
-import type { TrustProxy } from '../../lib/trust-proxy.js';
+import { parseTrustProxy, type TrustProxy } from '../../lib/trust-proxy.js';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnvError, parseEnv } from '../../env.js';
 import { formAction, inputValue, TestBrowser } from '../pages/auth/auth.testing.js';
 import { createTestApp, listen, type Listening, type TestPartner } from '../../testing/harness.js';
-import { addressLimitKey, clientAddress, clientAddresses, parseTrustProxy } from './client-address.js';
+import { addressLimitKey, clientAddress, clientAddresses } from './client-address.js';
 
 /** What the app sees as the client, for a peer address and an X-Forwarded-For header. */
 async function resolved(trustProxy: TrustProxy | undefined, peer: string | null, forwardedFor?: string): Promise<string> {

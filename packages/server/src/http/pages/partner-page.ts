@@ -1,4 +1,4 @@
-import { type Lang } from '@resale/shared/lang';
+import type { Lang } from '@resale/shared/lang';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { AppDeps } from '../../context.js';

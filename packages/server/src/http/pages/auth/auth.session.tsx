@@ -1,5 +1,5 @@
-import { isLang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
+import { isLang } from '@resale/shared/lang';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { matchedRoutes } from 'hono/route';

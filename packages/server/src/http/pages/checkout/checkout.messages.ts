@@ -1,4 +1,4 @@
-import { type Lang } from '@resale/shared/lang';
+import type { Lang } from '@resale/shared/lang';
 import { defineMessages } from '../../../lib/i18n.js';
 
 /** Texts of the hosted checkout, in English and Spanish. */

@@ -1,6 +1,6 @@
-import { type Lang } from '@resale/shared/lang';
-import { inOrder } from '../../../lib/in-order.js';
 /** @jsxImportSource hono/jsx */
+import type { Lang } from '@resale/shared/lang';
+import { inOrder } from '../../../lib/in-order.js';
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
 import type { AppDeps } from '../../../context.js';

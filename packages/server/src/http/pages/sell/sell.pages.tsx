@@ -1,5 +1,5 @@
-import { type Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
+import type { Lang } from '@resale/shared/lang';
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../../context.js';
 import { toIso } from '../../../lib/clock.js';

@@ -1,5 +1,5 @@
-import type { Lang } from '@resale/shared/lang';
 /** @jsxImportSource hono/jsx */
+import type { Lang } from '@resale/shared/lang';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
