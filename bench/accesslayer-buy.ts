@@ -62,7 +62,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
-import { BANNER_SETTINGS } from '../packages/server/src/flows/accesslayer/accesslayer.buy.fixtures.js';
+import { BANNER_SETTINGS } from '@resale/server/bench';
 import { api, cpuSeconds, fmt, KEYS, ROOT, startServer } from './lib.js';
 import { startPgService, startPostgres, treeCpuSeconds, type BenchPostgres, type PgService } from './postgres.js';
 
@@ -171,9 +171,7 @@ async function setup(base: string, where: DbEnv): Promise<void> {
  * (DATABASE_URL or DATABASE_PATH in this process's environment), as a second connection.
  */
 async function seedListings(): Promise<void> {
-  const { openDb, closeDb } = await import('../packages/server/src/db/client.js');
-  const { buildDeps } = await import('../packages/server/src/deps.js');
-  const { systemClock } = await import('../packages/server/src/lib/clock.js');
+  const { openDb, closeDb, buildDeps, systemClock } = await import('@resale/server/bench');
   const db = await openDb({ url: process.env.DATABASE_URL, path: process.env.DATABASE_PATH! }, { migrate: false });
   const deps = buildDeps({
     db,
@@ -537,7 +535,7 @@ if (process.argv[2] === '--bare') {
   // The bare handler: the same bytes and headers as the service's answer, from a file.
   const { Hono } = await import('hono');
   const { serve } = await import('@hono/node-server');
-  const { freePort } = await import('../packages/server/src/testing/free-port.js');
+  const { freePort } = await import('@resale/server/testing');
   const body = new Uint8Array(readFileSync(process.argv[3]!));
   const headers = JSON.parse(process.argv[4]!) as Record<string, string>;
   const app = new Hono();
@@ -547,13 +545,13 @@ if (process.argv[2] === '--bare') {
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
 } else if (process.argv[2] === '--proxy') {
   // The round-robin proxy in a process of its own (in the load generator's, they would share a core).
-  const { roundRobinProxy } = await import('../packages/server/src/testing/round-robin-proxy.js');
+  const { roundRobinProxy } = await import('@resale/server/testing');
   const proxy = await roundRobinProxy(process.argv.slice(3));
   console.log(proxy.url);
   process.once('SIGTERM', () => void proxy.close().then(() => process.exit(0)));
 } else if (process.argv[2] === '--tcp-proxy') {
   // The connection-level proxy (round-robin-proxy.ts): the same balancing without parsing HTTP.
-  const { roundRobinTcpProxy } = await import('../packages/server/src/testing/round-robin-proxy.js');
+  const { roundRobinTcpProxy } = await import('@resale/server/testing');
   const proxy = await roundRobinTcpProxy(process.argv.slice(3));
   console.log(proxy.url);
   process.once('SIGTERM', () => void proxy.close().then(() => process.exit(0)));

@@ -28,8 +28,8 @@ export async function run(): Promise<Record<string, number>> {
 }
 
 async function child(): Promise<void> {
-  const { startEmbeddedPostgres } = await import('../packages/server/src/testing/embedded-postgres.js');
-  const { start } = await import('../packages/server/src/main.js');
+  const { startEmbeddedPostgres } = await import('@resale/server/testing');
+  const { start } = await import('@resale/server/start');
   const server = await startEmbeddedPostgres({ prefix: 'resale-bench-outage-' });
   const key = 'sk_bench_outage_private_key_000000000';
   const service = await start({

@@ -1,4 +1,3 @@
-import { inOrder } from '../packages/server/src/lib/in-order.js';
 /**
  * Contention: 500 concurrent buy intentions over 100 overlapping listings, against the real
  * server in its own process. Prints how many succeeded, how many listings were reserved
@@ -6,9 +5,7 @@ import { inOrder } from '../packages/server/src/lib/in-order.js';
  */
 import pino from 'pino';
 import { join } from 'node:path';
-import { createDb } from '../packages/server/src/db/client.js';
-import { buildDeps } from '../packages/server/src/deps.js';
-import { systemClock } from '../packages/server/src/lib/clock.js';
+import { buildDeps, createDb, inOrder, systemClock } from '@resale/server/bench';
 import { api, fmt, KEYS, startServer } from './lib.js';
 
 const LISTINGS = 100;

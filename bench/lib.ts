@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import type { AppDeps } from '../packages/server/src/context.js';
-import type { Db } from '../packages/server/src/db/client.js';
-import { buildDeps } from '../packages/server/src/deps.js';
-import { systemClock } from '../packages/server/src/lib/clock.js';
+import { buildDeps, systemClock, type AppDeps, type Db } from '@resale/server/bench';
+import { SERVICE_MAIN } from '@resale/server/testing';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const KEYS = {
@@ -47,7 +45,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   const port = 30_000 + Math.floor(Math.random() * 20_000);
   // BENCH_CPU_PROF=<dir> writes a CPU profile of the server process there.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', join(ROOT, 'packages/server/src/main.ts')], {
+  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', SERVICE_MAIN], {
     cwd: ROOT,
     env: { ...process.env, ...benchServiceEnv(port), DATABASE_PATH: join(dir, 'bench.sqlite'), ...extraEnv },
     stdio: ['ignore', 'inherit', 'inherit'],

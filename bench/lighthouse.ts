@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
-import { startTestStack, TEST_KEYS } from '../demo/src/testing.js';
-import { freePort } from '../packages/server/src/testing/free-port.js';
+import { startTestStack, TEST_KEYS } from '@resale/demo/testing';
+import { freePort } from '@resale/server/testing';
 
 const CATEGORIES = ['performance', 'accessibility', 'best-practices'] as const;
 const TARGET = 95;

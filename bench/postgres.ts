@@ -12,13 +12,10 @@
  * service's PostgreSQL tables runs in the service's processes (or a child with DATABASE_URL).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
-import { migrateWithLock } from '../packages/server/src/db/postgres.js';
-import { startEmbeddedPostgres } from '../packages/server/src/testing/embedded-postgres.js';
-import { freePort } from '../packages/server/src/testing/free-port.js';
-import { spawnService } from '../packages/server/src/testing/service-process.js';
-import { benchServiceEnv, ROOT } from './lib.js';
+import { migrateWithLock, POSTGRES_MIGRATIONS_FOLDER } from '@resale/server/bench';
+import { freePort, spawnService, startEmbeddedPostgres } from '@resale/server/testing';
+import { benchServiceEnv } from './lib.js';
 
 export interface BenchPostgres {
   /** `postgres://postgres:…@127.0.0.1:<port>/postgres` (the admin database). */
@@ -56,7 +53,7 @@ export async function startPostgres(opts: { fast?: boolean; flags?: string[] } =
       if (migrate) {
         const pool = new pg.Pool({ connectionString: urlOf(name), max: 1 });
         try {
-          await migrateWithLock(pool, join(ROOT, 'packages/server/drizzle-pg'));
+          await migrateWithLock(pool, POSTGRES_MIGRATIONS_FOLDER);
         } finally {
           await pool.end();
         }

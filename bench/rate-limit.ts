@@ -40,9 +40,7 @@ export async function run(): Promise<Record<string, number>> {
 
 /** In the child: DATABASE_URL is set, so the service's modules are built for PostgreSQL. */
 async function child(): Promise<void> {
-  const { openDb, closeDb } = await import('../packages/server/src/db/client.js');
-  const { DatabaseRateLimiter, MemoryRateLimiter } = await import('../packages/server/src/http/middleware/rate-limit.js');
-  const { systemClock } = await import('../packages/server/src/lib/clock.js');
+  const { openDb, closeDb, DatabaseRateLimiter, MemoryRateLimiter, systemClock } = await import('@resale/server/bench');
   const db = await openDb({ url: process.env.DATABASE_URL!, path: '' }, { migrate: false, poolSize: 16 });
   const LIMIT = 1e9; // never refused: what is measured is the check itself
   const timed = async (fn: () => Promise<void>, inFlight: number): Promise<number> => {

@@ -15,10 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { createDb } from '../packages/server/src/db/client.js';
-import { systemClock } from '../packages/server/src/lib/clock.js';
-import { TicketBulkWriter, type TicketRow } from '../packages/server/src/domain/tickets/tickets.bulk.js';
-import { tickets } from '../packages/server/src/domain/tickets/tickets.table.js';
+import { createDb, systemClock, TicketBulkWriter, tickets, type TicketRow } from '@resale/server/bench';
 import { BENCH_TOUR_EVENT, benchDeps, fmt } from './lib.js';
 import { ticket } from './tickets-ingest.js';
 

@@ -18,11 +18,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppDeps } from '../packages/server/src/context.js';
-import { createDb } from '../packages/server/src/db/client.js';
-import { startJobs } from '../packages/server/src/jobs/scheduler.js';
-import { systemClock } from '../packages/server/src/lib/clock.js';
-import { webhooksJob } from '../packages/server/src/jobs/webhooks.job.js';
+import { createDb, startJobs, systemClock, webhooksJob, type AppDeps } from '@resale/server/bench';
 import { benchDeps, fmt } from './lib.js';
 
 const MESSAGES = Number(process.env.BENCH_WEBHOOKS ?? 1_000);

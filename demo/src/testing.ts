@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { start, type ProviderOverrides } from '../../packages/server/src/main.js';
-import { freePort } from '../../packages/server/src/testing/free-port.js';
+import { start, type ProviderOverrides } from '@resale/server/start';
+import { freePort } from '@resale/server/testing';
 import { startDemo, type RunningDemo } from './start.js';
 
 /**
@@ -20,6 +20,8 @@ export const TEST_KEYS = {
   platformSecret: 'demo-test-platform-secret-0000000',
   /** The operator API's bearer token (`/admin/v1`), for tests that set up other partners. */
   operator: 'demo-test-operator-token-000000000',
+  /** The console's operator (OPERATOR_EMAILS): signs in to /console with a code from the mailbox. */
+  operatorEmail: 'operator@demo.test',
 };
 
 export { freePort };
@@ -61,6 +63,7 @@ export function serviceEnv(dir: string, servicePort: number, demoUrl: string): R
     SANDBOX_WEBHOOK_URL: `${demoUrl}/webhooks`,
     SANDBOX_ALLOWED_ORIGINS: demoUrl,
     OPERATOR_TOKEN: TEST_KEYS.operator,
+    OPERATOR_EMAILS: TEST_KEYS.operatorEmail,
   };
 }
 

@@ -18,7 +18,7 @@ const SIZES = [{ width: 1280, height: 800 }, PHONE] as const;
 
 let stack: Stack;
 let browser: Browser;
-const { signIn, sell, reserve, pay } = steps(() => stack);
+const { signIn, sell, reserve, pay, mailbox } = steps(() => stack);
 const overflowing: string[] = [];
 const failed: string[] = [];
 let n = 0;
@@ -164,6 +164,53 @@ it('renders every page and widget state', async () => {
     const fresh = await person();
     await fresh.goto(`${stack.serviceUrl}/auth/otp?${q({ p: codePartner })}`);
     await shoot(fresh, '19-sign-in-by-code');
+  });
+
+  // The console, as the operator: sign-in, the overview after the sales above, a partner's tabs, a refused form, the audit log.
+  await stage('console', async () => {
+    const ops = await person();
+    await ops.goto(`${stack.serviceUrl}/console`);
+    await shoot(ops, '20-console-sign-in');
+    await ops.getByLabel('Work e-mail').fill(TEST_KEYS.operatorEmail);
+    await ops.getByRole('button', { name: 'Send me a code' }).click();
+    await ops.waitForURL(/\/console\/sign-in\/code/);
+    let code: string | undefined;
+    for (let i = 0; i < 50 && !code; i++) {
+      const sent = (await mailbox(TEST_KEYS.operatorEmail)).find((m) => m.template === 'consoleCode');
+      code = sent ? /\b(\d{6})\b/.exec(sent.text)?.[1] : undefined;
+      if (!code) await ops.waitForTimeout(100);
+    }
+    await shoot(ops, '21-console-code');
+    await ops.getByLabel('Code').fill(code!);
+    await ops.getByRole('button', { name: 'Sign in' }).click();
+    await ops.waitForURL(`${stack.serviceUrl}/console`);
+    await shoot(ops, '22-console-overview');
+    await ops.goto(`${stack.serviceUrl}/console/partners`);
+    await shoot(ops, '23-console-partners');
+    // The sandbox: the demo's partner, with its events, sales and webhooks.
+    const partnerHref = await ops.getByRole('link', { name: 'sandbox', exact: true }).getAttribute('href');
+    const base = `${stack.serviceUrl}${partnerHref}`;
+    await ops.goto(base);
+    await shoot(ops, '24-console-settings');
+    await ops.getByLabel('QR codes unlock (hours before the show)').fill('soon');
+    await ops.getByLabel('Colour (#rrggbb, 4.5:1 against white)').fill('#ffff00');
+    await ops.getByRole('button', { name: 'Save' }).click();
+    await ops.waitForLoadState('load');
+    await shoot(ops, '25-console-settings-errors');
+    for (const [tab, name] of [['/developers', '26-console-developers'], ['/team', '27-console-team'], ['/webhooks', '28-console-webhooks'], ['/events', '29-console-events'], ['/events/demo-gala', '30-console-event'], ['/load', '31-console-manual-load'], ['/sales', '34-console-sales'], ['/money', '35-console-money'], ['/risk', '36-console-risk']] as const) {
+      await ops.goto(`${base}${tab}`);
+      await shoot(ops, name);
+    }
+    const messages = ops.locator('a[href*="/webhooks/msg_"]');
+    const message = (await messages.count()) > 0 ? await messages.first().getAttribute('href') : null;
+    if (message) {
+      await ops.goto(`${stack.serviceUrl}${message}`);
+      await shoot(ops, '32-console-webhook-message');
+    }
+    await ops.goto(`${stack.serviceUrl}/console/audit`);
+    await shoot(ops, '33-console-audit');
+    await ops.goto(`${stack.serviceUrl}/console/money`);
+    await shoot(ops, '37-console-operators-money');
   });
 
   console.log(`${n} pages × ${SIZES.length} sizes in ${OUT}`);

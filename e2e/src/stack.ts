@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
  * stack, shared so the two never drift apart. The demo is on `localhost`, the service on
  * `127.0.0.1`: two origins, as a partner's site and the service are.
  */
-export { startTestStack as startStack, TEST_KEYS, type TestStack as Stack } from '../../demo/src/testing.js';
+export { startTestStack as startStack, TEST_KEYS, type TestStack as Stack } from '@resale/demo/testing';
 
 /**
  * Serves one HTML page on loopback (http://localhost:<port>/), as a partner's own page with

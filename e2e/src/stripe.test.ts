@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeDouble, type StripeDouble } from '../../packages/server/src/testing/stripe-double.js';
-import { startStripeBrowser, type StripeBrowser } from '../../packages/server/src/testing/stripe-browser.js';
+import { startStripeBrowser, startStripeDouble, type StripeBrowser, type StripeDouble } from '@resale/server/testing';
 import { expectSoundPage, journey, journeyBrowser } from './browser.js';
 import { startStack, type Stack } from './stack.js';
 import { CARLA, steps } from './steps.js';

@@ -135,6 +135,18 @@ module.exports = {
       to: { dependencyTypes: ['local'], path: '^(?:\\.\\./|packages/(?!server/))' },
     },
     {
+      name: 'page-views-are-stateless',
+      severity: 'error',
+      comment:
+        'A page view (http/pages/**/*.view.tsx) renders the view model its load made: it never imports the database, flows, jobs, the composition, a service, queries, a store or a table at runtime ' +
+        '(a module\'s model and definitions, lib/ and the pages\' kit are fine, and so is a type-only import of anything). Reading or acting belongs in the page\'s <page>.load.ts (docs/architecture.md, "Pages: load, view, messages").',
+      from: { path: '(?:^|packages/server/)src/http/pages/.+\\.view\\.tsx$' },
+      to: {
+        path: ['(?:^|packages/server/)src/(?:db|flows|jobs)/', '(?:^|packages/server/)src/domain/.+\\.(?:service|queries|store|table)\\.ts$', '(?:^|packages/server/)src/[^/]+\\.tsx?$'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'kernel-imports-only-kernel',
       severity: 'error',
       comment:

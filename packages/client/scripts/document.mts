@@ -1,6 +1,6 @@
 /**
  * Obtains the service's OpenAPI document without a running server: starts the service in this
- * process (`start` of packages/server/src/main.ts) on a throwaway SQLite file, reads
+ * process (`start` of `@resale/server/start`) on a throwaway SQLite file, reads
  * `GET /v1/openapi.json`, stops it and removes the file. Used by `npm run generate` and by the
  * freshness test; never imported by the client itself (src/).
  */
@@ -8,18 +8,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** What the client package uses of the server's `start` (packages/server/src/main.ts). */
+/** What the client package uses of the server's `start` (`@resale/server/start`). */
 export type Start = (env: Record<string, string>) => Promise<{ port: number; stop(): Promise<void> }>;
 
 /**
- * The server's entry, imported by path at run time: the client's type check stays independent
- * of the server's sources (the server checks its own), and src/ never reaches them.
+ * The server's entry point, imported by name (a devDependency) at run time through a variable:
+ * the client's type check stays independent of the server's sources (the server checks its
+ * own), and src/ never reaches them.
  */
-const SERVER_MAIN = new URL('../../server/src/main.ts', import.meta.url).href;
+const SERVER_START: string = '@resale/server/start';
 
 /** The server's `start`, loaded from its sources (run through tsx or Vitest). */
 export async function loadStart(): Promise<Start> {
-  const { start } = (await import(SERVER_MAIN)) as { start: Start };
+  const { start } = (await import(SERVER_START)) as { start: Start };
   return start;
 }
 

@@ -14,6 +14,7 @@ export const OPERATIONS = {
   "getLedgerReport": { method: "get", path: "/admin/v1/ledger" },
   "getLedgerReconciliation": { method: "get", path: "/admin/v1/ledger/reconciliation" },
   "listPayouts": { method: "get", path: "/admin/v1/payouts" },
+  "listAuditEntries": { method: "get", path: "/admin/v1/audit" },
   "receiveStripeEvent": { method: "post", path: "/v1/payments/stripe/events" },
   "updateEvent": { method: "put", path: "/v1/events" },
   "createEvent": { method: "post", path: "/v1/events" },

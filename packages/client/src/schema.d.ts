@@ -79,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Create a partner
-         * @description Creates a partner with its private, public and channels keys and its webhook signing secret, all shown only in this answer.
+         * @description Creates a partner with its private, public and channels keys and its webhook signing secret, all shown only in this answer. Audited as `partner.create` (never a secret). Operator token.
          */
         post: operations["createPartner"];
         delete?: never;
@@ -107,7 +107,7 @@ export interface paths {
         head?: never;
         /**
          * Update a partner’s name or settings
-         * @description Settings sent replace the stored ones; settings omitted keep their values; `null` clears a URL or the platform secret. Unknown settings are rejected.
+         * @description Settings sent replace the stored ones; settings omitted keep their values; `null` clears a URL or the platform secret. Unknown settings are rejected. Audited as `partner.update` with the fields that changed (the platform secret as `[redacted]`). Operator token.
          */
         patch: operations["updatePartner"];
         trace?: never;
@@ -123,7 +123,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key or the webhook secret
-         * @description Issues a new private, public or channels key (or webhook secret) and answers it once. The previous one keeps working for `graceSeconds` (0: revoked at once), so deployments can roll over. Operator token.
+         * @description Issues a new private, public or channels key (or webhook secret) and answers it once. The previous one keeps working for `graceSeconds` (0: revoked at once), so deployments can roll over. Audited as `partner.key.rotate` (`partner.webhook_secret.rotate` for the webhook secret) with the kind and grace, never the secret. Operator token.
          */
         post: operations["rotatePartnerKey"];
         delete?: never;
@@ -143,7 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the webhook signing secret, with a grace period
-         * @description Replaces the partner’s Standard Webhooks secret. During the grace (`graceSeconds`, 24 hours when absent) every webhook is signed with both secrets: `webhook-signature` holds two space-separated `v1,` signatures, the new secret’s first, and a verifier with either secret accepts it. The partner switches its verifier to the new secret within the grace; after it, only the new secret signs. A rotation during a grace replaces the previous secret. The body may be left out.
+         * @description Replaces the partner’s Standard Webhooks secret. During the grace (`graceSeconds`, 24 hours when absent) every webhook is signed with both secrets: `webhook-signature` holds two space-separated `v1,` signatures, the new secret’s first, and a verifier with either secret accepts it. The partner switches its verifier to the new secret within the grace; after it, only the new secret signs. A rotation during a grace replaces the previous secret. The body may be left out. Audited as `partner.webhook_secret.rotate` with the grace, never the secret. Operator token.
          */
         post: operations["rotatePartnerWebhookSecret"];
         delete?: never;
@@ -204,6 +204,26 @@ export interface paths {
          * @description Sellers’ payouts in the order they were scheduled, optionally of one partner and state. With `overdue=true`, the ones past their date and not delivered, each with `lastError`: a seller who has not finished the payout provider’s onboarding, or a transfer the provider refused. The payout job tries them again on each run. Cursor pagination: pass `nextCursor` as `startingAfter`. Operator token.
          */
         get: operations["listPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log
+         * @description Every change made through the operator API or in the console, newest first: who made it (the operator token, or a console user), the partner it concerns, the action, what it changed (the fields that changed, before → after; secrets never appear, a rotation reads `[redacted]`), when, from which client address and in which request. Each entry is written in the transaction of its change, and the log is append-only. The operator API's actions: `partner.create`, `partner.update`, `partner.key.rotate`, `partner.webhook_secret.rotate`, `webhook.replay`, `feeds.poll`, `partner.ticket_shield.set`. Filter by partner, actor, action and period (`from` inclusive, `to` exclusive); unknown parameters are refused. Cursor pagination: pass `nextCursor` as `startingAfter`. Operator token.
+         */
+        get: operations["listAuditEntries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -540,7 +560,7 @@ export interface paths {
         put?: never;
         /**
          * Poll a partner’s feeds now
-         * @description Polls the events feed, then the cancelled-events feed, now, whatever the schedule, and answers the runs. A feed without a URL in the partner’s settings is not polled. A feed that fails is a run with ok false, not an error of this call.
+         * @description Polls the events feed, then the cancelled-events feed, now, whatever the schedule, and answers the runs. A feed without a URL in the partner’s settings is not polled. A feed that fails is a run with ok false, not an error of this call. Audited as `feeds.poll`, naming the runs started. Operator token.
          */
         post: operations["pollFeeds"];
         delete?: never;
@@ -580,7 +600,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook message again
-         * @description Queues the message for delivery now, with the same webhook-id (partners deduplicate on it). A delivered, failed or skipped message gets a fresh retry schedule; a pending one is simply made due now. Order per resource still applies.
+         * @description Queues the message for delivery now, with the same webhook-id (partners deduplicate on it). A delivered, failed or skipped message gets a fresh retry schedule; a pending one is simply made due now. Order per resource still applies. Audited as `webhook.replay`. Operator token.
          */
         post: operations["replayPartnerWebhook"];
         delete?: never;
@@ -599,7 +619,7 @@ export interface paths {
         get?: never;
         /**
          * Switch ticketShield for an event or a show
-         * @description Each show whose flag changes emits a ticketShield.updated webhook ({status, eventId, showId}); a switch that changes nothing emits none.
+         * @description Each show whose flag changes emits a ticketShield.updated webhook ({status, eventId, showId}); a switch that changes nothing emits none. Audited as `partner.ticket_shield.set` with each show whose flag changed. Operator token.
          */
         put: operations["setTicketShield"];
         post?: never;
@@ -2581,6 +2601,109 @@ export interface components {
             /** @example 2026-11-24T18:00:00.000Z */
             createdAt: string;
         };
+        AuditList: {
+            /** @description Newest first. */
+            items: components["schemas"]["AuditEntry"][];
+            /**
+             * @description Pass as `startingAfter` for the next page; null on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "aud_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *       "at": "2026-11-24T18:00:00.000Z",
+         *       "actor": {
+         *         "kind": "operator_token",
+         *         "userId": null,
+         *         "email": null,
+         *         "role": null
+         *       },
+         *       "partnerId": "ptr_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *       "action": "partner.update",
+         *       "target": "ptr_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *       "before": {
+         *         "settings.qrLockHoursBeforeShow": 3,
+         *         "settings.platformSecret": null
+         *       },
+         *       "after": {
+         *         "settings.qrLockHoursBeforeShow": 24,
+         *         "settings.platformSecret": "[redacted]"
+         *       },
+         *       "clientAddress": "203.0.113.7",
+         *       "requestId": "0d5f1c2e-8a41-4c55-9d0e-6b7f3a2c1e90"
+         *     }
+         */
+        AuditEntry: {
+            /** @example aud_01jd8x3k4f5g6h7j8k9m0n1p2q */
+            id: string;
+            /**
+             * @description When the change was made (committed with it).
+             * @example 2026-11-24T18:00:00.000Z
+             */
+            at: string;
+            actor: components["schemas"]["AuditActor"];
+            /**
+             * @description The partner the change concerns; null for a change of the whole deployment.
+             * @example ptr_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            partnerId: string | null;
+            /**
+             * @description What was done, dotted and stable (`partner.update`, `partner.key.rotate` …; the list is in the operator API guide).
+             * @example partner.update
+             */
+            action: string;
+            /**
+             * @description The id of what was changed: a partner, a webhook message, an event (`<eventId>` or `<eventId>/<showId>`) …
+             * @example ptr_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            target: string | null;
+            before: components["schemas"]["AuditChange"];
+            after: components["schemas"]["AuditChange"];
+            /**
+             * @description The client’s address as the service resolved it (see TRUST_PROXY).
+             * @example 203.0.113.7
+             */
+            clientAddress: string | null;
+            /**
+             * @description The request’s id (the `Request-Id` answered, and in the service’s log).
+             * @example 0d5f1c2e-8a41-4c55-9d0e-6b7f3a2c1e90
+             */
+            requestId: string | null;
+        };
+        AuditActor: {
+            /**
+             * @description `operator_token`: a call to /admin/v1 with OPERATOR_TOKEN (it names no person); `console`: a person signed in to the console.
+             * @example operator_token
+             * @enum {string}
+             */
+            kind: "console" | "operator_token";
+            /**
+             * @description The console user’s id; null for the operator token.
+             * @example null
+             */
+            userId: string | null;
+            /**
+             * @description The console user’s e-mail address when the change was made; null for the operator token.
+             * @example null
+             */
+            email: string | null;
+            /**
+             * @description `operator`, or the console user’s role at the partner (`partner_admin`, `developer`, `viewer`); null for the operator token.
+             * @example null
+             */
+            role: string | null;
+        };
+        /**
+         * @description The fields that changed, as dotted paths (`settings.qrLockHoursBeforeShow`) with their values on this side of the change; null when this side has none (`before` of a creation, of a rotation). A secret never appears: a secret set, changed or rotated reads `[redacted]`, one cleared null.
+         * @example {
+         *       "settings.qrLockHoursBeforeShow": 24
+         *     }
+         */
+        AuditChange: {
+            [key: string]: unknown;
+        } | null;
         ProviderEventReceived: {
             /** @enum {boolean} */
             received: true;
@@ -5707,6 +5830,13 @@ export interface components {
             /** @description null on success */
             errors: null;
         };
+        AuditListEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["AuditList"];
+            /** @description null on success */
+            errors: null;
+        };
         ProviderEventReceivedEnvelope: {
             /** @example 200 */
             status: number;
@@ -7199,6 +7329,104 @@ export interface operations {
             };
             /** @description Unknown resource (or another partner’s: they read the same) */
             404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only the changes that concern this partner. */
+                partnerId?: string;
+                /** @description Only the changes of this console user (their id), or `operator_token`: the calls to /admin/v1 made with OPERATOR_TOKEN. */
+                actor?: string;
+                /** @description Only this action, such as `partner.update` (the list is in the operator API guide). */
+                action?: string;
+                /** @description Only the changes made at or after this instant (inclusive). */
+                from?: string;
+                /** @description Only the changes made before this instant (exclusive); after `from`. */
+                to?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The previous page’s nextCursor. */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -1,6 +1,6 @@
 /**
  * The real service for the client's tests: started in this process (`start` of
- * packages/server/src/main.ts) on a throwaway SQLite file, with an operator token, and a partner
+ * `@resale/server/start`) on a throwaway SQLite file, with an operator token, and a partner
  * created through the operator API with the client itself.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -7,7 +7,7 @@ import type { AppDeps, AppEnv } from './context.js';
 import { fail } from './lib/envelope.js';
 import { refuseControlCharacters } from './http/middleware/control-chars.js';
 import { checkRequestBody } from './http/middleware/request-body.js';
-import { preflight } from './http/middleware/cors.js';
+import { browserRoutesOf, preflight, type BrowserRoute } from './http/middleware/cors.js';
 import { clientAddresses } from './http/middleware/client-address.js';
 import { isPagePath, pageRateLimit } from './http/middleware/page-rate-limit.js';
 import { isDatabaseUnavailable } from './db/availability.js';
@@ -17,6 +17,7 @@ import { defineMessages, pageLang } from './lib/i18n.js';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { ledgerRoutes } from './http/api/ledger.routes.js';
 import { payoutRoutes } from './http/api/payouts.routes.js';
+import { auditRoutes } from './http/api/audit.routes.js';
 import { paymentRoutes } from './http/api/payments.routes.js';
 import { partnerRoutes } from './http/api/partners.routes.js';
 import { eventRoutes } from './http/api/events.routes.js';
@@ -174,7 +175,9 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
     return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next);
   });
 
-  app.use('*', preflight({ db: deps.db, config: deps.config }));
+  // The browser routes are those whose documented security accepts the public key (cors.ts), read once all are mounted.
+  let browserRoutes: readonly BrowserRoute[] | undefined;
+  app.use('*', preflight({ db: deps.db, config: deps.config, browserRoutes: () => (browserRoutes ??= browserRoutesOf(app.openAPIRegistry)) }));
   // Media type and JSON depth/size first: nothing below may parse or walk a body they refuse.
   app.use('*', checkRequestBody());
   app.use('*', refuseControlCharacters());
@@ -185,6 +188,7 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
   app.route('/', partnerRoutes(deps));
   app.route('/', ledgerRoutes(deps));
   app.route('/', payoutRoutes(deps));
+  app.route('/', auditRoutes(deps));
   app.route('/', paymentRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', ruleRoutes(deps));

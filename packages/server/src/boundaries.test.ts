@@ -157,6 +157,11 @@ export const names = table;
   'src/modules/old/old.service.ts': `import type { Kernel } from '../../lib/kernel.js';
 export type Old = Kernel;
 `,
+  // Allowed: a page view taking a service's type; forbidden: a view calling a flow.
+  'src/http/pages/alpha/alpha.view.tsx': `import type { AlphaService } from '../../../domain/alpha/alpha.service.js';
+import { flow } from '../../../flows/checkout.js';
+export const view = (alpha: AlphaService) => [alpha, flow];
+`,
 };
 
 /** The files of FIXTURE that break a rule; without them, nothing does. */
@@ -171,6 +176,7 @@ const FORBIDDEN = [
   'src/http/api/beta.routes.ts',
   'src/lib/names.ts',
   'src/modules/old/old.service.ts',
+  'src/http/pages/alpha/alpha.view.tsx',
 ];
 
 const EXPECTED = [
@@ -193,6 +199,7 @@ const EXPECTED = [
   'no-table-in-flows: src/flows/refund.ts -> src/domain/alpha/alpha.table.ts',
   'no-table-in-root-files: src/main.ts -> src/domain/beta/beta.table.ts',
   'outer-rings-import-no-entry-point: src/jobs/beta.job.ts -> src/deps.ts',
+  'page-views-are-stateless: src/http/pages/alpha/alpha.view.tsx -> src/flows/checkout.ts',
 ];
 
 describe('module boundaries (dependency-cruiser)', () => {

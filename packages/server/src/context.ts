@@ -19,6 +19,8 @@ import type { PayoutsService } from './domain/payouts/payouts.service.js';
 import type { InstanceLease } from './domain/instances/instances.service.js';
 import type { Metrics } from './domain/metrics/metrics.service.js';
 import type { LedgerService } from './domain/ledger/ledger.service.js';
+import type { AuditService } from './domain/audit/audit.service.js';
+import type { ConsoleService } from './domain/console/console.service.js';
 
 /** Everything the app needs, passed in (never imported singletons). */
 export interface AppDeps extends Kernel {
@@ -45,6 +47,10 @@ export interface AppDeps extends Kernel {
   metrics: Metrics;
   /** This process's lease: what it claims can be taken over once the lease lapses (a crash). */
   instance: InstanceLease;
+  /** The audit log of changes made in the console and through /admin/v1 (domain/audit). */
+  audit: AuditService;
+  /** The console's people, roles, codes and sessions (domain/console). */
+  consoleAccess: ConsoleService;
 }
 
 /** Hono environment of every router. */

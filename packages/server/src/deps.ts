@@ -17,6 +17,8 @@ import { WebhooksService } from './domain/webhooks/webhooks.service.js';
 import { createMessagesService } from './domain/email/email.service.js';
 import { ListingsService } from './domain/listings/listings.service.js';
 import { AuthService } from './domain/auth/auth.service.js';
+import { AuditService } from './domain/audit/audit.service.js';
+import { ConsoleService } from './domain/console/console.service.js';
 import { IntentionsService } from './domain/intentions/intentions.service.js';
 import { PaymentsService } from './domain/payments/payments.service.js';
 import { SandboxProvider, type PaymentProvider } from './domain/payments/payments.provider.js';
@@ -75,6 +77,8 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     payments: new PaymentsService({ ...opts, messages, ledger }, opts.paymentProvider ?? new SandboxProvider(() => opts.clock.now())),
     payouts: new PayoutsService({ ...opts, webhooks, ledger }, connect),
     auth,
+    audit: new AuditService({ clock: opts.clock }),
+    consoleAccess: new ConsoleService({ clock: opts.clock, box, messages }),
   };
   // Every reaction of one module to another's change, in one place (flows/reactions.ts).
   wireReactions(deps);

@@ -1,3 +1,4 @@
+import { consoleEmail } from './domain/console/console.service.js';
 import { z } from '@hono/zod-openapi';
 import { ENGINE, isPostgresUrl } from './db/engine.js';
 import { parseKeyring } from './lib/crypto.js';
@@ -44,6 +45,16 @@ export const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  /** The console's operators (domain/console): comma-separated e-mail addresses, read at each start. */
+  OPERATOR_EMAILS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const emails = value.split(',').map((e) => e.trim()).filter(Boolean);
+      const bad = emails.filter((e) => consoleEmail(e) === null);
+      if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `not e-mail addresses: ${bad.map((e) => e.slice(0, 60)).join(', ')}` });
+      return emails.map((e) => consoleEmail(e)!).filter(Boolean);
+    }),
   /** Bearer token of GET /metrics; unset: OPERATOR_TOKEN serves (http/api/metrics.routes.ts). */
   METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   /**

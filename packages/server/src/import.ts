@@ -4,7 +4,9 @@
  * The operator command of manual load (docs/import.md). Opens the service's database as
  * main.ts does (migrations applied, services wired by buildDeps, so the domain events of
  * an import reach their handlers exactly as the API's do), imports the file for the
- * partner and prints a summary. The database is PostgreSQL's at `DATABASE_URL` when it is set
+ * partner and prints a summary. The import itself is domain/events/import/import.ts, the
+ * code path the console's manual load (flows/manual-load.ts) shares; this file is the
+ * command's arguments, database and output. The database is PostgreSQL's at `DATABASE_URL` when it is set
  * (as for the service, db/client.ts `openDb`), else the SQLite file (`--database`,
  * `DATABASE_PATH`, the `npm start` one). Safe while the service runs: SQLite in WAL mode with
  * immediate transactions lets the two write in turn; PostgreSQL serves both at once.

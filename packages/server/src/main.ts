@@ -101,6 +101,7 @@ export async function start(source: Record<string, string | undefined> = process
       publicBaseUrl: env.PUBLIC_BASE_URL,
       operatorToken: env.OPERATOR_TOKEN ?? null,
       metricsToken: env.METRICS_TOKEN ?? null,
+      operatorEmails: env.OPERATOR_EMAILS,
       maxBodyBytes: env.MAX_BODY_BYTES,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       smtpUrl: env.SMTP_URL ?? null,
@@ -122,6 +123,8 @@ export async function start(source: Record<string, string | undefined> = process
   /** What needs the migrated tables: the sandbox partner, the jobs, the ingestion thread and the app. */
   const startServing = async (): Promise<OpenAPIHono<AppEnv> | null> => {
     await ensureSandbox(env, deps);
+    // The console's operators are the addresses of OPERATOR_EMAILS, and only they (idempotent).
+    await db.transact((tx) => deps.consoleAccess.syncOperators(tx, env.OPERATOR_EMAILS));
     // This process's lease (renewed by the instance-lease job) exists before it claims anything.
     await db.transact((tx) => deps.instance.renew(tx, { force: true }));
     if (stopping) return null;

@@ -14,6 +14,7 @@ export const DEV_DEFAULTS: Record<string, string> = {
   PORT: '3000',
   DATABASE_PATH: './data/resale-dev.sqlite',
   OPERATOR_TOKEN: 'dev-operator-token-change-me-0000',
+  OPERATOR_EMAILS: 'operator@resale.localhost',
   SECRET_KEY: 'dev-secret-key-for-local-use-only-0000000',
   LOG_LEVEL: 'info',
   SANDBOX_PRIVATE_KEY: 'sk_sandbox_private_dev_key_0000000000',
@@ -66,6 +67,7 @@ start(env).then(
         `  public key    ${env.SANDBOX_PUBLIC_KEY}`,
         `  channels key  ${env.SANDBOX_CHANNELS_KEY}`,
         `  operator      Authorization: Bearer ${env.OPERATOR_TOKEN}`,
+        `  console       ${parsed.PUBLIC_BASE_URL}/console   (sign in as ${env.OPERATOR_EMAILS?.split(',')[0] ?? 'an address of OPERATOR_EMAILS'}; the code arrives in the mailbox)`,
         ...(env.SMTP_URL ? [] : [`  mailbox       ${parsed.PUBLIC_BASE_URL}/dev/mailbox   (e-mails and SMS are kept here while SMTP_URL is unset)`]),
         `  try: curl -H 'Authorization: ${env.SANDBOX_PRIVATE_KEY}' ${parsed.PUBLIC_BASE_URL}/v1/events/${demo ? 'demo-gala' : 'demo-tour'}`,
         ...(demo

@@ -13,6 +13,7 @@ const onPostgres = ENGINE === 'postgres';
  * | function             | SQLite                                              | PostgreSQL                                |
  * |----------------------|-----------------------------------------------------|-------------------------------------------|
  * | `jsonArrayContains`  | `exists (select 1 from json_each(c, '$.k') …)`      | `(c -> 'k') ? value` (jsonb)              |
+ * | `jsonArrayHasAny`    | `exists (select 1 from json_each(c) where value in …)` | `c ?| array[…]` (jsonb)                |
  * | `jsonTextOrEmpty`    | `coalesce(json_extract(c, '$.k'), '')`              | `coalesce(c ->> 'k', '')`                 |
  * | `jsonPairs`, `jsonPairsAgg` | `json_each`, `json_group_array`              | `jsonb_array_elements`, `jsonb_agg`       |
  * | `rowKey(id)`         | `rowid` (in the index the fingerprint scans)        | `hashtext(id)` (ids are never reused)     |
@@ -104,6 +105,14 @@ export function databaseNowMs(): SQL<number> {
 export function jsonArrayContains(column: SQLWrapper, key: string, value: unknown): SQL<boolean> {
   if (onPostgres) return sql<boolean>`coalesce((${column} -> ${key}) ? (${value})::text, false)`;
   return sql<boolean>`exists (select 1 from json_each(${column}, ${`$.${key}`}) where value = ${value})`;
+}
+
+/** True when the JSON array of strings in `column` (the whole value) holds any of `values` (none: false). */
+export function jsonArrayHasAny(column: SQLWrapper, values: readonly string[]): SQL<boolean> {
+  if (values.length === 0) return sql<boolean>`false`;
+  const list = sql.join(values.map((v) => sql`${v}`), sql`, `);
+  if (onPostgres) return sql<boolean>`(${column} ?| array[${list}]::text[])`;
+  return sql<boolean>`exists (select 1 from json_each(${column}) where value in (${list}))`;
 }
 
 /** The text at `column`'s top-level `key`, or '' when absent or null. */

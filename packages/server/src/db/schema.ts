@@ -21,3 +21,6 @@ export * from '../domain/marketdata/leads.table.js';
 export * from '../domain/channels/channels.table.js';
 export * from '../domain/instances/instances.table.js';
 export * from '../domain/ledger/ledger.table.js';
+export * from '../domain/console/console.table.js';
+export * from '../domain/audit/audit.table.js';
+export * from '../domain/loads/loads.table.js';

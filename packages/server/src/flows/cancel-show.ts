@@ -1,9 +1,8 @@
 import type { Tx } from '../db/client.js';
 import type { DomainEventMap } from '../lib/domain-events.js';
-import { intentionById, paidIntentionIdsOfShow } from '../domain/intentions/intentions.queries.js';
-import { refundDueLines } from '../domain/ledger/ledger.accounts.js';
-import { listingsByIds, soldListingIdsOfShow } from '../domain/listings/listings.queries.js';
-import { payoutStatesOfListings } from '../domain/payouts/payouts.queries.js';
+import { paidIntentionIdsOfShow } from '../domain/intentions/intentions.queries.js';
+import { soldListingIdsOfShow } from '../domain/listings/listings.queries.js';
+import { bookRefundDue } from './refund-due.js';
 import type { LedgerService } from '../domain/ledger/ledger.service.js';
 import type { PaymentsService } from '../domain/payments/payments.service.js';
 import type { PayoutsService } from '../domain/payouts/payouts.service.js';
@@ -32,20 +31,5 @@ export async function cancelShow(deps: CancelShowDeps, tx: Tx, e: DomainEventMap
   await deps.tickets.cancelForShow(tx, e.partnerId, e.showPk, e.cancelledAt);
   const refunds = await deps.payments.refundIntentions(tx, await paidIntentionIdsOfShow(tx, e.showPk));
   await deps.payouts.cancelForListings(tx, await soldListingIdsOfShow(tx, e.showPk));
-  for (const payment of refunds) {
-    const intention = (await intentionById(tx, payment.intentionId))!;
-    const sold = await listingsByIds(tx, intention.partnerId, intention.listingIds);
-    const payoutStates = await payoutStatesOfListings(tx, sold.map((l) => l.id));
-    await deps.ledger.post(tx, {
-      partnerId: payment.partnerId,
-      kind: 'refund_due',
-      key: `refund_due:${payment.id}`,
-      currency: payment.currency,
-      intentionId: intention.id,
-      provider: payment.provider,
-      providerRef: payment.providerRef,
-      // A payout SENDING is money in flight: it was not stopped, so it counts as delivered.
-      lines: refundDueLines(sold.map((l) => ({ ...l, payoutDelivered: payoutStates.get(l.id) === 'DELIVERED' || payoutStates.get(l.id) === 'SENDING' }))),
-    });
-  }
+  for (const payment of refunds) await bookRefundDue(deps, tx, payment);
 }

@@ -1,7 +1,6 @@
 import type { Tx } from '../db/client.js';
 import { ApiError } from '../lib/errors.js';
 import { toMajor } from '../lib/money.js';
-import { defineMessages } from '../lib/i18n.js';
 import { showWithEvent } from '../domain/events/events.queries.js';
 import { ticketPksOfListings } from '../domain/listings/listings.queries.js';
 import { ticketSeatsByPks } from '../domain/tickets/tickets.queries.js';
@@ -86,18 +85,6 @@ export async function seatMapData(tx: Tx, partner: PartnerRow, ref: { eventId: s
     selectUrl: `${market}?${new URLSearchParams({ showId: show.showId, lang: opts.lang, ...opts.carry })}`,
   };
 }
-
-/** What the market page says when a pick would strand a seat (the widget says the same on the map). */
-export const orphanSeatMessages = defineMessages(
-  {
-    title: 'Nothing was reserved: a single seat would be left empty',
-    text: 'These tickets would leave one empty seat on its own in the row, which cannot be sold. Add the seat next to them, or choose others, on the seat map. Nothing was reserved.',
-  },
-  {
-    title: 'No se ha reservado nada: quedaría un asiento suelto',
-    text: 'Estas entradas dejarían un asiento libre solo en la fila, que no se podría vender. Añade el asiento de al lado, o elige otros, en el mapa de asientos. No se ha reservado nada.',
-  },
-);
 
 /**
  * A pick refused because, bought as it stands, it would leave a single free seat between taken

@@ -3,7 +3,7 @@ import { authService } from '../domain/auth/auth.service.js';
 
 /**
  * Hourly: deletes one-time tokens and sessions a day after they expired (or were revoked)
- * and one-time passwords two days after they were sent. Safe with several processes
+ * and one-time passwords two days after they were sent; the console's sessions and codes alike. Safe with several processes
  * (plain conditional deletes).
  */
 export const authPurgeJob: Job = {
@@ -13,5 +13,7 @@ export const authPurgeJob: Job = {
   async run(deps) {
     const removed = await deps.db.transact(async (tx) => await authService(deps).purgeExpired(tx));
     if (removed.tokens + removed.sessions + removed.codes > 0) deps.logger.debug({ job: 'auth-purge', ...removed }, 'auth rows purged');
+    const consoleRows = await deps.db.transact(async (tx) => await deps.consoleAccess.purgeExpired(tx));
+    if (consoleRows.sessions + consoleRows.codes > 0) deps.logger.debug({ job: 'auth-purge', consoleSessions: consoleRows.sessions, consoleCodes: consoleRows.codes }, 'console rows purged');
   },
 };

@@ -31,6 +31,8 @@ export interface AppConfig {
    * Optional like the three above, for configs built by hand.
    */
   metricsToken?: string | null | undefined;
+  /** The console's operators (`OPERATOR_EMAILS`), lowercased; absent: none. */
+  operatorEmails?: readonly string[] | undefined;
 }
 
 /** Defaults of `PAGE_RATE_LIMIT_PER_MINUTE` and `PAGE_POST_RATE_LIMIT_PER_MINUTE`. */

@@ -36,6 +36,12 @@ export const ID_PREFIX = {
   instance: 'ins',
   journal: 'jnl',
   ledgerEntry: 'le',
+  consoleUser: 'cu',
+  consoleMembership: 'cm',
+  consoleCode: 'cc',
+  consoleSession: 'cs',
+  audit: 'aud',
+  manualLoad: 'mld',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

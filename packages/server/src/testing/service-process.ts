@@ -4,6 +4,12 @@ import { fileURLToPath } from 'node:url';
 /** The server package's directory (the service's working directory). */
 const SERVER = fileURLToPath(new URL('../..', import.meta.url));
 
+/**
+ * The service's process entry, `src/main.ts`, as an absolute path: what another workspace
+ * spawns with `node --import tsx` (bench/lib.ts) without a path into this package.
+ */
+export const SERVICE_MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+
 /** A log line of a service process (pino's JSON), or `{ msg }` for a line that is not JSON. */
 export type LogLine = Record<string, any>;
 
@@ -32,7 +38,7 @@ export function spawnService(env: Record<string, string>): ServiceProcess {
   // The child compiles with the server's own tsconfig (its cwd's): a tsconfig the parent was
   // started with (`tsx --tsconfig …`, passed on as TSX_TSCONFIG_PATH, relative) is not inherited.
   const { TSX_TSCONFIG_PATH: _parentTsconfig, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER, env: { ...inherited, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVICE_MAIN], { cwd: SERVER, env: { ...inherited, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: LogLine[] = [];
   const waiters: { match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
   let stderr = '';

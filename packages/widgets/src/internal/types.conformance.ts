@@ -4,8 +4,7 @@
  * changes a field the widgets read.
  */
 import type { z } from '@hono/zod-openapi';
-import type { BuyComponentSchema } from '../../../server/src/flows/accesslayer/accesslayer.buy.schemas.js';
-import type { SellAccessLayerResponse } from '../../../server/src/flows/accesslayer/accesslayer.schemas.js';
+import type { BuyComponentSchema, SellAccessLayerResponse } from '@resale/server/schemas';
 import type { BuyComponent, SellBannerComponent, SellOrderEntry, SellTicketEntry } from './types.js';
 
 type Assert<T extends true> = T;

@@ -9,6 +9,8 @@ const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
   delistNotice: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', reason: 'Venue capacity changed' },
   oneTimePassword: { code: '493817', minutes: 10 },
   stepUpCode: { code: '271828', minutes: 10 },
+  consoleCode: { code: '161803', minutes: 10, purpose: 'sign_in' },
+  consoleInvitation: { partnerName: 'Acme Tickets', role: 'developer', consoleUrl: 'https://resale.test/console?lang=en' },
   payoutScheduled: { amount: { minor: 12000, currency: 'EUR' }, payoutDate: '2026-06-15' },
   payoutDetailsChanged: { accountHint: '3000', holderName: 'Ana García' },
   refund: { eventTitle: 'Aurora Tour', amount: '€91.00' },
@@ -38,6 +40,8 @@ const EXPECTED: Record<TemplateName, Record<'en' | 'es', string[]>> = {
   delistNotice: { en: ['Aurora Tour', 'Madrid night', 'Venue capacity changed'], es: ['Aurora Tour', 'Madrid night', 'Venue capacity changed'] },
   oneTimePassword: { en: ['493817', '10 minutes'], es: ['493817', '10 minutos'] },
   stepUpCode: { en: ['271828', '10 minutes', 'payout details'], es: ['271828', '10 minutos', 'datos de cobro'] },
+  consoleCode: { en: ['161803', '10 minutes', 'console sign-in code'], es: ['161803', '10 minutos', 'acceso a la consola'] },
+  consoleInvitation: { en: ['Acme Tickets', 'developer', 'https://resale.test/console?lang=en'], es: ['Acme Tickets', 'developer', 'https://resale.test/console?lang=en'] },
   payoutScheduled: { en: ['€120.00', '15 June 2026'], es: ['120,00 €', '15 de junio de 2026'] },
   payoutDetailsChanged: { en: ['ending in 3000', 'Ana García', 'did not make this change'], es: ['termina en 3000', 'Ana García', 'no has hecho este cambio'] },
   refund: { en: ['Aurora Tour', '€91.00'], es: ['Aurora Tour', '€91.00'] },
@@ -79,7 +83,7 @@ const BAD_OUTPUT = /undefined|null|NaN|\[object|\$\{/;
 
 describe('message templates', () => {
   it('has the templates the other modules use', () => {
-    expect([...TEMPLATE_NAMES].sort()).toEqual(['delistNotice', 'listingSold', 'oneTimePassword', 'payoutDetailsChanged', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'stepUpCode', 'ticketUnlocked', 'wishlistAvailable']);
+    expect([...TEMPLATE_NAMES].sort()).toEqual(['consoleCode', 'consoleInvitation', 'delistNotice', 'listingSold', 'oneTimePassword', 'payoutDetailsChanged', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'stepUpCode', 'ticketUnlocked', 'wishlistAvailable']);
   });
 
   for (const name of TEMPLATE_NAMES) {

@@ -44,6 +44,10 @@ export interface TemplateVars {
   oneTimePassword: { code: string; minutes: number };
   /** A one-time code that confirms a change of payout details (step-up): says so, so a person tricked into asking for it can tell. */
   stepUpCode: { code: string; minutes: number };
+  /** A code of the console (operators and partners' people): to sign in, or to confirm a sensitive action (`confirm`). */
+  consoleCode: { code: string; minutes: number; purpose: 'sign_in' | 'confirm' };
+  /** A partner's person was given access to the console. */
+  consoleInvitation: { partnerName: string; role: string; consoleUrl: string };
   /** A payout to a seller was scheduled. */
   payoutScheduled: { amount: MoneyVar; payoutDate: string };
   /** A seller's payout details were set or changed (after a step-up): the account's last four and holder. */
@@ -124,6 +128,8 @@ const SCHEMAS: { [K in TemplateName]: z.ZodType<TemplateVars[K], any> } = {
   delistNotice: z.object({ eventTitle: title, showTitle: title, reason: z.string().trim().max(500).nullish() }),
   oneTimePassword: z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits'), minutes: z.number().int().min(1).max(1440) }),
   stepUpCode: z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits'), minutes: z.number().int().min(1).max(1440) }),
+  consoleCode: z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits'), minutes: z.number().int().min(1).max(1440), purpose: z.enum(['sign_in', 'confirm']) }),
+  consoleInvitation: z.object({ partnerName: title, role: z.string().trim().min(1).max(100), consoleUrl: z.url({ protocol: /^https?$/ }) }),
   payoutScheduled: z.object({ amount: money, payoutDate: isoDay }),
   payoutDetailsChanged: z.object({ accountHint: z.string().regex(/^[A-Z0-9]{4}$/), holderName: title }),
   refund: z.object({ eventTitle: title, amount: money }),
@@ -392,6 +398,46 @@ const COPY: { [K in TemplateName]: Written<K> } = {
         'Si no lo has pedido, alguien podría estar intentando desviar tu dinero: no lo compartas y contacta con la web de venta de entradas.',
       ],
       sms: `${v.code} es tu código para CAMBIAR TUS DATOS DE COBRO. Caduca en ${f.minutes(v.minutes)}. ¿No eres tú? No lo compartas.`,
+    }),
+  },
+  consoleCode: {
+    en: (v, f) => ({
+      subject: v.purpose === 'sign_in' ? 'Your code to sign in to the resale console' : 'Your code to confirm an action in the resale console',
+      blocks: [
+        { code: v.code, label: v.purpose === 'sign_in' ? 'Your console sign-in code' : 'Your confirmation code' },
+        `It expires in ${f.minutes(v.minutes)}. ${v.purpose === 'sign_in' ? 'If you did not ask for it, ignore this message: nobody can sign in without it.' : 'Enter it only if you are the one showing a secret, rotating a key, changing where money goes or refunding, right now.'}`,
+        'Never share this code: we will never ask you for it.',
+      ],
+      sms: `${v.code} is your resale console code. It expires in ${f.minutes(v.minutes)}. Do not share it.`,
+    }),
+    es: (v, f) => ({
+      subject: v.purpose === 'sign_in' ? 'Tu código para entrar en la consola de reventa' : 'Tu código para confirmar una acción en la consola de reventa',
+      blocks: [
+        { code: v.code, label: v.purpose === 'sign_in' ? 'Tu código de acceso a la consola' : 'Tu código de confirmación' },
+        `Caduca en ${f.minutes(v.minutes)}. ${v.purpose === 'sign_in' ? 'Si no lo has pedido, ignora este mensaje: nadie puede entrar sin él.' : 'Introdúcelo solo si eres tú quien está mostrando un secreto, rotando una clave, cambiando a dónde va el dinero o reembolsando, ahora mismo.'}`,
+        'No compartas este código: nunca te lo pediremos.',
+      ],
+      sms: `${v.code} es tu código de la consola de reventa. Caduca en ${f.minutes(v.minutes)}. No lo compartas.`,
+    }),
+  },
+  consoleInvitation: {
+    en: (v) => ({
+      subject: `You have access to ${v.partnerName} in the resale console`,
+      blocks: [
+        `You have been given access to ${v.partnerName} in the resale console, as ${v.role}.`,
+        { href: v.consoleUrl, label: 'Open the console' },
+        'Sign in with this e-mail address: we send you a code each time, no password needed.',
+      ],
+      sms: `You have access to ${v.partnerName} in the resale console: ${v.consoleUrl}`,
+    }),
+    es: (v) => ({
+      subject: `Tienes acceso a ${v.partnerName} en la consola de reventa`,
+      blocks: [
+        `Te han dado acceso a ${v.partnerName} en la consola de reventa, como ${v.role}.`,
+        { href: v.consoleUrl, label: 'Abrir la consola' },
+        'Entra con esta dirección de e-mail: te enviamos un código cada vez, sin contraseña.',
+      ],
+      sms: `Tienes acceso a ${v.partnerName} en la consola de reventa: ${v.consoleUrl}`,
     }),
   },
   payoutScheduled: {

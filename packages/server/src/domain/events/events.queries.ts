@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lte, min, ne, or, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { combinations, events, priceTypes, shows, ticketOptions } from './events.table.js';
 import { jsonTextOrEmpty } from '../../db/dialect.js';
@@ -202,4 +202,45 @@ export async function shieldedShowsStartingBetween(tx: Tx, from: number, to: num
     .from(shows)
     .innerJoin(events, eq(events.id, shows.eventPk))
     .where(and(eq(shows.ticketShield, true), ne(shows.status, 'CANCELLED'), gte(shows.startsAt, from), lte(shows.startsAt, to)));
+}
+
+/** An event in a partner's list: its ids and title, how many shows it has and when the first starts. */
+export interface EventListItem {
+  eventPk: string;
+  externalReferenceId: string;
+  title: string;
+  source: EventRow['source'];
+  createdAt: number;
+  shows: number;
+  /** The start of its earliest show (epoch ms); null when it has none. */
+  firstShowAt: number | null;
+}
+
+/**
+ * A page of a partner's events whose title or id contains `term`, ignoring case (every event
+ * when `term` is empty; `%`, `_` and `\` match themselves), newest first: at most `limit`,
+ * after skipping `offset`.
+ */
+export async function searchEvents(tx: Tx, partnerId: string, term: string, page: { limit: number; offset: number }): Promise<EventListItem[]> {
+  const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  // lower() on both sides and an explicit ESCAPE: the same matching on SQLite and PostgreSQL (see searchPartners).
+  const contains = (column: typeof events.title | typeof events.externalReferenceId) => sql`lower(${column}) like ${pattern} escape '\\'`;
+  const rows = await tx
+    .select({
+      eventPk: events.id,
+      externalReferenceId: events.externalReferenceId,
+      title: events.title,
+      source: events.source,
+      createdAt: events.createdAt,
+      shows: count(shows.id),
+      firstShowAt: min(shows.startsAt),
+    })
+    .from(events)
+    .leftJoin(shows, eq(shows.eventPk, events.id))
+    .where(and(eq(events.partnerId, partnerId), term ? or(contains(events.title), contains(events.externalReferenceId)) : undefined))
+    .groupBy(events.id)
+    .orderBy(desc(events.createdAt), desc(events.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  return rows.map((r) => ({ ...r, shows: Number(r.shows), firstShowAt: r.firstShowAt === null ? null : Number(r.firstShowAt) }));
 }

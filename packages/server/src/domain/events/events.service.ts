@@ -169,7 +169,7 @@ export class EventsService {
   }
 
   /**
-   * Switches ticketShield of a show (the operator's switch, tickets.shield.ts), in one
+   * Switches ticketShield of a show (the operator's switch, flows/operator-changes.ts), in one
    * conditional update. True when the flag changed (the caller tells the partner), false
    * when it already had that value.
    */

@@ -5,6 +5,7 @@ import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { issuesToEntries } from '../../lib/validation.js';
 import type { PartnerRow } from '../partners/partners.service.js';
+import { partnerById } from '../partners/partners.queries.js';
 import { platformFetch } from '../platform/platform-request.js';
 import { Lanes, untilReleaseOr } from '../../lib/lanes.js';
 import { cancelledItemSchema, feedEventSchema, parseFeedTimestamp } from './feeds.schemas.js';
@@ -19,6 +20,14 @@ export const FEED_KINDS: readonly FeedKind[] = ['events', 'cancelled'];
 
 /** One poll of a feed, as stored. */
 export type FeedRun = typeof feedRuns.$inferSelect;
+
+/** A poll whose run is claimed (its row written) and not yet made: {@link FeedsService.claimPollIn}, then {@link FeedsService.runClaimed}. */
+export interface ClaimedPoll {
+  partner: PartnerRow;
+  feed: FeedKind;
+  url: string;
+  run: FeedRun;
+}
 
 /** A feed that should be polled now. */
 export interface DuePoll {
@@ -102,11 +111,31 @@ export class FeedsService {
 
   /** Polls one feed now, whatever the schedule; see {@link pollEvents}. */
   async poll(partnerId: string, feed: FeedKind): Promise<FeedRun | null> {
-    const partner = await this.deps.partners.get(partnerId);
+    const claimed = await this.deps.db.transact(async (tx) => await this.claimPollIn(tx, partnerId, feed));
+    return claimed ? this.runClaimed(claimed) : null;
+  }
+
+  /**
+   * The first half of {@link poll}, in the caller's transaction: the run's row written as it
+   * starts (whatever the schedule), so what asked for the poll can be recorded with it (the
+   * operator's poll and its audit entry). Null when the partner has no URL for `feed`. The
+   * fetch happens in {@link runClaimed}, after the transaction: a feed's request never holds
+   * one open.
+   *
+   * @throws ApiError 404 for an unknown partner
+   */
+  async claimPollIn(tx: Tx, partnerId: string, feed: FeedKind): Promise<ClaimedPoll | null> {
+    const partner = await partnerById(tx, partnerId);
+    if (!partner) throw ApiError.notFound('partner', partnerId);
     const url = feedUrl(partner, feed);
     if (url === null) return null;
-    const run = await this.claim(partner, feed, false);
-    return run ? this.execute(partner, feed, url, run) : null;
+    const run = await this.claimIn(tx, partner, feed, false);
+    return run ? { partner, feed, url, run } : null;
+  }
+
+  /** The second half of {@link poll}: fetches and applies the claimed feed and finishes its run. Never throws. */
+  async runClaimed(claimed: ClaimedPoll): Promise<FeedRun> {
+    return this.execute(claimed.partner, claimed.feed, claimed.url, claimed.run);
   }
 
   /**
@@ -284,15 +313,18 @@ export class FeedsService {
    * never both poll it.
    */
   private async claim(partner: PartnerRow, feed: FeedKind, onlyIfDue: boolean): Promise<FeedRun | null> {
-    return this.deps.db.transact(async (tx) => {
-      if (onlyIfDue) await serializeOn(tx, `feed:${partner.id}:${feed}`);
-      const now = this.deps.clock.now();
-      if (onlyIfDue && !isDue(await this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) return null;
-      return (await tx
-        .insert(feedRuns)
-        .values({ id: newId('feedRun'), partnerId: partner.id, feed, startedAt: now, finishedAt: now, ok: false, applied: 0, skipped: 0, problems: [UNFINISHED] })
-        .returning())[0]!;
-    });
+    return this.deps.db.transact(async (tx) => await this.claimIn(tx, partner, feed, onlyIfDue));
+  }
+
+  /** {@link claim} in the caller's transaction. */
+  private async claimIn(tx: Tx, partner: PartnerRow, feed: FeedKind, onlyIfDue: boolean): Promise<FeedRun | null> {
+    if (onlyIfDue) await serializeOn(tx, `feed:${partner.id}:${feed}`);
+    const now = this.deps.clock.now();
+    if (onlyIfDue && !isDue(await this.lastStart(tx, partner.id, feed), now, partner.settings.feedPollSeconds * 1000)) return null;
+    return (await tx
+      .insert(feedRuns)
+      .values({ id: newId('feedRun'), partnerId: partner.id, feed, startedAt: now, finishedAt: now, ok: false, applied: 0, skipped: 0, problems: [UNFINISHED] })
+      .returning())[0]!;
   }
 
   /** Fetches and applies one feed and finishes its run. Never throws. */

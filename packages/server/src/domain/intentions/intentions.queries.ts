@@ -1,6 +1,7 @@
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, or, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { buyIntentions } from './intentions.table.js';
+import { jsonArrayHasAny } from '../../db/dialect.js';
+import { buyIntentions, type IntentionState } from './intentions.table.js';
 
 /**
  * Reads of the intentions module other modules may use. Only `intentions.service.ts` writes
@@ -27,4 +28,44 @@ export async function endedIntentionIds(tx: Tx, intentionIds: readonly string[])
   if (intentionIds.length === 0) return new Set();
   const rows = await tx.select({ id: buyIntentions.id }).from(buyIntentions).where(and(inArray(buyIntentions.id, [...intentionIds]), ne(buyIntentions.state, 'PENDING')));
   return new Set(rows.map((r) => r.id));
+}
+
+/** What {@link searchIntentions} matches: an intention that is any of these (ids, bought by these users, holding or having held these listings). */
+export interface IntentionMatch {
+  ids: readonly string[];
+  buyerPks: readonly string[];
+  listingIds: readonly string[];
+}
+
+/**
+ * A page of a partner's intentions in `states`, newest first (by creation, then id): all of
+ * them, or those matching `match` (null: no filter). The console's sales tab.
+ */
+export async function searchIntentions(tx: Tx, partnerId: string, states: readonly IntentionState[], match: IntentionMatch | null, page: { limit: number; offset: number }): Promise<IntentionRow[]> {
+  let matches: SQL | undefined;
+  if (match) {
+    const any: SQL[] = [];
+    if (match.ids.length > 0) any.push(inArray(buyIntentions.id, [...match.ids]));
+    if (match.buyerPks.length > 0) any.push(inArray(buyIntentions.buyerPk, [...match.buyerPks]));
+    if (match.listingIds.length > 0) any.push(jsonArrayHasAny(buyIntentions.listingIds, match.listingIds));
+    if (any.length === 0) return [];
+    matches = or(...any);
+  }
+  return await tx
+    .select()
+    .from(buyIntentions)
+    .where(and(eq(buyIntentions.partnerId, partnerId), inArray(buyIntentions.state, [...states]), matches))
+    .orderBy(desc(buyIntentions.createdAt), desc(buyIntentions.id))
+    .limit(page.limit)
+    .offset(page.offset);
+}
+
+/** The latest `limit` intentions of a buyer that paid or still hold their listings, newest first. */
+export async function liveOrPaidIntentionsOfBuyer(tx: Tx, partnerId: string, buyerPk: string, limit: number): Promise<IntentionRow[]> {
+  return await tx
+    .select()
+    .from(buyIntentions)
+    .where(and(eq(buyIntentions.partnerId, partnerId), eq(buyIntentions.buyerPk, buyerPk), inArray(buyIntentions.state, ['PENDING', 'PAID'])))
+    .orderBy(desc(buyIntentions.createdAt), desc(buyIntentions.id))
+    .limit(limit);
 }

@@ -91,3 +91,53 @@ export async function providerMoves(tx: Tx, provider: string, from: number, to: 
   }
   return [...moves.values()];
 }
+
+/** One day of resales in one currency. */
+export interface LedgerDay {
+  /** The day's start, clock ms (UTC). */
+  day: number;
+  currency: string;
+  /** Resales completed (sale journals). */
+  resales: number;
+  /** What buyers paid for them, fees included (minor units). */
+  volumeMinor: number;
+  /** The buyer's and the seller's fees the service kept (minor units). */
+  feesMinor: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Resales per UTC day and currency over a period (days without one are absent): for the
+ * console's overview charts. A sale journal debits the provider balance with what the buyer
+ * paid and credits the fee revenues (credits are negative).
+ */
+export async function ledgerDaily(tx: Tx, period: LedgerPeriod): Promise<LedgerDay[]> {
+  // The constant written into the SQL, not bound: PostgreSQL matches the select's expression with
+  // the GROUP BY's only when they are the same text, and two bound parameters are not.
+  const day = sql<number>`(${ledgerEntries.createdAt} / ${sql.raw(String(DAY_MS))}) * ${sql.raw(String(DAY_MS))}`.mapWith(Number);
+  const rows = await tx
+    .select({
+      day,
+      currency: ledgerEntries.currency,
+      account: ledgerEntries.account,
+      total: sql<number>`sum(${ledgerEntries.amountMinor})`.mapWith(Number),
+      journals: sql<number>`count(distinct ${ledgerEntries.journalId})`.mapWith(Number),
+    })
+    .from(ledgerEntries)
+    .innerJoin(ledgerJournals, eq(ledgerJournals.id, ledgerEntries.journalId))
+    .where(and(periodOf(ledgerEntries, period), eq(ledgerJournals.kind, 'sale')))
+    .groupBy(day, ledgerEntries.currency, ledgerEntries.account);
+  const days = new Map<string, LedgerDay>();
+  for (const r of rows) {
+    const key = `${r.day}:${r.currency}`;
+    const d = days.get(key) ?? { day: r.day, currency: r.currency, resales: 0, volumeMinor: 0, feesMinor: 0 };
+    if (r.account === 'provider_balance') {
+      d.volumeMinor += r.total;
+      d.resales = r.journals;
+    }
+    if (r.account === 'buyer_fee_revenue' || r.account === 'seller_fee_revenue') d.feesMinor -= r.total;
+    days.set(key, d);
+  }
+  return [...days.values()].sort((a, b) => a.day - b.day || a.currency.localeCompare(b.currency));
+}

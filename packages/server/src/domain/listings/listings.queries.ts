@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { listings, listingTickets, type ListingState } from './listings.table.js';
 import { rowKey, selectRows } from '../../db/dialect.js';
@@ -192,3 +192,82 @@ export const showListingReads = perConnection((db: Tx) => {
     fingerprintOfShow: async (pk: string) => (await fingerprint.execute({ showPk: pk }))[0],
   };
 });
+
+/** Listings of a state and the tickets they hold. */
+export interface ListingCount {
+  listings: number;
+  tickets: number;
+}
+
+/**
+ * For each of `showPks`, how many listings it has in each state and how many tickets they
+ * hold (a state with none is absent), by `listings_show_state_idx`: the console's inventory
+ * of a show (for sale: ACTIVE and RESERVED; sold: SOLD).
+ */
+export async function listingCountsOfShows(tx: Tx, showPks: readonly string[]): Promise<Map<string, Partial<Record<ListingState, ListingCount>>>> {
+  const out = new Map<string, Partial<Record<ListingState, ListingCount>>>();
+  if (showPks.length === 0) return out;
+  const rows = await tx
+    .select({ showPk: listings.showPk, state: listings.state, n: sql<number>`count(*)`.mapWith(Number), tickets: sql<number>`coalesce(sum(${listings.quantity}), 0)`.mapWith(Number) })
+    .from(listings)
+    .where(inArray(listings.showPk, [...new Set(showPks)]))
+    .groupBy(listings.showPk, listings.state);
+  for (const r of rows) {
+    const counts = out.get(r.showPk) ?? {};
+    counts[r.state] = { listings: r.n, tickets: r.tickets };
+    out.set(r.showPk, counts);
+  }
+  return out;
+}
+
+/** The ids of a seller's latest `limit` listings (any state), newest first. */
+export async function listingIdsOfSeller(tx: Tx, partnerId: string, sellerPk: string, limit: number): Promise<string[]> {
+  return (await tx
+    .select({ id: listings.id })
+    .from(listings)
+    .where(and(eq(listings.partnerId, partnerId), eq(listings.sellerPk, sellerPk)))
+    .orderBy(desc(listings.createdAt), desc(listings.id))
+    .limit(limit))
+    .map((r) => r.id);
+}
+
+/** The ids of every listing that held a ticket (any state), newest first. */
+export async function listingIdsOfTicket(tx: Tx, ticketPk: string): Promise<string[]> {
+  return (await tx
+    .select({ id: listings.id })
+    .from(listings)
+    .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
+    .where(eq(listingTickets.ticketPk, ticketPk))
+    .orderBy(desc(listings.createdAt), desc(listings.id)))
+    .map((r) => r.id);
+}
+
+/** What {@link searchListings} matches: a listing that is any of these (ids, of these sellers, holding these tickets). */
+export interface ListingMatch {
+  ids: readonly string[];
+  sellerPks: readonly string[];
+  ticketPks: readonly string[];
+}
+
+/**
+ * A page of a partner's listings, newest first (by creation, then id): all of them, or those
+ * matching `match` (null: no filter). The console's sales tab.
+ */
+export async function searchListings(tx: Tx, partnerId: string, match: ListingMatch | null, page: { limit: number; offset: number }): Promise<ListingRow[]> {
+  let matches: SQL | undefined;
+  if (match) {
+    const any: SQL[] = [];
+    if (match.ids.length > 0) any.push(inArray(listings.id, [...match.ids]));
+    if (match.sellerPks.length > 0) any.push(inArray(listings.sellerPk, [...match.sellerPks]));
+    if (match.ticketPks.length > 0) any.push(exists(tx.select({ one: sql`1` }).from(listingTickets).where(and(eq(listingTickets.listingId, listings.id), inArray(listingTickets.ticketPk, [...match.ticketPks])))));
+    if (any.length === 0) return [];
+    matches = or(...any);
+  }
+  return await tx
+    .select()
+    .from(listings)
+    .where(and(eq(listings.partnerId, partnerId), matches))
+    .orderBy(desc(listings.createdAt), desc(listings.id))
+    .limit(page.limit)
+    .offset(page.offset);
+}

@@ -1,7 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { perConnection, prepared } from '../../db/statements.js';
 import { showInventory } from './marketdata.table.js';
+import { leads } from './leads.table.js';
 
 /**
  * Reads of the marketdata module other modules may use. Only the marketdata module writes the
@@ -33,3 +34,16 @@ export const primarySaleReader = perConnection((db: Tx): ((showPk: string) => Pr
     .where(eq(showInventory.showPk, sql.placeholder('showPk'))), 'marketdata_statement');
   return async (showPk) => (await statement.execute({ showPk }))[0] ?? null;
 });
+
+/**
+ * How many leads each show of a partner's event has (a show with none is absent), by the
+ * leads' identity index (partner, event, show …): the console's view of a show's demand.
+ */
+export async function leadCountsOfEvent(tx: Tx, partnerId: string, eventPk: string): Promise<Map<string, number>> {
+  const rows = await tx
+    .select({ showPk: leads.showPk, n: count() })
+    .from(leads)
+    .where(and(eq(leads.partnerId, partnerId), eq(leads.eventPk, eventPk)))
+    .groupBy(leads.showPk);
+  return new Map(rows.map((r) => [r.showPk, Number(r.n)]));
+}

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { perConnection, prepared } from '../../db/statements.js';
 import { apiKeys, partners } from './partners.table.js';
@@ -56,3 +56,23 @@ export async function apiKeyExpiry(tx: Tx, hash: string): Promise<number | null 
 
 /** The statement of `apiKeyExpiry`, prepared once per connection on the handle it is given. */
 const expiryStatement = perConnection((tx) => prepared(tx.select({ expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))), 'partners_expiryStatement'));
+
+/**
+ * Partners whose name or id contains `term`, ignoring case, newest first, at most `limit`; every
+ * partner when `term` is empty. `%`, `_` and `\` in the term are matched as themselves.
+ */
+export async function searchPartners(tx: Tx, term: string, limit: number): Promise<PartnerRow[]> {
+  const query = tx.select().from(partners);
+  const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  // lower() on both sides and an explicit ESCAPE: the same matching on SQLite (LIKE ignores ASCII case, no default escape) and PostgreSQL (LIKE keeps case).
+  const contains = (column: typeof partners.name | typeof partners.id) => sql`lower(${column}) like ${pattern} escape '\\'`;
+  const filtered = term ? query.where(or(contains(partners.name), contains(partners.id))) : query;
+  return await filtered.orderBy(desc(partners.createdAt)).limit(limit);
+}
+
+/** The names of the partners `ids`, by id (unknown ids are absent). */
+export async function partnerNames(tx: Tx, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.select({ id: partners.id, name: partners.name }).from(partners).where(inArray(partners.id, [...ids]));
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

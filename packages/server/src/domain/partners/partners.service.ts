@@ -22,6 +22,12 @@ export interface PartnerSecrets {
   webhookSecret: string;
 }
 
+/** What {@link PartnersService.update} changes: the name, settings (any subset, `platformSecret` write-only). */
+export interface PartnerChange {
+  name?: string;
+  settings?: PartnerSettingsPatch;
+}
+
 /** The key that authenticated a request. */
 export interface Authenticated {
   partner: PartnerRow;
@@ -103,22 +109,32 @@ export class PartnersService {
     return this.db.read(async (tx) => await existing(tx, id));
   }
 
-  async update(id: string, change: { name?: string; settings?: PartnerSettingsPatch }): Promise<PartnerRow> {
-    return this.db.transact(async (tx) => {
-      const current = await existing(tx, id);
-      const settings = change.settings ? mergeSettings(current.settings, change.settings) : current.settings;
-      const secret = change.settings?.platformSecret;
-      return (await tx
-        .update(partners)
-        .set({
-          name: change.name ?? current.name,
-          settings,
-          platformSecretSealed: secret === undefined ? current.platformSecretSealed : secret === null ? null : this.box.seal(secret),
-          updatedAt: this.clock.now(),
-        })
-        .where(eq(partners.id, id))
-        .returning())[0]!;
-    });
+  /** Changes a partner's name or settings (settings sent replace the stored ones; `platformSecret: null` clears it). @throws 404 when unknown. */
+  async update(id: string, change: PartnerChange): Promise<PartnerRow> {
+    return this.db.transact(async (tx) => (await this.updateIn(tx, id, change)).partner);
+  }
+
+  /**
+   * {@link update} inside the caller's transaction, answering the row as it was too (what an
+   * audit entry compares).
+   *
+   * @throws 404 when the partner is unknown
+   */
+  async updateIn(tx: Tx, id: string, change: PartnerChange): Promise<{ before: PartnerRow; partner: PartnerRow }> {
+    const current = await existing(tx, id);
+    const settings = change.settings ? mergeSettings(current.settings, change.settings) : current.settings;
+    const secret = change.settings?.platformSecret;
+    const partner = (await tx
+      .update(partners)
+      .set({
+        name: change.name ?? current.name,
+        settings,
+        platformSecretSealed: secret === undefined ? current.platformSecretSealed : secret === null ? null : this.box.seal(secret),
+        updatedAt: this.clock.now(),
+      })
+      .where(eq(partners.id, id))
+      .returning())[0]!;
+    return { before: current, partner };
   }
 
   /**
@@ -126,18 +142,21 @@ export class PartnersService {
    * stays valid for `graceSeconds` so a partner can roll its deployments without downtime.
    */
   async rotate(id: string, kind: ApiKeyKind | 'webhookSecret', graceSeconds = 0): Promise<{ secret: string; previousValidUntil: number | null }> {
-    if (kind === 'webhookSecret') return this.rotateWebhookSecret(id, graceSeconds);
+    return this.db.transact(async (tx) => await this.rotateIn(tx, id, kind, graceSeconds));
+  }
+
+  /** {@link rotate} inside the caller's transaction. @throws 404 when the partner is unknown. */
+  async rotateIn(tx: Tx, id: string, kind: ApiKeyKind | 'webhookSecret', graceSeconds = 0): Promise<{ secret: string; previousValidUntil: number | null }> {
+    if (kind === 'webhookSecret') return this.rotateWebhookSecretIn(tx, id, graceSeconds);
     const now = this.clock.now();
     const until = now + graceSeconds * 1000;
-    return this.db.transact(async (tx) => {
-      await existing(tx, id);
-      const secret = newApiKey(kind);
-      await tx.update(apiKeys)
-        .set({ expiresAt: until })
-        .where(and(eq(apiKeys.partnerId, id), eq(apiKeys.kind, kind), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, until))));
-      await this.insertKey(tx, id, kind, secret);
-      return { secret, previousValidUntil: graceSeconds > 0 ? until : null };
-    });
+    await existing(tx, id);
+    const secret = newApiKey(kind);
+    await tx.update(apiKeys)
+      .set({ expiresAt: until })
+      .where(and(eq(apiKeys.partnerId, id), eq(apiKeys.kind, kind), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, until))));
+    await this.insertKey(tx, id, kind, secret);
+    return { secret, previousValidUntil: graceSeconds > 0 ? until : null };
   }
 
   /**
@@ -151,23 +170,26 @@ export class PartnersService {
    * @example await partners.rotateWebhookSecret('ptr_…', 86_400) // { secret: 'whsec_…', previousValidUntil: <now + 24 h> }
    */
   async rotateWebhookSecret(id: string, graceSeconds: number = DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS): Promise<{ secret: string; previousValidUntil: number | null }> {
+    return this.db.transact(async (tx) => await this.rotateWebhookSecretIn(tx, id, graceSeconds));
+  }
+
+  /** {@link rotateWebhookSecret} inside the caller's transaction. @throws 404 when the partner is unknown. */
+  async rotateWebhookSecretIn(tx: Tx, id: string, graceSeconds: number = DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS): Promise<{ secret: string; previousValidUntil: number | null }> {
     const now = this.clock.now();
     const until = graceSeconds > 0 ? now + graceSeconds * 1000 : null;
-    return this.db.transact(async (tx) => {
-      const current = await existing(tx, id);
-      const secret = newWebhookSecret();
-      await tx
-        .update(partners)
-        .set({
-          webhookSecretSealed: this.box.seal(secret),
-          // Moved as sealed: it need not be opened here (reseal brings it under the newest key).
-          previousWebhookSecretSealed: until === null ? null : current.webhookSecretSealed,
-          previousWebhookSecretUntil: until,
-          updatedAt: now,
-        })
-        .where(eq(partners.id, id));
-      return { secret, previousValidUntil: until };
-    });
+    const current = await existing(tx, id);
+    const secret = newWebhookSecret();
+    await tx
+      .update(partners)
+      .set({
+        webhookSecretSealed: this.box.seal(secret),
+        // Moved as sealed: it need not be opened here (reseal brings it under the newest key).
+        previousWebhookSecretSealed: until === null ? null : current.webhookSecretSealed,
+        previousWebhookSecretUntil: until,
+        updatedAt: now,
+      })
+      .where(eq(partners.id, id));
+    return { secret, previousValidUntil: until };
   }
 
   /** The partner and key kind of a presented key, or null when unknown or expired. */

@@ -195,6 +195,12 @@ export class PaymentsService {
     return (await tx.select().from(payments).where(and(eq(payments.id, paymentId), eq(payments.partnerId, partnerId))).limit(1))[0];
   }
 
+  /** Every payment of these intentions (each attempt, whatever its state), oldest first. */
+  async ofIntentions(tx: Tx, intentionIds: readonly string[]): Promise<PaymentRow[]> {
+    if (intentionIds.length === 0) return [];
+    return await tx.select().from(payments).where(inArray(payments.intentionId, [...intentionIds])).orderBy(asc(payments.createdAt), asc(payments.id));
+  }
+
   /** Asks the provider for the outcome of the extra verification the buyer answered. */
   confirm(payment: PaymentRow, approved: boolean): Promise<ChargeResult> {
     return this.cardForm.confirm(payment.providerRef, approved);

@@ -2,6 +2,7 @@ import { and, eq, inArray, lte, or } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { toIso } from '../../lib/clock.js';
 import { affected } from '../../db/affected.js';
+import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toMajor } from '../../lib/money.js';
 import { partnerUserId, userOf } from '../users/users.queries.js';
@@ -14,16 +15,38 @@ import type { WebhooksService } from '../webhooks/webhooks.service.js';
 
 export type PayoutRow = typeof payouts.$inferSelect;
 
+/**
+ * What an attempt to deliver one payout came to: `delivered`; `refused` (the seller's account
+ * is not ready, or the provider refused the transfer: left SCHEDULED with `code` as its
+ * `lastError`, for the next run); `busy` (the job, or another attempt, claimed or delivered it
+ * first: nothing done here); `not_overdue` (not due yet, being sent right now, delivered or
+ * cancelled: nothing done).
+ */
+export type PayoutAttempt = { outcome: 'delivered' } | { outcome: 'refused'; code: string } | { outcome: 'busy' } | { outcome: 'not_overdue' };
+
+/** Runs in the transaction of an attempt's change (the claim, or the refusal noted): the payout before, its state and `lastError` after. */
+export type PayoutAttemptHook = (tx: Tx, before: PayoutRow, after: { state: PayoutRow['state']; lastError: string | null }) => Promise<void>;
+
 const DAY = 86_400_000;
 
 /** A payout claimed SENDING this long ago without an answer (the process died) is tried again, under the same idempotency key. */
 const SENDING_STALE_MS = 5 * 60_000;
 
 /**
+ * Whether the payout job should have delivered `p` by `now` and may take it: SCHEDULED and due,
+ * or SENDING for {@link SENDING_STALE_MS} without an answer. A fresh SENDING one is in flight.
+ */
+export function payoutOverdue(p: Pick<PayoutRow, 'state' | 'dueAt' | 'sendingAt'>, now: number): boolean {
+  if (p.state === 'SCHEDULED') return p.dueAt <= now;
+  return p.state === 'SENDING' && p.sendingAt !== null && p.sendingAt <= now - SENDING_STALE_MS;
+}
+
+/**
  * What sellers are owed for their sold listings, and its delivery. The payouts table is
  * written only here: `schedule` when a resale completes (flows/complete-purchase.ts),
  * `cancelForListings` when the show is cancelled before delivery (flows/cancel-show.ts), and
- * `deliverDue` by the refunds-and-payouts job. A delivered payout is final.
+ * `deliverDue` by the refunds-and-payouts job (and `deliverNow`, one overdue payout on the
+ * job's path, for an operator). A delivered payout is final.
  */
 export class PayoutsService {
   constructor(
@@ -79,41 +102,77 @@ export class PayoutsService {
           .limit(limit),
     );
     let n = 0;
-    for (const p of due) {
-      if (!this.connect) {
-        if (await this.deps.db.transact(async (tx) => await this.markDelivered(tx, p.id, 'SCHEDULED', null))) n++;
-        continue;
-      }
-      const account = await this.deps.db.read(async (tx) => await this.connect!.get(tx, p.sellerPk));
-      if (!account || !ConnectAccounts.ready(account)) {
-        await this.noteRefusal(p, 'seller_account_not_ready');
-        continue;
-      }
-      const claimed = await this.deps.db.transact(
-        async (tx) =>
-          affected(
-            await tx
-              .update(payouts)
-              .set({ state: 'SENDING', sendingAt: now, updatedAt: now })
-              .where(and(eq(payouts.id, p.id), or(eq(payouts.state, 'SCHEDULED'), and(eq(payouts.state, 'SENDING'), lte(payouts.sendingAt, stale))))),
-          ) === 1,
-      );
-      if (!claimed) continue;
-      const r = await this.connect.provider.transfer({ accountId: account.accountId, amountMinor: p.amountMinor, currency: p.currency, idempotencyKey: `payout:${p.id}`, group: null, metadata: { payoutId: p.id, listingId: p.listingId } });
-      if (!r.ok) {
-        await this.deps.db.transact(async (tx) => await tx.update(payouts).set({ state: 'SCHEDULED', lastError: r.code, updatedAt: this.deps.clock.now() }).where(and(eq(payouts.id, p.id), eq(payouts.state, 'SENDING'))));
-        this.deps.logger[r.retryable ? 'warn' : 'error']({ payoutId: p.id, code: r.code }, r.retryable ? 'payout transfer refused; will retry' : 'payout transfer refused and retrying will not help: look at the seller’s account');
-        continue;
-      }
-      if (await this.deps.db.transact(async (tx) => await this.markDelivered(tx, p.id, 'SENDING', r.ref))) n++;
-    }
+    for (const p of due) if ((await this.deliverOne(p, now)).outcome === 'delivered') n++;
     return n;
   }
 
-  /** Why a due payout was not sent, kept once (not rewritten every run). */
-  private async noteRefusal(p: PayoutRow, code: string): Promise<void> {
-    if (p.lastError === code) return;
-    await this.deps.db.transact(async (tx) => await tx.update(payouts).set({ lastError: code, updatedAt: this.deps.clock.now() }).where(and(eq(payouts.id, p.id), eq(payouts.state, 'SCHEDULED'))));
+  /**
+   * Delivers one overdue payout now, on the payout job's own path (`deliverDue`'s, for this one
+   * payout): for an operator who will not wait for the next run. Overdue means what the job
+   * would take: SCHEDULED and due, or SENDING for 5 minutes without an answer (a crashed claim).
+   * Never two transfers: the payout is claimed with the job's conditional claim (SCHEDULED, or
+   * a stale SENDING, → SENDING), so the job and a retry never both send it, and the transfer
+   * carries the same idempotency key `payout:<id>`, so a claim taken again after a crash gets
+   * the provider's first transfer back. A payout being sent right now (a fresh SENDING) is not
+   * overdue and is left alone. `onAttempt` runs in the transaction that claims it (or that notes
+   * why it cannot be sent), with the payout before and its state after: where the caller
+   * records the attempt (the audit). Only this partner's with `partnerId`.
+   *
+   * @throws ApiError 404 for an unknown payout (or another partner's)
+   * @example const r = await payouts.deliverNow('po_…'); // { outcome: 'delivered' }
+   */
+  async deliverNow(payoutId: string, opts: { partnerId?: string | undefined; onAttempt?: PayoutAttemptHook } = {}): Promise<PayoutAttempt> {
+    const now = this.deps.clock.now();
+    const p = (await this.deps.db.read(async (tx) => await tx.select().from(payouts).where(and(eq(payouts.id, payoutId), opts.partnerId === undefined ? undefined : eq(payouts.partnerId, opts.partnerId))).limit(1)))[0];
+    if (!p) throw ApiError.notFound('payout', payoutId);
+    if (!payoutOverdue(p, now)) return { outcome: 'not_overdue' };
+    return this.deliverOne(p, now, opts.onAttempt);
+  }
+
+  /** One due payout through delivery, as the job does it: see {@link deliverDue}. */
+  private async deliverOne(p: PayoutRow, now: number, onAttempt?: PayoutAttemptHook): Promise<PayoutAttempt> {
+    if (!this.connect) {
+      const delivered = await this.deps.db.transact(async (tx) => {
+        if (!(await this.markDelivered(tx, p.id, 'SCHEDULED', null))) return false;
+        await onAttempt?.(tx, p, { state: 'DELIVERED', lastError: null });
+        return true;
+      });
+      return delivered ? { outcome: 'delivered' } : { outcome: 'busy' };
+    }
+    const account = await this.deps.db.read(async (tx) => await this.connect!.get(tx, p.sellerPk));
+    if (!account || !ConnectAccounts.ready(account)) {
+      await this.noteRefusal(p, 'seller_account_not_ready', onAttempt);
+      return { outcome: 'refused', code: 'seller_account_not_ready' };
+    }
+    const stale = now - SENDING_STALE_MS;
+    const claimed = await this.deps.db.transact(async (tx) => {
+      const ok =
+        affected(
+          await tx
+            .update(payouts)
+            .set({ state: 'SENDING', sendingAt: now, updatedAt: now })
+            .where(and(eq(payouts.id, p.id), or(eq(payouts.state, 'SCHEDULED'), and(eq(payouts.state, 'SENDING'), lte(payouts.sendingAt, stale))))),
+        ) === 1;
+      if (ok) await onAttempt?.(tx, p, { state: 'SENDING', lastError: p.lastError });
+      return ok;
+    });
+    if (!claimed) return { outcome: 'busy' };
+    const r = await this.connect.provider.transfer({ accountId: account.accountId, amountMinor: p.amountMinor, currency: p.currency, idempotencyKey: `payout:${p.id}`, group: null, metadata: { payoutId: p.id, listingId: p.listingId } });
+    if (!r.ok) {
+      await this.deps.db.transact(async (tx) => await tx.update(payouts).set({ state: 'SCHEDULED', lastError: r.code, updatedAt: this.deps.clock.now() }).where(and(eq(payouts.id, p.id), eq(payouts.state, 'SENDING'))));
+      this.deps.logger[r.retryable ? 'warn' : 'error']({ payoutId: p.id, code: r.code }, r.retryable ? 'payout transfer refused; will retry' : 'payout transfer refused and retrying will not help: look at the seller’s account');
+      return { outcome: 'refused', code: r.code };
+    }
+    return (await this.deps.db.transact(async (tx) => await this.markDelivered(tx, p.id, 'SENDING', r.ref))) ? { outcome: 'delivered' } : { outcome: 'busy' };
+  }
+
+  /** Why a due payout was not sent, kept once (not rewritten every run); with `onAttempt`, in a transaction of its own whether it changed or not. */
+  private async noteRefusal(p: PayoutRow, code: string, onAttempt?: PayoutAttemptHook): Promise<void> {
+    if (p.lastError === code && !onAttempt) return;
+    await this.deps.db.transact(async (tx) => {
+      if (p.lastError !== code) await tx.update(payouts).set({ lastError: code, updatedAt: this.deps.clock.now() }).where(and(eq(payouts.id, p.id), eq(payouts.state, 'SCHEDULED')));
+      await onAttempt?.(tx, p, { state: p.state, lastError: code });
+    });
   }
 
   /** `from` → DELIVERED, conditional, with its journal and webhook. False when it was not in `from` any more. */

@@ -7,9 +7,10 @@ import { isCurrency, toMinor } from '../../lib/money.js';
 import { ApiError } from '../../lib/errors.js';
 import type { RiskRequest } from './risk.schemas.js';
 import { riskEvaluations, riskFeedback } from './risk.table.js';
+import type { RiskLevel, RiskSignalSaw, StoredRiskSignal } from './risk.model.js';
 import type { Kernel } from '../../lib/kernel.js';
 
-export type Level = 'low' | 'medium' | 'high';
+export type Level = RiskLevel;
 const RANK: Record<Level, number> = { low: 0, medium: 1, high: 2 };
 const max = (levels: Level[]): Level => levels.reduce<Level>((a, b) => (RANK[b] > RANK[a] ? b : a), 'low');
 /** The `disposable-email-domains` list (a JSON array, loaded once). */
@@ -43,33 +44,48 @@ export class RiskService {
     const card = r.transaction.cardData;
     const cardKey = card?.cardIdentifier ? `card:${card.cardIdentifier}` : card?.bin && card.last4Digits ? `card:${card.bin}…${card.last4Digits}` : null;
 
-    // Customer signals.
+    // Customer signals, each with what it saw (kept with the evaluation for the console).
+    const saw: Record<string, RiskSignalSaw> = {};
     const domain = email?.split('@')[1];
     const emailDomainLevel: Level = !domain ? 'medium' : DISPOSABLE.has(domain) ? 'high' : 'low';
+    saw.emailDomainLevel = !domain ? 'no_email' : DISPOSABLE.has(domain) ? 'disposable_domain' : 'regular_domain';
     const emailLevel: Level = !r.customer.email ? 'medium' : r.customer.email.verified ? 'low' : 'medium';
+    saw.emailLevel = !r.customer.email ? 'no_email' : r.customer.email.verified ? 'email_verified' : 'email_unverified';
     let phoneLevel: Level = 'medium';
+    saw.phoneLevel = 'no_phone';
     if (r.customer.phone) {
       const parsed = parsePhoneNumberFromString(r.customer.phone.number);
       const addressCountry = country(r.customer.address?.country);
-      if (!parsed?.isValid()) phoneLevel = 'high';
-      else if (addressCountry && parsed.country && parsed.country !== addressCountry) phoneLevel = 'medium';
-      else phoneLevel = r.customer.phone.verified ? 'low' : 'medium';
+      if (!parsed?.isValid()) {
+        phoneLevel = 'high';
+        saw.phoneLevel = 'phone_invalid';
+      } else if (addressCountry && parsed.country && parsed.country !== addressCountry) {
+        phoneLevel = 'medium';
+        saw.phoneLevel = 'phone_country_differs';
+      } else {
+        phoneLevel = r.customer.phone.verified ? 'low' : 'medium';
+        saw.phoneLevel = r.customer.phone.verified ? 'phone_verified' : 'phone_unverified';
+      }
     }
     const home = country(r.customer.address?.country);
     const billing = country(card?.billingAddress?.country);
     const addressRiskLevel: Level = !home ? 'medium' : billing && billing !== home ? 'medium' : 'low';
+    saw.addressRiskLevel = !home ? 'no_address_country' : billing && billing !== home ? 'billing_country_differs' : 'address_country_given';
     const customerLevel = max([emailDomainLevel, emailLevel, phoneLevel, addressRiskLevel]);
 
     // Transaction signals.
     const fullName = (a?: string, b?: string) => `${a ?? ''} ${b ?? ''}`.trim().toLowerCase().replace(/\s+/g, ' ');
     const holder = fullName(card?.firstName, card?.lastName);
     const cardNameLevel: Level = !holder || !fullName(r.customer.firstName, r.customer.lastName) ? 'low' : holder === fullName(r.customer.firstName, r.customer.lastName) ? 'low' : 'medium';
+    saw.cardNameMatch = !holder || !fullName(r.customer.firstName, r.customer.lastName) ? 'no_names_to_compare' : cardNameLevel === 'low' ? 'card_name_matches' : 'card_name_differs';
     const age = r.customer.createdAt ? now - Date.parse(r.customer.createdAt) : null;
     const accountAgeLevel: Level = age === null ? 'medium' : age < 24 * HOUR ? 'medium' : 'low';
+    saw.accountAge = age === null ? 'no_account_date' : age < 24 * HOUR ? 'account_under_a_day' : 'account_older';
     const recent = async (col: typeof riskEvaluations.customerKey | typeof riskEvaluations.deviceKey | typeof riskEvaluations.cardKey, key: string | null) =>
       key ? (await tx.select({ n: sql<number>`count(*)` }).from(riskEvaluations).where(and(eq(riskEvaluations.partnerId, partnerId), eq(col, key), gte(riskEvaluations.createdAt, now - HOUR))).limit(1))[0]!.n : 0;
     const velocity = Math.max(await recent(riskEvaluations.customerKey, customerKey), await recent(riskEvaluations.deviceKey, deviceKey), await recent(riskEvaluations.cardKey, cardKey));
     const velocityLevel: Level = velocity >= 10 ? 'high' : velocity >= 3 ? 'medium' : 'low';
+    saw.velocity = 'recent_evaluations';
     if (!isCurrency(r.transaction.currency)) throw ApiError.field('invalid_value', 'transaction.currency', 'transaction.currency must be an ISO 4217 currency code');
     const amountMinor = toMinor(String(r.transaction.amount), r.transaction.currency, 'transaction.amount');
     const history = (await tx
@@ -77,6 +93,7 @@ export class RiskService {
       .from(riskEvaluations)
       .where(and(eq(riskEvaluations.partnerId, partnerId), eq(riskEvaluations.customerKey, customerKey), eq(riskEvaluations.currency, r.transaction.currency.toUpperCase()))).limit(1))[0]!;
     const amountLevel: Level = history.n < 3 || !history.avg ? 'low' : amountMinor > history.avg * 10 ? 'high' : amountMinor > history.avg * 3 ? 'medium' : 'low';
+    saw.amountVsHistory = history.n < 3 || !history.avg ? 'little_history' : amountLevel === 'high' ? 'amount_over_10x' : amountLevel === 'medium' ? 'amount_over_3x' : 'amount_usual';
     const keys = [customerKey, deviceKey, cardKey].filter((k): k is string => k !== null);
     const feedback = (await tx
       .select({ result: riskFeedback.result })
@@ -84,34 +101,51 @@ export class RiskService {
       .where(and(eq(riskFeedback.partnerId, partnerId), or(inArray(riskFeedback.customerKey, keys), inArray(riskFeedback.deviceKey, keys), inArray(riskFeedback.cardKey, keys)))))
       .map((f) => f.result);
     const feedbackLevel: Level = feedback.includes('chargeback') ? 'high' : feedback.includes('rejected') ? 'medium' : 'low';
+    saw.previousFeedback = feedback.includes('chargeback') ? 'earlier_chargeback' : feedback.includes('rejected') ? 'earlier_rejection' : 'no_bad_feedback';
     const transactionLevel = max([cardNameLevel, accountAgeLevel, velocityLevel, amountLevel, feedbackLevel]);
     const overall = max([customerLevel, transactionLevel]);
+    saw.manualReview = overall === 'medium' ? 'overall_medium' : 'overall_not_medium';
 
-    await tx.insert(riskEvaluations)
-      .values({ id: newId('riskEvaluation'), partnerId, transactionId: r.transaction.id, customerKey, deviceKey, cardKey, amountMinor, currency: r.transaction.currency.toUpperCase(), overall, createdAt: now });
+    const customerSignals = [
+      { name: 'addressRiskLevel', result: addressRiskLevel },
+      { name: 'emailDomainLevel', result: emailDomainLevel },
+      { name: 'emailLevel', result: emailLevel },
+      { name: 'phoneLevel', result: phoneLevel },
+      { name: 'manualReview', result: overall === 'medium' ? 'true' : 'false' },
+    ];
+    const transactionSignals = [
+      { name: 'cardNameMatch', result: cardNameLevel },
+      { name: 'accountAge', result: accountAgeLevel },
+      { name: 'velocity', result: velocityLevel },
+      { name: 'amountVsHistory', result: amountLevel },
+      { name: 'previousFeedback', result: feedbackLevel },
+    ];
+    // What the console shows of it: every signal with what it saw (the velocity with its count).
+    const signals: StoredRiskSignal[] = [
+      ...customerSignals.map((s) => ({ ...s, group: 'customer' as const, saw: saw[s.name]! })),
+      ...transactionSignals.map((s) => ({ ...s, group: 'transaction' as const, saw: saw[s.name]!, ...(s.name === 'velocity' ? { n: velocity } : {}) })),
+    ];
+
+    await tx.insert(riskEvaluations).values({
+      id: newId('riskEvaluation'),
+      partnerId,
+      transactionId: r.transaction.id,
+      customerKey,
+      deviceKey,
+      cardKey,
+      amountMinor,
+      currency: r.transaction.currency.toUpperCase(),
+      overall,
+      customerLevel,
+      transactionLevel,
+      signals,
+      createdAt: now,
+    });
     return {
       overall_risk: overall,
       detailed: {
-        customer_risk: {
-          level: customerLevel,
-          signals: [
-            { name: 'addressRiskLevel', result: addressRiskLevel },
-            { name: 'emailDomainLevel', result: emailDomainLevel },
-            { name: 'emailLevel', result: emailLevel },
-            { name: 'phoneLevel', result: phoneLevel },
-            { name: 'manualReview', result: overall === 'medium' ? 'true' : 'false' },
-          ],
-        },
-        transaction_risk: {
-          level: transactionLevel,
-          signals: [
-            { name: 'cardNameMatch', result: cardNameLevel },
-            { name: 'accountAge', result: accountAgeLevel },
-            { name: 'velocity', result: velocityLevel },
-            { name: 'amountVsHistory', result: amountLevel },
-            { name: 'previousFeedback', result: feedbackLevel },
-          ],
-        },
+        customer_risk: { level: customerLevel, signals: customerSignals },
+        transaction_risk: { level: transactionLevel, signals: transactionSignals },
       },
     };
   }

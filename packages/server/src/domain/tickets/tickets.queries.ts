@@ -76,9 +76,33 @@ export async function ticketByPk(tx: Tx, ticketPk: string): Promise<TicketRow | 
 /**
  * The ingestion queue's backlog: jobs not yet applied (queued)
  * and when the oldest of them was accepted (clock ms; null when there is none). Two
- * aggregates over `ticket_jobs_state_idx`; read by the metrics scrape.
+ * aggregates over `ticket_jobs_state_idx`; read by the metrics scrape (every partner) and the
+ * console's overview (one partner's with `partnerId`).
  */
-export async function ticketJobBacklog(tx: Tx): Promise<{ count: number; oldestAt: number | null }> {
-  const row = (await tx.select({ n: count(), oldest: min(ticketJobs.createdAt) }).from(ticketJobs).where(eq(ticketJobs.state, 'queued')))[0];
+export async function ticketJobBacklog(tx: Tx, partnerId?: string): Promise<{ count: number; oldestAt: number | null }> {
+  const row = (await tx
+    .select({ n: count(), oldest: min(ticketJobs.createdAt) })
+    .from(ticketJobs)
+    .where(and(eq(ticketJobs.state, 'queued'), partnerId !== undefined ? eq(ticketJobs.partnerId, partnerId) : undefined)))[0];
   return { count: Number(row?.n ?? 0), oldestAt: row?.oldest == null ? null : Number(row.oldest) };
+}
+
+/**
+ * How many tickets each of `showPks` has in each state (a state with none is absent), by
+ * `tickets_show_state_idx`: the console's inventory of a show.
+ */
+export async function ticketCountsOfShows(tx: Tx, showPks: readonly string[]): Promise<Map<string, Partial<Record<TicketRow['state'], number>>>> {
+  const out = new Map<string, Partial<Record<TicketRow['state'], number>>>();
+  if (showPks.length === 0) return out;
+  const rows = await tx
+    .select({ showPk: tickets.showPk, state: tickets.state, n: count() })
+    .from(tickets)
+    .where(inArray(tickets.showPk, [...new Set(showPks)]))
+    .groupBy(tickets.showPk, tickets.state);
+  for (const r of rows) {
+    const counts = out.get(r.showPk) ?? {};
+    counts[r.state] = Number(r.n);
+    out.set(r.showPk, counts);
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { users } from './users.table.js';
 
@@ -16,6 +16,11 @@ export async function userOf(tx: Tx, userPk: string): Promise<UserRow> {
 
 export async function userByPk(tx: Tx, userPk: string): Promise<UserRow | undefined> {
   return (await tx.select().from(users).where(eq(users.id, userPk)).limit(1))[0];
+}
+
+/** The user of a partner with this e-mail (stored lowercased: pass it lowercased), or undefined. */
+export async function userByEmail(tx: Tx, partnerId: string, email: string): Promise<UserRow | undefined> {
+  return (await tx.select().from(users).where(and(eq(users.partnerId, partnerId), eq(users.email, email))).limit(1))[0];
 }
 
 /** Several users by primary key, keyed by it. */

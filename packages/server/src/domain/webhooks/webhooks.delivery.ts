@@ -36,8 +36,11 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 export const WEBHOOK_USER_AGENT = 'resale-webhooks/1.0';
 
-/** How much of a failed answer's body is kept in the delivery log. */
+/** How much of a failed answer's body the attempt's error repeats (whitespace collapsed). */
 export const MAX_ERROR_BODY_CHARS = 200;
+
+/** How much of the answer's body an attempt keeps (`webhook_attempts.answer`), whatever its status. */
+export const MAX_ANSWER_CHARS = 1024;
 
 /**
  * The wait after the failed attempt `attempt` (1-based), or null when it was the last one.
@@ -80,6 +83,12 @@ export interface AttemptOutcome {
   latencyMs: number;
   /** Why the attempt failed; null on success. Never holds the secret; at most ~200 characters of the answer. */
   error: string | null;
+  /**
+   * The first {@link MAX_ANSWER_CHARS} characters of the answer's body as received (secrets
+   * removed); null when nothing answered, the body was empty, or the answer was a redirect
+   * (whose body names its target: nothing of it is kept).
+   */
+  answer: string | null;
 }
 
 export interface PostOptions {
@@ -91,7 +100,9 @@ export interface PostOptions {
 
 /**
  * POSTs one signed body. Never throws: a non-2xx answer, a redirect (not followed), a
- * timeout and a network error are all failed outcomes with a short reason.
+ * timeout and a network error are all failed outcomes with a short reason. The start of
+ * whatever body the endpoint answers (2xx or not) is kept as `answer`, but nothing of a
+ * redirect's: neither its body nor its target.
  */
 export async function postWebhook(url: string, headers: Record<string, string>, body: string, opts: PostOptions): Promise<AttemptOutcome> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
@@ -100,29 +111,34 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
   const scrub = (text: string) => (opts.redact ?? []).reduce((t, secret) => (secret ? t.split(secret).join('[redacted]') : t), text);
   try {
     const res = await opts.fetch(url, { method: 'POST', headers, body, signal, redirect: 'manual' });
-    if (res.status >= 200 && res.status < 300) {
+    if (res.status >= 300 && res.status < 400) {
+      // A redirect's body (and its Location) names where it points: none of it is kept.
       await res.body?.cancel().catch(() => undefined);
-      return { ok: true, statusCode: res.status, latencyMs: elapsed(), error: null };
+      return { ok: false, statusCode: res.status, latencyMs: elapsed(), error: `HTTP ${res.status} (redirects are not followed)`, answer: null };
     }
-    const excerpt = await readExcerpt(res, MAX_ERROR_BODY_CHARS);
+    // Secrets out first, then cut: a secret across the cut leaves no part of itself. NUL out
+    // too: PostgreSQL's text refuses it (in the error as in the answer).
+    const text = scrub(await readStart(res, MAX_ANSWER_CHARS * 2)).split('\u0000').join('');
     const latencyMs = elapsed();
-    const redirect = res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : '';
-    return { ok: false, statusCode: res.status, latencyMs, error: scrub(`HTTP ${res.status}${redirect}${excerpt ? `: ${excerpt}` : ''}`) };
+    const answer = answerOf(text);
+    if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status, latencyMs, error: null, answer };
+    const excerpt = excerptOf(text, MAX_ERROR_BODY_CHARS);
+    return { ok: false, statusCode: res.status, latencyMs, error: `HTTP ${res.status}${excerpt ? `: ${excerpt}` : ''}`, answer };
   } catch (err) {
     const latencyMs = elapsed();
-    if (signal.aborted) return { ok: false, statusCode: null, latencyMs, error: `No answer within ${opts.timeoutMs} ms` };
-    return { ok: false, statusCode: null, latencyMs, error: scrub(`The endpoint could not be reached (${describeNetworkError(err)})`) };
+    if (signal.aborted) return { ok: false, statusCode: null, latencyMs, error: `No answer within ${opts.timeoutMs} ms`, answer: null };
+    return { ok: false, statusCode: null, latencyMs, error: scrub(`The endpoint could not be reached (${describeNetworkError(err)})`), answer: null };
   }
 }
 
-/** The first `max` characters of the body, whitespace collapsed; the rest is never read. */
-async function readExcerpt(res: Response, max: number): Promise<string> {
+/** At least the first `max` characters of the body (when it has them), as UTF-8 text; the rest is never read. */
+async function readStart(res: Response, max: number): Promise<string> {
   if (!res.body) return '';
   const reader = res.body.getReader();
   const decoder = new TextDecoder('utf-8');
   let text = '';
   try {
-    while (text.length < max * 4) {
+    while (text.length < max) {
       const { done, value } = await reader.read();
       if (done) break;
       text += decoder.decode(value, { stream: true });
@@ -132,6 +148,24 @@ async function readExcerpt(res: Response, max: number): Promise<string> {
   } finally {
     await reader.cancel().catch(() => undefined);
   }
+  return text;
+}
+
+/**
+ * What an attempt keeps of the body: its first {@link MAX_ANSWER_CHARS} characters (UTF-16
+ * units, never half of a pair), without NUL characters (which PostgreSQL's text refuses);
+ * null for an empty body.
+ */
+export function answerOf(text: string): string | null {
+  const clean = text.split('\u0000').join('');
+  if (clean === '') return null;
+  if (clean.length <= MAX_ANSWER_CHARS) return clean;
+  const cut = /[\uD800-\uDBFF]/.test(clean[MAX_ANSWER_CHARS - 1]!) ? MAX_ANSWER_CHARS - 1 : MAX_ANSWER_CHARS;
+  return clean.slice(0, cut);
+}
+
+/** The first `max` characters of the body, whitespace collapsed (the attempt's error). */
+function excerptOf(text: string, max: number): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   return clean.length > max ? clean.slice(0, max) + '…' : clean;
 }

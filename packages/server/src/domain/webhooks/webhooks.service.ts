@@ -1,12 +1,12 @@
 import { quietCommit, wakeWorkers } from '../../db/dialect.js';
-import { aliasedTable, and, asc, desc, eq, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
+import { aliasedTable, and, asc, desc, eq, inArray, isNull, lt, lte, notExists, or, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PartnerRow, PartnersService } from '../partners/partners.service.js';
-import { WEBHOOK_ACTIONS, WEBHOOK_DATA_SCHEMAS, familyOf, type WebhookAction, type WebhookBody, type WebhookData } from './webhooks.catalog.js';
+import { WEBHOOK_ACTIONS, WEBHOOK_DATA_SCHEMAS, WEBHOOK_EXAMPLES, familyOf, type WebhookAction, type WebhookBody, type WebhookData } from './webhooks.catalog.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postWebhook, retryDelayMs, signedHeaders, type AttemptOutcome } from './webhooks.delivery.js';
 import { webhookAttempts, webhookMessages } from './webhooks.table.js';
 import { partnerById } from '../partners/partners.queries.js';
@@ -18,8 +18,8 @@ import type { Kernel } from '../../lib/kernel.js';
 /** A `webhook_messages` row as stored: `payload` is the body's exact text (see webhooks.table.ts). */
 export type WebhookMessageRow = typeof webhookMessages.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
-export type WebhookMessageState = WebhookMessageRow['state'];
-export const WEBHOOK_MESSAGE_STATES = ['pending', 'delivered', 'failed', 'skipped'] as const satisfies readonly WebhookMessageState[];
+import type { WebhookMessageState } from './webhooks.model.js';
+export { WEBHOOK_MESSAGE_STATES, type WebhookMessageState } from './webhooks.model.js';
 
 /**
  * A message as the service answers it: the row, with its body (`payload`) read back as the
@@ -40,6 +40,24 @@ export function webhookBodyOf(row: Pick<WebhookMessageRow, 'payload'>): WebhookB
 
 function toMessage(row: WebhookMessageRow): WebhookMessage {
   return { ...row, payload: webhookBodyOf(row) };
+}
+
+/**
+ * The start of the resource key of a test event (`test:<message id>`, see
+ * {@link WebhooksService.enqueueTestIn}): each test is a resource of its own, so it never waits
+ * for, nor holds back, a real message.
+ */
+export const TEST_RESOURCE_PREFIX = 'test:';
+
+/** Whether a message is a test event someone asked for (console), not one a change caused. */
+export function isTestMessage(message: Pick<WebhookMessageRow, 'resourceKey'>): boolean {
+  return message.resourceKey.startsWith(TEST_RESOURCE_PREFIX);
+}
+
+/** A page of a partner's messages, newest first; `nextCursor` (a message id) asks for the next, null at the last. */
+export interface WebhookMessagePage {
+  items: WebhookMessageWithAttempts[];
+  nextCursor: string | null;
 }
 
 /** What `enqueue` takes. `resourceKey` orders delivery: messages of one key go out in order (e.g. `listing:lst_…`, `show:tour-2026/show-1`). */
@@ -177,13 +195,34 @@ export class WebhooksService {
    * `{family, action, data}`, `family` being the part of `action` before the first dot.
    *
    * @throws ApiError 404 for an unknown partner; Error when `data` does not match the
-   *   action's schema in the catalog or `resourceKey` is empty (both programming errors:
-   *   they roll the caller's transaction back).
+   *   action's schema in the catalog, `resourceKey` is empty or one of the test events'
+   *   (`test:…`) (all programming errors: they roll the caller's transaction back).
    */
   async enqueue<A extends WebhookAction>(tx: Tx, partnerId: string, input: EnqueueInput<A>): Promise<WebhookMessage> {
+    knownAction(input.action);
+    if (typeof input.resourceKey !== 'string' || input.resourceKey === '') throw new Error('A webhook needs a resourceKey');
+    if (input.resourceKey.startsWith(TEST_RESOURCE_PREFIX)) throw new Error(`The resource keys '${TEST_RESOURCE_PREFIX}…' are the test events'`);
+    return this.insert(tx, partnerId, input, { id: newId('webhookMessage'), test: false });
+  }
+
+  /**
+   * Puts a test event of `action` in the outbox, in the caller's transaction: the kind's
+   * documented example as `data` (`example` in webhooks.kinds.ts), signed and delivered exactly
+   * like a real message (same body shape, same retries), on a resource key of its own
+   * (`test:<message id>`, {@link isTestMessage}) so it never holds back a real message. It is
+   * sent even when the partner does not subscribe to `action`: someone asked for it.
+   *
+   * @throws ApiError 404 for an unknown partner; Error for an action that is no kind.
+   */
+  async enqueueTestIn(tx: Tx, partnerId: string, action: WebhookAction): Promise<WebhookMessage> {
+    knownAction(action);
+    const id = newId('webhookMessage');
+    return this.insert(tx, partnerId, { action, resourceKey: `${TEST_RESOURCE_PREFIX}${id}`, data: WEBHOOK_EXAMPLES[action] }, { id, test: true });
+  }
+
+  /** The outbox row of a message (see {@link enqueue}); a test is pending whatever the subscription. */
+  private async insert<A extends WebhookAction>(tx: Tx, partnerId: string, input: EnqueueInput<A>, opts: { id: string; test: boolean }): Promise<WebhookMessage> {
     const { action, resourceKey } = input;
-    if (!(WEBHOOK_ACTIONS as readonly string[]).includes(action)) throw new Error(`Unknown webhook action '${action}'`);
-    if (typeof resourceKey !== 'string' || resourceKey === '') throw new Error('A webhook needs a resourceKey');
     const parsed = WEBHOOK_DATA_SCHEMAS[action].safeParse(input.data);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`).join('; ');
@@ -193,13 +232,13 @@ export class WebhooksService {
     const partner = await partnerById(tx, partnerId);
     if (!partner) throw ApiError.notFound('partner', partnerId);
     const now = this.clock.now();
-    const subscribed = isSubscribed(partner, action);
+    const subscribed = opts.test || isSubscribed(partner, action);
     const body: WebhookBody = { family: familyOf(action), action, data: parsed.data as Record<string, unknown> };
     if (!subscribed) this.metrics?.webhook('skipped', tx);
     const row = (await tx
       .insert(m)
       .values({
-        id: newId('webhookMessage'),
+        id: opts.id,
         partnerId,
         action,
         family: body.family,
@@ -413,6 +452,34 @@ export class WebhooksService {
   }
 
   /**
+   * A page of a partner's messages, newest first (by creation, then id), each with its delivery
+   * log: `limit` of them (at most {@link MAX_LIST_LIMIT}) after the message `startingAfter`
+   * (a `nextCursor` answered before), so messages written meanwhile never shift a page.
+   *
+   * @throws ApiError 404 for an unknown partner; 400 (`startingAfter`, in query) when the cursor is no message of the partner.
+   */
+  async page(partnerId: string, filter: { state?: WebhookMessageState | undefined; action?: WebhookAction | undefined; limit?: number | undefined; startingAfter?: string | undefined } = {}): Promise<WebhookMessagePage> {
+    const limit = Math.min(Math.max(1, filter.limit ?? 50), MAX_LIST_LIMIT);
+    return this.db.read(async (tx) => {
+      await knownPartner(tx, partnerId);
+      let after: SQL | undefined;
+      if (filter.startingAfter !== undefined) {
+        const cursor = (await tx.select({ createdAt: m.createdAt, id: m.id }).from(m).where(and(eq(m.id, filter.startingAfter), eq(m.partnerId, partnerId))).limit(1))[0];
+        if (!cursor) throw ApiError.field('invalid_value', 'startingAfter', 'startingAfter is not a message of this partner (pass a nextCursor as it was answered)', 'query');
+        after = or(lt(m.createdAt, cursor.createdAt), and(eq(m.createdAt, cursor.createdAt), lt(m.id, cursor.id)));
+      }
+      const rows = await tx
+        .select()
+        .from(m)
+        .where(and(eq(m.partnerId, partnerId), filter.state ? eq(m.state, filter.state) : undefined, filter.action ? eq(m.action, filter.action) : undefined, after))
+        .orderBy(desc(m.createdAt), desc(m.id))
+        .limit(limit + 1);
+      const items = await this.withAttempts(tx, partnerId, rows.slice(0, limit));
+      return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.message.id : null };
+    });
+  }
+
+  /**
    * One message of a partner with its delivery log.
    *
    * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
@@ -439,16 +506,23 @@ export class WebhooksService {
    * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
    */
   async replay(partnerId: string, messageId: string): Promise<WebhookMessageWithAttempts> {
-    const { current, replayed } = await this.db.transact(async (tx) => {
-      const current = (await this.getIn(tx, partnerId, messageId)).message;
-      const now = this.clock.now();
-      const change =
-        current.state === 'pending' ? { nextAttemptAt: now } : { state: 'pending' as const, attempts: 0, nextAttemptAt: now, deliveredAt: null };
-      await tx.update(m).set(change).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId)));
-      return { current, replayed: await this.getIn(tx, partnerId, messageId) };
-    });
+    return (await this.db.transact(async (tx) => await this.replayIn(tx, partnerId, messageId))).replayed;
+  }
+
+  /**
+   * {@link replay} inside the caller's transaction, answering the message as it was before
+   * too (what an audit entry compares).
+   *
+   * @throws ApiError 404 for an unknown partner, an unknown message or another partner's.
+   */
+  async replayIn(tx: Tx, partnerId: string, messageId: string): Promise<{ before: WebhookMessage; replayed: WebhookMessageWithAttempts }> {
+    const current = (await this.getIn(tx, partnerId, messageId)).message;
+    const now = this.clock.now();
+    const change = current.state === 'pending' ? { nextAttemptAt: now } : { state: 'pending' as const, attempts: 0, nextAttemptAt: now, deliveredAt: null };
+    await tx.update(m).set(change).where(and(eq(m.id, messageId), eq(m.partnerId, partnerId)));
+    const replayed = await this.getIn(tx, partnerId, messageId);
     this.logger.info({ partnerId, messageId, action: current.action, previousState: current.state }, 'webhook replay requested');
-    return replayed;
+    return { before: current, replayed };
   }
 
   // ---------------------------------------------------------------- internals
@@ -511,7 +585,7 @@ export class WebhooksService {
       const partner = await this.partners.get(row.partnerId);
       url = partner.settings.webhookUrl ?? '';
       if (!url) {
-        outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: the partner has no webhookUrl configured (settings.webhookUrl)' };
+        outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: the partner has no webhookUrl configured (settings.webhookUrl)', answer: null };
       } else {
         // The current secret, and the previous one while a rotation's grace lasts (at the attempt's instant).
         const secrets = this.partners.webhookSigningSecrets(partner, at);
@@ -522,7 +596,7 @@ export class WebhooksService {
       // Not a remote failure (the partner vanished, the secret cannot be opened): count it
       // as a failed attempt so the message is retried, and tell the logs.
       this.logger.error({ messageId: row.id, partnerId: row.partnerId, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'webhook attempt failed internally');
-      outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: internal error of the service (see its logs)' };
+      outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: internal error of the service (see its logs)', answer: null };
     }
     return this.record(row, attempt, leaseUntil, url, at, outcome);
   }
@@ -547,6 +621,7 @@ export class WebhooksService {
           latencyMs: outcome.latencyMs,
           error: outcome.error,
           nextAttemptAt,
+          answer: outcome.answer,
         });
       return (
         affected(
@@ -595,6 +670,11 @@ export class WebhooksService {
     }
     return rows.map((message) => ({ message: toMessage(message), attempts: byMessage.get(message.id) ?? [] }));
   }
+}
+
+/** @throws Error for an action that is no kind of webhook (a programming error). */
+function knownAction(action: string): void {
+  if (!(WEBHOOK_ACTIONS as readonly string[]).includes(action)) throw new Error(`Unknown webhook action '${action}'`);
 }
 
 /** @throws ApiError 404 for an unknown partner. */

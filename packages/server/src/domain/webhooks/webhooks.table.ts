@@ -1,5 +1,6 @@
 import { dbTable, index, integer, text } from '../../db/schema-builders.js';
 import { partnerColumn } from '../../db/columns.js';
+import { WEBHOOK_MESSAGE_STATES } from './webhooks.model.js';
 
 /**
  * The webhook outbox: a message is written in the same transaction as the change that
@@ -21,7 +22,7 @@ export const webhookMessages = dbTable(
      * reorders an object's keys), and a partner must get the same bytes on either engine.
      */
     payload: text().notNull(),
-    state: text({ enum: ['pending', 'delivered', 'failed', 'skipped'] }).notNull(),
+    state: text({ enum: WEBHOOK_MESSAGE_STATES }).notNull(),
     attempts: integer().notNull(),
     nextAttemptAt: integer(),
     deliveredAt: integer(),
@@ -52,6 +53,12 @@ export const webhookAttempts = dbTable(
     latencyMs: integer().notNull(),
     error: text(),
     nextAttemptAt: integer(),
+    /**
+     * What the partner’s server answered: the first 1,024 characters (`MAX_ANSWER_CHARS`, webhooks.delivery.ts) of the
+     * body (secrets removed), whatever the status; null when nothing answered, the body was
+     * empty, or the answer was a redirect (nothing of its target is kept).
+     */
+    answer: text(),
   },
   (t) => [index('webhook_attempts_message_idx').on(t.messageId, t.attempt)],
 );

@@ -50,10 +50,10 @@ function flatHeaders(h: IncomingHttpHeaders): Record<string, string> {
 
 /**
  * A real HTTP server on 127.0.0.1 playing the partner's webhook endpoint. It records
- * each request (raw body, headers) and answers per `reply` (default 200). A non-2xx
- * answer carries the body `errorBody`.
+ * each request (raw body, headers) and answers per `reply` (default 200). A 2xx answer carries
+ * the body `okBody` (default `ok`), any other `errorBody`; every answer has `headers` too.
  */
-export async function receiver(reply: Reply = () => 200, opts: { port?: number; errorBody?: string } = {}): Promise<Receiver> {
+export async function receiver(reply: Reply = () => 200, opts: { port?: number; errorBody?: string; okBody?: string; headers?: Record<string, string> } = {}): Promise<Receiver> {
   const received: Received[] = [];
   let answer = reply;
   const server = createServer((req, res) => {
@@ -64,8 +64,8 @@ export async function receiver(reply: Reply = () => 200, opts: { port?: number; 
       received.push(r);
       const status = answer(received.length, r);
       if (status === 'hang') return;
-      res.writeHead(status, { 'content-type': 'text/plain' });
-      res.end(status >= 200 && status < 300 ? 'ok' : (opts.errorBody ?? 'upstream unavailable'));
+      res.writeHead(status, { 'content-type': 'text/plain', ...opts.headers });
+      res.end(status >= 200 && status < 300 ? (opts.okBody ?? 'ok') : (opts.errorBody ?? 'upstream unavailable'));
     });
   });
   servers.push(server);

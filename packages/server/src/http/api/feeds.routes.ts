@@ -3,9 +3,10 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { createRouter, envelope, errorResponses, jsonResponse } from '../openapi.js';
-import { operatorRoute } from '../middleware/auth.js';
+import { operatorAuditContext, operatorRoute } from '../middleware/auth.js';
 import { feedRunToApi, FeedRunSchema } from '../../domain/feeds/feeds.schemas.js';
-import { FEED_KINDS, FeedsService, type FeedRun } from '../../domain/feeds/feeds.service.js';
+import { FeedsService } from '../../domain/feeds/feeds.service.js';
+import { pollFeeds } from '../../flows/operator-changes.js';
 
 
 /**
@@ -42,19 +43,12 @@ export function feedRoutes(deps: AppDeps, feeds: FeedsService = new FeedsService
       summary: 'Poll a partner’s feeds now',
       description:
         'Polls the events feed, then the cancelled-events feed, now, whatever the schedule, and answers the runs. ' +
-        'A feed without a URL in the partner’s settings is not polled. A feed that fails is a run with ok false, not an error of this call.',
+        'A feed without a URL in the partner’s settings is not polled. A feed that fails is a run with ok false, not an error of this call. ' +
+        'Audited as `feeds.poll`, naming the runs started. Operator token.',
       request: { params: PartnerIdParam },
       responses: { 200: jsonResponse(envelope(z.array(FeedRunSchema)), 'The runs just made'), ...errorResponses(404) },
     }),
-    async (c) => {
-      const partner = await deps.partners.get(c.req.valid('param').partnerId);
-      const runs: FeedRun[] = [];
-      for (const feed of FEED_KINDS) {
-        const run = await feeds.poll(partner.id, feed);
-        if (run) runs.push(run);
-      }
-      return c.json(ok(runs.map(feedRunToApi)), 200);
-    },
+    async (c) => c.json(ok((await pollFeeds(deps, operatorAuditContext(c), c.req.valid('param').partnerId, feeds)).map(feedRunToApi)), 200),
   );
 
   return app;

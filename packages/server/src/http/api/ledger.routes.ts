@@ -4,9 +4,8 @@ import { ok } from '../../lib/envelope.js';
 import { ApiError } from '../../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonResponse } from '../openapi.js';
 import { operatorRoute } from '../middleware/auth.js';
-import { toIso } from '../../lib/clock.js';
-import { ledgerTotals, providerMoves } from '../../domain/ledger/ledger.queries.js';
-import { reconcile } from '../../domain/ledger/ledger.reconcile.js';
+import { ledgerTotals } from '../../domain/ledger/ledger.queries.js';
+import { reconcilePeriod } from '../../flows/ledger-reconciliation.js';
 import { LedgerQuerySchema, LedgerReportSchema, ledgerReportToApi, ReconciliationQuerySchema, ReconciliationSchema } from '../../domain/ledger/ledger.schemas.js';
 
 /** The operator's view of the ledger, under /admin/v1. */
@@ -50,22 +49,8 @@ export function ledgerRoutes(deps: AppDeps) {
       const q = c.req.valid('query');
       const period = { from: Date.parse(q.from), to: Date.parse(q.to) };
       if (period.to <= period.from) throw ApiError.field('invalid_value', 'to', 'must be after from', 'query');
-      const provider = deps.payments.hosted;
-      const head = { from: toIso(period.from), to: toIso(period.to) };
-      if (!provider) return c.json(ok({ provider: deps.payments.provider.name, available: false, ...head, checked: 0, matched: 0, mismatches: [], other: [] }), 200);
-      let balance;
-      try {
-        balance = await provider.balanceTransactions(period.from, period.to);
-      } catch (err) {
-        deps.logger.warn({ err }, 'the payment provider did not list its balance');
-        throw new ApiError(503, 'upstream_unavailable', 'The payment provider did not answer; try again in a minute', { headers: { 'Retry-After': '60' } });
-      }
-      // The ledger is read a day wider on each side: a movement near a boundary finds its journal.
-      const moves = await deps.db.read(async (tx) => await providerMoves(tx, provider.name, period.from - DAY, period.to + DAY));
-      return c.json(ok({ provider: provider.name, available: true, ...head, ...reconcile(balance, moves, period) }), 200);
+      return c.json(ok(await reconcilePeriod(deps, period)), 200);
     },
   );
   return app;
 }
-
-const DAY = 86_400_000;

@@ -3,8 +3,7 @@ import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { createRouter, envelope, errorResponses, jsonResponse } from '../openapi.js';
 import { operatorRoute } from '../middleware/auth.js';
-import { partnerUserId, usersByPks } from '../../domain/users/users.queries.js';
-import { listPayouts } from '../../domain/payouts/payouts.queries.js';
+import { listPayoutsWithSellers } from '../../domain/payouts/payouts.queries.js';
 import { PayoutListQuerySchema, PayoutListSchema, payoutToApi } from '../../domain/payouts/payouts.schemas.js';
 
 /** The operator's view of sellers' payouts, under /admin/v1. */
@@ -27,11 +26,8 @@ export function payoutRoutes(deps: AppDeps) {
     async (c) => {
       const query = c.req.valid('query');
       if (query.partnerId) await deps.partners.get(query.partnerId);
-      const page = await deps.db.read(async (tx) => {
-        const found = await listPayouts(tx, query, deps.clock.now());
-        return { ...found, sellers: await usersByPks(tx, found.items.map((p) => p.sellerPk)) };
-      });
-      return c.json(ok({ items: page.items.map((p) => payoutToApi(p, partnerUserId(page.sellers.get(p.sellerPk)!))), nextCursor: page.nextCursor }), 200);
+      const page = await deps.db.read(async (tx) => await listPayoutsWithSellers(tx, query, deps.clock.now()));
+      return c.json(ok({ items: page.items.map((p) => payoutToApi(p, p.sellerId)), nextCursor: page.nextCursor }), 200);
     },
   );
   return app;

@@ -2,7 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { createRouter, envelope, errorResponses, jsonResponse } from '../openapi.js';
-import { operatorRoute } from '../middleware/auth.js';
+import { operatorAuditContext, operatorRoute } from '../middleware/auth.js';
+import { replayWebhook } from '../../flows/operator-changes.js';
 import { PartnerIdParam } from '../../domain/partners/partners.schemas.js';
 import { WebhookListQuery, WebhookMessageParams, WebhookMessageSchema, webhookMessageToApi } from '../../domain/webhooks/webhooks.schemas.js';
 import { webhooksServiceOf, type WebhooksService } from '../../domain/webhooks/webhooks.service.js';
@@ -47,13 +48,13 @@ export function webhookRoutes(deps: AppDeps, webhooks: WebhooksService = webhook
       summary: 'Send a webhook message again',
       description:
         'Queues the message for delivery now, with the same webhook-id (partners deduplicate on it). A delivered, failed or skipped ' +
-        'message gets a fresh retry schedule; a pending one is simply made due now. Order per resource still applies.',
+        'message gets a fresh retry schedule; a pending one is simply made due now. Order per resource still applies. Audited as `webhook.replay`. Operator token.',
       request: { params: WebhookMessageParams },
       responses: { 200: jsonResponse(envelope(WebhookMessageSchema), 'The message, pending and due now'), ...errorResponses(404) },
     }),
     async (c) => {
       const { partnerId, messageId } = c.req.valid('param');
-      return c.json(ok(webhookMessageToApi(await webhooks.replay(partnerId, messageId))), 200);
+      return c.json(ok(webhookMessageToApi(await replayWebhook(deps, operatorAuditContext(c), partnerId, messageId, webhooks))), 200);
     },
   );
 

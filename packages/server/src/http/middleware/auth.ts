@@ -8,6 +8,7 @@ import { applyBrowserOrigin } from './cors.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiKeyKind } from '../../domain/partners/partners.queries.js';
 import type { Authenticated } from '../../domain/partners/partners.service.js';
+import type { AuditContext } from '../../domain/audit/audit.service.js';
 
 /** The key in `Authorization: <key>` or `Authorization: Bearer <key>`. */
 export function presentedKey(c: Context): string | null {
@@ -64,6 +65,18 @@ export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[]
  */
 export function operatorRoute(deps: OperatorTokenOptions) {
   return { tags: ['Operator'], security: [SECURITY.operator], middleware: operatorToken(deps) };
+}
+
+/**
+ * Who makes a change through the operator API, as the audit log records it: the operator
+ * token (it names no person), with the request's client address and request id. Pass it to
+ * the flows of `flows/operator-changes.ts` from every route of {@link operatorRoute} that
+ * changes something.
+ *
+ * @example const partner = await updatePartner(deps, operatorAuditContext(c), partnerId, change);
+ */
+export function operatorAuditContext(c: Context<AppEnv>): AuditContext {
+  return { actor: { kind: 'operator_token' }, clientAddress: c.get('clientAddress'), requestId: c.get('requestId') };
 }
 
 /** The operator API's bearer token, compared in constant time. */

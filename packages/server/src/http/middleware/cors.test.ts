@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
+import { browserRoutesOf } from './cors.js';
 import { eventBody, withEvent } from '../../testing/factories.js';
 
 const PAGE = 'https://tickets.acme.example';
@@ -96,5 +97,45 @@ describe('CORS for the public-key endpoints', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.acme.example');
     // The old origin is no longer allowed.
     expect((await t.request('GET', buyPath, { key: p.keys.public, headers: { origin: PAGE } })).status).toBe(403);
+  });
+
+  it('takes the browser routes from where the routes are declared: the documented security and the key middleware agree', async () => {
+    const { t, p } = await setup();
+    const browser = browserRoutesOf(t.app.openAPIRegistry);
+    const named = (path: string) => browser.filter((r) => r.path.test(path)).map((r) => r.method).sort();
+    expect(named('/v1/wrapper/accesslayer')).toEqual(['GET']);
+    expect(named('/v1/wrapper/accesslayer/bulk')).toEqual(['POST']);
+    expect(named('/v1/rules')).toEqual(['GET', 'POST']);
+    expect(named('/v1/events')).toEqual([]);
+    // Every route documented with a partner key: the public key from an allowed page passes the
+    // key check (with CORS headers) exactly where the document says it may, and is refused
+    // (without them) everywhere else.
+    const document = t.app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 't', version: '1' } });
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      for (const [method, operation] of Object.entries(item as Record<string, { security?: Record<string, unknown>[] }>)) {
+        const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+        if (!schemes.some((s) => ['publicKey', 'privateKey', 'channelsKey'].includes(s))) continue;
+        const concrete = path.replace(/\{[^}]+\}/g, 'x');
+        const res = await t.request(method.toUpperCase(), concrete, { key: p.keys.public, headers: { origin: PAGE }, ...(method === 'get' ? {} : { body: {} }) });
+        const refusedKey = res.status === 403 && res.body?.errors?.[0]?.code === 'forbidden_key_kind';
+        const documentedPublic = schemes.includes('publicKey');
+        expect(refusedKey, `${method.toUpperCase()} ${path}`).toBe(!documentedPublic);
+        expect(res.headers.get('access-control-allow-origin'), `${method.toUpperCase()} ${path}`).toBe(documentedPublic ? PAGE : null);
+        expect(named(concrete).includes(method.toUpperCase()), `${method.toUpperCase()} ${path}`).toBe(documentedPublic);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+
+  it('answers the retired rules path to a page too, so an old widget can read where rules went', async () => {
+    const { t, p } = await setup();
+    const res = await t.request('POST', '/v1/events/rules', { key: p.keys.public, headers: { origin: PAGE }, body: {} });
+    expect(res.status).toBe(410);
+    expect(res.headers.get('access-control-allow-origin')).toBe(PAGE);
+    const foreign = await t.request('POST', '/v1/events/rules', { key: p.keys.public, headers: { origin: 'https://evil.example' }, body: {} });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.errors[0].code).toBe('origin_not_allowed');
   });
 });

@@ -11,10 +11,14 @@ import type { Authenticated } from '../../domain/partners/partners.service.js';
  * partner's pages), and only for the partner's own origins.
  *
  * The rule:
- * - Only routes listed in {@link BROWSER_ROUTES} (those that accept the public key) ever answer
- *   CORS. A private or channels key is for servers: a request made with one never gets CORS
- *   headers, whatever its origin, so a browser cannot read the answer (and a leaked private key
- *   in a page does not work there).
+ * - A route is a browser route when it accepts the public key, and it says so where it is
+ *   declared: its OpenAPI `security` names the public key (`SECURITY.public`) and its
+ *   `partnerKey` middleware accepts `public`. No other list exists: the preflight reads the
+ *   browser routes from the document's route definitions ({@link browserRoutesOf}), and a
+ *   request gets CORS headers when the key it authenticated with is the public one (which only
+ *   such routes accept). A private or channels key is for servers: a request made with one never
+ *   gets CORS headers, whatever its origin, so a browser cannot read the answer (and a leaked
+ *   private key in a page does not work there).
  * - A request with the public key and an `Origin` header must come from one of the partner's
  *   `allowedOrigins` (operator setting) or from the service itself; any other origin answers
  *   403 `origin_not_allowed` before anything is done, so a page elsewhere cannot use a
@@ -25,15 +29,37 @@ import type { Authenticated } from '../../domain/partners/partners.service.js';
  *   real request then checks the partner the key belongs to.
  */
 
-/** Methods and paths that accept the public key, so may be called from a browser. */
-export const BROWSER_ROUTES: readonly { method: string; path: RegExp }[] = [
-  { method: 'GET', path: /^\/v1\/wrapper\/accesslayer$/ },
-  { method: 'POST', path: /^\/v1\/wrapper\/accesslayer\/bulk$/ },
-  { method: 'GET', path: /^\/v1\/wrapper\/seatmap$/ },
-  { method: 'GET', path: /^\/v1\/rules$/ },
-  { method: 'POST', path: /^\/v1\/rules$/ },
-  { method: 'POST', path: /^\/v1\/delist$/ },
-];
+/** A method and path a browser may call (a route that accepts the public key). */
+export interface BrowserRoute {
+  method: string;
+  path: RegExp;
+}
+
+/** The part of an OpenAPI registry {@link browserRoutesOf} reads (`OpenAPIHono#openAPIRegistry`). */
+export interface RouteDefinitions {
+  definitions: readonly unknown[];
+}
+
+/** The name of the public key's security scheme (`SECURITY.public`). */
+const PUBLIC_SCHEME = 'publicKey';
+
+/**
+ * The browser routes of an app: every route of its OpenAPI document whose security accepts the
+ * public key, its `{parameters}` matching one path segment.
+ *
+ * @example browserRoutesOf(app.openAPIRegistry) // [{ method: 'GET', path: /^\/v1\/rules$/ }, …]
+ */
+export function browserRoutesOf(registry: RouteDefinitions): BrowserRoute[] {
+  const routes: BrowserRoute[] = [];
+  for (const definition of registry.definitions as { type?: string; route?: { method: string; path: string; security?: Record<string, unknown>[] } }[]) {
+    if (definition.type !== 'route' || !definition.route) continue;
+    const { method, path, security } = definition.route;
+    if (!security?.some((requirement) => PUBLIC_SCHEME in requirement)) continue;
+    const pattern = path.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\{[^/}]+\}/g, '[^/]+');
+    routes.push({ method: method.toUpperCase(), path: new RegExp(`^${pattern}$`) });
+  }
+  return routes;
+}
 
 /** Headers a page may send and read. */
 // Request-Id and traceparent: a browser may correlate its calls with our logs (see app.ts).
@@ -47,18 +73,17 @@ export interface BrowserOriginOptions {
   config: Pick<AppConfig, 'publicBaseUrl'>;
 }
 
-/** What `preflight()` uses: the database (which origins partners allow) and the service's own URL. */
+/** What `preflight()` uses: the database (which origins partners allow), the service's own URL and its browser routes. */
 export interface PreflightOptions extends BrowserOriginOptions {
   db: Db;
+  /** The app's browser routes, read when the first preflight comes (the routes are mounted after this middleware). */
+  browserRoutes(): readonly BrowserRoute[];
 }
 
 function ownOrigin(deps: BrowserOriginOptions): string {
   return new URL(deps.config.publicBaseUrl).origin;
 }
 
-function allowedMethods(path: string): string[] {
-  return BROWSER_ROUTES.filter((r) => r.path.test(path)).map((r) => r.method);
-}
 
 /**
  * Called by the key middleware once the key is known: sets the CORS headers of an allowed
@@ -70,7 +95,8 @@ function allowedMethods(path: string): string[] {
 export function applyBrowserOrigin(c: Context<AppEnv>, deps: BrowserOriginOptions, auth: Authenticated): void {
   const origin = c.req.header('origin');
   if (origin === undefined) return;
-  if (auth.kind !== 'public' || !allowedMethods(c.req.path).includes(c.req.method)) return;
+  // Only a browser route accepts the public key: the route let it through, so it is one.
+  if (auth.kind !== 'public') return;
   c.header('Vary', 'Origin', { append: true });
   const allowed = origin === ownOrigin(deps) || (auth.partner.settings.allowedOrigins ?? []).includes(origin);
   if (!allowed) {
@@ -91,7 +117,7 @@ export function preflight(deps: PreflightOptions): MiddlewareHandler<AppEnv> {
     const origin = c.req.header('origin');
     const method = c.req.header('access-control-request-method');
     if (origin === undefined || method === undefined) return next();
-    const methods = allowedMethods(c.req.path);
+    const methods = [...new Set(deps.browserRoutes().filter((r) => r.path.test(c.req.path)).map((r) => r.method))];
     if (methods.length === 0) throw new ApiError(403, 'origin_not_allowed', 'This endpoint is for servers: it never answers browsers (only public-key endpoints do)');
     if (!methods.includes(method.toUpperCase())) throw new ApiError(403, 'origin_not_allowed', `${method.slice(0, 20)} is not allowed from a browser here; use ${methods.join(', ')}`);
     if (origin !== ownOrigin(deps) && !(await deps.db.read(async (tx) => await anyPartnerAllowsOrigin(tx, origin)))) {

@@ -11,6 +11,7 @@ import { pageScriptRoutes } from './page-script.js';
 import { sellPageRoutes } from './sell/sell.pages.js';
 import { ticketPageRoutes } from './tickets/tickets.pages.js';
 import { docsRoutes } from '../api/docs.routes.js';
+import { consoleMiddleware, consolePageRoutes } from './console/console.pages.js';
 
 /**
  * The hosted pages: one entry per page, the one list that everything about a page is read
@@ -42,9 +43,10 @@ export interface HostedPage {
   /**
    * Whether the page knows users (`sessionFromRequest`), and where it names its partner, to
    * which the session is scoped: `path`, its `:partnerId`; `query`, the `p` query parameter
-   * (the sign-in pages, which serve every partner under one path). null: no session.
+   * (the sign-in pages, which serve every partner under one path); `console`, the console's own
+   * sessions (http/pages/console/console.session.ts), apart from the fans'. null: no session.
    */
-  session: 'path' | 'query' | null;
+  session: 'path' | 'query' | 'console' | null;
   /**
    * Every POST of the page needs its form's CSRF token (`csrfProtection`: 403 "This form has
    * expired" otherwise, in the partner's language and brand, before the handler runs). Needs
@@ -72,6 +74,8 @@ export const HOSTED_PAGES: readonly HostedPage[] = [
   { name: 'checkout', paths: ['/checkout/:partnerId/*'], rateLimit: 'page', session: 'path', csrf: true, beforeCsrf: knownPartner, crawl: true, routes: checkoutPageRoutes },
   // Sign-in, step-up and sign-out: reached by redirects (the crawl follows those), never linked to the fan's pages but by the sign-out form.
   { name: 'auth', paths: ['/auth/*'], rateLimit: 'page', session: 'query', csrf: true, beforeCsrf: signInGuard, crawl: false, routes: authPageRoutes },
+  // The console: operators and partners' people, with their own sessions and CSRF.
+  { name: 'console', paths: ['/console', '/console/*'], rateLimit: 'page', session: 'console', csrf: true, crawl: false, routes: consolePageRoutes },
   { name: 'ticket view', paths: ['/tickets/view/*'], rateLimit: 'page', session: null, csrf: false, crawl: true, routes: ticketPageRoutes },
   { name: 'API reference', paths: ['/docs', '/docs/*'], rateLimit: 'page', session: null, csrf: false, crawl: false, routes: () => docsRoutes({ openApiPath: '/v1/openapi.json', title: 'resale API reference' }) },
   { name: 'home', paths: ['/', '/favicon.svg', '/favicon.ico'], rateLimit: 'none', session: null, csrf: false, crawl: false, routes: () => homeRoutes() },
@@ -96,7 +100,13 @@ export function mountHostedPages(app: Hono<any, any, any>, deps: AppDeps): void 
     if (page.inProduction === false && deps.config.env === 'production') continue;
     if (page.csrf && !page.session) throw new Error(`The page ${page.name} checks CSRF tokens, which need its session`);
     const router = new Hono<SessionEnv>();
-    if (page.session) {
+    if (page.session === 'console') {
+      const [session, csrf] = consoleMiddleware(deps);
+      for (const path of page.paths) {
+        router.use(path, session as never);
+        if (page.csrf) router.use(path, csrf as never);
+      }
+    } else if (page.session) {
       const partnerId = partnerIdOf(page.session);
       for (const path of page.paths) {
         router.use(path, sessionFromRequest(deps, { partnerId }));

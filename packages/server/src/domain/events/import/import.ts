@@ -14,8 +14,19 @@ import type { PartnersService } from '../../partners/partners.service.js';
  * partner's, through the same service calls as the API — `create` for a new event (as
  * `POST /v1/events`), `update` for a stored one (as `PUT /v1/events`) — so merge rules,
  * cross-reference checks and domain events (`show.cancelled` and what follows from it)
- * are the API's. Each event is all or nothing in its own transaction: an event with any
- * bad row is not applied at all; the others are.
+ * are the API's.
+ *
+ * The one code path of both ways in: `npm run import` (src/import.ts, through
+ * {@link importEvents}) and the console's manual load (flows/manual-load.ts, through
+ * {@link previewSheet} and {@link applySheet}). A sheet is read (sheet.read.ts, or
+ * sheet.bytes.ts for an upload), grouped and validated into one plan per event
+ * (sheet.to-events.ts), and each plan run through the events service.
+ *
+ * The unit of all or nothing is the transaction `deps.db` opens: given the database, each
+ * event is applied in its own transaction (an event with any bad row is not applied at all;
+ * the others are: the command); given a transaction (`{ ...deps, db: tx }`), each event is a
+ * savepoint of it, and the caller commits the whole sheet or, when the report has any error,
+ * rolls it all back (the console).
  */
 
 export interface ImportOptions {
@@ -71,7 +82,50 @@ export async function importEvents(deps: Pick<Kernel, 'db'> & { events: EventsSe
   return applySheet(deps, sheet, opts);
 }
 
-/** The run over a sheet already read (tests build sheets in memory). */
+/**
+ * The preview of a sheet already read: every check of a real run, the service's included
+ * (each event applied in a transaction then rolled back), and what each event would become;
+ * nothing is written. What `npm run import -- --dry-run` reports.
+ */
+export async function previewSheet(deps: Pick<Kernel, 'db'> & { events: EventsService }, sheet: Sheet, opts: { partnerId: string; file?: string }): Promise<ImportReport> {
+  return applySheet(deps, sheet, { ...opts, dryRun: true });
+}
+
+/** The counts of a report: rows, events by outcome, and the parts of the events (shows, ticket options, price types, combinations). */
+export interface ReportTotals {
+  rows: number;
+  events: number;
+  created: number;
+  updated: number;
+  rejected: number;
+  shows: number;
+  ticketOptions: number;
+  priceTypes: number;
+  combinations: number;
+}
+
+/** Sums a report's events (see {@link ReportTotals}). */
+export function reportTotals(report: Pick<ImportReport, 'rows' | 'events'>): ReportTotals {
+  const sum = (k: 'shows' | 'ticketOptions' | 'priceTypes' | 'combinations') => report.events.reduce((n, e) => n + e[k], 0);
+  const outcome = (o: EventOutcome) => report.events.filter((e) => e.outcome === o).length;
+  return {
+    rows: report.rows,
+    events: report.events.length,
+    created: outcome('created'),
+    updated: outcome('updated'),
+    rejected: outcome('rejected'),
+    shows: sum('shows'),
+    ticketOptions: sum('ticketOptions'),
+    priceTypes: sum('priceTypes'),
+    combinations: sum('combinations'),
+  };
+}
+
+/**
+ * The run over a sheet already read (tests build sheets in memory; the console reads
+ * uploads): each event in a transaction of `deps.db` (see the module comment), rolled back
+ * when it has a bad row or for a dry run.
+ */
 export async function applySheet(deps: Pick<Kernel, 'db'> & { events: EventsService }, sheet: Sheet, opts: Omit<ImportOptions, 'file'> & { file?: string }): Promise<ImportReport> {
   const { plans, errors } = sheetToEvents(sheet);
   const report: ImportReport = { file: opts.file ?? '', partnerId: opts.partnerId, dryRun: opts.dryRun === true, rows: sheet.rows.length, events: [], errors: [...errors] };

@@ -333,7 +333,15 @@ export function csrfToken(c: SessionContext, action: string): string {
  * @example <form method="post" action="/auth/logout">{csrfField(c, '/auth/logout')}<button>Sign out</button></form>
  */
 export function csrfField(c: SessionContext, action: string) {
-  return <input type="hidden" name={CSRF_FIELD} value={csrfToken(c, action)} />;
+  return <CsrfInput token={csrfToken(c, action)} />;
+}
+
+/**
+ * The hidden CSRF field of a form in a stateless view, given its token: the page's handler
+ * computes `csrfToken(c, action)` into the view model, so the view needs no request context.
+ */
+export function CsrfInput(props: { token: string }) {
+  return <input type="hidden" name={CSRF_FIELD} value={props.token} />;
 }
 
 /**

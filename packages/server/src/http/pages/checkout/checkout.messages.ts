@@ -191,6 +191,35 @@ export const cm = defineMessages(
   },
 );
 
+/**
+ * The buyer's words for a provider's decline code (never the code itself): the sandbox's codes,
+ * and Stripe's decline codes and error codes of the same meaning. The key of {@link cm} that
+ * says why.
+ */
+export function declineReason(code: string) {
+  switch (code) {
+    case 'card_declined':
+    case 'generic_decline':
+    case 'do_not_honor':
+    case 'insufficient_funds':
+      return 'declined_card_declined' as const;
+    case 'authentication_failed':
+    case 'payment_intent_authentication_failure':
+    case 'authentication_required':
+      return 'declined_authentication_failed' as const;
+    case 'incorrect_number':
+    case 'invalid_number':
+      return 'declined_incorrect_number' as const;
+    case 'expired_card':
+      return 'declined_expired_card' as const;
+    default:
+      return 'declined_other' as const;
+  }
+}
+
+/** Why a payment was declined, as {@link declineReason} names it. */
+export type DeclineReason = ReturnType<typeof declineReason>;
+
 /** Names of payment methods other than a plain card, as their makers write them (never translated). */
 const METHOD_NAMES: Readonly<Record<string, string>> = {
   apple_pay: 'Apple Pay',

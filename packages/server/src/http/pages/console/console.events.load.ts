@@ -1,0 +1,156 @@
+import type { AppDeps } from '../../../context.js';
+import { can, type ConsoleSession } from '../../../domain/console/console.service.js';
+import { eventByRef, priceTypesOfShow, searchEvents, showsOfEvent, ticketOptionsOfShows, type EventListItem, type EventRow, type ShowRow } from '../../../domain/events/events.queries.js';
+import { isResaleOpen } from '../../../domain/events/events.model.js';
+import { listingCountsOfShows } from '../../../domain/listings/listings.queries.js';
+import { leadCountsOfEvent } from '../../../domain/marketdata/marketdata.queries.js';
+import { partnerById } from '../../../domain/partners/partners.queries.js';
+import { ruleToApi, type StoredRuleItemOutput } from '../../../domain/rules/rules.schemas.js';
+import { ticketCountsOfShows } from '../../../domain/tickets/tickets.queries.js';
+
+/** Events per page of a partner's list. */
+export const EVENT_PAGE_SIZE = 50;
+
+/** The furthest page the list goes to (a search narrows it). */
+export const MAX_EVENT_PAGE = 1_000;
+
+/** A page of a partner's events: the search, the page number (from 1), and whether a next one exists. */
+export interface EventListModel {
+  items: EventListItem[];
+  q: string;
+  page: number;
+  hasNext: boolean;
+}
+
+/** A page of the partner's events whose title or id contains `q`, newest first. */
+export async function loadEventList(deps: Pick<AppDeps, 'db'>, partnerId: string, q: string, page: number): Promise<EventListModel> {
+  const term = q.trim().slice(0, 200);
+  const rows = await deps.db.read(async (tx) => await searchEvents(tx, partnerId, term, { limit: EVENT_PAGE_SIZE + 1, offset: (page - 1) * EVENT_PAGE_SIZE }));
+  return { items: rows.slice(0, EVENT_PAGE_SIZE), q: term, page, hasNext: rows.length > EVENT_PAGE_SIZE };
+}
+
+/** What the console counts of a show: its tickets, what is for sale and sold on the resale market, its leads. */
+export interface ShowCounts {
+  /** Tickets known for the show, but those deleted or cancelled. */
+  tickets: number;
+  /** Listings for sale (ACTIVE, or RESERVED in a checkout) and the tickets they hold. */
+  forSale: { listings: number; tickets: number };
+  /** Listings sold on the resale market and the tickets they held. */
+  sold: { listings: number; tickets: number };
+  leads: number;
+}
+
+/** A show in the event's table. */
+export interface ShowSummary {
+  showId: string;
+  title: string;
+  startsAt: number;
+  status: ShowRow['status'];
+  resaleEnabled: boolean;
+  /** Resale enabled and the status lets it be (not cancelled nor hidden). */
+  resaleOpen: boolean;
+  ticketShield: boolean;
+  counts: ShowCounts;
+}
+
+/** A ticket option of the selected show, and whether it is left out of the buy access layer (for this show, for every show of the event). */
+export interface CategoryItem {
+  ticketOptionId: string;
+  title: string;
+  area: string | null;
+  disabledInShow: boolean;
+  disabledInEvent: boolean;
+}
+
+/** The selected show's categories, price types and rules (as GET /v1/rules answers them). */
+export interface ShowDetail {
+  showId: string;
+  title: string;
+  categories: CategoryItem[];
+  priceTypes: { priceTypeId: string; title: string | null }[];
+  rules: StoredRuleItemOutput[];
+}
+
+/** An event's page: its shows with their switches and counts, and one show in detail. */
+export interface EventPageModel {
+  event: Pick<EventRow, 'externalReferenceId' | 'title' | 'source'>;
+  /** The time zone the event's dates are shown in (its location's, else UTC). */
+  timeZone: string;
+  shows: ShowSummary[];
+  selected: ShowDetail | null;
+  mayAdminister: boolean;
+}
+
+/**
+ * An event's page for someone who may read the partner: its shows (earliest first) with their
+ * counts, and the show `showId` (the first when none is named) in detail; null when the event is
+ * not the partner's (or unknown) or the named show is not the event's.
+ */
+export async function loadEventPage(deps: Pick<AppDeps, 'db' | 'rules'>, session: ConsoleSession, partnerId: string, eventId: string, showId: string | undefined): Promise<EventPageModel | null> {
+  if (!can(session, 'read', partnerId)) return null;
+  return await deps.db.read(
+    async (tx) => {
+      const event = await eventByRef(tx, partnerId, eventId);
+      if (!event) return null;
+      const shows = await showsOfEvent(tx, event.id);
+      const selected = showId === undefined ? shows[0] : shows.find((s) => s.showId === showId);
+      if (showId !== undefined && !selected) return null;
+      const pks = shows.map((s) => s.id);
+      const tickets = await ticketCountsOfShows(tx, pks);
+      const listings = await listingCountsOfShows(tx, pks);
+      const leads = await leadCountsOfEvent(tx, partnerId, event.id);
+      const summaries = shows.map((s): ShowSummary => {
+        const t = tickets.get(s.id) ?? {};
+        const l = listings.get(s.id) ?? {};
+        const none = { listings: 0, tickets: 0 };
+        const active = l.ACTIVE ?? none;
+        const reserved = l.RESERVED ?? none;
+        return {
+          showId: s.showId,
+          title: s.title,
+          startsAt: s.startsAt,
+          status: s.status,
+          resaleEnabled: s.resaleEnabled,
+          resaleOpen: isResaleOpen(s),
+          ticketShield: s.ticketShield,
+          counts: {
+            tickets: Object.entries(t).reduce((sum, [state, n]) => (state === 'DELETED' || state === 'CANCELLED' ? sum : sum + n), 0),
+            forSale: { listings: active.listings + reserved.listings, tickets: active.tickets + reserved.tickets },
+            sold: l.SOLD ?? none,
+            leads: leads.get(s.id) ?? 0,
+          },
+        };
+      });
+      let detail: ShowDetail | null = null;
+      if (selected) {
+        const partner = await partnerById(tx, partnerId);
+        const disabled = partner?.settings.buyAccessLayer?.disabledTicketOptions ?? [];
+        const mine = disabled.filter((d) => d.eventId === event.externalReferenceId);
+        const options = await ticketOptionsOfShows(tx, [selected.id]);
+        const priceTypes = (await priceTypesOfShow(tx, selected.id)).sort((a, b) => a.position - b.position);
+        const rules = await deps.rules.list(tx, partnerId, { externalReferenceEventId: event.externalReferenceId, showId: selected.showId });
+        detail = {
+          showId: selected.showId,
+          title: selected.title,
+          categories: options.map((o) => ({
+            ticketOptionId: o.ticketId,
+            title: o.title,
+            area: o.area,
+            disabledInShow: mine.some((d) => d.showId === selected.showId && d.ticketOptionId === o.ticketId),
+            disabledInEvent: mine.some((d) => d.showId === undefined && d.ticketOptionId === o.ticketId),
+          })),
+          priceTypes: priceTypes.map((p) => ({ priceTypeId: p.priceTypeId, title: p.title })),
+          rules: rules.map(ruleToApi),
+        };
+      }
+      return {
+        event: { externalReferenceId: event.externalReferenceId, title: event.title, source: event.source },
+        timeZone: event.location.timeZone ?? 'UTC',
+        shows: summaries,
+        selected: detail,
+        mayAdminister: can(session, 'administer', partnerId),
+      };
+    },
+    { snapshot: true },
+  );
+}

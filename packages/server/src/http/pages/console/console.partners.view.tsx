@@ -1,0 +1,290 @@
+/** @jsxImportSource hono/jsx */
+import type { Lang } from '@resale/shared/lang';
+import { formatInstant } from '@resale/shared/format';
+import { CONSOLE_ROLES } from '../../../domain/console/console.model.js';
+import { cm } from './console.messages.js';
+import type { PartnerItem, PartnerPageModel } from './console.partners.load.js';
+import { SETTING_SECTIONS } from './console.settings-form.js';
+import { sectionHref, type PartnerSection } from './console.sections.js';
+import type { Child } from 'hono/jsx';
+import { ConsoleLayout, CsrfField, ErrorSummary, Field, fieldId, Notice, type ConsoleBarView } from './console.view.js';
+
+/** The console's address of a partner's page. */
+export function partnerHref(partnerId: string): string {
+  return sectionHref(partnerId);
+}
+
+function roleName(lang: Lang, role: string): string {
+  return cm(lang, `role_${role}` as 'role_viewer');
+}
+
+/** The table of partners a person may open. */
+export function PartnerTable(props: { lang: Lang; items: PartnerItem[] }) {
+  const { lang } = props;
+  return (
+    <div class="table-wrap">
+      <table class="data">
+        <thead>
+          <tr>
+            <th scope="col">{cm(lang, 'partnerName')}</th>
+            <th scope="col">Id</th>
+            <th scope="col">{cm(lang, 'role')}</th>
+            <th scope="col">{cm(lang, 'created')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.items.map((p) => (
+            <tr>
+              <td>
+                <a href={partnerHref(p.id)}>{p.name}</a>
+              </td>
+              <td>
+                <code>{p.id}</code>
+              </td>
+              <td>{roleName(lang, p.role)}</td>
+              <td>{formatInstant(p.createdAt, lang, 'UTC')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The operators' list of partners: search, the list, and the form that creates one. */
+export function PartnersView(props: { lang: Lang; bar: ConsoleBarView; items: PartnerItem[]; q: string; create: { action: string; csrf: string; name: string; error?: string | undefined }; otherLangHref: string }) {
+  const { lang } = props;
+  return (
+    <ConsoleLayout lang={lang} title={cm(lang, 'partnersTitle')} current="partners" bar={props.bar} otherLangHref={props.otherLangHref}>
+      <h1>{cm(lang, 'partnersTitle')}</h1>
+      <ErrorSummary lang={lang} errors={props.create.error ? { name: props.create.error } : {}} labels={{ name: cm(lang, 'partnerName') }} />
+      <form method="get" action="/console/partners" class="inline-form" role="search">
+        <Field name="q" label={cm(lang, 'search')} value={props.q} />
+        <button type="submit" class="secondary">
+          {cm(lang, 'searchButton')}
+        </button>
+      </form>
+      {props.items.length === 0 ? <p class="empty">{props.q ? cm(lang, 'noMatch', { q: props.q }) : cm(lang, 'noPartners')}</p> : <PartnerTable lang={lang} items={props.items} />}
+      <h2>{cm(lang, 'createPartner')}</h2>
+      <form method="post" action={props.create.action} class="card" novalidate>
+        <CsrfField token={props.create.csrf} />
+        <Field name="name" label={cm(lang, 'partnerName')} value={props.create.name} error={props.create.error} required />
+        <button type="submit">{cm(lang, 'create')}</button>
+      </form>
+    </ConsoleLayout>
+  );
+}
+
+/** Secrets shown once (a new partner's keys, a rotated key), never stored in the clear. */
+export function SecretsOnceView(props: { lang: Lang; bar: ConsoleBarView; title: string; text: string; secrets: { label: string; value: string }[]; back: { href: string; label: string } }) {
+  const { lang } = props;
+  return (
+    <ConsoleLayout lang={lang} title={props.title} bar={props.bar}>
+      <h1>{props.title}</h1>
+      <Notice kind="warn">{props.text}</Notice>
+      {props.secrets.map((s) => (
+        <div class="field">
+          <p>
+            <strong>{s.label}</strong>
+          </p>
+          <code class="secret">{s.value}</code>
+        </div>
+      ))}
+      <p class="actions">
+        <a class="button" href={props.back.href}>
+          {props.back.label}
+        </a>
+      </p>
+    </ConsoleLayout>
+  );
+}
+
+/** The state of the partner page's forms: what was typed and refused, or what was saved. */
+export interface PartnerPageState {
+  values?: Record<string, string>;
+  errors?: Record<string, string>;
+  origins?: string;
+  originsError?: string;
+  invite?: { email: string; role: string; errors: Record<string, string> };
+  notice?: string;
+}
+
+/** A partner's pages' frame: its name, id and the person's role, the tabs of its sections, a notice, every error of the form. */
+export function PartnerFrame(props: { lang: Lang; bar: ConsoleBarView; model: Pick<PartnerPageModel, 'partner' | 'role'>; sections: readonly PartnerSection[]; current: PartnerSection['id']; notice?: string | undefined; errors?: Record<string, string>; labels?: Record<string, string>; otherLangHref: string; children?: Child }) {
+  const { lang, model } = props;
+  const here = props.sections.find((s) => s.id === props.current)!;
+  return (
+    <ConsoleLayout lang={lang} title={`${here.label[lang]} · ${model.partner.name}`} current={props.bar.operator ? 'partners' : 'home'} bar={props.bar} otherLangHref={props.otherLangHref}>
+      <h1>{model.partner.name}</h1>
+      <p class="muted">
+        <code>{model.partner.id}</code> · {roleName(lang, model.role)}
+      </p>
+      <nav class="tabs" aria-label={model.partner.name}>
+        {props.sections.map((s) => (
+          <a href={sectionHref(model.partner.id, s)} aria-current={s.id === props.current ? 'page' : undefined}>
+            {s.label[lang]}
+          </a>
+        ))}
+      </nav>
+      {props.notice ? <Notice kind="ok">{props.notice}</Notice> : null}
+      <ErrorSummary lang={lang} errors={props.errors ?? {}} labels={props.labels ?? {}} />
+      {props.children ?? null}
+    </ConsoleLayout>
+  );
+}
+
+/** The partner's settings: one form of sections, each field read-only unless this person may change it. */
+export function SettingsView(props: { lang: Lang; model: PartnerPageModel; state: PartnerPageState; action: string; csrf: string }) {
+  const { lang, model, state } = props;
+  const values = state.values ?? model.values;
+  const errors = state.errors ?? {};
+  const canEditSomething = model.editable.size > 0;
+  return (
+    <>
+      <h2 id="settings">{cm(lang, 'settingsTitle')}</h2>
+      {canEditSomething ? null : <p class="muted">{cm(lang, 'readOnly')}</p>}
+      <form method="post" action={props.action} novalidate>
+        <CsrfField token={props.csrf} />
+        {SETTING_SECTIONS.map((section) => (
+          <fieldset>
+            <legend>{section.title[lang]}</legend>
+            <div class="grid">
+              {section.fields.map((field) => (
+                <Field name={field.name} label={field.label[lang]} value={values[field.name] ?? ''} error={errors[field.name]} readOnly={!model.editable.has(field.name)} {...(field.kind === 'int' || field.kind === 'number' || field.kind === 'optionalInt' ? { inputmode: 'numeric' as const } : {})} />
+              ))}
+            </div>
+          </fieldset>
+        ))}
+        {canEditSomething ? <button type="submit">{cm(lang, 'save')}</button> : null}
+      </form>
+    </>
+  );
+}
+
+/** The labels of the settings form's fields (for the error summary). */
+export function settingLabels(lang: Lang): Record<string, string> {
+  return Object.fromEntries(SETTING_SECTIONS.flatMap((s) => s.fields.map((f) => [f.name, f.label[lang]])));
+}
+
+/** What developers change: allowed origins, and the keys (each rotation after a fresh code). */
+export function DevelopersView(props: { lang: Lang; model: PartnerPageModel; state: PartnerPageState; base: string; csrf: { origins: string; rotate: string } }) {
+  const { lang, model, state } = props;
+  return (
+    <>
+      <h2 id="origins">{cm(lang, 'originsTitle')}</h2>
+      <p>{cm(lang, 'originsIntro')}</p>
+      <form method="post" action={`${props.base}/origins`} class="card" novalidate>
+        <CsrfField token={props.csrf.origins} />
+        <div class="field">
+          <label for={fieldId('allowedOrigins')}>{cm(lang, 'origins')}</label>
+          {state.originsError ? (
+            <p class="field-error" id={`${fieldId('allowedOrigins')}-error`}>
+              {state.originsError}
+            </p>
+          ) : null}
+          <textarea id={fieldId('allowedOrigins')} name="allowedOrigins" rows={4} readonly={!model.mayDevelop} aria-invalid={state.originsError ? 'true' : undefined} aria-describedby={state.originsError ? `${fieldId('allowedOrigins')}-error` : undefined} spellcheck={false}>
+            {state.origins ?? model.origins}
+          </textarea>
+        </div>
+        {model.mayDevelop ? <button type="submit">{cm(lang, 'saveOrigins')}</button> : null}
+      </form>
+
+      {model.mayDevelop ? (
+        <>
+          <h2 id="keys">{cm(lang, 'keysTitle')}</h2>
+          <p>{cm(lang, 'keysIntro')}</p>
+          <form method="post" action={`${props.base}/keys/rotate`} class="card inline-form" novalidate>
+            <CsrfField token={props.csrf.rotate} />
+            <div class="field">
+              <label for="f-kind">{cm(lang, 'keyKind')}</label>
+              <select id="f-kind" name="kind">
+                <option value="public">{cm(lang, 'publicKey')}</option>
+                <option value="private">{cm(lang, 'privateKey')}</option>
+                <option value="channels">{cm(lang, 'channelsKey')}</option>
+                <option value="webhookSecret">{cm(lang, 'webhookSecret')}</option>
+              </select>
+            </div>
+            <Field name="graceHours" label={cm(lang, 'grace')} value="24" inputmode="numeric" error={state.errors?.graceHours} />
+            <button type="submit">{cm(lang, 'rotate')}</button>
+          </form>
+          <p class="hint">{cm(lang, 'needsStepUp')}</p>
+        </>
+      ) : null}
+    </>
+  );
+}
+
+/** Who has access to the partner; partner admins and operators invite, change roles and remove. */
+export function TeamView(props: { lang: Lang; model: PartnerPageModel; state: PartnerPageState; base: string; csrf: { invite: string; member: (membershipId: string) => string } }) {
+  const { lang, model, state } = props;
+  return (
+    <>
+      <h2 id="team">{cm(lang, 'teamTitle')}</h2>
+      <p>{cm(lang, 'teamIntro', { name: model.partner.name })}</p>
+      <div class="table-wrap">
+        <table class="data">
+          <thead>
+            <tr>
+              <th scope="col">{cm(lang, 'email')}</th>
+              <th scope="col">{cm(lang, 'role')}</th>
+              <th scope="col">{cm(lang, 'lastSignIn')}</th>
+              {model.mayAdminister ? <th scope="col">{cm(lang, 'changeRole')}</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {model.team.map((member) => (
+              <tr>
+                <td>{member.email}</td>
+                <td>{roleName(lang, member.role)}</td>
+                <td>{member.lastSignInAt === null ? cm(lang, 'never') : formatInstant(member.lastSignInAt, lang, 'UTC')}</td>
+                {model.mayAdminister ? (
+                  <td>
+                    <form method="post" action={`${props.base}/team/${encodeURIComponent(member.membershipId)}`} class="inline-form">
+                      <CsrfField token={props.csrf.member(member.membershipId)} />
+                      <label class="visually-hidden" for={`role-${member.membershipId}`}>
+                        {cm(lang, 'roleOf', { email: member.email })}
+                      </label>
+                      <select id={`role-${member.membershipId}`} name="role">
+                        {CONSOLE_ROLES.map((r) => (
+                          <option value={r} selected={r === member.role}>
+                            {roleName(lang, r)}
+                          </option>
+                        ))}
+                      </select>
+                      <button type="submit" name="op" value="role" class="secondary">
+                        {cm(lang, 'changeRole')}
+                      </button>
+                      <button type="submit" name="op" value="remove" class="danger-outline">
+                        {cm(lang, 'remove')}
+                      </button>
+                    </form>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {model.mayAdminister ? (
+        <form method="post" action={`${props.base}/team`} class="card" novalidate>
+          <CsrfField token={props.csrf.invite} />
+          <div class="grid">
+            <Field name="email" label={cm(lang, 'email')} type="email" value={state.invite?.email ?? ''} error={state.invite?.errors.email} />
+            <div class="field">
+              <label for={fieldId('role')}>{cm(lang, 'role')}</label>
+              {state.invite?.errors.role ? <p class="field-error">{state.invite.errors.role}</p> : null}
+              <select id={fieldId('role')} name="role">
+                {CONSOLE_ROLES.map((r) => (
+                  <option value={r} selected={r === (state.invite?.role ?? 'developer')}>
+                    {roleName(lang, r)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+          <button type="submit">{cm(lang, 'invite')}</button>
+        </form>
+      ) : null}
+    </>
+  );
+}

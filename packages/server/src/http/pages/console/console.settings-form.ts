@@ -1,0 +1,213 @@
+import type { Lang } from '@resale/shared/lang';
+import { settingsPatchSchema, type PartnerSettings, type PartnerSettingsPatch } from '../../../domain/partners/partners.settings.js';
+
+/**
+ * The partner settings form of the console: which settings it shows, in which sections, how a
+ * typed value becomes the API's value, and the API's own schema (`settingsPatchSchema`, the
+ * one `PATCH /admin/v1/partners/{id}` validates with) to check them, every error at once.
+ */
+
+type Kind = 'int' | 'number' | 'optionalInt' | 'optionalUrl' | 'text' | 'lang';
+
+/** One field of the form: its setting's dotted path, how it is typed, its label. */
+export interface SettingField {
+  /** The setting's path in the patch (`fees.buyerPercent`), also the form field's name. */
+  name: string;
+  kind: Kind;
+  label: Record<Lang, string>;
+  /** Only an operator changes it (fees and capacity are the operator's terms); others read it. */
+  operatorOnly?: boolean;
+}
+
+/** A section of the form. */
+export interface SettingSection {
+  id: 'timing' | 'fees' | 'holds' | 'platform' | 'api' | 'branding';
+  title: Record<Lang, string>;
+  fields: SettingField[];
+}
+
+const f = (name: string, kind: Kind, en: string, es: string, operatorOnly = false): SettingField => ({ name, kind, label: { en, es }, ...(operatorOnly ? { operatorOnly } : {}) });
+
+/** The sections of the settings form, in order (allowed origins have their own form: developers change them). */
+export const SETTING_SECTIONS: readonly SettingSection[] = [
+  {
+    id: 'timing',
+    title: { en: 'Timing', es: 'Tiempos' },
+    fields: [
+      f('qrLockHoursBeforeShow', 'number', 'QR codes unlock (hours before the show)', 'Los QR se desbloquean (horas antes de la función)'),
+      f('buyIntentionTtlSeconds', 'int', 'Checkout hold (seconds)', 'Reserva del pago (segundos)'),
+      f('oneTimeTokenTtlSeconds', 'int', 'One-time token lifetime (seconds)', 'Vida de un token de un solo uso (segundos)'),
+      f('payoutDelayDays', 'int', 'Payout after the show (days)', 'Pago tras la función (días)'),
+    ],
+  },
+  {
+    id: 'fees',
+    title: { en: 'Fees', es: 'Comisiones' },
+    fields: [
+      f('fees.buyerPercent', 'number', 'Buyer fee (%)', 'Comisión del comprador (%)', true),
+      f('fees.buyerFixedMinor', 'int', 'Buyer fixed fee (minor units)', 'Comisión fija del comprador (unidades menores)', true),
+      f('fees.sellerPercent', 'number', 'Seller fee (%)', 'Comisión del vendedor (%)', true),
+      f('fees.sellerFixedMinor', 'int', 'Seller fixed fee (minor units)', 'Comisión fija del vendedor (unidades menores)', true),
+    ],
+  },
+  {
+    id: 'holds',
+    title: { en: 'Hold limits', es: 'Límites de reservas' },
+    fields: [
+      f('holdLimits.perBuyer', 'int', 'Live checkouts per buyer', 'Pagos abiertos por comprador', true),
+      f('holdLimits.ticketsPerBuyerPerShow', 'int', 'Tickets held per buyer and show', 'Entradas reservadas por comprador y función', true),
+      f('holdLimits.perClientAddress', 'int', 'Live checkouts per client address', 'Pagos abiertos por dirección de cliente', true),
+    ],
+  },
+  {
+    id: 'platform',
+    title: { en: 'Partner platform', es: 'Plataforma del partner' },
+    fields: [
+      f('ownershipUrl', 'optionalUrl', 'Ownership endpoint', 'Endpoint de titularidad'),
+      f('loginUrl', 'optionalUrl', 'Sign-in page (Login Force)', 'Página de acceso (Login Force)'),
+      f('webhookUrl', 'optionalUrl', 'Webhook endpoint', 'Endpoint de webhooks'),
+      f('eventsFeedUrl', 'optionalUrl', 'Events feed', 'Feed de eventos'),
+      f('cancelledFeedUrl', 'optionalUrl', 'Cancellations feed', 'Feed de cancelaciones'),
+      f('feedPollSeconds', 'int', 'Feed polling (seconds)', 'Consulta de feeds (segundos)'),
+    ],
+  },
+  {
+    id: 'api',
+    title: { en: 'Language and API', es: 'Idioma y API' },
+    fields: [
+      f('defaultLang', 'lang', 'Default language (en or es)', 'Idioma por defecto (en o es)'),
+      f('rateLimitPerMinute', 'optionalInt', 'API requests per minute (blank: the service default; 0: no limit)', 'Peticiones por minuto a la API (vacío: el valor del servicio; 0: sin límite)', true),
+    ],
+  },
+  {
+    id: 'branding',
+    title: { en: 'Branding of the hosted pages', es: 'Marca de las páginas alojadas' },
+    fields: [
+      f('branding.displayName', 'text', 'Name fans know (blank: no branding)', 'Nombre que conocen los fans (vacío: sin marca)'),
+      f('branding.logoUrl', 'text', 'Logo (https URL)', 'Logo (URL https)'),
+      f('branding.color', 'text', 'Colour (#rrggbb, 4.5:1 against white)', 'Color (#rrggbb, 4,5:1 sobre blanco)'),
+      f('branding.supportUrl', 'text', 'Help page', 'Página de ayuda'),
+      f('branding.termsUrl', 'text', 'Resale terms', 'Condiciones de la reventa'),
+    ],
+  },
+];
+
+/** Every field of the settings form, by name. */
+export const SETTING_FIELDS: ReadonlyMap<string, SettingField> = new Map(SETTING_SECTIONS.flatMap((s) => s.fields.map((x) => [x.name, x] as const)));
+
+function read(settings: PartnerSettings, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), settings);
+}
+
+/** The form's values for stored settings (what the inputs show before anything is typed). */
+export function settingsFormValues(settings: PartnerSettings): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const field of SETTING_FIELDS.values()) {
+    const v = read(settings, field.name);
+    out[field.name] = v === null || v === undefined ? '' : Array.isArray(v) ? v.join('\n') : String(v);
+  }
+  return out;
+}
+
+/** The allowed origins as the textarea shows them, one per line. */
+export function originsFormValue(settings: PartnerSettings): string {
+  return settings.allowedOrigins.join('\n');
+}
+
+const NUMBER = /^-?\d+(?:\.\d+)?$/;
+const messages = {
+  number: { en: 'Enter a number.', es: 'Escribe un número.' },
+  int: { en: 'Enter a whole number.', es: 'Escribe un número entero.' },
+} as const;
+
+/**
+ * A settings patch from the typed form values of `fields` (the ones this person may change),
+ * checked with the API's schema: `{ patch }`, or `{ errors }` keyed by field name with every
+ * error at once (a value that is not a number, then what the schema refuses).
+ */
+export function settingsPatchFromForm(
+  form: Record<string, string>,
+  fields: readonly SettingField[],
+  lang: Lang,
+): { ok: true; patch: PartnerSettingsPatch } | { ok: false; errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  const patch: Record<string, unknown> = {};
+  const set = (path: string, value: unknown) => {
+    const keys = path.split('.');
+    let o = patch;
+    for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+    o[keys[keys.length - 1]!] = value;
+  };
+  let branding = false;
+  for (const field of fields) {
+    const typed = (form[field.name] ?? '').trim();
+    if (field.name.startsWith('branding.')) {
+      branding = true;
+      if (typed !== '') set(field.name, typed);
+      continue;
+    }
+    switch (field.kind) {
+      case 'int':
+      case 'number':
+      case 'optionalInt': {
+        if (typed === '' && field.kind === 'optionalInt') {
+          set(field.name, null);
+          break;
+        }
+        if (!NUMBER.test(typed)) {
+          errors[field.name] = messages[field.kind === 'number' ? 'number' : 'int'][lang];
+          break;
+        }
+        const n = Number(typed);
+        if (field.kind !== 'number' && !Number.isInteger(n)) errors[field.name] = messages.int[lang];
+        else set(field.name, n);
+        break;
+      }
+      case 'optionalUrl':
+        set(field.name, typed === '' ? null : typed);
+        break;
+      default:
+        set(field.name, typed);
+    }
+  }
+  // Branding is all or nothing: no name means no branding (the pages show the partner's name).
+  if (branding) {
+    const b = patch.branding as Record<string, unknown> | undefined;
+    patch.branding = b && typeof b.displayName === 'string' ? b : b === undefined ? null : b;
+  }
+  const parsed = settingsPatchSchema.safeParse(patch);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = issue.path.map(String).join('.');
+      // A branding without its name: said on the name.
+      const key = SETTING_FIELDS.has(name) ? name : name === 'branding' ? 'branding.displayName' : name.startsWith('allowedOrigins') ? 'allowedOrigins' : name;
+      errors[key] ??= issue.message;
+    }
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return { ok: true, patch: parsed.data! };
+}
+
+/** The allowed origins typed one per line, checked with the API's schema (each line's error on the field, with its line number). */
+export function originsPatchFromForm(typed: string): { ok: true; patch: PartnerSettingsPatch } | { ok: false; error: string } {
+  const lines = typed.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const parsed = settingsPatchSchema.safeParse({ allowedOrigins: lines });
+  if (parsed.success) return { ok: true, patch: parsed.data };
+  const messages = parsed.error.issues.map((issue) => {
+    const line = issue.path[1];
+    return typeof line === 'number' ? `${lines[line]}: ${issue.message}` : issue.message;
+  });
+  return { ok: false, error: messages.join('; ') };
+}
+
+/** The settings that say where the service sends people, data or trust: the partner platform's URLs. */
+const DESTINATIONS = ['ownershipUrl', 'loginUrl', 'webhookUrl', 'eventsFeedUrl', 'cancelledFeedUrl'] as const;
+
+/**
+ * Whether `patch` moves a destination of `current` (the platform's ownership, sign-in, webhook or
+ * feed URL): such a change asks for a fresh code first, as a change of where money goes does,
+ * because whoever controls those URLs decides who owns tickets and who learns of their sale.
+ */
+export function changesDestinations(current: PartnerSettings, patch: PartnerSettingsPatch): boolean {
+  return DESTINATIONS.some((k) => patch[k] !== undefined && patch[k] !== current[k]);
+}

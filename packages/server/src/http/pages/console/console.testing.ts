@@ -1,0 +1,52 @@
+import { expect } from 'vitest';
+import type { createTestApp } from '../../../testing/harness.js';
+import { csrfOf, inputValue, lastCode, TestBrowser, type BrowserResponse } from '../auth/auth.testing.js';
+
+type TestApp = ReturnType<typeof createTestApp>;
+
+/** Decodes the `&amp;` of an action or link taken from a page. */
+export const decoded = (s: string) => s.replace(/&amp;/g, '&');
+
+/** Makes `emails` the console's operators, as OPERATOR_EMAILS does at start. */
+export async function withOperators(t: TestApp, ...emails: string[]): Promise<void> {
+  await t.db.transact(async (tx) => await t.deps.consoleAccess.syncOperators(tx, emails));
+}
+
+/** Signs `email` in to the console in `browser` (a new one by default), as a person would: the form, the e-mailed code. */
+export async function signIn(t: TestApp, email: string, browser = new TestBrowser(t.app)): Promise<TestBrowser> {
+  const form = await browser.get('/console/sign-in');
+  expect(form.status).toBe(200);
+  const sent = await browser.post('/console/sign-in?next=%2Fconsole', { _csrf: csrfOf(form.text, '/console/sign-in?next=%2Fconsole')!, email });
+  expect(sent.status).toBe(303);
+  const codePage = await browser.get(sent.location!);
+  expect(codePage.status).toBe(200);
+  const action = decoded(/<form[^>]*action="(\/console\/sign-in\/code[^"]*)"/.exec(codePage.text)![1]!);
+  const done = await browser.post(action, { _csrf: inputValue(codePage.text.slice(codePage.text.indexOf('/console/sign-in/code')), '_csrf')!, c: inputValue(codePage.text, 'c')!, code: await lastCode(t, email) });
+  expect(done.status, done.text.slice(0, 500)).toBe(303);
+  return browser;
+}
+
+/**
+ * Posts the form of `page` (a path) whose action is `action`, with `fields` over the form's
+ * CSRF token: what a person does who opens the page and submits that form.
+ */
+export async function submit(browser: TestBrowser, page: string, action: string, fields: Record<string, string> | URLSearchParams): Promise<BrowserResponse> {
+  const opened = await browser.get(page);
+  const csrf = csrfOf(opened.text, action.replace(/&/g, '&amp;'));
+  if (!csrf) throw new Error(`${page} (${opened.status}) has no form posting to ${action}`);
+  const body = new URLSearchParams(fields);
+  body.set('_csrf', csrf);
+  return browser.post(action, body);
+}
+
+/** Completes a step-up from the redirect that asked for it (`/console/confirm?next=…`), answering the redirect back. */
+export async function confirmWithCode(t: TestApp, browser: TestBrowser, confirmUrl: string, email: string): Promise<BrowserResponse> {
+  const start = await browser.get(confirmUrl);
+  expect(start.status).toBe(200);
+  const action = decoded(/<form[^>]*action="(\/console\/confirm\?[^"]*)"/.exec(start.text)![1]!);
+  const sent = await browser.post(action, { _csrf: csrfOf(start.text, action.replace(/&/g, '&amp;'))! });
+  expect(sent.status).toBe(303);
+  const codePage = await browser.get(sent.location!);
+  const codeAction = decoded(/<form[^>]*action="(\/console\/confirm\/code[^"]*)"/.exec(codePage.text)![1]!);
+  return browser.post(codeAction, { _csrf: csrfOf(codePage.text, codeAction.replace(/&/g, '&amp;'))!, c: inputValue(codePage.text, 'c')!, code: await lastCode(t, email) });
+}

@@ -1,0 +1,296 @@
+import type { Lang } from '@resale/shared/lang';
+import type { AppDeps } from '../../../context.js';
+import { ApiError } from '../../../lib/errors.js';
+import { partnerReturnTo, RETURN_TO_TAG_PARAM } from '../../../domain/auth/auth.urls.js';
+import { HoldLimitError, type HoldLimit } from '../../../domain/intentions/intentions.service.js';
+import type { PartnerRow } from '../../../domain/partners/partners.service.js';
+import { partnerById } from '../../../domain/partners/partners.queries.js';
+import { isPrimaryScarce, primarySale } from '../../../domain/marketdata/marketdata.service.js';
+import { servicePaths } from '../../../lib/urls.js';
+import { marketEvent, offers, type Offer } from '../../../flows/market.queries.js';
+import { OrphanSeatError, seatMapData, strandedAlone, type SeatMapData } from '../../../flows/market.seatmap.js';
+import { reserveListings } from '../../../flows/reserve-listings.js';
+
+/**
+ * The market page's loading and its Buy: what the page reads and shows (a plain view model,
+ * see market.view.tsx), and what a Buy comes to (an outcome the handler answers). No request
+ * here: the handlers (market.pages.tsx) read it and pass plain values.
+ */
+
+/** Most listings one checkout takes from the seat map (a pick of many singles). */
+const MAX_SELECTION = 20;
+
+/** The partner of the path, or null when there is none. */
+export async function findPartner(deps: Pick<AppDeps, 'db'>, partnerId: string): Promise<PartnerRow | null> {
+  return (await deps.db.read(async (tx) => await partnerById(tx, partnerId))) ?? null;
+}
+
+// ------------------------------------------------------------------ the page
+
+/**
+ * Everything the market page shows, read at once (one turn of the queue): the partner, its
+ * event, the visible shows, the show asked for (`showId`, else the first), and for a show not
+ * cancelled its offers and the partner's primary-sale report (market data).
+ */
+export async function readMarket(deps: Pick<AppDeps, 'db'>, ref: { partnerId: string; eventRef: string; showId: string | undefined }) {
+  return await deps.db.read(async (tx) => {
+    const partner = (await partnerById(tx, ref.partnerId)) ?? null;
+    const found = partner ? await marketEvent(tx, partner.id, ref.eventRef) : null;
+    const visible = found?.shows.filter((s) => s.status !== 'HIDDEN') ?? [];
+    const show = visible.find((s) => s.showId === ref.showId) ?? visible[0];
+    const live = show !== undefined && show.status !== 'CANCELLED';
+    return { partner, found, visible, show, everything: live ? await offers(tx, show.id) : [], primary: live ? await primarySale(tx, show.id) : null };
+  });
+}
+
+/** What {@link readMarket} read. */
+export type MarketRead = Awaited<ReturnType<typeof readMarket>>;
+
+/** The market page's query parameters (besides `showId` and `lang`), as the request has them. */
+export interface MarketQuery {
+  /** Only this ticket option's offers. */
+  ticketOptionId: string | undefined;
+  /** Listings picked on the seat map (`a,b`): reserved together with one form. */
+  listingIds: string | undefined;
+  /** A shared listing, marked. */
+  listingId: string | undefined;
+  /** A shared ticket: its listing is marked. */
+  ticketId: string | undefined;
+  /** The way back to the partner's site, shown and carried on only once checked. */
+  returnTo: string | undefined;
+  returnTag: string | undefined;
+}
+
+/** An offer as the page lists it. */
+export interface MarketOffer {
+  offer: Offer;
+  /** The listing or ticket the link was shared for. */
+  shared: boolean;
+  /**
+   * Set when the orphan-seat rule would refuse this listing's own Buy: the neighbour it is
+   * offered with instead, or null (then the seat map, if any, is the way to pick it).
+   */
+  stranded: { companion: Offer | null } | null;
+}
+
+/** What every Buy form carries besides its listings: the show (to come back to it after sign-in) and the checked way back. */
+export interface BuyFormFields {
+  showId: string;
+  /** The page's `returnTo` as given, when it checked out; else null. */
+  returnTo: string | null;
+  /** Its tag, when the way back checked out and has one; else null. */
+  returnTag: string | null;
+}
+
+/** The market page's view model: what market.view.tsx renders, data only. */
+export interface MarketView {
+  eventTitle: string;
+  show: { showId: string; title: string; startsAt: number; cancelled: boolean };
+  /** The show's location's (else the event's) time zone and venue. */
+  timeZone: string | undefined;
+  venueName: string | null | undefined;
+  /** What the partner's primary-sale report says, when resale is the way in; else null. */
+  primary: 'soldOut' | 'almostSoldOut' | null;
+  /** The seat map's pick (`listingIds`), as asked. */
+  picked: string[];
+  /** The picked listings still for sale, and their total, fees included. */
+  selection: Offer[];
+  selectionTotal: number;
+  /** A seated event with offers: the seat map shows (and the page is wide). */
+  hasMap: boolean;
+  /** The seat map's data URL (with the checked way back). */
+  seatMapSrc: string;
+  /** The offers (of the `ticketOptionId` asked, if any) by area and option, cheapest first. */
+  groups: { title: string; offers: MarketOffer[] }[];
+  /** The other visible shows of the event, with their market links. */
+  otherShows: { href: string; title: string; startsAt: number; timeZone: string | undefined }[];
+  /** Where the Buy forms post. */
+  buyAction: string;
+  buyFields: BuyFormFields;
+  /** Whether any Buy form shows (a CSRF token is made only then). */
+  hasBuyForm: boolean;
+  /** The checked way back to the partner's site (the header carries it), or null. */
+  back: string | null;
+}
+
+/** The market page, or a 404 when the partner, the event or a visible show is missing. */
+export type MarketPage = { kind: 'notFound' } | { kind: 'page'; partner: PartnerRow; view: MarketView };
+
+/**
+ * The market page's view model from what {@link readMarket} read: the offers grouped by ticket
+ * option and area, the seat map's pick, the shared listing, the listings the orphan-seat rule
+ * offers only with a neighbour, the other shows, and the checked way back.
+ */
+export function marketPage(deps: Pick<AppDeps, 'box'>, read: MarketRead, lang: Lang, query: MarketQuery): MarketPage {
+  const { partner, found, visible, everything, primary } = read;
+  if (partner === null) return { kind: 'notFound' };
+  if (!found || visible.length === 0 || !read.show) return { kind: 'notFound' };
+  const show = read.show;
+  const optionFilter = query.ticketOptionId;
+  const all = everything.filter((o) => !optionFilter || o.ticketOptionId === optionFilter);
+  // Listings picked on the seat map (`listingIds=a,b`): reserved together with one form.
+  const picked = (query.listingIds ?? '').split(',').map((s) => s.trim()).filter(Boolean).slice(0, MAX_SELECTION);
+  const selection = everything.filter((o) => picked.includes(o.listingId));
+  const selectionTotal = selection.reduce((sum, o) => sum + o.buyerTotalMinor * o.quantity, 0);
+  const seating = found.event.seating;
+  const hasMap = Boolean(seating?.svgCode || seating?.image) && everything.length > 0;
+  const isShared = (o: Offer) => o.listingId === query.listingId || o.seats.some((s) => s.ticketId === query.ticketId);
+  // Listings whose own Buy the orphan-seat rule would refuse: offered with a neighbour instead.
+  const stranded = strandedAlone(partner, seating?.svgCode, everything);
+  const groups = new Map<string, MarketOffer[]>();
+  for (const o of all) {
+    // The area and the option, once when they are named alike ("Stalls", not "Stalls · Stalls").
+    const key = o.area && o.area !== o.optionTitle ? `${o.area} · ${o.optionTitle}` : o.optionTitle;
+    const offer: MarketOffer = { offer: o, shared: isShared(o), stranded: stranded.has(o.listingId) ? { companion: stranded.get(o.listingId) ?? null } : null };
+    groups.set(key, [...(groups.get(key) ?? []), offer]);
+  }
+  const location = show.location ?? found.event.location;
+  const eventRef = found.event.externalReferenceId;
+  // The way back to the partner's site: only a checked return address is shown or carried on.
+  const { returnTo, returnTag } = query;
+  const back = partnerReturnTo(deps.box, partner, returnTo, returnTag);
+  const listed = [...groups.entries()].map(([title, offers]) => ({ title, offers }));
+  return {
+    kind: 'page',
+    partner,
+    view: {
+      eventTitle: found.event.title,
+      show: { showId: show.showId, title: show.title, startsAt: show.startsAt, cancelled: show.status === 'CANCELLED' },
+      timeZone: location.timeZone,
+      venueName: location.venueName,
+      // `primary`: the partner's primary-sale report (market data), to say when resale is the way in.
+      primary: isPrimaryScarce(primary) ? (primary?.soldOut ? 'soldOut' : 'almostSoldOut') : null,
+      picked,
+      selection,
+      selectionTotal,
+      hasMap,
+      seatMapSrc: servicePaths.marketSeatMap(partner.id, eventRef, { showId: show.showId, lang, ...(back && returnTo ? { returnTo, ...(returnTag ? { [RETURN_TO_TAG_PARAM]: returnTag } : {}) } : {}) }),
+      groups: listed,
+      otherShows:
+        visible.length > 1
+          ? visible
+              .filter((s) => s.id !== show.id)
+              .map((s) => ({ href: servicePaths.market(partner.id, eventRef, { showId: s.showId, lang }), title: s.title, startsAt: s.startsAt, timeZone: (s.location ?? found.event.location).timeZone }))
+          : [],
+      buyAction: servicePaths.marketBuy(partner.id, eventRef),
+      buyFields: { showId: show.showId, returnTo: back ? (returnTo ?? null) : null, returnTag: back && returnTag ? returnTag : null },
+      hasBuyForm: selection.length > 0 || listed.some((g) => g.offers.some((o) => o.stranded === null || o.stranded.companion !== null)),
+      back,
+    },
+  };
+}
+
+// ------------------------------------------------------------------ the seat map's data
+
+/**
+ * The seat map's data for the page's `<resale-seat-map src>`, in the page's language (`lang`
+ * picks it from the partner: the request's, else the partner's default), read at once with the
+ * partner. `carry`: the page's way back, travelling with the map's Continue (checked again when
+ * the page shows it).
+ *
+ * @throws 404 ApiError for an unknown partner, event or show
+ */
+export async function marketSeatMap(
+  deps: Pick<AppDeps, 'db' | 'config'>,
+  ref: { partnerId: string; eventRef: string; showId: string },
+  carry: Record<string, string>,
+  lang: (partner: PartnerRow) => Lang,
+): Promise<SeatMapData> {
+  return await deps.db.read(async (tx) => {
+    const partner = await partnerById(tx, ref.partnerId);
+    if (!partner) throw ApiError.notFound('event', ref.eventRef);
+    return await seatMapData(tx, partner, { eventId: ref.eventRef, showId: ref.showId }, { publicBaseUrl: deps.config.publicBaseUrl, lang: lang(partner), carry });
+  });
+}
+
+// ------------------------------------------------------------------ Buy
+
+/** A Buy form, read: the listings picked, the show, and the way back as posted. */
+export interface BuyForm {
+  /** One listing from a Buy button, or several picked on the seat map (at most {@link MAX_SELECTION}). */
+  listingIds: string[];
+  showId: string | undefined;
+  returnTo: string | undefined;
+  returnTag: string | undefined;
+}
+
+/**
+ * Reads a posted Buy form (`parseBody({ all: true })`: a repeated field is an array, so only
+ * `listingId` may repeat); null when it names no listing, or a listing's id holds a NUL (no
+ * listing's does, and PostgreSQL refuses one in any text it is sent: a 500).
+ */
+export function readBuyForm(form: Record<string, string | File | (string | File)[]>): BuyForm | null {
+  const one = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : undefined);
+  // One listing from a Buy button, or several picked on the seat map (one option, one checkout).
+  const listingIds = [form.listingId ?? []].flat().filter((v): v is string => typeof v === 'string').slice(0, MAX_SELECTION);
+  if (listingIds.length === 0 || listingIds.some((id) => id.includes('\u0000'))) return null;
+  return { listingIds, showId: one('showId'), returnTo: one('returnTo'), returnTag: one(RETURN_TO_TAG_PARAM) };
+}
+
+/**
+ * Where a signed-out buyer comes back to after signing in: this market (`eventRef`, the path's)
+ * with the pick as its selection, the show, and the way back when it checked out (`back`).
+ */
+export function marketAfterSignIn(partner: Pick<PartnerRow, 'id'>, eventRef: string, form: BuyForm, lang: Lang, back: string | null): string {
+  const selection = new URLSearchParams({ listingIds: form.listingIds.join(','), lang });
+  if (form.showId) selection.set('showId', form.showId);
+  if (back) {
+    selection.set('returnTo', form.returnTo!);
+    if (form.returnTag) selection.set(RETURN_TO_TAG_PARAM, form.returnTag);
+  }
+  return servicePaths.market(partner.id, eventRef, selection);
+}
+
+/** What a Buy came to: the checkout, or why not (with the way back to the market where there is one). */
+export type BuyOutcome =
+  | { kind: 'checkout'; to: string }
+  /** Too many live holds (partner setting `holdLimits`); `pendingCheckout`: the buyer's checkout waiting for payment, if any. */
+  | { kind: 'holdLimit'; limit: HoldLimit; max: number; retryAfterSeconds: number; pendingCheckout: string | null }
+  | { kind: 'notFound' }
+  /** A pick that would leave a single seat empty in a row (the seat map's rule). */
+  | { kind: 'orphanSeat'; market: string }
+  /** A pick across ticket options (one checkout holds one option), or an empty or repeated pick: `message` says which. */
+  | { kind: 'invalid'; message: string }
+  | { kind: 'ownListing'; market: string }
+  /** Taken meanwhile, or otherwise refused. */
+  | { kind: 'taken'; market: string };
+
+/** The refusals of a Buy that answer a notice (every outcome but the checkout and the 404). */
+export type BuyRefusal = Exclude<BuyOutcome, { kind: 'checkout' } | { kind: 'notFound' }>;
+
+/**
+ * Buy: reserves the listings for the signed-in buyer (`buyerPk`) in one transaction and names
+ * the checkout; a refusal becomes its outcome (any other failure is thrown). `eventRef` and
+ * `showId` are the path's and the form's, for the way back to the market. `clientKey`: the
+ * HMAC of the client address, for the per-address hold limit.
+ */
+export async function buyListings(
+  deps: Pick<AppDeps, 'db' | 'clock' | 'intentions' | 'listings' | 'metrics'>,
+  input: { partner: PartnerRow; eventRef: string; showId: string | undefined; listingIds: string[]; buyerPk: string; returnTo: string | null; clientKey: string; lang: Lang },
+): Promise<BuyOutcome> {
+  const { partner, lang } = input;
+  try {
+    const intention = await deps.db.transact(async (tx) =>
+      await reserveListings(deps, tx, { partner, listingIds: input.listingIds, buyerPk: input.buyerPk, returnTo: input.returnTo, clientKey: input.clientKey }),
+    );
+    return { kind: 'checkout', to: servicePaths.checkout(partner.id, intention.id, { lang }) };
+  } catch (err) {
+    if (err instanceof HoldLimitError) {
+      return {
+        kind: 'holdLimit',
+        limit: err.limit,
+        max: err.max,
+        retryAfterSeconds: err.retryAfterSeconds,
+        pendingCheckout: err.pendingIntentionId ? servicePaths.checkout(partner.id, err.pendingIntentionId, { lang }) : null,
+      };
+    }
+    if (!(err instanceof ApiError)) throw err;
+    if (err.code === 'not_found') return { kind: 'notFound' };
+    const market = servicePaths.market(partner.id, input.eventRef, { showId: input.showId || undefined, lang });
+    // An orphan seat is an `invalid_value` too: it says so, with the way back.
+    if (err instanceof OrphanSeatError) return { kind: 'orphanSeat', market };
+    if (err.reason === 'mixed_items' || err.code === 'missing_field' || err.code === 'invalid_value') return { kind: 'invalid', message: err.message };
+    if (err.reason === 'own_listing') return { kind: 'ownListing', market };
+    return { kind: 'taken', market };
+  }
+}

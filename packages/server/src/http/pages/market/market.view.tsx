@@ -1,0 +1,219 @@
+/** @jsxImportSource hono/jsx */
+import type { Lang } from '@resale/shared/lang';
+import { formatInstant } from '@resale/shared/format';
+import { raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
+import { RETURN_TO_TAG_PARAM } from '../../../domain/auth/auth.urls.js';
+import { currencyDigits } from '../../../lib/money.js';
+import { placeText } from '../../../lib/seats.js';
+import type { Offer } from '../../../flows/market.queries.js';
+import { CsrfInput } from '../auth/auth.session.js';
+import { cm } from '../checkout/checkout.messages.js';
+import { Layout, type NoticeProps } from '../layout.js';
+import type { BuyFormFields, BuyRefusal, MarketView } from './market.load.js';
+import { mm, orphanSeatMessages } from './market.messages.js';
+
+/**
+ * The market page's markup, stateless: the handler (market.pages.tsx) passes the view model
+ * (market.load.ts), the language, the Buy forms' CSRF token, and the "signed in as" line.
+ */
+
+/** What the market page adds to the shared stylesheet (its CSP allows it by hash). */
+export const MARKET_CSS = `.offers{list-style:none;padding:0}.offers li{margin:0 0 .75rem}.offers li.shared{outline:3px solid #0b4fb3}
+h2{font-size:1.15rem;margin:1.5rem 0 .5rem}.price{font-size:1.2rem;font-weight:700}`;
+
+function money(minor: number, currency: string, lang: Lang): string {
+  return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
+}
+
+/** A Buy form: its CSRF field, then what it carries. */
+function BuyForm(props: { action: string; csrf: string; children?: Child }) {
+  return (
+    <form method="post" action={props.action}>
+      <CsrfInput token={props.csrf} />
+      {props.children ?? null}
+    </form>
+  );
+}
+
+/** What every Buy form carries besides its listings: the show (to come back to it after sign-in) and the way back. */
+function BuyFields({ fields }: { fields: BuyFormFields }) {
+  return (
+    <>
+      <input type="hidden" name="showId" value={fields.showId} />
+      {fields.returnTo !== null ? <input type="hidden" name="returnTo" value={fields.returnTo} /> : null}
+      {fields.returnTag !== null ? <input type="hidden" name={RETURN_TO_TAG_PARAM} value={fields.returnTag} /> : null}
+    </>
+  );
+}
+
+/** A listing that cannot be bought on its own: why, and the neighbour to buy with it (or the map). */
+function StrandedBuy(props: { offer: Offer; companion: Offer | null; view: MarketView; csrf: string; lang: Lang }) {
+  const { offer, companion, view, lang } = props;
+  const place = companion ? companion.seats.map((s) => placeText(s, lang)).filter(Boolean).join(', ') : '';
+  const total = companion ? money(offer.buyerTotalMinor * offer.quantity + companion.buyerTotalMinor * companion.quantity, offer.currency, lang) : '';
+  return (
+    <>
+      <p class="hint">{mm(lang, 'strandsAlone')}</p>
+      {companion ? (
+        <BuyForm action={view.buyAction} csrf={props.csrf}>
+          <input type="hidden" name="listingId" value={offer.listingId} />
+          <input type="hidden" name="listingId" value={companion.listingId} />
+          <BuyFields fields={view.buyFields} />
+          <p>{mm(lang, 'together', { total })}</p>
+          <button type="submit">{mm(lang, 'buyWith', { place })}</button>
+        </BuyForm>
+      ) : view.hasMap ? (
+        <p>
+          <a href="#seat-map">{mm(lang, 'pickOnMap')}</a>
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * The public market page of an event: the show, the seat map's pick, the seat map, the offers
+ * grouped by ticket option and area (a shared listing marked), and the other dates.
+ * `signedInAs`: the "signed in as … Sign out" line (nothing when signed out).
+ */
+export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; signedInAs: Child }) {
+  const { view: v, lang, csrf } = props;
+  return (
+    <Layout
+      lang={lang}
+      title={v.eventTitle}
+      wide={v.hasMap}
+      head={
+        <>
+          <style>{raw(MARKET_CSS)}</style>
+          {v.hasMap ? <script type="module" src="/widgets/v1/resale.js"></script> : null}
+        </>
+      }
+    >
+      {props.signedInAs}
+      <h1>{v.eventTitle}</h1>
+      <p>
+        {v.show.title} · <time datetime={new Date(v.show.startsAt).toISOString()}>{formatInstant(v.show.startsAt, lang, v.timeZone)}</time>
+        {v.venueName ? ` · ${v.venueName}` : ''}
+      </p>
+      {v.show.cancelled ? <p role="status">{mm(lang, 'cancelled')}</p> : null}
+      {v.primary ? <p role="status">{mm(lang, v.primary === 'soldOut' ? 'primarySoldOut' : 'primaryAlmostSoldOut')}</p> : null}
+      {v.picked.length > 0 ? (
+        <section aria-labelledby="selection">
+          <h2 id="selection">{mm(lang, 'selection')}</h2>
+          {v.selection.length < v.picked.length ? <p role="alert">{mm(lang, 'selectionGone')}</p> : null}
+          {v.selection.length > 0 ? (
+            <BuyForm action={v.buyAction} csrf={csrf}>
+              <ul>
+                {v.selection.map((o) => (
+                  <li>
+                    {o.optionTitle} · {o.seats.map((s) => placeText(s, lang)).filter(Boolean).join(', ') || mm(lang, 'tickets', { n: o.quantity })} ·{' '}
+                    {money(o.buyerTotalMinor * o.quantity, o.currency, lang)}
+                    <input type="hidden" name="listingId" value={o.listingId} />
+                  </li>
+                ))}
+              </ul>
+              <p>
+                {mm(lang, 'selectionTotal')}: <span class="price">{money(v.selectionTotal, v.selection[0]!.currency, lang)}</span>
+              </p>
+              <BuyFields fields={v.buyFields} />
+              <button type="submit">{mm(lang, 'reserve')}</button>
+            </BuyForm>
+          ) : null}
+        </section>
+      ) : null}
+      {v.hasMap ? (
+        <section aria-labelledby="seat-map">
+          <h2 id="seat-map">{mm(lang, 'map')}</h2>
+          <resale-seat-map lang={lang} src={v.seatMapSrc} selected={v.picked.length > 0 ? v.picked.join(',') : undefined}></resale-seat-map>
+        </section>
+      ) : null}
+      <h2>{mm(lang, 'forSale')}</h2>
+      {v.groups.length === 0 && !v.show.cancelled ? <p>{mm(lang, 'none')}</p> : null}
+      {v.groups.map(({ title, offers }) => (
+        <section aria-label={title}>
+          <h3>{title}</h3>
+          <ul class="offers">
+            {offers.map(({ offer: o, shared, stranded }) => (
+              <li class={shared ? 'card shared' : 'card'} aria-current={shared ? 'true' : undefined}>
+                {shared ? <p>{mm(lang, 'shared')}</p> : null}
+                <p>
+                  <span class="price">{money(o.buyerTotalMinor, o.currency, lang)}</span> {mm(lang, 'perTicket')}
+                </p>
+                {o.quantity > 1 ? <p>{mm(lang, 'tickets', { n: o.quantity })}</p> : null}
+                {stranded ? (
+                  <StrandedBuy offer={o} companion={stranded.companion} view={v} csrf={csrf} lang={lang} />
+                ) : (
+                  <BuyForm action={v.buyAction} csrf={csrf}>
+                    <input type="hidden" name="listingId" value={o.listingId} />
+                    <BuyFields fields={v.buyFields} />
+                    <button type="submit" aria-label={`${cm(lang, 'buy')} · ${o.optionTitle} · ${money(o.buyerTotalMinor, o.currency, lang)}`}>
+                      {cm(lang, 'buy')}
+                    </button>
+                  </BuyForm>
+                )}
+                {o.seats.some((s) => s.section || s.row || s.seat) ? (
+                  <ul>
+                    {o.seats.map((s) => (
+                      <li>{placeText(s, lang)}</li>
+                    ))}
+                  </ul>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
+      {v.otherShows.length > 0 ? (
+        <nav aria-label={mm(lang, 'shows')}>
+          <h2>{mm(lang, 'shows')}</h2>
+          <ul>
+            {v.otherShows.map((s) => (
+              <li>
+                <a href={s.href}>
+                  {s.title} · {formatInstant(s.startsAt, lang, s.timeZone, 'long')}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      ) : null}
+    </Layout>
+  );
+}
+
+/** The link of a refusal back to the market. */
+const backToMarket = (href: string, lang: Lang) => ({ href, label: cm(lang, 'backToMarket') });
+
+/**
+ * The notice of a refused Buy (for `noticePage`): too many holds (429, `Retry-After`, the
+ * pending checkout), an orphan seat or a bad pick (400), the buyer's own listing or tickets taken
+ * meanwhile (409), with the way back to the market where there is one.
+ */
+export function buyRefusalNotice(refusal: BuyRefusal, lang: Lang): NoticeProps & { status: number; headers?: Record<string, string> } {
+  switch (refusal.kind) {
+    case 'holdLimit': {
+      const text =
+        refusal.limit === 'perClientAddress'
+          ? cm(lang, 'holdsPerAddress', { minutes: Math.max(1, Math.ceil(refusal.retryAfterSeconds / 60)) })
+          : cm(lang, refusal.limit === 'perBuyer' ? 'holdsPerBuyer' : 'heldTicketsPerShow', { n: refusal.max });
+      return {
+        lang,
+        status: 429,
+        headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
+        title: cm(lang, 'holdLimitTitle'),
+        text,
+        ...(refusal.pendingCheckout ? { link: { href: refusal.pendingCheckout, label: cm(lang, 'continueCheckout') } } : {}),
+      };
+    }
+    case 'orphanSeat':
+      return { lang, status: 400, title: orphanSeatMessages(lang, 'title'), text: orphanSeatMessages(lang, 'text'), link: backToMarket(refusal.market, lang) };
+    case 'invalid':
+      return { lang, status: 400, title: cm(lang, 'takenTitle'), text: refusal.message };
+    case 'ownListing':
+      return { lang, status: 409, title: cm(lang, 'ownListingTitle'), text: cm(lang, 'ownListingPickText'), link: backToMarket(refusal.market, lang) };
+    case 'taken':
+      return { lang, status: 409, title: cm(lang, 'takenTitle'), text: cm(lang, 'takenText'), link: backToMarket(refusal.market, lang) };
+  }
+}

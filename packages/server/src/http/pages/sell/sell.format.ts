@@ -1,0 +1,45 @@
+import type { Lang } from '@resale/shared/lang';
+import type { PriceLimits } from '../../../domain/listings/listings.pricing.js';
+import { currencyDigits } from '../../../lib/money.js';
+import { sm } from './sell.messages.js';
+
+/**
+ * The sell pages' money in words and the price rules they show, pure functions shared by the
+ * loads (an error that names the face value) and the views (prices, limits, breakdowns).
+ */
+
+/** An amount in minor units as the page shows it: "€45.50". */
+export function money(minor: number, currency: string, lang: Lang): string {
+  return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
+}
+
+/** An amount in minor units as typed in a price field ("45.50"); empty for none. */
+export function typed(minor: number | null, currency: string): string {
+  return minor === null ? '' : (minor / 10 ** currencyDigits(currency)).toFixed(currencyDigits(currency));
+}
+
+/** What the seller may ask, said before they type: the face value and the organiser's range (or that there is none). */
+export function limitsText(l: PriceLimits, currency: string, lang: Lang): string {
+  const f = (m: number) => money(m, currency, lang);
+  if (l.fixedMinor !== null) return sm(lang, 'priceFixed', { price: f(l.fixedMinor) });
+  const face = l.originalMinor !== null ? `${sm(lang, 'faceValue', { price: f(l.originalMinor) })} ` : '';
+  if (l.minMinor !== null && l.maxMinor !== null) return face + sm(lang, 'priceRange', { min: f(l.minMinor), max: f(l.maxMinor) });
+  if (l.minMinor !== null) return face + sm(lang, 'priceMin', { min: f(l.minMinor) });
+  if (l.maxMinor !== null) return face + sm(lang, 'priceMax', { max: f(l.maxMinor) });
+  return face + sm(lang, 'priceNoLimit');
+}
+
+/** Whether a price asks more than the ticket's face value (publishing it then needs the seller's confirmation). */
+export function aboveFace(priceMinor: number | null, limits: PriceLimits): boolean {
+  if (priceMinor === null || limits.fixedMinor !== null || limits.originalMinor === null || limits.originalMinor <= 0) return false;
+  // A price outside the organiser's range is refused anyway: no confirmation to ask for.
+  if ((limits.maxMinor !== null && priceMinor > limits.maxMinor) || (limits.minMinor !== null && priceMinor < limits.minMinor)) return false;
+  return priceMinor > limits.originalMinor;
+}
+
+/** How far above face value, in words: "8×" from twice up, "12 % above" below. */
+export function howFarAbove(priceMinor: number, faceMinor: number, lang: Lang): string {
+  const ratio = priceMinor / faceMinor;
+  if (ratio >= 2) return sm(lang, 'timesFace', { times: new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(ratio) });
+  return sm(lang, 'percentAboveFace', { percent: new Intl.NumberFormat(lang, { maximumFractionDigits: 0 }).format(Math.max(1, Math.round((ratio - 1) * 100))) });
+}

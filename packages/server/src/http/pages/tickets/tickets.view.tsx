@@ -1,0 +1,163 @@
+/** @jsxImportSource hono/jsx */
+import type { Lang } from '@resale/shared/lang';
+import { formatInstant } from '@resale/shared/format';
+import { raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
+import type { TicketView } from '../../../domain/tickets/tickets.view.js';
+import { cspWith, Layout } from '../layout.js';
+import { tm } from './tickets.messages.js';
+
+/**
+ * The secure ticket view's markup, stateless: the handlers (tickets.pages.tsx) pass the
+ * ticket's view (tickets.load.ts), the language and the PDF's link.
+ */
+
+/** What the ticket view adds to the shared stylesheet. */
+export const VIEW_CSS = `dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#4a4a55}dd{margin:0;font-weight:600}
+.card+.card{margin-top:1rem}.qr svg,.qr img{width:100%;max-width:18rem;height:auto;display:block;margin:0 auto}
+.notice{background:#fff7e0;border-left:4px solid #8a5a00;padding:.75rem 1rem}.willcall{font-size:1.4rem;letter-spacing:.05em}`;
+/** The partner's QR image (URL access) may be on any https host. */
+export const VIEW_CSP = cspWith({ styles: [VIEW_CSS], imgSrc: ['https:'] });
+
+/** The shell of the ticket view's pages: the shared layout with the view's stylesheet. */
+function Page(props: { lang: Lang; title: string; children?: Child }) {
+  return (
+    <Layout lang={props.lang} title={props.title} head={<style>{raw(VIEW_CSS)}</style>}>
+      {props.children}
+    </Layout>
+  );
+}
+
+const formatWhen = (ms: number, lang: Lang, timeZone: string | undefined) => formatInstant(ms, lang, timeZone);
+
+/** Why the page shows no QR (locked until a moment, listed, sold, used, invalid, box office only), or null. */
+function accessNotice(v: TicketView, lang: Lang): string | null {
+  const absence = v.access.qrAbsence;
+  return absence === 'locked'
+    ? tm(lang, 'locked', { when: formatWhen(v.access.unlockAt, lang, v.timeZone) })
+    : absence === 'listed'
+      ? tm(lang, 'listed')
+      : absence === 'transferred'
+        ? tm(lang, 'transferred')
+        : absence === 'used'
+          ? tm(lang, 'used')
+          : absence === 'invalid'
+            ? tm(lang, 'invalid')
+            : absence === 'will_call_only'
+              ? v.willCall?.number === null
+                ? tm(lang, 'willCallOnlyDetails')
+                : tm(lang, 'willCallOnly')
+              : null;
+}
+
+/**
+ * The ticket: its event and show, its category and place, its state, and its access: the QR
+ * (or why not yet), the code, the box office's pick-up, and the PDF's link (`pdfHref`) if any.
+ */
+export function TicketPage({ v, lang, pdfHref }: { v: TicketView; lang: Lang; pdfHref: string | null }) {
+  const message = accessNotice(v, lang);
+  return (
+    <Page lang={lang} title={`${v.eventTitle} · ${tm(lang, 'title')}`}>
+      <h1>{v.eventTitle}</h1>
+      <p>
+        {v.showTitle} · <time datetime={new Date(v.startsAt).toISOString()}>{formatWhen(v.startsAt, lang, v.timeZone)}</time>
+        {v.venue ? ` · ${v.venue}` : ''}
+      </p>
+      <section class="card" aria-labelledby="ticket-h">
+        <h2 id="ticket-h">{tm(lang, 'title')}</h2>
+        <dl>
+          <dt>{tm(lang, 'category')}</dt>
+          <dd>{v.optionTitle}</dd>
+          {v.seating.section ? (
+            <>
+              <dt>{tm(lang, 'section')}</dt>
+              <dd>{v.seating.section}</dd>
+            </>
+          ) : null}
+          {v.seating.row ? (
+            <>
+              <dt>{tm(lang, 'row')}</dt>
+              <dd>{v.seating.row}</dd>
+            </>
+          ) : null}
+          {v.seating.seat ? (
+            <>
+              <dt>{tm(lang, 'seat')}</dt>
+              <dd>{v.seating.seat}</dd>
+            </>
+          ) : null}
+          <dt>{tm(lang, 'ticket')}</dt>
+          <dd>{v.ticketId}</dd>
+          <dt>{tm(lang, 'status')}</dt>
+          <dd>{tm(lang, `state_${v.state}`)}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="access-h">
+        <h2 id="access-h">{tm(lang, 'access')}</h2>
+        {message ? (
+          <p class="notice" role="status">
+            {message}
+          </p>
+        ) : null}
+        {v.qr?.kind === 'svg' ? (
+          <div class="qr" role="img" aria-label={tm(lang, 'qrLabel', { id: v.ticketId })}>
+            {raw(v.qr.svg)}
+          </div>
+        ) : null}
+        {v.qr?.kind === 'image' ? (
+          <div class="qr">
+            <img src={v.qr.url} alt={tm(lang, 'qrLabel', { id: v.ticketId })} referrerpolicy="no-referrer" />
+          </div>
+        ) : null}
+        {v.code ? (
+          <p>
+            {tm(lang, 'code')}: <strong>{v.code}</strong>
+          </p>
+        ) : null}
+        {v.willCall ? (
+          <>
+            {v.willCall.number !== null ? (
+              <p>
+                {tm(lang, 'willCall')}: <strong class="willcall">{v.willCall.number}</strong>
+              </p>
+            ) : null}
+            {v.willCall.pickUp ? (
+              <>
+                <h3>{tm(lang, 'pickUp')}</h3>
+                <p>{tm(lang, 'pickUpText')}</p>
+                <dl>
+                  <dt>{tm(lang, 'pickUpTicket')}</dt>
+                  <dd>
+                    <strong class="willcall">{v.willCall.pickUp.ticketId}</strong>
+                  </dd>
+                  {v.willCall.pickUp.holder ? (
+                    <>
+                      <dt>{tm(lang, 'pickUpHolder')}</dt>
+                      <dd>{v.willCall.pickUp.holder}</dd>
+                    </>
+                  ) : null}
+                </dl>
+              </>
+            ) : null}
+            {v.willCall.instructions ? <p>{v.willCall.instructions}</p> : null}
+          </>
+        ) : null}
+        {pdfHref ? (
+          <p>
+            <a href={pdfHref}>{tm(lang, 'pdf')}</a>
+          </p>
+        ) : null}
+      </section>
+    </Page>
+  );
+}
+
+/** The 404 of a view link that does not work (wrong, or the ticket changed hands). */
+export function Gone({ lang }: { lang: Lang }) {
+  return (
+    <Page lang={lang} title={tm(lang, 'gone')}>
+      <h1>{tm(lang, 'gone')}</h1>
+      <p>{tm(lang, 'goneText')}</p>
+    </Page>
+  );
+}
