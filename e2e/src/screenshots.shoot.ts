@@ -201,6 +201,7 @@ it('renders every page and widget state', async () => {
       await ops.goto(`${base}${tab}`);
       await shoot(ops, name);
     }
+    await ops.goto(`${base}/webhooks`);
     const messages = ops.locator('a[href*="/webhooks/msg_"]');
     const message = (await messages.count()) > 0 ? await messages.first().getAttribute('href') : null;
     if (message) {

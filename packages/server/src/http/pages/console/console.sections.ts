@@ -15,16 +15,17 @@ export interface PartnerSection {
   permission: Permission;
 }
 
+/** In the order of a partner's day: its settings, its events, what sold and the money, then the developers' and the team's tabs. */
 export const PARTNER_SECTIONS: readonly PartnerSection[] = [
   { id: 'settings', path: '', label: { en: 'Settings', es: 'Ajustes' }, permission: 'read' },
-  { id: 'developers', path: '/developers', label: { en: 'Developers', es: 'Desarrolladores' }, permission: 'read' },
-  { id: 'team', path: '/team', label: { en: 'Team', es: 'Equipo' }, permission: 'read' },
-  { id: 'webhooks', path: '/webhooks', label: { en: 'Webhooks', es: 'Webhooks' }, permission: 'read' },
   { id: 'events', path: '/events', label: { en: 'Events', es: 'Eventos' }, permission: 'read' },
-  { id: 'load', path: '/load', label: { en: 'Manual load', es: 'Carga manual' }, permission: 'administer' },
-  { id: 'risk', path: '/risk', label: { en: 'Risk', es: 'Riesgo' }, permission: 'read' },
   { id: 'sales', path: '/sales', label: { en: 'Sales', es: 'Ventas' }, permission: 'read' },
   { id: 'money', path: '/money', label: { en: 'Money', es: 'Dinero' }, permission: 'read' },
+  { id: 'risk', path: '/risk', label: { en: 'Risk', es: 'Riesgo' }, permission: 'read' },
+  { id: 'load', path: '/load', label: { en: 'Manual load', es: 'Carga manual' }, permission: 'administer' },
+  { id: 'webhooks', path: '/webhooks', label: { en: 'Webhooks', es: 'Webhooks' }, permission: 'read' },
+  { id: 'developers', path: '/developers', label: { en: 'Developers', es: 'Desarrolladores' }, permission: 'read' },
+  { id: 'team', path: '/team', label: { en: 'Team', es: 'Equipo' }, permission: 'read' },
 ];
 
 /** The console's address of a partner's section. */
