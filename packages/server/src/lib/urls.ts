@@ -70,6 +70,10 @@ export const servicePaths = {
   ticketView: (token: string) => `/tickets/view/${seg(token)}`,
   /** Who is signed in, with the sign-out button. */
   session: (query?: UrlQuery) => withQuery('/auth/session', query),
+  /** The console's home (operators and partners' people). */
+  console: (query?: UrlQuery) => withQuery('/console', query),
+  /** A partner's pages in the console: its settings, or a section (`/events`, `/sales` …) and what lies under it. */
+  consolePartner: (partnerId: string, section = '', query?: UrlQuery) => withQuery(`/console/partners/${seg(partnerId)}${section}`, query),
 } as const;
 
 /** `path` (of {@link servicePaths}) as an absolute URL on the public base URL (which has no trailing slash). */

@@ -8,7 +8,7 @@ import { renderPage } from '../layout.js';
 import { barOf, consoleRefusal, otherLangHref, requireConsole, type ConsoleDeps } from './console.auth.js';
 import { cm } from './console.messages.js';
 import type { ConsoleEnv } from './console.session.js';
-import { CONSOLE_CSP, ConsoleLayout, type ConsoleBarView } from './console.view.js';
+import { CONSOLE_CSP, ConsoleLayout, PartnerSelect, type ConsoleBarView } from './console.view.js';
 
 /** Entries per page of the audit log. */
 const AUDIT_PAGE_SIZE = 50;
@@ -53,20 +53,14 @@ function AuditView(props: { lang: Lang; bar: ConsoleBarView; model: AuditPageMod
       <h1>{cm(lang, 'auditTitle')}</h1>
       <p>{cm(lang, 'auditIntro')}</p>
       <form method="get" action="/console/audit" class="inline-form" role="search">
-        <div class="field">
-          <label for="f-partnerId">{cm(lang, 'partner')}</label>
-          {props.operator ? (
+        {props.operator ? (
+          <div class="field">
+            <label for="f-partnerId">{cm(lang, 'partner')}</label>
             <input id="f-partnerId" name="partnerId" value={model.partnerId ?? ''} placeholder={cm(lang, 'allPartners')} />
-          ) : (
-            <select id="f-partnerId" name="partnerId">
-              {model.partners.map((p) => (
-                <option value={p.id} selected={p.id === model.partnerId}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </div>
+          </div>
+        ) : (
+          <PartnerSelect id="f-partnerId" label={cm(lang, 'partner')} partners={model.partners} selected={model.partnerId} />
+        )}
         <div class="field">
           <label for="f-action">{cm(lang, 'action')}</label>
           <input id="f-action" name="action" value={model.action} placeholder="partner.update" />

@@ -5,7 +5,7 @@ import type { CurrencyTotals } from '../../../domain/ledger/ledger.queries.js';
 import { currencyDigits } from '../../../lib/money.js';
 import type { MoneyModel, MoneyReport, PayoutFilter, PayoutItem } from './console.money.load.js';
 import { mm } from './console.money.messages.js';
-import { ConsoleLayout, CsrfField, ErrorSummary, Field, Notice, type ConsoleBarView } from './console.view.js';
+import { type ConsoleBarView, ConsoleLayout, CsrfField, ErrorSummary, Field, Notice, PartnerSelect } from './console.view.js';
 
 /**
  * The money pages' content: the period (and, on the operators' page, the partner), the overdue
@@ -90,19 +90,7 @@ export function MoneyView(props: { lang: Lang; model: MoneyModel; base: string; 
           <Field name="from" label={mm(lang, 'from')} value={model.typed.from} error={errors.from} />
           <Field name="to" label={mm(lang, 'to')} value={model.typed.to} error={errors.to} />
         </div>
-        {model.operatorPage ? (
-          <div class="field">
-            <label for="f-partnerId">{mm(lang, 'partner')}</label>
-            <select id="f-partnerId" name="partnerId">
-              <option value="">{mm(lang, 'allPartners')}</option>
-              {model.partners.map((p) => (
-                <option value={p.id} selected={p.id === model.partnerId}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          </div>
-        ) : null}
+        {model.operatorPage ? <PartnerSelect id="f-partnerId" label={mm(lang, 'partner')} partners={model.partners} selected={model.partnerId} all={mm(lang, 'allPartners')} /> : null}
         {model.filter ? <input type="hidden" name="state" value={model.filter} /> : null}
         <button type="submit" class="secondary">
           {mm(lang, 'show')}

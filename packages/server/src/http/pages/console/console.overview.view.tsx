@@ -6,7 +6,7 @@ import type { OverviewModel } from './console.overview.load.js';
 import { OVERVIEW_PERIODS } from './console.overview.load.js';
 import { om } from './console.overview.messages.js';
 import { PartnerTable } from './console.partners.view.js';
-import { ConsoleLayout, type ConsoleBarView } from './console.view.js';
+import { ConsoleLayout, PartnerSelect, type ConsoleBarView } from './console.view.js';
 
 function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
@@ -50,17 +50,7 @@ export function OverviewView(props: { lang: Lang; bar: ConsoleBarView; model: Ov
             ))}
           </select>
         </div>
-        <div class="field">
-          <label for="f-partner">{om(lang, 'partner')}</label>
-          <select id="f-partner" name="partnerId">
-            {props.bar.operator ? <option value="">{om(lang, 'allPartners')}</option> : null}
-            {model.partners.map((p) => (
-              <option value={p.id} selected={p.id === model.partnerId}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <PartnerSelect id="f-partner" label={om(lang, 'partner')} partners={model.partners} selected={model.partnerId} all={props.bar.operator ? om(lang, 'allPartners') : undefined} />
         <button type="submit" class="secondary">
           {om(lang, 'show')}
         </button>

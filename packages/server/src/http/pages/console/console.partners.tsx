@@ -7,6 +7,7 @@ import { CONSOLE_ROLES, type ConsoleRole } from '../../../domain/console/console
 import { changeTeamRole, inviteToTeam, removeFromTeam } from '../../../flows/console-team.js';
 import { createPartner, rotatePartnerKey, updatePartner } from '../../../flows/operator-changes.js';
 import { formatInstant } from '@resale/shared/format';
+import { servicePaths, serviceUrl } from '../../../lib/urls.js';
 import { renderPage } from '../layout.js';
 import { safeRedirect } from '../auth/auth.session.js';
 import { barOf, consoleRefusal, formText, otherLangHref, requireConsole, requireStepUp, type ConsoleDeps } from './console.auth.js';
@@ -202,7 +203,7 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     if (!email) errors.email = cm(lang, 'badEmail');
     if (!isRole(form.role)) errors.role = cm(lang, 'badRole');
     if (!email || !isRole(form.role)) return partnerPage(c, session, partnerId, 'team', { invite: { email: (form.email ?? '').slice(0, 254), role: form.role ?? '', errors } }, 400);
-    const consoleUrl = new URL('/console', deps.config.publicBaseUrl).toString();
+    const consoleUrl = serviceUrl(deps.config.publicBaseUrl, servicePaths.console());
     const done = await inviteToTeam(deps, consoleAuditContext(c, session, partnerId), { partnerId, email, role: form.role, consoleUrl, lang });
     if (!done.ok && done.reason === 'exists') return partnerPage(c, session, partnerId, 'team', { invite: { email, role: form.role, errors: { email: cm(lang, 'alreadyMember', { email }) } } }, 409);
     if (!done.ok) return consoleRefusal(c, 404);

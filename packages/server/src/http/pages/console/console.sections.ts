@@ -1,5 +1,6 @@
 import type { Lang } from '@resale/shared/lang';
 import type { Permission } from '../../../domain/console/console.service.js';
+import { servicePaths } from '../../../lib/urls.js';
 
 /**
  * The sections of a partner in the console, each a tab of the partner's pages: defined once
@@ -30,5 +31,5 @@ export const PARTNER_SECTIONS: readonly PartnerSection[] = [
 
 /** The console's address of a partner's section. */
 export function sectionHref(partnerId: string, section: Pick<PartnerSection, 'path'> = PARTNER_SECTIONS[0]!): string {
-  return `/console/partners/${encodeURIComponent(partnerId)}${section.path}`;
+  return servicePaths.consolePartner(partnerId, section.path);
 }

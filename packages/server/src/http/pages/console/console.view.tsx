@@ -168,3 +168,20 @@ export function Notice(props: { kind: 'ok' | 'error' | 'info' | 'warn'; children
     </div>
   );
 }
+
+/** A labelled select of partners (`name="partnerId"`), with "all partners" first when `all` names it. */
+export function PartnerSelect(props: { id: string; label: string; partners: readonly { id: string; name: string }[]; selected: string | null; all?: string | undefined }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name="partnerId">
+        {props.all ? <option value="">{props.all}</option> : null}
+        {props.partners.map((p) => (
+          <option value={p.id} selected={p.id === props.selected}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
