@@ -48,6 +48,8 @@ export interface ConsoleSession extends ConsoleIdentity {
   createdAt: number;
   expiresAt: number;
   steppedUpAt: number | null;
+  /** The session's last recorded request is a minute old or more: record this one ({@link ConsoleService.touchSession}). */
+  seenStale: boolean;
 }
 
 /** Why a code was not accepted. */
@@ -318,7 +320,8 @@ export class ConsoleService {
 
   /**
    * The live session of a cookie value, with its person: not revoked, not over (12 hours), not
-   * idle (30 minutes since its last request); the request counts as activity.
+   * idle (30 minutes since its last request). A read: the caller records the request as activity
+   * with {@link touchSession} when `seenStale` says so, so a page view takes no write lock.
    */
   async findSession(tx: Tx, token: string): Promise<ConsoleSession | null> {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
@@ -331,8 +334,12 @@ export class ConsoleService {
     if (!row) return null;
     const identity = await this.identity(tx, row.userPk);
     if (!identity || (!identity.user.operator && identity.memberships.length === 0)) return null;
-    if (now - row.seenAt >= SEEN_GRAIN_MS) await tx.update(consoleSessions).set({ seenAt: now }).where(eq(consoleSessions.id, row.id));
-    return { ...identity, id: row.id, csrfSecret: row.csrfSecret, createdAt: row.createdAt, expiresAt: row.expiresAt, steppedUpAt: row.steppedUpAt };
+    return { ...identity, id: row.id, csrfSecret: row.csrfSecret, createdAt: row.createdAt, expiresAt: row.expiresAt, steppedUpAt: row.steppedUpAt, seenStale: now - row.seenAt >= SEEN_GRAIN_MS };
+  }
+
+  /** Records a request of the session (the idle timeout counts from it); {@link findSession} says when it is due (`seenStale`). */
+  async touchSession(tx: Tx, sessionId: string): Promise<void> {
+    await tx.update(consoleSessions).set({ seenAt: this.clock.now() }).where(eq(consoleSessions.id, sessionId));
   }
 
   /** Whether the session's last code is fresh enough to show a secret, rotate a key, change where money goes or refund. */

@@ -71,7 +71,9 @@ function consoleLang(c: ConsoleContext, deps: Pick<AppDeps, 'config'>): Lang {
 export function consoleSessionFromRequest(deps: ConsoleSessionDeps): MiddlewareHandler<ConsoleEnv> {
   return async function consoleSessionMiddleware(c, next) {
     const token = getCookie(c, CONSOLE_COOKIE) ?? null;
-    const session = token ? await deps.db.transact(async (tx) => await deps.consoleAccess.findSession(tx, token)) : null;
+    const session = token ? await deps.db.read(async (tx) => await deps.consoleAccess.findSession(tx, token)) : null;
+    // The request is activity (the idle timeout): written at most once a minute, so most page views write nothing.
+    if (session?.seenStale) await deps.db.transact(async (tx) => await deps.consoleAccess.touchSession(tx, session.id));
     if (token && !session) deleteCookie(c, CONSOLE_COOKIE, cookieOptions(deps));
     c.set('console', session);
     c.set('consoleToken', token);

@@ -20,7 +20,7 @@ export const CONSOLE_CSS = `main.console{max-width:72rem}
 .table-wrap{overflow-x:auto;margin:0 0 var(--s4);border:1px solid var(--line);border-radius:12px;background:var(--surface)}
 table.data{width:100%;border-collapse:collapse;font-size:var(--t-sm)}table.data th,table.data td{text-align:left;padding:var(--s2) var(--s3);border-bottom:1px solid var(--line);vertical-align:top}
 table.data th{font-weight:600;white-space:nowrap}table.data tr:last-child td{border-bottom:0}table.data td.num{text-align:right;font-variant-numeric:tabular-nums}
-table.data code{overflow-wrap:anywhere}
+table.data code{overflow-wrap:break-word}
 .secret{display:block;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--canvas);border:1px solid var(--border);border-radius:var(--radius);padding:var(--s2) var(--s3);overflow-wrap:anywhere;user-select:all}
 .grid{display:grid;gap:0 var(--s4)}@media (min-width:700px){.grid{grid-template-columns:repeat(2,minmax(0,1fr))}}
 textarea{display:block;width:100%;min-height:6rem;font:inherit;padding:var(--s2) var(--s3);border:1px solid var(--border);border-radius:var(--radius);background:var(--surface);color:var(--text)}
