@@ -170,6 +170,24 @@ describe('POST /webhooks', () => {
     expect(s.demo.store.state.users.filter((u) => u.email === 'ana@demo.test')).toHaveLength(1);
   });
 
+  it('gives the tickets of a refunded resale back to their seller, in the order they left, once', async () => {
+    const ticketId = s.demo.store.state.tickets.find((t) => t.orderId === 'ord-1004')!.ticketId;
+    const sold = resaleBody([ticketId], { email: 'erin@example.com' }, 'bi_refund_me');
+    expect((await deliver(sold, signedHeaders('msg_sold_r', sold))).status).toBe(204);
+    expect(s.demo.store.ticket(ticketId)!.ownerId).toBe('u-erin');
+    const refunded = JSON.stringify({
+      family: 'resale',
+      action: 'resale.refunded',
+      data: { resaleId: 'bi_refund_me', eventId: 'demo-festival', showId: 'fest-1', refundedAt: new Date().toISOString(), amount: 38.5, currency: 'EUR', reason: 'operator', buyer: { id: null, email: 'erin@example.com', phone: null }, tickets: [{ ticketId, listingId: 'lst_01test', previousOwner: { id: null, email: 'carla@demo.test', phone: null } }, { ticketId: 'dt-gala-d3', listingId: 'lst_01test', previousOwner: { id: null, email: 'carla@demo.test', phone: null } }] },
+    });
+    expect((await deliver(refunded, signedHeaders('msg_refund_r', refunded))).status).toBe(204);
+    expect(s.demo.store.ticket(ticketId)).toMatchObject({ ownerId: 'u-ana', orderId: 'ord-1004', resale: null });
+    expect(s.demo.store.state.webhooks[0]!.verdict).toBe('applied: 1 ticket(s) back to their seller (resale bi_refund_me refunded); left alone (unknown or not held through this resale): dt-gala-d3');
+    // The buyer holds nothing any more (no content), the seller holds it again.
+    expect((await ownership('erin@example.com')).status).toBe(204);
+    expect(((await (await ownership('ana@demo.test')).json()) as OwnershipRecord[]).map((r) => r.ticketId)).toContain(ticketId);
+  });
+
   it('stores a bad signature as REJECTED and applies nothing (400)', async () => {
     const target = 'dt-gala-c5';
     const before = s.demo.store.ticket(target)!.ownerId;

@@ -72,8 +72,8 @@ export interface DemoTicket {
   seat: string | null;
   /** The access code (sent as `ticketAccess {type: OTHER, locator: code}`). */
   code: string;
-  /** Set when the ticket reached its holder through a resale. */
-  resale: { resaleId: string; at: string; fromUserId: string } | null;
+  /** Set when the ticket reached its holder through a resale (`fromOrderId`: the order it left; missing in older state files). */
+  resale: { resaleId: string; at: string; fromUserId: string; fromOrderId?: string } | null;
 }
 
 /** One POST received on /webhooks, whatever its verdict. */

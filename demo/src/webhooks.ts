@@ -13,7 +13,9 @@ import type { DemoStore, DemoUser, WebhookDelivery } from './store.js';
  *    operator replays carry the same id).
  * 3. Act: on `ticket.update` (a resale completed) move the tickets to the buyer, creating
  *    the buyer's account when the platform does not know them, and give the buyer a new
- *    order number, so the seller's order no longer collects them at will-call.
+ *    order number, so the seller's order no longer collects them at will-call; on
+ *    `resale.refunded` (the operators undid a resale) give the tickets back to the seller, in
+ *    the order they left.
  *
  * Every delivery is recorded with its verdict (the /webhooks page shows them). Work is a
  * few in-memory changes and one file write, so the answer comes well within the service's
@@ -40,6 +42,13 @@ const TicketUpdateData = z.object({
       }),
     )
     .min(1),
+});
+
+/** The `data` of `resale.refunded` (the service's ResaleRefundedData; only what the demo uses is checked). */
+const ResaleRefundedData = z.object({
+  resaleId: z.string().min(1),
+  eventId: z.string(),
+  tickets: z.array(z.object({ ticketId: z.string().min(1) })).min(1),
 });
 
 const Body = z.object({ family: z.string(), action: z.string(), data: z.unknown() });
@@ -92,6 +101,7 @@ function actionOf(raw: string): string | null {
 function apply(store: DemoStore, payload: unknown): string {
   const body = Body.safeParse(payload);
   if (!body.success) return 'ignored: not a {family, action, data} body';
+  if (body.data.action === 'resale.refunded') return undoResale(store, body.data.data);
   if (body.data.action !== 'ticket.update') return 'received: nothing to do on the platform';
   const data = TicketUpdateData.safeParse(body.data.data);
   if (!data.success) return 'ignored: malformed ticket.update';
@@ -109,7 +119,7 @@ function apply(store: DemoStore, payload: unknown): string {
       unknown.push(item.ticketId);
       continue;
     }
-    ticket.resale = { resaleId, at: paidAt, fromUserId: ticket.ownerId };
+    ticket.resale = { resaleId, at: paidAt, fromUserId: ticket.ownerId, fromOrderId: ticket.orderId };
     ticket.ownerId = buyer.id;
     ticket.orderId = newOrderId;
     ticket.paidPrice = item.pricePaid;
@@ -118,6 +128,29 @@ function apply(store: DemoStore, payload: unknown): string {
   }
   const parts = [`applied: ${moved.length} ticket(s) moved to ${buyer.email} in order ${newOrderId}`];
   if (unknown.length > 0) parts.push(`unknown ticket(s) left alone: ${unknown.join(', ')}`);
+  return parts.join('; ');
+}
+
+/** A refunded resale: each of its tickets still held through it goes back to the seller, in the order it left. */
+function undoResale(store: DemoStore, raw: unknown): string {
+  const data = ResaleRefundedData.safeParse(raw);
+  if (!data.success) return 'ignored: malformed resale.refunded';
+  const back: string[] = [];
+  const left: string[] = [];
+  for (const item of data.data.tickets) {
+    const ticket = store.ticket(item.ticketId);
+    // Only a ticket still held through this resale: one resold again since has a new holder by right.
+    if (!ticket || ticket.eventId !== data.data.eventId || ticket.resale?.resaleId !== data.data.resaleId) {
+      left.push(item.ticketId);
+      continue;
+    }
+    ticket.ownerId = ticket.resale.fromUserId;
+    if (ticket.resale.fromOrderId) ticket.orderId = ticket.resale.fromOrderId;
+    ticket.resale = null;
+    back.push(item.ticketId);
+  }
+  const parts = [`applied: ${back.length} ticket(s) back to their seller (resale ${data.data.resaleId} refunded)`];
+  if (left.length > 0) parts.push(`left alone (unknown or not held through this resale): ${left.join(', ')}`);
   return parts.join('; ');
 }
 

@@ -82,7 +82,7 @@ describe('buy from the demo event page', () => {
       await expectSoundPage(page, { label: 'the market page' });
       // Login Force: without a session with the service, Buy holds nothing and sends the browser
       // to the demo's sign-in, which (Ben being signed in there) comes straight back with a
-      // one-time token, to the market page with his pick; "Reserve and pay" holds it.
+      // one-time token; the Buy continues there: his pick is held and the checkout opens.
       expect(await reserve(page, page.getByRole('button', { name: 'Buy' }))).toBe('via sign-in');
       await page.waitForURL(/\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/);
       await expectSoundPage(page, { label: 'the checkout page' });
@@ -214,8 +214,8 @@ describe('the seat map on the demo event page', () => {
 
       await buyer.waitForURL(/listingIds=/);
       expect(await buyer.locator('main').innerText()).toContain('Your selection');
-      // Not signed in with the service yet: the press signs Ben in and brings the same
-      // selection back, where the second press holds it.
+      // Not signed in with the service yet: the press signs Ben in, and the way back holds the
+      // selection and opens the checkout.
       expect(await reserve(buyer, buyer.getByRole('button', { name: 'Reserve and pay' }))).toBe('via sign-in');
       await buyer.waitForURL(/\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/);
       const items = await buyer.locator('main li').allInnerTexts();

@@ -124,8 +124,14 @@ it('renders every page and widget state', async () => {
     await buyer.locator('resale-categories-list').getByRole('link').first().click();
     await buyer.waitForURL(/\/market\//);
     await shoot(buyer, '11-market');
+    const marketUrl = buyer.url();
     await reserve(buyer, buyer.getByRole('button', { name: 'Buy' }).first());
     await shoot(buyer, '12-checkout');
+    // Back on the market while the hold lasts: the buyer's own hold, with the way back to pay.
+    const checkoutUrl = buyer.url();
+    await buyer.goto(marketUrl);
+    await shoot(buyer, '12b-market-own-hold');
+    await buyer.goto(checkoutUrl);
     await buyer.getByRole('button', { name: /^Pay / }).click();
     await buyer.waitForLoadState('load');
     await shoot(buyer, '13-checkout-field-errors');
@@ -212,6 +218,8 @@ it('renders every page and widget state', async () => {
     await shoot(ops, '33-console-audit');
     await ops.goto(`${stack.serviceUrl}/console/money`);
     await shoot(ops, '37-console-operators-money');
+    await ops.goto(`${stack.serviceUrl}/console/account`);
+    await shoot(ops, '38-console-account');
   });
 
   console.log(`${n} pages × ${SIZES.length} sizes in ${OUT}`);

@@ -1,4 +1,4 @@
-import type { Frame, Locator, Page } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 import { expect } from 'vitest';
 import type { Stack } from './stack.js';
 
@@ -127,38 +127,30 @@ export function steps(stackOf: () => Stack) {
    * Presses a Buy (or "Reserve and pay") button on the hosted market page and reaches checkout.
    * Holds are never anonymous: without a session with the service the press holds nothing and
    * goes to sign in (for the demo, Login Force: its /login page, the person being signed in
-   * there, comes straight back with a one-time token), then back to the market page with the
-   * pick as "Your selection", where "Reserve and pay" holds it. With a session the press goes
-   * straight to checkout. Answers which way it went.
+   * there, comes straight back with a one-time token), and the Buy continues on the way back:
+   * the pick is held and the checkout opens, never the market again (the fan presses once).
+   * With a session the press goes straight to checkout. Answers which way it went.
    */
   async function reserve(page: Page, button: Locator): Promise<'direct' | 'via sign-in'> {
     const checkout = /\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/;
-    const isSelection = (url: string) => /\/market\/ptr_[^/]+\/[^/?]+\?/.test(url) && new URL(url).searchParams.has('listingIds');
     const picked = (await button.locator('xpath=ancestor::form[1]').locator('input[name="listingId"]').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).sort();
     expect(picked.length, 'the pressed form carries its listings').toBeGreaterThan(0);
-    let onNav: (frame: Frame) => void = () => undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const landed = new Promise<string>((resolve, reject) => {
-      onNav = (frame) => {
-        if (frame === page.mainFrame() && (checkout.test(frame.url()) || isSelection(frame.url()))) resolve(frame.url());
-      };
-      page.on('framenavigated', onNav);
-      timer = setTimeout(() => reject(new Error(`neither the checkout nor the market selection after pressing the button (at ${page.url()})`)), 15_000);
-    });
+    // Every navigation request of the page, redirects included (a sign-in that answers at once never commits a page).
+    const visited: string[] = [];
+    const onNav = (request: Request) => {
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) visited.push(request.url());
+    };
+    page.on('request', onNav);
     try {
       await button.click();
-      const url = await landed;
+      await page.waitForURL(checkout, { timeout: 15_000 });
       await page.waitForLoadState('load');
-      if (checkout.test(url)) return 'direct';
-      // Back from signing in: the same pick, shown as the selection, held by one more press.
-      expect(new URL(url).searchParams.get('listingIds')!.split(',').sort()).toEqual(picked);
-      expect(await page.locator('main').innerText()).toContain('Your selection');
-      await page.getByRole('button', { name: 'Reserve and pay' }).click();
-      await page.waitForURL(checkout);
-      return 'via sign-in';
+      // Between the press and the checkout: at most the sign-in, never the market page again.
+      const pages = visited.filter((url) => !checkout.test(url));
+      expect(pages.filter((url) => /\/market\/ptr_[^/]+\/[^/?]+(\?|$)/.test(url)), 'no market page between Buy and the checkout').toEqual([]);
+      return pages.some((url) => /\/login|\/auth\//.test(url)) ? 'via sign-in' : 'direct';
     } finally {
-      page.off('framenavigated', onNav);
-      clearTimeout(timer);
+      page.off('request', onNav);
     }
   }
 

@@ -8,8 +8,8 @@
 // - core: resale.js and every chunk it imports statically (all components but the seat map);
 // - seat map: its chunk and what it imports beyond the core (floating-ui included);
 // - sanitiser: DOMPurify, loaded by the seat map only for an SVG chart;
-// - chart view: the zoom and pan of an SVG chart, loaded beside the sanitiser (an image-only or
-//   chart-less map never needs it).
+// - chart view: the zoom and pan of an SVG chart and the colours of its seats (the contrast
+//   arithmetic), loaded beside the sanitiser (an image-only or chart-less map never needs it).
 import { readFileSync } from 'node:fs';
 
 const manifest = JSON.parse(readFileSync(new URL('./dist/manifest.json', import.meta.url), 'utf8'));

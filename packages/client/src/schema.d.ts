@@ -1219,6 +1219,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "resale.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * resale.refunded webhook
+         * @description A paid resale was refunded to its buyer by the operators: void the buyer’s tickets (or give them back to the seller). Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
+         */
+        post: operations["webhook_resale_refunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "listing.created": {
         parameters: {
             query?: never;
@@ -1521,6 +1541,120 @@ export interface components {
                      * @example seller-5521
                      */
                     sellerReference: string | null;
+                };
+            }[];
+        };
+        /**
+         * @description A paid resale was refunded to its buyer by the operators: void the buyer’s tickets (or give them back to the seller).
+         * @example {
+         *       "family": "resale",
+         *       "action": "resale.refunded",
+         *       "data": {
+         *         "resaleId": "bi_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "eventId": "tour-2026",
+         *         "showId": "show-2026-05-01",
+         *         "refundedAt": "2026-04-22T09:12:00.000Z",
+         *         "amount": 110,
+         *         "currency": "EUR",
+         *         "reason": "operator",
+         *         "buyer": {
+         *           "id": "user-9902",
+         *           "email": "buyer@example.com",
+         *           "phone": null
+         *         },
+         *         "tickets": [
+         *           {
+         *             "ticketId": "t-1001",
+         *             "listingId": "lst_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *             "previousOwner": {
+         *               "id": "user-8841",
+         *               "email": "seller@example.com",
+         *               "phone": null
+         *             }
+         *           },
+         *           {
+         *             "ticketId": "t-1002",
+         *             "listingId": "lst_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *             "previousOwner": {
+         *               "id": "user-8841",
+         *               "email": "seller@example.com",
+         *               "phone": null
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        ResaleRefundedWebhook: {
+            /**
+             * @description The part of action before the first dot.
+             * @example resale
+             * @enum {string}
+             */
+            family: "resale";
+            /**
+             * @description What happened.
+             * @example resale.refunded
+             * @enum {string}
+             */
+            action: "resale.refunded";
+            data: components["schemas"]["ResaleRefundedData"];
+        };
+        /** @description A paid resale was refunded in full to its buyer (action `resale.refunded`): the sale is reversed. Void the buyer’s tickets (or give them back to previousOwner), and leave them out of the buyer’s tickets at the ownership endpoint. */
+        ResaleRefundedData: {
+            /**
+             * @description The resale (buy intention) refunded: the `resaleId` of its `ticket.update`.
+             * @example bi_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            resaleId: string;
+            /**
+             * @description The partner's event id (externalReferenceId).
+             * @example tour-2026
+             */
+            eventId: string;
+            /**
+             * @description The partner's show id.
+             * @example show-2026-05-01
+             */
+            showId: string;
+            /**
+             * Format: date-time
+             * @description When the refund was decided; the money reaches the buyer’s card in the provider’s usual days.
+             */
+            refundedAt: string;
+            /**
+             * @description What the buyer gets back, fees included, major units: all they paid.
+             * @example 110
+             */
+            amount: number;
+            currency: string;
+            /**
+             * @description `operator`: the service’s operators refunded it (a complaint, a fraud). A cancelled show’s refunds send none: the cancellation says it all.
+             * @enum {string}
+             */
+            reason: "operator";
+            /** @description Who bought and is refunded: the tickets are no longer theirs by right. */
+            buyer: {
+                /** @description The partner's user id, when known. */
+                id: string | null;
+                email: string | null;
+                /** @description E.164. */
+                phone: string | null;
+            };
+            tickets: {
+                /**
+                 * @description The partner's ticket id.
+                 * @example t-1001
+                 */
+                ticketId: string;
+                listingId: string;
+                /** @description The seller. Their payout was stopped when not yet delivered (a delivered payout is not recovered). */
+                previousOwner: {
+                    /** @description The partner's user id, when known. */
+                    id: string | null;
+                    email: string | null;
+                    /** @description E.164. */
+                    phone: string | null;
                 };
             }[];
         };
@@ -1951,7 +2085,7 @@ export interface components {
              *       "ticketShield.updated"
              *     ]
              */
-            webhookEvents: ("ticketShield.updated" | "ticket.update" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered")[] | null;
+            webhookEvents: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered")[] | null;
             sellBanner: components["schemas"]["SellBannerSettings"];
             buyAccessLayer: components["schemas"]["BuyAccessLayerSettings"];
             /**
@@ -2377,7 +2511,7 @@ export interface components {
              *       "ticketShield.updated"
              *     ]
              */
-            webhookEvents?: ("ticketShield.updated" | "ticket.update" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered")[] | null;
+            webhookEvents?: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered")[] | null;
             sellBanner?: components["schemas"]["SellBannerSettings"];
             buyAccessLayer?: components["schemas"]["BuyAccessLayerSettingsInput"];
             /**
@@ -4333,7 +4467,7 @@ export interface components {
              * @example ticketShield.updated
              * @enum {string}
              */
-            action: "ticketShield.updated" | "ticket.update" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered";
+            action: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered";
             /** @example ticketShield */
             family: string;
             /**
@@ -4419,6 +4553,11 @@ export interface components {
              * @example HTTP 500: upstream unavailable
              */
             error: string | null;
+            /**
+             * @description What the partner’s server answered: the first 1,024 characters of the body (secrets removed), whatever the status; null when nothing answered, the body was empty, or the answer was a redirect.
+             * @example {"error":"database down"}
+             */
+            answer: string | null;
             /**
              * @description When the next attempt was scheduled after this one; null when delivered or given up.
              * @example 2026-03-01T12:00:05.000Z
@@ -9658,7 +9797,7 @@ export interface operations {
                 /** @description Only messages in this state. */
                 state?: "pending" | "delivered" | "failed" | "skipped";
                 /** @description Only messages of this action. */
-                action?: "ticketShield.updated" | "ticket.update" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered";
+                action?: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered";
                 /** @description How many messages, newest first (1–200). */
                 limit?: number;
             };
@@ -13617,6 +13756,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TicketUpdateWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the message; anything else, a timeout or a network error is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_resale_refunded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry and replay, so use it to deduplicate. */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the partner’s whsec_ secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResaleRefundedWebhook"];
             };
         };
         responses: {

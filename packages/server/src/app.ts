@@ -14,6 +14,7 @@ import { isDatabaseUnavailable } from './db/availability.js';
 import { noticePage } from './http/pages/layout.js';
 import { mountHostedPages } from './http/pages/registry.js';
 import { defineMessages, pageLang } from './lib/i18n.js';
+import { formatBytes } from '@resale/shared/format';
 import { ApiError, type ErrorCode } from './lib/errors.js';
 import { ledgerRoutes } from './http/api/ledger.routes.js';
 import { payoutRoutes } from './http/api/payouts.routes.js';
@@ -285,6 +286,11 @@ const unavailableMessages = defineMessages(
   { title: 'Volvemos enseguida', text: 'Ahora mismo no podemos acceder a nuestra base de datos. No se ha aplicado nada de lo que enviaste, así que nada ha quedado a medias: inténtalo de nuevo en unos segundos.' },
 );
 
+const tooLargeMessages = defineMessages(
+  { title: 'That is too large', text: 'What you sent is larger than the {limit} we accept at once, so none of it was read or saved. Go back and send less: split a sheet into parts, or shorten the form.' },
+  { title: 'Es demasiado grande', text: 'Lo que enviaste supera los {limit} que aceptamos de una vez, así que no se ha leído ni guardado nada. Vuelve atrás y envía menos: divide la hoja en partes o acorta el formulario.' },
+);
+
 /**
  * The one place an exception becomes a response. A 500 never carries a stack or SQL.
  *
@@ -294,6 +300,12 @@ const unavailableMessages = defineMessages(
  * transaction, which rolled back with the connection.
  */
 export function errorResponse(err: Error, c: Context<AppEnv>, deps: AppDeps): Response | Promise<Response> {
+  if (err instanceof ApiError && err.status === 413 && isPagePath(c.req.path)) {
+    // A form or upload over MAX_BODY_BYTES on a page (a sheet on the console's manual load):
+    // refused before it is read, said as a page a person can go back from, not as JSON.
+    const lang = pageLang(c);
+    return noticePage(c, { lang, status: 413, title: tooLargeMessages(lang, 'title'), text: tooLargeMessages(lang, 'text', { limit: formatBytes(deps.config.maxBodyBytes, lang) }) });
+  }
   if (err instanceof ApiError) {
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
     return c.json(fail(err.status, err.entries), err.status as 400);

@@ -18,7 +18,7 @@ import { createMessagesService } from './domain/email/email.service.js';
 import { ListingsService } from './domain/listings/listings.service.js';
 import { AuthService } from './domain/auth/auth.service.js';
 import { AuditService } from './domain/audit/audit.service.js';
-import { ConsoleService } from './domain/console/console.service.js';
+import { ConsoleService, relyingPartyOf } from './domain/console/console.service.js';
 import { IntentionsService } from './domain/intentions/intentions.service.js';
 import { PaymentsService } from './domain/payments/payments.service.js';
 import { SandboxProvider, type PaymentProvider } from './domain/payments/payments.provider.js';
@@ -78,7 +78,8 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     payouts: new PayoutsService({ ...opts, webhooks, ledger }, connect),
     auth,
     audit: new AuditService({ clock: opts.clock }),
-    consoleAccess: new ConsoleService({ clock: opts.clock, box, messages }),
+    // The console's passkeys belong to the host of PUBLIC_BASE_URL (WebAuthn's RP ID and origin).
+    consoleAccess: new ConsoleService({ clock: opts.clock, box, messages, relyingParty: relyingPartyOf(opts.config.publicBaseUrl) }),
   };
   // Every reaction of one module to another's change, in one place (flows/reactions.ts).
   wireReactions(deps);

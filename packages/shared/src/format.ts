@@ -24,6 +24,16 @@ export function formatInstant(ms: number, lang: string, timeZone?: string | null
 }
 
 /**
+ * A time of day (no date) with its zone's short name: for moments within the next minutes or
+ * hours, such as when a hold ends.
+ *
+ * @example formatTime(Date.parse('2027-01-19T18:10:00Z'), 'en', 'Europe/Madrid') // '19:10 CET'
+ */
+export function formatTime(ms: number, lang: string, timeZone?: string | null): string {
+  return new Intl.DateTimeFormat(localeOf(lang), { hour: '2-digit', minute: '2-digit', timeZone: timeZone ?? 'UTC', timeZoneName: 'short' }).format(ms);
+}
+
+/**
  * A calendar day (no time), in the venue's time zone when known.
  *
  * @example formatDay(Date.parse('2027-01-26T00:00:00Z'), 'es', 'UTC') // '26 de enero de 2027'
@@ -35,4 +45,10 @@ export function formatDay(ms: number, lang: string, timeZone?: string | null): s
 /** The locale a page language is written in (see the module comment). */
 export function localeOf(lang: string): string {
   return lang === 'es' ? 'es-ES' : lang === 'en' ? 'en-GB' : lang;
+}
+
+/** Bytes as people read them, in decimal units (`5 MB`, `192 KB`): the sizes of uploads and limits. */
+export function formatBytes(n: number, lang: string): string {
+  const number = (x: number) => new Intl.NumberFormat(localeOf(lang), { maximumFractionDigits: 1 }).format(x);
+  return n >= 1_000_000 ? `${number(n / 1_000_000)} MB` : `${number(Math.ceil(n / 1000))} KB`;
 }

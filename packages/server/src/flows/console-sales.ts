@@ -8,6 +8,14 @@ import type { LedgerService } from '../domain/ledger/ledger.service.js';
 import { listingsByIds } from '../domain/listings/listings.queries.js';
 import type { PaymentRow, PaymentsService } from '../domain/payments/payments.service.js';
 import type { PayoutsService } from '../domain/payouts/payouts.service.js';
+import type { ListingsService } from '../domain/listings/listings.service.js';
+import type { WebhooksService } from '../domain/webhooks/webhooks.service.js';
+import type { WebhookData } from '../domain/webhooks/webhooks.catalog.js';
+import { showWithEvent } from '../domain/events/events.queries.js';
+import { userToApi } from '../domain/users/users.service.js';
+import { usersByPks } from '../domain/users/users.queries.js';
+import { toIso } from '../lib/clock.js';
+import { toMajor } from '../lib/money.js';
 
 /**
  * The console's sales tab (http/pages/console/console.sales.tsx): an operator refunds one paid
@@ -21,16 +29,19 @@ import type { PayoutsService } from '../domain/payouts/payouts.service.js';
  * 3. ledger: a `refund_due` journal (`refundDueLines`): the buyer is owed the total, the fees
  *    are given back, each seller's part is no longer owed or, when the payout had been
  *    delivered (or was in flight), a loss;
- * 4. audit: `sale.refund`.
- * The tickets stay where the sale put them: who holds a ticket is the partner platform's
- * record, told by `ticket.update`; a refund moves money only.
+ * 4. webhooks: `resale.refunded` to the partner, who holds the tickets' record: the sale is
+ *    reversed, so the partner voids the buyer's tickets (or gives them back to the seller) and
+ *    leaves them out of the buyer's tickets at its ownership endpoint. The service does not
+ *    move the tickets itself: who holds a ticket is the platform's record (it was told by
+ *    `ticket.update` who bought them, and is told now that the purchase is undone);
+ * 5. audit: `sale.refund`.
  */
 
 /** The audit action of a resale refunded from the console. */
 export const SALE_REFUND_ACTION = 'sale.refund';
 
 /** What refunding a resale needs from the modules it composes. */
-export type ConsoleSalesDeps = Pick<Kernel, 'db'> & { payments: PaymentsService; payouts: PayoutsService; ledger: LedgerService; audit: AuditService };
+export type ConsoleSalesDeps = Pick<Kernel, 'db' | 'clock'> & { payments: PaymentsService; payouts: PayoutsService; ledger: LedgerService; listings: ListingsService; webhooks: WebhooksService; audit: AuditService };
 
 /** Why a resale cannot be refunded: it was never paid (a hold, or a checkout that ended), or it is refunded (or being refunded) already. */
 export type RefundRefusal = 'not_paid' | 'already_refunded';
@@ -63,6 +74,7 @@ export async function refundSale(deps: ConsoleSalesDeps, ctx: AuditContext, part
     if (refunds.length === 0) return { ok: false, reason: 'already_refunded' };
     const payoutsStopped = await bookRefunds(deps, tx, intention, refunds);
     const payment = refunds.find((p) => p.id === paying!.id) ?? refunds[0]!;
+    await tellPartner(deps, tx, intention);
     await deps.audit.record(tx, ctx, {
       action: SALE_REFUND_ACTION,
       partnerId,
@@ -71,6 +83,35 @@ export async function refundSale(deps: ConsoleSalesDeps, ctx: AuditContext, part
       after: { payment: payment.state, paymentId: payment.id, amountMinor: refunds.reduce((sum, p) => sum + p.amountMinor, 0), currency: payment.currency, payoutsStopped },
     });
     return { ok: true, payment, payoutsStopped };
+  });
+}
+
+/** The `resale.refunded` webhook of a refunded intention: its event and show, its buyer, each ticket with its seller. */
+async function tellPartner(deps: ConsoleSalesDeps, tx: Tx, intention: IntentionRow): Promise<void> {
+  const { show, event } = (await showWithEvent(tx, intention.showPk))!;
+  const sold = await listingsByIds(tx, intention.partnerId, intention.listingIds);
+  const people = await usersByPks(tx, [...sold.map((l) => l.sellerPk), ...(intention.buyerPk ? [intention.buyerPk] : [])]);
+  const tickets: WebhookData<'resale.refunded'>['tickets'] = [];
+  for (const listing of sold) {
+    const seller = people.get(listing.sellerPk)!;
+    for (const t of await deps.listings.ticketsOf(tx, listing.id)) tickets.push({ ticketId: t.ticketId, listingId: listing.id, previousOwner: userToApi(seller) });
+  }
+  const buyer = intention.buyerPk ? people.get(intention.buyerPk) : undefined;
+  await deps.webhooks.enqueue(tx, intention.partnerId, {
+    action: 'resale.refunded',
+    // The same resource as the sale's ticket.update: delivered after it, never before.
+    resourceKey: `intention:${intention.id}`,
+    data: {
+      resaleId: intention.id,
+      eventId: event.externalReferenceId,
+      showId: show.showId,
+      refundedAt: toIso(deps.clock.now()),
+      amount: toMajor(intention.totalMinor, intention.currency),
+      currency: intention.currency,
+      reason: 'operator',
+      buyer: buyer ? userToApi(buyer) : { id: null, email: null, phone: null },
+      tickets,
+    },
   });
 }
 

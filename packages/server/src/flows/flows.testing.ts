@@ -14,11 +14,11 @@ export const card = (number: string) => ({ number, expMonth: 12, expYear: 2030, 
  * no page, no HTTP route in between. Seller `seller@example.com` holds s1–s4 of show-1 and
  * the partner's platform (a loopback server) says so.
  */
-export async function setup(opts: { platformDown?: boolean } = {}) {
+export async function setup(opts: { platformDown?: boolean; partnerName?: string } = {}) {
   const t = createTestApp();
   const owned = new Map<string, unknown[]>();
   const ownershipUrl = opts.platformDown ? `http://127.0.0.1:${await closedPort()}/owned` : await ownershipEndpoint(owned);
-  const p = await t.partner('Acme', { ownershipUrl });
+  const p = await t.partner(opts.partnerName ?? 'Acme', { ownershipUrl });
   await withEvent(t, p);
   const ids = ['s1', 's2', 's3', 's4'];
   await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ids.map((id) => ticketBody(id, { buyer: 'seller@example.com' })) });

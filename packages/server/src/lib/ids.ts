@@ -40,6 +40,8 @@ export const ID_PREFIX = {
   consoleMembership: 'cm',
   consoleCode: 'cc',
   consoleSession: 'cs',
+  consolePasskey: 'cpk',
+  consolePasskeyChallenge: 'cpc',
   audit: 'aud',
   manualLoad: 'mld',
 } as const;

@@ -34,6 +34,8 @@ const listing = (partnerId: string, listingId: string) => `${sell(partnerId)}/li
 
 /** Paths of the hosted pages (see the module's comment). */
 export const servicePaths = {
+  /** The widgets' script-tag entry (every element defined; http/api/widgets.static.ts serves it). */
+  widgetsEntry: () => '/widgets/v1/resale.js',
   /** An event's market (`showId`, `listingId`, `ticketId`, `lang`, `returnTo`…). */
   market: (partnerId: string, eventRef: string, query?: UrlQuery) => withQuery(market(partnerId, eventRef), query),
   /** The market's Buy form (POST). */
@@ -44,6 +46,8 @@ export const servicePaths = {
   checkout: (partnerId: string, intentionId: string, query?: UrlQuery) => withQuery(checkout(partnerId, intentionId), query),
   /** The receipt of a paid checkout. */
   checkoutDone: (partnerId: string, intentionId: string, query?: UrlQuery) => withQuery(`${checkout(partnerId, intentionId)}/done`, query),
+  /** A checkout's release (POST): the buyer gives the tickets back before paying. */
+  checkoutRelease: (partnerId: string, intentionId: string) => `${checkout(partnerId, intentionId)}/release`,
   /** Where a hosted payment provider brings the buyer back. */
   checkoutReturn: (partnerId: string, intentionId: string, query?: UrlQuery) => withQuery(`${checkout(partnerId, intentionId)}/return`, query),
   /** The payment provider's extra verification of a payment. */

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { contrastRatio } from '@resale/shared/contrast';
 import { TOKENS, type TokenName } from './tokens.js';
 
-/** WCAG 2.2 relative luminance of #rrggbb. */
-function luminance(hex: string): number {
-  const n = parseInt(hex.slice(1), 16);
-  const [r, g, b] = [(n >> 16) & 255, (n >> 8) & 255, n & 255].map((v) => {
-    const c = v / 255;
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  }) as [number, number, number];
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
-const contrast = (a: TokenName, b: TokenName) => {
-  const [x, y] = [luminance(TOKENS[a]), luminance(TOKENS[b])];
-  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
-};
+const contrast = (a: TokenName, b: TokenName) => contrastRatio(TOKENS[a], TOKENS[b]);
 
 describe('design token defaults meet WCAG 2.2 AA', () => {
   it.each<[TokenName, TokenName]>([

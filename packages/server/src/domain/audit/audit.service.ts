@@ -13,8 +13,11 @@ export interface ConsoleActor {
   kind: 'console';
   userId: string;
   email: string;
-  /** `operator`, or their role at the partner the change concerns. */
-  role: 'operator' | 'partner_admin' | 'developer' | 'viewer';
+  /**
+   * `operator`, or their role at the partner the change concerns; null for a change of the
+   * person's own account (their passkeys), which concerns no partner.
+   */
+  role: 'operator' | 'partner_admin' | 'developer' | 'viewer' | null;
 }
 
 /** Who makes a change: a console user, or a call to `/admin/v1` with OPERATOR_TOKEN. */

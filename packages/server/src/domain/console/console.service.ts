@@ -11,6 +11,7 @@ import { OTP_LIMITS, OTP_MAX_ATTEMPTS, OTP_TTL_MS, STEP_UP_TTL_MS, TOKEN_BITS } 
 import type { MessagesService } from '../email/email.service.js';
 import { partnerNames } from '../partners/partners.queries.js';
 import type { ConsoleRole } from './console.model.js';
+import { ConsolePasskeys, type RelyingParty } from './console.passkeys.js';
 import { consoleCodes, consoleMemberships, consoleSessions, consoleUsers, type ConsoleMembershipRow, type ConsoleUserRow } from './console.table.js';
 
 /** A console session ends after 30 minutes without a request… */
@@ -78,25 +79,30 @@ export function consoleEmail(value: string): string | null {
 }
 
 /**
- * The console's people, their roles, their one-time codes and their sessions (tables
- * `console_users`, `console_memberships`, `console_codes`, `console_sessions`, written by this
+ * The console's people, their roles, their one-time codes, their sessions and their passkeys
+ * (tables `console_users`, `console_memberships`, `console_codes`, `console_sessions`, and
+ * through {@link passkeys} `console_passkeys` and `console_passkey_challenges`, written by this
  * module only).
  *
  * Sign-in is by a one-time code sent by e-mail, with the fans' limits (`OTP_LIMITS`: per client
  * address, per address per 15 minutes and per day) and their 5 attempts; a code goes only to an
  * address with access (an operator's, or one with a membership), and the answer never says
  * which addresses have it. Sessions are separate from the fans': idle after 30 minutes, over
- * after 12 hours; a fresh code (step-up) counts for 10 minutes.
+ * after 12 hours; a fresh code (step-up) counts for 10 minutes. Passkeys are the second way
+ * in ({@link passkeys}).
  */
 export class ConsoleService {
   private readonly clock: Kernel['clock'];
   private readonly box: Kernel['box'];
   private readonly messages: Pick<MessagesService, 'send'>;
+  /** The people's passkeys (tables `console_passkeys`, `console_passkey_challenges`): adding, listing, removing, signing in. */
+  readonly passkeys: ConsolePasskeys;
 
-  constructor(deps: Pick<Kernel, 'clock' | 'box'> & { messages: Pick<MessagesService, 'send'> }) {
+  constructor(deps: Pick<Kernel, 'clock' | 'box'> & { messages: Pick<MessagesService, 'send'>; relyingParty: RelyingParty }) {
     this.clock = deps.clock;
     this.box = deps.box;
     this.messages = deps.messages;
+    this.passkeys = new ConsolePasskeys({ clock: deps.clock, relyingParty: deps.relyingParty, hasAccess: async (tx, userPk) => await this.hasAccess(tx, userPk) });
   }
 
   // ------------------------------------------------------------------ people
@@ -135,6 +141,12 @@ export class ConsoleService {
     const memberships = rows.filter((m) => names.has(m.partnerId)).map((m) => ({ ...m, partnerName: names.get(m.partnerId)! }));
     memberships.sort((a, b) => a.partnerName.localeCompare(b.partnerName));
     return { user, memberships };
+  }
+
+  /** Whether the person may sign in: an operator, or someone with a role at a partner. */
+  async hasAccess(tx: Tx, userPk: string): Promise<boolean> {
+    const identity = await this.identity(tx, userPk);
+    return identity !== null && (identity.user.operator || identity.memberships.length > 0);
   }
 
   /** A partner's people, with their roles, in the order they were added. */
@@ -304,16 +316,19 @@ export class ConsoleService {
   // ------------------------------------------------------------------ sessions
 
   /**
-   * A new session for a person who just entered a sign-in code (so it starts stepped up),
-   * returning the cookie's token once. `replacing`: the session the browser had, ended now
-   * (a new token at every sign-in: no session fixation).
+   * A new session for a person who just signed in, returning the cookie's token once.
+   * `replacing`: the session the browser had, ended now (a new token at every sign-in: no
+   * session fixation). Signed in by a code (the default), the session starts stepped up: the
+   * code was fresh. Signed in by a passkey (`passkeyPk`), it does not (a fresh code is still
+   * asked before a secret or a new passkey), and removing that passkey ends it.
    */
-  async startSession(tx: Tx, userPk: string, replacing?: string | null): Promise<{ token: string; sessionId: string }> {
+  async startSession(tx: Tx, userPk: string, replacing?: string | null, opts: { passkeyPk?: string } = {}): Promise<{ token: string; sessionId: string }> {
     const now = this.clock.now();
     if (replacing) await this.revokeByToken(tx, replacing);
     const token = randomToken(TOKEN_BITS);
     const id = newId('consoleSession');
-    await tx.insert(consoleSessions).values({ id, userPk, tokenHash: hashSecret(token), csrfSecret: randomToken(TOKEN_BITS), createdAt: now, seenAt: now, expiresAt: now + CONSOLE_SESSION_MS, revokedAt: null, steppedUpAt: now });
+    const passkeyPk = opts.passkeyPk ?? null;
+    await tx.insert(consoleSessions).values({ id, userPk, tokenHash: hashSecret(token), csrfSecret: randomToken(TOKEN_BITS), createdAt: now, seenAt: now, expiresAt: now + CONSOLE_SESSION_MS, revokedAt: null, steppedUpAt: passkeyPk === null ? now : null, passkeyPk });
     await tx.update(consoleUsers).set({ lastSignInAt: now, firstSignInAt: sql`coalesce(${consoleUsers.firstSignInAt}, ${now})` }).where(eq(consoleUsers.id, userPk));
     return { token, sessionId: id };
   }
@@ -358,13 +373,14 @@ export class ConsoleService {
     return affected(await tx.update(consoleSessions).set({ revokedAt: this.clock.now() }).where(and(eq(consoleSessions.tokenHash, hashSecret(token)), isNull(consoleSessions.revokedAt)))) === 1;
   }
 
-  /** Deletes sessions a day after they ended and codes two days after they were made (the daily limit counts them). */
-  async purgeExpired(tx: Tx): Promise<{ sessions: number; codes: number }> {
+  /** Deletes sessions a day after they ended, codes and passkey challenges two days after they were made (the limits count them). */
+  async purgeExpired(tx: Tx): Promise<{ sessions: number; codes: number; challenges: number }> {
     const now = this.clock.now();
     const day = 24 * 60 * 60_000;
     return {
       sessions: affected(await tx.delete(consoleSessions).where(or(lte(consoleSessions.expiresAt, now - day), lte(consoleSessions.seenAt, now - CONSOLE_IDLE_MS - day), lte(consoleSessions.revokedAt, now - day)))),
       codes: affected(await tx.delete(consoleCodes).where(lte(consoleCodes.createdAt, now - 2 * day))),
+      challenges: await this.passkeys.purgeChallenges(tx),
     };
   }
 
@@ -376,3 +392,4 @@ export class ConsoleService {
 
 export type { ConsoleMembershipRow, ConsoleUserRow } from './console.table.js';
 export { CONSOLE_ROLES, type ConsoleRole } from './console.model.js';
+export { MAX_PASSKEYS, PASSKEY_CHALLENGE_TTL_MS, PASSKEY_NAME_MAX, PASSKEY_RESPONSE_MAX, relyingPartyOf, type PasskeyRefusal, type PasskeySummary, type RelyingParty } from './console.passkeys.js';

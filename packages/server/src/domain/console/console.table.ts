@@ -82,10 +82,63 @@ export const consoleSessions = dbTable(
     revokedAt: integer(),
     /** When a fresh code was last entered in this session (a secret shown, a key rotated …). */
     steppedUpAt: integer(),
+    /** The passkey this session was signed in with (null: by an e-mailed code); removing the passkey ends the session. */
+    passkeyPk: text(),
   },
   (t) => [uniqueIndex('console_sessions_hash_uq').on(t.tokenHash), index('console_sessions_user_idx').on(t.userPk)],
+);
+
+/**
+ * The console's passkeys (WebAuthn credentials): a second way in beside the e-mailed code. The
+ * public key and the credential id are what the authenticator gave at registration
+ * (base64url); `counter` is its signature counter, checked and moved at each sign-in (a clone
+ * of an authenticator that counts shows as a counter going back).
+ */
+export const consolePasskeys = dbTable(
+  'console_passkeys',
+  {
+    id: text().primaryKey(),
+    userPk: text()
+      .notNull()
+      .references(() => consoleUsers.id, { onDelete: 'cascade' }),
+    /** The credential's id, base64url, as the browser sends it back at each sign-in. */
+    credentialId: text().notNull(),
+    /** The credential's public key (COSE), base64url. */
+    publicKey: text().notNull(),
+    counter: integer().notNull(),
+    /** How the browser may reach the authenticator (`internal`, `hybrid`, `usb` …), as it said at registration. */
+    transports: text({ mode: 'json' }).$type<string[]>().notNull(),
+    /** The person's own name for it ("Work laptop"). */
+    name: text().notNull(),
+    createdAt: integer().notNull(),
+    lastUsedAt: integer(),
+  },
+  (t) => [uniqueIndex('console_passkeys_credential_uq').on(t.credentialId), index('console_passkeys_user_idx').on(t.userPk)],
+);
+
+/**
+ * The challenges of the passkey ceremonies: each used once (`usedAt` set when an answer is
+ * checked, right or wrong) and only until `expiresAt`. A registration's is bound to its session;
+ * a sign-in's to nothing (the browser has no session yet), counted per client address.
+ */
+export const consolePasskeyChallenges = dbTable(
+  'console_passkey_challenges',
+  {
+    id: text().primaryKey(),
+    purpose: text({ enum: ['register', 'sign_in'] }).notNull(),
+    /** The random challenge the authenticator signs, base64url. */
+    challenge: text().notNull(),
+    /** A registration's session (the person adding the passkey); null for a sign-in. */
+    sessionPk: text(),
+    clientAddress: text().notNull(),
+    expiresAt: integer().notNull(),
+    usedAt: integer(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index('console_passkey_challenges_client_idx').on(t.clientAddress, t.createdAt), index('console_passkey_challenges_session_idx').on(t.sessionPk, t.createdAt)],
 );
 
 export type ConsoleUserRow = typeof consoleUsers.$inferSelect;
 export type ConsoleMembershipRow = typeof consoleMemberships.$inferSelect;
 export type ConsoleSessionRow = typeof consoleSessions.$inferSelect;
+export type ConsolePasskeyRow = typeof consolePasskeys.$inferSelect;

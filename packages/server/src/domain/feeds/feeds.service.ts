@@ -10,6 +10,7 @@ import { platformFetch } from '../platform/platform-request.js';
 import { Lanes, untilReleaseOr } from '../../lib/lanes.js';
 import { cancelledItemSchema, feedEventSchema, parseFeedTimestamp } from './feeds.schemas.js';
 import { feedRuns } from './feeds.table.js';
+import { latestFeedRuns } from './feeds.queries.js';
 import type { Kernel } from '../../lib/kernel.js';
 import type { EventsService } from '../events/events.service.js';
 import type { PartnersService } from '../partners/partners.service.js';
@@ -238,14 +239,7 @@ export class FeedsService {
 
   /** The partner's latest runs of both feeds, newest first. */
   async runs(partnerId: string, limit = 50): Promise<FeedRun[]> {
-    return this.deps.db.read(async (tx) =>
-      await tx
-        .select()
-        .from(feedRuns)
-        .where(eq(feedRuns.partnerId, partnerId))
-        .orderBy(desc(feedRuns.startedAt), desc(feedRuns.id))
-        .limit(limit),
-    );
+    return this.deps.db.read(async (tx) => await latestFeedRuns(tx, partnerId, limit));
   }
 
   // ---------------------------------------------------------------- internals

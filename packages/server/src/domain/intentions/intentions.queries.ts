@@ -69,3 +69,20 @@ export async function liveOrPaidIntentionsOfBuyer(tx: Tx, partnerId: string, buy
     .orderBy(desc(buyIntentions.createdAt), desc(buyIntentions.id))
     .limit(limit);
 }
+
+/** A live hold of a show: a PENDING intention, whose buyer, how many tickets, until when. */
+export interface LiveHold {
+  intentionId: string;
+  buyerPk: string | null;
+  listingIds: string[];
+  expiresAt: number;
+}
+
+/** The show's live holds (PENDING intentions), earliest ending first: who holds what on its market, and when it may be back. */
+export async function liveHoldsOfShow(tx: Tx, showPk: string): Promise<LiveHold[]> {
+  return await tx
+    .select({ intentionId: buyIntentions.id, buyerPk: buyIntentions.buyerPk, listingIds: buyIntentions.listingIds, expiresAt: buyIntentions.expiresAt })
+    .from(buyIntentions)
+    .where(and(eq(buyIntentions.showPk, showPk), eq(buyIntentions.state, 'PENDING')))
+    .orderBy(buyIntentions.expiresAt, buyIntentions.id);
+}

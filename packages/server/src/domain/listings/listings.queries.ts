@@ -271,3 +271,8 @@ export async function searchListings(tx: Tx, partnerId: string, match: ListingMa
     .limit(page.limit)
     .offset(page.offset);
 }
+
+/** The partner's live listings (for sale or held by a checkout), oldest first, at most `limit`. */
+export async function liveListingsOfPartner(tx: Tx, partnerId: string, limit: number): Promise<ListingRow[]> {
+  return await tx.select().from(listings).where(and(eq(listings.partnerId, partnerId), inArray(listings.state, ['ACTIVE', 'RESERVED']))).orderBy(listings.createdAt, listings.id).limit(limit);
+}

@@ -22,6 +22,14 @@ export interface PartnerSecrets {
   webhookSecret: string;
 }
 
+/** The name of the partner `npm start` and the SANDBOX_* settings make: a partner for trying things, whose market may be reset. */
+export const SANDBOX_PARTNER_NAME = 'sandbox';
+
+/** Whether `partner` is the sandbox (see {@link SANDBOX_PARTNER_NAME}). */
+export function isSandboxPartner(partner: Pick<PartnerRow, 'name'>): boolean {
+  return partner.name === SANDBOX_PARTNER_NAME;
+}
+
 /** What {@link PartnersService.update} changes: the name, settings (any subset, `platformSecret` write-only). */
 export interface PartnerChange {
   name?: string;
@@ -276,7 +284,7 @@ export class PartnersService {
   }
 
   /**
-   * Makes sure the partner named `sandbox` exists with exactly the given keys (older keys
+   * Makes sure the partner named `sandbox` ({@link SANDBOX_PARTNER_NAME}) exists with exactly the given keys (older keys
    * of each kind expire at once) and the given settings. Run at every start. `initialSettings`
    * apply only when the partner is created, so what an operator changes later survives restarts.
    */
@@ -285,13 +293,13 @@ export class PartnersService {
     return this.db.transact(async (tx) => {
       // Read, then write: processes starting together (PostgreSQL) make it one after the other.
       await serializeOn(tx, 'sandbox-partner');
-      let partner = (await tx.select().from(partners).where(eq(partners.name, 'sandbox')).orderBy(partners.createdAt).limit(1))[0];
+      let partner = (await tx.select().from(partners).where(eq(partners.name, SANDBOX_PARTNER_NAME)).orderBy(partners.createdAt).limit(1))[0];
       if (!partner) {
         partner = (await tx
           .insert(partners)
           .values({
             id: newId('partner'),
-            name: 'sandbox',
+            name: SANDBOX_PARTNER_NAME,
             settings: mergeSettings(DEFAULT_SETTINGS, opts.initialSettings ?? {}),
             webhookSecretSealed: this.box.seal(opts.webhookSecret ?? newWebhookSecret()),
             platformSecretSealed: null,

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { whenPresent } from '../../lib/validation.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from '../../lib/origins.js';
-import { contrastRatio } from '../../lib/contrast.js';
+import { contrastRatio } from '@resale/shared/contrast';
 // The actions a partner may subscribe to are the defined webhook kinds. webhooks.kinds.ts imports
 // nothing of partners, and must not: the webhooks service imports partners (a cycle would close).
 import { WEBHOOK_ACTIONS } from '../webhooks/webhooks.kinds.js';

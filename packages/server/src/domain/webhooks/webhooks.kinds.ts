@@ -162,6 +162,46 @@ export const WEBHOOK_KINDS = [
     },
   }),
   defineWebhook({
+    action: 'resale.refunded',
+    data: z
+      .object({
+        resaleId: z.string().openapi({ description: 'The resale (buy intention) refunded: the `resaleId` of its `ticket.update`.', example: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
+        eventId: eventId(),
+        showId: showId(),
+        refundedAt: z.iso.datetime({ offset: true }).openapi({ description: 'When the refund was decided; the money reaches the buyer’s card in the provider’s usual days.' }),
+        amount: z.number().openapi({ description: 'What the buyer gets back, fees included, major units: all they paid.', example: 110 }),
+        currency: z.string().length(3),
+        reason: z.enum(['operator']).openapi({ description: '`operator`: the service’s operators refunded it (a complaint, a fraud). A cancelled show’s refunds send none: the cancellation says it all.' }),
+        buyer: PersonSchema.openapi({ description: 'Who bought and is refunded: the tickets are no longer theirs by right.' }),
+        tickets: z.array(
+          z.object({
+            ticketId: z.string().openapi({ description: "The partner's ticket id.", example: 't-1001' }),
+            listingId: z.string(),
+            previousOwner: PersonSchema.openapi({ description: 'The seller. Their payout was stopped when not yet delivered (a delivered payout is not recovered).' }),
+          }),
+        ),
+      })
+      .openapi('ResaleRefundedData', {
+        description:
+          'A paid resale was refunded in full to its buyer (action `resale.refunded`): the sale is reversed. Void the buyer’s tickets (or give them back to previousOwner), and leave them out of the buyer’s tickets at the ownership endpoint.',
+      }),
+    description: 'A paid resale was refunded to its buyer by the operators: void the buyer’s tickets (or give them back to the seller).',
+    example: {
+      resaleId: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q',
+      eventId: 'tour-2026',
+      showId: 'show-2026-05-01',
+      refundedAt: '2026-04-22T09:12:00.000Z',
+      amount: 110,
+      currency: 'EUR',
+      reason: 'operator',
+      buyer: { id: 'user-9902', email: 'buyer@example.com', phone: null },
+      tickets: [
+        { ticketId: 't-1001', listingId: 'lst_01jd8x3k4f5g6h7j8k9m0n1p2q', previousOwner: { id: 'user-8841', email: 'seller@example.com', phone: null } },
+        { ticketId: 't-1002', listingId: 'lst_01jd8x3k4f5g6h7j8k9m0n1p2q', previousOwner: { id: 'user-8841', email: 'seller@example.com', phone: null } },
+      ],
+    },
+  }),
+  defineWebhook({
     action: 'listing.created',
     data: ListingDataSchema,
     description: 'A ticket (or an order, as a pack) was listed for resale.',

@@ -17,6 +17,10 @@ export const WebhookAttemptSchema = z
     statusCode: z.number().int().nullable().openapi({ description: 'HTTP status answered; null for a timeout, a network error or no URL.', example: 500 }),
     latencyMs: z.number().int().openapi({ description: 'Duration of the HTTP call, in milliseconds.', example: 87 }),
     error: z.string().nullable().openapi({ description: 'Why it failed (at most ~200 characters of the answer); null on success.', example: 'HTTP 500: upstream unavailable' }),
+    answer: z.string().nullable().openapi({
+      description: 'What the partner’s server answered: the first 1,024 characters of the body (secrets removed), whatever the status; null when nothing answered, the body was empty, or the answer was a redirect.',
+      example: '{"error":"database down"}',
+    }),
     nextAttemptAt: z.string().nullable().openapi({ description: 'When the next attempt was scheduled after this one; null when delivered or given up.', example: '2026-03-01T12:00:05.000Z' }),
   })
   .openapi('WebhookAttempt');
@@ -92,6 +96,7 @@ export function webhookMessageToApi({ message, attempts }: WebhookMessageWithAtt
       statusCode: att.statusCode,
       latencyMs: att.latencyMs,
       error: att.error,
+      answer: att.answer,
       nextAttemptAt: isoOrNull(att.nextAttemptAt),
     })),
   };

@@ -74,6 +74,26 @@ export interface BuyBannerComponent {
   buyBanner: { title: string; description: string; image: string | null; visible: boolean; colors: Colors; callToAction: BuyCta };
 }
 
+/**
+ * The buy banner as the access layer answers it, from its setting in `lang` (`visible`, the
+ * call to action's `url` and `enabled` are the show's: see the rendering rules above). The
+ * console's preview draws the widget with what this returns, so it shows what fans will see.
+ */
+export function buyBannerComponent(b: NonNullable<BuyAccessLayerSettings['buyBanner']>, lang: Lang, show: { visible: boolean; url: string; enabled: boolean }): BuyBannerComponent {
+  return {
+    type: 'banner',
+    class: 'buyBanner',
+    buyBanner: {
+      title: b.title[lang],
+      description: b.description[lang],
+      image: b.image ?? null,
+      visible: show.visible,
+      colors: b.colors,
+      callToAction: { text: b.ctaText[lang], url: show.url, enabled: show.enabled },
+    },
+  };
+}
+
 export interface BuyModalComponent {
   type: 'modal';
   class: 'buyModal';
@@ -284,18 +304,7 @@ export class BuyAccessLayer {
       const b = cfg.buyBanner;
       // Prominent while the primary is (nearly) sold out and resale is open (see the rules above).
       const visible = b.visible || (open && isPrimaryScarce(s.primary));
-      out.push({
-        type: 'banner',
-        class: 'buyBanner',
-        buyBanner: {
-          title: b.title[lang],
-          description: b.description[lang],
-          image: b.image ?? null,
-          visible,
-          colors: b.colors,
-          callToAction: { text: b.ctaText[lang], url: sign(base), enabled },
-        },
-      });
+      out.push(buyBannerComponent(b, lang, { visible, url: sign(base), enabled }));
     }
     if (cfg.buyModal) {
       const m = cfg.buyModal;

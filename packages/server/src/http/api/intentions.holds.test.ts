@@ -50,10 +50,10 @@ describe('holds on the market page', () => {
       const res = await buy(anon, listings.slice(0, 20).map((l) => l.id));
       expect(res.status).toBe(302);
       expect(res.location).toContain('/auth/otp?');
-      // …coming back to the market with the pick shown as the selection.
+      // …coming back to continue the Buy with the pick (held only then, once signed in).
       const back = new URL(new URL(res.location!).searchParams.get('returnTo')!);
-      expect(back.pathname).toBe(`/market/${p.id}/tour`);
-      expect(back.searchParams.get('listingIds')).toBe(listings.slice(0, 20).map((l) => l.id).join(','));
+      expect(back.pathname).toBe(`/market/${p.id}/tour/buy/continue`);
+      expect(back.searchParams.get('l')).toBe(listings.slice(0, 20).map((l) => l.id).join(','));
     }
     for (const l of listings) await buy(anon, [l.id]);
     expect(await held()).toBe(0);

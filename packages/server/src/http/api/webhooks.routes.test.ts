@@ -63,6 +63,7 @@ describe('operator API: webhooks', () => {
       at: '2026-03-01T12:00:02.000Z',
       statusCode: 500,
       error: 'HTTP 500: upstream unavailable',
+      answer: 'upstream unavailable',
       nextAttemptAt: '2026-03-01T12:00:07.000Z',
     });
     expect(typeof failedOnce.attempts[0].latencyMs).toBe('number');

@@ -147,6 +147,29 @@ function brandedCsp(csp: string, brand: PageBrand): string {
   return out;
 }
 
+/**
+ * The hosted pages' header: the partner's logo or name with the service's, and the way back
+ * to the partner's site when one is known; the service's name alone without a brand. The
+ * console's branding preview renders this same header with the typed settings.
+ */
+export function SiteHeader(props: { lang: Lang; brand: PageBrand | null }) {
+  const { brand } = props;
+  const service = t(props.lang, 'serviceName');
+  return (
+    <header class="site">
+      <p class="brand">
+        {brand?.logoUrl ? <img src={brand.logoUrl} alt={brand.name} height="40" /> : (brand?.name ?? service)}
+        {brand ? <span class="by">{service}</span> : null}
+      </p>
+      {brand?.back ? (
+        <a class="back" href={brand.back}>
+          {t(props.lang, 'backTo', { name: brand.name })}
+        </a>
+      ) : null}
+    </header>
+  );
+}
+
 /** The HTML document of a hosted page. */
 export function Layout(props: LayoutProps) {
   const brand = useContext(BrandContext);
@@ -169,17 +192,7 @@ export function Layout(props: LayoutProps) {
         <a class="skip" href="#main">
           {t(props.lang, 'skipToContent')}
         </a>
-        <header class="site">
-          <p class="brand">
-            {brand?.logoUrl ? <img src={brand.logoUrl} alt={brand.name} height="40" /> : (brand?.name ?? service)}
-            {brand ? <span class="by">{service}</span> : null}
-          </p>
-          {brand?.back ? (
-            <a class="back" href={brand.back}>
-              {t(props.lang, 'backTo', { name: brand.name })}
-            </a>
-          ) : null}
-        </header>
+        <SiteHeader lang={props.lang} brand={brand} />
         <main id="main" class={props.wide ? 'wide' : undefined}>
           {props.children ?? null}
         </main>

@@ -45,6 +45,15 @@ import type { AppEnv } from '../../context.js';
  *   shown in `[data-hosted-error]` and the button works again; Stripe.js missing (blocked,
  *   offline) shows `data-load-failed` there. The outcome itself comes from Stripe's events
  *   to the server, never from this script.
+ * - `data-component` on a widget element (`<resale-buy-banner>`): its JSON is given to the
+ *   element as its `component` property (the console's preview draws a banner this way, with
+ *   the same widget the partner's pages load).
+ * - `data-live-preview` on a form (the console's settings): as the person types (paused for
+ *   half a second), the form is posted to its own action with `op=preview` and `fragment=1`
+ *   (nothing is saved: the server answers the preview alone), and the page's `[data-preview]`
+ *   is replaced by the answer's; its `data-brand-color` becomes the `--brand` of its
+ *   `.preview-page` (CSSOM, which the CSP allows, unlike a style attribute). Without script the
+ *   form's "Preview" button does the same with a whole page.
  *
  * Written as plain JavaScript in a string: the server never runs it, and no build step stands
  * between this file and what browsers receive. The one exception is the fee arithmetic, the
@@ -166,6 +175,45 @@ export const PAGE_SCRIPT = `(function () {
       stripe.confirmPayment({ elements: elements, confirmParams: { return_url: form.getAttribute('data-return-url') } }).then(function (result) {
         if (result && result.error) { fail(result.error.message); submit.disabled = false; }
       });
+    });
+  });
+
+  function giveComponents(root) {
+    Array.prototype.forEach.call(root.querySelectorAll('[data-component]'), function (el) {
+      try { el.component = JSON.parse(el.getAttribute('data-component')); } catch (e) { /* the server wrote it: never malformed */ }
+    });
+  }
+  giveComponents(doc);
+
+  each('form[data-live-preview]', function (form) {
+    var timer = null;
+    var sent = 0;
+    // The service's own colour, for a preview whose brand colour is cleared (the server's rule drew the stored one).
+    var serviceBrand = window.getComputedStyle ? window.getComputedStyle(doc.documentElement).getPropertyValue('--brand').trim() : '';
+    function refresh() {
+      var mine = ++sent;
+      var body = new FormData(form);
+      body.set('op', 'preview');
+      body.set('fragment', '1');
+      fetch(form.action, { method: 'POST', body: new URLSearchParams(body), credentials: 'same-origin' }).then(function (res) {
+        return res.ok ? res.text() : null;
+      }).then(function (text) {
+        // An answer overtaken by a newer one is dropped, so the preview shows the last keystroke.
+        if (!text || mine !== sent) return;
+        var next = new DOMParser().parseFromString(text, 'text/html').querySelector('[data-preview]');
+        var current = doc.querySelector('[data-preview]');
+        if (!next || !current) return;
+        var adopted = doc.importNode(next, true);
+        current.replaceWith(adopted);
+        var colour = adopted.getAttribute('data-brand-color');
+        var page = adopted.querySelector('.preview-page');
+        if (page) page.style.setProperty('--brand', /^#[0-9a-fA-F]{6}$/.test(colour || '') ? colour : serviceBrand);
+        giveComponents(adopted);
+      }).catch(function () { /* offline: the Preview button still works */ });
+    }
+    form.addEventListener('input', function () {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(refresh, 500);
     });
   });
 

@@ -18,6 +18,7 @@ const en = {
   zoomReset: 'Show the whole map',
   zoomedToPick: 'Zoomed in: now tap a seat to pick it.',
   seatList: 'Seats for sale',
+  total: 'Total {amount}',
 };
 
 type Messages = typeof en;
@@ -35,6 +36,7 @@ const es: Messages = {
   zoomReset: 'Ver todo el mapa',
   zoomedToPick: 'Mapa ampliado: ahora toca un asiento para elegirlo.',
   seatList: 'Asientos a la venta',
+  total: 'Total {amount}',
 };
 
 const MESSAGES: Record<Lang, Messages> = { en, es };

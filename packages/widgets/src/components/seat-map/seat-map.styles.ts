@@ -1,28 +1,47 @@
 import { css, unsafeCSS } from 'lit';
+import type { SeatPalette } from '@resale/shared/contrast';
 import { ctaStyles, tokenStyles } from '../../styles/tokens.js';
-import { INK } from './seat-colors.js';
 
 /** The shapes a zone may be drawn with; a zone may be the shape itself or a group of them. */
 const shapes = unsafeCSS('path, rect, polygon, polyline, circle, ellipse');
-const inkDark = unsafeCSS(INK.dark);
-const inkLight = unsafeCSS(INK.light);
+
+/** The colours seats and labels can stand on: the zone colours and the surface (tokens). */
+export const FILL_TOKENS = ['zone-none', 'zone-some', 'zone-cheapest', 'color-surface'] as const;
+/** One of {@link FILL_TOKENS}: what the map writes in `data-on`. */
+export type FillToken = (typeof FILL_TOKENS)[number];
+
+/** The roles of a {@link SeatPalette}, each a custom property `--_<fill token>-<role>` that the map sets on `.base`. */
+export const PALETTE_ROLES = ['ink', 'muted', 'label', 'selected'] as const satisfies readonly (keyof SeatPalette)[];
 
 /**
- * Seats (in the chart and the legend), by state, in colour AND shape:
- * - not for sale (no `data-state`): a hollow ring;
- * - for sale (`sale`): a solid disc;
- * - selected (`selected`): a larger disc of the selected colour in a thick ring.
- * Each is drawn in the ink (`--_ink`) chosen per zone from the fill behind the seats (dark on
- * light fills, white on dark ones: never under 3.99:1, above the 3:1 graphics need); the map sets
- * `data-ink-light` on a zone around seats (its seats inherit `--_ink`), or on a seat beside its
- * zone. Zone shapes inside a group are marked `data-zone-shape` by the map: attribute selectors
- * only, since a descendant selector is matched against every one of 20,000 seats. The ring is a share of
- * the seat (`--_ring`, set by the map once it has measured a seat), so it looks the same at every
- * zoom. Seats for sale grow through the CSS `scale` property (not `transform`, which would
- * replace a seat's own transform) by `--_seat-scale`, set from the seats' spacing. Seats not for
- * sale get no transform at all: a stadium has tens of thousands, and each transform costs.
+ * `data-on="<fill token>"` (on a zone, inherited by its seats and labels; on a seat or label
+ * beside its zone; on the legend's swatches) selects the palette of that fill: `--_ink`,
+ * `--_muted`, `--_label`, `--_selected`. The chart itself is on the surface. No fallbacks: the
+ * map sets the palettes in the same task as it first draws the chart, before any paint.
  */
+const onFill = unsafeCSS(FILL_TOKENS.map((fill) => `${fill === 'color-surface' ? '.chart,' : ''}[data-on='${fill}']{${PALETTE_ROLES.map((role) => `--_${role}:var(--_${fill}-${role})`).join(';')}}`).join(''));
 
+/**
+ * Seats (in the chart and the legend), by state, in colour AND shape, from one definition (the
+ * legend draws the same elements with the same attributes on a swatch of the same fill):
+ * - not for sale (no `data-state`): a thin hollow ring in `--_muted` (just 3:1 against the fill:
+ *   it shows, and recedes);
+ * - for sale (`sale`): a solid disc in `--_ink` (the ink with the most contrast on the fill,
+ *   3:1 at least whatever the colour), larger where the spacing allows: the boldest mark;
+ * - selected (`selected`): a larger disc of `--_selected` in a thick `--_ink` ring.
+ * Labels (text) on a zone are drawn in `--_label` (4.5:1 at least). The colours are computed
+ * per fill (`seatPalette` in @resale/shared/contrast) from the zone colours as resolved on the
+ * host, so a partner's `--resale-zone-*` counts. Zone shapes inside a group are marked
+ * `data-zone-shape` by the map: attribute selectors only, since a descendant selector is matched
+ * against every one of 20,000 seats (`[data-area] text` is matched against text elements only).
+ * The ring is a share of the seat (`--_ring`, set by the map once it has measured a seat; 15 %
+ * of the legend's seats), so it looks the same at every zoom. The legend's swatches are outlined
+ * (white shows on white). An offer's text wraps; its Select button never shrinks under its
+ * label ("Selected", "Elegida"). Seats for sale grow through the CSS `scale` property (not
+ * `transform`, which would replace a seat's own transform) by `--_seat-scale`, set from the
+ * seats' spacing. Seats not for sale get no transform at all: a stadium has tens of thousands,
+ * and each transform costs.
+ */
 export const seatMapStyles = [
   tokenStyles,
   ctaStyles,
@@ -88,6 +107,10 @@ export const seatMapStyles = [
       height: 1.25rem;
       margin-inline-end: 0.375rem;
       vertical-align: middle;
+      --_ring: 1.8px;
+    }
+    .legend rect {
+      stroke: var(--_color-border);
     }
     h3 {
       margin: 0 0 0.5rem;
@@ -119,6 +142,10 @@ export const seatMapStyles = [
     details ul {
       padding: 0 0.5rem 0.5rem;
     }
+    .listing > span {
+      min-width: 0;
+      overflow-wrap: anywhere;
+    }
     .listing {
       display: flex;
       justify-content: space-between;
@@ -140,6 +167,10 @@ export const seatMapStyles = [
     }
     .muted {
       color: var(--_color-muted);
+    }
+    .toggle {
+      flex: none;
+      white-space: nowrap;
     }
     .toggle,
     .toolbar button {
@@ -218,25 +249,29 @@ export const seatMapStyles = [
       stroke: var(--_color-text);
       stroke-width: 3px;
     }
+    ${onFill}
+    [data-area] text,
+    text[data-on] {
+      fill: var(--_label);
+    }
     [data-seat] {
       fill: transparent;
-      stroke: var(--_ink, ${inkDark});
-      stroke-width: var(--_ring, 1px);
-    }
-    /* Inherited by the seats of a zone: no descendant selector over thousands of seats. */
-    [data-ink-light] {
-      --_ink: ${inkLight};
+      stroke: var(--_muted);
+      stroke-width: calc(var(--_ring, 1px) * 0.5);
     }
     [data-seat][data-state] {
       transform-box: fill-box;
       transform-origin: center;
       scale: var(--_seat-scale, 1);
+      stroke-width: var(--_ring, 1px);
     }
     [data-seat][data-state='sale'] {
-      fill: var(--_ink, ${inkDark});
+      fill: var(--_ink);
+      stroke: var(--_ink);
     }
     [data-seat][data-state='selected'] {
-      fill: var(--_zone-selected);
+      fill: var(--_selected);
+      stroke: var(--_ink);
       stroke-width: calc(var(--_ring, 1px) * 2.5);
       scale: calc(var(--_seat-scale, 1) * 1.15);
     }

@@ -19,8 +19,11 @@ import type { ResaleReadyEvent } from '../../events/ready.js';
 import { $, envelopeResponse, nextEvent, shadow, text } from '../../internal/test-utils.js';
 import type { SeatMapData } from '../../internal/types.js';
 import '../../seat-map.js';
+import { contrastRatio, GRAPHIC_CONTRAST, seatPalette, TEXT_CONTRAST } from '@resale/shared/contrast';
+import { TOKENS } from '../../styles/tokens.js';
 import { mapData } from './seat-map.fixtures.js';
 import type { ResaleSeatMap } from './seat-map.js';
+import { FILL_TOKENS, PALETTE_ROLES } from './seat-map.styles.js';
 
 async function mountMap(props: Partial<ResaleSeatMap> = {}, attrs: Record<string, string> = {}): Promise<ResaleSeatMap> {
   const el = document.createElement('resale-seat-map');
@@ -360,20 +363,76 @@ describe('<resale-seat-map> every seat drawn, legend, the page’s selection', (
     <g data-area="D"><rect x="150" y="0" width="140" height="100"/><g data-section="D" data-row="1"><circle data-seat="1" cx="160" cy="50" r="4"/></g></g>
   </svg>`;
 
-  it('gives every seat for sale a state, and seats on a dark zone the light ink (the zone’s fill, not a seat colour)', async () => {
+  it('gives every seat for sale a state, and every seat and label the palette of the fill it stands on (the zone’s, not a seat colour)', async () => {
     const el = await mountMap({ data: mapData({ chart: { svgCode: SIBLINGS, image: null } }) });
-    // Zone C (offers: #0b4fb3, dark) is a shape beside its seats: each seat carries the ink.
+    // Zone C (offers: #0b4fb3) is a shape beside its seats: each seat carries the fill's palette.
     expect(zone(el, 'C').getAttribute('data-availability')).toBe('some');
     const seats = [...shadow(el).querySelectorAll('[data-section="C"] [data-seat]')];
-    expect(seats.map((s) => s.hasAttribute('data-ink-light'))).toEqual([true, true, true, true, true]);
+    expect(seats.map((s) => s.getAttribute('data-on'))).toEqual(['zone-some', 'zone-some', 'zone-some', 'zone-some', 'zone-some']);
     expect(seats.map((s) => s.getAttribute('data-state'))).toEqual([null, 'sale', 'sale', 'sale', null]);
-    // Zone D (no offers, #d0d7de, light) around its seats: dark ink, its seat still drawn (not for sale).
+    // Zone D (no offers, #d0d7de) around its seats: the zone carries the palette, its seat inherits
+    // it (no write per seat), still drawn (not for sale).
     expect(zone(el, 'D').getAttribute('data-availability')).toBe('none');
-    expect(zone(el, 'D').hasAttribute('data-ink-light')).toBe(false);
+    expect(zone(el, 'D').getAttribute('data-on')).toBe('zone-none');
+    expect($(el, '[data-area="D"] [data-seat]').hasAttribute('data-on')).toBe(false);
     expect($(el, '[data-area="D"] [data-seat]').hasAttribute('data-state')).toBe(false);
     // D's own shape is marked as the zone's drawing (painted in the zone colour); its seat is not.
     expect($(el, '[data-area="D"] rect').hasAttribute('data-zone-shape')).toBe(true);
     expect($(el, '[data-area="D"] [data-seat]').hasAttribute('data-zone-shape')).toBe(false);
+  });
+
+  it('draws labels on a zone in its label ink, and leaves the chart’s other text alone (the demo’s drawing)', async () => {
+    // As demo/src/catalog.ts draws the gala: a stage with its name, then per zone a group of the
+    // zone shape, its row letters (in the chart's dark grey: 2.46:1 on the cheapest green) and seats.
+    const demo = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 200">
+      <rect x="90" y="0" width="120" height="30" fill="#33333d"/><text x="150" y="20" fill="#ffffff">Stage</text>
+      <g><rect data-area="C" x="0" y="40" width="300" height="60" fill="#dbe7f7"/><text x="10" y="74" fill="#33333d">1</text>
+        <circle data-section="C" data-row="1" data-seat="2" cx="30" cy="70" r="8"/><circle data-section="C" data-row="1" data-seat="3" cx="50" cy="70" r="8"/></g>
+      <g data-area="D"><rect x="0" y="110" width="300" height="60"/><text x="10" y="144">9</text></g>
+    </svg>`;
+    const el = await mountMap({ data: mapData({ chart: { svgCode: demo, image: null } }) });
+    const [stage, row, inD] = [...shadow(el).querySelectorAll('svg text')];
+    expect(stage!.hasAttribute('data-on')).toBe(false);
+    expect(stage!.closest('[data-area]')).toBeNull();
+    expect(row!.getAttribute('data-on')).toBe('zone-some');
+    // Inside its zone: inherits the zone's palette ([data-area] text takes --_label).
+    expect(inD!.closest('[data-area]')!.getAttribute('data-on')).toBe('zone-none');
+    expect(seat(el, '2').getAttribute('data-on')).toBe('zone-some');
+    // The legend draws the states on the fill the seats for sale stand on.
+    expect([...shadow(el).querySelectorAll('[part="legend"] svg:has([data-seat])')].map((s) => s.getAttribute('data-on'))).toEqual(['zone-some', 'zone-some', 'zone-some']);
+  });
+
+  it('computes the palette of each fill from the colours it got (seatPalette), for the chart and the legend', async () => {
+    const el = await mountMap({ data: mapData() });
+    const base = $(el, '[part="base"]') as HTMLElement;
+    for (const fill of FILL_TOKENS) {
+      const palette = seatPalette(TOKENS[fill], TOKENS['zone-selected']);
+      for (const role of PALETTE_ROLES) expect(base.style.getPropertyValue(`--_${fill}-${role}`), `${fill} ${role}`).toBe(palette[role]);
+    }
+    // The cheapest green's row letters: white (5.07:1), where the chart's own #33333d was 2.46:1.
+    expect(base.style.getPropertyValue('--_zone-cheapest-label')).toBe('#ffffff');
+    // Set through the CSSOM (a strict style-src allows it), never as markup in the chart.
+    expect($(el, '[part="chart"] svg').outerHTML).not.toContain('style=');
+  });
+
+  it.each(['#000000', '#ffffff', '#ffff00', '#1a7f37', '#777777', '#808080'])('draws on a partner’s zone colour %s with every state at 3:1 and labels at 4.5:1', async (color) => {
+    // The partner's colours, as a page sets them: on the element (or any ancestor).
+    const el = document.createElement('resale-seat-map');
+    for (const token of ['zone-none', 'zone-some', 'zone-cheapest', 'color-surface']) el.style.setProperty(`--resale-${token}`, color);
+    el.style.setProperty('--resale-zone-selected', color);
+    const ready = nextEvent<ResaleReadyEvent>(el, 'resale-ready');
+    el.data = mapData();
+    document.body.append(el);
+    await ready;
+    const base = $(el, '[part="base"]') as HTMLElement;
+    for (const fill of FILL_TOKENS) {
+      const get = (role: string) => base.style.getPropertyValue(`--_${fill}-${role}`);
+      expect(get('ink')).toBe(seatPalette(color, color).ink);
+      expect(contrastRatio(get('ink'), color), `for sale and selected ring on ${color}`).toBeGreaterThanOrEqual(GRAPHIC_CONTRAST);
+      expect(contrastRatio(get('muted'), color), `not for sale on ${color}`).toBeGreaterThanOrEqual(GRAPHIC_CONTRAST);
+      expect(contrastRatio(get('selected'), get('ink')), `selected centre in its ring on ${color}`).toBeGreaterThanOrEqual(GRAPHIC_CONTRAST);
+      expect(contrastRatio(get('label'), color), `labels on ${color}`).toBeGreaterThanOrEqual(TEXT_CONTRAST);
+    }
   });
 
   it('has a legend of the seat states and zone colours, in the page’s language', async () => {
@@ -381,7 +440,10 @@ describe('<resale-seat-map> every seat drawn, legend, the page’s selection', (
     const legend = $(el, '[part="legend"]');
     expect(legend.getAttribute('aria-label')).toBe('Leyenda');
     expect([...legend.querySelectorAll('li')].map((li) => text(li))).toEqual(['A la venta', 'Elegido', 'No está a la venta', 'Zona más barata', 'Zona con entradas', 'Zona sin entradas']);
-    expect([...legend.querySelectorAll('[data-seat]')].map((s) => s.getAttribute('data-state'))).toEqual(['sale', 'selected', '']);
+    // The chart's own seat states (no `data-state` is not for sale), on a swatch of the fill
+    // they stand on (zone C of the fixture is only a group of seats: the surface).
+    expect([...legend.querySelectorAll('[data-seat]')].map((s) => s.getAttribute('data-state'))).toEqual(['sale', 'selected', null]);
+    expect([...legend.querySelectorAll('svg:has([data-seat])')].map((s) => [s.getAttribute('data-on'), s.querySelector('rect')!.getAttribute('fill')])).toEqual(Array(3).fill(['color-surface', TOKENS['color-surface']]));
   });
 
   it('shows the selection the page passes in `selected` as picked, under the same seat rule', async () => {
@@ -389,7 +451,8 @@ describe('<resale-seat-map> every seat drawn, legend, the page’s selection', (
     expect(el.selection).toEqual(['lst_c2', 'lst_c3', 'lst_c4']);
     expect(['2', '3', '4'].map((n) => seat(el, n).getAttribute('data-state'))).toEqual(['selected', 'selected', 'selected']);
     expect(seat(el, '3').getAttribute('aria-pressed')).toBe('true');
-    expect(text($(el, '[part="summary"]'))).toContain('3 selected');
+    expect(text($(el, '[part="count"]'))).toBe('3 selected');
+    expect(text($(el, '[part="total"]'))).toBe('Total €180.00');
     expect(text($(el, '[part="summary"]'))).not.toContain('Nothing selected');
     expect(el.continueHref).toContain('listingIds=lst_c2,lst_c3,lst_c4');
     // A6 alone (here C3 alone) is refused on the map as on the market: same rule.
@@ -400,7 +463,36 @@ describe('<resale-seat-map> every seat drawn, legend, the page’s selection', (
     expect(text($(el, '[part="message"]'))).toContain('single empty seat');
     expect(el.continueHref).toBeUndefined();
   });
+
+  it('says in the panel how many tickets are picked and what they cost, packs counted whole, in the page’s language', async () => {
+    const el = await mountMap({ data: mapData({ config: { allowOrphanTicketSelection: true } }), lang: 'es' });
+    expect(text($(el, '[part="count"]'))).toBe('Nada elegido');
+    expect(shadow(el).querySelector('[part="total"]')).toBeNull();
+    el.toggle('lst_a1'); // a pack of 2 at 40
+    await el.updateComplete;
+    expect(text($(el, '[part="count"]'))).toBe('2 elegidas');
+    expect(text($(el, '[part="total"]'))).toBe('Total 80,00 €');
+    el.clearSelection();
+    el.toggle('lst_c2');
+    el.toggle('lst_c3');
+    await el.updateComplete;
+    expect(text($(el, '[part="total"]'))).toBe('Total 120,00 €');
+    // Cents add up exactly (0.1 × 3 + 0.2 is not 0.5 in floating point).
+    const ready = nextEvent<ResaleReadyEvent>(el, 'resale-ready');
+    el.data = mapData({
+      listings: [
+        { listingId: 'x', ticketOptionId: 'o', area: 'A', quantity: 3, price: 0.1, currency: 'EUR', seats: [] },
+        { listingId: 'y', ticketOptionId: 'o', area: 'A', quantity: 1, price: 0.2, currency: 'EUR', seats: [] },
+      ],
+    });
+    await ready;
+    el.toggle('x');
+    el.toggle('y');
+    await el.updateComplete;
+    expect(text($(el, '[part="total"]'))).toBe('Total 0,50 €');
+  });
 });
+
 
 describe('<resale-seat-map> list view and zoom', () => {
   it('lists the same seats by area beside the chart, in row and seat order, with the same selection both ways', async () => {

@@ -11,15 +11,15 @@ import { isObject, safeUrl } from '../../internal/safe.js';
 import { returnAddress, withReturnTo } from '../../internal/cta.js';
 import type { Seat, SeatMapArea, SeatMapData, SeatMapListing } from '../../internal/types.js';
 import { TOKENS } from '../../styles/tokens.js';
-import { inkOn } from './seat-colors.js';
 import { mt } from './seat-map.i18n.js';
-import { seatMapStyles } from './seat-map.styles.js';
+import { FILL_TOKENS, PALETTE_ROLES, seatMapStyles, type FillToken } from './seat-map.styles.js';
 import { availabilityByArea, buildRows, continueUrl, indexSeats, seatKey, selectionLeavesOrphan, type Availability, type Row } from '@resale/shared/seat-rules';
-import type { ChartView } from './seat-map.view.js';
+import type { ChartView, seatPalette } from './seat-map.view.js';
 
 /**
  * What only SVG charts need, in chunks of their own loaded side by side: the sanitiser
- * (DOMPurify) and the zoom and pan of the chart. Image-only and chart-less maps load neither.
+ * (DOMPurify), and the zoom and pan of the chart with the colours of its seats (seatPalette).
+ * Image-only and chart-less maps load neither.
  */
 const loadChartModules = () => Promise.all([import('../../internal/sanitize-svg.js'), import('./seat-map.view.js')]);
 
@@ -55,12 +55,10 @@ interface Model {
   byEl: WeakMap<Element, ChartSeat>;
   /** The list: area -> row key (`section|row`, '' for offers without a row) -> offers in seat order. */
   groups: Map<string, Map<string, SeatMapListing[]>>;
-  /** The colours seats can stand on: the zone tokens and the surface, as resolved on the host. */
+  /** The colours seats can stand on (the zone tokens and the surface), and the centre of picked seats, as resolved on the host. */
   fills: Record<FillToken, string>;
+  selectedColor: string;
 }
-
-type FillToken = 'zone-none' | 'zone-some' | 'zone-cheapest' | 'color-surface';
-const FILL_TOKENS: FillToken[] = ['zone-none', 'zone-some', 'zone-cheapest', 'color-surface'];
 
 /** The row of a listing in the list (`section|row` of its first seat with a row), '' without one. */
 function rowKeyOf(l: SeatMapListing): string {
@@ -117,6 +115,25 @@ function cssColor(value: string): string | undefined {
   return colorContext.fillStyle;
 }
 
+/**
+ * The zone an element is drawn on when it is not inside one: the one zone shape among its
+ * siblings (a group of a zone's shape, its row letters and seats, as the demo draws), if exactly
+ * one area is there. A zone that is a group is no shape under its siblings. Memoised per parent:
+ * a group may hold thousands of seats.
+ */
+function soleZoneBeside(): (el: Element) => SVGElement | undefined {
+  const byParent = new Map<Element, SVGElement | undefined>();
+  return (el) => {
+    const parent = el.parentElement;
+    if (!parent) return undefined;
+    if (!byParent.has(parent)) {
+      const found = [...parent.children].filter((z): z is SVGElement => z.hasAttribute('data-area') && z.matches(SHAPES));
+      byParent.set(parent, new Set(found.map((z) => z.getAttribute('data-area'))).size === 1 ? found[0] : undefined);
+    }
+    return byParent.get(parent);
+  };
+}
+
 /** The shapes a zone may be drawn with. */
 const SHAPES = 'path, rect, polygon, polyline, circle, ellipse';
 
@@ -153,7 +170,9 @@ const SHAPES = 'path, rect, polygon, polyline, circle, ellipse';
  * @csspart listing - one offer
  * @csspart toggle - the select button of an offer (`aria-pressed`)
  * @csspart message - a refused pick, visible (`role="alert"`)
- * @csspart summary - selection count, clear, continue
+ * @csspart summary - selection count and total, clear, continue
+ * @csspart count - the number of tickets picked (or "Nothing selected")
+ * @csspart total - what the picked tickets cost, fees included
  * @csspart clear - the clear-selection button
  * @csspart continue - the Continue link (`<a>`), or `<button disabled>` while nothing is picked
  * @csspart cta - Continue too, styled as the other calls to action
@@ -189,6 +208,7 @@ export class ResaleSeatMap extends ResaleElement {
     _activeRow: { state: true },
     _open: { state: true },
     _zoom: { state: true },
+    _legendFill: { state: true },
   };
 
   /** The map data given by the page (wins over `src`). */
@@ -220,6 +240,8 @@ export class ResaleSeatMap extends ResaleElement {
   /** Areas (`area`) and rows (`area` + newline + row key) opened in the list. */
   declare private _open: ReadonlySet<string>;
   declare private _zoom: number;
+  /** The fill the legend draws the seat states on: the one the seats for sale stand on. */
+  declare private _legendFill: FillToken;
 
   #abort: AbortController | undefined;
   #loadedKey: string | undefined;
@@ -227,6 +249,7 @@ export class ResaleSeatMap extends ResaleElement {
   #tooltip: FloatingTooltip | undefined;
   #view: ChartView | undefined;
   #View: typeof ChartView | undefined;
+  #palette: typeof seatPalette | undefined;
   /** The model the chart was last decorated for, and the selection drawn on it. */
   #decorated: Model | undefined;
   #drawn = new Set<string>();
@@ -241,6 +264,7 @@ export class ResaleSeatMap extends ResaleElement {
     this._tip = '';
     this._open = new Set();
     this._zoom = 1;
+    this._legendFill = 'color-surface';
   }
 
   /** The picked listing ids, in picking order. */
@@ -325,16 +349,18 @@ export class ResaleSeatMap extends ResaleElement {
     }
     let svg: SVGSVGElement | null = null;
     if (typeof data.chart.svgCode === 'string' && data.chart.svgCode.trim() !== '') {
-      const [{ sanitizeSvg }, { ChartView }] = await loadChartModules();
+      const [{ sanitizeSvg }, { ChartView, seatPalette }] = await loadChartModules();
       if (generation !== this.#generation) return;
       svg = sanitizeSvg(data.chart.svgCode);
       this.#View = ChartView;
+      this.#palette = seatPalette;
     }
     const chartSeats = svg ? walkSeats(svg) : [];
     const first = this._model === undefined;
     // Read before the new chart is in the document: then resolving the host's style is cheap.
     const style = getComputedStyle(this);
-    const fills = Object.fromEntries(FILL_TOKENS.map((token) => [token, cssColor(style.getPropertyValue(`--_${token}`)) ?? TOKENS[token]])) as Record<FillToken, string>;
+    const resolved = (token: FillToken | 'zone-selected') => cssColor(style.getPropertyValue(`--_${token}`)) ?? TOKENS[token];
+    const fills = Object.fromEntries(FILL_TOKENS.map((token) => [token, resolved(token)])) as Record<FillToken, string>;
     this._model = {
       data,
       areas: new Map(data.areas.map((a) => [a.area, a])),
@@ -349,6 +375,7 @@ export class ResaleSeatMap extends ResaleElement {
       byEl: new WeakMap(chartSeats.map((c) => [c.el, c])),
       groups: groupOffers(data),
       fills,
+      selectedColor: resolved('zone-selected'),
     };
     this._svg = svg;
     this.#labels.clear();
@@ -428,11 +455,12 @@ export class ResaleSeatMap extends ResaleElement {
   }
 
   /**
-   * Availability, states, names and focus on the chart's own elements (they are not Lit's), once
-   * per data: zones first, then the ink of each zone from the fill it really has (computed
-   * style, so a partner's own colours count), then the seats for sale. Seats not for sale keep
-   * the chart's default look (a small hollow ring) and need no write: 20,000 seats cost what
-   * their offers cost.
+   * Availability, states, colours, names and focus on the chart's own elements (they are not
+   * Lit's), once per data: the palettes of the fills (seatPalette, from the zone colours as
+   * resolved on the host, so a partner's own colours count), the zones with the fill their seats
+   * stand on, the seats and labels beside a zone, then the seats for sale. Seats not for sale keep
+   * the default look (a thin muted ring) and need no write of their own when their zone is
+   * around them: 20,000 seats cost what their offers cost.
    */
   #decorate(): void {
     const svg = this._svg;
@@ -440,13 +468,28 @@ export class ResaleSeatMap extends ResaleElement {
     this.#decorated = model;
     this.#drawn = new Set();
     if (!svg || !model) return;
+    // The palette of every fill, for the chart and the legend alike (custom properties: set
+    // through the CSSOM, which a strict style-src allows, where a style attribute is not).
+    const base = this.renderRoot.querySelector<HTMLElement>('.base');
+    for (const fill of FILL_TOKENS) {
+      const palette = this.#palette!(model.fills[fill], model.selectedColor);
+      for (const role of PALETTE_ROLES) base?.style.setProperty(`--_${fill}-${role}`, palette[role]);
+    }
     const lang = this.locale;
     const zones = new Map<string, SVGElement>();
+    const fillOf = new Map<SVGElement, FillToken>();
+    const on = (zone: SVGElement) => {
+      let found = fillOf.get(zone);
+      if (!found) fillOf.set(zone, (found = this.#fillBehindSeats(zone, model)));
+      return found;
+    };
     for (const zone of svg.querySelectorAll<SVGElement>('[data-area]')) {
       const name = zone.getAttribute('data-area') ?? '';
       if (!zones.has(name)) zones.set(name, zone);
       const area = model.areas.get(name);
       zone.setAttribute('data-availability', model.availability.get(name) ?? 'none');
+      // The palette of the zone's fill, inherited by the seats and labels inside it.
+      zone.setAttribute('data-on', on(zone));
       const hasSeats = zone.querySelector('[data-seat]') !== null;
       zone.setAttribute('aria-label', this.#areaLabel(lang, area, name));
       if (area && area.quantityForSale > 0 && !hasSeats) {
@@ -458,31 +501,34 @@ export class ResaleSeatMap extends ResaleElement {
         zone.setAttribute('role', hasSeats ? 'group' : 'img');
       }
     }
-    const inkOfZone = new Map<SVGElement, 'dark' | 'light'>();
-    const ink = (zone: SVGElement) => {
-      let found = inkOfZone.get(zone);
-      if (!found) inkOfZone.set(zone, (found = inkOn(this.#fillBehindSeats(zone, model))));
-      return found;
+    // A seat or a label beside its zone (the zone drawn as a sibling shape) carries the palette
+    // itself; nothing is written for the surface, which is the chart's own.
+    const beside = soleZoneBeside();
+    const mark = (el: Element, zone: SVGElement | undefined): FillToken => {
+      const fill = zone ? on(zone) : 'color-surface';
+      if (fill !== 'color-surface') el.setAttribute('data-on', fill);
+      return fill;
     };
-    // Every fill read before anything is written: one style computation, not one per zone.
-    for (const zone of zones.values()) ink(zone);
-    // A zone around its seats carries the ink for all of them (CSS inherits it); a seat beside
-    // its zone (the zone drawn as a sibling shape) carries its own.
-    for (const zone of zones.values()) zone.toggleAttribute('data-ink-light', ink(zone) === 'light' && zone.querySelector('[data-seat]') !== null);
     for (const c of model.seatEls.values()) {
-      if (c.zone) continue;
-      const zone = zones.get(model.seatIndex.get(seatKey(c.seat))?.area ?? '') ?? zones.get(c.seat.section ?? '');
-      if (zone && ink(zone) === 'light') c.el.setAttribute('data-ink-light', '');
+      if (!c.zone) mark(c.el, zones.get(model.seatIndex.get(seatKey(c.seat))?.area ?? '') ?? zones.get(c.seat.section ?? '') ?? beside(c.el));
     }
+    // Text beside one zone shape is a label on it (row letters); text elsewhere is the chart's
+    // own drawing (a stage's name on the stage) and keeps its colours.
+    for (const label of svg.querySelectorAll('text')) if (!label.closest('[data-area]')) mark(label, beside(label));
+    let legendFill: FillToken | undefined;
     for (const [key, listing] of model.seatIndex) {
       const c = model.seatEls.get(key);
       if (!c) continue;
+      legendFill ??= c.zone ? on(c.zone) : ((c.el.getAttribute('data-on') as FillToken | null) ?? 'color-surface');
       c.el.setAttribute('data-state', 'sale');
       c.el.setAttribute('tabindex', '0');
       c.el.setAttribute('role', 'button');
       c.el.setAttribute('aria-pressed', 'false');
       c.el.setAttribute('aria-label', `${this.#seatText(lang, c.seat)}: ${this.#priceText(lang, listing)}`);
     }
+    // The legend draws the seat states on the fill the seats for sale stand on (one more render
+    // per new data, only when it changes).
+    this._legendFill = legendFill ?? 'color-surface';
     this.#drawSelection();
     // Measuring needs layout: after the first frame is drawn, not before (the map answers at once).
     const view = this.#view;
@@ -490,13 +536,14 @@ export class ResaleSeatMap extends ResaleElement {
   }
 
   /**
-   * The colour painted behind a zone's seats: the zone's colour token for its availability (the
-   * map's stylesheet paints every zone shape with it, over the chart's own fill), as resolved on
-   * the host, so a partner's `--resale-zone-*` counts; the surface when the zone is only a group
-   * of seats. Never a computed style inside the chart: in a fresh chart of 20,000 seats, it
-   * would compute all of them before the first frame. Marks the zone's own shapes on the way.
+   * The fill behind a zone's seats: the zone's colour token for its availability (the map's
+   * stylesheet paints every zone shape with it, over the chart's own fill; the model holds it as
+   * resolved on the host, so a partner's `--resale-zone-*` counts), the surface when the zone is
+   * only a group of seats. Never a computed style inside the chart: in a fresh chart of 20,000
+   * seats, it would compute all of them before the first frame. Marks the zone's own shapes on
+   * the way.
    */
-  #fillBehindSeats(zone: SVGElement, model: Model): string {
+  #fillBehindSeats(zone: SVGElement, model: Model): FillToken {
     let shaped = zone.matches(SHAPES);
     for (const shape of shaped ? [] : zone.querySelectorAll(SHAPES)) {
       if (shape.hasAttribute('data-seat') || shape.closest('[data-seat]')) continue;
@@ -504,7 +551,7 @@ export class ResaleSeatMap extends ResaleElement {
       shape.setAttribute('data-zone-shape', '');
       shaped = true;
     }
-    return model.fills[shaped ? (`zone-${model.availability.get(zone.getAttribute('data-area') ?? '') ?? 'none'}` as const) : 'color-surface'];
+    return shaped ? `zone-${model.availability.get(zone.getAttribute('data-area') ?? '') ?? 'none'}` : 'color-surface';
   }
 
   /** Picked seats drawn as picked, unpicked ones as for sale: only the seats that changed. */
@@ -657,6 +704,19 @@ export class ResaleSeatMap extends ResaleElement {
     return this._selection.reduce((n, id) => n + (this._model?.listings.get(id)?.quantity ?? 0), 0);
   }
 
+  /**
+   * What the selection costs, buyer fees included: per currency (a selection stays within one
+   * ticket option, so one in practice), added up in thousandths so cents add exactly.
+   */
+  #totalText(lang: Lang): string {
+    const sums = new Map<string, number>();
+    for (const id of this._selection) {
+      const l = this._model?.listings.get(id);
+      if (l) sums.set(l.currency, (sums.get(l.currency) ?? 0) + Math.round(l.price * 1000) * l.quantity);
+    }
+    return [...sums].map(([currency, milli]) => formatPrice(lang, milli / 1000, currency)).join(' + ');
+  }
+
   #listingText(lang: Lang, l: SeatMapListing): string {
     const seats = l.seats.map((s) => this.#seatText(lang, s)).filter(Boolean);
     return seats.length > 0 ? seats.join('; ') : `${l.area ?? ''} ${ticketCount(lang, l.quantity)}`.trim();
@@ -757,13 +817,20 @@ export class ResaleSeatMap extends ResaleElement {
     </section>`;
   }
 
-  #renderLegend(lang: Lang) {
-    const seat = (state: string) => svgTemplate`<svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="6" data-seat="" data-state=${state}></circle></svg>`;
+  /**
+   * The legend: each seat state is the chart's own seat element with the same attributes, on a
+   * swatch of the fill the seats for sale stand on, so it takes the same rules and palette as
+   * the seats (one definition of each state); each zone colour is a zone shape.
+   */
+  #renderLegend(lang: Lang, model: Model) {
+    const fill = this._legendFill;
+    const seat = (state: 'sale' | 'selected' | undefined) =>
+      svgTemplate`<svg viewBox="0 0 20 20" aria-hidden="true" data-on=${fill}><rect width="20" height="20" rx="3" fill=${model.fills[fill]}></rect><circle cx="10" cy="10" r="6" data-seat="" data-state=${state ?? nothing}></circle></svg>`;
     const zone = (availability: string) => svgTemplate`<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2" y="4" width="16" height="12" rx="2" data-area="" data-availability=${availability}></rect></svg>`;
     return html`<ul class="legend" part="legend" aria-label=${mt(lang, 'legend')}>
       <li>${seat('sale')}${mt(lang, 'legendForSale')}</li>
       <li>${seat('selected')}${mt(lang, 'legendSelected')}</li>
-      <li>${seat('')}${mt(lang, 'legendUnavailable')}</li>
+      <li>${seat(undefined)}${mt(lang, 'legendUnavailable')}</li>
       <li>${zone('cheapest')}${mt(lang, 'legendCheapest')}</li>
       <li>${zone('some')}${mt(lang, 'legendSome')}</li>
       <li>${zone('none')}${mt(lang, 'legendNone')}</li>
@@ -805,12 +872,13 @@ export class ResaleSeatMap extends ResaleElement {
     const href = this.continueHref;
     const count = this.#ticketsPicked();
     return html`<div class="base" part="base">
-      ${this._svg ? html`<div class="main">${this.#renderToolbar(lang)} ${this.#renderChart(lang, model)} ${this.#renderLegend(lang)}</div>` : this.#renderChart(lang, model)}
+      ${this._svg ? html`<div class="main">${this.#renderToolbar(lang)} ${this.#renderChart(lang, model)} ${this.#renderLegend(lang, model)}</div>` : this.#renderChart(lang, model)}
       <div class="sidebar" part="sidebar">
         ${this.#renderList(lang, model)}
         ${this._message ? html`<p class="message" part="message" role="alert">${this._message}</p>` : nothing}
         <div class="summary" part="summary">
-          <span>${count > 0 ? t(lang, 'selection', { count }) : t(lang, 'nothingSelected')}</span>
+          <span part="count">${count > 0 ? t(lang, 'selection', { count }) : t(lang, 'nothingSelected')}</span>
+          ${count > 0 ? html`<strong part="total">${mt(lang, 'total', { amount: this.#totalText(lang) })}</strong>` : nothing}
           ${count > 0 ? html`<button class="clear" part="clear" type="button" @click=${() => this.clearSelection()}>${t(lang, 'clear')}</button>` : nothing}
           ${href
             ? html`<a class="cta" part="cta continue" href=${href} @click=${this.#onContinue}>${t(lang, 'continue')}</a>`

@@ -1,3 +1,9 @@
+/**
+ * The seat colours of an SVG chart (the contrast arithmetic) travel in this chunk too: only a
+ * chart has seats to colour, and the seat map's own chunk has no bytes to spare for them.
+ */
+export { seatPalette } from '@resale/shared/contrast';
+
 /** The smallest seat a pointer picks: WCAG 2.5.8, target size (minimum), 24 CSS px. */
 const MIN_TARGET_PX = 24;
 /** How large a tap on a smaller seat zooms the seats to: above the minimum, for a thumb. */

@@ -98,7 +98,7 @@ export interface SessionEnv extends AppEnv {
 }
 
 type AnyContext = Context<any, any, any>;
-type SessionContext = Context<SessionEnv, any, any>;
+export type SessionContext = Context<SessionEnv, any, any>;
 
 export interface SessionOptions {
   /**

@@ -426,3 +426,16 @@ export async function loadReceipt(deps: CheckoutPageDeps, input: { partner: Part
     },
   };
 }
+
+/**
+ * The buyer gives their checkout's tickets back before paying: a PENDING intention is cancelled
+ * (its listings for sale again at once, as at its end); one that ended meanwhile (paid, expired)
+ * is left as it is. Answers where to go: the show's market, saying so (`released=1`).
+ */
+export async function releaseCheckout(deps: Pick<AppDeps, 'db' | 'intentions'>, partner: PartnerRow, lang: Lang, intention: IntentionRow): Promise<string> {
+  return await deps.db.transact(async (tx) => {
+    if (intention.state === 'PENDING') await deps.intentions.endIfPending(tx, intention.id, 'CANCELLED', 'buyer');
+    const { show, event } = (await showWithEvent(tx, intention.showPk))!;
+    return servicePaths.market(partner.id, event.externalReferenceId, { showId: show.showId, lang, released: '1' });
+  });
+}

@@ -9,7 +9,7 @@ import { brandAsPartner } from '../brand.js';
 import { cspWith, noticePage, pageBrandOf, renderPage } from '../layout.js';
 import { notFoundPage, partnerPage } from '../partner-page.js';
 import { csrfToken, requireUser, safeRedirect, type SessionEnv } from '../auth/auth.session.js';
-import { answerVerify, buyersPayment, claimCheckout, loadCheckout, loadReceipt, loadReturn, loadVerify, payByCard, unlessPending, type Answer, type CheckoutPage } from './checkout.load.js';
+import { answerVerify, buyersPayment, claimCheckout, loadCheckout, loadReceipt, loadReturn, loadVerify, payByCard, releaseCheckout, unlessPending, type Answer, type CheckoutPage } from './checkout.load.js';
 import { CardCheckoutPage, ConfirmingPage, HostedCheckoutPage, ReceiptPage, VerifyPage } from './checkout.view.js';
 
 type C = Context<SessionEnv>;
@@ -89,6 +89,16 @@ export function checkoutPageRoutes(deps: AppDeps) {
       // A hosted provider's form never posts here: whatever did is sent to the checkout (nothing is read from it).
       if (deps.payments.hosted) return safeRedirect(c, servicePaths.checkout(partner.id, loaded.intention.id, { lang }), 303);
       return checkoutAnswer(c, lang, await payByCard(deps, { partner, lang, ...loaded, form: await c.req.parseBody() }));
+    }),
+  );
+
+  /** Release: the buyer's own checkout gives its tickets back to the market (from the market's "You have tickets reserved"). */
+  app.post(
+    '/checkout/:partnerId/:intentionId/release',
+    partnerPage(deps, async (c: C, partner, lang) => {
+      const loaded = await claimed(c, partner, lang);
+      if (loaded instanceof Response) return loaded;
+      return safeRedirect(c, await releaseCheckout(deps, partner, lang, loaded.intention), 303);
     }),
   );
 

@@ -242,7 +242,7 @@ describe('checkout', () => {
     expect((await t.db.select().from(buyIntentions).where(eq(buyIntentions.id, bi.id)).limit(1))[0]!.state).toBe('PENDING');
   });
 
-  it('buys from the market page: Buy sends a signed-out buyer to sign in first, holding nothing, then reserves the pick', async () => {
+  it('buys from the market page: Buy sends a signed-out buyer to sign in first, holding nothing, then holds the pick on the way back and opens the checkout', async () => {
     const { t, p, list } = await setup();
     const l = await list('s1');
     const anon = new TestBrowser(t.app);
@@ -253,19 +253,55 @@ describe('checkout', () => {
     expect(res.location).toContain(`/auth/otp?p=${p.id}`);
     expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('ACTIVE');
     expect(await t.db.select().from(buyIntentions)).toHaveLength(0);
-    // Signed in, the buyer is back on the market with the pick as the selection.
+    // Signed in, the Buy continues: the pick is held and the checkout opens, no second press.
     const back = await completeCodeFlow(t, anon, res.location!, 'buyer@example.com', 'buyer@example.com');
     expect(back.status).toBe(303);
-    const selection = await anon.get(back.location!);
-    expect(selection.text).toContain('Your selection');
-    const form = new URLSearchParams({ _csrf: csrfOf(selection.text, `/market/${p.id}/tour/buy`)!, listingId: l.id });
-    const reserved = await anon.post(`/market/${p.id}/tour/buy`, form);
-    expect(reserved.status).toBe(303);
-    expect(reserved.location).toMatch(new RegExp(`^/checkout/${p.id}/bi_`));
+    expect(back.location).toContain(`/market/${p.id}/tour/buy/continue?`);
+    const continued = await anon.get(back.location!);
+    expect(continued.status).toBe(303);
+    expect(continued.location).toMatch(new RegExp(`^/checkout/${p.id}/bi_`));
     expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('RESERVED');
-    expect((await anon.get(reserved.location!)).status).toBe(200);
-    const taken = await anon.post(`/market/${p.id}/tour/buy`, form);
-    expect(taken.status).toBe(409);
+    expect((await anon.get(continued.location!)).status).toBe(200);
+    // A reload (or the back button) goes to the same checkout, holding nothing more.
+    const again = await anon.get(back.location!);
+    expect(again.location).toBe(continued.location);
+    expect(await t.db.select().from(buyIntentions)).toHaveLength(1);
+    // The market's Buy on a held listing is refused as taken.
+    const form = new URLSearchParams({ _csrf: csrfOf((await anon.get(`/market/${p.id}/tour?showId=show-1`)).text, `/market/${p.id}/tour/buy`) ?? inputValue(market.text, '_csrf')!, listingId: l.id });
+    expect((await anon.post(`/market/${p.id}/tour/buy`, form)).status).toBe(409);
+  });
+
+  it('holds nothing from a continued Buy opened in another browser, changed, or past its 15 minutes', async () => {
+    const { t, p, list } = await setup();
+    const l = await list('s1');
+    const two = await list('s2');
+    const anon = new TestBrowser(t.app);
+    const market = await anon.get(`/market/${p.id}/tour?showId=show-1`);
+    const res = await anon.post(`/market/${p.id}/tour/buy`, { _csrf: inputValue(market.text, '_csrf')!, listingId: l.id, showId: 'show-1' });
+    const continueUrl = decodeURIComponent(new URL(res.location!, 'http://x').searchParams.get('returnTo')!).replace(/^https?:\/\/[^/]+/, '');
+    expect(continueUrl).toContain('/buy/continue?');
+
+    // Someone else, signed in, opening that link (sent to them, or loaded by a page they visit).
+    const other = new TestBrowser(t.app);
+    await completeCodeFlow(t, other, (await other.post(`/market/${p.id}/tour/buy`, { _csrf: inputValue((await other.get(`/market/${p.id}/tour?showId=show-1`)).text, '_csrf')!, listingId: two.id })).location!, 'other@example.com', 'other@example.com');
+    const foreign = await other.get(continueUrl);
+    expect(foreign.status).toBe(400);
+    expect(foreign.text).toContain('This link holds nothing here');
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('ACTIVE');
+
+    // The pick changed in the address: refused the same way.
+    await completeCodeFlow(t, anon, res.location!, 'buyer@example.com', 'buyer@example.com');
+    const changed = await anon.get(continueUrl.replace(`l=${l.id}`, `l=${two.id}`));
+    expect(changed.status).toBe(400);
+    expect((await t.deps.listings.get(t.db, p.id, two.id)).state).not.toBe('RESERVED');
+
+    // Past its 15 minutes: nothing held, the way to the market.
+    t.clock.advance(16 * 60_000);
+    const late = await anon.get(continueUrl);
+    expect(late.status).toBe(410);
+    expect(late.text).toContain('Your pick has expired');
+    expect(late.text).toContain(`href="/market/${p.id}/tour?showId=show-1&amp;lang=en"`);
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('ACTIVE');
   });
 });
 

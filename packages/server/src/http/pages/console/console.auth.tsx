@@ -10,6 +10,7 @@ import { noticePage, renderPage } from '../layout.js';
 import { safeRedirect } from '../auth/auth.session.js';
 import { CodeView, ConfirmStartView, SignInView } from './console.auth.view.js';
 import { cm } from './console.messages.js';
+import { PASSKEY_CSP, PASSKEY_PATHS } from './console.passkeys.paths.js';
 import { clearConsoleCookie, consoleCsrfToken, setConsoleCookie, type ConsoleContext, type ConsoleEnv } from './console.session.js';
 import { CONSOLE_CSP, type ConsoleBarView } from './console.view.js';
 
@@ -106,6 +107,19 @@ export function requireStepUp(c: ConsoleContext, deps: ConsoleDeps, session: Con
 }
 
 /**
+ * The sign-in page: the e-mail form, and the passkey form (console.passkeys.tsx) that the
+ * passkey script shows where passkeys work; `passkeyError` says why the last passkey was refused.
+ */
+export function renderSignInPage(c: ConsoleContext, deps: ConsoleDeps, state: { email?: string; error?: string; passkeyError?: string; status?: number }): Promise<Response> {
+  const lang = c.get('consoleLang');
+  const next = consoleNext(c.req.query('next'));
+  const action = `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(next)}`;
+  const notice = c.req.query('signed-out') ? cm(lang, 'signedOut') : c.req.query('ended') ? cm(lang, 'sessionEnded') : undefined;
+  const passkey = { action: `${PASSKEY_PATHS.signIn}?next=${encodeURIComponent(next)}`, csrf: consoleCsrfToken(c, deps, PASSKEY_PATHS.signIn), optionsUrl: PASSKEY_PATHS.signInOptions, optionsCsrf: consoleCsrfToken(c, deps, PASSKEY_PATHS.signInOptions) };
+  return renderPage(c, <SignInView lang={lang} action={action} csrf={consoleCsrfToken(c, deps, CONSOLE_PATHS.signIn)} email={state.email ?? ''} error={state.error} notice={notice} otherLangHref={otherLangHref(c)} passkey={passkey} passkeyError={state.passkeyError} />, { status: state.status ?? 200, csp: PASSKEY_CSP });
+}
+
+/**
  * Signing in by e-mail code, signing out, and confirming with a fresh code (step-up). Every
  * POST is CSRF-checked by the registry's middleware before it reaches these handlers.
  */
@@ -113,13 +127,7 @@ export function consoleAuthRoutes(deps: ConsoleDeps) {
   const app = new Hono<ConsoleEnv>();
   const render = (c: ConsoleContext, node: unknown, status = 200) => renderPage(c, node as never, { status, csp: CONSOLE_CSP });
 
-  const signInPage = (c: ConsoleContext, state: { email?: string; error?: string; status?: number }) => {
-    const lang = c.get('consoleLang');
-    const next = consoleNext(c.req.query('next'));
-    const action = `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(next)}`;
-    const notice = c.req.query('signed-out') ? cm(lang, 'signedOut') : c.req.query('ended') ? cm(lang, 'sessionEnded') : undefined;
-    return render(c, <SignInView lang={lang} action={action} csrf={consoleCsrfToken(c, deps, CONSOLE_PATHS.signIn)} email={state.email ?? ''} error={state.error} notice={notice} otherLangHref={otherLangHref(c)} />, state.status);
-  };
+  const signInPage = (c: ConsoleContext, state: { email?: string; error?: string; status?: number }) => renderSignInPage(c, deps, state);
 
   app.get(CONSOLE_PATHS.signIn, (c) => (c.get('console') ? safeRedirect(c, consoleNext(c.req.query('next')), 303) : signInPage(c, {})));
 

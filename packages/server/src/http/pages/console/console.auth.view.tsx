@@ -1,21 +1,25 @@
 /** @jsxImportSource hono/jsx */
 import type { Lang } from '@resale/shared/lang';
 import { cm } from './console.messages.js';
+import { PasskeySignInForm, type PasskeyCeremonyForm } from './console.passkeys.view.js';
+import { passkeyScriptTag } from './console.passkeys.script.js';
 import { ConsoleLayout, CsrfField, Field, Notice, type ConsoleBarView } from './console.view.js';
 
-/** The sign-in form: a work e-mail, the typed value kept with its error. */
-export function SignInView(props: { lang: Lang; action: string; csrf: string; email: string; error?: string | undefined; notice?: string | undefined; otherLangHref: string }) {
+/** The sign-in form: a work e-mail, the typed value kept with its error; then the passkey form (shown by its script where passkeys work). */
+export function SignInView(props: { lang: Lang; action: string; csrf: string; email: string; error?: string | undefined; notice?: string | undefined; otherLangHref: string; passkey?: PasskeyCeremonyForm; passkeyError?: string | undefined }) {
   const { lang } = props;
   return (
-    <ConsoleLayout lang={lang} title={cm(lang, 'signInTitle')} otherLangHref={props.otherLangHref}>
+    <ConsoleLayout lang={lang} title={cm(lang, 'signInTitle')} otherLangHref={props.otherLangHref} head={props.passkey ? passkeyScriptTag() : null}>
       <h1>{cm(lang, 'signInTitle')}</h1>
       {props.notice ? <Notice kind="info">{props.notice}</Notice> : null}
+      {props.passkeyError ? <Notice kind="error">{props.passkeyError}</Notice> : null}
       <p>{cm(lang, 'signInIntro')}</p>
       <form method="post" action={props.action} class="card" novalidate>
         <CsrfField token={props.csrf} />
         <Field name="email" label={cm(lang, 'email')} type="email" value={props.email} error={props.error} autocomplete="email" required />
         <button type="submit">{cm(lang, 'sendCode')}</button>
       </form>
+      {props.passkey ? <PasskeySignInForm lang={lang} form={props.passkey} /> : null}
     </ConsoleLayout>
   );
 }

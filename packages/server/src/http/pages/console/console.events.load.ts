@@ -7,6 +7,8 @@ import { leadCountsOfEvent } from '../../../domain/marketdata/marketdata.queries
 import { partnerById } from '../../../domain/partners/partners.queries.js';
 import { ruleToApi, type StoredRuleItemOutput } from '../../../domain/rules/rules.schemas.js';
 import { ticketCountsOfShows } from '../../../domain/tickets/tickets.queries.js';
+import { lastFeedRun, latestFeedRuns, type FeedRunRow } from '../../../domain/feeds/feeds.queries.js';
+import { FEED_KINDS, type FeedKind } from '../../../domain/feeds/feeds.service.js';
 
 /** Events per page of a partner's list. */
 export const EVENT_PAGE_SIZE = 50;
@@ -153,4 +155,30 @@ export async function loadEventPage(deps: Pick<AppDeps, 'db' | 'rules'>, session
     },
     { snapshot: true },
   );
+}
+
+/** How many of the latest feed runs the events page lists. */
+export const FEED_RUNS_SHOWN = 10;
+
+/** The partner's two feeds (where from, the last run of each), how often they are polled, the latest runs, and whether this person may poll now. */
+export interface FeedsModel {
+  feeds: { kind: FeedKind; url: string | null; last: FeedRunRow | null }[];
+  pollSeconds: number;
+  runs: FeedRunRow[];
+  mayPoll: boolean;
+}
+
+/** The feeds panel of the events page, or null for a partner this person may not read. */
+export async function loadFeeds(deps: Pick<AppDeps, 'db'>, session: ConsoleSession, partnerId: string): Promise<FeedsModel | null> {
+  if (!can(session, 'read', partnerId)) return null;
+  return await deps.db.read(async (tx) => {
+    const partner = await partnerById(tx, partnerId);
+    if (!partner) return null;
+    const runs = await latestFeedRuns(tx, partnerId, FEED_RUNS_SHOWN);
+    const urls: Record<FeedKind, string | null> = { events: partner.settings.eventsFeedUrl, cancelled: partner.settings.cancelledFeedUrl };
+    const feeds = [];
+    // A feed's last run may be older than the latest ten of both: asked for on its own.
+    for (const kind of FEED_KINDS) feeds.push({ kind, url: urls[kind], last: runs.find((r) => r.feed === kind) ?? (await lastFeedRun(tx, partnerId, kind)) });
+    return { feeds, pollSeconds: partner.settings.feedPollSeconds, runs, mayPoll: can(session, 'administer', partnerId) && feeds.some((f) => f.url !== null) };
+  });
 }

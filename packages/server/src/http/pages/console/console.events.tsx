@@ -3,15 +3,16 @@ import type { Lang } from '@resale/shared/lang';
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { applyRules, setCategoryDisabled, setResale } from '../../../flows/console-events.js';
-import { setTicketShield } from '../../../flows/operator-changes.js';
+import { pollFeeds, setTicketShield } from '../../../flows/operator-changes.js';
 import { ApiError, type ErrorEntry } from '../../../lib/errors.js';
 import { COMBINATION } from '../../../domain/rules/rules.model.js';
 import { RulesRequest, ruleIssuesToEntries, type RuleItemInput } from '../../../domain/rules/rules.schemas.js';
 import { safeRedirect } from '../auth/auth.session.js';
 import { consoleRefusal, type ConsoleDeps } from './console.auth.js';
 import { em } from './console.events.messages.js';
-import { loadEventList, loadEventPage, MAX_EVENT_PAGE } from './console.events.load.js';
-import { eventsHref, EventsListView, EventView, RULE_ROWS, RULE_ROW_FIELDS, RULE_VALUE_EXAMPLES, ruleFieldLabels, ruleFieldName, type EventForms, type RuleRow, type RulesFormState } from './console.events.view.js';
+import { loadEventList, loadEventPage, loadFeeds, MAX_EVENT_PAGE } from './console.events.load.js';
+import { sectionHref } from './console.sections.js';
+import { eventsHref, EventsListView, EventView, FeedsPanel, RULE_ROWS, RULE_ROW_FIELDS, RULE_VALUE_EXAMPLES, ruleFieldLabels, ruleFieldName, type EventForms, type RuleRow, type RulesFormState } from './console.events.view.js';
 import { partnerAction, partnerReader, renderPartnerSection } from './console.partner-frame.js';
 import { consoleAuditContext } from './console.partners.js';
 import { consoleCsrfToken, type ConsoleContext, type ConsoleEnv } from './console.session.js';
@@ -107,6 +108,17 @@ function rulesFromForm(lang: Lang, rows: readonly RuleRow[], ids: { externalRefe
 }
 
 /** The notice of the event page reached after a change (`?saved=`). */
+/** The notice of the events page after a poll of the feeds (`?polled=`). */
+function feedsNotice(c: ConsoleContext): string | undefined {
+  const lang = c.get('consoleLang');
+  const polled = c.req.query('polled');
+  if (polled === 'busy') return em(lang, 'pollBusy');
+  if (polled === 'none') return em(lang, 'noFeeds');
+  if (polled !== '1') return undefined;
+  const n = (name: string) => Math.min(Math.max(0, Number(c.req.query(name) ?? 0) || 0), 1_000_000);
+  return em(lang, 'polled', { applied: n('applied'), skipped: n('skipped'), failed: n('failed') });
+}
+
 function savedNotice(c: ConsoleContext): string | undefined {
   const lang = c.get('consoleLang');
   const saved = c.req.query('saved');
@@ -134,8 +146,36 @@ export function consoleEventRoutes(deps: ConsoleDeps) {
     const { session, partnerId } = got;
     const q = (c.req.query('q') ?? '').slice(0, 200);
     const page = Math.min(Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1), MAX_EVENT_PAGE);
-    const model = await loadEventList(deps, partnerId, q, page);
-    return renderPartnerSection(c, deps, session, partnerId, 'events', <EventsListView lang={c.get('consoleLang')} partnerId={partnerId} model={model} />);
+    const lang = c.get('consoleLang');
+    const [model, feeds] = await Promise.all([loadEventList(deps, partnerId, q, page), loadFeeds(deps, session, partnerId)]);
+    if (!feeds) return consoleRefusal(c, 404);
+    const poll = `${sectionHref(partnerId)}/feeds/poll`;
+    return renderPartnerSection(
+      c,
+      deps,
+      session,
+      partnerId,
+      'events',
+      <>
+        <EventsListView lang={lang} partnerId={partnerId} model={model} />
+        <FeedsPanel lang={lang} model={feeds} poll={{ action: poll, csrf: consoleCsrfToken(c, deps, poll) }} />
+      </>,
+      { notice: feedsNotice(c) },
+    );
+  });
+
+  app.post('/console/partners/:partnerId/feeds/poll', async (c) => {
+    const got = await partnerAction(c, 'administer');
+    if (got instanceof Response) return got;
+    const { session, partnerId } = got;
+    const feeds = await loadFeeds(deps, session, partnerId);
+    if (!feeds) return consoleRefusal(c, 404);
+    if (feeds.feeds.every((f) => f.url === null)) return safeRedirect(c, `${eventsHref(partnerId)}?polled=none#feeds`, 303);
+    const runs = await pollFeeds(deps, consoleAuditContext(c, session, partnerId), partnerId);
+    const sum = (f: (r: (typeof runs)[number]) => number) => String(runs.reduce((n, r) => n + f(r), 0));
+    // No run: both feeds were being polled already (or none is configured): said as such.
+    const query: Record<string, string> = runs.length === 0 ? { polled: 'busy' } : { polled: '1', applied: sum((r) => r.applied), skipped: sum((r) => r.skipped), failed: sum((r) => (r.ok ? 0 : 1)) };
+    return safeRedirect(c, `${eventsHref(partnerId)}?${new URLSearchParams(query)}#feeds`, 303);
   });
 
   /** An event's page (the show `showId` in detail) with the rules form's state; 404 when the event or show is not the partner's. */

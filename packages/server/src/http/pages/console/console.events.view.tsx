@@ -4,7 +4,7 @@ import { formatInstant } from '@resale/shared/format';
 import { RULE_DEFINITIONS, RULE_TYPES } from '../../../domain/rules/rules.definitions.js';
 import { COMBINATION } from '../../../domain/rules/rules.model.js';
 import type { StoredRuleItemOutput } from '../../../domain/rules/rules.schemas.js';
-import type { EventListModel, EventPageModel, ShowDetail, ShowSummary } from './console.events.load.js';
+import type { EventListModel, EventPageModel, FeedsModel, ShowDetail, ShowSummary } from './console.events.load.js';
 import { em } from './console.events.messages.js';
 import { CsrfField, Field, fieldId } from './console.view.js';
 
@@ -114,6 +114,88 @@ export function EventsListView(props: { lang: Lang; partnerId: string; model: Ev
         </nav>
       ) : null}
     </>
+  );
+}
+
+/** How many of a run's problems the table shows (the operator API lists them all). */
+const PROBLEMS_SHOWN = 3;
+
+/**
+ * The partner's feeds: where each is read from and its last poll, the latest polls with what
+ * they applied, skipped and why, and (for who may administer the partner) a button that polls
+ * both now.
+ */
+export function FeedsPanel(props: { lang: Lang; model: FeedsModel; poll: { action: string; csrf: string } }) {
+  const { lang, model } = props;
+  const when = (at: number) => formatInstant(at, lang, 'UTC');
+  return (
+    <section aria-labelledby="feeds">
+      <h2 id="feeds">{em(lang, 'feedsTitle')}</h2>
+      <p>{em(lang, 'feedsIntro', { seconds: model.pollSeconds })}</p>
+      <dl class="facts">
+        {model.feeds.map((f) => (
+          <>
+            <dt>{em(lang, `feed_${f.kind}`)}</dt>
+            <dd>
+              {f.url ? <code>{f.url}</code> : <span class="muted">{em(lang, 'notConfigured')}</span>}
+              <br />
+              <span class="muted">
+                {em(lang, 'lastRun')}: {f.last === null ? em(lang, 'neverRan') : f.last.ok ? em(lang, 'ranOk', { when: when(f.last.startedAt), applied: f.last.applied, skipped: f.last.skipped }) : em(lang, 'ranFailed', { when: when(f.last.startedAt) })}
+              </span>
+            </dd>
+          </>
+        ))}
+      </dl>
+      {model.runs.length === 0 ? (
+        <p class="empty">{em(lang, 'noRuns')}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="data">
+            <thead>
+              <tr>
+                <th scope="col">{em(lang, 'feed')}</th>
+                <th scope="col">{em(lang, 'started')}</th>
+                <th scope="col">{em(lang, 'result')}</th>
+                <th scope="col">{em(lang, 'applied')}</th>
+                <th scope="col">{em(lang, 'skipped')}</th>
+                <th scope="col">{em(lang, 'problems')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {model.runs.map((r) => (
+                <tr>
+                  <td>{em(lang, `feed_${r.feed}`)}</td>
+                  <td>{when(r.startedAt)}</td>
+                  <td>{em(lang, r.ok ? 'ok' : 'failed')}</td>
+                  <td class="num">{r.applied}</td>
+                  <td class="num">{r.skipped}</td>
+                  <td>
+                    {r.problems.length === 0 ? (
+                      '–'
+                    ) : (
+                      <ul class="change">
+                        {r.problems.slice(0, PROBLEMS_SHOWN).map((p) => (
+                          <li>{p}</li>
+                        ))}
+                        {r.problems.length > PROBLEMS_SHOWN ? <li class="muted">{em(lang, 'moreProblems', { n: r.problems.length - PROBLEMS_SHOWN })}</li> : null}
+                      </ul>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {model.mayPoll ? (
+        <form method="post" action={props.poll.action}>
+          <CsrfField token={props.poll.csrf} />
+          <button type="submit" class="secondary">
+            {em(lang, 'pollNow')}
+          </button>
+        </form>
+      ) : null}
+    </section>
   );
 }
 

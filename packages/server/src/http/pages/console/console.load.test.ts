@@ -177,6 +177,14 @@ describe('console manual load', () => {
     expect(tooBig.text).toContain('href="#f-sheet"');
     expect(tooBig.text).toContain('aria-invalid="true"');
 
+    // Over MAX_BODY_BYTES itself: refused before anything reads it, as a page (not the API's JSON), in the person's language.
+    const huge = await upload(t, admin, p.id, 'huge.csv', `eventId,showId,ticketOptionId\n${'e,s,o\n'.repeat(60_000)}`);
+    expect(huge.status).toBe(413);
+    expect(huge.headers.get('content-type')).toContain('text/html');
+    expect(huge.text).toContain('That is too large');
+    expect(huge.text).toContain('larger than the 263 KB we accept at once');
+    expect(await t.db.select().from(manualLoads)).toEqual([]);
+
     const rows = `eventId,showId,ticketOptionId\n${Array.from({ length: 5001 }, (_, i) => `e,s,o${i}`).join('\n')}\n`;
     const tooMany = await upload(t, admin, p.id, 'rows.csv', rows);
     expect(tooMany.status).toBe(413);

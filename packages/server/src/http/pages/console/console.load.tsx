@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Lang } from '@resale/shared/lang';
 import { Hono } from 'hono';
+import { formatBytes } from '@resale/shared/format';
 import { can, type ConsoleSession } from '../../../domain/console/console.service.js';
 import { reportTotals } from '../../../domain/events/import/import.js';
 import { SheetRefusal, type SheetLimits } from '../../../domain/events/import/sheet.bytes.js';
@@ -10,7 +11,7 @@ import { applyLoad, LOAD_LIMITS, previewLoad } from '../../../flows/manual-load.
 import { safeRedirect } from '../auth/auth.session.js';
 import { consoleRefusal, type ConsoleDeps } from './console.auth.js';
 import { lm } from './console.load.messages.js';
-import { formatBytes, LoadPreviewView, LoadResultView, LoadStartView, SheetProblemsView, type UploadFormProps } from './console.load.view.js';
+import { LoadPreviewView, LoadResultView, LoadStartView, SheetProblemsView, type UploadFormProps } from './console.load.view.js';
 import { partnerAction, partnerReader, renderPartnerSection } from './console.partner-frame.js';
 import { consoleAuditContext } from './console.partners.js';
 import { PARTNER_SECTIONS, sectionHref } from './console.sections.js';

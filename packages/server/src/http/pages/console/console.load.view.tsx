@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { Lang } from '@resale/shared/lang';
-import { formatInstant } from '@resale/shared/format';
+import { formatBytes, formatInstant } from '@resale/shared/format';
 import type { EventReport, ImportReport, ReportTotals } from '../../../domain/events/import/import.js';
 import type { RowError } from '../../../domain/events/import/sheet.to-events.js';
 import { lm } from './console.load.messages.js';
@@ -31,12 +31,6 @@ export interface RecentLoadItem {
   createdAt: number;
   appliedAt: number | null;
   expiresAt: number;
-}
-
-/** Bytes as people read them: `5 MB`, `192 KB`. */
-export function formatBytes(n: number, lang: Lang): string {
-  const number = (x: number) => new Intl.NumberFormat(lang === 'es' ? 'es-ES' : 'en-GB', { maximumFractionDigits: 1 }).format(x);
-  return n >= 1_000_000 ? `${number(n / 1_000_000)} MB` : `${number(Math.ceil(n / 1000))} KB`;
 }
 
 /** A number as people read it (`5,000`, `5.000`). */

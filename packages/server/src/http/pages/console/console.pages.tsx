@@ -9,6 +9,7 @@ import { consoleLoadRoutes } from './console.load.js';
 import { consoleMoneyRoutes } from './console.money.js';
 import { consolePartnerRoutes } from './console.partners.js';
 import { consoleOverviewRoutes } from './console.overview.js';
+import { consolePasskeyRoutes } from './console.passkeys.js';
 import { consoleRiskRoutes } from './console.risk.js';
 import { consoleSalesRoutes } from './console.sales.js';
 import { consoleCsrf, consoleSessionFromRequest, type ConsoleEnv } from './console.session.js';
@@ -18,12 +19,15 @@ import { cm } from './console.messages.js';
 /**
  * The console (`/console`): operators and partners' people manage partners, keys, origins,
  * webhooks and the team, and read the audit log. Server-rendered pages under the pages' strict
- * policy (no script), in English and Spanish, readable on a phone. Its own sessions and CSRF
- * (console.session.ts), mounted by the page registry before these routes.
+ * policy (no inline script; the passkey pages load the service's own passkey script), in
+ * English and Spanish, readable on a phone. Its own sessions and CSRF (console.session.ts),
+ * mounted by the page registry before these routes; sign-in by e-mailed code
+ * (console.auth.tsx) or passkey (console.passkeys.tsx).
  */
 export function consolePageRoutes(deps: ConsoleDeps) {
   const app = new Hono<ConsoleEnv>();
   app.route('/', consoleAuthRoutes(deps));
+  app.route('/', consolePasskeyRoutes(deps));
   app.route('/', consoleOverviewRoutes(deps));
   app.route('/', consolePartnerRoutes(deps));
   app.route('/', consoleAuditRoutes(deps));

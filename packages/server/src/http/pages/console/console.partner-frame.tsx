@@ -18,7 +18,8 @@ import { CONSOLE_CSP } from './console.view.js';
 /**
  * A POST to a section of the partner named in the path (`:partnerId`) by someone who may
  * `need` there: the session, the partner's id and the form's text fields (a file or repeated
- * field reads as empty; each value cut at 5,000 characters), or the answer: the sign-in page,
+ * field reads as empty; each value cut at 100,000 characters: a component's JSON is long),
+ * or the answer: the sign-in page,
  * 404 for a partner they may not see (as an unknown one), 403 for a change their role may not
  * make, before the form is read.
  */
@@ -29,7 +30,7 @@ export async function partnerAction(c: ConsoleContext, need: Permission): Promis
   if (!can(session, 'read', partnerId)) return consoleRefusal(c, 404);
   if (!can(session, need, partnerId)) return consoleRefusal(c, 403);
   const body = await c.req.parseBody({ all: true });
-  const form = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 5000) : '']));
+  const form = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 100_000) : '']));
   return { session, partnerId, form };
 }
 
@@ -43,8 +44,9 @@ export async function partnerReader(c: ConsoleContext): Promise<{ session: Conso
 
 /**
  * Answers a section of a partner's pages: the frame (name, id, role, the tabs this person may
- * open) around `body`, with an optional notice and every error of a refused form; 404 when the
- * partner does not exist (or the person may not read it).
+ * open) around `body`, with an optional notice and every error of a refused form (and, for a
+ * page with more than styles, its `head` and `csp`); 404 when the partner does not exist (or
+ * the person may not read it).
  */
 export async function renderPartnerSection(
   c: ConsoleContext,
@@ -53,7 +55,7 @@ export async function renderPartnerSection(
   partnerId: string,
   section: PartnerSection['id'],
   body: Child,
-  opts: { status?: number; notice?: string | undefined; errors?: Record<string, string>; labels?: Record<string, string> } = {},
+  opts: { status?: number; notice?: string | undefined; errors?: Record<string, string>; labels?: Record<string, string>; head?: Child; csp?: string } = {},
 ): Promise<Response> {
   if (!can(session, 'read', partnerId)) return consoleRefusal(c, 404);
   const partner = await deps.db.read(async (tx) => await partnerById(tx, partnerId));
@@ -62,9 +64,9 @@ export async function renderPartnerSection(
   const sections = PARTNER_SECTIONS.filter((s) => can(session, s.permission, partnerId));
   return renderPage(
     c,
-    <PartnerFrame lang={c.get('consoleLang')} bar={barOf(c, deps, session)} model={{ partner, role }} sections={sections} current={section} notice={opts.notice} errors={opts.errors ?? {}} labels={opts.labels ?? {}} otherLangHref={otherLangHref(c)}>
+    <PartnerFrame lang={c.get('consoleLang')} bar={barOf(c, deps, session)} model={{ partner, role }} sections={sections} current={section} notice={opts.notice} errors={opts.errors ?? {}} labels={opts.labels ?? {}} otherLangHref={otherLangHref(c)} head={opts.head}>
       {body}
     </PartnerFrame>,
-    { status: opts.status ?? 200, csp: CONSOLE_CSP },
+    { status: opts.status ?? 200, csp: opts.csp ?? CONSOLE_CSP },
   );
 }

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../../context.js';
 import { can, type ConsoleSession } from '../../../domain/console/console.service.js';
 import type { ConsoleRole } from '../../../domain/console/console.model.js';
 import { partnerById, searchPartners } from '../../../domain/partners/partners.queries.js';
-import type { PartnerRow } from '../../../domain/partners/partners.service.js';
+import { isSandboxPartner, type PartnerRow } from '../../../domain/partners/partners.service.js';
 import { originsFormValue, settingsFormValues, SETTING_SECTIONS, type SettingField } from './console.settings-form.js';
 
 /** A partner in a list: its id, name, and the person's role there (operators: `operator`). */
@@ -43,6 +43,10 @@ export interface PartnerPageModel {
   mayDevelop: boolean;
   mayAdminister: boolean;
   team: TeamMember[];
+  /** Whether the partner is the sandbox, whose market may be reset (flows/sandbox-reset.ts). */
+  sandbox: boolean;
+  /** The payment provider's name: `sandbox` takes the test cards of SANDBOX_CARDS. */
+  paymentProvider: string;
 }
 
 /** The settings fields `session` may change at a partner: none for viewers and developers, all but the operator's terms for partner admins, all for operators. */
@@ -55,7 +59,7 @@ export function editableFields(session: ConsoleSession, partnerId: string): Sett
  * The partner page's model, or null when the person may not see the partner (unknown, or
  * another partner's: the same answer, so ids tell nothing).
  */
-export async function loadPartnerPage(deps: Pick<AppDeps, 'db' | 'consoleAccess'>, session: ConsoleSession, partnerId: string): Promise<PartnerPageModel | null> {
+export async function loadPartnerPage(deps: Pick<AppDeps, 'db' | 'consoleAccess' | 'payments'>, session: ConsoleSession, partnerId: string): Promise<PartnerPageModel | null> {
   if (!can(session, 'read', partnerId)) return null;
   return await deps.db.read(async (tx) => {
     const partner = await partnerById(tx, partnerId);
@@ -70,6 +74,8 @@ export async function loadPartnerPage(deps: Pick<AppDeps, 'db' | 'consoleAccess'
       mayDevelop: can(session, 'develop', partnerId),
       mayAdminister: can(session, 'administer', partnerId),
       team,
+      sandbox: isSandboxPartner(partner),
+      paymentProvider: deps.payments.provider.name,
     };
   });
 }

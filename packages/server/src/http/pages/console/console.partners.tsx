@@ -20,6 +20,11 @@ import { consoleCsrfToken, type ConsoleContext, type ConsoleEnv } from './consol
 import { changesDestinations, originsPatchFromForm, settingsPatchFromForm } from './console.settings-form.js';
 import { partnerById } from '../../../domain/partners/partners.queries.js';
 import { CONSOLE_CSP } from './console.view.js';
+import { dm } from './console.developers.messages.js';
+import { resetSandbox, SANDBOX_RESET_BATCH } from '../../../flows/sandbox-reset.js';
+import { previewOf } from './console.preview.load.js';
+import { previewPage, PreviewView } from './console.preview.view.js';
+import { pageHeaders } from '../layout.js';
 
 /** The audit context of a change made in the console at `partnerId` (null: deployment-wide). */
 export function consoleAuditContext(c: ConsoleContext, session: ConsoleSession, partnerId: string | null): AuditContext {
@@ -97,16 +102,17 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     const lang = c.get('consoleLang');
     const base = partnerHref(partnerId);
     const errors = { ...(state.errors ?? {}), ...(state.originsError ? { allowedOrigins: state.originsError } : {}), ...(state.invite?.errors ?? {}) };
-    const labels = { ...settingLabels(lang), allowedOrigins: cm(lang, 'origins'), email: cm(lang, 'email'), role: cm(lang, 'role'), graceHours: cm(lang, 'grace') };
+    const labels = { ...settingLabels(lang), allowedOrigins: cm(lang, 'origins'), email: cm(lang, 'email'), role: cm(lang, 'role'), graceHours: cm(lang, 'grace'), confirm: dm(lang, 'resetTitle') };
+    const preview = section === 'settings' ? previewOf(model.partner, lang, state.typed) : null;
     const body =
       section === 'settings' ? (
-        <SettingsView lang={lang} model={model} state={state} action={`${base}/settings`} csrf={consoleCsrfToken(c, deps, `${base}/settings`)} />
+        <SettingsView lang={lang} model={model} state={state} preview={preview!} action={`${base}/settings`} csrf={consoleCsrfToken(c, deps, `${base}/settings`)} />
       ) : section === 'developers' ? (
-        <DevelopersView lang={lang} model={model} state={state} base={base} csrf={{ origins: consoleCsrfToken(c, deps, `${base}/origins`), rotate: consoleCsrfToken(c, deps, `${base}/keys/rotate`) }} />
+        <DevelopersView lang={lang} model={model} state={state} base={base} csrf={{ origins: consoleCsrfToken(c, deps, `${base}/origins`), rotate: consoleCsrfToken(c, deps, `${base}/keys/rotate`), reset: consoleCsrfToken(c, deps, `${base}/sandbox/reset`) }} />
       ) : (
         <TeamView lang={lang} model={model} state={state} base={base} csrf={{ invite: consoleCsrfToken(c, deps, `${base}/team`), member: (id) => consoleCsrfToken(c, deps, `${base}/team/${encodeURIComponent(id)}`) }} />
       );
-    return renderPartnerSection(c, deps, session, partnerId, section, body, { status, notice: state.notice, errors, labels });
+    return renderPartnerSection(c, deps, session, partnerId, section, body, { status, notice: state.notice, errors, labels, ...(preview ? previewPage(preview) : {}) });
   };
 
   /** The notice of a page reached after a change (`?saved=`). */
@@ -117,6 +123,7 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     if (saved === 'invited') return cm(lang, 'invited', { email: (c.req.query('email') ?? '').slice(0, 254) });
     if (saved === 'role') return cm(lang, 'roleChanged');
     if (saved === 'removed') return cm(lang, 'removed');
+    if (saved === 'reset') return dm(lang, c.req.query('more') === '1' ? 'resetMore' : 'resetDone', { n: Math.min(Math.max(0, Number(c.req.query('n')) || 0), SANDBOX_RESET_BATCH) });
     return undefined;
   };
 
@@ -136,11 +143,25 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     const lang = c.get('consoleLang');
     const fields = editableFields(session, partnerId);
     const result = settingsPatchFromForm(form, fields, lang);
-    if (!result.ok) {
+    // The typed values over the stored ones: only the fields this person may change (a secret is never sent back).
+    const typedOver = async () => {
       const model = await loadPartnerPage(deps, session, partnerId);
-      // The typed values come back over the stored ones: only the fields this person may change.
-      const values = { ...(model?.values ?? {}), ...Object.fromEntries(fields.map((f) => [f.name, form[f.name] ?? ''])) };
-      return partnerPage(c, session, partnerId, 'settings', { values, errors: result.errors }, 400);
+      const typed = { ...(model?.values ?? {}), ...Object.fromEntries(fields.map((f) => [f.name, f.kind === 'secret' ? '' : (form[f.name] ?? '')])) };
+      return { model, typed };
+    };
+    if (form.op === 'preview') {
+      // Nothing is saved: the page (or, for the page script, the preview alone) with what was typed.
+      const { model, typed } = await typedOver();
+      if (!model) return consoleRefusal(c, 404);
+      if (form.fragment === '1') {
+        pageHeaders(c, CONSOLE_CSP);
+        return c.html((<PreviewView lang={lang} model={previewOf(model.partner, lang, typed)} />).toString());
+      }
+      return partnerPage(c, session, partnerId, 'settings', { values: typed, typed, ...(result.ok ? {} : { errors: result.errors }) });
+    }
+    if (!result.ok) {
+      const { typed } = await typedOver();
+      return partnerPage(c, session, partnerId, 'settings', { values: typed, typed, errors: result.errors }, 400);
     }
     // A new platform URL (ownership, sign-in, webhooks, feeds) after a fresh code, like a change of where money goes.
     const current = await deps.db.read(async (tx) => await partnerById(tx, partnerId));
@@ -189,6 +210,18 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
         back={{ href: `${partnerHref(partnerId)}/developers#keys`, label: cm(lang, 'toPartner') }}
       />,
     );
+  });
+
+  app.post('/console/partners/:partnerId/sandbox/reset', async (c) => {
+    const got = await partnerAction(c, 'develop');
+    if (got instanceof Response) return got;
+    const { session, partnerId, form } = got;
+    const lang = c.get('consoleLang');
+    if (form.confirm !== 'yes') return partnerPage(c, session, partnerId, 'developers', { errors: { confirm: dm(lang, 'resetMustConfirm') } }, 400);
+    const done = await resetSandbox(deps, consoleAuditContext(c, session, partnerId), partnerId);
+    // Not the sandbox (or unknown): as an unknown page, since no such action exists there.
+    if (!done) return consoleRefusal(c, 404);
+    return safeRedirect(c, `${partnerHref(partnerId)}/developers?saved=reset&n=${done.listingsEnded}${done.more ? '&more=1' : ''}#testing`, 303);
   });
 
   const isRole = (value: string | undefined): value is ConsoleRole => (CONSOLE_ROLES as readonly string[]).includes(value ?? '');

@@ -4,10 +4,15 @@ import { formatInstant } from '@resale/shared/format';
 import { CONSOLE_ROLES } from '../../../domain/console/console.model.js';
 import { cm } from './console.messages.js';
 import type { PartnerItem, PartnerPageModel } from './console.partners.load.js';
-import { SETTING_SECTIONS } from './console.settings-form.js';
+import { SETTING_SECTIONS, type SettingField } from './console.settings-form.js';
+import type { PreviewModel } from './console.preview.load.js';
+import { PreviewView } from './console.preview.view.js';
+import { sm } from './console.settings.messages.js';
+import { dm } from './console.developers.messages.js';
+import { SANDBOX_CARDS } from '../../../domain/payments/payments.provider.js';
 import { sectionHref, type PartnerSection } from './console.sections.js';
 import type { Child } from 'hono/jsx';
-import { ConsoleLayout, CsrfField, ErrorSummary, Field, fieldId, Notice, type ConsoleBarView } from './console.view.js';
+import { ConsoleLayout, CsrfField, ErrorSummary, Field, fieldId, Notice, TextArea, type ConsoleBarView } from './console.view.js';
 
 /** The console's address of a partner's page. */
 export function partnerHref(partnerId: string): string {
@@ -102,6 +107,8 @@ export function SecretsOnceView(props: { lang: Lang; bar: ConsoleBarView; title:
 /** The state of the partner page's forms: what was typed and refused, or what was saved. */
 export interface PartnerPageState {
   values?: Record<string, string>;
+  /** The settings being typed (a preview, a refused form): the preview draws them over the stored ones. */
+  typed?: Record<string, string>;
   errors?: Record<string, string>;
   origins?: string;
   originsError?: string;
@@ -110,11 +117,11 @@ export interface PartnerPageState {
 }
 
 /** A partner's pages' frame: its name, id and the person's role, the tabs of its sections, a notice, every error of the form. */
-export function PartnerFrame(props: { lang: Lang; bar: ConsoleBarView; model: Pick<PartnerPageModel, 'partner' | 'role'>; sections: readonly PartnerSection[]; current: PartnerSection['id']; notice?: string | undefined; errors?: Record<string, string>; labels?: Record<string, string>; otherLangHref: string; children?: Child }) {
+export function PartnerFrame(props: { lang: Lang; bar: ConsoleBarView; model: Pick<PartnerPageModel, 'partner' | 'role'>; sections: readonly PartnerSection[]; current: PartnerSection['id']; notice?: string | undefined; errors?: Record<string, string>; labels?: Record<string, string>; otherLangHref: string; head?: Child; children?: Child }) {
   const { lang, model } = props;
   const here = props.sections.find((s) => s.id === props.current)!;
   return (
-    <ConsoleLayout lang={lang} title={`${here.label[lang]} · ${model.partner.name}`} current={props.bar.operator ? 'partners' : 'home'} bar={props.bar} otherLangHref={props.otherLangHref}>
+    <ConsoleLayout lang={lang} title={`${here.label[lang]} · ${model.partner.name}`} current={props.bar.operator ? 'partners' : 'home'} bar={props.bar} otherLangHref={props.otherLangHref} head={props.head}>
       <h1>{model.partner.name}</h1>
       <p class="muted">
         <code>{model.partner.id}</code> · {roleName(lang, model.role)}
@@ -133,29 +140,66 @@ export function PartnerFrame(props: { lang: Lang; bar: ConsoleBarView; model: Pi
   );
 }
 
-/** The partner's settings: one form of sections, each field read-only unless this person may change it. */
-export function SettingsView(props: { lang: Lang; model: PartnerPageModel; state: PartnerPageState; action: string; csrf: string }) {
+/** One field of the settings form, drawn as its kind asks (see console.settings-form.ts). */
+function SettingInput(props: { lang: Lang; field: SettingField; value: string; error: string | undefined; readOnly: boolean; secretSet: boolean }) {
+  const { lang, field, value, error, readOnly } = props;
+  const label = field.label[lang];
+  switch (field.kind) {
+    case 'secret':
+      return readOnly ? (
+        <div class="field">
+          <p>
+            <strong>{label}</strong>
+          </p>
+          <p class="muted">{sm(lang, props.secretSet ? 'secretSet' : 'secretNotSet')}</p>
+        </div>
+      ) : (
+        <Field name={field.name} label={label} type="password" autocomplete="new-password" value="" error={error} hint={sm(lang, props.secretSet ? 'secretSet' : 'secretNotSet')} />
+      );
+    case 'json':
+      return <TextArea name={field.name} label={label} value={value} error={error} hint={sm(lang, 'jsonHint')} rows={10} readOnly={readOnly} code />;
+    default:
+      return <Field name={field.name} label={label} value={value} error={error} readOnly={readOnly} {...(field.kind === 'int' || field.kind === 'number' || field.kind === 'optionalInt' ? { inputmode: 'numeric' as const } : {})} />;
+  }
+}
+
+/**
+ * The partner's settings: one form of sections, each field read-only unless this person may
+ * change it, and the preview of the brand and the buy banner beside them (live as they type,
+ * see `data-live-preview` in page-script.ts; "Preview without saving" without script).
+ */
+export function SettingsView(props: { lang: Lang; model: PartnerPageModel; state: PartnerPageState; preview: PreviewModel; action: string; csrf: string }) {
   const { lang, model, state } = props;
   const values = state.values ?? model.values;
   const errors = state.errors ?? {};
   const canEditSomething = model.editable.size > 0;
+  const secretSet = model.partner.platformSecretSealed !== null;
   return (
     <>
       <h2 id="settings">{cm(lang, 'settingsTitle')}</h2>
       {canEditSomething ? null : <p class="muted">{cm(lang, 'readOnly')}</p>}
-      <form method="post" action={props.action} novalidate>
+      <form method="post" action={props.action} novalidate data-live-preview={canEditSomething ? '' : undefined}>
         <CsrfField token={props.csrf} />
         {SETTING_SECTIONS.map((section) => (
-          <fieldset>
+          <fieldset id={`section-${section.id}`}>
             <legend>{section.title[lang]}</legend>
-            <div class="grid">
+            <div class={section.id === 'components' ? undefined : 'grid'}>
               {section.fields.map((field) => (
-                <Field name={field.name} label={field.label[lang]} value={values[field.name] ?? ''} error={errors[field.name]} readOnly={!model.editable.has(field.name)} {...(field.kind === 'int' || field.kind === 'number' || field.kind === 'optionalInt' ? { inputmode: 'numeric' as const } : {})} />
+                <SettingInput lang={lang} field={field} value={values[field.name] ?? ''} error={errors[field.name]} readOnly={!model.editable.has(field.name)} secretSet={secretSet} />
               ))}
             </div>
           </fieldset>
         ))}
-        {canEditSomething ? <button type="submit">{cm(lang, 'save')}</button> : null}
+        {/* Beside the branding and the components it draws, before the buttons that save them. */}
+        <PreviewView lang={lang} model={props.preview} />
+        {canEditSomething ? (
+          <p class="actions">
+            <button type="submit">{cm(lang, 'save')}</button>
+            <button type="submit" name="op" value="preview" class="secondary">
+              {sm(lang, 'previewAction')}
+            </button>
+          </p>
+        ) : null}
       </form>
     </>
   );
@@ -167,7 +211,7 @@ export function settingLabels(lang: Lang): Record<string, string> {
 }
 
 /** What developers change: allowed origins, and the keys (each rotation after a fresh code). */
-export function DevelopersView(props: { lang: Lang; model: PartnerPageModel; state: PartnerPageState; base: string; csrf: { origins: string; rotate: string } }) {
+export function DevelopersView(props: { lang: Lang; model: PartnerPageModel; state: PartnerPageState; base: string; csrf: { origins: string; rotate: string; reset: string } }) {
   const { lang, model, state } = props;
   return (
     <>
@@ -175,17 +219,7 @@ export function DevelopersView(props: { lang: Lang; model: PartnerPageModel; sta
       <p>{cm(lang, 'originsIntro')}</p>
       <form method="post" action={`${props.base}/origins`} class="card" novalidate>
         <CsrfField token={props.csrf.origins} />
-        <div class="field">
-          <label for={fieldId('allowedOrigins')}>{cm(lang, 'origins')}</label>
-          {state.originsError ? (
-            <p class="field-error" id={`${fieldId('allowedOrigins')}-error`}>
-              {state.originsError}
-            </p>
-          ) : null}
-          <textarea id={fieldId('allowedOrigins')} name="allowedOrigins" rows={4} readonly={!model.mayDevelop} aria-invalid={state.originsError ? 'true' : undefined} aria-describedby={state.originsError ? `${fieldId('allowedOrigins')}-error` : undefined} spellcheck={false}>
-            {state.origins ?? model.origins}
-          </textarea>
-        </div>
+        <TextArea name="allowedOrigins" label={cm(lang, 'origins')} value={state.origins ?? model.origins} error={state.originsError} readOnly={!model.mayDevelop} />
         {model.mayDevelop ? <button type="submit">{cm(lang, 'saveOrigins')}</button> : null}
       </form>
 
@@ -210,7 +244,81 @@ export function DevelopersView(props: { lang: Lang; model: PartnerPageModel; sta
           <p class="hint">{cm(lang, 'needsStepUp')}</p>
         </>
       ) : null}
+      <SandboxPanel lang={lang} model={model} state={state} action={`${props.base}/sandbox/reset`} csrf={props.csrf.reset} />
     </>
+  );
+}
+
+/** The sandbox provider's test cards, in the order a developer tries them, with what each does (SANDBOX_CARDS). */
+const TEST_CARDS = [
+  { number: SANDBOX_CARDS.success, outcome: 'card_success' },
+  { number: SANDBOX_CARDS.declined, outcome: 'card_declined' },
+  { number: SANDBOX_CARDS.verification, outcome: 'card_verification' },
+] as const;
+
+/** A card number as printed on cards: groups of four. */
+const grouped = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
+
+/**
+ * Testing: the payment provider's test cards (the sandbox provider's own, or a word on the
+ * hosted provider's), and for the sandbox partner a reset of its market (developers only).
+ */
+function SandboxPanel(props: { lang: Lang; model: PartnerPageModel; state: PartnerPageState; action: string; csrf: string }) {
+  const { lang, model, state } = props;
+  const sandboxProvider = model.paymentProvider === 'sandbox';
+  return (
+    <section aria-labelledby="testing">
+      <h2 id="testing">{dm(lang, 'sandboxTitle')}</h2>
+      {sandboxProvider ? (
+        <>
+          <p>{dm(lang, 'testCardsIntro')}</p>
+          <div class="table-wrap">
+            <table class="data">
+              <thead>
+                <tr>
+                  <th scope="col">{dm(lang, 'card')}</th>
+                  <th scope="col">{dm(lang, 'outcome')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {TEST_CARDS.map((card) => (
+                  <tr>
+                    <td>
+                      <code class="card-number">{grouped(card.number)}</code>
+                    </td>
+                    <td>{dm(lang, card.outcome)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p class="hint">{dm(lang, 'otherCards')}</p>
+        </>
+      ) : (
+        <p>{dm(lang, 'hostedIntro', { provider: model.paymentProvider === 'stripe' ? 'Stripe' : model.paymentProvider })}</p>
+      )}
+      {model.sandbox && model.mayDevelop ? (
+        <form method="post" action={props.action} class="card" novalidate>
+          <h3 id="reset">{dm(lang, 'resetTitle')}</h3>
+          <p>{dm(lang, 'resetIntro')}</p>
+          <CsrfField token={props.csrf} />
+          <div class="field">
+            {state.errors?.confirm ? (
+              <p class="field-error" id={`${fieldId('confirm')}-error`}>
+                {state.errors.confirm}
+              </p>
+            ) : null}
+            <label class="check">
+              <input type="checkbox" id={fieldId('confirm')} name="confirm" value="yes" aria-invalid={state.errors?.confirm ? 'true' : undefined} aria-describedby={state.errors?.confirm ? `${fieldId('confirm')}-error` : undefined} />
+              {dm(lang, 'resetConfirm')}
+            </label>
+          </div>
+          <button type="submit" class="danger-outline">
+            {dm(lang, 'resetButton')}
+          </button>
+        </form>
+      ) : null}
+    </section>
   );
 }
 

@@ -25,6 +25,7 @@ const ACTIONS: Record<string, Need> = {
   '/settings': 'administer',
   '/origins': 'develop',
   '/keys/rotate': 'develop',
+  '/sandbox/reset': 'develop',
   '/team': 'administer',
   '/team/:membershipId': 'administer',
   '/webhooks/endpoint': 'develop',
@@ -34,6 +35,7 @@ const ACTIONS: Record<string, Need> = {
   '/events/:eventId/ticket-shield': 'administer',
   '/events/:eventId/categories': 'administer',
   '/events/:eventId/rules': 'administer',
+  '/feeds/poll': 'administer',
   '/load': 'administer',
   '/load/:loadId/apply': 'administer',
   '/risk/:evaluationId/feedback': 'administer',
@@ -42,6 +44,17 @@ const ACTIONS: Record<string, Need> = {
 };
 
 const PREFIX = '/console/partners/:partnerId';
+
+/**
+ * The POSTs of a person's own account (under `/console/account`): every signed-in person may
+ * take them, on their own passkeys only (another person's is a 404: console.passkeys.test.ts).
+ */
+const ACCOUNT_ACTIONS: Record<string, 'signed_in'> = {
+  '/console/account/passkeys': 'signed_in',
+  '/console/account/passkeys/options': 'signed_in',
+  '/console/account/passkeys/:passkeyId': 'signed_in',
+};
+const ACCOUNT_PREFIX = '/console/account';
 
 type Role = 'operator' | 'partner_admin' | 'developer' | 'viewer' | 'other_admin';
 const ROLES: Role[] = ['operator', 'partner_admin', 'developer', 'viewer', 'other_admin'];
@@ -136,6 +149,23 @@ describe('console roles', () => {
         if (role === 'other_admin' || !allowed(role, need)) expect((await t.db.read(async (tx) => await tx.select().from(auditLog))).length, label).toBe(before);
       }
     }
+  });
+
+  it('declares every action of a person’s own account, lets every signed-in role take it, and refuses forged forms', async () => {
+    const { t, browsers, csrfFor } = await setup();
+    const posts = [...new Set(t.app.routes.filter((r) => r.method === 'POST' && r.path.startsWith(ACCOUNT_PREFIX)).map((r) => r.path))];
+    expect(posts.sort()).toEqual(Object.keys(ACCOUNT_ACTIONS).sort());
+    for (const path of posts) {
+      const url = path.replace(/:[A-Za-z]+/g, 'unknown_id');
+      for (const role of ROLES) {
+        const res = await browsers[role].post(url, { _csrf: await csrfFor(browsers[role], url) });
+        expect(res.status, `${role} POST ${url}`).not.toBe(500);
+        expect(res.status, `${role} POST ${url}`).not.toBe(403);
+      }
+      expect((await new TestBrowser(t.app).post(url, { _csrf: 'forged' })).status, `visitor ${url}`).toBe(403);
+      expect((await browsers.viewer.post(url, {})).status, `no token ${url}`).toBe(403);
+    }
+    expect(await t.db.read(async (tx) => await tx.select().from(auditLog))).toEqual([]);
   });
 
   it('refuses a signed-out visitor’s and a forged form (no or another action’s CSRF token) with 403, nothing written', async () => {

@@ -7,6 +7,7 @@ import { journalsOfIntention } from '../../../domain/ledger/ledger.queries.js';
 import { ledgerEntries } from '../../../domain/ledger/ledger.table.js';
 import { payments } from '../../../domain/payments/payments.table.js';
 import { payouts } from '../../../domain/payouts/payouts.table.js';
+import { webhookMessages } from '../../../domain/webhooks/webhooks.table.js';
 import { closeReceivers, receiver } from '../../../domain/webhooks/webhooks.testing.js';
 import { setup as journeySetup } from '../../../flows/flows.testing.js';
 import { hashSecret } from '../../../lib/crypto.js';
@@ -248,6 +249,14 @@ describe('console sales: refunds', () => {
     expect((await paymentRow()).state).toBe('refund_pending');
     const payout = (await t.db.read(async (tx) => await tx.select().from(payouts).where(eq(payouts.listingId, sold.id))))[0]!;
     expect(payout.state).toBe('CANCELLED');
+    // The partner is told the sale is undone, on the resale's own resource (after its ticket.update).
+    const told = (await t.db.select().from(webhookMessages).where(eq(webhookMessages.action, 'resale.refunded')))[0]!;
+    expect(told.resourceKey).toBe(`intention:${resale.id}`);
+    expect(JSON.parse(told.payload)).toMatchObject({
+      family: 'resale',
+      action: 'resale.refunded',
+      data: { resaleId: resale.id, eventId: 'tour', showId: 'show-1', amount: 44, currency: 'EUR', reason: 'operator', buyer: { email: 'buyer@example.com' }, tickets: [{ listingId: sold.id, previousOwner: { email: 'seller@example.com' } }] },
+    });
 
     const entries = (await auditOf(t)).slice(auditBefore);
     expect(entries).toHaveLength(1);

@@ -92,14 +92,20 @@ export function clearConsoleCookie(c: ConsoleContext, deps: Pick<AppDeps, 'confi
   deleteCookie(c, CONSOLE_COOKIE, cookieOptions(deps));
 }
 
+/** The `resale_console_csrf` secret a request created (its page may sign several forms: the e-mail's and the passkey's). */
+const createdCsrfSecrets = new WeakMap<ConsoleContext, string>();
+
 /** The secret this browser's console forms are signed with: the session's, or before sign-in the `resale_console_csrf` cookie's (created on first use). */
 function csrfSecret(c: ConsoleContext, deps: Pick<AppDeps, 'config'>, create: boolean): string | null {
   const session = c.get('console');
   if (session) return session.csrfSecret;
   const kept = getCookie(c, CONSOLE_CSRF_COOKIE);
   if (kept && kept.length <= 100) return kept;
+  const created = createdCsrfSecrets.get(c);
+  if (created) return created;
   if (!create) return null;
   const secret = randomToken(256);
+  createdCsrfSecrets.set(c, secret);
   setCookie(c, CONSOLE_CSRF_COOKIE, secret, { ...cookieOptions(deps), maxAge: 86_400 });
   return secret;
 }

@@ -7,7 +7,13 @@ import { settingsPatchSchema, type PartnerSettings, type PartnerSettingsPatch } 
  * one `PATCH /admin/v1/partners/{id}` validates with) to check them, every error at once.
  */
 
-type Kind = 'int' | 'number' | 'optionalInt' | 'optionalUrl' | 'text' | 'lang';
+/**
+ * How a setting is typed: numbers, URLs and texts in one input; `secret` write-only (the form
+ * never shows it: blank keeps the stored one, a value replaces it); `json` a whole component's
+ * configuration as JSON in a text area (blank: the API's null), checked by the same schema as
+ * the API's. (The webhook kinds are chosen on the webhooks page, with the endpoint.)
+ */
+type Kind = 'int' | 'number' | 'optionalInt' | 'optionalUrl' | 'text' | 'lang' | 'secret' | 'json';
 
 /** One field of the form: its setting's dotted path, how it is typed, its label. */
 export interface SettingField {
@@ -21,7 +27,7 @@ export interface SettingField {
 
 /** A section of the form. */
 export interface SettingSection {
-  id: 'timing' | 'fees' | 'holds' | 'platform' | 'api' | 'branding';
+  id: 'timing' | 'fees' | 'holds' | 'platform' | 'api' | 'branding' | 'components';
   title: Record<Lang, string>;
   fields: SettingField[];
 }
@@ -69,6 +75,7 @@ export const SETTING_SECTIONS: readonly SettingSection[] = [
       f('eventsFeedUrl', 'optionalUrl', 'Events feed', 'Feed de eventos'),
       f('cancelledFeedUrl', 'optionalUrl', 'Cancellations feed', 'Feed de cancelaciones'),
       f('feedPollSeconds', 'int', 'Feed polling (seconds)', 'Consulta de feeds (segundos)'),
+      f('platformSecret', 'secret', 'Platform secret (signs our calls to the platform; write-only, blank keeps it)', 'Secreto de la plataforma (firma nuestras llamadas; solo escritura, vacío lo conserva)'),
     ],
   },
   {
@@ -90,6 +97,14 @@ export const SETTING_SECTIONS: readonly SettingSection[] = [
       f('branding.termsUrl', 'text', 'Resale terms', 'Condiciones de la reventa'),
     ],
   },
+  {
+    id: 'components',
+    title: { en: 'Components of the access layers (JSON)', es: 'Componentes de las capas de acceso (JSON)' },
+    fields: [
+      f('buyAccessLayer', 'json', 'Buy access layer: banner, modal, button, categories, map, disabled ticket options (blank: the default set)', 'Capa de compra: banner, modal, botón, categorías, mapa, opciones desactivadas (vacío: el conjunto por defecto)'),
+      f('sellBanner', 'json', 'Sell banner of My tickets (blank: none)', 'Banner de venta de Mis entradas (vacío: ninguno)'),
+    ],
+  },
 ];
 
 /** Every field of the settings form, by name. */
@@ -104,7 +119,9 @@ export function settingsFormValues(settings: PartnerSettings): Record<string, st
   const out: Record<string, string> = {};
   for (const field of SETTING_FIELDS.values()) {
     const v = read(settings, field.name);
-    out[field.name] = v === null || v === undefined ? '' : Array.isArray(v) ? v.join('\n') : String(v);
+    if (field.kind === 'secret') out[field.name] = '';
+    else if (field.kind === 'json') out[field.name] = v === null || v === undefined ? '' : JSON.stringify(v, null, 2);
+    else out[field.name] = v === null || v === undefined ? '' : Array.isArray(v) ? v.join('\n') : String(v);
   }
   return out;
 }
@@ -118,7 +135,35 @@ const NUMBER = /^-?\d+(?:\.\d+)?$/;
 const messages = {
   number: { en: 'Enter a number.', es: 'Escribe un número.' },
   int: { en: 'Enter a whole number.', es: 'Escribe un número entero.' },
+  json: { en: 'Not valid JSON', es: 'No es un JSON válido' },
+  jsonObject: { en: 'Enter a JSON object ({ … }), or leave it blank.', es: 'Escribe un objeto JSON ({ … }) o déjalo vacío.' },
 } as const;
+
+/** The deepest a component's JSON may nest (its schema nests 4 levels): deeper is refused before it is read further. */
+const MAX_JSON_DEPTH = 8;
+
+function depthOf(value: unknown, depth = 0): number {
+  if (depth > MAX_JSON_DEPTH || value === null || typeof value !== 'object') return depth;
+  let deepest = depth + 1;
+  for (const v of Object.values(value)) deepest = Math.max(deepest, depthOf(v, depth + 1));
+  return deepest;
+}
+
+/**
+ * The field an error of the API's schema at `path` belongs to (the longest field name that is
+ * `path` or a prefix of it), and what remains of the path, said before the message
+ * (`buyBanner.colors.background: must be a hex colour`).
+ */
+function fieldOfIssue(path: string): { key: string; rest: string } {
+  if (SETTING_FIELDS.has(path)) return { key: path, rest: '' };
+  let best = '';
+  for (const name of SETTING_FIELDS.keys()) if (path.startsWith(`${name}.`) && name.length > best.length) best = name;
+  if (best) return { key: best, rest: path.slice(best.length + 1) };
+  // A branding without its name: said on the name.
+  if (path === 'branding') return { key: 'branding.displayName', rest: '' };
+  if (path.startsWith('allowedOrigins')) return { key: 'allowedOrigins', rest: '' };
+  return { key: path, rest: '' };
+}
 
 /**
  * A settings patch from the typed form values of `fields` (the ones this person may change),
@@ -147,6 +192,26 @@ export function settingsPatchFromForm(
       continue;
     }
     switch (field.kind) {
+      case 'secret':
+        // Blank keeps the stored secret: the form never shows it, so an untouched field says nothing.
+        if (typed !== '') set(field.name, typed);
+        break;
+      case 'json': {
+        if (typed === '') {
+          set(field.name, null);
+          break;
+        }
+        let value: unknown;
+        try {
+          value = JSON.parse(typed);
+        } catch (err) {
+          errors[field.name] = `${messages.json[lang]}: ${err instanceof Error ? err.message : String(err)}`;
+          break;
+        }
+        if (value === null || typeof value !== 'object' || Array.isArray(value) || depthOf(value) > MAX_JSON_DEPTH) errors[field.name] = messages.jsonObject[lang];
+        else set(field.name, value);
+        break;
+      }
       case 'int':
       case 'number':
       case 'optionalInt': {
@@ -178,10 +243,11 @@ export function settingsPatchFromForm(
   const parsed = settingsPatchSchema.safeParse(patch);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
-      const name = issue.path.map(String).join('.');
-      // A branding without its name: said on the name.
-      const key = SETTING_FIELDS.has(name) ? name : name === 'branding' ? 'branding.displayName' : name.startsWith('allowedOrigins') ? 'allowedOrigins' : name;
-      errors[key] ??= issue.message;
+      const { key, rest } = fieldOfIssue(issue.path.map(String).join('.'));
+      // Every problem of a component's JSON at once (one line each); one per other field.
+      const said = rest ? `${rest}: ${issue.message}` : issue.message;
+      if (SETTING_FIELDS.get(key)?.kind === 'json' && errors[key]) errors[key] += `; ${said}`;
+      else errors[key] ??= said;
     }
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
@@ -209,5 +275,6 @@ const DESTINATIONS = ['ownershipUrl', 'loginUrl', 'webhookUrl', 'eventsFeedUrl',
  * because whoever controls those URLs decides who owns tickets and who learns of their sale.
  */
 export function changesDestinations(current: PartnerSettings, patch: PartnerSettingsPatch): boolean {
-  return DESTINATIONS.some((k) => patch[k] !== undefined && patch[k] !== current[k]);
+  // A new platform secret too: it is what the platform trusts our calls by (like a key, shown to nobody).
+  return patch.platformSecret !== undefined || DESTINATIONS.some((k) => patch[k] !== undefined && patch[k] !== current[k]);
 }

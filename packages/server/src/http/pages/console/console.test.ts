@@ -3,11 +3,9 @@ import { createTestApp } from '../../../testing/harness.js';
 import { auditLog } from '../../../domain/audit/audit.table.js';
 import { consoleCodes, consoleSessions } from '../../../domain/console/console.table.js';
 import { CONSOLE_IDLE_MS, CONSOLE_SESSION_MS } from '../../../domain/console/console.service.js';
-import { csrfTokenFor, OTP_LIMITS } from '../../../domain/auth/auth.service.js';
-import { hashSecret } from '../../../lib/crypto.js';
-import { eq } from 'drizzle-orm';
+import { OTP_LIMITS } from '../../../domain/auth/auth.service.js';
 import { csrfOf, inputValue, TestBrowser } from '../auth/auth.testing.js';
-import { confirmWithCode, signIn, submit, withOperators } from './console.testing.js';
+import { confirmWithCode, csrfFor, settingsFormOf as formValues, signIn, submit, withOperators } from './console.testing.js';
 
 const OPERATOR = 'ops@resale.test';
 
@@ -33,7 +31,9 @@ describe('console sign-in', () => {
     const page = await browser.get(home.location!);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
-    expect(page.headers.get('content-security-policy')).not.toContain('script-src');
+    // The passkey form's script, from the service only (console.passkeys.test.ts): never an inline one.
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect(page.headers.get('content-security-policy')).not.toContain('unsafe-inline');
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.text).toContain('<html lang="en">');
     expect(page.text).toContain('Sign in to the console');
@@ -387,17 +387,4 @@ describe('console audit page', () => {
   });
 });
 
-/** The CSRF token `browser`'s console session gives a form posting to `action` (for a form no page shows it). */
-async function csrfFor(t: ReturnType<typeof createTestApp>, browser: TestBrowser, action: string): Promise<string> {
-  const row = (await t.db.read(async (tx) => await tx.select().from(consoleSessions).where(eq(consoleSessions.tokenHash, hashSecret(browser.cookies.get('resale_console')!)))))[0]!;
-  return csrfTokenFor(row.csrfSecret, action);
-}
 
-/** Every field of the settings form of the partner page, as it is filled in. */
-async function formValues(browser: TestBrowser, partnerId: string): Promise<Record<string, string>> {
-  const page = await browser.get(`/console/partners/${partnerId}`);
-  const form = page.text.slice(page.text.indexOf(`action="/console/partners/${partnerId}/settings"`), page.text.indexOf(`action="/console/partners/${partnerId}/origins"`));
-  const out: Record<string, string> = {};
-  for (const m of form.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) if (m[1] !== '_csrf') out[m[1]!] = m[2]!.replace(/&amp;/g, '&');
-  return out;
-}

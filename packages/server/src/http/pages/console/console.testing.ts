@@ -1,5 +1,9 @@
 import { expect } from 'vitest';
 import type { createTestApp } from '../../../testing/harness.js';
+import { eq } from 'drizzle-orm';
+import { csrfTokenFor } from '../../../domain/auth/auth.service.js';
+import { consoleSessions } from '../../../domain/console/console.table.js';
+import { hashSecret } from '../../../lib/crypto.js';
 import { csrfOf, inputValue, lastCode, TestBrowser, type BrowserResponse } from '../auth/auth.testing.js';
 
 type TestApp = ReturnType<typeof createTestApp>;
@@ -49,4 +53,25 @@ export async function confirmWithCode(t: TestApp, browser: TestBrowser, confirmU
   const codePage = await browser.get(sent.location!);
   const codeAction = decoded(/<form[^>]*action="(\/console\/confirm\/code[^"]*)"/.exec(codePage.text)![1]!);
   return browser.post(codeAction, { _csrf: csrfOf(codePage.text, codeAction.replace(/&/g, '&amp;'))!, c: inputValue(codePage.text, 'c')!, code: await lastCode(t, email) });
+}
+
+/**
+ * What a browser posts from a partner's settings form as it stands: every input's and text
+ * area's value (a text area's text unescaped), the CSRF token left out (`submit` adds it).
+ */
+export async function settingsFormOf(browser: TestBrowser, partnerId: string): Promise<Record<string, string>> {
+  const page = await browser.get(`/console/partners/${partnerId}`);
+  const start = page.text.indexOf(`action="/console/partners/${partnerId}/settings"`);
+  const form = page.text.slice(start, page.text.indexOf('</form>', start));
+  const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const out: Record<string, string> = {};
+  for (const m of form.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) if (m[1] !== '_csrf') out[m[1]!] = unescape(m[2]!);
+  for (const m of form.matchAll(/<textarea[^>]*name="([^"]+)"[^>]*>([^<]*)<\/textarea>/g)) out[m[1]!] = unescape(m[2]!);
+  return out;
+}
+
+/** The CSRF token `browser`'s console session would be given for a form posting to `action` (to post a form its page does not show). */
+export async function csrfFor(t: TestApp, browser: TestBrowser, action: string): Promise<string> {
+  const row = (await t.db.read(async (tx) => await tx.select().from(consoleSessions).where(eq(consoleSessions.tokenHash, hashSecret(browser.cookies.get('resale_console')!)))))[0]!;
+  return csrfTokenFor(row.csrfSecret, action);
 }

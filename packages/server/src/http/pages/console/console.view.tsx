@@ -5,6 +5,7 @@ import type { Child } from 'hono/jsx';
 import { cspWith, Layout } from '../layout.js';
 import { cm } from './console.messages.js';
 import { mm } from './console.money.messages.js';
+import { pkm } from './console.passkeys.messages.js';
 import { CONSOLE_CSRF_FIELD } from './console.session.js';
 
 /**
@@ -24,7 +25,10 @@ table.data code{overflow-wrap:break-word}
 .secret{display:block;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--canvas);border:1px solid var(--border);border-radius:var(--radius);padding:var(--s2) var(--s3);overflow-wrap:anywhere;user-select:all}
 .grid{display:grid;gap:0 var(--s4)}@media (min-width:700px){.grid{grid-template-columns:repeat(2,minmax(0,1fr))}}
 textarea{display:block;width:100%;min-height:6rem;font:inherit;padding:var(--s2) var(--s3);border:1px solid var(--border);border-radius:var(--radius);background:var(--surface);color:var(--text)}
-textarea[aria-invalid=true]{border:2px solid var(--error)}
+textarea[aria-invalid=true]{border:2px solid var(--error)}textarea.code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:var(--t-sm);min-height:12rem}
+.preview{margin:var(--s5) 0;padding:var(--s4);border:1px dashed var(--border);border-radius:12px}.preview-page{border:1px solid var(--line);border-radius:12px;overflow:hidden;background:var(--canvas);margin:0 0 var(--s4)}.preview-body{padding:var(--s3) var(--s4)}.preview-body p{margin:0 0 var(--s2)}
+label.check{display:flex;gap:var(--s2);align-items:flex-start;font-weight:400}.card-number{white-space:nowrap}
+dl.facts{display:grid;grid-template-columns:auto minmax(0,1fr);gap:var(--s2) var(--s4);margin:0 0 var(--s4)}dl.facts dt{font-weight:600}dl.facts dd{margin:0;overflow-wrap:anywhere}@media (max-width:480px){dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-bottom:var(--s2)}}
 .inline-form{display:flex;flex-wrap:wrap;gap:var(--s2);align-items:end}.inline-form .field{margin:0;flex:1 1 12rem}
 .change{margin:0;padding:0;list-style:none}.change li{overflow-wrap:anywhere}
 .stats{display:grid;gap:var(--s3);grid-template-columns:repeat(auto-fill,minmax(min(100%,13rem),1fr));margin:var(--s4) 0}
@@ -46,7 +50,7 @@ export interface ConsoleBarView {
 }
 
 /** The console's shell: the design system's page with the console's bar (sections, who is signed in, sign-out, the other language). */
-export function ConsoleLayout(props: { lang: Lang; title: string; current?: 'home' | 'partners' | 'money' | 'audit'; bar?: ConsoleBarView | null; otherLangHref?: string; children?: Child }) {
+export function ConsoleLayout(props: { lang: Lang; title: string; current?: 'home' | 'partners' | 'money' | 'audit' | 'account'; bar?: ConsoleBarView | null; otherLangHref?: string; head?: Child; children?: Child }) {
   const { lang, bar } = props;
   const link = (href: string, key: 'navHome' | 'navPartners' | 'navAudit', current: boolean) => (
     <a href={href} aria-current={current ? 'page' : undefined}>
@@ -54,7 +58,13 @@ export function ConsoleLayout(props: { lang: Lang; title: string; current?: 'hom
     </a>
   );
   return (
-    <Layout lang={lang} title={`${props.title} · ${cm(lang, 'console')}`} wide head={<style>{raw(CONSOLE_CSS)}</style>}>
+    <Layout lang={lang} title={`${props.title} · ${cm(lang, 'console')}`} wide head={
+        <>
+          <style>{raw(CONSOLE_CSS)}</style>
+          {props.head ?? null}
+        </>
+      }
+    >
       <div class="console-bar">
         {bar ? (
           <nav aria-label={cm(lang, 'nav')}>
@@ -82,6 +92,9 @@ export function ConsoleLayout(props: { lang: Lang; title: string; current?: 'hom
                 {cm(lang, 'signedInAs', { email: bar.email })}
                 {bar.operator ? ` (${cm(lang, 'operator')})` : ''}
               </span>
+              <a href="/console/account" aria-current={props.current === 'account' ? 'page' : undefined}>
+                {pkm(lang, 'navAccount')}
+              </a>
               <form method="post" action={bar.signOutAction}>
                 <CsrfField token={bar.signOutCsrf} />
                 <button type="submit" class="link-button">
@@ -126,9 +139,13 @@ export function fieldId(name: string): string {
   return `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 }
 
-/** A labelled input with its hint and its error, the typed value kept. */
-export function Field(props: { name: string; label: string; value: string; error?: string | undefined; hint?: string | undefined; type?: 'text' | 'email' | 'number' | 'url' | 'password'; step?: string; readOnly?: boolean; autocomplete?: string; required?: boolean; inputmode?: 'numeric' }) {
-  const id = fieldId(props.name);
+/**
+ * What every control of the console's forms starts with: its label, its hint and its error
+ * (said before the control, so a screen reader reads why before what), and the ids the control
+ * points its `aria-describedby` at.
+ */
+function FieldParts(props: { id: string; label: string; hint?: string | undefined; error?: string | undefined; children: (described: string | undefined) => Child }) {
+  const { id } = props;
   const described = [props.hint ? `${id}-hint` : null, props.error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
   return (
     <div class="field">
@@ -143,20 +160,46 @@ export function Field(props: { name: string; label: string; value: string; error
           {props.error}
         </p>
       ) : null}
-      <input
-        id={id}
-        name={props.name}
-        type={props.type === 'url' ? 'text' : (props.type ?? 'text')}
-        inputmode={props.inputmode ?? (props.type === 'url' ? 'url' : undefined)}
-        value={props.value}
-        step={props.step}
-        readonly={props.readOnly}
-        autocomplete={props.autocomplete ?? 'off'}
-        required={props.required}
-        aria-invalid={props.error ? 'true' : undefined}
-        aria-describedby={described}
-      />
+      {props.children(described)}
     </div>
+  );
+}
+
+/** A labelled input with its hint and its error, the typed value kept. */
+export function Field(props: { name: string; label: string; value: string; error?: string | undefined; hint?: string | undefined; type?: 'text' | 'email' | 'number' | 'url' | 'password'; step?: string; readOnly?: boolean; autocomplete?: string; required?: boolean; inputmode?: 'numeric' }) {
+  const id = fieldId(props.name);
+  return (
+    <FieldParts id={id} label={props.label} hint={props.hint} error={props.error}>
+      {(described) => (
+        <input
+          id={id}
+          name={props.name}
+          type={props.type === 'url' ? 'text' : (props.type ?? 'text')}
+          inputmode={props.inputmode ?? (props.type === 'url' ? 'url' : undefined)}
+          value={props.value}
+          step={props.step}
+          readonly={props.readOnly}
+          autocomplete={props.autocomplete ?? 'off'}
+          required={props.required}
+          aria-invalid={props.error ? 'true' : undefined}
+          aria-describedby={described}
+        />
+      )}
+    </FieldParts>
+  );
+}
+
+/** A labelled text area of the console's forms (origins one a line, a component's JSON), its error said before it. */
+export function TextArea(props: { name: string; label: string; value: string; error?: string | undefined; hint?: string | undefined; rows?: number; readOnly?: boolean; code?: boolean }) {
+  const id = fieldId(props.name);
+  return (
+    <FieldParts id={id} label={props.label} hint={props.hint} error={props.error}>
+      {(described) => (
+        <textarea id={id} name={props.name} rows={props.rows ?? 4} readonly={props.readOnly} class={props.code ? 'code' : undefined} aria-invalid={props.error ? 'true' : undefined} aria-describedby={described} spellcheck={false}>
+          {props.value}
+        </textarea>
+      )}
+    </FieldParts>
   );
 }
 

@@ -1,4 +1,5 @@
 import type { Lang } from '@resale/shared/lang';
+import { createHash } from 'node:crypto';
 import type { AppDeps } from '../../../context.js';
 import { ApiError } from '../../../lib/errors.js';
 import { partnerReturnTo, RETURN_TO_TAG_PARAM } from '../../../domain/auth/auth.urls.js';
@@ -10,6 +11,8 @@ import { servicePaths } from '../../../lib/urls.js';
 import { marketEvent, offers, type Offer } from '../../../flows/market.queries.js';
 import { OrphanSeatError, seatMapData, strandedAlone, type SeatMapData } from '../../../flows/market.seatmap.js';
 import { reserveListings } from '../../../flows/reserve-listings.js';
+import { listingsByIds } from '../../../domain/listings/listings.queries.js';
+import { intentionById, liveHoldsOfShow } from '../../../domain/intentions/intentions.queries.js';
 
 /**
  * The market page's loading and its Buy: what the page reads and shows (a plain view model,
@@ -39,7 +42,12 @@ export async function readMarket(deps: Pick<AppDeps, 'db'>, ref: { partnerId: st
     const visible = found?.shows.filter((s) => s.status !== 'HIDDEN') ?? [];
     const show = visible.find((s) => s.showId === ref.showId) ?? visible[0];
     const live = show !== undefined && show.status !== 'CANCELLED';
-    return { partner, found, visible, show, everything: live ? await offers(tx, show.id) : [], primary: live ? await primarySale(tx, show.id) : null };
+    // The show's live holds and how many tickets each keeps off sale: the viewer's own, and others' that may come back.
+    const holds = live ? await liveHoldsOfShow(tx, show.id) : [];
+    const held = holds.length > 0 && partner ? await listingsByIds(tx, partner.id, holds.flatMap((h) => h.listingIds)) : [];
+    const ticketsOf = new Map(held.map((l) => [l.id, l.quantity]));
+    const holdsWithTickets = holds.map((h) => ({ ...h, tickets: h.listingIds.reduce((n, id) => n + (ticketsOf.get(id) ?? 0), 0) }));
+    return { partner, found, visible, show, everything: live ? await offers(tx, show.id) : [], primary: live ? await primarySale(tx, show.id) : null, holds: holdsWithTickets };
   });
 }
 
@@ -111,6 +119,19 @@ export interface MarketView {
   hasBuyForm: boolean;
   /** The checked way back to the partner's site (the header carries it), or null. */
   back: string | null;
+  /** The signed-in viewer's own live checkouts of this show: the way back to each, and its release. */
+  ownHolds: { tickets: number; expiresAt: number; checkout: string; release: string }[];
+  /** Tickets held by other fans' checkouts, and when the first of those holds ends (they may be back then); null when none. */
+  othersHold: { tickets: number; backAt: number } | null;
+  /** The server's now, for the countdowns (a device's wrong clock neither shortens nor lengthens them). */
+  now: number;
+}
+
+/** The tickets other fans' checkouts hold (not `viewerPk`'s), and when the first hold ends, or null. */
+function othersHoldOf(holds: MarketRead['holds'], viewerPk: string | null): MarketView['othersHold'] {
+  const others = holds.filter((h) => h.buyerPk === null || h.buyerPk !== viewerPk);
+  if (others.length === 0) return null;
+  return { tickets: others.reduce((n, h) => n + h.tickets, 0), backAt: Math.min(...others.map((h) => h.expiresAt)) };
 }
 
 /** The market page, or a 404 when the partner, the event or a visible show is missing. */
@@ -121,7 +142,7 @@ export type MarketPage = { kind: 'notFound' } | { kind: 'page'; partner: Partner
  * option and area, the seat map's pick, the shared listing, the listings the orphan-seat rule
  * offers only with a neighbour, the other shows, and the checked way back.
  */
-export function marketPage(deps: Pick<AppDeps, 'box'>, read: MarketRead, lang: Lang, query: MarketQuery): MarketPage {
+export function marketPage(deps: Pick<AppDeps, 'box' | 'clock'>, read: MarketRead, lang: Lang, query: MarketQuery, viewerPk: string | null = null): MarketPage {
   const { partner, found, visible, everything, primary } = read;
   if (partner === null) return { kind: 'notFound' };
   if (!found || visible.length === 0 || !read.show) return { kind: 'notFound' };
@@ -176,6 +197,11 @@ export function marketPage(deps: Pick<AppDeps, 'box'>, read: MarketRead, lang: L
       buyFields: { showId: show.showId, returnTo: back ? (returnTo ?? null) : null, returnTag: back && returnTag ? returnTag : null },
       hasBuyForm: selection.length > 0 || listed.some((g) => g.offers.some((o) => o.stranded === null || o.stranded.companion !== null)),
       back,
+      ownHolds: read.holds
+        .filter((h) => viewerPk !== null && h.buyerPk === viewerPk)
+        .map((h) => ({ tickets: h.tickets, expiresAt: h.expiresAt, checkout: servicePaths.checkout(partner.id, h.intentionId, { lang }), release: servicePaths.checkoutRelease(partner.id, h.intentionId) })),
+      othersHold: othersHoldOf(read.holds, viewerPk),
+      now: deps.clock.now(),
     },
   };
 }
@@ -227,18 +253,62 @@ export function readBuyForm(form: Record<string, string | File | (string | File)
   return { listingIds, showId: one('showId'), returnTo: one('returnTo'), returnTag: one(RETURN_TO_TAG_PARAM) };
 }
 
+/** How long a pick carried through sign-in stays good: long enough to sign in, short enough that prices and holds have not moved much. */
+export const PICK_TTL_MS = 15 * 60_000;
+
+const PICK_PURPOSE = 'market-pick';
+
+/** What a pick's signature covers: the partner, the event, every query value, and this browser. */
+function pickData(partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): string {
+  const fields = ['l', 's', 'x', 'returnTo', RETURN_TO_TAG_PARAM].map((k) => `${k}=${query.get(k) ?? ''}`);
+  return [partnerId, eventRef, ...fields, createHash('sha256').update(browserSecret).digest('base64url')].join('\n');
+}
+
 /**
- * Where a signed-out buyer comes back to after signing in: this market (`eventRef`, the path's)
- * with the pick as its selection, the show, and the way back when it checked out (`back`).
+ * Where a signed-out buyer comes back to after signing in: the market's Buy, continued
+ * (`…/buy/continue`) with the pick (`l`: listing ids, `s`: show), its end (`x`), the way back
+ * when it checked out, and a signature over all of it and this browser's anonymous CSRF secret
+ * (`browserSecret`). So the hold is made on the way back, without a second press, and only for
+ * the browser that pressed Buy: a link to it sent to someone else (or opened by a page they
+ * visit) holds nothing.
  */
-export function marketAfterSignIn(partner: Pick<PartnerRow, 'id'>, eventRef: string, form: BuyForm, lang: Lang, back: string | null): string {
-  const selection = new URLSearchParams({ listingIds: form.listingIds.join(','), lang });
-  if (form.showId) selection.set('showId', form.showId);
+export function pickContinueUrl(deps: Pick<AppDeps, 'box' | 'clock'>, partner: Pick<PartnerRow, 'id'>, eventRef: string, form: BuyForm, lang: Lang, back: string | null, browserSecret: string): string {
+  const query = new URLSearchParams({ l: form.listingIds.join(','), x: String(deps.clock.now() + PICK_TTL_MS), lang });
+  if (form.showId) query.set('s', form.showId);
   if (back) {
-    selection.set('returnTo', form.returnTo!);
-    if (form.returnTag) selection.set(RETURN_TO_TAG_PARAM, form.returnTag);
+    query.set('returnTo', form.returnTo!);
+    if (form.returnTag) query.set(RETURN_TO_TAG_PARAM, form.returnTag);
   }
-  return servicePaths.market(partner.id, eventRef, selection);
+  query.set('sig', deps.box.sign(PICK_PURPOSE, pickData(partner.id, eventRef, query, browserSecret)));
+  return `${servicePaths.marketBuy(partner.id, eventRef)}/continue?${query}`;
+}
+
+/**
+ * The pick of a continued Buy (see {@link pickContinueUrl}): the form it stood for, `expired`
+ * past its end, or null when it was not signed for this partner, event and browser (or was
+ * changed).
+ */
+export function readPick(deps: Pick<AppDeps, 'box' | 'clock'>, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): BuyForm | 'expired' | null {
+  const sig = query.get('sig') ?? '';
+  if (!deps.box.verify(PICK_PURPOSE, pickData(partnerId, eventRef, query, browserSecret), sig)) return null;
+  if (Number(query.get('x')) < deps.clock.now()) return 'expired';
+  const listingIds = (query.get('l') ?? '').split(',').filter(Boolean).slice(0, MAX_SELECTION);
+  if (listingIds.length === 0) return null;
+  return { listingIds, showId: query.get('s') ?? undefined, returnTo: query.get('returnTo') ?? undefined, returnTag: query.get(RETURN_TO_TAG_PARAM) ?? undefined };
+}
+
+/**
+ * The buyer's own checkout already holding every listing of `listingIds`, or null: a continued
+ * Buy opened twice (a reload, the back button) goes to the checkout it made, not to "taken".
+ */
+export async function ownPendingCheckout(deps: Pick<AppDeps, 'db'>, partner: Pick<PartnerRow, 'id'>, listingIds: readonly string[], buyerPk: string, lang: Lang): Promise<string | null> {
+  return await deps.db.read(async (tx) => {
+    const held = await listingsByIds(tx, partner.id, listingIds);
+    const intentionId = held[0]?.intentionId;
+    if (!intentionId || held.length !== listingIds.length || held.some((l) => l.state !== 'RESERVED' || l.intentionId !== intentionId)) return null;
+    const intention = await intentionById(tx, intentionId);
+    return intention && intention.state === 'PENDING' && intention.buyerPk === buyerPk ? servicePaths.checkout(partner.id, intention.id, { lang }) : null;
+  });
 }
 
 /** What a Buy came to: the checkout, or why not (with the way back to the market where there is one). */

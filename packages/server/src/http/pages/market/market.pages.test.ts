@@ -303,3 +303,70 @@ describe('market page: who is buying', () => {
     expect((await browser.get(`/market/${p.id}/tour?showId=show-1`)).text).not.toContain('Not you?');
   });
 });
+
+describe('market page: holds', () => {
+  /** A browser signed in as `email` (the code sign-in), back on the market. */
+  async function signedIn(t: ReturnType<typeof createTestApp>, partnerId: string, email: string): Promise<TestBrowser> {
+    const browser = new TestBrowser(t.app);
+    const back = await completeCodeFlow(t, browser, `/auth/otp?p=${partnerId}&returnTo=${encodeURIComponent(`http://resale.test/market/${partnerId}/tour?showId=show-1`)}`, email, email);
+    expect(back.status).toBe(303);
+    return browser;
+  }
+
+  it('shows the holder their own hold (continue, release, the time left) and everyone else when it may be back, not just “none for sale”', async () => {
+    const { t, p, list } = await setup();
+    const l = await list(['m1'], 4000);
+    const buyer = await signedIn(t, p.id, 'buyer@example.com');
+    const market = await buyer.get(`/market/${p.id}/tour?showId=show-1`);
+    const bought = await buyer.post(`/market/${p.id}/tour/buy`, { _csrf: csrfOf(market.text, `/market/${p.id}/tour/buy`)!, listingId: l.id, showId: 'show-1' });
+    expect(bought.status).toBe(303);
+    const checkout = bought.location!;
+    const intentionId = /\/(bi_[^/?]+)/.exec(checkout)![1]!;
+
+    const mine = await buyer.get(`/market/${p.id}/tour?showId=show-1`);
+    expect(mine.text).toContain('You have tickets reserved');
+    // The hold is 10 minutes from the test clock's 12:00 UTC (13:00 CET in Madrid).
+    expect(mine.text).toContain('1 ticket is reserved for you until 13:10 CET.');
+    expect(mine.text).toContain(`href="/checkout/${p.id}/${intentionId}?lang=en"`);
+    expect(mine.text).toContain(`action="/checkout/${p.id}/${intentionId}/release"`);
+    expect(mine.text).toContain('data-countdown="2026-03-01T12:10:00.000Z"');
+    expect(mine.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(mine.text).not.toContain('reserved by another fan');
+
+    const other = await new TestBrowser(t.app).get(`/market/${p.id}/tour?showId=show-1`);
+    expect(other.text).toContain('No tickets are for sale for this show right now.');
+    expect(other.text).toContain('1 ticket is reserved by another fan right now: if they do not pay, it may be back at 13:10 CET.');
+    expect(other.text).not.toContain('You have tickets reserved');
+    expect(other.text).not.toContain('/release');
+  });
+
+  it('releases the holder’s checkout from the market: for sale again at once; nobody else may release it', async () => {
+    const { t, p, list } = await setup();
+    const l = await list(['m1'], 4000);
+    const buyer = await signedIn(t, p.id, 'buyer@example.com');
+    const market = await buyer.get(`/market/${p.id}/tour?showId=show-1`);
+    const bought = await buyer.post(`/market/${p.id}/tour/buy`, { _csrf: csrfOf(market.text, `/market/${p.id}/tour/buy`)!, listingId: l.id, showId: 'show-1' });
+    const intentionId = /\/(bi_[^/?]+)/.exec(bought.location!)![1]!;
+    const release = `/checkout/${p.id}/${intentionId}/release`;
+
+    // Another signed-in fan, with a valid form of their own: not theirs to release.
+    const thief = await signedIn(t, p.id, 'thief@example.com');
+    const thiefForm = await thief.get(`/market/${p.id}/tour?showId=show-1`);
+    const refused = await thief.post(release, { _csrf: inputValue(thiefForm.text, '_csrf') ?? 'x' });
+    expect([403, 404]).toContain(refused.status);
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('RESERVED');
+    // Without the form's token: refused.
+    expect((await buyer.post(release, {})).status).toBe(403);
+
+    const page = await buyer.get(`/market/${p.id}/tour?showId=show-1`);
+    const released = await buyer.post(release, { _csrf: csrfOf(page.text, release)! });
+    expect(released.status).toBe(303);
+    expect(released.location).toBe(`/market/${p.id}/tour?showId=show-1&lang=en&released=1`);
+    expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('ACTIVE');
+    expect((await t.db.select().from(buyIntentions))[0]!.state).toBe('CANCELLED');
+    const after = await buyer.get(released.location!);
+    expect(after.text).toContain('Released: the tickets are for sale again.');
+    expect(after.text).not.toContain('You have tickets reserved');
+    expect(after.text).toContain('>Buy</button>');
+  });
+});

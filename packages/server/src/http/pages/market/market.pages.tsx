@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import type { AppDeps } from '../../../context.js';
-import { csrfToken, requireUser, safeRedirect, signInOrigins, type SessionEnv } from '../auth/auth.session.js';
+import { csrfToken, requireUser, safeRedirect, signInOrigins, type SessionContext, type SessionEnv } from '../auth/auth.session.js';
 import { partnerReturnTo, RETURN_TO_TAG_PARAM } from '../../../domain/auth/auth.urls.js';
 import { clientLimitKey } from '../../middleware/client-address.js';
 import { SignedInAs } from '../auth/auth.signed-in.js';
@@ -11,17 +11,19 @@ import { cspWith, noticePage, renderPage } from '../layout.js';
 import { brandAsPartner } from '../brand.js';
 import { notFoundPage } from '../partner-page.js';
 import { ok } from '../../../lib/envelope.js';
-import { buyListings, findPartner, marketAfterSignIn, marketPage, marketSeatMap, readBuyForm, readMarket } from './market.load.js';
-import { buyRefusalNotice, MARKET_CSS, MarketPage } from './market.view.js';
+import { buyListings, findPartner, marketPage, marketSeatMap, ownPendingCheckout, pickContinueUrl, readBuyForm, readMarket, readPick, type BuyForm } from './market.load.js';
+import { buyRefusalNotice, MARKET_CSS, MarketPage, pickRefusalNotice } from './market.view.js';
+import { servicePaths } from '../../../lib/urls.js';
+import type { Lang } from '@resale/shared/lang';
 
 /**
  * The market page's policy. Buy posts, then the checkout may redirect to the partner's sign-in
  * page: its origin joins form-action. With the seat map: the widget bundle and its data from the
  * service itself, the chart image from the partner (https).
  */
-function marketCsp(partner: Pick<PartnerRow, 'settings'>, withMap: boolean): string {
+function marketCsp(partner: Pick<PartnerRow, 'settings'>, withMap: boolean, withScript: boolean): string {
   const formAction = signInOrigins(partner);
-  return withMap ? cspWith({ styles: [MARKET_CSS], widgets: true, imgSrc: ['https:'], formAction }) : cspWith({ styles: [MARKET_CSS], formAction });
+  return withMap ? cspWith({ styles: [MARKET_CSS], widgets: true, imgSrc: ['https:'], formAction }) : cspWith({ styles: [MARKET_CSS], formAction, scripts: withScript });
 }
 
 /**
@@ -38,10 +40,11 @@ export function marketPageRoutes(deps: AppDeps) {
 
   /**
    * Buy: reserves the listings for the signed-in buyer and goes to checkout. Holds are never
-   * anonymous: a buyer who is not signed in is sent to sign in first and comes back to this
-   * market page with the pick as its selection, where "Reserve and pay" holds it (one more
-   * press, but nobody can take a market off sale without an account). Live holds are limited
-   * per buyer, per buyer and show, and per client address (partner setting `holdLimits`).
+   * anonymous: a buyer who is not signed in is sent to sign in first, holding nothing, and the
+   * Buy continues on the way back (`…/buy/continue`), which holds the pick and opens the
+   * checkout: nobody can take a market off sale without an account, and nobody presses twice.
+   * Live holds are limited per buyer, per buyer and show, and per client address (partner
+   * setting `holdLimits`).
    */
   app.post('/market/:partnerId/:eventRef/buy', async (c) => {
     const partner = await findPartner(deps, c.req.param('partnerId'));
@@ -51,15 +54,49 @@ export function marketPageRoutes(deps: AppDeps) {
     if (!form) return notFoundPage(c, lang);
     const back = partnerReturnTo(deps.box, partner, form.returnTo, form.returnTag);
     brandAsPartner(c, partner, back);
-    // Signed out: sign in first, then back to this market with the pick as the selection.
-    const session = requireUser(c, partner, { returnTo: marketAfterSignIn(partner, c.req.param('eventRef'), form, lang, back) });
+    // Signed out: sign in first, then the Buy continues on the way back (the hold made there).
+    const browserSecret = c.get('sessionConfig').anonymousCsrfSecret();
+    const session = requireUser(c, partner, { returnTo: pickContinueUrl(deps, partner, c.req.param('eventRef'), form, lang, back, browserSecret) });
     if (session instanceof Response) return session;
+    return await buy(c, partner, form, back, session.userPk, lang);
+  });
+
+  /**
+   * A Buy continued after signing in (`pickContinueUrl`): the pick signed for this browser
+   * is reserved at once and the checkout opens, so a fan who had to sign in presses Buy once.
+   * A reload goes to the checkout it made; a pick past its 15 minutes, or not signed for this
+   * browser, reserves nothing and says so with the way to the market.
+   */
+  app.get('/market/:partnerId/:eventRef/buy/continue', async (c) => {
+    const partner = await findPartner(deps, c.req.param('partnerId'));
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFoundPage(c, lang);
+    const eventRef = c.req.param('eventRef');
+    const query = new URL(c.req.url).searchParams;
+    const market = servicePaths.market(partner.id, eventRef, { showId: query.get('s') || undefined, lang });
+    const pick = readPick(deps, partner.id, eventRef, query, c.get('sessionConfig').anonymousCsrfSecret());
+    if (pick === null || pick === 'expired') {
+      brandAsPartner(c, partner, null);
+      return noticePage(c, pickRefusalNotice(pick === null ? 'foreign' : 'expired', lang, market));
+    }
+    const back = partnerReturnTo(deps.box, partner, pick.returnTo, pick.returnTag);
+    brandAsPartner(c, partner, back);
+    // Still signed out (the sign-in was abandoned, or its session did not stick): sign in again, then here.
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    const mine = await ownPendingCheckout(deps, partner, pick.listingIds, session.userPk, lang);
+    if (mine) return safeRedirect(c, mine, 303);
+    return await buy(c, partner, pick, back, session.userPk, lang);
+  });
+
+  /** Reserves `form`'s pick for the signed-in buyer: the checkout, or the notice of why not. */
+  const buy = async (c: SessionContext, partner: PartnerRow, form: BuyForm, back: string | null, buyerPk: string, lang: Lang) => {
     const outcome = await buyListings(deps, {
       partner,
-      eventRef: c.req.param('eventRef'),
+      eventRef: c.req.param('eventRef') ?? '',
       showId: form.showId,
       listingIds: form.listingIds,
-      buyerPk: session.userPk,
+      buyerPk,
       returnTo: back,
       clientKey: deps.box.sign('hold-client-address', clientLimitKey(c)),
       lang,
@@ -67,7 +104,7 @@ export function marketPageRoutes(deps: AppDeps) {
     if (outcome.kind === 'checkout') return safeRedirect(c, outcome.to, 303);
     if (outcome.kind === 'notFound') return notFoundPage(c, lang);
     return noticePage(c, buyRefusalNotice(outcome, lang));
-  });
+  };
 
   /** The seat map's data for the page's `<resale-seat-map src>`: public, as the page is. */
   app.get('/market/:partnerId/:eventRef/seatmap.json', async (c) => {
@@ -83,17 +120,30 @@ export function marketPageRoutes(deps: AppDeps) {
     return c.json(ok(data), 200);
   });
 
+  /** The session of this partner's signed-in viewer, or null (a session of another partner is not theirs here). */
+  const ownSession = (c: SessionContext, partnerId: string | undefined) => {
+    const session = c.get('session');
+    return session && partnerId && session.partnerId === partnerId ? session : null;
+  };
+
   app.get('/market/:partnerId/:eventRef', async (c) => {
     const read = await readMarket(deps, { partnerId: c.req.param('partnerId'), eventRef: c.req.param('eventRef'), showId: c.req.query('showId') });
     const lang = pageLang(c, read.partner?.settings.defaultLang);
-    const page = marketPage(deps, read, lang, {
+    const page = marketPage(
+      deps,
+      read,
+      lang,
+      {
       ticketOptionId: c.req.query('ticketOptionId'),
       listingIds: c.req.query('listingIds'),
       listingId: c.req.query('listingId'),
       ticketId: c.req.query('ticketId'),
       returnTo: c.req.query('returnTo'),
       returnTag: c.req.query(RETURN_TO_TAG_PARAM),
-    });
+      },
+      // The signed-in viewer's own holds show as theirs ("continue to checkout"), not as others'.
+      ownSession(c, read.partner?.id)?.userPk ?? null,
+    );
     if (page.kind === 'notFound') return notFoundPage(c, lang);
     const { partner, view } = page;
     // The header carries the way back (and the partner's name, colour, help and terms).
@@ -102,8 +152,9 @@ export function marketPageRoutes(deps: AppDeps) {
     const { pathname, search } = new URL(c.req.url);
     // The Buy forms' token, only when one shows: before sign-in, making one sets the browser's CSRF cookie.
     const csrf = view.hasBuyForm ? csrfToken(c, view.buyAction) : '';
+    const releaseCsrf = Object.fromEntries(view.ownHolds.map((h) => [h.release, csrfToken(c, h.release)]));
     const signedInAs = <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={pathname + search} />;
-    return renderPage(c, <MarketPage view={view} lang={lang} csrf={csrf} signedInAs={signedInAs} />, { csp: marketCsp(partner, view.hasMap) });
+    return renderPage(c, <MarketPage view={view} lang={lang} csrf={csrf} releaseCsrf={releaseCsrf} released={c.req.query('released') === '1'} signedInAs={signedInAs} />, { csp: marketCsp(partner, view.hasMap, view.ownHolds.length > 0) });
   });
   return app;
 }

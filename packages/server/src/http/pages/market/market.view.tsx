@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { Lang } from '@resale/shared/lang';
-import { formatInstant } from '@resale/shared/format';
+import { formatInstant, formatTime } from '@resale/shared/format';
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import { RETURN_TO_TAG_PARAM } from '../../../domain/auth/auth.urls.js';
@@ -8,6 +8,8 @@ import { currencyDigits } from '../../../lib/money.js';
 import { placeText } from '../../../lib/seats.js';
 import type { Offer } from '../../../flows/market.queries.js';
 import { CsrfInput } from '../auth/auth.session.js';
+import { pageScriptTag } from '../page-script.js';
+import { servicePaths } from '../../../lib/urls.js';
 import { cm } from '../checkout/checkout.messages.js';
 import { Layout, type NoticeProps } from '../layout.js';
 import type { BuyFormFields, BuyRefusal, MarketView } from './market.load.js';
@@ -20,7 +22,9 @@ import { mm, orphanSeatMessages } from './market.messages.js';
 
 /** What the market page adds to the shared stylesheet (its CSP allows it by hash). */
 export const MARKET_CSS = `.offers{list-style:none;padding:0}.offers li{margin:0 0 .75rem}.offers li.shared{outline:3px solid #0b4fb3}
-h2{font-size:1.15rem;margin:1.5rem 0 .5rem}.price{font-size:1.2rem;font-weight:700}`;
+h2{font-size:1.15rem;margin:1.5rem 0 .5rem}.price{font-size:1.2rem;font-weight:700}
+.own-hold{background:var(--surface);border:1px solid var(--line);border-radius:12px;padding:var(--s3) var(--s4);margin:0 0 var(--s4)}.own-hold h2{margin-top:0}.own-hold .countdown{margin-bottom:0}.own-hold .actions form{margin:0}
+.others-hold{color:var(--muted)}`;
 
 function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
@@ -77,7 +81,7 @@ function StrandedBuy(props: { offer: Offer; companion: Offer | null; view: Marke
  * grouped by ticket option and area (a shared listing marked), and the other dates.
  * `signedInAs`: the "signed in as … Sign out" line (nothing when signed out).
  */
-export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; signedInAs: Child }) {
+export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; releaseCsrf: Record<string, string>; released?: boolean; signedInAs: Child }) {
   const { view: v, lang, csrf } = props;
   return (
     <Layout
@@ -87,7 +91,8 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
       head={
         <>
           <style>{raw(MARKET_CSS)}</style>
-          {v.hasMap ? <script type="module" src="/widgets/v1/resale.js"></script> : null}
+          {v.hasMap ? <script type="module" src={servicePaths.widgetsEntry()}></script> : null}
+          {v.ownHolds.length > 0 ? pageScriptTag() : null}
         </>
       }
     >
@@ -99,6 +104,14 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
       </p>
       {v.show.cancelled ? <p role="status">{mm(lang, 'cancelled')}</p> : null}
       {v.primary ? <p role="status">{mm(lang, v.primary === 'soldOut' ? 'primarySoldOut' : 'primaryAlmostSoldOut')}</p> : null}
+      {props.released ? (
+        <p class="notice" role="status">
+          {mm(lang, 'released')}
+        </p>
+      ) : null}
+      {v.ownHolds.map((h, i) => (
+        <OwnHold lang={lang} hold={h} index={i} now={v.now} timeZone={v.timeZone} csrf={props.releaseCsrf[h.release] ?? ''} />
+      ))}
       {v.picked.length > 0 ? (
         <section aria-labelledby="selection">
           <h2 id="selection">{mm(lang, 'selection')}</h2>
@@ -131,6 +144,11 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
       ) : null}
       <h2>{mm(lang, 'forSale')}</h2>
       {v.groups.length === 0 && !v.show.cancelled ? <p>{mm(lang, 'none')}</p> : null}
+      {v.othersHold && !v.show.cancelled ? (
+        <p class="others-hold" role="status">
+          {mm(lang, v.othersHold.tickets === 1 ? 'othersHoldOne' : 'othersHoldOther', { n: v.othersHold.tickets, time: formatTime(v.othersHold.backAt, lang, v.timeZone) })}
+        </p>
+      ) : null}
       {v.groups.map(({ title, offers }) => (
         <section aria-label={title}>
           <h3>{title}</h3>
@@ -216,4 +234,44 @@ export function buyRefusalNotice(refusal: BuyRefusal, lang: Lang): NoticeProps &
     case 'taken':
       return { lang, status: 409, title: cm(lang, 'takenTitle'), text: cm(lang, 'takenText'), link: backToMarket(refusal.market, lang) };
   }
+}
+
+/**
+ * The viewer's own live checkout of this show: how many tickets, until when (with the pages'
+ * countdown), the way back to pay, and a release that gives them back to the market at once.
+ * Without it a fan who left the checkout would find the market "sold out" by their own hold.
+ */
+function OwnHold(props: { lang: Lang; hold: MarketView['ownHolds'][number]; index: number; now: number; timeZone: string | undefined; csrf: string }) {
+  const { lang, hold } = props;
+  const until = formatTime(hold.expiresAt, lang, props.timeZone);
+  return (
+    <section class="own-hold" aria-labelledby={`own-hold-${props.index}`}>
+      <h2 id={`own-hold-${props.index}`}>{mm(lang, 'ownHoldTitle')}</h2>
+      <div class="countdown" data-countdown={new Date(hold.expiresAt).toISOString()} data-countdown-now={new Date(props.now).toISOString()} data-countdown-one={cm(lang, 'countdownOne')} data-countdown-other={cm(lang, 'countdownOther')} data-countdown-ended={cm(lang, 'countdownEnded')}>
+        <p>{mm(lang, hold.tickets === 1 ? 'ownHoldOne' : 'ownHoldOther', { n: hold.tickets, time: until })}</p>
+        <p class="countdown-left" data-countdown-reveal hidden>
+          <span class="countdown-clock" role="timer" data-countdown-clock></span> <span>{cm(lang, 'timeLeft')}</span>
+        </p>
+        <p class="visually-hidden" aria-live="polite" data-countdown-live></p>
+      </div>
+      <div class="actions">
+        <a class="button" href={hold.checkout}>
+          {mm(lang, 'continueCheckout')}
+        </a>
+        <form method="post" action={hold.release}>
+          <CsrfInput token={props.csrf} />
+          <button type="submit" class="secondary">
+            {mm(lang, 'release')}
+          </button>
+        </form>
+      </div>
+    </section>
+  );
+}
+
+/** Why a Buy continued after sign-in reserved nothing: its pick expired (410), or it was not signed for this browser (400); with the way to the market. */
+export function pickRefusalNotice(why: 'expired' | 'foreign', lang: Lang, market: string): NoticeProps & { status: number } {
+  return why === 'expired'
+    ? { lang, status: 410, title: mm(lang, 'pickExpiredTitle'), text: mm(lang, 'pickExpiredText'), link: backToMarket(market, lang) }
+    : { lang, status: 400, title: mm(lang, 'pickForeignTitle'), text: mm(lang, 'pickForeignText'), link: backToMarket(market, lang) };
 }

@@ -1,0 +1,41 @@
+import { defineMessages } from '../../../lib/i18n.js';
+
+/** Texts of the console's developers tab (the sandbox: test cards and the reset), in English and Spanish. */
+export const dm = defineMessages(
+  {
+    sandboxTitle: 'Testing',
+    testCardsIntro: 'Payments here go through the sandbox provider: no money moves. Pay with these card numbers, any future expiry date and any 3-digit CVC.',
+    hostedIntro: 'Payments here go through {provider}. In its test mode, pay with its test cards (4242 4242 4242 4242 succeeds); in live mode, cards are charged.',
+    card: 'Card number',
+    outcome: 'What happens',
+    card_success: 'The payment succeeds.',
+    card_declined: 'The bank declines it (card_declined).',
+    card_verification: 'The bank asks for an extra check (3-D Secure): the buyer’s answer decides.',
+    otherCards: 'Any other number passing the Luhn check succeeds; one failing it is declined (incorrect_number), and a past expiry date too (expired_card).',
+    resetTitle: 'Reset the sandbox’s market',
+    resetIntro: 'Ends every listing of this sandbox (and the checkouts holding them), so the flows can be tried again from an empty market. The partner hears of each ended listing by webhook. Paid resales, refunds and payouts stay: the money history is never rewritten.',
+    resetConfirm: 'I understand: every listing of the sandbox ends now',
+    resetButton: 'Reset the market',
+    resetMustConfirm: 'Tick the box to confirm the reset.',
+    resetDone: 'The sandbox’s market is reset: {n} listings ended.',
+    resetMore: 'The sandbox’s market is partly reset: {n} listings ended and more remain; press Reset again.',
+  },
+  {
+    sandboxTitle: 'Pruebas',
+    testCardsIntro: 'Aquí los pagos pasan por el proveedor de pruebas: no se mueve dinero. Paga con estos números de tarjeta, cualquier caducidad futura y cualquier CVC de 3 cifras.',
+    hostedIntro: 'Aquí los pagos pasan por {provider}. En su modo de pruebas, paga con sus tarjetas de prueba (4242 4242 4242 4242 se aprueba); en modo real, se cobra a las tarjetas.',
+    card: 'Número de tarjeta',
+    outcome: 'Qué ocurre',
+    card_success: 'El pago se aprueba.',
+    card_declined: 'El banco lo rechaza (card_declined).',
+    card_verification: 'El banco pide una comprobación adicional (3-D Secure): decide la respuesta del comprador.',
+    otherCards: 'Cualquier otro número que pase el control de Luhn se aprueba; uno que no lo pase se rechaza (incorrect_number), y también una caducidad pasada (expired_card).',
+    resetTitle: 'Reiniciar el mercado de pruebas',
+    resetIntro: 'Termina todos los anuncios de este sandbox (y los pagos que los retienen), para probar los flujos de nuevo desde un mercado vacío. El partner se entera de cada anuncio terminado por webhook. Las reventas pagadas, los reembolsos y los pagos a vendedores se quedan: el historial del dinero nunca se reescribe.',
+    resetConfirm: 'Entiendo: todos los anuncios del sandbox terminan ahora',
+    resetButton: 'Reiniciar el mercado',
+    resetMustConfirm: 'Marca la casilla para confirmar el reinicio.',
+    resetDone: 'El mercado de pruebas está reiniciado: {n} anuncios terminados.',
+    resetMore: 'El mercado de pruebas está reiniciado en parte: {n} anuncios terminados y quedan más; pulsa Reiniciar otra vez.',
+  },
+);
