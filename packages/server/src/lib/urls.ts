@@ -40,6 +40,8 @@ export const servicePaths = {
   market: (partnerId: string, eventRef: string, query?: UrlQuery) => withQuery(market(partnerId, eventRef), query),
   /** The market's Buy form (POST). */
   marketBuy: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/buy`,
+  /** The market's "tell me when tickets appear" (POST). */
+  marketNotify: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/notify`,
   /** The market's seat map data. */
   marketSeatMap: (partnerId: string, eventRef: string, query?: UrlQuery) => withQuery(`${market(partnerId, eventRef)}/seatmap.json`, query),
   /** A buy intention's checkout. */

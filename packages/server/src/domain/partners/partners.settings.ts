@@ -162,6 +162,13 @@ export type Branding = z.output<typeof brandingSchema>;
 const settingsShape = {
   ownershipUrl: url().openapi({ description: "The platform's ticket ownership endpoint (GET ?user=)." }),
   loginUrl: url().openapi({ description: "The platform's sign-in page for Login Force; receives returnTo." }),
+  siteUrl: url()
+    .optional()
+    .openapi({
+      description:
+        "The partner's own site (its home or events page): the hosted pages' way back (the header's brand and its Back link) when the fan came without a checked returnTo. Null: no way back then.",
+      example: 'https://tickets.partner.example/',
+    }),
   webhookUrl: url().openapi({ description: 'Where webhooks are delivered.' }),
   eventsFeedUrl: url().openapi({ description: 'Pull sync: the JSON array of active events.' }),
   cancelledFeedUrl: url().openapi({ description: 'Pull sync: the JSON array of cancellations.' }),
@@ -207,6 +214,7 @@ export type PartnerSettings = z.output<typeof settingsSchema>;
 export const DEFAULT_SETTINGS: PartnerSettings = {
   ownershipUrl: null,
   loginUrl: null,
+  siteUrl: null,
   webhookUrl: null,
   eventsFeedUrl: null,
   cancelledFeedUrl: null,

@@ -18,7 +18,8 @@ describe('partner branding of the hosted pages', () => {
     const res = await t.app.request(`/market/${p.id}/tour?showId=show-1&returnTo=${encodeURIComponent('https://partner.example/events/tour')}`);
     expect(res.status).toBe(200);
     const html = await res.text();
-    expect(html).toContain('<img src="https://cdn.partner.example/logo.svg" alt="Partner &lt;Tickets&gt;" height="40"/>');
+    // The logo is the way back too.
+    expect(html).toContain('<a class="brand-link" href="https://partner.example/events/tour"><img src="https://cdn.partner.example/logo.svg" alt="Partner &lt;Tickets&gt;" height="40"/></a>');
     expect(html).toContain('<a class="back" href="https://partner.example/events/tour">Back to Partner &lt;Tickets&gt;</a>');
     expect(html).toContain('<style>:root{--brand:#5b21b6}</style>');
     expect(html).toContain('The official resale of Partner &lt;Tickets&gt;');
@@ -41,6 +42,27 @@ describe('partner branding of the hosted pages', () => {
     expect(html).not.toContain('evil.example');
     expect(html).not.toMatch(/<style>:root\{--brand:#[0-9a-f]{6}\}<\/style>/);
     expect(html).toContain('La reventa oficial de Acme Tickets');
+  });
+
+  it('leads back to the partner’s site (setting siteUrl) from every branded page when the fan came with no checked returnTo', async () => {
+    const t = createTestApp();
+    const p = await t.partner('Acme Tickets', { siteUrl: 'https://tickets.acme.example/' });
+    await withEvent(t, p);
+    // The market without a returnTo (or with one it cannot check), the sign-in page (where the sell pages start).
+    for (const path of [`/market/${p.id}/tour?showId=show-1`, `/market/${p.id}/tour?showId=show-1&returnTo=${encodeURIComponent('https://evil.example/')}`, `/auth/otp?p=${p.id}&returnTo=${encodeURIComponent('http://resale.test/')}`]) {
+      const html = await (await t.app.request(path)).text();
+      expect(html, path).toContain('<a class="brand-link" href="https://tickets.acme.example/">Acme Tickets</a>');
+      expect(html, path).toContain('<a class="back" href="https://tickets.acme.example/">Back to Acme Tickets</a>');
+      expect(html, path).not.toContain('evil.example');
+    }
+    // A checked returnTo comes first.
+    await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { allowedOrigins: ['https://shop.acme.example'] } } });
+    const html = await (await t.app.request(`/market/${p.id}/tour?showId=show-1&returnTo=${encodeURIComponent('https://shop.acme.example/tour')}`)).text();
+    expect(html).toContain('<a class="brand-link" href="https://shop.acme.example/tour">');
+    // Not an http(s) URL: refused by the settings.
+    const bad = await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { siteUrl: 'javascript:alert(1)' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]).toMatchObject({ path: 'settings.siteUrl' });
   });
 
   it('refuses a brand colour without 4.5:1 against white, a logo over http and unknown fields, and keeps the stored branding', async () => {

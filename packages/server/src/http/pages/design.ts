@@ -57,7 +57,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;marg
 .visually-hidden{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 header.site{background:var(--surface);border-bottom:1px solid var(--line);padding:var(--s3) var(--s4);display:flex;flex-wrap:wrap;gap:var(--s2) var(--s4);align-items:center;justify-content:space-between}
 header.site .brand{margin:0;font-weight:700;font-size:var(--t-lg);display:flex;align-items:center;gap:var(--s2)}header.site .brand img{display:block;max-height:40px;max-width:12rem;width:auto}
-header.site .by{font-size:var(--t-sm);color:var(--muted);font-weight:400}
+header.site .by{font-size:var(--t-sm);color:var(--muted);font-weight:400}header.site .brand-link{color:inherit;text-decoration:none}header.site .brand-link:hover{text-decoration:underline}
 header.site .back{font-weight:600}
 main{width:100%;max-width:40rem;margin:0 auto;padding:var(--s5) var(--s4);flex:1}main.wide{max-width:64rem}
 footer.site{border-top:1px solid var(--line);background:var(--surface);color:var(--muted);font-size:var(--t-sm);padding:var(--s4);text-align:center}footer.site p{margin:0 0 var(--s1)}footer.site a{color:var(--muted)}

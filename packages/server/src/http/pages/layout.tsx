@@ -46,7 +46,7 @@ export const PAGE_CSS = `${DESIGN_CSS}
 .countdown p{margin:0}.countdown-left{font-size:var(--t-lg);margin-bottom:var(--s1)!important}
 .countdown-clock{font-size:var(--t-xl);font-weight:700;font-variant-numeric:tabular-nums}
 .countdown[data-countdown-state=ended]{border-left-color:var(--error)}.countdown-ended{margin-top:var(--s2)!important;color:var(--error)}
-.pay .pay-button{width:100%;margin-top:var(--s2)}.pay h2,.summary h2{margin-top:0}.field-row{align-items:end}
+.pay .pay-button{width:100%;margin-top:var(--s2)}.pay .trust p{margin:var(--s2) 0 0;font-size:var(--t-sm);color:var(--muted)}.card-brand{min-height:1.25em;margin:var(--s1) 0 0}.pay h2,.summary h2{margin-top:0}.field-row{align-items:end}
 .notice.declined{border-left-color:var(--error)}.notice.declined h2{margin:0 0 var(--s2);color:var(--error)}
 .receipt h2{margin-top:0}.receipt .reference code{font-size:var(--t-lg);font-weight:700;overflow-wrap:anywhere}@media (max-width:480px){.receipt .reference code{font-size:var(--t-base)}}
 .receipt dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:var(--s1) var(--s4);margin:0 0 var(--s3)}.receipt dt{color:var(--muted)}.receipt dd{margin:0}
@@ -158,7 +158,16 @@ export function SiteHeader(props: { lang: Lang; brand: PageBrand | null }) {
   return (
     <header class="site">
       <p class="brand">
-        {brand?.logoUrl ? <img src={brand.logoUrl} alt={brand.name} height="40" /> : (brand?.name ?? service)}
+        {/* The brand is the way back too, whenever one is known (fans click a logo to go home). */}
+        {brand?.back ? (
+          <a class="brand-link" href={brand.back}>
+            {brand.logoUrl ? <img src={brand.logoUrl} alt={brand.name} height="40" /> : brand.name}
+          </a>
+        ) : brand?.logoUrl ? (
+          <img src={brand.logoUrl} alt={brand.name} height="40" />
+        ) : (
+          (brand?.name ?? service)
+        )}
         {brand ? <span class="by">{service}</span> : null}
       </p>
       {brand?.back ? (

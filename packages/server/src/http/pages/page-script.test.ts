@@ -158,6 +158,22 @@ describe('the pages’ script', () => {
     expect(yen.doc.querySelector('[data-payout-cell="price"]')!.textContent).toBe(new Intl.NumberFormat('es', { style: 'currency', currency: 'JPY' }).format(5000));
   });
 
+  it('names the card’s network as the buyer types its number, with the server’s own rule', () => {
+    const { doc, type } = page('<input id="n" data-card-brand="n-brand"><p id="n-brand" aria-live="polite"></p>');
+    const input = doc.querySelector('#n')!;
+    const out = doc.querySelector('#n-brand')!;
+    type(input, '4');
+    expect(out.textContent).toBe('');
+    type(input, '42');
+    expect(out.textContent).toBe('Visa');
+    type(input, '3782 82');
+    expect(out.textContent).toBe('American Express');
+    type(input, '2221 00');
+    expect(out.textContent).toBe('Mastercard');
+    type(input, '9999');
+    expect(out.textContent).toBe('');
+  });
+
   it('focuses the element marked data-autofocus', () => {
     const { doc } = page('<a href="#x">first</a><div class="error-summary" tabindex="-1" data-autofocus>Problems</div>');
     expect(doc.activeElement?.className).toBe('error-summary');

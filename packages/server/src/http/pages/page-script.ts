@@ -1,4 +1,5 @@
 import { percentOf } from '@resale/shared/fees';
+import { cardBrand } from '@resale/shared/cards';
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
@@ -45,6 +46,9 @@ import type { AppEnv } from '../../context.js';
  *   shown in `[data-hosted-error]` and the button works again; Stripe.js missing (blocked,
  *   offline) shows `data-load-failed` there. The outcome itself comes from Stripe's events
  *   to the server, never from this script.
+ * - `data-card-brand="<id>"` on a card number input: as the buyer types, the element with that
+ *   id (an `aria-live` hint) names the card's network (`cardBrand`, @resale/shared/cards, its
+ *   source written in as `percentOf`'s is), or nothing while it cannot tell.
  * - `data-component` on a widget element (`<resale-buy-banner>`): its JSON is given to the
  *   element as its `component` property (the console's preview draws a banner this way, with
  *   the same widget the partner's pages load).
@@ -175,6 +179,17 @@ export const PAGE_SCRIPT = `(function () {
       stripe.confirmPayment({ elements: elements, confirmParams: { return_url: form.getAttribute('data-return-url') } }).then(function (result) {
         if (result && result.error) { fail(result.error.message); submit.disabled = false; }
       });
+    });
+  });
+
+  // The server's own cardBrand (@resale/shared/cards), its source written in here: one rule.
+  ${cardBrand.toString()}
+  each('input[data-card-brand]', function (input) {
+    var out = doc.getElementById(input.getAttribute('data-card-brand'));
+    if (!out) return;
+    input.addEventListener('input', function () {
+      var name = cardBrand(input.value) || '';
+      if (out.textContent !== name) out.textContent = name;
     });
   });
 

@@ -113,12 +113,28 @@ export interface CardCheckoutView {
   declined: DeclinedView | null;
   /** The sandbox's test cards are listed. */
   sandbox: boolean;
+  /** Who takes the payment ("Secure payment by …") and where the receipt goes (the buyer's e-mail, when known). */
+  trust: TrustView;
 }
 
 /** The checkout with a hosted provider's own payment form (Stripe's Payment Element). */
+/** What the checkout says to be trusted: who takes the payment, and where the receipt is sent. */
+export interface TrustView {
+  /** The payment provider's name as fans know it (`Stripe`), or null for the sandbox (no money moves). */
+  provider: string | null;
+  /** The buyer's e-mail, where the receipt goes; null when the partner gave none. */
+  receiptTo: string | null;
+}
+
+/** The provider's name as a fan reads it. */
+function providerName(name: string): string | null {
+  return name === 'sandbox' ? null : name === 'stripe' ? 'Stripe' : name;
+}
+
 export interface HostedCheckoutView {
   order: OrderView;
   hold: HoldView;
+  trust: TrustView;
   declined: DeclinedView | null;
   provider: { name: string; scriptUrl: string; publishableKey: string };
   clientSecret: string;
@@ -303,6 +319,7 @@ async function cardCheckout(deps: Pick<AppDeps, 'db' | 'clock' | 'listings' | 'p
     typed: state.typed ?? { cardNumber: '', expiry: '', cardName: [buyer?.firstName, buyer?.lastName].filter(Boolean).join(' ') },
     declined: declined ? { notConfirmed: declined.payment.failureCode === 'authentication_failed', reason: declineReason(declined.payment.failureCode ?? ''), attemptsLeft: declined.attemptsLeft } : null,
     sandbox: deps.payments.provider.name === 'sandbox',
+    trust: { provider: providerName(deps.payments.provider.name), receiptTo: buyer?.email ?? null },
   };
 }
 
@@ -311,12 +328,13 @@ async function cardCheckout(deps: Pick<AppDeps, 'db' | 'clock' | 'listings' | 'p
  * and what the provider's own payment form needs; the decline its events counted, if any.
  */
 async function hostedCheckout(deps: Pick<AppDeps, 'db' | 'clock' | 'config' | 'listings'>, partner: PartnerRow, intention: IntentionRow, lang: Lang, provider: HostedProvider, step: HostedPayStep): Promise<HostedCheckoutView> {
-  const order = await deps.db.read(async (tx) => await readOrder(deps, tx, intention));
+  const { order, buyer } = await deps.db.read(async (tx) => ({ order: await readOrder(deps, tx, intention), buyer: intention.buyerPk ? await userByPk(tx, intention.buyerPk) : undefined }));
   const failed = step.payment.failureCode && step.payment.declines > 0 ? step.payment.failureCode : null;
   const returnUrl = serviceUrl(deps.config.publicBaseUrl, servicePaths.checkoutReturn(partner.id, intention.id, { lang }));
   return {
     order: orderView(order, intention, lang),
     hold: holdView(deps, intention, order.timeZone),
+    trust: { provider: providerName(provider.name), receiptTo: buyer?.email ?? null },
     declined: failed ? { notConfirmed: declineReason(failed) === 'declined_authentication_failed', reason: declineReason(failed), attemptsLeft: null } : null,
     provider: { name: provider.name, scriptUrl: provider.scriptUrl, publishableKey: provider.publishableKey },
     clientSecret: step.clientSecret,

@@ -327,6 +327,10 @@ describe('the checkout page', () => {
       'data-countdown-one="{n} minute left to pay" data-countdown-other="{n} minutes left to pay"',
       'aria-live="polite" data-countdown-live',
       `<script src="${PAGE_SCRIPT_PATH}" defer></script>`,
+      // Who takes the payment and where the receipt goes, under the pay button; the fields' examples.
+      'Test payment by the sandbox: no money moves.',
+      'We will e-mail the receipt to buyer@example.com.',
+      'placeholder="MM/YY"',
     ]) {
       expect(page.text).toContain(text);
     }
@@ -353,10 +357,12 @@ describe('the checkout page', () => {
     const bad = await browser.post(path, { _csrf: inputValue(page.text, '_csrf')!, cardNumber: '4242 4242 4242 4241', expiry: '1229', cvc: '12', cardName: 'Ana <García>' });
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/<div class="error-summary" role="alert" tabindex="-1" aria-labelledby="error-summary-title" data-autofocus[^>]*><h2 id="error-summary-title">There is a problem<\/h2><ul><li><a href="#cardNumber">Enter a valid card number.<\/a><\/li><li><a href="#cvc">Enter the 3 or 4 digit security code.<\/a><\/li><\/ul><\/div>/);
-    expect(bad.text).toContain('<p class="field-error" id="cardNumber-error">Enter a valid card number.</p><input type="text" id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" spellcheck="false" value="4242 4242 4242 4241" aria-invalid="true" aria-describedby="cardNumber-error"/>');
-    expect(bad.text).toContain('<p class="field-error" id="cvc-error">Enter the 3 or 4 digit security code.</p><input type="text" id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" spellcheck="false" aria-invalid="true" aria-describedby="cvc-error"/>');
+    expect(bad.text).toContain('<p class="field-error" id="cardNumber-error">Enter a valid card number.</p><input type="text" id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" spellcheck="false" value="4242 4242 4242 4241" placeholder="1234 1234 1234 1234" aria-invalid="true" aria-describedby="cardNumber-error cardNumber-brand" data-card-brand="cardNumber-brand"/>');
+    // The card's network, named from what was typed (and, with script, as it is typed).
+    expect(bad.text).toContain('<p class="hint card-brand" id="cardNumber-brand" aria-live="polite">Visa</p>');
+    expect(bad.text).toContain('<p class="field-error" id="cvc-error">Enter the 3 or 4 digit security code.</p><input type="text" id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" spellcheck="false" placeholder="123" aria-invalid="true" aria-describedby="cvc-error"/>');
     // The right fields kept, unmarked; the name escaped.
-    expect(bad.text).toContain('id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" spellcheck="false" value="1229"/>');
+    expect(bad.text).toContain('id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" spellcheck="false" value="1229" placeholder="MM/YY"/>');
     expect(bad.text).toContain('value="Ana &lt;García&gt;"');
     expect(bad.text).not.toContain('value="12"');
     expect(charge).not.toHaveBeenCalled();

@@ -7,7 +7,8 @@ import { placeText, type Place } from '../../../lib/seats.js';
 import { CsrfInput } from '../auth/auth.session.js';
 import { Layout } from '../layout.js';
 import { pageScriptTag } from '../page-script.js';
-import type { CardCheckoutView, ConfirmingView, DeclinedView, HoldView, HostedCheckoutView, OrderView, ReceiptView, VerifyView } from './checkout.load.js';
+import type { CardCheckoutView, ConfirmingView, DeclinedView, HoldView, HostedCheckoutView, OrderView, ReceiptView, TrustView, VerifyView } from './checkout.load.js';
+import { cardBrand } from '@resale/shared/cards';
 import { cm } from './checkout.messages.js';
 
 /**
@@ -130,8 +131,19 @@ function DeclinedNotice(props: { lang: Lang; declined: DeclinedView }) {
   );
 }
 
-/** A field of the card form, with its error and what was typed. */
-function CardInput(props: { name: CardField; label: string; auto: string; mode: 'numeric' | 'text'; error: string | undefined; value?: string | undefined }) {
+/** Who takes the payment and where the receipt goes, under the pay button. */
+function TrustNote(props: { lang: Lang; trust: TrustView }) {
+  const { lang, trust } = props;
+  return (
+    <div class="trust">
+      <p>{trust.provider ? cm(lang, 'securedBy', { provider: trust.provider }) : cm(lang, 'securedSandbox')}</p>
+      {trust.receiptTo ? <p>{cm(lang, 'receiptTo', { email: trust.receiptTo })}</p> : null}
+    </div>
+  );
+}
+
+/** A field of the card form, with its error and what was typed (the number names its card network as it is typed). */
+function CardInput(props: { name: CardField; label: string; auto: string; mode: 'numeric' | 'text'; error: string | undefined; value?: string | undefined; placeholder?: string; brand?: string | null }) {
   const { name, error } = props;
   return (
     <div class="field">
@@ -149,9 +161,16 @@ function CardInput(props: { name: CardField; label: string; auto: string; mode: 
         autocomplete={props.auto}
         spellcheck={false}
         value={props.value || undefined}
+        placeholder={props.placeholder}
         aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? `${name}-error` : undefined}
+        aria-describedby={[error ? `${name}-error` : null, props.brand !== undefined ? `${name}-brand` : null].filter(Boolean).join(' ') || undefined}
+        data-card-brand={props.brand !== undefined ? `${name}-brand` : undefined}
       />
+      {props.brand !== undefined ? (
+        <p class="hint card-brand" id={`${name}-brand`} aria-live="polite">
+          {props.brand ?? ''}
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -185,16 +204,17 @@ export function CardCheckoutPage(props: { lang: Lang; view: CardCheckoutView; cs
         <form method="post" action={view.action} class="card pay" novalidate aria-labelledby="pay-title">
           <CsrfInput token={props.csrf} />
           <h2 id="pay-title">{cm(lang, 'payTitle')}</h2>
-          <CardInput name="cardNumber" label={cm(lang, 'cardNumber')} auto="cc-number" mode="numeric" error={errors.cardNumber} value={typed.cardNumber} />
+          <CardInput name="cardNumber" label={cm(lang, 'cardNumber')} auto="cc-number" mode="numeric" error={errors.cardNumber} value={typed.cardNumber} placeholder="1234 1234 1234 1234" brand={cardBrand(typed.cardNumber)} />
           <div class="field-row">
-            <CardInput name="expiry" label={cm(lang, 'expiry')} auto="cc-exp" mode="numeric" error={errors.expiry} value={typed.expiry} />
-            <CardInput name="cvc" label={cm(lang, 'cvc')} auto="cc-csc" mode="numeric" error={errors.cvc} />
+            <CardInput name="expiry" label={cm(lang, 'expiry')} auto="cc-exp" mode="numeric" error={errors.expiry} value={typed.expiry} placeholder={cm(lang, 'expiryPlaceholder')} />
+            <CardInput name="cvc" label={cm(lang, 'cvc')} auto="cc-csc" mode="numeric" error={errors.cvc} placeholder="123" />
           </div>
           <CardInput name="cardName" label={cm(lang, 'cardName')} auto="cc-name" mode="text" error={errors.cardName} value={typed.cardName} />
           {view.sandbox ? <p class="hint">{cm(lang, 'sandbox')}</p> : null}
           <button type="submit" class="pay-button">
             {cm(lang, 'pay', { amount: view.order.total })}
           </button>
+          <TrustNote lang={lang} trust={view.trust} />
         </form>
       </div>
     </Layout>
@@ -237,6 +257,7 @@ export function HostedCheckoutPage(props: { lang: Lang; view: HostedCheckoutView
           <button type="submit" class="pay-button" data-hosted-submit hidden>
             {cm(lang, 'pay', { amount: view.order.total })}
           </button>
+          <TrustNote lang={lang} trust={view.trust} />
         </form>
       </div>
     </Layout>

@@ -71,6 +71,7 @@ export const SETTING_SECTIONS: readonly SettingSection[] = [
     fields: [
       f('ownershipUrl', 'optionalUrl', 'Ownership endpoint', 'Endpoint de titularidad'),
       f('loginUrl', 'optionalUrl', 'Sign-in page (Login Force)', 'Página de acceso (Login Force)'),
+      f('siteUrl', 'optionalUrl', 'The partner’s site (the pages’ way back)', 'Web del partner (la vuelta desde las páginas)'),
       f('webhookUrl', 'optionalUrl', 'Webhook endpoint', 'Endpoint de webhooks'),
       f('eventsFeedUrl', 'optionalUrl', 'Events feed', 'Feed de eventos'),
       f('cancelledFeedUrl', 'optionalUrl', 'Cancellations feed', 'Feed de cancelaciones'),
@@ -266,8 +267,8 @@ export function originsPatchFromForm(typed: string): { ok: true; patch: PartnerS
   return { ok: false, error: messages.join('; ') };
 }
 
-/** The settings that say where the service sends people, data or trust: the partner platform's URLs. */
-const DESTINATIONS = ['ownershipUrl', 'loginUrl', 'webhookUrl', 'eventsFeedUrl', 'cancelledFeedUrl'] as const;
+/** The settings that say where the service sends people, data or trust: the partner platform's URLs (and its site, where fans are sent back). */
+const DESTINATIONS = ['ownershipUrl', 'loginUrl', 'siteUrl', 'webhookUrl', 'eventsFeedUrl', 'cancelledFeedUrl'] as const;
 
 /**
  * Whether `patch` moves a destination of `current` (the platform's ownership, sign-in, webhook or

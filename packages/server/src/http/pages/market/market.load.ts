@@ -13,6 +13,10 @@ import { OrphanSeatError, seatMapData, strandedAlone, type SeatMapData } from '.
 import { reserveListings } from '../../../flows/reserve-listings.js';
 import { listingsByIds } from '../../../domain/listings/listings.queries.js';
 import { intentionById, liveHoldsOfShow } from '../../../domain/intentions/intentions.queries.js';
+import { userByPk } from '../../../domain/users/users.queries.js';
+import { buyerKey, LeadsService } from '../../../domain/marketdata/leads.service.js';
+import { leadOfBuyer } from '../../../domain/marketdata/leads.queries.js';
+import { LeadInputSchema } from '../../../domain/marketdata/leads.schemas.js';
 
 /**
  * The market page's loading and its Buy: what the page reads and shows (a plain view model,
@@ -125,6 +129,20 @@ export interface MarketView {
   othersHold: { tickets: number; backAt: number } | null;
   /** The server's now, for the countdowns (a device's wrong clock neither shortens nor lengthens them). */
   now: number;
+  /** The show's primary sale (an http(s) URL the partner sent), offered when nothing is for sale; else null. */
+  primarySalesUrl: string | null;
+  /** Where "tell me when tickets appear" posts. */
+  notifyAction: string;
+}
+
+/** `url` when it is an http(s) URL (partner data is shown as a link only then), else null. */
+function httpUrlOrNull(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    return ['http:', 'https:'].includes(new URL(url).protocol) ? url : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The tickets other fans' checkouts hold (not `viewerPk`'s), and when the first hold ends, or null. */
@@ -202,6 +220,8 @@ export function marketPage(deps: Pick<AppDeps, 'box' | 'clock'>, read: MarketRea
         .map((h) => ({ tickets: h.tickets, expiresAt: h.expiresAt, checkout: servicePaths.checkout(partner.id, h.intentionId, { lang }), release: servicePaths.checkoutRelease(partner.id, h.intentionId) })),
       othersHold: othersHoldOf(read.holds, viewerPk),
       now: deps.clock.now(),
+      primarySalesUrl: httpUrlOrNull(show.primarySalesUrl),
+      notifyAction: servicePaths.marketNotify(partner.id, eventRef),
     },
   };
 }
@@ -258,10 +278,27 @@ export const PICK_TTL_MS = 15 * 60_000;
 
 const PICK_PURPOSE = 'market-pick';
 
-/** What a pick's signature covers: the partner, the event, every query value, and this browser. */
-function pickData(partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): string {
+/**
+ * What a market link carried through sign-in is signed over: its purpose, the partner, the
+ * event, every query value that matters, and this browser (a hash of its anonymous CSRF
+ * secret), so the link acts only for the browser that asked, and only as it was made.
+ */
+function continueData(partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): string {
   const fields = ['l', 's', 'x', 'returnTo', RETURN_TO_TAG_PARAM].map((k) => `${k}=${query.get(k) ?? ''}`);
   return [partnerId, eventRef, ...fields, createHash('sha256').update(browserSecret).digest('base64url')].join('\n');
+}
+
+/** `query` with its end (`x`, {@link PICK_TTL_MS} ahead) and its signature for `purpose`. */
+function signContinue(deps: Pick<AppDeps, 'box' | 'clock'>, purpose: string, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): URLSearchParams {
+  query.set('x', String(deps.clock.now() + PICK_TTL_MS));
+  query.set('sig', deps.box.sign(purpose, continueData(partnerId, eventRef, query, browserSecret)));
+  return query;
+}
+
+/** Whether `query` was signed for `purpose` for this partner, event and browser: `ok`, `expired`, or null (not signed so, or changed). */
+function checkContinue(deps: Pick<AppDeps, 'box' | 'clock'>, purpose: string, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): 'ok' | 'expired' | null {
+  if (!deps.box.verify(purpose, continueData(partnerId, eventRef, query, browserSecret), query.get('sig') ?? '')) return null;
+  return Number(query.get('x')) < deps.clock.now() ? 'expired' : 'ok';
 }
 
 /**
@@ -273,14 +310,13 @@ function pickData(partnerId: string, eventRef: string, query: URLSearchParams, b
  * visit) holds nothing.
  */
 export function pickContinueUrl(deps: Pick<AppDeps, 'box' | 'clock'>, partner: Pick<PartnerRow, 'id'>, eventRef: string, form: BuyForm, lang: Lang, back: string | null, browserSecret: string): string {
-  const query = new URLSearchParams({ l: form.listingIds.join(','), x: String(deps.clock.now() + PICK_TTL_MS), lang });
+  const query = new URLSearchParams({ l: form.listingIds.join(','), lang });
   if (form.showId) query.set('s', form.showId);
   if (back) {
     query.set('returnTo', form.returnTo!);
     if (form.returnTag) query.set(RETURN_TO_TAG_PARAM, form.returnTag);
   }
-  query.set('sig', deps.box.sign(PICK_PURPOSE, pickData(partner.id, eventRef, query, browserSecret)));
-  return `${servicePaths.marketBuy(partner.id, eventRef)}/continue?${query}`;
+  return `${servicePaths.marketBuy(partner.id, eventRef)}/continue?${signContinue(deps, PICK_PURPOSE, partner.id, eventRef, query, browserSecret)}`;
 }
 
 /**
@@ -289,12 +325,71 @@ export function pickContinueUrl(deps: Pick<AppDeps, 'box' | 'clock'>, partner: P
  * changed).
  */
 export function readPick(deps: Pick<AppDeps, 'box' | 'clock'>, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): BuyForm | 'expired' | null {
-  const sig = query.get('sig') ?? '';
-  if (!deps.box.verify(PICK_PURPOSE, pickData(partnerId, eventRef, query, browserSecret), sig)) return null;
-  if (Number(query.get('x')) < deps.clock.now()) return 'expired';
+  const checked = checkContinue(deps, PICK_PURPOSE, partnerId, eventRef, query, browserSecret);
+  if (checked !== 'ok') return checked;
   const listingIds = (query.get('l') ?? '').split(',').filter(Boolean).slice(0, MAX_SELECTION);
   if (listingIds.length === 0) return null;
   return { listingIds, showId: query.get('s') ?? undefined, returnTo: query.get('returnTo') ?? undefined, returnTag: query.get(RETURN_TO_TAG_PARAM) ?? undefined };
+}
+
+// ------------------------------------------------------------------ "tell me when tickets appear"
+
+const NOTIFY_PURPOSE = 'market-notify';
+
+/**
+ * Where a signed-out fan who asked to be told when tickets appear comes back after signing in:
+ * `…/notify/continue` for the show `showId`, signed for this browser as a continued Buy is
+ * (see {@link pickContinueUrl}), so the request is recorded on the way back without a second press.
+ */
+export function notifyContinueUrl(deps: Pick<AppDeps, 'box' | 'clock'>, partner: Pick<PartnerRow, 'id'>, eventRef: string, showId: string, lang: Lang, browserSecret: string): string {
+  const query = new URLSearchParams({ s: showId, lang });
+  return `${servicePaths.marketNotify(partner.id, eventRef)}/continue?${signContinue(deps, NOTIFY_PURPOSE, partner.id, eventRef, query, browserSecret)}`;
+}
+
+/** The show of a continued "tell me", `expired`, or null when it was not signed for this browser (see {@link notifyContinueUrl}). */
+export function readNotify(deps: Pick<AppDeps, 'box' | 'clock'>, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): { showId: string } | 'expired' | null {
+  const checked = checkContinue(deps, NOTIFY_PURPOSE, partnerId, eventRef, query, browserSecret);
+  if (checked !== 'ok') return checked;
+  const showId = query.get('s');
+  return showId ? { showId } : null;
+}
+
+/** A fan's identity as the leads know it: the partner's user id when known, else the e-mail (leads.service.ts `buyerKey`). */
+function fanIdentity(user: { externalId: string | null; email: string | null }): { id?: string; email?: string } {
+  return { ...(user.externalId ? { id: user.externalId } : {}), ...(user.email ? { email: user.email } : {}) };
+}
+
+/**
+ * Puts the signed-in fan on the show's wishlist: a WISHLIST lead (leads.service.ts), which the
+ * wishlist job e-mails once when resale stock appears. Until the waiting list exists, this is
+ * the "tell me when tickets appear" of an empty market. Answers false when the fan has neither
+ * a partner id nor an e-mail to be told at (nothing written), or the show is unknown.
+ */
+export async function joinWishlist(deps: Pick<AppDeps, 'db' | 'clock' | 'events'>, partner: Pick<PartnerRow, 'id'>, eventRef: string, showId: string, userPk: string): Promise<boolean> {
+  return await deps.db.transact(async (tx) => {
+    const user = await userByPk(tx, userPk);
+    const buyer = user ? fanIdentity(user) : {};
+    if (!buyer.id && !buyer.email) return false;
+    try {
+      await new LeadsService(deps).upsert(tx, partner.id, LeadInputSchema.parse({ type: 'WISHLIST', externalReferenceEventId: eventRef, showId, buyer, date: new Date(deps.clock.now()).toISOString() }));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return false;
+      throw err;
+    }
+    return true;
+  });
+}
+
+/** Whether the signed-in fan is on the show's wishlist already (so the page says so instead of offering it again), and the e-mail it tells. */
+export async function wishlistOf(deps: Pick<AppDeps, 'db'>, partner: Pick<PartnerRow, 'id'>, showPk: string, userPk: string): Promise<{ on: boolean; email: string | null }> {
+  return await deps.db.read(async (tx) => {
+    const user = await userByPk(tx, userPk);
+    if (!user) return { on: false, email: null };
+    const identity = fanIdentity(user);
+    if (!identity.id && !identity.email) return { on: false, email: user.email };
+    const lead = await leadOfBuyer(tx, partner.id, showPk, buyerKey(identity));
+    return { on: lead !== null && lead.type === 'WISHLIST' && lead.notifiedAt === null, email: user.email };
+  });
 }
 
 /**

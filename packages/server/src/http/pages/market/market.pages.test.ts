@@ -1,7 +1,8 @@
 import { inOrder } from '../../../lib/in-order.js';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../../testing/harness.js';
-import { eventBody, ticketBody, withEvent } from '../../../testing/factories.js';
+import { eventBody, showBody, ticketBody, withEvent } from '../../../testing/factories.js';
+import { leads } from '../../../domain/marketdata/leads.table.js';
 import { completeCodeFlow, csrfOf, formAction, inputValue, TestBrowser } from '../auth/auth.testing.js';
 import { buyIntentions } from '../../../domain/intentions/intentions.table.js';
 import { ownershipEndpoint } from '../../../testing/platform.js';
@@ -368,5 +369,66 @@ describe('market page: holds', () => {
     expect(after.text).toContain('Released: the tickets are for sale again.');
     expect(after.text).not.toContain('You have tickets reserved');
     expect(after.text).toContain('>Buy</button>');
+  });
+});
+
+describe('market page: when nothing is for sale', () => {
+  it('offers “tell me when tickets appear”: a signed-in fan joins the show’s wishlist at once, a signed-out one on the way back from signing in; and links the primary sale', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1', { primarySalesUrl: 'https://primary.example/tour/show-1' }), showBody('show-2')] }));
+    const market = `/market/${p.id}/tour?showId=show-1`;
+    const anon = new TestBrowser(t.app);
+    const empty = await anon.get(market);
+    expect(empty.text).toContain('No tickets are for sale for this show right now.');
+    expect(empty.text).toContain('Tell me when tickets appear');
+    expect(empty.text).toContain('href="https://primary.example/tour/show-1"');
+    const action = `/market/${p.id}/tour/notify`;
+
+    // Signed out: to sign in first, nothing recorded; back from it, on the list with no second press.
+    const asked = await anon.post(action, { _csrf: csrfOf(empty.text, action)!, showId: 'show-1' });
+    expect(asked.status).toBe(302);
+    expect(asked.location).toContain('/auth/otp?');
+    expect(await t.db.select().from(leads)).toHaveLength(0);
+    const back = await completeCodeFlow(t, anon, asked.location!, 'fan@example.com', 'fan@example.com');
+    expect(back.location).toContain(`/market/${p.id}/tour/notify/continue?`);
+    const done = await anon.get(back.location!);
+    expect(done.status).toBe(303);
+    expect(done.location).toBe(`/market/${p.id}/tour?showId=show-1&lang=en#notify`);
+    expect(await t.db.select().from(leads)).toMatchObject([{ type: 'WISHLIST', buyerKey: 'email:fan@example.com', buyerEmail: 'fan@example.com', notifiedAt: null }]);
+    const listed = await anon.get(market);
+    expect(listed.text).toContain('You are on the list: we will e-mail fan@example.com once, as soon as tickets for this show are for sale.');
+    expect(listed.text).not.toContain('E-mail me when tickets appear');
+
+    // Signed in: one press. Twice is still one lead.
+    const other = await anon.get(`/market/${p.id}/tour?showId=show-2`);
+    expect(other.text).not.toContain('See the tickets of the primary sale');
+    // (The same form sent twice: a double click, a resent form.)
+    const token = csrfOf(other.text, action)!;
+    for (let i = 0; i < 2; i++) expect((await anon.post(action, { _csrf: token, showId: 'show-2' })).status).toBe(303);
+    expect((await anon.get(`/market/${p.id}/tour?showId=show-2`)).text).toContain('You are on the list');
+    expect(await t.db.select().from(leads)).toHaveLength(2);
+    // An unknown show, or no token: nothing recorded.
+    expect((await anon.post(action, { _csrf: token, showId: 'show-9' })).status).toBe(404);
+    expect((await anon.post(action, { showId: 'show-1' })).status).toBe(403);
+    expect(await t.db.select().from(leads)).toHaveLength(2);
+  });
+
+  it('records nothing from a “tell me” link opened in another browser or past its time', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    await withEvent(t, p);
+    const anon = new TestBrowser(t.app);
+    const empty = await anon.get(`/market/${p.id}/tour?showId=show-1`);
+    const action = `/market/${p.id}/tour/notify`;
+    const asked = await anon.post(action, { _csrf: csrfOf(empty.text, action)!, showId: 'show-1' });
+    const continueUrl = new URL(new URL(asked.location!, 'http://x').searchParams.get('returnTo')!).href.replace(/^https?:\/\/[^/]+/, '');
+    const stranger = new TestBrowser(t.app);
+    await completeCodeFlow(t, stranger, `/auth/otp?p=${p.id}&returnTo=${encodeURIComponent('http://resale.test/')}`, 'stranger@example.com', 'stranger@example.com');
+    expect((await stranger.get(continueUrl)).status).toBe(400);
+    await completeCodeFlow(t, anon, asked.location!, 'fan@example.com', 'fan@example.com');
+    t.clock.advance(16 * 60_000);
+    expect((await anon.get(continueUrl)).status).toBe(410);
+    expect(await t.db.select().from(leads)).toHaveLength(0);
   });
 });

@@ -11,7 +11,7 @@ import { cspWith, noticePage, renderPage } from '../layout.js';
 import { brandAsPartner } from '../brand.js';
 import { notFoundPage } from '../partner-page.js';
 import { ok } from '../../../lib/envelope.js';
-import { buyListings, findPartner, marketPage, marketSeatMap, ownPendingCheckout, pickContinueUrl, readBuyForm, readMarket, readPick, type BuyForm } from './market.load.js';
+import { buyListings, findPartner, joinWishlist, marketPage, marketSeatMap, notifyContinueUrl, ownPendingCheckout, pickContinueUrl, readBuyForm, readMarket, readNotify, readPick, wishlistOf, type BuyForm } from './market.load.js';
 import { buyRefusalNotice, MARKET_CSS, MarketPage, pickRefusalNotice } from './market.view.js';
 import { servicePaths } from '../../../lib/urls.js';
 import type { Lang } from '@resale/shared/lang';
@@ -106,6 +106,48 @@ export function marketPageRoutes(deps: AppDeps) {
     return noticePage(c, buyRefusalNotice(outcome, lang));
   };
 
+  /**
+   * "Tell me when tickets appear" on an empty market: the signed-in fan goes on the show's
+   * wishlist (a WISHLIST lead, e-mailed once when resale stock appears) and comes back to the
+   * market, which says so. A signed-out fan signs in first and it is done on the way back
+   * (`…/notify/continue`, signed for this browser), with no second press.
+   */
+  app.post('/market/:partnerId/:eventRef/notify', async (c) => {
+    const partner = await findPartner(deps, c.req.param('partnerId'));
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFoundPage(c, lang);
+    const form = await c.req.parseBody();
+    const showId = typeof form.showId === 'string' ? form.showId.slice(0, 200) : '';
+    if (!showId) return notFoundPage(c, lang);
+    const eventRef = c.req.param('eventRef');
+    const session = requireUser(c, partner, { returnTo: notifyContinueUrl(deps, partner, eventRef, showId, lang, c.get('sessionConfig').anonymousCsrfSecret()) });
+    if (session instanceof Response) return session;
+    return await notify(c, partner, eventRef, showId, session.userPk, lang);
+  });
+
+  app.get('/market/:partnerId/:eventRef/notify/continue', async (c) => {
+    const partner = await findPartner(deps, c.req.param('partnerId'));
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    if (!partner) return notFoundPage(c, lang);
+    const eventRef = c.req.param('eventRef');
+    const query = new URL(c.req.url).searchParams;
+    const asked = readNotify(deps, partner.id, eventRef, query, c.get('sessionConfig').anonymousCsrfSecret());
+    if (asked === null || asked === 'expired') {
+      brandAsPartner(c, partner, null);
+      return noticePage(c, pickRefusalNotice(asked === null ? 'foreign' : 'expired', lang, servicePaths.market(partner.id, eventRef, { showId: query.get('s') || undefined, lang })));
+    }
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    return await notify(c, partner, eventRef, asked.showId, session.userPk, lang);
+  });
+
+  /** Puts the signed-in fan on the show's wishlist and goes back to its market, saying so (or 404 for an unknown show). */
+  const notify = async (c: SessionContext, partner: PartnerRow, eventRef: string, showId: string, userPk: string, lang: Lang) => {
+    const joined = await joinWishlist(deps, partner, eventRef, showId, userPk);
+    if (!joined) return notFoundPage(c, lang);
+    return safeRedirect(c, `${servicePaths.market(partner.id, eventRef, { showId, lang })}#notify`, 303);
+  };
+
   /** The seat map's data for the page's `<resale-seat-map src>`: public, as the page is. */
   app.get('/market/:partnerId/:eventRef/seatmap.json', async (c) => {
     const showId = c.req.query('showId') ?? '';
@@ -153,8 +195,14 @@ export function marketPageRoutes(deps: AppDeps) {
     // The Buy forms' token, only when one shows: before sign-in, making one sets the browser's CSRF cookie.
     const csrf = view.hasBuyForm ? csrfToken(c, view.buyAction) : '';
     const releaseCsrf = Object.fromEntries(view.ownHolds.map((h) => [h.release, csrfToken(c, h.release)]));
+    // An empty market offers "tell me when tickets appear" (or says the fan is on the list).
+    const empty = view.groups.length === 0 && !view.show.cancelled;
+    const viewer = ownSession(c, partner.id);
+    const notify = empty
+      ? { csrf: csrfToken(c, view.notifyAction), ...(viewer && read.show ? await wishlistOf(deps, partner, read.show.id, viewer.userPk) : { on: false, email: null }) }
+      : null;
     const signedInAs = <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={pathname + search} />;
-    return renderPage(c, <MarketPage view={view} lang={lang} csrf={csrf} releaseCsrf={releaseCsrf} released={c.req.query('released') === '1'} signedInAs={signedInAs} />, { csp: marketCsp(partner, view.hasMap, view.ownHolds.length > 0) });
+    return renderPage(c, <MarketPage view={view} lang={lang} csrf={csrf} releaseCsrf={releaseCsrf} released={c.req.query('released') === '1'} notify={notify} signedInAs={signedInAs} />, { csp: marketCsp(partner, view.hasMap, view.ownHolds.length > 0) });
   });
   return app;
 }

@@ -24,7 +24,7 @@ import { mm, orphanSeatMessages } from './market.messages.js';
 export const MARKET_CSS = `.offers{list-style:none;padding:0}.offers li{margin:0 0 .75rem}.offers li.shared{outline:3px solid #0b4fb3}
 h2{font-size:1.15rem;margin:1.5rem 0 .5rem}.price{font-size:1.2rem;font-weight:700}
 .own-hold{background:var(--surface);border:1px solid var(--line);border-radius:12px;padding:var(--s3) var(--s4);margin:0 0 var(--s4)}.own-hold h2{margin-top:0}.own-hold .countdown{margin-bottom:0}.own-hold .actions form{margin:0}
-.others-hold{color:var(--muted)}`;
+.others-hold{color:var(--muted)}.empty-market{background:var(--surface);border:1px solid var(--line);border-radius:12px;padding:var(--s3) var(--s4);margin:0 0 var(--s4)}.empty-market h3{margin-top:0}`;
 
 function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
@@ -81,7 +81,7 @@ function StrandedBuy(props: { offer: Offer; companion: Offer | null; view: Marke
  * grouped by ticket option and area (a shared listing marked), and the other dates.
  * `signedInAs`: the "signed in as … Sign out" line (nothing when signed out).
  */
-export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; releaseCsrf: Record<string, string>; released?: boolean; signedInAs: Child }) {
+export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; releaseCsrf: Record<string, string>; released?: boolean; notify: { csrf: string; on: boolean; email: string | null } | null; signedInAs: Child }) {
   const { view: v, lang, csrf } = props;
   return (
     <Layout
@@ -144,6 +144,7 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
       ) : null}
       <h2>{mm(lang, 'forSale')}</h2>
       {v.groups.length === 0 && !v.show.cancelled ? <p>{mm(lang, 'none')}</p> : null}
+      {props.notify ? <EmptyMarket lang={lang} view={v} notify={props.notify} /> : null}
       {v.othersHold && !v.show.cancelled ? (
         <p class="others-hold" role="status">
           {mm(lang, v.othersHold.tickets === 1 ? 'othersHoldOne' : 'othersHoldOther', { n: v.othersHold.tickets, time: formatTime(v.othersHold.backAt, lang, v.timeZone) })}
@@ -234,6 +235,37 @@ export function buyRefusalNotice(refusal: BuyRefusal, lang: Lang): NoticeProps &
     case 'taken':
       return { lang, status: 409, title: cm(lang, 'takenTitle'), text: cm(lang, 'takenText'), link: backToMarket(refusal.market, lang) };
   }
+}
+
+/**
+ * What an empty market offers instead of ending the journey: to be told by e-mail when tickets
+ * appear (or that the fan is on the list already), and the show's primary sale when the
+ * partner gave one.
+ */
+function EmptyMarket(props: { lang: Lang; view: MarketView; notify: { csrf: string; on: boolean; email: string | null } }) {
+  const { lang, view: v, notify } = props;
+  return (
+    <section class="empty-market" id="notify" aria-labelledby="notify-title">
+      <h3 id="notify-title">{mm(lang, 'notifyTitle')}</h3>
+      {notify.on ? (
+        <p role="status">{notify.email ? mm(lang, 'notifyOnAt', { email: notify.email }) : mm(lang, 'notifyOn')}</p>
+      ) : (
+        <form method="post" action={v.notifyAction}>
+          <CsrfInput token={notify.csrf} />
+          <input type="hidden" name="showId" value={v.show.showId} />
+          <p>{mm(lang, 'notifyText')}</p>
+          <button type="submit">{mm(lang, 'notifyButton')}</button>
+        </form>
+      )}
+      {v.primarySalesUrl ? (
+        <p>
+          <a href={v.primarySalesUrl} rel="noopener">
+            {mm(lang, 'primarySale')}
+          </a>
+        </p>
+      ) : null}
+    </section>
+  );
 }
 
 /**
