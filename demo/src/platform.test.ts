@@ -132,15 +132,15 @@ describe('POST /webhooks', () => {
     for (const id of [first!, second!]) {
       const t = s.demo.store.ticket(id)!;
       expect(t.ownerId).toBe('u-zoe');
-      expect(t.orderId).toBe('rs-01testresale0000000000000');
+      expect(t.orderId).toBe('bi_01testresale0000000000000');
       expect(t.paidPrice).toBe(38.5);
       expect(t.resale).toMatchObject({ resaleId: 'bi_01testresale0000000000000', fromUserId: 'u-carla' });
     }
     // The platform now answers the new holder's tickets, and no longer the seller's.
     const zoeOwns = await ownership('zoe@example.com');
     expect(((await zoeOwns.json()) as OwnershipRecord[]).map((r) => [r.ticketId, r.properties.orderId])).toEqual([
-      [first, 'rs-01testresale0000000000000'],
-      [second, 'rs-01testresale0000000000000'],
+      [first, 'bi_01testresale0000000000000'],
+      [second, 'bi_01testresale0000000000000'],
     ]);
     const carlaOwns = (await (await ownership('carla@demo.test')).json()) as OwnershipRecord[];
     expect(carlaOwns.map((r) => r.ticketId)).not.toContain(first);

@@ -111,8 +111,9 @@ function apply(store: DemoStore, payload: unknown): string {
   if (!buyer) return 'ignored: the buyer has neither a known id nor an e-mail';
   const moved: string[] = [];
   const unknown: string[] = [];
-  // One new order per resale, holding all its tickets (the spec's will-call rule).
-  const newOrderId = `rs-${resaleId.replace(/^bi_/, '')}`;
+  // One new order per resale, holding all its tickets (the spec's will-call rule), numbered with
+  // the resale's own reference: the fan's receipt and e-mails show it, so one number finds the order.
+  const newOrderId = resaleId;
   for (const item of data.data.tickets) {
     const ticket = store.ticket(item.ticketId);
     if (!ticket || ticket.eventId !== data.data.eventId) {

@@ -25,6 +25,8 @@ export function placeText(p: Place, lang: Lang): string {
  * Seat 7"); never the platform's internal id.
  */
 export function ticketName(category: string, p: Place, lang: Lang): string {
-  const place = placeText(p, lang);
+  // A section named as its category ("Stalls" of the category "Stalls") is said once.
+  const section = p.section && p.section.trim().toLowerCase() === category.trim().toLowerCase() ? null : p.section;
+  const place = placeText({ ...p, section }, lang);
   return place ? `${category} · ${place}` : category;
 }

@@ -50,8 +50,15 @@ export const SESSION_TTL_MS = 12 * 60 * 60_000;
  * How long a proof by one-time code (sign-in by code, or a step-up) counts for changes to money
  * destinations: after that, or in a session that began from a one-time token in a URL, the
  * page asks for a fresh code first.
+ *
+ * Two hours: long enough that a seller who proved their code once sets their payout details,
+ * publishes and comes back from My tickets in one sitting without a second code (a new token
+ * of the same person keeps the session, see auth.session.tsx), as GitHub's "sudo mode" lasts
+ * two hours. Safe because the proof is bound to this session (an HttpOnly, SameSite cookie of
+ * 12 hours at most), which only the person who received the code started or stepped up; a
+ * forwarded link starts a session of its own, which is never stepped up.
  */
-export const STEP_UP_TTL_MS = 10 * 60_000;
+export const STEP_UP_TTL_MS = 2 * 60 * 60_000;
 
 /** A one-time password expires 10 minutes after it is sent. */
 export const OTP_TTL_MS = 10 * 60_000;

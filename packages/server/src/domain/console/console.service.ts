@@ -7,7 +7,7 @@ import { serializeOn } from '../../db/dialect.js';
 import { hashSecret, randomToken } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import type { Kernel } from '../../lib/kernel.js';
-import { OTP_LIMITS, OTP_MAX_ATTEMPTS, OTP_TTL_MS, STEP_UP_TTL_MS, TOKEN_BITS } from '../auth/auth.service.js';
+import { OTP_LIMITS, OTP_MAX_ATTEMPTS, OTP_TTL_MS, TOKEN_BITS } from '../auth/auth.service.js';
 import type { MessagesService } from '../email/email.service.js';
 import { partnerNames } from '../partners/partners.queries.js';
 import type { ConsoleRole } from './console.model.js';
@@ -18,8 +18,8 @@ import { consoleCodes, consoleMemberships, consoleSessions, consoleUsers, type C
 export const CONSOLE_IDLE_MS = 30 * 60_000;
 /** …and 12 hours after sign-in, whatever happens. */
 export const CONSOLE_SESSION_MS = 12 * 60 * 60_000;
-/** A fresh code counts this long for showing a secret, rotating a key, changing where money goes or refunding. */
-export const CONSOLE_STEP_UP_MS = STEP_UP_TTL_MS;
+/** A fresh code counts this long for showing a secret, rotating a key, changing where money goes or refunding: operators' powers reach every partner, so shorter than a fan's (STEP_UP_TTL_MS). */
+export const CONSOLE_STEP_UP_MS = 10 * 60_000;
 /** `seenAt` is written at most this often (the idle timeout needs no finer grain, and a page view then writes nothing). */
 const SEEN_GRAIN_MS = 60_000;
 const MAX_TOKEN_LENGTH = 200;

@@ -193,7 +193,8 @@ async function partnerOrNull(deps: Pick<AppDeps, 'db'>, id: string | null | unde
  * configuration.
  *
  * - A GET with `?oneTimeToken=` redeems the token (once: a conditional update), starts a
- *   session (replacing and revoking any other one of this browser), sets the cookie and
+ *   session (replacing and revoking any other one of this browser; a session of the very same
+ *   user of the same partner simply goes on, its step-up kept), sets the cookie and
  *   redirects (302) to the same URL without the token, so the token never stays in the
  *   address bar, the history or a Referer. A seamless token of a user who signed out here
  *   (see "Signing out") is used up and the page opens signed out; a `login` token removes the
@@ -232,9 +233,17 @@ export function sessionFromRequest(deps: AuthServiceDeps & Pick<AppDeps, 'config
         // The partner still has this user signed in and signs them in again on every link: after
         // a sign-out here, only a deliberate sign-in (Login Force) counts. The token stays used.
         if (!deliberate && signedOutHere(c, deps.box, redemption.partnerId, redemption.userPk)) return { redemption, started: null };
+        // The same person of the same partner already signed in here (the partner signs every
+        // link, so each Sell press brings a token): the session goes on, with its step-up. Only
+        // another person's (or a planted) session is replaced: no fixation, no second code.
+        if (current && current.partnerId === redemption.partnerId && current.userPk === redemption.userPk) return { redemption, started: null, kept: true, deliberate };
         if (current) await auth.revokeSession(tx, current.id);
         return { redemption, started: await auth.startSession(tx, redemption.partnerId, redemption.userPk), deliberate };
       });
+      if ('kept' in outcome && outcome.kept) {
+        if (outcome.deliberate) clearSignedOut(c, deps.config);
+        return safeRedirect(c, withoutToken(c));
+      }
       if (outcome.started) {
         setSessionCookie(c, deps.config, outcome.started.token);
         if (outcome.deliberate) clearSignedOut(c, deps.config);

@@ -137,6 +137,36 @@ describe('redeeming a one-time token on a hosted page', () => {
     expect((await browser.get(page(p))).status).toBe(200);
   });
 
+  it('keeps the session (and its step-up) when a new token of the same person arrives; another person’s token replaces it', async () => {
+    const { t, p } = await setup();
+    const browser = new TestBrowser(t.app);
+    const first = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
+    await browser.get(page(p, `?oneTimeToken=${first}`));
+    const cookie = browser.cookies.get('resale_session')!;
+    const [session] = await t.db.select().from(sessions);
+    // Stepped up by a code meanwhile (as the sell pages ask before payout details).
+    await t.db.update(sessions).set({ steppedUpAt: t.clock.now() }).where(eq(sessions.id, session!.id));
+
+    // The partner's next link (a Sell press on My tickets) brings a new token of the same person.
+    const again = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;
+    const res = await browser.get(page(p, `?oneTimeToken=${again}`));
+    expect(res.status).toBe(302);
+    expect(res.location).toBe(page(p));
+    expect(browser.cookies.get('resale_session')).toBe(cookie);
+    const kept = await t.db.select().from(sessions);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ id: session!.id, revokedAt: null, steppedUpAt: t.clock.now() });
+    expect((await t.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hashSecret(again))))[0]!.usedAt).toBe(t.clock.now());
+
+    // Another person's token (a shared computer, a planted session): a new session, not stepped up.
+    const ben = (await mint(t, p.keys.private, 'ben@example.com')).body.data as string;
+    await browser.get(page(p, `?oneTimeToken=${ben}`));
+    expect(browser.cookies.get('resale_session')).not.toBe(cookie);
+    const after = await t.db.select().from(sessions);
+    expect(after.find((s) => s.id === session!.id)!.revokedAt).not.toBeNull();
+    expect(after.find((s) => s.id !== session!.id)).toMatchObject({ revokedAt: null, steppedUpAt: null });
+  });
+
   it('refuses a used token with a plain localised page', async () => {
     const { t, p } = await setup();
     const token = (await mint(t, p.keys.private, 'ana@example.com')).body.data as string;

@@ -1,5 +1,6 @@
 import type { Lang } from '@resale/shared/lang';
 import { priceBreakdown, type FeeSchedule, type PriceBreakdown } from '@resale/shared/fees';
+import { ticketName } from '../../../lib/seats.js';
 import type { AppDeps } from '../../../context.js';
 import { ApiError } from '../../../lib/errors.js';
 import { t } from '../../../lib/i18n.js';
@@ -100,7 +101,8 @@ export interface SellFormState {
 
 /** The sell form of one ticket, data only (rendered by `SellForm`, sell.view.tsx). */
 export interface SellFormView {
-  facts: { eventTitle: string; showTitle: string; startsAt: number; timeZone: string | null; optionTitle: string; seat: string | null };
+  /** `ticket`: the ticket named once, its category then its place (lib/seats.ts `ticketName`). */
+  facts: { eventTitle: string; showTitle: string; startsAt: number; timeZone: string | null; optionTitle: string; ticket: string };
   currency: string;
   limits: PriceLimits;
   /** The price field's value. */
@@ -134,12 +136,19 @@ export async function loadSellForm(deps: SellDeps, partner: PartnerRow, session:
     };
   });
   return {
-    facts: { ...facts, seat: [ticket.section, ticket.row, ticket.seat].filter(Boolean).join(' · ') || null },
+    // The ticket named once: its category, then its place (a section named as the category said once).
+    facts: { ...facts, ticket: ticketName(facts.optionTitle, { section: ticket.section, row: ticket.row, seat: ticket.seat }, lang) },
     currency: quote.currency,
     limits: quote.limits,
     price: state.price ?? typed(quote.limits.originalMinor, quote.currency),
     askAboveFace: aboveFace(state.preview ?? null, quote.limits),
-    breakdown: quote.limits.fixedMinor !== null || state.preview != null ? quote.breakdown : null,
+    // The money of the price shown: calculated, fixed, or (on first opening) the face value prefilled.
+    breakdown:
+      quote.limits.fixedMinor !== null || state.preview != null
+        ? quote.breakdown
+        : state.price === undefined && quote.limits.originalMinor !== null
+          ? priceBreakdown(quote.limits.originalMinor, quote.fees)
+          : null,
     fees: quote.fees,
     payout,
     // The country preselected for a Stripe account not opened yet: the seller's earlier choice (kept through the step-up), else the venue's.

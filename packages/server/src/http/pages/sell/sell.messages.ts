@@ -5,8 +5,6 @@ export const sm = defineMessages(
   {
     sellTitle: 'Sell your ticket',
     sellOrderTitle: 'Sell tickets of order {orderId}',
-    category: 'Category',
-    seat: 'Seat',
     price: 'Price per ticket ({currency})',
     priceRange: 'Between {min} and {max}.',
     priceMin: 'At least {min}.',
@@ -95,8 +93,6 @@ export const sm = defineMessages(
   {
     sellTitle: 'Vende tu entrada',
     sellOrderTitle: 'Vende entradas del pedido {orderId}',
-    category: 'Categoría',
-    seat: 'Asiento',
     price: 'Precio por entrada ({currency})',
     priceRange: 'Entre {min} y {max}.',
     priceMin: 'Como mínimo {min}.',

@@ -87,8 +87,12 @@ describe('sell flow: publishing', () => {
     expect(form.text).toContain('<label for="price">Price per ticket (EUR)</label>');
     expect(form.text).toContain('At most €45.50.');
     expect(inputValue(form.text, 'price')).toBe('45.50');
-    // No price calculated yet: the money table waits hidden for the pages' script (live) or Calculate.
-    expect(form.text).toContain('<table aria-label="What happens to the money" class="money" id="payout-table" hidden="">');
+    // The prefilled price's money is shown at once (the pages' script keeps it live as the seller types).
+    expect(form.text).toContain('<table aria-label="What happens to the money" class="money" id="payout-table">');
+    expect(form.text).not.toContain('id="payout-table" hidden');
+    expect(form.text).toContain('€43.22'); // 45.50 less the 5 % service fee
+    // The ticket is named once: its category, then its place.
+    expect(form.text).not.toContain('Category:');
     const csrf = inputValue(form.text, '_csrf')!;
     expect(formAction(form.text)).toBe(page);
 

@@ -101,10 +101,7 @@ export function SellForm({ lang, view: p, form }: { lang: Lang; view: SellFormVi
       <p>
         <strong>{p.facts.eventTitle}</strong> · {p.facts.showTitle} · <time datetime={toIso(p.facts.startsAt)}>{when}</time>
       </p>
-      <p>
-        {sm(lang, 'category')}: {p.facts.optionTitle}
-        {p.facts.seat ? ` · ${sm(lang, 'seat')}: ${p.facts.seat}` : ''}
-      </p>
+      <p>{p.facts.ticket}</p>
       {p.errors.form ? (
         <p class="error" role="alert">
           {p.errors.form}
