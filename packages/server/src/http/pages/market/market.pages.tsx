@@ -38,6 +38,13 @@ function marketCsp(partner: Pick<PartnerRow, 'settings'>, withMap: boolean, with
 export function marketPageRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
+  /** The partner of the path and the page's language, or the not-found page (in the request's language). */
+  const partnerOfPath = async (c: SessionContext): Promise<{ partner: PartnerRow; lang: Lang } | Response> => {
+    const partner = await findPartner(deps, c.req.param('partnerId') ?? '');
+    const lang = pageLang(c, partner?.settings.defaultLang);
+    return partner ? { partner, lang } : await notFoundPage(c, lang);
+  };
+
   /**
    * Buy: reserves the listings for the signed-in buyer and goes to checkout. Holds are never
    * anonymous: a buyer who is not signed in is sent to sign in first, holding nothing, and the
@@ -47,9 +54,9 @@ export function marketPageRoutes(deps: AppDeps) {
    * setting `holdLimits`).
    */
   app.post('/market/:partnerId/:eventRef/buy', async (c) => {
-    const partner = await findPartner(deps, c.req.param('partnerId'));
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFoundPage(c, lang);
+    const found = await partnerOfPath(c);
+    if (found instanceof Response) return found;
+    const { partner, lang } = found;
     const form = readBuyForm(await c.req.parseBody({ all: true }));
     if (!form) return notFoundPage(c, lang);
     const back = partnerReturnTo(deps.box, partner, form.returnTo, form.returnTag);
@@ -68,9 +75,9 @@ export function marketPageRoutes(deps: AppDeps) {
    * browser, reserves nothing and says so with the way to the market.
    */
   app.get('/market/:partnerId/:eventRef/buy/continue', async (c) => {
-    const partner = await findPartner(deps, c.req.param('partnerId'));
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFoundPage(c, lang);
+    const found = await partnerOfPath(c);
+    if (found instanceof Response) return found;
+    const { partner, lang } = found;
     const eventRef = c.req.param('eventRef');
     const query = new URL(c.req.url).searchParams;
     const market = servicePaths.market(partner.id, eventRef, { showId: query.get('s') || undefined, lang });
@@ -113,9 +120,9 @@ export function marketPageRoutes(deps: AppDeps) {
    * (`…/notify/continue`, signed for this browser), with no second press.
    */
   app.post('/market/:partnerId/:eventRef/notify', async (c) => {
-    const partner = await findPartner(deps, c.req.param('partnerId'));
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFoundPage(c, lang);
+    const found = await partnerOfPath(c);
+    if (found instanceof Response) return found;
+    const { partner, lang } = found;
     const form = await c.req.parseBody();
     const showId = typeof form.showId === 'string' ? form.showId.slice(0, 200) : '';
     if (!showId) return notFoundPage(c, lang);
@@ -126,9 +133,9 @@ export function marketPageRoutes(deps: AppDeps) {
   });
 
   app.get('/market/:partnerId/:eventRef/notify/continue', async (c) => {
-    const partner = await findPartner(deps, c.req.param('partnerId'));
-    const lang = pageLang(c, partner?.settings.defaultLang);
-    if (!partner) return notFoundPage(c, lang);
+    const found = await partnerOfPath(c);
+    if (found instanceof Response) return found;
+    const { partner, lang } = found;
     const eventRef = c.req.param('eventRef');
     const query = new URL(c.req.url).searchParams;
     const asked = readNotify(deps, partner.id, eventRef, query, c.get('sessionConfig').anonymousCsrfSecret());

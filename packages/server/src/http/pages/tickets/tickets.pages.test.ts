@@ -141,3 +141,37 @@ describe('secure ticket view', () => {
     expect(es.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Friends');
   });
 });
+
+describe('secure ticket view: add to calendar', () => {
+  it('offers the show as an .ics file: start in UTC, three hours, the venue, the ticket named once, the way back to the view; nothing secret', async () => {
+    const { t, url, page } = await setup();
+    const u = await url('code-1');
+    const view = await page(u);
+    expect(view.html).toContain(`<a href="${u.pathname}/event.ics?lang=en">Add to calendar</a>`);
+    expect((await page(u, '?lang=es')).html).toContain('Añadir al calendario');
+
+    t.clock.set('2026-03-01T13:00:00Z'); // unlocked: the code is on the page, never in the file
+    const res = await t.app.request(`${u.pathname}/event.ics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="event.ics"');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const ics = (await res.text()).replace(/\r\n[ \t]/g, ''); // unfolded (RFC 5545, 3.1)
+    expect(ics).toMatch(/^BEGIN:VCALENDAR\r\n/);
+    expect(ics).toContain('BEGIN:VEVENT');
+    expect(ics).toContain('DTSTART:20260301T160000Z');
+    expect(ics).toContain('DURATION:PT3H');
+    expect(ics).toContain('SUMMARY:The Big Tour 2026 · Night show-1');
+    expect(ics).toContain('LOCATION:Arena Norte\\, Madrid');
+    expect(ics).toContain('UID:ticket-code-1@resale');
+    expect(ics).toContain(`URL:${u.href}`);
+    expect(ics).toContain('Section A · Row 3 · Seat 12');
+    expect(ics).not.toContain('ZX-99-CODE');
+    expect(ics).toContain('END:VCALENDAR');
+
+    // A link that does not work: the page that says so, no file.
+    const gone = await t.app.request('/tickets/view/nothing.here/event.ics');
+    expect(gone.status).toBe(404);
+    expect(gone.headers.get('content-type')).toContain('text/html');
+  });
+});

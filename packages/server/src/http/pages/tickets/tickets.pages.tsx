@@ -7,6 +7,8 @@ import { pageLang } from '../../../lib/i18n.js';
 import { renderPage } from '../layout.js';
 import { brandAsPartner } from '../brand.js';
 import { hasDownload, loadTicket, ticketDownload } from './tickets.load.js';
+import { ticketCalendar } from '../../../domain/tickets/tickets.calendar.js';
+import { secureViewUrl } from '../../../domain/tickets/tickets.view.js';
 import { Gone, TicketPage, VIEW_CSP } from './tickets.view.js';
 
 /** Pages that carry a ticket: the shared headers with the view's policy, and never indexed. */
@@ -34,7 +36,21 @@ export function ticketPageRoutes(deps: AppDeps) {
     const lang = pageLang(c, view.defaultLang);
     if (found.partner) brandAsPartner(c, found.partner);
     const pdfHref = hasDownload(view) ? `${c.req.path}/ticket.pdf?lang=${lang}` : null;
-    return render(c, <TicketPage v={view} lang={lang} pdfHref={pdfHref} />);
+    const calendarHref = `${c.req.path}/event.ics?lang=${lang}`;
+    return render(c, <TicketPage v={view} lang={lang} pdfHref={pdfHref} calendarHref={calendarHref} />);
+  });
+
+  /** "Add to calendar": the show as an .ics file (no secret in it: the QR and the code stay on the page). */
+  app.get('/tickets/view/:token/event.ics', async (c) => {
+    const found = await loadTicket(deps, c.req.param('token'));
+    if (found.kind === 'gone') return render(c, <Gone lang={pageLang(c, 'en')} />, 404);
+    const lang = pageLang(c, found.view.defaultLang);
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('X-Robots-Tag', 'noindex, nofollow');
+    c.header('Content-Type', 'text/calendar; charset=utf-8');
+    c.header('Content-Disposition', 'attachment; filename="event.ics"');
+    return c.body(ticketCalendar(found.view, secureViewUrl(deps, found.ticket), lang));
   });
 
   app.get('/tickets/view/:token/ticket.pdf', async (c) => {

@@ -52,9 +52,10 @@ function accessNotice(v: TicketView, lang: Lang): string | null {
 
 /**
  * The ticket: its event and show, its category and place, its state, and its access: the QR
- * (or why not yet), the code, the box office's pick-up, and the PDF's link (`pdfHref`) if any.
+ * (or why not yet), the code, the box office's pick-up, the PDF's link (`pdfHref`) if any, and
+ * "Add to calendar" (`calendarHref`, the show as an .ics file).
  */
-export function TicketPage({ v, lang, pdfHref }: { v: TicketView; lang: Lang; pdfHref: string | null }) {
+export function TicketPage({ v, lang, pdfHref, calendarHref }: { v: TicketView; lang: Lang; pdfHref: string | null; calendarHref: string }) {
   const message = accessNotice(v, lang);
   return (
     <Page lang={lang} title={`${v.eventTitle} · ${tm(lang, 'title')}`}>
@@ -142,11 +143,10 @@ export function TicketPage({ v, lang, pdfHref }: { v: TicketView; lang: Lang; pd
             {v.willCall.instructions ? <p>{v.willCall.instructions}</p> : null}
           </>
         ) : null}
-        {pdfHref ? (
-          <p>
-            <a href={pdfHref}>{tm(lang, 'pdf')}</a>
-          </p>
-        ) : null}
+        <p class="actions">
+          {pdfHref ? <a href={pdfHref}>{tm(lang, 'pdf')}</a> : null}
+          <a href={calendarHref}>{tm(lang, 'calendar')}</a>
+        </p>
       </section>
     </Page>
   );
