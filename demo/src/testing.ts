@@ -60,6 +60,7 @@ export function serviceEnv(dir: string, servicePort: number, demoUrl: string): R
     SANDBOX_PLATFORM_SECRET: TEST_KEYS.platformSecret,
     SANDBOX_OWNERSHIP_URL: `${demoUrl}/platform/ownership`,
     SANDBOX_LOGIN_URL: `${demoUrl}/login`,
+    SANDBOX_SITE_URL: `${demoUrl}/`,
     SANDBOX_WEBHOOK_URL: `${demoUrl}/webhooks`,
     SANDBOX_ALLOWED_ORIGINS: demoUrl,
     OPERATOR_TOKEN: TEST_KEYS.operator,

@@ -320,14 +320,15 @@ describe('every page of the service a fan reaches', () => {
         };
         if (template(here) === '/auth/step-up') {
           // The step-up page and its code page are pages a fan reaches too; after the code the
-          // browser is back where it was going (the payout form, for 10 minutes).
+          // browser is back where it was going (the payout form, for 2 hours).
           await stepUp(page, ana, () => check(template(page.url())));
           here = page.url();
           expect(here.startsWith(stack.serviceUrl), here).toBe(true);
         }
         await check(template(here));
         const links = await page.$$eval('a[href]', (as) => as.map((a) => (a as HTMLAnchorElement).href));
-        for (const link of links) if (/\/(sell|market|checkout|tickets\/view)\//.test(new URL(link).pathname) && link.startsWith(stack.serviceUrl) && !link.endsWith('.pdf')) queue.push(link);
+        // Pages only: not the downloads (the ticket's PDF, its calendar file).
+        for (const link of links) if (/\/(sell|market|checkout|tickets\/view)\//.test(new URL(link).pathname) && link.startsWith(stack.serviceUrl) && !/\.(pdf|ics)$/.test(new URL(link).pathname)) queue.push(link);
       }
       for (const expected of ['/sell/:id/order/:ref', '/sell/:id/ticket/:ref', '/sell/:id/payout', '/auth/step-up', '/auth/step-up/verify', '/sell/:id/listings/:id', '/market/:id/demo-gala', '/tickets/view/:id']) {
         expect([...checked], expected).toContain(expected);

@@ -116,6 +116,7 @@ export const EnvSchema = z.object({
   SANDBOX_CHANNELS_KEY: z.string().regex(/^sk_ch_.{10,}$/, 'must start with sk_ch_ and be at least 16 characters').optional(),
   SANDBOX_OWNERSHIP_URL: optionalUrl,
   SANDBOX_LOGIN_URL: optionalUrl,
+  SANDBOX_SITE_URL: optionalUrl,
   SANDBOX_WEBHOOK_URL: optionalUrl,
   SANDBOX_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by base64').optional(),
   SANDBOX_PLATFORM_SECRET: z.string().min(16).optional(),

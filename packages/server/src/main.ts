@@ -272,6 +272,7 @@ async function ensureSandbox(env: Env, deps: AppDeps): Promise<void> {
   const map: [keyof Env, string][] = [
     ['SANDBOX_OWNERSHIP_URL', 'ownershipUrl'],
     ['SANDBOX_LOGIN_URL', 'loginUrl'],
+    ['SANDBOX_SITE_URL', 'siteUrl'],
     ['SANDBOX_WEBHOOK_URL', 'webhookUrl'],
     ['SANDBOX_EVENTS_FEED_URL', 'eventsFeedUrl'],
     ['SANDBOX_CANCELLED_FEED_URL', 'cancelledFeedUrl'],

@@ -28,6 +28,7 @@ export function demoDefaults(demoUrl: string): Record<string, string> {
   return {
     SANDBOX_OWNERSHIP_URL: `${demoUrl}/platform/ownership`,
     SANDBOX_LOGIN_URL: `${demoUrl}/login`,
+    SANDBOX_SITE_URL: `${demoUrl}/`,
     SANDBOX_WEBHOOK_URL: `${demoUrl}/webhooks`,
     SANDBOX_PLATFORM_SECRET: 'dev-platform-secret-for-local-use-0000',
     SANDBOX_ALLOWED_ORIGINS: demoUrl,
