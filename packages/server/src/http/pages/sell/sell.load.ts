@@ -95,6 +95,8 @@ export interface SellFormState {
   errors?: FieldErrors;
   preview?: number | null;
   holderName?: string;
+  /** The account number as typed, kept when the form comes back (a typo is corrected, not retyped). */
+  iban?: string;
   /** The payout country chosen (kept through the step-up); else the query's, else the venue's. */
   country?: string | undefined;
 }
@@ -119,6 +121,13 @@ export interface SellFormView {
   needsStepUp: boolean;
   errors: FieldErrors;
   holderName: string;
+  iban: string;
+  /**
+   * Why Publish cannot work yet, when it cannot (it is disabled and this says why): no payout
+   * account and none can be added on this page without a fresh code first, or a payout
+   * provider's account not ready. Null when the form can publish (or add the account itself).
+   */
+  publishBlocked: string | null;
   payoutDelayDays: number;
 }
 
@@ -156,6 +165,14 @@ export async function loadSellForm(deps: SellDeps, partner: PartnerRow, session:
     needsStepUp: !deps.auth.isSteppedUp(session),
     errors: state.errors ?? {},
     holderName: state.holderName ?? '',
+    iban: state.iban ?? '',
+    publishBlocked: stripe
+      ? stripe.view?.status === 'ready'
+        ? null
+        : sm(lang, 'publishNeedsStripe')
+      : !payout && !deps.auth.isSteppedUp(session)
+        ? sm(lang, 'publishNeedsPayout')
+        : null,
     payoutDelayDays: partner.settings.payoutDelayDays,
   };
 }
@@ -203,7 +220,7 @@ export async function publishTicket(deps: SellDeps, partner: PartnerRow, session
     if (!(err instanceof ApiError)) throw err;
     errors.price = err.message;
   }
-  const state = { price: form.price, holderName: form.holderName, country: form.country };
+  const state = { price: form.price, holderName: form.holderName, iban: form.iban, country: form.country };
   if (form.intent === 'stepup' || (form.intent === 'stripe' && deps.payouts.connect)) {
     const chosen = payoutCountry(state.country);
     const back = `${path}?${new URLSearchParams({ lang, ...(state.price ? { price: state.price.slice(0, 20) } : {}), ...(chosen ? { country: chosen } : {}) })}`;
@@ -211,46 +228,51 @@ export async function publishTicket(deps: SellDeps, partner: PartnerRow, session
     if (form.intent === 'stripe' && deps.auth.isSteppedUp(session)) return { kind: 'onboarding', back, country: form.country || null, state: { ...state, preview: priceMinor } };
     return { kind: 'stepUp', back };
   }
-  if (form.intent !== 'publish' || errors.price) return { kind: 'form', state: { ...state, errors, preview: priceMinor } };
-  // Above face value: published only once the seller ticked that they mean it.
+  if (form.intent !== 'publish') return { kind: 'form', state: { ...state, errors, preview: priceMinor } };
+  // Every problem at once: the price, its confirmation above face value, the rules and where we
+  // pay the seller are all checked, in a transaction that writes only when none is found.
   if (aboveFace(priceMinor, limits) && form.aboveFace !== '1') {
     errors.aboveFace = sm(lang, 'aboveFaceRequired', { howFar: howFarAbove(priceMinor!, limits.originalMinor!, lang), face: money(limits.originalMinor!, currency, lang) });
-    return { kind: 'form', state: { ...state, errors, preview: priceMinor } };
   }
   const accounts = new PayoutAccounts(deps);
+  /** Thrown to roll the transaction back once every problem is in `errors`. */
+  const refusedWhole = new Error('refused: see the form errors');
   try {
     const listing = await deps.db.transact(async (tx) => {
       if (!deps.payouts.connect && (form.iban || form.holderName)) {
         // Payout details need a fresh step-up (see auth.step-up.tsx); without one nothing is published either.
-        if (!deps.auth.isSteppedUp(session)) {
-          errors.iban = sm(lang, 'payoutStepUpFirst');
-          throw new ApiError(403, 'step_up_required', errors.iban);
-        }
-        try {
-          await accounts.change(tx, session, { holderName: form.holderName, iban: form.iban }, lang);
-        } catch (err) {
-          if (err instanceof ApiError) errors[err.entries[0]!.path as 'iban' | 'holderName'] = err.message;
-          throw err;
+        if (!deps.auth.isSteppedUp(session)) errors.iban = sm(lang, 'payoutStepUpFirst');
+        else {
+          try {
+            await accounts.change(tx, session, { holderName: form.holderName, iban: form.iban }, lang);
+          } catch (err) {
+            if (!(err instanceof ApiError)) throw err;
+            for (const entry of err.entries) errors[entry.path as 'iban' | 'holderName'] ??= entry.message;
+          }
         }
       }
-      const unpaid = !(await sellerPayoutReady(tx, session.userPk, !!deps.payouts.connect));
-      // The price's own errors first (create checks the rules), then the payout account.
-      const created = await deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
-      if (unpaid) {
-        // Nobody may buy a listing whose seller we cannot pay: where the money goes comes
-        // first (the transaction rolls the listing back).
+      // Nobody may buy a listing whose seller we cannot pay: where the money goes is asked for
+      // with the rest (the transaction rolls everything back while anything is missing).
+      if (!errors.iban && !errors.holderName && !(await sellerPayoutReady(tx, session.userPk, !!deps.payouts.connect))) {
         errors.iban = sm(lang, deps.payouts.connect ? 'stripeRequired' : deps.auth.isSteppedUp(session) ? 'payoutRequired' : 'payoutRequiredStepUp');
-        throw new ApiError(400, 'missing_field', errors.iban, { path: 'iban' });
       }
+      let created: ListingRow | null = null;
+      if (!errors.price) {
+        try {
+          // The price's own rules (create checks them).
+          created = await deps.listings.create(tx, partner.id, { sellerPk: session.userPk, ticketPks: [ticket.id], priceMinor });
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          if (err.entries[0]?.path === 'price') errors.price = err.message;
+          else errors.form = err.message;
+        }
+      }
+      if (Object.keys(errors).length > 0 || !created) throw refusedWhole;
       return created;
     });
     return { kind: 'published', listingId: listing.id };
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    if (!errors.iban && !errors.holderName) {
-      if (err.entries[0]?.path === 'price') errors.price = err.message;
-      else errors.form = err.message;
-    }
+    if (err !== refusedWhole) throw err;
     return { kind: 'form', state: { ...state, errors, preview: priceMinor } };
   }
 }

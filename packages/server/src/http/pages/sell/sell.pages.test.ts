@@ -179,6 +179,30 @@ describe('sell flow: publishing', () => {
     expect(atFace.status).toBe(303);
   });
 
+  it('says every problem at once with what was typed kept (the IBAN too), and keeps Publish off with why until a payout account can exist', async () => {
+    const { t, p, browser, signIn, page } = await setup();
+    await signIn('fan@example.com', { payout: false });
+    // No payout account and no fresh code: Publish is off, and the page says why.
+    const blocked = await browser.get(page);
+    expect(blocked.text).toMatch(/<button type="submit" name="intent" value="publish" disabled="" aria-describedby="publish-blocked">/);
+    expect(blocked.text).toContain('To publish, add where we pay you first: we send you a code to confirm it is you.');
+
+    const asked = await browser.post(page, { _csrf: inputValue(blocked.text, '_csrf')!, price: '45.50', intent: 'stepup' });
+    await completeCodeFlow(t, browser, asked.location!, 'fan@example.com');
+    const form = await browser.get(page);
+    expect(form.text).not.toContain('id="publish-blocked"');
+    // Far above face value, unconfirmed, and a mistyped IBAN: both said at once, the IBAN kept to correct.
+    const res = await browser.post(page, { _csrf: inputValue(form.text, '_csrf')!, price: '364', intent: 'publish', holderName: 'Ana García', iban: 'ES91 2100 0418 4502 0005 1333' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('Tick the box below to publish it anyway, or lower the price.');
+    expect(res.text).toMatch(/<p class="error" id="iban-error">[^<]+<\/p>/);
+    expect(inputValue(res.text, 'iban')).toBe('ES91 2100 0418 4502 0005 1333');
+    expect(inputValue(res.text, 'holderName')).toBe('Ana García');
+    // Nothing half-written: no listing, no payout account.
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
+    expect(res.text).toContain('name="iban"');
+  });
+
   it('refuses a form without its CSRF token', async () => {
     const { browser, signIn, page } = await setup();
     await signIn();

@@ -70,7 +70,7 @@ function FieldError({ id, text }: { id: string; text: string | undefined }) {
   ) : null;
 }
 
-function PayoutFields({ lang, payoutDelayDays, errors, values }: { lang: Lang; payoutDelayDays: number; errors: FieldErrors; values: { holderName?: string } }) {
+function PayoutFields({ lang, payoutDelayDays, errors, values }: { lang: Lang; payoutDelayDays: number; errors: FieldErrors; values: { holderName?: string; iban?: string } }) {
   return (
     <fieldset>
       <legend>
@@ -81,7 +81,7 @@ function PayoutFields({ lang, payoutDelayDays, errors, values }: { lang: Lang; p
       <input type="text" id="holderName" name="holderName" autocomplete="name" required value={values.holderName ?? ''} aria-invalid={errors.holderName ? 'true' : undefined} aria-describedby={errors.holderName ? 'holderName-error' : undefined} />
       <FieldError id="holderName-error" text={errors.holderName} />
       <label for="iban">{sm(lang, 'iban')}</label>
-      <input type="text" id="iban" name="iban" autocomplete="off" spellcheck={false} required aria-invalid={errors.iban ? 'true' : undefined} aria-describedby={errors.iban ? 'iban-error iban-hint' : 'iban-hint'} />
+      <input type="text" id="iban" name="iban" autocomplete="off" spellcheck={false} required value={values.iban ?? ''} aria-invalid={errors.iban ? 'true' : undefined} aria-describedby={errors.iban ? 'iban-error iban-hint' : 'iban-hint'} />
       <p class="hint" id="iban-hint">
         {sm(lang, 'ibanHint')}
       </p>
@@ -178,7 +178,7 @@ export function SellForm({ lang, view: p, form }: { lang: Lang; view: SellFormVi
             </p>
           </fieldset>
         ) : (
-          <PayoutFields lang={lang} payoutDelayDays={p.payoutDelayDays} errors={p.errors} values={{ holderName: p.holderName }} />
+          <PayoutFields lang={lang} payoutDelayDays={p.payoutDelayDays} errors={p.errors} values={{ holderName: p.holderName, iban: p.iban }} />
         )}
         <p>
           {p.limits.fixedMinor === null ? (
@@ -186,10 +186,15 @@ export function SellForm({ lang, view: p, form }: { lang: Lang; view: SellFormVi
               {sm(lang, 'calculate')}
             </button>
           ) : null}{' '}
-          <button type="submit" name="intent" value="publish">
+          <button type="submit" name="intent" value="publish" disabled={p.publishBlocked !== null} aria-describedby={p.publishBlocked ? 'publish-blocked' : undefined}>
             {sm(lang, 'publish')}
           </button>
         </p>
+        {p.publishBlocked ? (
+          <p class="hint" id="publish-blocked">
+            {p.publishBlocked}
+          </p>
+        ) : null}
       </form>
     </Layout>
   );
