@@ -37,6 +37,8 @@ describe('market page', () => {
     expect(html).toContain('Field · General field');
     expect(html).toContain('Lounge · VIP');
     expect(html).toContain('Section A · Row 2 · Seat 7');
+    // What the offer is (its price, its seats), then the way to buy it.
+    expect(html).toMatch(/Section A · Row 2 · Seat 7<\/li><\/ul><form method="post"/);
     expect(html).toContain('2 tickets, sold together');
     const shared = await page(`?showId=show-1&listingId=${pack.id}`);
     expect(shared.html).toContain('aria-current="true"');

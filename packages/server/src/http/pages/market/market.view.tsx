@@ -161,6 +161,13 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
                   <span class="price">{money(o.buyerTotalMinor, o.currency, lang)}</span> {mm(lang, 'perTicket')}
                 </p>
                 {o.quantity > 1 ? <p>{mm(lang, 'tickets', { n: o.quantity })}</p> : null}
+                {o.seats.some((s) => s.section || s.row || s.seat) ? (
+                  <ul>
+                    {o.seats.map((s) => (
+                      <li>{placeText(s, lang)}</li>
+                    ))}
+                  </ul>
+                ) : null}
                 {stranded ? (
                   <StrandedBuy offer={o} companion={stranded.companion} view={v} csrf={csrf} lang={lang} />
                 ) : (
@@ -172,13 +179,6 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
                     </button>
                   </BuyForm>
                 )}
-                {o.seats.some((s) => s.section || s.row || s.seat) ? (
-                  <ul>
-                    {o.seats.map((s) => (
-                      <li>{placeText(s, lang)}</li>
-                    ))}
-                  </ul>
-                ) : null}
               </li>
             ))}
           </ul>

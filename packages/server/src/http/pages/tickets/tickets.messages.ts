@@ -4,12 +4,8 @@ import { defineMessages } from '../../../lib/i18n.js';
 export const tm = defineMessages(
   {
     title: 'Your ticket',
-    ticket: 'Ticket',
-    category: 'Category',
-    section: 'Section',
-    row: 'Row',
-    seat: 'Seat',
     status: 'Status',
+    holder: 'Holder',
     access: 'Access',
     // The ticket's state (`state_` and the TicketView's `state`).
     state_VALID: 'Valid',
@@ -39,12 +35,8 @@ export const tm = defineMessages(
   },
   {
     title: 'Tu entrada',
-    ticket: 'Entrada',
-    category: 'Categoría',
-    section: 'Sector',
-    row: 'Fila',
-    seat: 'Asiento',
     status: 'Estado',
+    holder: 'Titular',
     access: 'Acceso',
     state_VALID: 'Válida',
     state_LISTED: 'En venta',

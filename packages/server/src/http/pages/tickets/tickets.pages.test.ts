@@ -44,7 +44,10 @@ describe('secure ticket view', () => {
     expect(after.html).toContain('<svg');
     expect(after.html).toContain('role="img" aria-label="QR code of ticket code-1"');
     expect(after.html).toContain('ZX-99-CODE');
-    expect(after.html).toMatch(/Section<\/dt><dd>A<\/dd>/);
+    // The ticket as a fan knows it, said once: category and place, its holder; not the platform's id as a field.
+    expect(after.html).toContain('<p class="ticket-place">General field · Section A · Row 3 · Seat 12</p>');
+    expect(after.html).toContain('<dt>Holder</dt><dd>fan@example.com</dd>');
+    expect(after.html).not.toContain('<dt>Ticket</dt>');
     const pdf = await t.app.request(`${u.pathname}/ticket.pdf`);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');

@@ -6,6 +6,7 @@ import type { Child } from 'hono/jsx';
 import type { TicketView } from '../../../domain/tickets/tickets.view.js';
 import { cspWith, Layout } from '../layout.js';
 import { tm } from './tickets.messages.js';
+import { ticketName } from '../../../lib/seats.js';
 
 /**
  * The secure ticket view's markup, stateless: the handlers (tickets.pages.tsx) pass the
@@ -13,7 +14,9 @@ import { tm } from './tickets.messages.js';
  */
 
 /** What the ticket view adds to the shared stylesheet. */
-export const VIEW_CSS = `dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#4a4a55}dd{margin:0;font-weight:600}
+export const VIEW_CSS = `.ticket-place{font-size:1.25rem;font-weight:700;margin:0 0 .75rem}
+@media print{header.site .back,footer.site,.actions,.skip{display:none}.card{break-inside:avoid;border:1px solid #000}body{background:#fff}}
+dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#4a4a55}dd{margin:0;font-weight:600}
 .card+.card{margin-top:1rem}.qr svg,.qr img{width:100%;max-width:18rem;height:auto;display:block;margin:0 auto}
 .notice{background:#fff7e0;border-left:4px solid #8a5a00;padding:.75rem 1rem}.willcall{font-size:1.4rem;letter-spacing:.05em}`;
 /** The partner's QR image (URL access) may be on any https host. */
@@ -66,29 +69,15 @@ export function TicketPage({ v, lang, pdfHref, calendarHref }: { v: TicketView; 
       </p>
       <section class="card" aria-labelledby="ticket-h">
         <h2 id="ticket-h">{tm(lang, 'title')}</h2>
+        {/* The ticket as a fan knows it: its category and place, said once (never the platform's internal id). */}
+        <p class="ticket-place">{ticketName(v.optionTitle, v.seating, lang)}</p>
         <dl>
-          <dt>{tm(lang, 'category')}</dt>
-          <dd>{v.optionTitle}</dd>
-          {v.seating.section ? (
+          {v.ownerEmail ? (
             <>
-              <dt>{tm(lang, 'section')}</dt>
-              <dd>{v.seating.section}</dd>
+              <dt>{tm(lang, 'holder')}</dt>
+              <dd>{v.ownerEmail}</dd>
             </>
           ) : null}
-          {v.seating.row ? (
-            <>
-              <dt>{tm(lang, 'row')}</dt>
-              <dd>{v.seating.row}</dd>
-            </>
-          ) : null}
-          {v.seating.seat ? (
-            <>
-              <dt>{tm(lang, 'seat')}</dt>
-              <dd>{v.seating.seat}</dd>
-            </>
-          ) : null}
-          <dt>{tm(lang, 'ticket')}</dt>
-          <dd>{v.ticketId}</dd>
           <dt>{tm(lang, 'status')}</dt>
           <dd>{tm(lang, `state_${v.state}`)}</dd>
         </dl>
