@@ -2030,6 +2030,12 @@ export interface components {
             loginUrl: string | null;
             /**
              * Format: uri
+             * @description The partner's own site (its home or events page): the hosted pages' way back (the header's brand and its Back link) when the fan came without a checked returnTo. Null: no way back then.
+             * @example https://tickets.partner.example/
+             */
+            siteUrl?: string | null;
+            /**
+             * Format: uri
              * @description Where webhooks are delivered.
              * @example https://partner.example/api/resale/owned
              */
@@ -2433,6 +2439,12 @@ export interface components {
              * @example https://partner.example/api/resale/owned
              */
             loginUrl?: string | null;
+            /**
+             * Format: uri
+             * @description The partner's own site (its home or events page): the hosted pages' way back (the header's brand and its Back link) when the fan came without a checked returnTo. Null: no way back then.
+             * @example https://tickets.partner.example/
+             */
+            siteUrl?: string | null;
             /**
              * Format: uri
              * @description Where webhooks are delivered.

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServers } from '../../testing/servers.js';
-import { authService } from '../auth/auth.service.js';
+import { authService, STEP_UP_TTL_MS } from '../auth/auth.service.js';
 import { completeCodeFlow, inputValue, TestBrowser } from '../../http/pages/auth/auth.testing.js';
 import { onboardSeller, stripeWorld } from '../payments/stripe.testing.js';
 import { journalsOfIntention } from '../ledger/ledger.queries.js';
@@ -116,7 +116,7 @@ describe('Stripe Connect: sellers set up payouts from the sell flow', () => {
     expect(missing.text).toContain('aria-invalid="true"');
     expect(missing.text).toContain('Choose the country you live in');
     // A step-up that lapsed while the form was open: a code again, the country kept.
-    t.clock.advance(11 * 60_000);
+    t.clock.advance(STEP_UP_TTL_MS + 60_000);
     const lapsed = await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(pageNow.text, '_csrf')!, intent: 'stripe', country: 'FR' });
     expect(lapsed.location).toContain('/auth/step-up?');
     const again = await completeCodeFlow(t, browser, lapsed.location!, 'seller@example.com');
@@ -162,7 +162,7 @@ describe('Stripe Connect: sellers set up payouts from the sell flow', () => {
     expect(down.headers.get('retry-after')).toBe('30');
 
     // The step-up lapsed: a one-time code again before Stripe is asked.
-    t.clock.advance(11 * 60_000);
+    t.clock.advance(STEP_UP_TTL_MS + 60_000);
     const form = await browser.post(`/sell/${p.id}/payout`, { _csrf: inputValue(ready.text, '_csrf')!, intent: 'dashboard' });
     expect(form.location).toContain('/auth/step-up?');
     expect(logins()).toHaveLength(2);

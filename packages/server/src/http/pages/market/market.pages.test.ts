@@ -412,6 +412,7 @@ describe('market page: when nothing is for sale', () => {
     expect(await t.db.select().from(leads)).toHaveLength(2);
     // An unknown show, or no token: nothing recorded.
     expect((await anon.post(action, { _csrf: token, showId: 'show-9' })).status).toBe(404);
+    expect((await anon.post(action, { _csrf: token, showId: 'show-1\u0000' })).status).toBe(404);
     expect((await anon.post(action, { showId: 'show-1' })).status).toBe(403);
     expect(await t.db.select().from(leads)).toHaveLength(2);
   });

@@ -125,7 +125,8 @@ export function marketPageRoutes(deps: AppDeps) {
     const { partner, lang } = found;
     const form = await c.req.parseBody();
     const showId = typeof form.showId === 'string' ? form.showId.slice(0, 200) : '';
-    if (!showId) return notFoundPage(c, lang);
+    // A show id is printable text: anything else names no show (and PostgreSQL refuses a NUL outright).
+    if (!showId || /[\u0000-\u001f\u007f]/.test(showId)) return notFoundPage(c, lang);
     const eventRef = c.req.param('eventRef');
     const session = requireUser(c, partner, { returnTo: notifyContinueUrl(deps, partner, eventRef, showId, lang, c.get('sessionConfig').anonymousCsrfSecret()) });
     if (session instanceof Response) return session;
