@@ -126,7 +126,7 @@ export function marketPageRoutes(deps: AppDeps) {
     const form = await c.req.parseBody();
     const showId = typeof form.showId === 'string' ? form.showId.slice(0, 200) : '';
     // A show id is printable text: anything else names no show (and PostgreSQL refuses a NUL outright).
-    if (!showId || /[\u0000-\u001f\u007f]/.test(showId)) return notFoundPage(c, lang);
+    if (!showId || [...showId].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) return notFoundPage(c, lang);
     const eventRef = c.req.param('eventRef');
     const session = requireUser(c, partner, { returnTo: notifyContinueUrl(deps, partner, eventRef, showId, lang, c.get('sessionConfig').anonymousCsrfSecret()) });
     if (session instanceof Response) return session;
