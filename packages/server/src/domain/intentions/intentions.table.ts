@@ -47,5 +47,8 @@ export const buyIntentions = dbTable(
     // The hold limits count a buyer's and an address's live holds.
     index('buy_intentions_buyer_idx').on(t.buyerPk, t.state),
     index('buy_intentions_client_idx').on(t.clientKey, t.state),
+    // The market reads a show's live holds on every view (its own, and when others may be back):
+    // by show, not by scanning every live hold of the deployment.
+    index('buy_intentions_show_idx').on(t.showPk, t.state),
   ],
 );

@@ -63,17 +63,18 @@ export const PAGE_CSS = `${DESIGN_CSS}
  * Stripe.js and the Payment Element), and implies `scripts`.
  */
 export function cspWith(
-  opts: { styles?: readonly string[]; imgSrc?: readonly string[]; widgets?: boolean; scripts?: boolean; formAction?: readonly string[]; provider?: { scriptSrc: readonly string[]; frameSrc: readonly string[]; connectSrc: readonly string[]; imgSrc: readonly string[] } } = {},
+  opts: { styles?: readonly string[]; imgSrc?: readonly string[]; widgets?: boolean; scripts?: boolean; fetches?: boolean; formAction?: readonly string[]; provider?: { scriptSrc: readonly string[]; frameSrc: readonly string[]; connectSrc: readonly string[]; imgSrc: readonly string[] } } = {},
 ): string {
   const styleHashes = [PAGE_CSS, ...(opts.styles ?? [])].map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
   const p = opts.provider;
   const img = ["'self'", 'data:', ...(opts.imgSrc ?? []), ...(p?.imgSrc ?? [])].join(' ');
   // The widgets (the seat map): module scripts and their fetches from the service itself only;
   // their styles are constructable stylesheets, which need no style-src entry.
-  // `scripts`: the pages' own script (http/pages/page-script.ts), served by the service; still no inline script.
+  // `scripts`: the pages' own scripts (http/pages/page-script.ts), served by the service; still no
+  // inline script. `fetches`: those scripts may call the service (the console's passkeys).
   const widgets = p
     ? `; script-src 'self' ${p.scriptSrc.join(' ')}; frame-src ${p.frameSrc.join(' ')}; connect-src ${p.connectSrc.join(' ')}`
-    : opts.widgets
+    : opts.widgets || (opts.scripts && opts.fetches)
       ? "; script-src 'self'; connect-src 'self'"
       : opts.scripts
         ? "; script-src 'self'"

@@ -237,8 +237,43 @@ export const PAGE_SCRIPT = `(function () {
 })();
 `;
 
+/**
+ * A script of the hosted pages served by the service under a name made of its content's hash
+ * (`<prefix>-<hash>.js`): cached for good, and a change is a new URL. Only the current name is
+ * served: during a rolling deploy a page rendered by an older process may ask for its older name,
+ * get a 404, and work as it does without script. The pages' script below is one; the console's
+ * passkey script is another (only the pages that need it load it).
+ */
+export interface ServedScript {
+  /** Where it is served. */
+  path: string;
+  /** The deferred tag that loads it (for a page's `head`; the page answers with `script-src 'self'`). */
+  tag(): ReturnType<typeof html>;
+  /** Mounts its route on `app`. */
+  serve(app: Hono<any>): void;
+}
+
+/** A {@link ServedScript} of `source` under `prefix` (a path without the `-<hash>.js`). */
+export function servedScript(prefix: string, source: string): ServedScript {
+  const path = `${prefix}-${createHash('sha256').update(source).digest('base64url').slice(0, 12)}.js`;
+  return {
+    path,
+    tag: () => html`<script src="${path}" defer></script>`,
+    serve: (app) =>
+      app.get(path, (c) =>
+        c.body(source, 200, {
+          'Content-Type': 'text/javascript; charset=utf-8',
+          'Cache-Control': 'public, max-age=31536000, immutable',
+          'X-Content-Type-Options': 'nosniff',
+        }),
+      ),
+  };
+}
+
+const pageScript = servedScript('/assets/pages', PAGE_SCRIPT);
+
 /** The script's path: named by its content's hash, so it is cached for good and a change is a new URL. */
-export const PAGE_SCRIPT_PATH = `/assets/pages-${createHash('sha256').update(PAGE_SCRIPT).digest('base64url').slice(0, 12)}.js`;
+export const PAGE_SCRIPT_PATH = pageScript.path;
 
 /**
  * The tag that loads {@link PAGE_SCRIPT}: deferred, so it runs once the page is parsed. Put
@@ -247,22 +282,12 @@ export const PAGE_SCRIPT_PATH = `/assets/pages-${createHash('sha256').update(PAG
  * @example renderPage(c, <Layout lang={lang} title={title} head={pageScriptTag()}>…</Layout>, { csp: cspWith({ scripts: true }) });
  */
 export function pageScriptTag() {
-  return html`<script src="${PAGE_SCRIPT_PATH}" defer></script>`;
+  return pageScript.tag();
 }
 
-/**
- * `GET /assets/pages-<hash>.js`: the pages' script, cached a year (the name changes with the
- * content). Only the current name is served: during a rolling deploy a page rendered by an
- * older process may ask for its older name, get a 404, and work as it does without script.
- */
+/** `GET /assets/pages-<hash>.js`: the pages' script (see {@link servedScript}). */
 export function pageScriptRoutes() {
   const app = new Hono<AppEnv>();
-  app.get(PAGE_SCRIPT_PATH, (c) =>
-    c.body(PAGE_SCRIPT, 200, {
-      'Content-Type': 'text/javascript; charset=utf-8',
-      'Cache-Control': 'public, max-age=31536000, immutable',
-      'X-Content-Type-Options': 'nosniff',
-    }),
-  );
+  pageScript.serve(app);
   return app;
 }

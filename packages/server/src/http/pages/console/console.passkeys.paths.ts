@@ -21,7 +21,7 @@ export const PASSKEY_PATHS = {
 
 /**
  * The policy of the pages with a passkey form (the sign-in page, adding a passkey): the
- * console's, plus the service's own scripts that call the service (`script-src 'self';
- * connect-src 'self'`), which is exactly what `widgets: true` allows; still no inline script.
+ * console's, plus the service's own script that calls the service (`script-src 'self';
+ * connect-src 'self'`); still no inline script.
  */
-export const PASSKEY_CSP = cspWith({ styles: [CONSOLE_CSS], widgets: true });
+export const PASSKEY_CSP = cspWith({ styles: [CONSOLE_CSS], scripts: true, fetches: true });

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { html } from 'hono/html';
+import { servedScript } from '../page-script.js';
 
 /**
  * The console's passkey script: the browser's half of the WebAuthn ceremonies, for the two
@@ -116,10 +115,13 @@ export const PASSKEY_SCRIPT = String.raw`(function () {
 })();
 `;
 
-/** The script's path: named by its content's hash, so it is cached for good and a change is a new URL. */
-export const PASSKEY_SCRIPT_PATH = `/console/passkeys-${createHash('sha256').update(PASSKEY_SCRIPT).digest('base64url').slice(0, 12)}.js`;
+/** The passkey script, served under its content's hash (see `servedScript`). */
+export const passkeyScript = servedScript('/console/passkeys', PASSKEY_SCRIPT);
+
+/** The script's path (its content's hash in the name). */
+export const PASSKEY_SCRIPT_PATH = passkeyScript.path;
 
 /** The tag that loads {@link PASSKEY_SCRIPT}, deferred (for a page's `head`). */
 export function passkeyScriptTag() {
-  return html`<script src="${PASSKEY_SCRIPT_PATH}" defer></script>`;
+  return passkeyScript.tag();
 }

@@ -13,7 +13,7 @@ import { barOf, CONSOLE_PATHS, consoleNext, consoleRefusal, formText, otherLangH
 import { cm } from './console.messages.js';
 import { pkm } from './console.passkeys.messages.js';
 import { PASSKEY_CSP, PASSKEY_PATHS } from './console.passkeys.paths.js';
-import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH } from './console.passkeys.script.js';
+import { passkeyScript } from './console.passkeys.script.js';
 import { AccountView, AddPasskeyView } from './console.passkeys.view.js';
 import { clearConsoleCookie, consoleCsrfToken, setConsoleCookie, type ConsoleContext, type ConsoleEnv } from './console.session.js';
 import { CONSOLE_CSP } from './console.view.js';
@@ -88,13 +88,7 @@ function signInRefusal(lang: Lang, reason: PasskeyRefusal): { status: number; te
 export function consolePasskeyRoutes(deps: ConsoleDeps) {
   const app = new Hono<ConsoleEnv>();
 
-  app.get(PASSKEY_SCRIPT_PATH, (c) =>
-    c.body(PASSKEY_SCRIPT, 200, {
-      'Content-Type': 'text/javascript; charset=utf-8',
-      'Cache-Control': 'public, max-age=31536000, immutable',
-      'X-Content-Type-Options': 'nosniff',
-    }),
-  );
+  passkeyScript.serve(app);
 
   // ------------------------------------------------------------------ the account page
 

@@ -1,0 +1,1 @@
+CREATE INDEX "buy_intentions_show_idx" ON "buy_intentions" USING btree ("show_pk","state");

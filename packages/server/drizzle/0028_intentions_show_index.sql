@@ -1,0 +1,1 @@
+CREATE INDEX `buy_intentions_show_idx` ON `buy_intentions` (`show_pk`,`state`);
