@@ -1,7 +1,7 @@
 /**
  * Lighthouse (mobile, its default: a mid-range phone on slow 4G, simulated) on the pages a fan
- * meets on the way to a ticket (issue 19): the demo partner's event page (the widgets), the
- * service's market page and its checkout. Target ≥ 95 in performance, accessibility and best
+ * meets on the way to a ticket: the demo partner's event page (the widgets), the service's market
+ * page, its checkout and the secure ticket view. Target ≥ 95 in performance, accessibility and best
  * practices. Lighthouse 12 from npm drives Debian's Chromium (no browser download here).
  *
  * The browser is one persistent profile with a debugging port: Playwright signs the buyer in
@@ -54,10 +54,14 @@ export async function run(): Promise<Record<string, number>> {
     }
     const checkoutPage = page.url();
     await page.close();
+    // A ticket's secure view (ticketShield), as its holder opens it from My tickets.
+    const view = await fetch(`${stack.serviceUrl}/v1/tickets/dt-gala-a5/url`, { headers: { authorization: TEST_KEYS.private } });
+    if (view.status !== 200) throw new Error(`ticket view URL: ${view.status} ${await view.text()}`);
+    const ticketPage = ((await view.json()) as { data: string }).data;
 
     const figures: Record<string, number> = {};
     console.log(`lighthouse (mobile): performance / accessibility / best practices, target ≥ ${TARGET}`);
-    for (const [name, url] of [['demo event page', eventPage], ['market', marketPage], ['checkout', checkoutPage]] as const) {
+    for (const [name, url] of [['demo event page', eventPage], ['market', marketPage], ['checkout', checkoutPage], ['ticket view', ticketPage]] as const) {
       const result = await lighthouse(url, { port, output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES], disableStorageReset: true });
       if (!result) throw new Error(`no Lighthouse result for ${url}`);
       const scores = CATEGORIES.map((c) => Math.round((result.lhr.categories[c]?.score ?? 0) * 100));

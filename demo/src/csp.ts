@@ -3,7 +3,7 @@
  * embeds the resale widgets needs. Nothing inline: scripts and styles are files.
  *
  * - `script-src 'self' <service>`: the widget bundle (`/widgets/v1/resale.js` and its chunks)
- *   comes from the service; the page's own glue script (`/assets/my-tickets.js`) from itself.
+ *   comes from the service; the page's own glue script (`/assets/resale-data.js`) from itself.
  * - `connect-src 'self' <service>`: the widgets fetch the access layer and the seat map from
  *   the service (CORS, the public key as Authorization).
  * - `img-src 'self' data: <service>`: images the widgets show (banner images, the seating

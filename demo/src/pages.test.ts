@@ -224,6 +224,14 @@ describe('pages', () => {
     const link = res.text.match(/<a class="button" href="([^"]+)">See resale tickets<\/a>/)![1]!.replace(/&amp;/g, '&');
     expect(link).toMatch(/oneTimeToken=/);
     expect(res.text).toContain('Demo Fest: Summer Nights');
+    // The widgets get the buy access layer signed for Ben (his own holds apart from others'), in an inert data block.
+    expect(res.text).toContain('data-resale-data="resale-buy-components"');
+    expect(res.text).toContain('<script type="module" src="/assets/resale-data.js"></script>');
+    const block = JSON.parse(res.text.match(/<script type="application\/json" id="resale-buy-components">([^<]*)<\/script>/)![1]!) as { class: string; buyButton?: { callToAction: { url: string } } }[];
+    const button = block.find((c) => c.class === 'buyButton')!;
+    expect(new URL(button.buyButton!.callToAction.url).searchParams.get('oneTimeToken')).toBeTruthy();
+    // Signed out: no block, the widgets ask the service with the public key.
+    expect((await new TestBrowser().get(`${s.demoUrl}/events/demo-festival`)).text).not.toContain('resale-buy-components');
   });
 
   it('the widget bundle and the CORS the page relies on come from the service', async () => {
@@ -233,7 +241,7 @@ describe('pages', () => {
   });
 
   it('assets are files (no inline script or style) with their types', async () => {
-    const js = await fetch(`${s.demoUrl}/assets/my-tickets.js`);
+    const js = await fetch(`${s.demoUrl}/assets/resale-data.js`);
     expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await js.text()).toContain('data-resale-data');
     const css = await fetch(`${s.demoUrl}/assets/demo.css`);
@@ -255,7 +263,7 @@ describe('My tickets', () => {
     const res = await b.get(`${s.demoUrl}/my-tickets`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.text).toContain('<script type="module" src="/assets/my-tickets.js"></script>');
+    expect(res.text).toContain('<script type="module" src="/assets/resale-data.js"></script>');
     const blocks = dataBlocks(res.text);
     const ana = s.demo.store.ticketsOf('u-ana');
     expect(ana.length).toBeGreaterThan(0);

@@ -157,6 +157,8 @@ export interface EventPageProps {
   publicKey: string;
   /** The market page of the show, for browsers without JavaScript; null when the service did not answer. */
   fallbackUrl: string | null;
+  /** The buy access layer signed for the signed-in fan (Login Trust); null: the widgets fetch it with the public key. */
+  components?: unknown[] | null;
 }
 
 export function EventPage(props: EventPageProps) {
@@ -166,8 +168,14 @@ export function EventPage(props: EventPageProps) {
       title={e.title}
       user={props.user}
       nav={null}
-      head={<script type="module" src={`${props.serviceUrl}/widgets/v1/resale.js`}></script>}
+      head={
+        <>
+          <script type="module" src={`${props.serviceUrl}/widgets/v1/resale.js`}></script>
+          {props.components ? <script type="module" src="/assets/resale-data.js"></script> : null}
+        </>
+      }
     >
+      {props.components ? <script type="application/json" id="resale-buy-components" dangerouslySetInnerHTML={{ __html: jsonBlock(props.components) }}></script> : null}
       <article class="event">
         <h1>{e.title}</h1>
         <p class="meta">
@@ -190,7 +198,7 @@ export function EventPage(props: EventPageProps) {
         </section>
         <section aria-labelledby="resale-h" class="card">
           <h2 id="resale-h">Resale</h2>
-          <resale-access-layer event-id={e.id} show-id={e.showId} lang="en" public-key={props.publicKey} api-base={props.serviceUrl}>
+          <resale-access-layer event-id={e.id} show-id={e.showId} lang="en" public-key={props.publicKey} api-base={props.serviceUrl} data-resale-data={props.components ? 'resale-buy-components' : undefined}>
             {props.fallbackUrl ? (
               <p>
                 <a class="button" href={props.fallbackUrl}>
@@ -333,7 +341,7 @@ export function MyTicketsPage(props: MyTicketsProps) {
       head={
         <>
           <script type="module" src={`${props.serviceUrl}/widgets/v1/resale.js`}></script>
-          <script type="module" src="/assets/my-tickets.js"></script>
+          <script type="module" src="/assets/resale-data.js"></script>
         </>
       }
     >

@@ -35,7 +35,7 @@ export const WEBHOOK_MAX_BYTES = 1024 * 1024;
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   'demo.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/demo.css', import.meta.url), 'utf8') },
-  'my-tickets.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/my-tickets.js', import.meta.url), 'utf8') },
+  'resale-data.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/resale-data.js', import.meta.url), 'utf8') },
 };
 
 /** Constant-time comparison of secrets of any length (hashes first, so lengths do not leak). */
@@ -103,7 +103,11 @@ export function createDemoApp(options: DemoAppOptions) {
     // Signed for the signed-in user (Login Trust): the service then knows them, even if this
     // browser was signed in there as someone else before.
     const fallbackUrl = await service.buyingFlowUrl(event.id, event.showId, here, u ? { loginTrustUser: u.email } : {}).catch(() => null);
-    return page(c, <EventPage user={u} event={event} serviceUrl={serviceUrl} publicKey={options.publicKey} fallbackUrl={fallbackUrl} />);
+    // Someone signed in: the widgets get the access layer signed for them, which shows their own
+    // hold ("continue to checkout") apart from other fans'. Without an answer, the widgets ask
+    // the service themselves with the public key.
+    const components = u ? await service.buyAccessLayer(event.id, event.showId, u.email).catch(() => null) : null;
+    return page(c, <EventPage user={u} event={event} serviceUrl={serviceUrl} publicKey={options.publicKey} fallbackUrl={fallbackUrl} components={components} />);
   });
 
   app.get('/my-tickets', async (c) => {

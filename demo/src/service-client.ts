@@ -172,6 +172,16 @@ export function createServiceClient(opts: ServiceClientOptions) {
       if (typeof data !== 'string' || !/^https?:\/\//.test(data)) throw new ServiceError('GET /v1/tickets/:ticketId/url: no URL in the answer', 200, false);
       return data;
     },
+    /**
+     * The buy access layer of a show signed for `user` (Login Trust, private key): every URL signs
+     * the fan in, and the answer shows the fan's own hold (continue to checkout, release) apart
+     * from other fans' (`reserved`). Never cached: each answer carries single-use tokens.
+     */
+    async buyAccessLayer(eventId: string, showId: string, user: string, lang = 'en'): Promise<unknown[]> {
+      const q = new URLSearchParams({ type: 'buy', eventId, showId, lang, 'loginTrust[user]': user });
+      const { data } = await call<unknown[]>('GET', `/v1/wrapper/accesslayer?${q}`);
+      return Array.isArray(data) ? data : [];
+    },
     /** The market page of a show: the no-JavaScript way into resale from an event page. Signed for `loginTrustUser` when given. */
     async buyingFlowUrl(eventId: string, showId: string, returnTo: string, opts: { lang?: string; loginTrustUser?: string } = {}): Promise<string> {
       const q = new URLSearchParams({ externalReferenceEventId: eventId, showId, returnTo, lang: opts.lang ?? 'en' });

@@ -14,7 +14,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const { signIn, sell, publish, mailbox, stepUp, reserve, pay } = steps(() => stack);
+const { signIn, sell, publish, mailbox, stepUp, reserve, pagesDuring, pay } = steps(() => stack);
+
+/** A committed page's kind, for the journeys' page counts. */
+const kindOf = (url: string) => (/\/checkout\/ptr_[^/]+\/bi_[^/?]+\/done/.test(url) ? 'receipt' : /\/checkout\//.test(url) ? 'checkout' : /\/market\//.test(url) ? 'market' : new URL(url).pathname);
 
 /** A fresh browser profile (its own cookies), as a second person on another computer; no CSP violation nor console error allowed. */
 const { person } = journeyBrowser();
@@ -66,7 +69,7 @@ describe('sell on the demo My tickets page', () => {
 });
 
 describe('buy from the demo event page', () => {
-  it('(2) a buyer sees quantity and floor price, reserves in the market, pays, and the demo gets the signed ticket.update', async () => {
+  it('(2) a buyer sees quantity and floor price, reserves in the market (pick to paid in two pages), finds their hold on the event page while another fan sees it reserved, pays, and the demo gets the signed ticket.update', async () => {
     const page = await person();
     await journey(page, 'buy', async () => {
       await signIn(page, 'Ben Okafor');
@@ -80,14 +83,41 @@ describe('buy from the demo event page', () => {
       await page.waitForURL(/\/market\/ptr_[^/]+\/demo-festival\?/);
       await expect.poll(() => page.locator('main').innerText()).toContain('€42.35 per ticket, fees included');
       await expectSoundPage(page, { label: 'the market page' });
-      // Login Force: without a session with the service, Buy holds nothing and sends the browser
-      // to the demo's sign-in, which (Ben being signed in there) comes straight back with a
-      // one-time token; the Buy continues there: his pick is held and the checkout opens.
-      expect(await reserve(page, page.getByRole('button', { name: 'Buy' }))).toBe('via sign-in');
+      // The demo hands the widgets the access layer signed for Ben (Login Trust): See tickets
+      // signed him in with the service on the way, so Buy holds at once and opens the checkout.
+      // From the pick to paid in two pages: the checkout, then the receipt.
+      const toCheckout = await pagesDuring(page, async () => {
+        expect(await reserve(page, page.getByRole('button', { name: 'Buy' }))).toBe('direct');
+      });
       await page.waitForURL(/\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/);
       await expectSoundPage(page, { label: 'the checkout page' });
-      await pay(page, '4242 4242 4242 4242');
-      await page.waitForURL(/\/done\?/);
+      const checkout = new URL(page.url()).pathname;
+
+      // His own hold never hides his ticket: back on the event page (the demo hands the widgets
+      // the access layer signed for Ben), the category says it is his and leads back to pay.
+      await page.goto(`${stack.demoUrl}/events/demo-festival`);
+      const hold = category.locator('[part~="your-hold"]');
+      await expect.poll(() => hold.count()).toBe(1);
+      expect(await hold.locator('[part~="your-hold-title"]').innerText()).toMatch(/^You have 1 ticket reserved \(\d+:\d\d left\)$/);
+      expect(await hold.getByRole('link', { name: 'Release it' }).count()).toBe(1);
+      // Another fan sees the ticket held, and when it may be back, not "none for sale".
+      const other = await person();
+      await signIn(other, 'Dan Novak');
+      await other.goto(`${stack.demoUrl}/events/demo-festival`);
+      const theirs = other.locator('resale-categories-list li[data-ticket-option-id="fest-ga"] [part~="quantity"]');
+      await expect.poll(() => theirs.innerText()).toMatch(/^1 ticket reserved by another fan — may be back at \d\d:\d\d$/);
+      expect(await other.locator('resale-categories-list li[data-ticket-option-id="fest-ga"] [part~="your-hold"]').count()).toBe(0);
+      await expectSoundPage(other, { label: 'the event page while another fan holds the ticket' });
+      await other.close();
+      await hold.getByRole('link', { name: 'Continue to checkout' }).click();
+      await page.waitForURL((u) => u.pathname === checkout);
+      await expectSoundPage(page, { label: 'the event page’s way back to the checkout' });
+
+      const toReceipt = await pagesDuring(page, async () => {
+        await pay(page, '4242 4242 4242 4242');
+        await page.waitForURL(/\/done\?/);
+      });
+      expect([...toCheckout, ...toReceipt].map(kindOf)).toEqual(['checkout', 'receipt']);
       expect(await page.locator('h1').innerText()).toBe('Thank you: the tickets are yours');
 
       // The outbox delivers ticket.update to the demo, which verifies it and moves the ticket.
@@ -119,7 +149,7 @@ describe('buy from the demo event page', () => {
       const category = buyer.locator('resale-categories-list li[data-ticket-option-id="fest-ga"]');
       await expect.poll(() => category.locator('[part~="quantity"]').innerText()).toBe('1 ticket');
       await category.getByRole('link', { name: 'See tickets' }).click();
-      expect(await reserve(buyer, buyer.getByRole('button', { name: 'Buy' }))).toBe('via sign-in');
+      expect(await reserve(buyer, buyer.getByRole('button', { name: 'Buy' }))).toBe('direct');
       await buyer.waitForURL(/\/checkout\//);
       const checkout = new URL(buyer.url()).pathname;
       // A field error keeps what was typed and says where.
@@ -167,9 +197,11 @@ describe('the demo’s “Try it” in one browser', () => {
       const back = page.locator('header a.back');
       expect(await back.innerText()).toBe('Back to Demo Tickets');
       expect(await back.getAttribute('href')).toBe(`${stack.demoUrl}/events/demo-festival`);
-      // Carla's session with the service ended with her sign-out: Ben's press signs Ben in (a
-      // press as Carla would have gone straight to checkout, or been refused as her own listing).
-      expect(await reserve(page, page.getByRole('button', { name: 'Buy' }).first())).toBe('via sign-in');
+      // Carla's session with the service ended with her sign-out, and See tickets (signed for Ben
+      // by the demo) signed Ben in: his press holds for Ben (as Carla it would have been refused
+      // as her own listing).
+      expect(await reserve(page, page.getByRole('button', { name: 'Buy' }).first())).toBe('direct');
+      expect(await page.locator('main').innerText()).not.toContain(CARLA.email);
       expect(await page.locator('header a.back').getAttribute('href')).toBe(`${stack.demoUrl}/events/demo-festival`);
       await pay(page, '4242 4242 4242 4242');
       await page.waitForURL(/\/done\?/);
@@ -180,7 +212,7 @@ describe('the demo’s “Try it” in one browser', () => {
 });
 
 describe('the seat map on the demo event page', () => {
-  it('(4) hovering a seat shows its tooltip; picking seats reaches checkout', async () => {
+  it('(4) hovering a seat shows its tooltip; picking seats goes to their checkout and the receipt in two pages', async () => {
     const seller = await person();
     const buyer = await person();
     await journey(seller, 'seatmap-sell', async () => {
@@ -210,17 +242,23 @@ describe('the seat map on the demo event page', () => {
       expect(await map.locator('button[part~="continue"]').isDisabled()).toBe(true);
       await seat('5').click();
       await expect.poll(() => map.locator('[part~="message"]').count()).toBe(0);
-      await map.locator('a[part~="continue"]').click();
-
-      await buyer.waitForURL(/listingIds=/);
-      expect(await buyer.locator('main').innerText()).toContain('Your selection');
-      // Not signed in with the service yet: the press signs Ben in, and the way back holds the
-      // selection and opens the checkout.
-      expect(await reserve(buyer, buyer.getByRole('button', { name: 'Reserve and pay' }))).toBe('via sign-in');
-      await buyer.waitForURL(/\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/);
+      // Continue holds the pick and opens the checkout: Ben is not signed in with the service
+      // yet, so the demo's sign-in (Login Force, answering at once) comes in between, no page.
+      const checkout = /\/checkout\/ptr_[^/]+\/bi_[^/?]+\?/;
+      const toCheckout = await pagesDuring(buyer, async () => {
+        await map.locator('a[part~="continue"]').click();
+        await buyer.waitForURL(checkout);
+      });
+      expect(toCheckout.map(kindOf)).toEqual(['checkout']);
       const items = await buyer.locator('main li').allInnerTexts();
       expect(items.join('\n')).toMatch(/Section Stalls · Row C · Seat 4/);
       expect(items.join('\n')).toMatch(/Section Stalls · Row C · Seat 5/);
+      expect(await buyer.locator('header a.back').getAttribute('href')).toBe(`${stack.demoUrl}/events/demo-gala`);
+      const toReceipt = await pagesDuring(buyer, async () => {
+        await pay(buyer, '4242 4242 4242 4242');
+        await buyer.waitForURL(/\/done\?/);
+      });
+      expect(toReceipt.map(kindOf)).toEqual(['receipt']);
     });
   });
 });

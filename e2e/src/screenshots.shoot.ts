@@ -144,10 +144,10 @@ it('renders every page and widget state', async () => {
     await shoot(buyer, '15-checkout-receipt');
     await buyer.locator('a[href*="/tickets/view/"]').first().click();
     await buyer.waitForURL(/\/tickets\/view\//);
-    await shoot(buyer, '16-ticket-view');
+    await shoot(buyer, '16-ticket-view-locked');
   });
 
-  // The market of the seated show with its map, and the ticket view of a ticket not yet unlocked.
+  // The market of the seated show with its map, and the ticket view of a ticket its holder has put on sale.
   await stage('seat map and ticket view', async () => {
     const entry = (await stack.api('GET', `/v1/marketplace/buyingflow/url/entrypoint?${q({ externalReferenceEventId: 'demo-gala', showId: 'gala-1', returnTo: `${stack.demoUrl}/events/demo-gala` })}`)).body.data as string;
     await buyer.goto(entry);
@@ -156,7 +156,7 @@ it('renders every page and widget state', async () => {
     await shoot(buyer, '17-market-seat-map');
     const view = (await stack.api('GET', '/v1/tickets/dt-gala-a5/url')).body.data as string;
     await buyer.goto(view);
-    await shoot(buyer, '18-ticket-view-locked');
+    await shoot(buyer, '18-ticket-view-listed');
   });
 
   // Sign-in by a one-time code, for a partner without a login page of its own.

@@ -1,4 +1,4 @@
-import type { Locator, Page, Request } from 'playwright-core';
+import type { Frame, Locator, Page, Request } from 'playwright-core';
 import { expect } from 'vitest';
 import type { Stack } from './stack.js';
 
@@ -154,6 +154,26 @@ export function steps(stackOf: () => Stack) {
     }
   }
 
+  /**
+   * The pages a fan waits for while `work` runs: each document the main frame commits, in order
+   * (redirects commit none, so a sign-in that answers at once with a token is no page). The
+   * journeys count them to hold the path from a pick to the receipt to its target.
+   */
+  async function pagesDuring(page: Page, work: () => Promise<void>): Promise<string[]> {
+    const committed: string[] = [];
+    const onCommit = (frame: Frame) => {
+      if (frame === page.mainFrame()) committed.push(frame.url());
+    };
+    page.on('framenavigated', onCommit);
+    try {
+      await work();
+      await page.waitForLoadState('load');
+    } finally {
+      page.off('framenavigated', onCommit);
+    }
+    return committed;
+  }
+
   /** Fills the sandbox card form and pays. */
   async function pay(page: Page, card: string): Promise<void> {
     await page.getByLabel('Card number').fill(card);
@@ -161,7 +181,7 @@ export function steps(stackOf: () => Stack) {
     await page.getByLabel('Security code').fill('123');
     await page.getByRole('button', { name: /^Pay / }).click();
   }
-  return { signIn, sell, publish, mailbox, stepUp, reserve, pay };
+  return { signIn, sell, publish, mailbox, stepUp, reserve, pagesDuring, pay };
 }
 
 /** The steps' functions. */

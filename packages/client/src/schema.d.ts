@@ -742,7 +742,7 @@ export interface paths {
         };
         /**
          * Seat map data for a show: chart, areas and listings
-         * @description What `<resale-seat-map>` draws: the event’s seating chart, the offers per area and every listing with its seats. The public key is enough (CORS for the partner’s allowed origins). Continue to checkout by opening `selectUrl` with `&listingIds=` the picked listings (one ticket option per checkout).
+         * @description What `<resale-seat-map>` draws: the event’s seating chart, the offers per area and every listing with its seats. The public key is enough (CORS for the partner’s allowed origins). Continue to checkout by opening `selectUrl` with `&listingIds=` the picked listings (one ticket option per checkout): the fan goes from the map to the card form. A page that sets `Referrer-Policy: no-referrer` gets the market’s “Reserve and pay” step instead.
          */
         get: operations["seatMap"];
         put?: never;
@@ -4819,6 +4819,35 @@ export interface components {
             /** @description false: show it disabled (resale closed or nothing for sale). */
             enabled: boolean;
             colors?: components["schemas"]["ComponentColors"] & unknown;
+            /** @description Tickets of this call to action’s scope (the show, or the category) held in other checkouts waiting for payment; absent when none. With nothing for sale, say “reserved by another fan — may be back at 18:42” rather than “none for sale”. */
+            reserved?: {
+                /** @example 2 */
+                tickets: number;
+                /**
+                 * @description When the first of these holds ends unless paid: the tickets may be back on sale then (already past: any moment).
+                 * @example 2026-06-01T18:42:00.000Z
+                 */
+                backAt: string;
+                /**
+                 * @description `others` in an answer signed for a fan (their own holds are in `yourHold`); `any` in an unsigned answer, which cannot tell whose.
+                 * @enum {string}
+                 */
+                whose: "others" | "any";
+            };
+            /** @description Only with `loginTrust[user]`: the fan’s own checkout of this scope still holding tickets. Say “You have these tickets reserved — continue to checkout (mm:ss left)” linking `url`, and “release them” linking `releaseUrl`. */
+            yourHold?: {
+                /** @example 2 */
+                tickets: number;
+                /**
+                 * @description When the hold ends unless paid.
+                 * @example 2026-06-01T18:42:00.000Z
+                 */
+                expiresAt: string;
+                /** @description The fan’s checkout, signed as the other URLs. */
+                url: string;
+                /** @description The market page, where the fan sees the hold and can release it, signed as the other URLs. */
+                releaseUrl: string;
+            };
         };
         /** @description The partner supplies the overlay and the close behaviour. */
         BuyModalComponent: {
@@ -5011,7 +5040,7 @@ export interface components {
                     seat: string | null;
                 }[];
             }[];
-            /** @description The hosted market page of the show: append `&listingIds=<id>,<id>` to continue to checkout with the picked listings. */
+            /** @description Where the pick continues: append `&listingIds=<id>,<id>` and open it (a link the fan follows). Followed from one of the partner’s allowed origins (its `Referer`), it reserves the picked listings for the signed-in fan (signing in first when needed) and opens the checkout; from anywhere else it shows the pick on the market with “Reserve and pay”. */
             selectUrl: string;
         };
         BuyIntention: {

@@ -52,7 +52,7 @@ describe('GET /v1/wrapper/seatmap', () => {
         { section: 'A', row: '1', seat: '2' },
       ],
     });
-    expect(d.selectUrl).toBe(`http://resale.test/market/${p.id}/tour?showId=show-1&lang=es`);
+    expect(d.selectUrl).toBe(`http://resale.test/market/${p.id}/tour/buy/pick?showId=show-1&lang=es`);
   });
 
   it('reflects the partner’s orphan-seat setting and an empty show', async () => {

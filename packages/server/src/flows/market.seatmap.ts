@@ -37,7 +37,7 @@ export interface SeatMapData {
     currency: string;
     seats: { section: string | null; row: string | null; seat: string | null }[];
   }[];
-  /** The hosted market page of the show; the widget appends `&listingIds=lst_a,lst_b` to continue to checkout. */
+  /** The show's pick on the service (`…/buy/pick`); the widget appends `&listingIds=lst_a,lst_b`: the pick is reserved and the checkout opens. */
   selectUrl: string;
 }
 
@@ -64,7 +64,6 @@ export async function seatMapData(tx: Tx, partner: PartnerRow, ref: { eventId: s
     if (!a.ticketOptionIds.includes(o.ticketOptionId)) a.ticketOptionIds.push(o.ticketOptionId);
     // Offers come cheapest first, so the first one of an area is its floor.
   }
-  const market = serviceUrl(opts.publicBaseUrl, servicePaths.market(partner.id, found.event.externalReferenceId));
   return {
     eventId: found.event.externalReferenceId,
     showId: show.showId,
@@ -80,9 +79,10 @@ export async function seatMapData(tx: Tx, partner: PartnerRow, ref: { eventId: s
       currency: o.currency,
       seats: o.seats.map(({ section, row, seat }) => ({ section, row, seat })),
     })),
-    // `carry`: the market page's way back to the partner (returnTo and its tag), kept when the
-    // map continues to the same page (the market checks it again before showing it).
-    selectUrl: `${market}?${new URLSearchParams({ showId: show.showId, lang: opts.lang, ...opts.carry })}`,
+    // Continue reserves the pick and opens the checkout (`…/buy/pick`). `carry`: the market
+    // page's way back to the partner (returnTo and its tag), kept through the checkout (checked
+    // again there before it is shown).
+    selectUrl: `${serviceUrl(opts.publicBaseUrl, servicePaths.marketPick(partner.id, found.event.externalReferenceId))}?${new URLSearchParams({ showId: show.showId, lang: opts.lang, ...opts.carry })}`,
   };
 }
 

@@ -40,6 +40,8 @@ export const servicePaths = {
   market: (partnerId: string, eventRef: string, query?: UrlQuery) => withQuery(market(partnerId, eventRef), query),
   /** The market's Buy form (POST). */
   marketBuy: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/buy`,
+  /** The seat map's Continue: the pick reserved at once, then the checkout (`?listingIds=a,b&showId`). */
+  marketPick: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/buy/pick`,
   /** The market's "tell me when tickets appear" (POST). */
   marketNotify: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/notify`,
   /** The market's seat map data. */

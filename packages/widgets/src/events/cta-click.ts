@@ -13,6 +13,8 @@ export interface CtaClickDetail {
   orderId?: string;
   /** The listings picked on the seat map. */
   listingIds?: string[];
+  /** A link of the fan's own hold (buy button, categories list): to its checkout, or to release it. */
+  hold?: 'continue' | 'release';
 }
 
 /**

@@ -11,12 +11,32 @@ export interface Colors {
   text: string;
 }
 
+/**
+ * Tickets of a call to action's scope held in other checkouts, and when the first hold ends
+ * (`backAt`, ISO). `whose`: `others` when the answer was signed for the fan, `any` otherwise.
+ */
+export interface Reserved {
+  tickets: number;
+  backAt: string;
+  whose: 'others' | 'any';
+}
+
+/** The fan's own checkout holding tickets (answers signed for the fan only): until when, and the ways to it and to release it. */
+export interface YourHold {
+  tickets: number;
+  expiresAt: string;
+  url: string;
+  releaseUrl: string;
+}
+
 /** A buy call to action. `enabled` false: show it disabled. */
 export interface BuyCallToAction {
   text: string;
   url: string;
   enabled: boolean;
   colors?: Colors | undefined;
+  reserved?: Reserved | undefined;
+  yourHold?: YourHold | undefined;
 }
 
 export interface BuyBanner {

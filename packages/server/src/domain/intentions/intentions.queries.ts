@@ -1,6 +1,7 @@
-import { and, desc, eq, inArray, ne, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { jsonArrayHasAny } from '../../db/dialect.js';
+import { jsonArrayHasAny, rowKey } from '../../db/dialect.js';
+import { perConnection, prepared } from '../../db/statements.js';
 import { buyIntentions, type IntentionState } from './intentions.table.js';
 
 /**
@@ -86,3 +87,22 @@ export async function liveHoldsOfShow(tx: Tx, showPk: string): Promise<LiveHold[
     .where(and(eq(buyIntentions.showPk, showPk), eq(buyIntentions.state, 'PENDING')))
     .orderBy(buyIntentions.expiresAt, buyIntentions.id);
 }
+
+/**
+ * The set of a show's live holds as three numbers, read through `buy_intentions_show_idx`
+ * (show, state): their count, the sum of their row keys and the sum of their ends. A hold made,
+ * paid, cancelled or expired changes it: the buy access layer's snapshot fingerprint reads it
+ * (a paid hold's listing goes RESERVED → SOLD, which the ACTIVE listings alone do not show).
+ * Prepared once per connection.
+ */
+export const liveHoldsFingerprint = perConnection((db: Tx) => {
+  const statement = prepared(db
+    .select({
+      n: sql<number>`count(*)`.mapWith(Number),
+      keys: sql<number>`coalesce(sum(${rowKey(buyIntentions.id)}), 0)`.mapWith(Number),
+      ends: sql<number>`coalesce(sum(${buyIntentions.expiresAt}), 0)`.mapWith(Number),
+    })
+    .from(buyIntentions)
+    .where(and(eq(buyIntentions.showPk, sql.placeholder('showPk')), eq(buyIntentions.state, 'PENDING'))), 'intentions_live_fingerprint');
+  return async (showPk: string) => (await statement.execute({ showPk }))[0];
+});

@@ -4,7 +4,7 @@ import type { RulesService } from '../rules/rules.service.js';
 import type { Tx } from '../../db/client.js';
 import { effectiveConfiguration } from '../events/events.model.js';
 import { showWithEvent, ticketOptionByPk } from '../events/events.queries.js';
-import type { Location } from '../events/events.schemas.js';
+import type { ImageIn, Location } from '../events/events.schemas.js';
 import { partnerOf } from '../partners/partners.queries.js';
 import { userOf } from '../users/users.queries.js';
 import { accessView, qrUnlockAt, type AccessView } from './tickets.access.js';
@@ -47,9 +47,16 @@ export interface TicketView {
   startsAt: number;
   timeZone: string | undefined;
   venue: string;
+  /**
+   * The show's picture for the ticket's banner (events carry their images on their shows): its
+   * first `main` image, else its first image, else null; an http(s) URL only.
+   */
+  imageUrl: string | null;
   optionTitle: string;
   seating: { section: string | null; row: string | null; seat: string | null };
   access: AccessView;
+  /** The moment (the service's clock) `access` was decided at: the page counts down to the unlock from it, not from the device's clock. */
+  now: number;
   /** Present only when `access.showQr`: never computed for a locked ticket. */
   qr: { kind: 'svg'; svg: string } | { kind: 'image'; url: string } | null;
   code: string | null;
@@ -76,6 +83,16 @@ export async function ticketForToken(deps: Pick<Kernel, 'box'>, tx: Tx, token: s
 function venueOf(location: Location | null | undefined): string {
   if (!location) return '';
   return [location.venueName, location.city].filter((x) => x).join(', ') || location.raw || '';
+}
+
+/**
+ * The banner picture of a show's images (see {@link TicketView.imageUrl}). The API accepts
+ * http(s) URLs only; checked again here because the page puts it in an `src`, and rows stored
+ * by older code or by hand deserve no trust.
+ */
+export function bannerImage(images: readonly ImageIn[] | null | undefined): string | null {
+  const usable = (images ?? []).filter((i) => typeof i.url === 'string' && /^https?:\/\/[^\s]+$/i.test(i.url) && URL.canParse(i.url));
+  return (usable.find((i) => i.kind === 'main') ?? usable[0])?.url ?? null;
 }
 
 /** The ticket and what the view shows of its event, show, option, partner and owner (each read from its owner module). */
@@ -106,8 +123,9 @@ export async function readTicketView(deps: TicketViewDeps, tx: Tx, ticketPk: str
   const rule = (await deps.rules.effective(tx, r.show.id, r.option.id, r.ticket.priceTypePk)).qrUnlock?.rules;
   const unlockAt = qrUnlockAt({ startsAt: r.show.startsAt, qrUnlockRule: rule, configuration, partnerHoursBeforeShow: r.partner.settings.qrLockHoursBeforeShow });
   const willCallNumber = (typeof r.ticket.props?.willCallNumber === 'string' ? r.ticket.props.willCallNumber : null) ?? r.ticket.orderId;
+  const now = deps.clock.now();
   const access = accessView({
-    now: deps.clock.now(),
+    now,
     state: r.ticket.state,
     unlockAt,
     startsAt: r.show.startsAt,
@@ -130,9 +148,11 @@ export async function readTicketView(deps: TicketViewDeps, tx: Tx, ticketPk: str
     startsAt: r.show.startsAt,
     timeZone: location.timeZone,
     venue: venueOf(location),
+    imageUrl: bannerImage(r.show.images),
     optionTitle: r.option.title,
     seating: { section: r.ticket.section, row: r.ticket.row, seat: r.ticket.seat },
     access,
+    now,
     qr,
     code,
     willCall: access.showWillCall

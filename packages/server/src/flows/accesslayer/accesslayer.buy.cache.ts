@@ -3,7 +3,8 @@ import type { Db, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { encodeSync, type Encoding } from '../../lib/compression.js';
 import { showSnapshotReads, type ShowRow } from '../../domain/events/events.queries.js';
-import { cheapestActivePerOption, showListingReads, ticketPksOfListings } from '../../domain/listings/listings.queries.js';
+import { cheapestActivePerOption, listingsByIds, showListingReads, ticketPksOfListings } from '../../domain/listings/listings.queries.js';
+import { liveHoldsFingerprint, liveHoldsOfShow } from '../../domain/intentions/intentions.queries.js';
 import { primarySaleReader } from '../../domain/marketdata/marketdata.queries.js';
 import { ticketSeatsByPks } from '../../domain/tickets/tickets.queries.js';
 
@@ -17,7 +18,8 @@ export type { DbChangeCounter, DbVersion };
  * A {@link ShowSnapshot} per (partner, event, show): the event's seating flag, the show's
  * status, dates and resale flag, its ticket options in the show's order, and per option the
  * number of tickets in ACTIVE listings, the lowest price per ticket with the buyer fee, and
- * the cheapest ACTIVE listing (with its seats), and the primary sale's `soldOut` /
+ * the cheapest ACTIVE listing (with its seats), the show's live holds (whose, which option, how
+ * many tickets, until when), and the primary sale's `soldOut` /
  * `soldPercentage` as the partner reported them (market data). Unknown (partner, event, show) triples are
  * cached too, as "not found", so a page with a wrong id does not query every time. Beside each
  * snapshot, the JSON text of its unsigned answers (per language, and per resale state, which
@@ -38,7 +40,8 @@ export type { DbChangeCounter, DbVersion };
  *    compares the show's fingerprint (see `fingerprint`: the event's seating flag, the show's
  *    status, resale flag and start, its options, its primary-sale soldOut and soldPercentage,
  *    the set of its ACTIVE listings and their
- *    prices from a covering scan of `listings_show_state_idx`, the seats of its cheapest
+ *    prices from a covering scan of `listings_show_state_idx`, the set of its live holds (by
+ *    `buy_intentions_show_idx`: a paid hold leaves no trace among ACTIVE listings), the seats of its cheapest
  *    listings; about 2 ms for 10,000 listings) with the one the snapshot was built from. Same:
  *    the entry is kept and becomes valid at the new counter value (its rendered texts are
  *    dropped, since the partner's settings may be what changed). Different: the snapshot is
@@ -118,6 +121,19 @@ export interface ShowSnapshot {
   options: OptionSnapshot[];
   /** The primary sale as the partner reported it (PUT …/inventory); null before any report. */
   primary: { soldOut: boolean | null; soldPercentage: number | null } | null;
+  /** The show's live holds (checkouts waiting for payment), earliest ending first: what they keep off sale, and whose. */
+  holds: SnapshotHold[];
+}
+
+/** A live hold of the show: one checkout's tickets, off sale until it is paid or ends. */
+export interface SnapshotHold {
+  intentionId: string;
+  /** The fan holding them (null for a channel's or an API buyer without one). */
+  buyerPk: string | null;
+  ticketOptionId: string;
+  tickets: number;
+  /** When the hold ends unless paid (clock ms): when its tickets may be back on sale. */
+  expiresAt: number;
 }
 
 /** A snapshot, or why there is none (404 on GET, an empty list in bulk). */
@@ -289,6 +305,7 @@ export class ShowSnapshots {
         };
       }),
       primary: await primarySaleReader(tx)(show.id),
+      holds: await this.holds(tx, partnerId, show.id, optionRows),
     };
     return {
       version,
@@ -303,7 +320,7 @@ export class ShowSnapshots {
   /**
    * Everything a snapshot was built from, as one string, read cheaply: the event's seating
    * flag, the show's status, resale flag and start, its options (ids, order, currency, area,
-   * visibility), its primary sale's soldOut and soldPercentage, the set of its ACTIVE listings with their prices (a covering scan of
+   * visibility), its primary sale's soldOut and soldPercentage, its live holds (count, keys and ends), the set of its ACTIVE listings with their prices (a covering scan of
    * listings_show_state_idx: the count, the sum of rowids and the sum of a hash of each rowid
    * with its price, so a listing in or out of ACTIVE or repriced changes it), and the seats of
    * the cheapest listings. Not in it: the buyer fee (not in the index), hence
@@ -320,6 +337,8 @@ export class ShowSnapshots {
     parts.push(primary?.soldOut ?? null, primary?.soldPercentage ?? null);
     const l = await showListingReads(tx).fingerprintOfShow(showPk);
     parts.push(l?.n, l?.rowids, l?.pairs);
+    const h = await liveHoldsFingerprint(tx)(showPk);
+    parts.push(h?.n, h?.keys, h?.ends);
     for (const s of await this.seats(tx, listingIds)) parts.push(s.listingId, s.section, s.row, s.seat);
     return JSON.stringify(parts);
   }
@@ -339,6 +358,22 @@ export class ShowSnapshots {
       if (t) out.push({ listingId: p.listingId, section: t.section, row: t.row, seat: t.seat, ticketId: t.ticketId });
     }
     return out.sort((a, b) => cmp(a.listingId, b.listingId) || cmp(a.section, b.section) || cmp(a.row, b.row) || cmp(a.seat, b.seat) || cmp(a.ticketId, b.ticketId));
+  }
+
+  /** The show's live holds with the option and the number of tickets each keeps off sale (a hold's listings share one option). */
+  private async holds(tx: Tx, partnerId: string, showPk: string, options: readonly { pk: string; ticketOptionId: string }[]): Promise<SnapshotHold[]> {
+    const live = await liveHoldsOfShow(tx, showPk);
+    if (live.length === 0) return [];
+    const listed = new Map((await listingsByIds(tx, partnerId, live.flatMap((h) => h.listingIds))).map((l) => [l.id, l]));
+    const optionId = new Map(options.map((o) => [o.pk, o.ticketOptionId]));
+    const out: SnapshotHold[] = [];
+    for (const h of live) {
+      const rows = h.listingIds.map((id) => listed.get(id)).filter((l) => l !== undefined);
+      const option = rows[0] ? optionId.get(rows[0].ticketOptionPk) : undefined;
+      if (option === undefined) continue;
+      out.push({ intentionId: h.intentionId, buyerPk: h.buyerPk, ticketOptionId: option, tickets: rows.reduce((n, l) => n + l.quantity, 0), expiresAt: h.expiresAt });
+    }
+    return out;
   }
 
   /** The cheapest ACTIVE listing of each option of a show (ties: the smaller id, as the market page orders them), with its seats. */

@@ -52,6 +52,23 @@ const Cta = z
     url: z.string().openapi({ example: 'https://resale.example/market/ptr_…/tour-2026?showId=show-1&lang=en' }),
     enabled: z.boolean().openapi({ description: 'false: show it disabled (resale closed or nothing for sale).' }),
     colors: Colors.optional().openapi({ description: 'When configured; they take priority over the component’s colours.' }),
+    reserved: z
+      .object({
+        tickets: z.number().int().openapi({ example: 2 }),
+        backAt: z.string().openapi({ example: '2026-06-01T18:42:00.000Z', description: 'When the first of these holds ends unless paid: the tickets may be back on sale then (already past: any moment).' }),
+        whose: z.enum(['others', 'any']).openapi({ description: '`others` in an answer signed for a fan (their own holds are in `yourHold`); `any` in an unsigned answer, which cannot tell whose.' }),
+      })
+      .optional()
+      .openapi({ description: 'Tickets of this call to action’s scope (the show, or the category) held in other checkouts waiting for payment; absent when none. With nothing for sale, say “reserved by another fan — may be back at 18:42” rather than “none for sale”.' }),
+    yourHold: z
+      .object({
+        tickets: z.number().int().openapi({ example: 2 }),
+        expiresAt: z.string().openapi({ example: '2026-06-01T18:42:00.000Z', description: 'When the hold ends unless paid.' }),
+        url: z.string().openapi({ description: 'The fan’s checkout, signed as the other URLs.' }),
+        releaseUrl: z.string().openapi({ description: 'The market page, where the fan sees the hold and can release it, signed as the other URLs.' }),
+      })
+      .optional()
+      .openapi({ description: 'Only with `loginTrust[user]`: the fan’s own checkout of this scope still holding tickets. Say “You have these tickets reserved — continue to checkout (mm:ss left)” linking `url`, and “release them” linking `releaseUrl`.' }),
   })
   .openapi('BuyCallToAction');
 

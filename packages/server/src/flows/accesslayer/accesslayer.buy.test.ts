@@ -3,6 +3,7 @@ import type { TestPartner } from '../../testing/harness.js';
 import { BANNER_SETTINGS } from './accesslayer.buy.fixtures.js';
 import { setup } from './accesslayer.buy.testing.js';
 import { ShowSnapshots } from './accesslayer.buy.cache.js';
+import { reserveListings } from '../reserve-listings.js';
 
 // The fixture (event `tour`, its shows, tickets and fees) is in accesslayer.buy.testing.ts; the
 // SQLite change counter the cache compares is tested in db/change-counter.sqlite-only.test.ts.
@@ -114,6 +115,64 @@ describe('buy access layer: live numbers', () => {
     expect(numbers(after.body.data)['opt-field']).toEqual([0, 0]);
     expect(after.body.data[0].buyButton.callToAction.enabled).toBe(false);
     expect(categories(after.body.data)[0]!.callToAction.enabled).toBe(false);
+  });
+});
+
+describe('buy access layer: tickets held in checkouts', () => {
+  it('says how many tickets other checkouts hold and when they may be back, and shows a fan signed for their own hold', async () => {
+    const { t, p, list, buy } = await setup();
+    const field = await list(['f3'], 4000);
+    await list(['v1'], 12000);
+    const partner = await t.deps.partners.get(p.id);
+    const buyer = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { email: 'buyer@example.com' }));
+    const hold = await t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [field.id], buyerPk: buyer.id }));
+    const backAt = new Date(hold.expiresAt).toISOString();
+    type Cta = { enabled: boolean; reserved?: unknown; yourHold?: { tickets: number; expiresAt: string; url: string; releaseUrl: string } };
+    const ctaOf = (data: Component[], option: string): Cta => categories(data).find((c) => c.ticketOptionId === option)!.callToAction as Cta;
+
+    // Anyone (the public, cached answer): the field's one ticket is held, and may be back when the hold ends.
+    const anyone = (await buy()).body.data as Component[];
+    expect(ctaOf(anyone, 'opt-field')).toMatchObject({ enabled: false, reserved: { tickets: 1, backAt, whose: 'any' } });
+    expect(numbers(anyone)['opt-field']).toEqual([0, 0]);
+    expect(ctaOf(anyone, 'opt-vip').reserved).toBeUndefined();
+    expect(find(anyone, 'buyButton').callToAction).toMatchObject({ enabled: true, reserved: { tickets: 1, backAt, whose: 'any' } });
+
+    // Signed for the fan who holds them: their hold, its checkout and the market to release it, each URL signed; nobody else's.
+    const mine = (await buy({ 'loginTrust[user]': 'buyer@example.com' }, p.keys.private)).body.data as Component[];
+    const own = ctaOf(mine, 'opt-field');
+    expect(own.reserved).toBeUndefined();
+    expect(own.yourHold).toMatchObject({ tickets: 1, expiresAt: backAt });
+    const checkout = new URL(own.yourHold!.url);
+    expect(checkout.pathname).toBe(`/checkout/${p.id}/${hold.id}`);
+    expect(checkout.searchParams.get('oneTimeToken')).toMatch(/.{22,}/);
+    const release = new URL(own.yourHold!.releaseUrl);
+    expect([release.pathname, release.hash, release.searchParams.get('showId')]).toEqual([`/market/${p.id}/tour`, '#own-hold-0', 'show-1']);
+    expect(release.searchParams.get('oneTimeToken')).not.toBe(checkout.searchParams.get('oneTimeToken'));
+    expect(find(mine, 'buyButton').callToAction.yourHold).toMatchObject({ tickets: 1 });
+    expect(ctaOf(mine, 'opt-vip').yourHold).toBeUndefined();
+
+    // Signed for another fan: held by others.
+    const other = (await buy({ 'loginTrust[user]': 'someone@example.com' }, p.keys.private)).body.data as Component[];
+    expect(ctaOf(other, 'opt-field')).toMatchObject({ reserved: { tickets: 1, backAt, whose: 'others' } });
+    expect(ctaOf(other, 'opt-field').yourHold).toBeUndefined();
+
+    // Past its end (before the expiry job ran): no longer offered as the fan's to continue.
+    t.clock.advance(hold.expiresAt - t.clock.now() + 1);
+    expect(ctaOf((await buy({ 'loginTrust[user]': 'buyer@example.com' }, p.keys.private)).body.data, 'opt-field').yourHold).toBeUndefined();
+  });
+
+  it('forgets a hold at once when it is paid (its listing leaves RESERVED for SOLD, not for ACTIVE)', async () => {
+    const { t, p, list, buy } = await setup();
+    const field = await list(['f3'], 4000);
+    const partner = await t.deps.partners.get(p.id);
+    const buyer = await t.db.transact(async (tx) => await t.deps.users.resolve(tx, p.id, { email: 'buyer@example.com' }));
+    const hold = await t.db.transact(async (tx) => await reserveListings(t.deps, tx, { partner, listingIds: [field.id], buyerPk: buyer.id }));
+    expect(find((await buy()).body.data, 'buyButton').callToAction.reserved).toMatchObject({ tickets: 1 });
+    await t.db.transact(async (tx) => {
+      await t.deps.intentions.markPaid(tx, hold.id);
+      await t.deps.listings.markSold(tx, hold.id);
+    });
+    expect(find((await buy()).body.data, 'buyButton').callToAction.reserved).toBeUndefined();
   });
 });
 

@@ -66,6 +66,19 @@ export interface BuyCta {
   url: string;
   enabled: boolean;
   colors?: Colors;
+  /**
+   * Additive: tickets of the CTA's scope (the show, or the category) held in checkouts waiting
+   * for payment, and when the first of those holds ends (they may be back on sale then). Absent
+   * when none. `whose`: `others` in an answer signed for a fan (their own holds are in
+   * `yourHold` instead), `any` in an unsigned one (it cannot tell whose).
+   */
+  reserved?: { tickets: number; backAt: string; whose: 'others' | 'any' };
+  /**
+   * Additive, only in an answer signed for a fan (Login Trust): the fan's own checkout of this
+   * scope still holding tickets: how many, until when, the way back to it (`url`) and to the
+   * market, where the fan can let them go (`releaseUrl`). Each URL signed as the others.
+   */
+  yourHold?: { tickets: number; expiresAt: string; url: string; releaseUrl: string };
 }
 
 export interface BuyBannerComponent {
@@ -200,16 +213,17 @@ export function buyConfig(partner: PartnerRow): BuyAccessLayerSettings {
 /**
  * Login Trust for one answer: `withLoginTrustSigner` (auth.urls.ts) without its partner lookup
  * per token (the token lifetime is read from the partner at hand). `work` renders with a
- * signer that mints a fresh single-use token per URL; the tokens are written together once it
- * is done. The user is resolved once, created on first sight.
+ * signer that mints a fresh single-use token per URL (and is told the user's key, so the answer
+ * can show the fan's own holds); the tokens are written together once it is done. The user is
+ * resolved once, created on first sight.
  *
  * @throws ApiError 400 `invalid_format` naming `loginTrust[user]` when the user is not usable
  * @example const components = await loginTrustSigning(deps, tx, partner, 'ana@example.com', (sign) => buy.show(partner, ref, lang, sign));
  */
-export async function loginTrustSigning<T>(deps: AuthServiceDeps, tx: Tx, partner: PartnerRow, user: string, work: (sign: Signer) => T | Promise<T>): Promise<T> {
+export async function loginTrustSigning<T>(deps: AuthServiceDeps, tx: Tx, partner: PartnerRow, user: string, work: (sign: Signer, userPk: string) => T | Promise<T>): Promise<T> {
   const auth = authService(deps);
   const row = await auth.resolveUser(tx, partner.id, user, { path: 'loginTrust[user]' });
-  return signingWith(tx, await auth.tokenBatch(tx, partner.id, row.id, 'accessLayer', { ttlSeconds: partner.settings.oneTimeTokenTtlSeconds }), work);
+  return signingWith(tx, await auth.tokenBatch(tx, partner.id, row.id, 'accessLayer', { ttlSeconds: partner.settings.oneTimeTokenTtlSeconds }), (sign) => work(sign, row.id));
 }
 
 /** Whether resale of the show is open now: resale enabled, not cancelled or hidden, not started. */
@@ -231,10 +245,10 @@ export class BuyAccessLayer {
    * @example
    * const components = buy.show(partner, { eventId: 'tour-2026', showId: 'show-1' }, 'es', (u) => u);
    */
-  async show(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db): Promise<BuyComponent[]> {
+  async show(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db, viewerPk: string | null = null): Promise<BuyComponent[]> {
     const r = await this.snapshots.get(partner.id, ref.eventId, ref.showId, version, via);
     if (!r.found) throw notFound(r.missing, ref);
-    return this.render(partner, r.snapshot, lang, sign, false, this.deps.clock.now());
+    return this.render(partner, r.snapshot, lang, sign, false, this.deps.clock.now(), viewerPk);
   }
 
   /**
@@ -269,14 +283,14 @@ export class BuyAccessLayer {
    * Buttons, modals and banners of many shows (bulk), one answer per requested show in
    * request order; an unknown event or show answers an empty list.
    */
-  async bulk(partner: PartnerRow, items: readonly BulkItem[], lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db): Promise<BulkAnswer[]> {
+  async bulk(partner: PartnerRow, items: readonly BulkItem[], lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db, viewerPk: string | null = null): Promise<BulkAnswer[]> {
     const out: BulkAnswer[] = [];
     const now = this.deps.clock.now();
     for (const item of items) {
       for (const showId of item.showIds) {
         const got = this.snapshots.get(partner.id, item.eventId, showId, version, via);
         const r = got instanceof Promise ? await got : got;
-        out.push({ eventId: item.eventId, showId, components: r.found ? (this.render(partner, r.snapshot, lang, sign, true, now) as BulkBuyComponent[]) : [] });
+        out.push({ eventId: item.eventId, showId, components: r.found ? (this.render(partner, r.snapshot, lang, sign, true, now, viewerPk) as BulkBuyComponent[]) : [] });
       }
     }
     return out;
@@ -290,7 +304,12 @@ export class BuyAccessLayer {
     return this.snapshots.counter.forgive(work);
   }
 
-  private render(partner: PartnerRow, s: ShowSnapshot, lang: Lang, sign: Signer, bulk: boolean, now: number): BuyComponent[] {
+  /**
+   * Renders the components. `viewerPk`: the fan the answer is signed for (Login Trust), whose
+   * own holds become `yourHold` (each URL signed) and are not counted as `reserved`; null for an
+   * unsigned answer, which is the same for everyone (and cached).
+   */
+  private render(partner: PartnerRow, s: ShowSnapshot, lang: Lang, sign: Signer, bulk: boolean, now: number, viewerPk: string | null = null): BuyComponent[] {
     const cfg = buyConfig(partner);
     const options = enabledOptions(cfg, s);
     let total = 0;
@@ -298,20 +317,42 @@ export class BuyAccessLayer {
     const open = resaleOpen(s, now);
     const enabled = open && total > 0;
     const base = serviceUrl(this.deps.config.publicBaseUrl, servicePaths.market(partner.id, s.eventId, { showId: s.showId, lang }));
+    const holds = open ? s.holds.filter((h) => options.some((o) => o.ticketOptionId === h.ticketOptionId)) : [];
+    // The holds of a scope as a call to action's additive fields (nothing when none).
+    const held = (ticketOptionId?: string): Pick<BuyCta, 'reserved' | 'yourHold'> => {
+      const mine = holds.filter((h) => (ticketOptionId === undefined || h.ticketOptionId === ticketOptionId) && viewerPk !== null && h.buyerPk === viewerPk);
+      const others = holds.filter((h) => (ticketOptionId === undefined || h.ticketOptionId === ticketOptionId) && !mine.includes(h));
+      const out: Pick<BuyCta, 'reserved' | 'yourHold'> = {};
+      if (others.length > 0) out.reserved = { tickets: others.reduce((n, h) => n + h.tickets, 0), backAt: new Date(Math.min(...others.map((h) => h.expiresAt))).toISOString(), whose: viewerPk === null ? 'any' : 'others' };
+      // The fan's own checkout that ends first and has not ended yet (this answer is not cached: the clock may decide).
+      const own = mine.find((h) => h.expiresAt > now);
+      if (own) {
+        out.yourHold = {
+          tickets: own.tickets,
+          expiresAt: new Date(own.expiresAt).toISOString(),
+          url: sign(serviceUrl(this.deps.config.publicBaseUrl, servicePaths.checkout(partner.id, own.intentionId, { lang }))),
+          // The market shows the fan's hold with "release them" (a form the widget cannot post across sites).
+          releaseUrl: sign(`${base}#own-hold-0`),
+        };
+      }
+      return out;
+    };
     const out: BuyComponent[] = [];
 
     if (cfg.buyBanner) {
       const b = cfg.buyBanner;
       // Prominent while the primary is (nearly) sold out and resale is open (see the rules above).
       const visible = b.visible || (open && isPrimaryScarce(s.primary));
-      out.push(buyBannerComponent(b, lang, { visible, url: sign(base), enabled }));
+      const banner = buyBannerComponent(b, lang, { visible, url: sign(base), enabled });
+      Object.assign(banner.buyBanner.callToAction, held());
+      out.push(banner);
     }
     if (cfg.buyModal) {
       const m = cfg.buyModal;
       out.push({
         type: 'modal',
         class: 'buyModal',
-        buyModal: { title: m.title[lang], description: m.description[lang], image: m.image, visible: m.visible, callToAction: { text: m.ctaText[lang], url: sign(base), enabled } },
+        buyModal: { title: m.title[lang], description: m.description[lang], image: m.image, visible: m.visible, callToAction: { text: m.ctaText[lang], url: sign(base), enabled, ...held() } },
       });
     }
     if (cfg.buyButton) {
@@ -319,7 +360,7 @@ export class BuyAccessLayer {
       out.push({
         type: 'button',
         class: 'buyButton',
-        buyButton: { visible: b.visible, callToAction: { text: b.ctaText[lang], url: sign(base), enabled, ...(b.ctaColors ? { colors: b.ctaColors } : {}) }, colors: b.colors },
+        buyButton: { visible: b.visible, callToAction: { text: b.ctaText[lang], url: sign(base), enabled, ...(b.ctaColors ? { colors: b.ctaColors } : {}), ...held() }, colors: b.colors },
       });
     }
     if (bulk) return out;
@@ -343,6 +384,7 @@ export class BuyAccessLayer {
               url: sign(`${base}&${new URLSearchParams({ ticketOptionId: o.ticketOptionId })}`),
               enabled: open && o.quantityForSale > 0,
               ...(l.ctaColors ? { colors: l.ctaColors } : {}),
+              ...held(o.ticketOptionId),
             },
             ...(l.colors ? { colors: l.colors } : {}),
           })),

@@ -118,7 +118,7 @@ export function buyAccessLayerRoutes(deps: AppDeps, buy = new BuyAccessLayer(dep
     // Read before anything is written, so the tokens and user written below are forgiven (see accesslayer.buy.cache.ts).
     const version = buy.snapshots.counter.read();
     // Inside the transaction, so that no other request's writes are forgiven with these.
-    return respondInTransaction(c, deps, 200, (tx) => buy.signing(() => loginTrustSigning(deps, tx, partner, user, (sign) => buy.show(partner, ref, lang, sign, version, tx))));
+    return respondInTransaction(c, deps, 200, (tx) => buy.signing(() => loginTrustSigning(deps, tx, partner, user, (sign, userPk) => buy.show(partner, ref, lang, sign, version, tx, userPk))));
   });
 
   app.openapi(
@@ -145,7 +145,7 @@ export function buyAccessLayerRoutes(deps: AppDeps, buy = new BuyAccessLayer(dep
       const user = q[LOGIN_TRUST];
       if (user === undefined) return c.json(ok(await buy.bulk(partner, items, lang, unsigned)), 200);
       const version = buy.snapshots.counter.read();
-      return respondInTransaction(c, deps, 200, (tx) => buy.signing(() => loginTrustSigning(deps, tx, partner, user, (sign) => buy.bulk(partner, items, lang, sign, version, tx))));
+      return respondInTransaction(c, deps, 200, (tx) => buy.signing(() => loginTrustSigning(deps, tx, partner, user, (sign, userPk) => buy.bulk(partner, items, lang, sign, version, tx, userPk))));
     },
   );
 

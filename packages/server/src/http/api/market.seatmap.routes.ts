@@ -43,7 +43,7 @@ export const SeatMapSchema = z
         }),
       )
       .openapi({ description: 'Every listing for sale in the show, cheapest first.' }),
-    selectUrl: z.string().openapi({ description: 'The hosted market page of the show: append `&listingIds=<id>,<id>` to continue to checkout with the picked listings.' }),
+    selectUrl: z.string().openapi({ description: 'Where the pick continues: append `&listingIds=<id>,<id>` and open it (a link the fan follows). Followed from one of the partner’s allowed origins (its `Referer`), it reserves the picked listings for the signed-in fan (signing in first when needed) and opens the checkout; from anywhere else it shows the pick on the market with “Reserve and pay”.' }),
   })
   .openapi('SeatMap');
 
@@ -59,7 +59,7 @@ export function seatMapRoutes(deps: AppDeps) {
       summary: 'Seat map data for a show: chart, areas and listings',
       description:
         'What `<resale-seat-map>` draws: the event’s seating chart, the offers per area and every listing with its seats. The public key is enough (CORS for the partner’s allowed origins). ' +
-        'Continue to checkout by opening `selectUrl` with `&listingIds=` the picked listings (one ticket option per checkout).',
+        'Continue to checkout by opening `selectUrl` with `&listingIds=` the picked listings (one ticket option per checkout): the fan goes from the map to the card form. A page that sets `Referrer-Policy: no-referrer` gets the market’s “Reserve and pay” step instead.',
       security: [SECURITY.public, SECURITY.private],
       middleware: [partnerKey(deps, ['public', 'private'])],
       request: {

@@ -109,6 +109,68 @@ describe('the pages’ script', () => {
     expect(bad.pending()).toBe(0);
   });
 
+  /** A countdown in the long format (the ticket view's unlock), `end` away from the server's now of 12:00. */
+  const longCountdown = (endMs: number, days = ' data-countdown-day-one="{n} day" data-countdown-day-other="{n} days"') =>
+    countdown(new Date(Date.parse('2026-03-01T12:00:00Z') + endMs).toISOString())
+      .replace('<p data-countdown=', `<p data-countdown-format="long"${days} data-countdown=`)
+      .replace('minute left"', 'minute to unlock"')
+      .replace('minutes left"', 'minutes to unlock"');
+  const s = 1000;
+  const h = 3_600_000;
+  const d = 24 * h;
+
+  it('counts down in the long format: days in words, then h:mm:ss, then m:ss', () => {
+    const days = page(longCountdown(2 * d + 4 * h + 10 * 60 * s + 5 * s));
+    const clock = days.doc.querySelector('[data-countdown-clock]')!;
+    expect(days.doc.querySelector('[data-countdown-reveal]')!.hidden).toBe(false);
+    expect(clock.textContent).toBe('2 days 04:10:05');
+    days.advance(1000);
+    expect(clock.textContent).toBe('2 days 04:10:04');
+
+    // The day's word by the page's plural rule, and the step from a day to hours.
+    const one = page(longCountdown(d + 2 * s));
+    const oneClock = one.doc.querySelector('[data-countdown-clock]')!;
+    expect(oneClock.textContent).toBe('1 day 00:00:02');
+    one.advance(2000);
+    expect(oneClock.textContent).toBe('1 day 00:00:00');
+    one.advance(1000);
+    expect(oneClock.textContent).toBe('23:59:59');
+
+    // Hours without a leading zero, then minutes alone under an hour.
+    const hours = page(longCountdown(h + s));
+    const hoursClock = hours.doc.querySelector('[data-countdown-clock]')!;
+    expect(hoursClock.textContent).toBe('1:00:01');
+    hours.advance(2000);
+    expect(hoursClock.textContent).toBe('59:59');
+    expect(page(longCountdown(9 * 60 * s + 5 * s)).doc.querySelector('[data-countdown-clock]')!.textContent).toBe('9:05');
+
+    // Spanish days, and `{n} d` when the page gives no words.
+    expect(page(longCountdown(2 * d, ' data-countdown-day-one="{n} día" data-countdown-day-other="{n} días"'), { lang: 'es' }).doc.querySelector('[data-countdown-clock]')!.textContent).toBe('2 días 00:00:00');
+    expect(page(longCountdown(d + 5 * s, '')).doc.querySelector('[data-countdown-clock]')!.textContent).toBe('1 d 00:00:05');
+  });
+
+  it('announces a long countdown only in its last 5 minutes and at the end, then shows what comes at the end', () => {
+    const { doc, advance, pending } = page(longCountdown(12 * 60 * s));
+    const live = doc.querySelector('[data-countdown-live]')!;
+    const said: string[] = [];
+    for (let i = 0; i < 12 * 60; i++) {
+      advance(1000);
+      if (live.textContent && said.at(-1) !== live.textContent) said.push(live.textContent);
+    }
+    // No "10 minutes" mark: for an end days away, every 5 minutes would be noise.
+    expect(said).toEqual(['5 minutes to unlock', '4 minutes to unlock', '3 minutes to unlock', '2 minutes to unlock', '1 minute to unlock', 'Time is up']);
+    expect(doc.querySelector('[data-countdown-clock]')!.textContent).toBe('0:00');
+    expect(doc.querySelector('[data-countdown]')!.getAttribute('data-countdown-state')).toBe('ended');
+    expect(doc.querySelector('[data-countdown-on-end]')!.hidden).toBe(false);
+    expect(pending()).toBe(0);
+
+    // An end already past on load: ended at once.
+    const past = page(longCountdown(-5 * s));
+    expect(past.doc.querySelector('[data-countdown-clock]')!.textContent).toBe('0:00');
+    expect(past.doc.querySelector('[data-countdown-on-end]')!.hidden).toBe(false);
+    expect(past.pending()).toBe(0);
+  });
+
   it('shows a copy button only where it can copy, and copies its target’s value', async () => {
     const copied: string[] = [];
     const html = '<input id="share" value=" https://resale.test/market/x "><button type="button" hidden data-copy-target="share" data-copy-done="Copied">Copy link</button>';

@@ -22,7 +22,11 @@ import type { AppEnv } from '../../context.js';
  *   5, and at the end; texts from `data-countdown-one` / `data-countdown-other` (`{n}` minutes,
  *   chosen by `Intl.PluralRules` in the page's `lang`) and `data-countdown-ended`. At the end
  *   the element gets `data-countdown-state="ended"` and its `[data-countdown-on-end]` elements
- *   are shown.
+ *   are shown. `data-countdown-format="long"` (opt-in, for ends days away: the ticket view's QR
+ *   unlock) shows `2 days 04:10:05`, `4:10:05` or `9:05` instead, the days' words from
+ *   `data-countdown-day-one` / `data-countdown-day-other` (`{n}` days, same plural rule; `{n} d`
+ *   without them), and announces only each of the last 5 minutes and the end (every 5 minutes
+ *   for days would be noise).
  * - `data-copy-target="<id>"` on a `hidden` button: shown, and a press copies the value (or
  *   the text) of the element with that id to the clipboard, then says `data-copy-done` for a
  *   moment in the button.
@@ -85,13 +89,26 @@ export const PAGE_SCRIPT = `(function () {
       var form = plural && plural.select(n) === 'one' ? 'data-countdown-one' : 'data-countdown-other';
       return (el.getAttribute(form) || '').replace('{n}', String(n));
     }
+    var longFormat = el.getAttribute('data-countdown-format') === 'long';
+    function daysText(n) {
+      var form = plural && plural.select(n) === 'one' ? 'data-countdown-day-one' : 'data-countdown-day-other';
+      return (el.getAttribute(form) || '{n} d').replace('{n}', String(n));
+    }
+    function clockText(seconds) {
+      if (!longFormat) return Math.floor(seconds / 60) + ':' + pad(seconds % 60);
+      var days = Math.floor(seconds / 86400);
+      var hours = Math.floor((seconds % 86400) / 3600);
+      var rest = pad(Math.floor((seconds % 3600) / 60)) + ':' + pad(seconds % 60);
+      if (days > 0) return daysText(days) + ' ' + pad(hours) + ':' + rest;
+      return hours > 0 ? hours + ':' + rest : Math.floor(seconds / 60) + ':' + pad(seconds % 60);
+    }
     var lastMinutes = null;
     function reveal(selector) { Array.prototype.forEach.call(el.querySelectorAll(selector), function (x) { x.hidden = false; }); }
     reveal('[data-countdown-reveal]');
     function tick() {
       var left = Math.max(0, endLocal - Date.now());
       var seconds = Math.ceil(left / 1000);
-      if (clock) { clock.hidden = false; clock.textContent = Math.floor(seconds / 60) + ':' + pad(seconds % 60); }
+      if (clock) { clock.hidden = false; clock.textContent = clockText(seconds); }
       if (seconds === 0) {
         el.setAttribute('data-countdown-state', 'ended');
         reveal('[data-countdown-on-end]');
@@ -99,9 +116,10 @@ export const PAGE_SCRIPT = `(function () {
         return;
       }
       // Said when the minutes left change (a late timer in a background tab still says it), on
-      // the 5-minute marks and each of the last 5; never on load: the page says the end time.
+      // the 5-minute marks (not in the long format) and each of the last 5; never on load: the
+      // page says the end time.
       var minutes = Math.ceil(seconds / 60);
-      if (lastMinutes !== null && minutes !== lastMinutes && (minutes <= 5 || minutes % 5 === 0)) say(minutesText(minutes));
+      if (lastMinutes !== null && minutes !== lastMinutes && (minutes <= 5 || (!longFormat && minutes % 5 === 0))) say(minutesText(minutes));
       lastMinutes = minutes;
       setTimeout(tick, left % 1000 || 1000);
     }

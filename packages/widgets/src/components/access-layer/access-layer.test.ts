@@ -145,6 +145,29 @@ describe('<resale-access-layer>', () => {
     expect(rendered(el)).toEqual(['resale-sell-banner', 'resale-buy-button']);
   });
 
+  it('passes the holds of a signed answer through to the button and the list, and exports their parts', async () => {
+    vi.stubGlobal('fetch', vi.fn());
+    const soon = new Date(Date.now() + 5 * 60_000).toISOString();
+    const yourHold = { tickets: 2, expiresAt: soon, url: 'https://resale.example/checkout/ptr_1/int_1', releaseUrl: 'https://resale.example/market/ptr_1/tour?showId=s1' };
+    const el = create({ lang: 'en' });
+    el.components = [
+      { type: 'button', class: 'buyButton', buyButton: { visible: true, callToAction: cta({ enabled: false, yourHold, reserved: { tickets: 1, backAt: soon, whose: 'others' } }), colors: { background: '#0b4fb3', text: '#fff' } } },
+      { type: 'list', class: 'categoriesList', categoriesList: { visible: true, categories: [{ ticketOptionId: 'opt-a', quantityForSale: 0, floorPrice: 0, visible: true, callToAction: cta({ enabled: false, reserved: { tickets: 1, backAt: soon, whose: 'others' } }) }] } },
+    ];
+    const ready = nextEvent<ResaleReadyEvent>(el, 'resale-ready');
+    document.body.append(el);
+    await ready;
+    const button = shadow(el).querySelector('resale-buy-button')!;
+    const list = shadow(el).querySelector('resale-categories-list')!;
+    await Promise.all([button.updateComplete, list.updateComplete]);
+    expect(button.component).toBe(el.components[0]);
+    expect(shadow(button).querySelector('[part="your-hold-continue"]')!.getAttribute('href')).toMatch(/^https:\/\/resale\.example\/checkout\/ptr_1\/int_1\?returnTo=/);
+    expect(shadow(button).querySelector('[part="reserved"]')!.textContent).toMatch(/^Reserved by another fan — may be back at/);
+    expect(shadow(list).querySelector('[part="quantity"]')!.textContent).toMatch(/^1 ticket reserved by another fan — may be back at/);
+    for (const part of ['reserved', 'your-hold', 'your-hold-title', 'your-hold-time', 'your-hold-continue', 'your-hold-release']) expect(button.getAttribute('exportparts')).toContain(`${part}:buy-button-${part}`);
+    for (const part of ['your-hold', 'your-hold-title', 'your-hold-time', 'your-hold-continue', 'your-hold-release']) expect(list.getAttribute('exportparts')).toContain(`${part}:categories-list-${part}`);
+  });
+
   it('loads the seat map chunk and passes its attributes when an integratedMap arrives', async () => {
     // The map then asks for its own data; answer that with an error so nothing else happens.
     const fetch = vi.fn(async (url: string) =>

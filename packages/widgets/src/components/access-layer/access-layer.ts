@@ -14,6 +14,8 @@ const KNOWN = new Set(['buyBanner', 'buyModal', 'buyButton', 'categoriesList', '
 /** Parts of the inner elements, re-exported with a prefix: `::part(buy-button-cta)`. */
 const exportParts = (prefix: string, parts: string[]) => parts.map((p) => `${p}:${prefix}-${p}`).join(', ');
 const BANNER_PARTS = ['base', 'image', 'body', 'title', 'description', 'cta', 'cta-disabled'];
+/** The parts of the fan's own hold (buy button, categories list). */
+const HOLD_PARTS = ['your-hold', 'your-hold-title', 'your-hold-time', 'your-hold-continue', 'your-hold-release'];
 
 /**
  * Items the element can render; unknown classes (a newer server) are skipped, never fatal.
@@ -198,11 +200,11 @@ export class ResaleAccessLayer extends ResaleElement {
       case 'buyModal':
         return html`<resale-buy-modal part="buy-modal" exportparts=${exportParts('buy-modal', ['dialog', 'panel', 'close', 'image', 'title', 'description', 'cta'])} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-modal>`;
       case 'buyButton':
-        return html`<resale-buy-button part="buy-button" exportparts=${exportParts('buy-button', ['cta', 'cta-disabled'])} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-button>`;
+        return html`<resale-buy-button part="buy-button" exportparts=${exportParts('buy-button', ['cta', 'cta-disabled', 'reserved', ...HOLD_PARTS])} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-button>`;
       case 'categoriesList':
         return html`<resale-categories-list
           part="categories-list"
-          exportparts=${exportParts('categories-list', ['list', 'category', 'name', 'quantity', 'price', 'cta', 'cta-disabled'])}
+          exportparts=${exportParts('categories-list', ['list', 'category', 'name', 'quantity', 'price', 'cta', 'cta-disabled', ...HOLD_PARTS])}
           .lang=${lang}
           .labels=${this.labels}
           .currency=${this.#currency()}

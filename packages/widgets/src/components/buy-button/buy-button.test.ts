@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResaleCtaClickEvent } from '../../events/cta-click.js';
-import { $, cta, mount, shadow } from '../../internal/test-utils.js';
-import type { BuyButtonComponent } from '../../internal/types.js';
+import { $, cta, mount, shadow, text } from '../../internal/test-utils.js';
+import type { BuyButtonComponent, YourHold } from '../../internal/types.js';
+import type { ResaleBuyButton } from './buy-button.js';
 
 const button = (over: Partial<BuyButtonComponent['buyButton']> = {}): BuyButtonComponent => ({
   type: 'button',
@@ -129,5 +130,196 @@ describe('<resale-buy-button>', () => {
     });
     a.dispatchEvent(click);
     expect(preventedByUs).toBe(false);
+  });
+});
+
+describe('<resale-buy-button> with tickets held in checkouts', () => {
+  const NOW = Date.parse('2026-06-01T18:30:00Z');
+  const at = (ms: number) => new Date(ms).toISOString();
+  /** hh:mm as the viewer reads it: their time zone, the service's locales (en-GB, es-ES). */
+  const hhmm = (ms: number, locale = 'en-GB') => new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit' }).format(ms);
+  const hold = (over: Partial<YourHold> = {}): YourHold => ({
+    tickets: 2,
+    expiresAt: at(NOW + 5 * 60_000),
+    url: 'https://resale.example/checkout/ptr_1/int_1?lang=en',
+    releaseUrl: 'https://resale.example/market/ptr_1/tour?showId=s1',
+    ...over,
+  });
+  const tick = async (el: ResaleBuyButton, ms: number) => {
+    await vi.advanceTimersByTimeAsync(ms);
+    await el.updateComplete;
+  };
+  const hrefs = (el: Element) => [...shadow(el).querySelectorAll('[href]')].map((a) => a.getAttribute('href')!);
+
+  afterEach(() => vi.useRealTimers());
+
+  it('shows the fan their hold: tickets, time left, continue and release, both with the way back', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ yourHold: hold() }) }) }, { 'return-to': 'https://tickets.example/e/1' });
+    expect(text($(el, '[part="your-hold-title"]'))).toBe('You have 2 tickets reserved (5:00 left)');
+    expect(text($(el, '[part="your-hold-time"]'))).toBe('(5:00 left)');
+    const go = $(el, 'a[part="your-hold-continue"]');
+    const release = $(el, 'a[part="your-hold-release"]');
+    expect(text(go)).toBe('Continue to checkout');
+    expect(text(release)).toBe('Release them');
+    expect(go.getAttribute('href')).toBe('https://resale.example/checkout/ptr_1/int_1?lang=en&returnTo=https%3A%2F%2Ftickets.example%2Fe%2F1');
+    expect(release.getAttribute('href')).toBe('https://resale.example/market/ptr_1/tour?showId=s1&returnTo=https%3A%2F%2Ftickets.example%2Fe%2F1');
+    // The buy call to action is still there while it is enabled.
+    expect(text($(el, 'a[part~="cta"]'))).toBe('Buy resale tickets');
+  });
+
+  it('says it in Spanish, in the singular for one ticket', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, yourHold: hold({ tickets: 1, expiresAt: at(NOW + 12 * 60_000 + 3_000) }) }) }), lang: 'es' });
+    expect(text($(el, '[part="your-hold-title"]'))).toBe('Tienes 1 entrada reservada (quedan 12:03)');
+    expect(text($(el, '[part="your-hold-continue"]'))).toBe('Continuar con el pago');
+    expect(text($(el, '[part="your-hold-release"]'))).toBe('Liberarla');
+    expect(text($(el, '[part="your-hold"]'))).not.toMatch(/reserved|ticket/);
+    const many = await mount('resale-buy-button', { component: button({ callToAction: cta({ yourHold: hold() }) }), lang: 'es' });
+    expect(text($(many, '[part="your-hold-title"]'))).toBe('Tienes 2 entradas reservadas (quedan 5:00)');
+    expect(text($(many, '[part="your-hold-release"]'))).toBe('Liberarlas');
+    const one = await mount('resale-buy-button', { component: button({ callToAction: cta({ yourHold: hold({ tickets: 1 }) }) }) });
+    expect(text($(one, '[part="your-hold-title"]'))).toBe('You have 1 ticket reserved (5:00 left)');
+    expect(text($(one, '[part="your-hold-release"]'))).toBe('Release it');
+  });
+
+  it('counts down every second, then says the reservation ended, without links, and stops its timer', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ yourHold: hold({ expiresAt: at(NOW + 61_500) }) }) }) });
+    const time = () => text(shadow(el).querySelector('[part="your-hold-time"]'));
+    expect(time()).toBe('(1:02 left)');
+    await tick(el, 499);
+    expect(time()).toBe('(1:02 left)');
+    await tick(el, 1);
+    expect(time()).toBe('(1:01 left)');
+    await tick(el, 1_000);
+    expect(time()).toBe('(1:00 left)');
+    await tick(el, 1_000);
+    expect(time()).toBe('(0:59 left)');
+    await tick(el, 58_000);
+    expect(time()).toBe('(0:01 left)');
+    await tick(el, 1_000);
+    const block = $(el, '[part="your-hold"]');
+    expect(block.hasAttribute('data-ended')).toBe(true);
+    expect(text($(el, '[part="your-hold-title"]'))).toBe('Your reservation has ended');
+    expect(shadow(el).querySelector('[part="your-hold-time"], [part="your-hold-continue"], [part="your-hold-release"]')).toBeNull();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('announces politely only under 5 minutes, under 1 minute and at the end, never each second', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ yourHold: hold({ expiresAt: at(NOW + 6 * 60_000) }) }) }) });
+    const live = $(el, '[part="your-hold"] [aria-live]');
+    expect(live.getAttribute('aria-live')).toBe('polite');
+    expect(live.getAttribute('role')).toBe('status');
+    const said: string[] = [text(live)];
+    for (let s = 0; s < 6 * 60; s++) {
+      await tick(el, 1_000);
+      // The same node all along: a live region replaced by another is not spoken.
+      expect($(el, '[part="your-hold"] [aria-live]')).toBe(live);
+      if (text(live) !== said.at(-1)) said.push(text(live));
+    }
+    expect(said).toEqual(['', 'Less than 5 minutes left to pay for your reserved tickets.', 'Less than a minute left to pay for your reserved tickets.', 'Your reservation has ended']);
+    // The time itself is a timer (not live): it ticks silently.
+    expect(shadow(el).querySelector('[role="timer"]')).toBeNull();
+  });
+
+  it('stops its timer out of the page and shows the time now when put back', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ yourHold: hold() }) }) });
+    expect($(el, '[part="your-hold-time"]').getAttribute('role')).toBe('timer');
+    expect(vi.getTimerCount()).toBe(1);
+    el.remove();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.setSystemTime(NOW + 90_000);
+    document.body.append(el);
+    await el.updateComplete;
+    expect(text($(el, '[part="your-hold-time"]'))).toBe('(3:30 left)');
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it('dispatches the cancelable resale-cta-click from both links, saying which', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ yourHold: hold() }) }) });
+    const seen = vi.fn((e: ResaleCtaClickEvent) => e.preventDefault());
+    document.addEventListener('resale-cta-click', seen);
+    const clicks = ['your-hold-continue', 'your-hold-release'].map((part) => {
+      const click = new MouseEvent('click', { bubbles: true, cancelable: true, composed: true });
+      $(el, `a[part="${part}"]`).dispatchEvent(click);
+      return click;
+    });
+    document.removeEventListener('resale-cta-click', seen);
+    expect(seen.mock.calls.map(([e]) => [e.detail, e.cancelable, e.composed])).toEqual([
+      [{ componentClass: 'buyButton', hold: 'continue', url: 'https://resale.example/checkout/ptr_1/int_1?lang=en&returnTo=http%3A%2F%2Flocalhost%3A3000%2F' }, true, true],
+      [{ componentClass: 'buyButton', hold: 'release', url: 'https://resale.example/market/ptr_1/tour?showId=s1&returnTo=http%3A%2F%2Flocalhost%3A3000%2F' }, true, true],
+    ]);
+    expect(clicks.every((c) => c.defaultPrevented)).toBe(true);
+  });
+
+  it('makes no link of a hold whose URLs are not http(s), nor of one it cannot read', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const bad = ['javascript:alert(1)', ' JAVASCRIPT:alert(1)', 'data:text/html,<script>alert(1)</script>', ''];
+    const holds = [
+      ...bad.map((url) => hold({ url })),
+      ...bad.map((releaseUrl) => hold({ releaseUrl })),
+      hold({ tickets: 0 }),
+      hold({ expiresAt: 'soon' }),
+      { tickets: 2 } as YourHold,
+      'yes' as unknown as YourHold,
+    ];
+    for (const yourHold of holds) {
+      const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ yourHold }) }) });
+      expect(shadow(el).querySelector('[part^="your-hold"]')).toBeNull();
+      expect(hrefs(el).every((h) => h.startsWith('https:'))).toBe(true);
+    }
+  });
+
+  it('says under a disabled button that tickets are reserved by another fan, and when they may be back', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const backAt = NOW + 12 * 60_000;
+    const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, reserved: { tickets: 1, backAt: at(backAt), whose: 'others' } }) }) });
+    expect(($(el, 'button[part~="cta"]') as HTMLButtonElement).disabled).toBe(true);
+    expect(hhmm(backAt)).toMatch(/^\d\d:\d\d$/);
+    expect(text($(el, '[part="reserved"]'))).toBe(`Reserved by another fan — may be back at ${hhmm(backAt)}`);
+    const many = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, reserved: { tickets: 3, backAt: at(backAt), whose: 'others' } }) }) });
+    expect(text($(many, '[part="reserved"]'))).toBe(`Reserved by other fans — may be back at ${hhmm(backAt)}`);
+    const es = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, reserved: { tickets: 3, backAt: at(backAt), whose: 'others' } }) }), lang: 'es' });
+    expect(text($(es, '[part="reserved"]'))).toBe(`Reservadas por otros fans — pueden volver a la venta a las ${hhmm(backAt, 'es-ES')}`);
+  });
+
+  it('says "in a checkout" when the answer cannot tell whose (unsigned), and "any moment" once the time is past', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const backAt = NOW + 60_000;
+    const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, reserved: { tickets: 1, backAt: at(backAt), whose: 'any' } }) }) });
+    expect(text($(el, '[part="reserved"]'))).toBe(`Reserved in a checkout — may be back at ${hhmm(backAt)}`);
+    // The note changes by itself when the time comes.
+    await tick(el, 60_000);
+    expect(text($(el, '[part="reserved"]'))).toBe('Reserved in a checkout — may be back any moment');
+    expect(vi.getTimerCount()).toBe(0);
+    const past = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, reserved: { tickets: 2, backAt: at(NOW - 5_000), whose: 'others' } }) }), lang: 'es' });
+    expect(text($(past, '[part="reserved"]'))).toBe('Reservadas por otros fans — pueden volver a la venta en cualquier momento');
+    const anyEs = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, reserved: { tickets: 1, backAt: at(NOW - 5_000), whose: 'any' } }) }), lang: 'es' });
+    expect(text($(anyEs, '[part="reserved"]'))).toBe('Reservada en una compra en curso — puede volver a la venta en cualquier momento');
+  });
+
+  it('shows no note beside an enabled call to action, and none for a reservation it cannot read', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const enabled = await mount('resale-buy-button', { component: button({ callToAction: cta({ reserved: { tickets: 1, backAt: at(NOW + 60_000), whose: 'others' } }) }) });
+    expect(shadow(enabled).querySelector('[part="reserved"]')).toBeNull();
+    for (const reserved of [{ tickets: 0, backAt: at(NOW), whose: 'others' }, { backAt: at(NOW) }, null]) {
+      const el = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, reserved: reserved as never }) }) });
+      expect(shadow(el).querySelector('[part="reserved"]')).toBeNull();
+    }
+    const undated = await mount('resale-buy-button', { component: button({ callToAction: cta({ enabled: false, reserved: { tickets: 1, backAt: 'later', whose: 'others' } }) }) });
+    expect(text($(undated, '[part="reserved"]'))).toBe('Reserved by another fan');
+  });
+
+  it('renders nothing new, and runs no timer, without either field', async () => {
+    vi.useFakeTimers({ now: NOW });
+    for (const callToAction of [cta(), cta({ enabled: false })]) {
+      const el = await mount('resale-buy-button', { component: button({ callToAction }) });
+      expect([...shadow(el).querySelectorAll('*')].map((n) => n.getAttribute('part'))).toEqual([callToAction.enabled ? 'cta' : 'cta cta-disabled']);
+    }
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
-import { nothing, type PropertyDeclarations } from 'lit';
+import { html, nothing, type PropertyDeclarations } from 'lit';
 import { ResaleElement } from '../../internal/base-element.js';
 import { renderCta, returnAddress } from '../../internal/cta.js';
+import { Clock, renderYourHold, reservedNote } from '../../internal/held.js';
 import { pickColors } from '../../internal/safe.js';
 import type { BuyButtonComponent } from '../../internal/types.js';
 import { buttonStyles } from './buy-button.styles.js';
@@ -12,8 +13,18 @@ import { buttonStyles } from './buy-button.styles.js';
  * The link carries `returnTo` (the `return-to` attribute, else the page's address), so the
  * market, the checkout and its receipt link back to the partner.
  *
+ * Tickets held in checkouts (the call to action's `yourHold` and `reserved`): the fan's own hold
+ * shows above the button, with the time left, "Continue to checkout" and "Release them"; a
+ * disabled button with tickets reserved by others says under it when they may be back on sale.
+ *
  * @csspart cta - the button-looking link (`<a>`), or `<button disabled>` (then also `cta-disabled`)
  * @csspart cta-disabled - the disabled `<button>` (no offer, or no http(s) URL)
+ * @csspart reserved - under a disabled button: "Reserved by another fan — may be back at 18:42"
+ * @csspart your-hold - the fan's own hold: "You have 2 tickets reserved (4:59 left)" and its links
+ * @csspart your-hold-title - its sentence (or "Your reservation has ended")
+ * @csspart your-hold-time - the time left, "(4:59 left)"
+ * @csspart your-hold-continue - the link to the fan's checkout
+ * @csspart your-hold-release - the link to release the tickets (the market page)
  * @cssproperty --resale-color-primary - background when the server sends no colours
  * @cssproperty --resale-color-on-primary - text colour when the server sends no colours
  * @event resale-cta-click - before navigating; cancelable
@@ -33,11 +44,19 @@ export class ResaleBuyButton extends ResaleElement {
    */
   declare returnTo: string | undefined;
 
+  readonly #clock = new Clock(this);
+
   override render() {
     const button = this.component?.buyButton;
     if (!button || button.visible !== true) return nothing;
-    const colors = pickColors(button.callToAction.colors, button.colors);
-    return renderCta({ cta: button.callToAction, colors, host: this, detail: { componentClass: 'buyButton' }, returnTo: returnAddress(this.returnTo) });
+    const cta = button.callToAction;
+    const colors = pickColors(cta.colors, button.colors);
+    const returnTo = returnAddress(this.returnTo);
+    const detail = { componentClass: 'buyButton' };
+    const note = cta.enabled === true ? undefined : reservedNote(this.locale, cta.reserved, this.#clock);
+    return html`${renderYourHold({ cta, lang: this.locale, clock: this.#clock, host: this, detail, returnTo, colors })}${renderCta({ cta, colors, host: this, detail, returnTo })}${note
+      ? html`<p class="reserved" part="reserved">${note}</p>`
+      : nothing}`;
   }
 }
 

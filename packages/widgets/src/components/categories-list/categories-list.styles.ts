@@ -1,9 +1,11 @@
 import { css } from 'lit';
+import { heldStyles } from '../../styles/held.js';
 import { ctaStyles, tokenStyles } from '../../styles/tokens.js';
 
 export const listStyles = [
   tokenStyles,
   ctaStyles,
+  heldStyles,
   css`
     :host {
       display: block;
@@ -40,6 +42,13 @@ export const listStyles = [
     }
     .category[data-empty] .quantity {
       font-style: italic;
+    }
+    .quantity {
+      overflow-wrap: anywhere;
+    }
+    /* The fan's own hold takes a row of its own under the category. */
+    .your-hold {
+      flex: 1 1 100%;
     }
   `,
 ];

@@ -92,3 +92,93 @@ describe('<resale-categories-list>', () => {
     expect(text($(el, '[part="name"]'))).toBe('<img src=x onerror=alert(1)>');
   });
 });
+
+describe('<resale-categories-list> with tickets held in checkouts', () => {
+  const NOW = Date.parse('2026-06-01T18:30:00Z');
+  const at = (ms: number) => new Date(ms).toISOString();
+  const hhmm = (ms: number, locale = 'en-GB') => new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit' }).format(ms);
+  const soldOut = (over: Partial<Category> = {}, ctaOver: Parameters<typeof cta>[0] = {}) =>
+    category({ quantityForSale: 0, floorPrice: 0, callToAction: cta({ text: 'See tickets', url: 'https://resale.example/market?ticketOptionId=opt-field', enabled: false, ...ctaOver }), ...over });
+
+  afterEach(() => vi.useRealTimers());
+
+  it('says how many are reserved, by whom, and when they may be back, instead of "none for sale"', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const backAt = NOW + 9 * 60_000;
+    const el = await mount('resale-categories-list', {
+      component: list([
+        soldOut({}, { reserved: { tickets: 1, backAt: at(backAt), whose: 'others' } }),
+        soldOut({ ticketOptionId: 'opt-b' }, { reserved: { tickets: 4, backAt: at(backAt), whose: 'any' } }),
+        soldOut({ ticketOptionId: 'opt-c' }, { reserved: { tickets: 2, backAt: at(NOW - 1), whose: 'others' } }),
+        soldOut({ ticketOptionId: 'opt-d' }),
+      ]),
+    });
+    const items = [...shadow(el).querySelectorAll('[part="category"]')];
+    expect(items.map((i) => text(i.querySelector('[part="quantity"]')))).toEqual([
+      `1 ticket reserved by another fan — may be back at ${hhmm(backAt)}`,
+      `4 tickets reserved in checkouts — may be back at ${hhmm(backAt)}`,
+      '2 tickets reserved by other fans — may be back any moment',
+      'none for sale',
+    ]);
+    expect(items.map((i) => i.hasAttribute('data-reserved'))).toEqual([true, true, true, false]);
+    expect(items.every((i) => i.hasAttribute('data-empty'))).toBe(true);
+  });
+
+  it('says it in Spanish', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const backAt = NOW + 9 * 60_000;
+    const el = await mount('resale-categories-list', {
+      component: list([soldOut({}, { reserved: { tickets: 1, backAt: at(backAt), whose: 'others' } }), soldOut({ ticketOptionId: 'opt-b' }, { reserved: { tickets: 3, backAt: at(backAt), whose: 'any' } })]),
+      lang: 'es',
+    });
+    expect([...shadow(el).querySelectorAll('[part="quantity"]')].map((q) => text(q))).toEqual([
+      `1 entrada reservada por otro fan — puede volver a la venta a las ${hhmm(backAt, 'es-ES')}`,
+      `3 entradas reservadas en compras en curso — pueden volver a la venta a las ${hhmm(backAt, 'es-ES')}`,
+    ]);
+  });
+
+  it('keeps the count of a category with tickets for sale, reserved or not', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const el = await mount('resale-categories-list', { component: list([category({ callToAction: cta({ reserved: { tickets: 2, backAt: at(NOW + 60_000), whose: 'others' } }) })]) });
+    expect(text($(el, '[part="quantity"]'))).toBe('12 tickets');
+    expect($(el, '[part="category"]').hasAttribute('data-reserved')).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('shows the fan their hold of a category in its item, with its ticket option on the click', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const yourHold = { tickets: 2, expiresAt: at(NOW + 3 * 60_000), url: 'https://resale.example/checkout/ptr_1/int_1', releaseUrl: 'javascript:alert(1)' };
+    const el = await mount(
+      'resale-categories-list',
+      {
+        component: list([
+          soldOut({}, { yourHold: { ...yourHold, releaseUrl: 'https://resale.example/market/ptr_1/tour?showId=s1' } }),
+          soldOut({ ticketOptionId: 'opt-b' }, { yourHold }),
+        ]),
+      },
+      { 'return-to': 'https://tickets.example/e/1' },
+    );
+    const [first, second] = [...shadow(el).querySelectorAll('[part="category"]')];
+    expect(text(first!.querySelector('[part="your-hold-title"]'))).toBe('You have 2 tickets reserved (3:00 left)');
+    expect(text(first!.querySelector('[part="quantity"]'))).toBe('none for sale');
+    // A release URL that is not http(s): no block, and no such URL in any link.
+    expect(second!.querySelector('[part="your-hold"]')).toBeNull();
+    expect([...shadow(el).querySelectorAll('[href]')].every((a) => a.getAttribute('href')!.startsWith('https://resale.example/'))).toBe(true);
+    const seen = vi.fn((e: Event) => e.preventDefault());
+    el.addEventListener('resale-cta-click', seen);
+    (first!.querySelector('[part="your-hold-continue"]') as HTMLElement).click();
+    expect((seen.mock.calls[0]![0] as CustomEvent).detail).toEqual({ componentClass: 'categoriesList', ticketOptionId: 'opt-field', hold: 'continue', url: 'https://resale.example/checkout/ptr_1/int_1?returnTo=https%3A%2F%2Ftickets.example%2Fe%2F1' });
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    await el.updateComplete;
+    expect(text(first!.querySelector('[part="your-hold-title"]'))).toBe('Your reservation has ended');
+    expect(first!.querySelector('a[part^="your-hold"]')).toBeNull();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('renders nothing new without either field', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const el = await mount('resale-categories-list', { component: list([category(), soldOut({ ticketOptionId: 'opt-b' })]) });
+    expect(shadow(el).querySelector('[part^="your-hold"], [data-reserved]')).toBeNull();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

@@ -2,6 +2,7 @@ import { html, nothing, type PropertyDeclarations } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { ResaleElement } from '../../internal/base-element.js';
 import { renderCta, returnAddress } from '../../internal/cta.js';
+import { Clock, renderYourHold, reservedNote } from '../../internal/held.js';
 import { formatPrice, t, ticketCount } from '../../internal/i18n.js';
 import { pickColors } from '../../internal/safe.js';
 import type { CategoriesListComponent, Category } from '../../internal/types.js';
@@ -18,13 +19,24 @@ import { listStyles } from './categories-list.styles.js';
  * the category's `currency`, else the `currency` attribute; without either the price shows with
  * two decimals. Every link carries `returnTo` (the `return-to` attribute, else the page's address).
  *
+ * Tickets held in checkouts (the call to action's `reserved` and `yourHold`): a category with
+ * nothing for sale but tickets reserved by others says so in its quantity, with when they may be
+ * back ("1 ticket reserved by another fan — may be back at 18:42") instead of "none for sale"; the
+ * fan's own hold of a category shows in its item, with the time left, "Continue to checkout" and
+ * "Release them".
+ *
  * @csspart list - the `<ul>`
- * @csspart category - one `<li>` (attribute `data-empty` when nothing is for sale)
+ * @csspart category - one `<li>` (attribute `data-empty` when nothing is for sale, `data-reserved` when its quantity says tickets reserved)
  * @csspart name - the category name
- * @csspart quantity - "12 tickets" / "none for sale"
+ * @csspart quantity - "12 tickets" / "none for sale" / "1 ticket reserved by another fan — may be back at 18:42"
  * @csspart price - "from 50.05"
  * @csspart cta - the call to action of a category
  * @csspart cta-disabled - a call to action the server disabled (a `<button disabled>`)
+ * @csspart your-hold - the fan's own hold of a category: "You have 2 tickets reserved (4:59 left)" and its links
+ * @csspart your-hold-title - its sentence (or "Your reservation has ended")
+ * @csspart your-hold-time - the time left, "(4:59 left)"
+ * @csspart your-hold-continue - the link to the fan's checkout
+ * @csspart your-hold-release - the link to release the tickets (the market page)
  * @event resale-cta-click - detail carries `ticketOptionId`; cancelable
  */
 export class ResaleCategoriesList extends ResaleElement {
@@ -48,20 +60,25 @@ export class ResaleCategoriesList extends ResaleElement {
    */
   declare returnTo: string | undefined;
 
+  readonly #clock = new Clock(this);
+
   #renderCategory(c: Category, back: string | undefined) {
     const lang = this.locale;
     const empty = !(c.quantityForSale > 0);
     const name = this.labels?.[c.ticketOptionId] ?? (c.title || c.ticketOptionId);
     const colors = pickColors(c.callToAction.colors, c.colors);
-    return html`<li class="category" part="category" data-ticket-option-id=${c.ticketOptionId} ?data-empty=${empty}>
+    const reserved = empty ? reservedNote(lang, c.callToAction.reserved, this.#clock, true) : undefined;
+    const detail = { componentClass: 'categoriesList', ticketOptionId: c.ticketOptionId };
+    return html`<li class="category" part="category" data-ticket-option-id=${c.ticketOptionId} ?data-empty=${empty} ?data-reserved=${reserved !== undefined}>
       <div class="info">
         <span class="name" part="name">${name}</span>
-        <span class="quantity" part="quantity">${empty ? t(lang, 'noneForSale') : ticketCount(lang, c.quantityForSale)}</span>
+        <span class="quantity" part="quantity">${empty ? (reserved ?? t(lang, 'noneForSale')) : ticketCount(lang, c.quantityForSale)}</span>
         ${!empty && c.floorPrice > 0
           ? html`<span class="price" part="price">${t(lang, 'from')} ${formatPrice(lang, c.floorPrice, c.currency ?? this.currency)}</span>`
           : nothing}
       </div>
-      ${renderCta({ cta: c.callToAction, colors, host: this, detail: { componentClass: 'categoriesList', ticketOptionId: c.ticketOptionId }, returnTo: back })}
+      ${renderCta({ cta: c.callToAction, colors, host: this, detail, returnTo: back })}
+      ${renderYourHold({ cta: c.callToAction, lang, clock: this.#clock, host: this, detail, returnTo: back, colors })}
     </li>`;
   }
 

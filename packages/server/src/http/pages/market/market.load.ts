@@ -273,6 +273,17 @@ export function readBuyForm(form: Record<string, string | File | (string | File)
   return { listingIds, showId: one('showId'), returnTo: one('returnTo'), returnTag: one(RETURN_TO_TAG_PARAM) };
 }
 
+/**
+ * The seat map's Continue (`GET …/buy/pick?listingIds=a,b&showId&returnTo`), read as a Buy form;
+ * null when it names no listing (or a listing's id holds a NUL, as {@link readBuyForm}).
+ */
+export function readPickQuery(query: URLSearchParams): BuyForm | null {
+  const listingIds = (query.get('listingIds') ?? '').split(',').map((s) => s.trim()).filter(Boolean).slice(0, MAX_SELECTION);
+  if (listingIds.length === 0 || listingIds.some((id) => id.includes('\u0000'))) return null;
+  const one = (k: string) => query.get(k) ?? undefined;
+  return { listingIds, showId: one('showId'), returnTo: one('returnTo'), returnTag: one(RETURN_TO_TAG_PARAM) };
+}
+
 /** How long a pick carried through sign-in stays good: long enough to sign in, short enough that prices and holds have not moved much. */
 export const PICK_TTL_MS = 15 * 60_000;
 

@@ -101,7 +101,7 @@ describe('market page: seat map and a pick of several listings', () => {
     expect(data.status).toBe(200);
     const body = (await data.json()) as { data: { listings: unknown[]; selectUrl: string } };
     expect(body.data.listings).toHaveLength(1);
-    expect(body.data.selectUrl).toBe(`http://resale.test/market/${p.id}/tour?showId=show-1&lang=es`);
+    expect(body.data.selectUrl).toBe(`http://resale.test/market/${p.id}/tour/buy/pick?showId=show-1&lang=es`);
     // The page's way back to the partner travels with the map's Continue; a foreign one does not.
     await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { allowedOrigins: ['https://partner.example'] } } });
     const back = encodeURIComponent('https://partner.example/ev');
@@ -140,6 +140,56 @@ describe('market page: seat map and a pick of several listings', () => {
     expect(intentionId).toMatch(/^bi_/);
     const gone = await browser.get(`/market/${p.id}/tour?showId=show-1&listingIds=${one.id}`);
     expect(gone.text).toContain('Some of the tickets you picked are no longer for sale.');
+  });
+
+  it('reserves a pick continued from the seat map at once when a person follows it from the partner’s pages or the service’s, and shows it to press otherwise', async () => {
+    const { t, p, list } = await seated();
+    const one = await list(['a1'], 4000);
+    const two = await list(['a2'], 4000);
+    await t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { allowedOrigins: ['https://partner.example'] } } });
+    const back = encodeURIComponent('https://partner.example/ev');
+    const pick = `/market/${p.id}/tour/buy/pick?showId=show-1&lang=en&returnTo=${back}&listingIds=${one.id},${two.id}`;
+    const fromPartner = { referer: 'https://partner.example/ev' };
+    const browser = new TestBrowser(t.app);
+    // Signed out: nothing held; sign in, and the way back (signed for this browser) holds the pick.
+    const signIn = await browser.get(pick, fromPartner);
+    expect(signIn.status).toBe(302);
+    expect(signIn.location).toContain('/auth/otp');
+    expect((await t.deps.listings.get(t.db, p.id, one.id)).state).toBe('ACTIVE');
+    const continued = decodeURIComponent(new URL(signIn.location!, 'http://resale.test').searchParams.get('returnTo') ?? '');
+    expect(continued).toContain(`/market/${p.id}/tour/buy/continue?`);
+    await completeCodeFlow(t, browser, signIn.location!, 'buyer@example.com', 'buyer@example.com');
+    const held = await browser.get(continued);
+    expect(held.status).toBe(303);
+    const checkout = held.location!;
+    expect(checkout).toMatch(new RegExp(`^/checkout/${p.id}/bi_[^?]+\\?`));
+    expect((await t.deps.listings.get(t.db, p.id, one.id)).state).toBe('RESERVED');
+    expect((await t.deps.listings.get(t.db, p.id, two.id)).state).toBe('RESERVED');
+    // Followed again (the back button, a reload): the checkout it made, not a second hold.
+    const again = await browser.get(pick, fromPartner);
+    expect(again.location).toBe(checkout);
+    expect(await t.db.read(async (tx) => (await tx.select().from(buyIntentions)).length)).toBe(1);
+    // The way back to the partner stays with the checkout.
+    expect((await browser.get(checkout)).text).toContain('href="https://partner.example/ev"');
+
+    // Another site's link, a page without a Referer, or a prefetch: the pick is shown, nothing held.
+    const three = await list(['v1'], 9000);
+    const other = `/market/${p.id}/tour/buy/pick?showId=show-1&listingIds=${three.id}`;
+    for (const headers of <Record<string, string>[]>[{ referer: 'https://evil.example/' }, {}, { referer: 'not a url' }, { ...fromPartner, 'sec-purpose': 'prefetch' }, { 'sec-fetch-site': 'cross-site' }]) {
+      const shown = await browser.get(other, headers);
+      expect(shown.status).toBe(303);
+      expect(shown.location).toBe(`/market/${p.id}/tour?showId=show-1&lang=en&listingIds=${three.id}`);
+    }
+    expect((await t.deps.listings.get(t.db, p.id, three.id)).state).toBe('ACTIVE');
+    // The service's own page (the market's map: no Referer, fetch metadata same-origin) holds at once.
+    const own = await browser.get(other, { 'sec-fetch-site': 'same-origin' });
+    expect(own.location).toMatch(new RegExp(`^/checkout/${p.id}/bi_`));
+    expect((await t.deps.listings.get(t.db, p.id, three.id)).state).toBe('RESERVED');
+    // No listing named, an unknown partner: not found.
+    expect((await browser.get(`/market/${p.id}/tour/buy/pick?showId=show-1`, fromPartner)).status).toBe(404);
+    // A NUL anywhere in a query is refused before any route (400).
+    expect((await browser.get(`/market/${p.id}/tour/buy/pick?listingIds=%00`, fromPartner)).status).toBe(400);
+    expect((await browser.get(`/market/ptr_nope/tour/buy/pick?listingIds=${one.id}`, fromPartner)).status).toBe(404);
   });
 
   it('refuses a pick across ticket options with a clear page, reserving nothing', async () => {

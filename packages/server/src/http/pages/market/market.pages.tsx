@@ -11,7 +11,7 @@ import { cspWith, noticePage, renderPage } from '../layout.js';
 import { brandAsPartner } from '../brand.js';
 import { notFoundPage } from '../partner-page.js';
 import { ok } from '../../../lib/envelope.js';
-import { buyListings, findPartner, joinWishlist, marketPage, marketSeatMap, notifyContinueUrl, ownPendingCheckout, pickContinueUrl, readBuyForm, readMarket, readNotify, readPick, wishlistOf, type BuyForm } from './market.load.js';
+import { buyListings, findPartner, joinWishlist, marketPage, marketSeatMap, notifyContinueUrl, ownPendingCheckout, pickContinueUrl, readBuyForm, readMarket, readNotify, readPick, readPickQuery, wishlistOf, type BuyForm } from './market.load.js';
 import { buyRefusalNotice, MARKET_CSS, MarketPage, pickRefusalNotice } from './market.view.js';
 import { servicePaths } from '../../../lib/urls.js';
 import type { Lang } from '@resale/shared/lang';
@@ -67,6 +67,60 @@ export function marketPageRoutes(deps: AppDeps) {
     if (session instanceof Response) return session;
     return await buy(c, partner, form, back, session.userPk, lang);
   });
+
+  /**
+   * The seat map's Continue (`GET …/buy/pick?listingIds=a,b&showId&lang&returnTo`): a pick made
+   * on the map reserves at once and opens the checkout, as the market's Buy does, so a fan goes
+   * from the seats to the card form in one page. A GET that holds tickets acts only when a
+   * person followed the link from a page the partner owns or from the service's own pages (see
+   * `followedFromOwnPage`), and never for a prefetch. Anything else (another site's link, a page that sends no `Referer`) shows the
+   * pick on the market with "Reserve and pay", which holds nothing until pressed: a link cannot
+   * take tickets off sale in a fan's name.
+   */
+  app.get('/market/:partnerId/:eventRef/buy/pick', async (c) => {
+    const found = await partnerOfPath(c);
+    if (found instanceof Response) return found;
+    const { partner, lang } = found;
+    const eventRef = c.req.param('eventRef');
+    const pick = readPickQuery(new URL(c.req.url).searchParams);
+    if (!pick) return notFoundPage(c, lang);
+    if (!followedFromOwnPage(c, partner)) {
+      const carry: Record<string, string> = { listingIds: pick.listingIds.join(',') };
+      if (pick.returnTo) carry.returnTo = pick.returnTo;
+      if (pick.returnTag) carry[RETURN_TO_TAG_PARAM] = pick.returnTag;
+      return safeRedirect(c, servicePaths.market(partner.id, eventRef, { showId: pick.showId, lang, ...carry }), 303);
+    }
+    const back = partnerReturnTo(deps.box, partner, pick.returnTo, pick.returnTag);
+    brandAsPartner(c, partner, back);
+    const session = requireUser(c, partner, { returnTo: pickContinueUrl(deps, partner, eventRef, pick, lang, back, c.get('sessionConfig').anonymousCsrfSecret()) });
+    if (session instanceof Response) return session;
+    // Back (or reloaded) after the hold was made: its checkout, not a second hold.
+    const mine = await ownPendingCheckout(deps, partner, pick.listingIds, session.userPk, lang);
+    if (mine) return safeRedirect(c, mine, 303);
+    return await buy(c, partner, pick, back, session.userPk, lang);
+  });
+
+  /**
+   * Whether this GET is a person's navigation from the partner's own pages or the service's,
+   * and no prefetch: `Sec-Fetch-Site: same-origin` (the service's pages), or a `Referer` whose
+   * origin is on the partner's `allowedOrigins` or is the service's (a page cannot forge
+   * either; browsers send the Referer's origin across sites by default).
+   */
+  const followedFromOwnPage = (c: SessionContext, partner: PartnerRow): boolean => {
+    const purpose = `${c.req.header('sec-purpose') ?? ''} ${c.req.header('purpose') ?? ''}`;
+    if (/prefetch|prerender/i.test(purpose)) return false;
+    // The service's own pages send no Referer (their policy is no-referrer): the browser's fetch metadata says same-origin.
+    if (c.req.header('sec-fetch-site') === 'same-origin') return true;
+    const referer = c.req.header('referer');
+    if (!referer) return false;
+    let origin: string;
+    try {
+      origin = new URL(referer).origin;
+    } catch {
+      return false;
+    }
+    return origin === new URL(c.req.url).origin || origin === new URL(deps.config.publicBaseUrl).origin || partner.settings.allowedOrigins.includes(origin);
+  };
 
   /**
    * A Buy continued after signing in (`pickContinueUrl`): the pick signed for this browser

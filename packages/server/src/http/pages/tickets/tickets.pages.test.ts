@@ -3,12 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { tickets } from '../../../domain/tickets/tickets.table.js';
 import { createTestApp } from '../../../testing/harness.js';
 import { eventBody, showBody, ticketBody } from '../../../testing/factories.js';
+import { PAGE_SCRIPT_PATH } from '../page-script.js';
 
-/** Show at 16:00 UTC; the partner's default unlocks the QR at 13:00; the test clock starts at 12:00. */
-async function setup(configuration: Record<string, unknown> = {}, title = 'The Big Tour 2026') {
+/**
+ * Show at 16:00 UTC; the partner's default unlocks the QR at 13:00; the test clock starts at 12:00.
+ * The show has the factory's one image (`poster.jpg`, a main one) unless `images` says otherwise.
+ */
+async function setup(configuration: Record<string, unknown> = {}, title = 'The Big Tour 2026', images?: unknown[]) {
   const t = createTestApp();
   const p = await t.partner();
-  await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { title, shows: [showBody('show-1', { date: '2026-03-01T16:00:00Z', configuration })] }) });
+  const show = showBody('show-1', { date: '2026-03-01T16:00:00Z', configuration, ...(images ? { images } : {}) });
+  const created = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { title, shows: [show] }) });
+  expect(created.status).toBe(200);
   await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
     body: [
@@ -142,6 +148,94 @@ describe('secure ticket view', () => {
     expect(es.html).toContain('Tu código QR se desbloquea');
     expect(es.html).not.toContain('<script>alert(1)</script>');
     expect(es.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Friends');
+  });
+});
+
+describe('secure ticket view: the ticket card', () => {
+  /** The banner's tag in a page, or null. */
+  const banner = (html: string) => /<img class="ticket-banner"[^>]*>/.exec(html)?.[0] ?? null;
+
+  it('opens with the show’s main picture as a decorative banner, then the event, when, where, the place, holder and state', async () => {
+    const { url, page } = await setup({}, undefined, [
+      { url: 'https://cdn.example/img/side.jpg', kind: 'secondary' },
+      { url: 'https://cdn.example/img/nft.png', kind: 'nft' },
+      { url: 'https://cdn.example/img/main.jpg', kind: 'main' },
+    ]);
+    const { html } = await page(await url('code-1'));
+    expect(banner(html)).toBe('<img class="ticket-banner" src="https://cdn.example/img/main.jpg" alt="" width="1000" height="400" loading="eager" decoding="async" referrerpolicy="no-referrer"/>');
+    // Read as a ticket, top to bottom, all on one card.
+    const order = ['<article class="card ticket"', '<img class="ticket-banner"', '<h1 id="ticket-h">The Big Tour 2026</h1>', 'Night show-1 · <time datetime="2026-03-01T16:00:00.000Z">Sunday, 1 March 2026 at 17:00 CET</time>', '<p class="ticket-venue">Arena Norte, Madrid</p>', '<p class="ticket-place">General field · Section A · Row 3 · Seat 12</p>', '<dt>Holder</dt><dd>fan@example.com</dd>', '<dt>Status</dt><dd>Valid</dd>', '<section class="ticket-access"', '</article>'];
+    const at = order.map((part) => html.indexOf(part));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
+  it('falls back to the first picture of any kind, shows none without one, and never an http one (the page’s policy allows https only)', async () => {
+    const secondary = await setup({}, undefined, [{ url: 'https://cdn.example/img/second.jpg', kind: 'secondary' }, { url: 'https://cdn.example/img/third.jpg', kind: 'secondary' }]);
+    expect(banner((await secondary.page(await secondary.url('code-1'))).html)).toContain('src="https://cdn.example/img/second.jpg"');
+
+    const none = await setup({}, undefined, []);
+    const bare = await none.page(await none.url('code-1'));
+    expect(bare.html).not.toContain('<img');
+    expect(bare.html).toContain('<h1 id="ticket-h">The Big Tour 2026</h1>');
+
+    const plain = await setup({}, undefined, [{ url: 'http://cdn.example/img/main.jpg', kind: 'main' }]);
+    expect(banner((await plain.page(await plain.url('code-1'))).html)).toBeNull();
+  });
+
+  it('escapes the picture’s address in its attribute', async () => {
+    const { url, page } = await setup({}, undefined, [{ url: 'https://cdn.example/img/a.jpg?w=1200&h=400&t="x"<y>', kind: 'main' }]);
+    const { html } = await page(await url('code-1'));
+    expect(banner(html)).toContain('src="https://cdn.example/img/a.jpg?w=1200&amp;h=400&amp;t=&quot;x&quot;&lt;y&gt;"');
+    expect(html).not.toContain('t="x"');
+  });
+});
+
+describe('secure ticket view: the locked QR’s countdown', () => {
+  it('counts down from the server’s now to the unlock with the pages’ script, and offers the page again at the end', async () => {
+    const { t, url, page } = await setup();
+    const u = await url('code-1');
+    const before = await page(u);
+    const csp = before.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(before.html).toContain(`<script src="${PAGE_SCRIPT_PATH}" defer></script>`);
+    expect(before.html).toContain(
+      [
+        '<div class="countdown unlock" data-countdown="2026-03-01T13:00:00.000Z" data-countdown-now="2026-03-01T12:00:00.000Z" data-countdown-format="long"',
+        'data-countdown-day-one="{n} day" data-countdown-day-other="{n} days"',
+        'data-countdown-one="Your QR code unlocks in {n} minute" data-countdown-other="Your QR code unlocks in {n} minutes" data-countdown-ended="Your QR code is ready.">',
+      ].join(' '),
+    );
+    // Without script: the unlock moment only; the clock and the way on wait for the script.
+    expect(before.html).toContain('<p class="countdown-left" data-countdown-reveal="true" hidden="">');
+    expect(before.html).toContain('<p class="countdown-until">Your QR code unlocks on Sunday, 1 March 2026 at 14:00 CET. We will e-mail you when it is ready.</p>');
+    expect(before.html).toContain(`<p class="countdown-ended" data-countdown-on-end="true" hidden=""><strong>Your QR code is ready.</strong> <a class="button" href="${u.pathname}?lang=en">Show my ticket</a></p>`);
+
+    // The server's now is the injectable clock's, read as the page is.
+    t.clock.set('2026-03-01T12:30:00Z');
+    expect((await page(u)).html).toContain('data-countdown="2026-03-01T13:00:00.000Z" data-countdown-now="2026-03-01T12:30:00.000Z"');
+
+    const es = await page(u, '?lang=es');
+    expect(es.html).toContain('data-countdown-day-one="{n} día" data-countdown-day-other="{n} días"');
+    expect(es.html).toContain(`<a class="button" href="${u.pathname}?lang=es">Mostrar mi entrada</a>`);
+  });
+
+  it('has no countdown, and loads no script, once unlocked or for a ticket that is not locked', async () => {
+    const { t, url, page } = await setup();
+    const u = await url('code-1');
+    t.clock.set('2026-03-01T13:00:00Z');
+    const after = await page(u);
+    expect(after.html).toContain('<svg');
+    expect(after.html).not.toContain(' data-countdown="');
+    expect(after.html).not.toContain('<script');
+
+    // Listed (not locked): its notice, no countdown.
+    const listed = await setup();
+    await listed.t.request('POST', '/v1/tickets/code-1/eventAdmission', { key: listed.p.keys.private });
+    const used = await listed.page(await listed.url('code-1'));
+    expect(used.html).toContain('This ticket has been used.');
+    expect(used.html).not.toContain(' data-countdown="');
   });
 });
 

@@ -18,9 +18,10 @@ function render(c: Context, node: Child, status = 200) {
 }
 
 /**
- * The secure ticket view (`/tickets/view/:token`) and its PDF. Server-rendered, no script.
- * The QR (an SVG drawn from the ticket's code, or the partner's QR image for URL access) is
- * put in the HTML only after the unlock moment; before it the page says when.
+ * The secure ticket view (`/tickets/view/:token`) and its PDF. Server-rendered; the only
+ * script is the pages' own, for a locked QR's countdown (the page works without it). The QR (an
+ * SVG drawn from the ticket's code, or the partner's QR image for URL access) is put in the HTML
+ * only after the unlock moment; before it the page says when, and counts down to it.
  *
  * No partner in the path (the token names the ticket): the page is in `?lang=`, else the
  * partner's language (English for a link that does not work), and branded as the ticket's
@@ -37,7 +38,8 @@ export function ticketPageRoutes(deps: AppDeps) {
     if (found.partner) brandAsPartner(c, found.partner);
     const pdfHref = hasDownload(view) ? `${c.req.path}/ticket.pdf?lang=${lang}` : null;
     const calendarHref = `${c.req.path}/event.ics?lang=${lang}`;
-    return render(c, <TicketPage v={view} lang={lang} pdfHref={pdfHref} calendarHref={calendarHref} />);
+    const selfHref = `${c.req.path}?lang=${lang}`;
+    return render(c, <TicketPage v={view} lang={lang} pdfHref={pdfHref} calendarHref={calendarHref} selfHref={selfHref} />);
   });
 
   /** "Add to calendar": the show as an .ics file (no secret in it: the QR and the code stay on the page). */

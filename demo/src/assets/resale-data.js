@@ -1,4 +1,5 @@
-// My tickets: hands each resale widget the data the server rendered for it.
+// Hands each resale widget the data the demo's server asked the service for (My tickets: the
+// sell access layer; an event page with someone signed in: the buy access layer signed for them).
 //
 // The page runs under a CSP without 'unsafe-inline', so the data travels in
 // <script type="application/json" id="…"> blocks (inert: never executed) and this file,
@@ -9,6 +10,7 @@
 const PROPERTY = {
   'RESALE-SELL-ACTIONS': 'entry', // one ticket of the sell access layer: {status, ticketId, callToActions, …}
   'RESALE-SELL-BANNER': 'component', // the sellBanner component: {type, class, sellBanner}
+  'RESALE-ACCESS-LAYER': 'components', // the buy access layer's components, signed for the fan (Login Trust)
 };
 
 for (const el of document.querySelectorAll('[data-resale-data]')) {
