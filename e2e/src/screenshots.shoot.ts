@@ -131,6 +131,10 @@ it('renders every page and widget state', async () => {
     const checkoutUrl = buyer.url();
     await buyer.goto(marketUrl);
     await shoot(buyer, '12b-market-own-hold');
+    // And on the partner's event page (the demo hands the widgets the access layer signed for Ben).
+    await buyer.goto(`${stack.demoUrl}/events/demo-festival`);
+    await buyer.locator('resale-categories-list [part~="your-hold"]').waitFor();
+    await shoot(buyer, '12c-demo-event-own-hold');
     await buyer.goto(checkoutUrl);
     await buyer.getByRole('button', { name: /^Pay / }).click();
     await buyer.waitForLoadState('load');

@@ -168,6 +168,30 @@ describe('<resale-access-layer>', () => {
     for (const part of ['your-hold', 'your-hold-title', 'your-hold-time', 'your-hold-continue', 'your-hold-release']) expect(list.getAttribute('exportparts')).toContain(`${part}:categories-list-${part}`);
   });
 
+  it('says the fan’s own hold once: in its category when the list shows it, else on the button', async () => {
+    vi.stubGlobal('fetch', vi.fn());
+    const soon = new Date(Date.now() + 5 * 60_000).toISOString();
+    const yourHold = { tickets: 1, expiresAt: soon, url: 'https://resale.example/checkout/ptr_1/int_1', releaseUrl: 'https://resale.example/market/ptr_1/tour?showId=s1' };
+    const button = { type: 'button', class: 'buyButton', buyButton: { visible: true, callToAction: cta({ yourHold }), colors: { background: '#0b4fb3', text: '#fff' } } } as const;
+    const category = (visible: boolean) => ({ type: 'list', class: 'categoriesList', categoriesList: { visible: true, categories: [{ ticketOptionId: 'opt-a', quantityForSale: 1, floorPrice: 40, visible, callToAction: cta({ yourHold }) }] } }) as const;
+    const holdsIn = async (components: unknown[]) => {
+      const el = create({ lang: 'en' });
+      el.components = components as typeof el.components;
+      const ready = nextEvent<ResaleReadyEvent>(el, 'resale-ready');
+      document.body.append(el);
+      await ready;
+      const inner = [...shadow(el).querySelectorAll<HTMLElement & { updateComplete: Promise<unknown> }>('resale-buy-button, resale-categories-list')];
+      await Promise.all(inner.map((e) => e.updateComplete));
+      const out = inner.map((e) => [e.localName, shadow(e).querySelectorAll('[part~="your-hold"]').length]);
+      el.remove();
+      return out;
+    };
+    expect(await holdsIn([button, category(true)])).toEqual([['resale-buy-button', 0], ['resale-categories-list', 1]]);
+    // The category hidden (or no list): the button says it.
+    expect(await holdsIn([button, category(false)])).toEqual([['resale-buy-button', 1], ['resale-categories-list', 0]]);
+    expect(await holdsIn([button])).toEqual([['resale-buy-button', 1]]);
+  });
+
   it('loads the seat map chunk and passes its attributes when an integratedMap arrives', async () => {
     // The map then asks for its own data; answer that with an error so nothing else happens.
     const fetch = vi.fn(async (url: string) =>

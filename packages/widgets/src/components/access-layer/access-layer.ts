@@ -192,7 +192,7 @@ export class ResaleAccessLayer extends ResaleElement {
     return undefined;
   }
 
-  #renderItem(c: AccessLayerComponent): TemplateResult | typeof nothing {
+  #renderItem(c: AccessLayerComponent, holdInList: boolean): TemplateResult | typeof nothing {
     const lang = this.lang;
     switch (c.class) {
       case 'buyBanner':
@@ -200,7 +200,7 @@ export class ResaleAccessLayer extends ResaleElement {
       case 'buyModal':
         return html`<resale-buy-modal part="buy-modal" exportparts=${exportParts('buy-modal', ['dialog', 'panel', 'close', 'image', 'title', 'description', 'cta'])} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-modal>`;
       case 'buyButton':
-        return html`<resale-buy-button part="buy-button" exportparts=${exportParts('buy-button', ['cta', 'cta-disabled', 'reserved', ...HOLD_PARTS])} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-button>`;
+        return html`<resale-buy-button part="buy-button" exportparts=${exportParts('buy-button', ['cta', 'cta-disabled', 'reserved', ...HOLD_PARTS])} .lang=${lang} .returnTo=${this.returnTo} .holdElsewhere=${holdInList} .component=${c}></resale-buy-button>`;
       case 'categoriesList':
         return html`<resale-categories-list
           part="categories-list"
@@ -240,7 +240,9 @@ export class ResaleAccessLayer extends ResaleElement {
   override render() {
     const items = this._items.filter(isVisible);
     if (items.length === 0) return nothing;
-    return html`<div class="stack" part="base">${items.map((c) => this.#renderItem(c))}</div>`;
+    // The fan's own hold is said once: in its category when the list shows one, else on the button.
+    const holdInList = items.some((c) => c.class === 'categoriesList' && Array.isArray(c.categoriesList.categories) && c.categoriesList.categories.some((k) => k?.visible === true && k.callToAction?.yourHold !== undefined));
+    return html`<div class="stack" part="base">${items.map((c) => this.#renderItem(c, holdInList))}</div>`;
   }
 }
 

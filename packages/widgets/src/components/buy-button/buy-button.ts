@@ -14,7 +14,7 @@ import { buttonStyles } from './buy-button.styles.js';
  * market, the checkout and its receipt link back to the partner.
  *
  * Tickets held in checkouts (the call to action's `yourHold` and `reserved`): the fan's own hold
- * shows above the button, with the time left, "Continue to checkout" and "Release them"; a
+ * shows above the button (unless `hold-elsewhere`), with the time left, "Continue to checkout" and "Release them"; a
  * disabled button with tickets reserved by others says under it when they may be back on sale.
  *
  * @csspart cta - the button-looking link (`<a>`), or `<button disabled>` (then also `cta-disabled`)
@@ -34,6 +34,7 @@ export class ResaleBuyButton extends ResaleElement {
   static override properties: PropertyDeclarations = {
     component: { attribute: false },
     returnTo: { type: String, attribute: 'return-to' },
+    holdElsewhere: { type: Boolean, attribute: 'hold-elsewhere' },
   };
 
   /** The `buyButton` item of the buy access layer. */
@@ -43,6 +44,11 @@ export class ResaleBuyButton extends ResaleElement {
    * market shows it only when it is on one of the partner's allowed origins.
    */
   declare returnTo: string | undefined;
+  /**
+   * The fan's own hold is shown by another element of the page (the categories list, in its
+   * category): the button leaves it out rather than say it twice. `<resale-access-layer>` sets it.
+   */
+  declare holdElsewhere: boolean;
 
   readonly #clock = new Clock(this);
 
@@ -54,7 +60,8 @@ export class ResaleBuyButton extends ResaleElement {
     const returnTo = returnAddress(this.returnTo);
     const detail = { componentClass: 'buyButton' };
     const note = cta.enabled === true ? undefined : reservedNote(this.locale, cta.reserved, this.#clock);
-    return html`${renderYourHold({ cta, lang: this.locale, clock: this.#clock, host: this, detail, returnTo, colors })}${renderCta({ cta, colors, host: this, detail, returnTo })}${note
+    const hold = this.holdElsewhere ? nothing : renderYourHold({ cta, lang: this.locale, clock: this.#clock, host: this, detail, returnTo, colors });
+    return html`${hold}${renderCta({ cta, colors, host: this, detail, returnTo })}${note
       ? html`<p class="reserved" part="reserved">${note}</p>`
       : nothing}`;
   }
