@@ -52,7 +52,7 @@ export function serviceEnv(dir: string, servicePort: number, demoUrl: string): R
     PUBLIC_BASE_URL: `http://127.0.0.1:${servicePort}`,
     DATABASE_PATH: join(dir, 'resale.sqlite'),
     SECRET_KEY: 'demo-test-secret-key-000000000000000000',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.RESALE_TEST_LOG_LEVEL ?? 'silent',
     SANDBOX_PRIVATE_KEY: TEST_KEYS.private,
     SANDBOX_PUBLIC_KEY: TEST_KEYS.public,
     SANDBOX_CHANNELS_KEY: TEST_KEYS.channels,
