@@ -8,7 +8,7 @@ import { assertNoOrphanSeat } from './market.seatmap.js';
 import type { PartnerRow } from '../domain/partners/partners.queries.js';
 import type { Kernel } from '../lib/kernel.js';
 import type { IntentionsService } from '../domain/intentions/intentions.service.js';
-import type { ListingsService } from '../domain/listings/listings.service.js';
+import { listingUnavailable, type ListingsService } from '../domain/listings/listings.service.js';
 import type { Metrics } from '../domain/metrics/metrics.service.js';
 
 /** What reserving listings needs from the modules it composes. */
@@ -44,6 +44,25 @@ export async function reserveListings(deps: ReserveDeps, tx: Tx, input: ReserveI
     // A refusal (an ApiError: its domain reason, else its code) counts at once: nothing of it commits.
     if (err instanceof ApiError) deps.metrics.intention(null, 'refused', err.reason ?? err.code);
     throw err;
+  }
+}
+
+/**
+ * The read before the write: refuses a pick of which a listing is no longer ACTIVE (409
+ * `listing_unavailable`, counted as a refusal) from one read, without taking the write lock or
+ * paying a commit. In a rush most attempts ask for tickets already taken, and each used to wait
+ * its turn at the single writer only to hear "gone". Only a shortcut, never the guard: a
+ * listing taken between this read and the write is still refused by the conditional statement
+ * in `ListingsService.reserve`. Unknown ids and every other check are left to
+ * {@link reserveListings}, so the answers stay the same.
+ *
+ * @throws 409 `listing_unavailable`
+ */
+export async function refuseTaken(deps: Pick<Kernel, 'db'> & { metrics: Metrics }, partnerId: string, listingIds: readonly string[]): Promise<void> {
+  const rows = await deps.db.read(async (tx) => await listingsByIds(tx, partnerId, [...new Set(listingIds)]));
+  if (rows.some((r) => r.state !== 'ACTIVE')) {
+    deps.metrics.intention(null, 'refused', 'listing_unavailable');
+    throw listingUnavailable();
   }
 }
 

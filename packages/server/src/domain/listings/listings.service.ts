@@ -76,6 +76,11 @@ interface Scope {
 
 type Deps = Pick<Kernel, 'db' | 'clock' | 'bus' | 'config' | 'logger'> & { events: EventsService; rules: RulesService; webhooks: WebhooksService; messages: MessagesService; tickets: TicketsService };
 
+/** The refusal of a pick of which a listing is no longer ACTIVE (taken by another checkout, sold or ended): 409 `listing_unavailable`. */
+export function listingUnavailable(): ApiError {
+  return ApiError.conflict('One or more of these tickets are no longer available', undefined, 'listing_unavailable');
+}
+
 /**
  * Listings under the partner's rules: the whole lifecycle of a listing, the partner's own and a
  * channel's alike. Every change of a listing row goes through `transition` (one conditional
@@ -237,7 +242,7 @@ export class ListingsService {
    */
   async reserve(tx: Tx, partnerId: string, listingIds: readonly string[], intentionId: string): Promise<ListingRow[]> {
     const held = await this.transition(tx, and(eq(listings.partnerId, partnerId), inArray(listings.id, [...listingIds]), eq(listings.state, 'ACTIVE'))!, { state: 'RESERVED', intentionId });
-    if (held.length !== listingIds.length) throw ApiError.conflict('One or more of these tickets are no longer available', undefined, 'listing_unavailable');
+    if (held.length !== listingIds.length) throw listingUnavailable();
     return held;
   }
 

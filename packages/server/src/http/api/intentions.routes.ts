@@ -8,7 +8,7 @@ import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURIT
 import { partnerKey } from '../middleware/auth.js';
 import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../middleware/idempotency.js';
 import { withLoginTrust, RETURN_TO_TAG_PARAM, returnToTag, signUrl } from '../../domain/auth/auth.urls.js';
-import { reserveListings } from '../../flows/reserve-listings.js';
+import { refuseTaken, reserveListings } from '../../flows/reserve-listings.js';
 import { marketEvent, offers } from '../../flows/market.queries.js';
 import { MAX_INTENTION_ITEMS } from '../../domain/intentions/intentions.service.js';
 import { serviceUrl, servicePaths } from '../../lib/urls.js';
@@ -75,10 +75,12 @@ export function intentionRoutes(deps: AppDeps) {
       },
       responses: { 200: jsonResponse(envelope(IntentionSchema), 'The intention, PENDING, with its payment URL'), ...errorResponses(404, 409, 422) },
     }),
-    (c) => {
+    async (c) => {
       const body = c.req.valid('json');
       const partner = c.get('auth').partner;
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
+      // A pick already taken is refused from a read, without waiting for the writer (the write stays the guard).
+      await refuseTaken(deps, partner.id, body.items);
       return respondInTransaction(c, deps, 200, async (tx) => {
         // The partner from the key, the buyer resolved once: the payment URL signs them in (Login Trust).
         const buyer = await deps.auth.resolveUser(tx, partner.id, body.user, { path: 'user', in: 'body' });
@@ -101,10 +103,11 @@ export function intentionRoutes(deps: AppDeps) {
       request: { headers: IdempotencyKeyHeaders, body: jsonBody(z.strictObject({ listingIds }).openapi('CheckoutUrlRequest')), query: z.object({ lang }) },
       responses: { 200: jsonResponse(envelope(z.string().openapi({ example: 'https://resale.example/checkout/ptr_…/bi_…?lang=es' })), 'The checkout URL'), ...errorResponses(404, 409, 422) },
     }),
-    (c) => {
+    async (c) => {
       const { listingIds: ids } = c.req.valid('json');
       const partner = c.get('auth').partner;
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
+      await refuseTaken(deps, partner.id, ids);
       return respondInTransaction(c, deps, 200, async (tx) => svc.checkoutUrl(await reserveListings(deps, tx, { partner, listingIds: ids, buyerPk: null }), l));
     },
   );

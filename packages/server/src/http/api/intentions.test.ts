@@ -1,7 +1,7 @@
 import { inOrder } from '../../lib/in-order.js';
 import { eq } from 'drizzle-orm';
 import { returnToTag } from '../../domain/auth/auth.urls.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
 import { ticketBody, withEvent } from '../../testing/factories.js';
 import { listings } from '../../domain/listings/listings.table.js';
@@ -49,6 +49,22 @@ describe('buy intentions', () => {
     expect(second.status).toBe(409);
     expect(second.body.errors[0].message).toMatch(/no longer available/);
     expect(await state(lst[1]!.id)).toBe('ACTIVE');
+  });
+
+  it('refuses a pick already taken from a read, opening no write transaction, and counts the refusal', async () => {
+    const { t, lst, buy, state } = await setup();
+    expect((await buy([lst[0]!.id])).status).toBe(200);
+    const writes = vi.spyOn(t.db, 'transact');
+    const refused = await buy([lst[1]!.id, lst[0]!.id], 'late@example.com');
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0]).toMatchObject({ message: 'One or more of these tickets are no longer available' });
+    expect(writes).not.toHaveBeenCalled();
+    const checkoutUrl = await t.request('POST', '/v1/marketplace/checkout/url', { key: (await t.partner('Other')).keys.private, body: { listingIds: [lst[0]!.id] } });
+    expect(checkoutUrl.status).toBe(404);
+    writes.mockRestore();
+    expect(await state(lst[1]!.id)).toBe('ACTIVE');
+    const metrics = await (await t.app.request('/metrics', { headers: { authorization: `Bearer ${t.deps.config.operatorToken}` } })).text();
+    expect(metrics).toMatch(/resale_buy_intentions_total\{[^}]*reason="listing_unavailable"[^}]*\} 1/);
   });
 
   it('holds under many concurrent requests over overlapping listings', async () => {

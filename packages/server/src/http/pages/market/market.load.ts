@@ -10,7 +10,7 @@ import { isPrimaryScarce, primarySale } from '../../../domain/marketdata/marketd
 import { servicePaths } from '../../../lib/urls.js';
 import { marketEvent, offers, type Offer } from '../../../flows/market.queries.js';
 import { OrphanSeatError, seatMapData, strandedAlone, type SeatMapData } from '../../../flows/market.seatmap.js';
-import { reserveListings } from '../../../flows/reserve-listings.js';
+import { refuseTaken, reserveListings } from '../../../flows/reserve-listings.js';
 import { listingsByIds } from '../../../domain/listings/listings.queries.js';
 import { intentionById, liveHoldsOfShow } from '../../../domain/intentions/intentions.queries.js';
 import { userByPk } from '../../../domain/users/users.queries.js';
@@ -446,6 +446,7 @@ export async function buyListings(
 ): Promise<BuyOutcome> {
   const { partner, lang } = input;
   try {
+    await refuseTaken(deps, partner.id, input.listingIds);
     const intention = await deps.db.transact(async (tx) =>
       await reserveListings(deps, tx, { partner, listingIds: input.listingIds, buyerPk: input.buyerPk, returnTo: input.returnTo, clientKey: input.clientKey }),
     );
