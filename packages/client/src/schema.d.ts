@@ -698,7 +698,7 @@ export interface paths {
         };
         /**
          * Buy access layer: resale components for an event page
-         * @description Components in this order, those the partner has configured: buyBanner, buyModal, buyButton, categoriesList (one category per ticket option of the show, in its order, with tickets for sale and the floor price per ticket including the buyer fee), integratedMap (only for events with a seating chart whose offers carry an area). Do not render a component or category whose `visible` is false; show a call to action whose `enabled` is false as disabled (resale closed or nothing for sale). Ticket options the operator disabled are absent. Numbers are live: every listing change is reflected in the next answer. The public key is enough; with `loginTrust[user]` (private key only) every URL carries its own single-use oneTimeToken: never cache such an answer.
+         * @description Components in this order, those the partner has configured: buyBanner, buyModal, buyButton, categoriesList (one category per ticket option of the show, in its order, with tickets for sale and the floor price per ticket including the buyer fee), integratedMap (only for events with a seating chart whose offers carry an area). Do not render a component or category whose `visible` is false; show a call to action whose `enabled` is false as disabled (resale closed or nothing for sale). Ticket options the operator disabled are absent. Numbers are live: every listing change is reflected in the next answer. The public key is enough; with `loginTrust[user]` (private key only) every URL carries its own single-use oneTimeToken: never cache such an answer (it is sent `Cache-Control: private, no-store`). An unsigned answer carries an `ETag` (send it back as `If-None-Match`: an unchanged show answers `304` without a body) and `Cache-Control: public, max-age=2, stale-while-revalidate=10` with `Vary: Authorization`, so a CDN in front of it may hold it a few seconds; its cache key must include the `Authorization` header (the key names the partner).
          */
         get: operations["buyAccessLayer"];
         put?: never;
@@ -10492,7 +10492,10 @@ export interface operations {
                 /** @description E-mail, E.164 phone or user id of the signed-in user: every URL of the answer then carries its own single-use oneTimeToken (Login Trust). Needs the private key. */
                 "loginTrust[user]"?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer held: `304` when it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10507,6 +10510,14 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["BuyAccessLayerEnvelope"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current answer (no body; `ETag` and `Cache-Control` as on the 200). */
+            304: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: every offending field is listed */
             400: {

@@ -34,7 +34,7 @@ describe('buy access layer: compressed answers over HTTP', () => {
       const plain = await get();
       expect(plain.status).toBe(200);
       expect(plain.headers['content-encoding']).toBeUndefined();
-      expect(plain.headers.vary).toBe('Accept-Encoding');
+      expect(plain.headers.vary).toBe('Accept-Encoding, Authorization');
       expect(plain.body.length).toBeGreaterThan(1024);
       const json = plain.body.toString();
       expect(JSON.parse(json).status).toBe(200);
@@ -42,7 +42,7 @@ describe('buy access layer: compressed answers over HTTP', () => {
       const br = await get('gzip, deflate, br, zstd');
       expect(br.headers['content-encoding']).toBe('br');
       expect(br.headers['content-type']).toBe('application/json');
-      expect(br.headers.vary).toBe('Accept-Encoding');
+      expect(br.headers.vary).toBe('Accept-Encoding, Authorization');
       expect(br.headers['request-id']).toBeDefined();
       expect(Number(br.headers['content-length'])).toBe(br.body.length);
       expect(brotliDecompressSync(br.body).toString()).toBe(json);

@@ -176,6 +176,42 @@ describe('buy access layer: tickets held in checkouts', () => {
   });
 });
 
+describe('buy access layer: validators and caches', () => {
+  it('answers 304 to an If-None-Match of the current answer, a new ETag once the show changes, and lets caches hold an unsigned answer a few seconds', async () => {
+    const { p, list, buy } = await setup();
+    await list(['f3'], 4000);
+    const first = await buy();
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"[\w-]{27}"$/);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=2, stale-while-revalidate=10');
+    expect(first.headers.get('vary')).toMatch(/Authorization/);
+    // Weak comparison: with or without W/, in a list, or *.
+    for (const asked of [etag, etag.slice(2), `"nope", ${etag}`, '*']) {
+      const again = await buy({}, p.keys.public, { 'if-none-match': asked });
+      expect([again.status, again.body, again.headers.get('etag'), again.headers.get('cache-control')]).toEqual([304, '', etag, 'public, max-age=2, stale-while-revalidate=10']);
+    }
+    expect((await buy({}, p.keys.public, { 'if-none-match': 'W/"something-else"' })).status).toBe(200);
+    // The same answer in another language is another answer.
+    expect((await buy({ lang: 'es' }, p.keys.public, { 'if-none-match': etag })).status).toBe(200);
+    // A change of the show: the old validator no longer matches.
+    await list(['v1'], 12000);
+    const changed = await buy({}, p.keys.public, { 'if-none-match': etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('never lets a cache hold an answer signed for a fan (one-time tokens): private, no-store, no validator', async () => {
+    const { p, buy, bulk } = await setup();
+    const signed = await buy({ 'loginTrust[user]': 'fan@example.com' }, p.keys.private);
+    expect(signed.status).toBe(200);
+    expect(signed.headers.get('cache-control')).toBe('private, no-store');
+    expect(signed.headers.get('etag')).toBeNull();
+    const signedBulk = await bulk([{ eventId: 'tour', showIds: ['show-1'] }], { 'loginTrust[user]': 'fan@example.com' }, p.keys.private);
+    expect(signedBulk.status).toBe(200);
+    expect(signedBulk.headers.get('cache-control')).toBe('private, no-store');
+  });
+});
+
 describe('buy access layer: resale closed', () => {
   it('disables every call to action when resale is off, the show cancelled, or the show started', async () => {
     const { t, p, list, buy } = await setup();
@@ -443,7 +479,9 @@ describe('buy access layer: the OpenAPI document', () => {
       ['showId', true],
       ['lang', false],
       ['loginTrust[user]', false],
+      ['if-none-match', false],
     ]);
+    expect(get.responses['304'].description).toMatch(/^Not modified/);
     expect(get.security).toEqual([{ publicKey: [] }, { privateKey: [] }]);
     expect(doc.paths['/v1/wrapper/accesslayer'].post.operationId).toBe('sellAccessLayer');
     expect(doc.paths['/v1/wrapper/accesslayer/bulk'].post.operationId).toBe('buyAccessLayerBulk');

@@ -57,8 +57,8 @@ function helpers(t: TestApp, p: TestPartner) {
   const list = async (ids: string[], priceMinor: number) => await t.db.transact(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket(ids[0]!)).ownerPk, ticketPks: await inOrder(ids, async (id) => (await ticket(id)).id), priceMinor }));
   const reprice = async (listingId: string, priceMinor: number) => await t.db.transact(async (tx) => await t.deps.listings.updatePrice(tx, p.id, listingId, (await t.deps.listings.get(tx, p.id, listingId)).sellerPk, priceMinor));
   const terminate = async (ticketId: string) => await t.db.transact(async (tx) => await t.deps.listings.terminateByTicket(tx, p.id, ticketId));
-  const buy = (query: Record<string, string> = {}, key: string | null = p.keys.public) =>
-    t.request('GET', `/v1/wrapper/accesslayer?${new URLSearchParams({ type: 'buy', eventId: 'tour', showId: 'show-1', ...query })}`, { key });
+  const buy = (query: Record<string, string> = {}, key: string | null = p.keys.public, headers: Record<string, string> = {}) =>
+    t.request('GET', `/v1/wrapper/accesslayer?${new URLSearchParams({ type: 'buy', eventId: 'tour', showId: 'show-1', ...query })}`, { key, headers });
   const bulk = (body: unknown, query: Record<string, string> = {}, key: string = p.keys.public) =>
     t.request('POST', `/v1/wrapper/accesslayer/bulk?${new URLSearchParams({ type: 'buy', ...query })}`, { key, body });
   const settings = (buyAccessLayer: unknown) => t.request('PATCH', `/admin/v1/partners/${p.id}`, { operator: true, body: { settings: { buyAccessLayer } } });
