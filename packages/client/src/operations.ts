@@ -44,6 +44,7 @@ export const OPERATIONS = {
   "buyAccessLayer": { method: "get", path: "/v1/wrapper/accesslayer" },
   "sellAccessLayer": { method: "post", path: "/v1/wrapper/accesslayer" },
   "buyAccessLayerBulk": { method: "post", path: "/v1/wrapper/accesslayer/bulk" },
+  "buyAccessLayerStream": { method: "get", path: "/v1/wrapper/accesslayer/stream" },
   "seatMap": { method: "get", path: "/v1/wrapper/seatmap" },
   "getSellTicketUrl": { method: "get", path: "/v1/marketplace/sellingflow/url/entrypoint" },
   "getSellOrderUrl": { method: "get", path: "/v1/marketplace/sellingflow/url/order/entrypoint" },

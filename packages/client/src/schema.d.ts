@@ -733,6 +733,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/wrapper/accesslayer/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live stock of a show (Server-Sent Events)
+         * @description The numbers of the buy access layer (`quantityForSale`, `floorPrice`, `reserved` per category and area, the show’s `enabled` and `totalCount`) as they change, so widgets update in place. With `Accept: text/event-stream` (a browser’s `EventSource` sends it): `retry: 3000` first, then `event: snapshot` with `id: <epoch>-<seq>` and `data:` the ShowStock JSON; then `event: stock` (same shape, a greater id) whenever the stock changes; a comment line `: hb` every 15 s; and `event: bye` with `data: {"reason":"shutdown"}` (the server is shutting down: reconnect, EventSource does after `retry`) or `{"reason":"gone"}` (the show or its partner no longer exists: a reconnection answers 404) before the server ends a stream. Reconnecting with `Last-Event-ID` (EventSource sends it) or `lastEventId`: when the stock has not changed since that id, no snapshot is sent again; otherwise (an older stock, or an id of another server process or start) a `snapshot` comes first. Auth: the public (or private) key in `Authorization`, or, since EventSource cannot send headers, the public key as the query parameter `publicKey` (any other kind of key there: 403 `forbidden_key_kind`; both at once: 400). CORS as every public-key call: the partner’s `allowedOrigins`. Errors (unknown key 401, unknown event or show 404, bad query 400) answer in the JSON envelope before any stream starts; so does 503 with `Retry-After` when the server has its most streams open (`rate_limited`) or is shutting down (`not_ready`): EventSource does not retry a non-200 answer, so retry by hand after Retry-After (with `lastEventId`), reading GET /v1/wrapper/accesslayer meanwhile. Without `Accept: text/event-stream`, the current stock answers once as JSON.
+         */
+        get: operations["buyAccessLayerStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/wrapper/seatmap": {
         parameters: {
             query?: never;
@@ -4978,6 +4998,67 @@ export interface components {
              */
             showIds: string[];
         }[];
+        /** @description The live stock of one show: the numbers of the buy access layer’s components, without texts or URLs. */
+        ShowStock: {
+            /** @example tour-2026 */
+            eventId: string;
+            /** @example show-1 */
+            showId: string;
+            /** @description The show’s call to action (buy button, banner, modal): resale open and something for sale. */
+            enabled: boolean;
+            /**
+             * @description Tickets for sale in the categories below.
+             * @example 6
+             */
+            totalCount: number;
+            reserved?: components["schemas"]["StockReserved"];
+            /** @description One per ticket option of the show the operator has not disabled, in the show’s order (as `categoriesList`). */
+            categories: components["schemas"]["StockCategory"][];
+            /** @description Per area of the options that have one, in the order they first appear (as the seat map’s `results`); empty when none has. */
+            areas: components["schemas"]["StockArea"][];
+        };
+        /** @description Tickets of the scope held in checkouts waiting for payment, as the buy access layer’s unsigned `reserved`; absent when none. */
+        StockReserved: {
+            /** @example 2 */
+            tickets: number;
+            /**
+             * @description When the first of these holds ends unless paid: the tickets may be back on sale then.
+             * @example 2026-06-01T18:42:00.000Z
+             */
+            backAt: string;
+            /**
+             * @description Always `any`: the stream is the same for every viewer and cannot tell whose.
+             * @enum {string}
+             */
+            whose: "any";
+        };
+        StockCategory: {
+            /** @example opt-field */
+            ticketOptionId: string;
+            /** @example 4 */
+            quantityForSale: number;
+            /**
+             * @description Lowest price per ticket with the buyer fee, in major units of `currency`; 0 when nothing is for sale.
+             * @example 44
+             */
+            floorPrice: number;
+            /** @example EUR */
+            currency: string;
+            /** @description The category’s call to action: resale open and tickets of it for sale. */
+            enabled: boolean;
+            reserved?: components["schemas"]["StockReserved"];
+        };
+        StockArea: {
+            /** @example Field */
+            area: string;
+            /** @example 4 */
+            quantityForSale: number;
+            /**
+             * @description The lowest floor of the area’s options (0 when nothing is for sale).
+             * @example 44
+             */
+            floorPrice: number;
+        };
         SeatMap: {
             /** @example tour-2026 */
             eventId: string;
@@ -6150,6 +6231,13 @@ export interface components {
             /** @example 200 */
             status: number;
             data: components["schemas"]["BuyAccessLayerBulk"];
+            /** @description null on success */
+            errors: null;
+        };
+        ShowStockEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["ShowStock"];
             /** @description null on success */
             errors: null;
         };
@@ -10804,6 +10892,111 @@ export interface operations {
                 };
             };
             /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    buyAccessLayerStream: {
+        parameters: {
+            query: {
+                /** @description The access layer mode: `buy` (any letter case). */
+                type: string;
+                /** @description The partner’s event id (externalReferenceId). */
+                eventId: string;
+                /** @description The partner’s show id. */
+                showId: string;
+                /** @description Language of the texts and of the pages the URLs open. Defaults to the partner’s language. */
+                lang?: "en" | "es";
+                /** @description The `id` of the last event the client received, for a client that reconnects by hand (a browser’s EventSource sends the `Last-Event-ID` header itself, which wins over this). When the show’s stock has not changed since, no `snapshot` is sent again; otherwise (or for an id of another process or an earlier start of this one) a `snapshot` comes first. */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (text/event-stream), or the stock once (application/json) without `Accept: text/event-stream` */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["ShowStockEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No stream now: this server has its most streams open (`rate_limited`, ACCESS_LAYER_MAX_STREAMS) or is shutting down (`not_ready`), or its database cannot be used (`database_unavailable`); retry after Retry-After */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

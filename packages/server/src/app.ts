@@ -31,6 +31,8 @@ import { ticketShieldRoutes } from './http/api/tickets.shield.js';
 import { listingRoutes } from './http/api/listings.routes.js';
 import { accessLayerRoutes } from './http/api/accesslayer.routes.js';
 import { buyAccessLayerRoutes } from './http/api/accesslayer.buy.routes.js';
+import { stockStreamRoutes } from './http/api/accesslayer.stream.routes.js';
+import { StockStreams } from './flows/accesslayer/accesslayer.stream.js';
 import { sellEntryRoutes } from './http/api/sell.routes.js';
 import { authRoutes } from './http/api/auth.routes.js';
 import { seatMapRoutes } from './http/api/market.seatmap.routes.js';
@@ -103,9 +105,11 @@ function requestHeader(c: Context<AppEnv>, name: string): string | undefined {
  * const res = await app.request('/v1/events', { method: 'POST', headers, body });
  *
  * `readiness` is what `GET /readyz` answers from; main.ts passes the one its shutdown drains
- * (default: one that only checks the database and its migrations).
+ * (default: one that only checks the database and its migrations). `stockStreams` is the hub of
+ * the live stock streams, whose buy access layer the GET routes share; main.ts passes the one
+ * its shutdown closes (default: a new one).
  */
-export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): OpenAPIHono<AppEnv> {
+export function createApp(deps: AppDeps, opts: { readiness?: Readiness; stockStreams?: StockStreams } = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
   // Request count, latency by route template and requests in flight (GET /metrics): first, so
@@ -199,7 +203,10 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness } = {}): 
   app.route('/', ticketShieldRoutes(deps));
   app.route('/', listingRoutes(deps));
   app.route('/', accessLayerRoutes(deps));
-  app.route('/', buyAccessLayerRoutes(deps));
+  // One buy access layer (one snapshot cache) for the components and their live stock.
+  const stockStreams = opts.stockStreams ?? new StockStreams(deps);
+  app.route('/', buyAccessLayerRoutes(deps, stockStreams.buy));
+  app.route('/', stockStreamRoutes(deps, stockStreams));
   app.route('/', seatMapRoutes(deps));
   app.route('/', sellEntryRoutes(deps));
   app.route('/', authRoutes(deps));
@@ -229,6 +236,12 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     in: 'header',
     name: 'Authorization',
     description: 'The public key (pk_…), bare or as "Bearer <key>". Safe in a browser.',
+  });
+  registry.registerComponent('securitySchemes', 'publicKeyQuery', {
+    type: 'apiKey',
+    in: 'query',
+    name: 'publicKey',
+    description: 'The public key (pk_…) as the query parameter publicKey, only where an operation lists it: the live stock stream, since a browser’s EventSource cannot send headers. Any other kind of key there is refused (403).',
   });
   registry.registerComponent('securitySchemes', 'channelsKey', {
     type: 'apiKey',

@@ -4,7 +4,7 @@ import { ENGINE, isPostgresUrl } from './db/engine.js';
 import { parseKeyring } from './lib/crypto.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from './lib/origins.js';
 import { parseTrustProxy } from './lib/trust-proxy.js';
-import { PAGE_RATE_LIMIT_DEFAULTS } from './lib/config.js';
+import { ACCESS_LAYER_MAX_STREAMS_DEFAULT, PAGE_RATE_LIMIT_DEFAULTS } from './lib/config.js';
 
 /**
  * The service is configured only by environment variables, validated at start. A bad
@@ -77,6 +77,8 @@ export const EnvSchema = z.object({
   /** Per client address over the hosted pages, and for their POSTs (http/middleware/page-rate-limit.ts); 0 disables. */
   PAGE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(PAGE_RATE_LIMIT_DEFAULTS.perMinute),
   PAGE_POST_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(PAGE_RATE_LIMIT_DEFAULTS.postPerMinute),
+  /** Live stock streams of the buy access layer open at once in this process (flows/accesslayer/accesslayer.stream.ts); beyond, 503 with Retry-After. */
+  ACCESS_LAYER_MAX_STREAMS: z.coerce.number().int().min(0).max(1_000_000).default(ACCESS_LAYER_MAX_STREAMS_DEFAULT),
   /** Who may set X-Forwarded-For: unset trusts nobody (http/middleware/client-address.ts). */
   TRUST_PROXY: z
     .string()

@@ -16,6 +16,7 @@ import { Readiness } from './http/api/health.readiness.js';
 import { healthOnlyApp } from './http/api/health.routes.js';
 import { startIngestionWorker, type IngestionWorker } from './jobs/tickets.worker.js';
 import { SANDBOX_BUY_ACCESS_LAYER } from './flows/accesslayer/accesslayer.buy.js';
+import { StockStreams } from './flows/accesslayer/accesslayer.stream.js';
 import { StripeProvider } from './domain/payments/stripe.provider.js';
 import type { PaymentProvider } from './domain/payments/payments.provider.js';
 import type { PayoutProvider } from './domain/payouts/payouts.provider.js';
@@ -109,6 +110,7 @@ export async function start(source: Record<string, string | undefined> = process
       trustProxy: env.TRUST_PROXY,
       pageRateLimitPerMinute: env.PAGE_RATE_LIMIT_PER_MINUTE,
       pagePostRateLimitPerMinute: env.PAGE_POST_RATE_LIMIT_PER_MINUTE,
+      accessLayerMaxStreams: env.ACCESS_LAYER_MAX_STREAMS,
     },
   });
   // Process metrics (event-loop lag, memory, CPU, GC) for GET /metrics: sampled from now on, by this process only.
@@ -119,6 +121,8 @@ export async function start(source: Record<string, string | undefined> = process
   let stopping = false;
   let jobs: RunningJobs | null = null;
   let ingestion: IngestionWorker | null = null;
+  // The live stock streams of the buy access layer: held here so the drain can end them (they never end by themselves).
+  let stockStreams: StockStreams | null = null;
 
   /** What needs the migrated tables: the sandbox partner, the jobs, the ingestion thread and the app. */
   const startServing = async (): Promise<OpenAPIHono<AppEnv> | null> => {
@@ -134,7 +138,8 @@ export async function start(source: Record<string, string | undefined> = process
     ingestion = ENGINE !== 'sqlite' || env.DATABASE_PATH === ':memory:' ? null : startIngestionWorker(deps, { databasePath: env.DATABASE_PATH, secretKey: env.SECRET_KEY, logLevel: env.LOG_LEVEL });
     await ingestion?.ready;
     if (stopping) return null;
-    return createApp(deps, { readiness });
+    stockStreams = new StockStreams(deps);
+    return createApp(deps, { readiness, stockStreams });
   };
 
   let resolveServing!: () => void;
@@ -228,6 +233,10 @@ export async function start(source: Record<string, string | undefined> = process
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const res of responses) if (!res.headersSent) res.shouldKeepAlive = false;
+      // Live stock streams never finish by themselves: each gets `event: bye` and ends now (its
+      // connection closes like any finished answer's), and its EventSource reconnects to another
+      // process. Not at the start of the drain: during the grace a balancer may still send it here.
+      stockStreams?.close();
       logger.info({ inFlight: responses.size, jobs: jobs?.running() ?? [] }, 'no longer accepting connections; finishing the requests and jobs in hand');
 
       const finished = await Promise.race([Promise.all([closed, background]).then(() => true), cutShort.then(() => false)]);

@@ -26,5 +26,7 @@ describe('index', () => {
     expect([click.type, click.bubbles, click.composed, click.cancelable]).toEqual(['resale-cta-click', true, true, true]);
     const error = new widgets.ResaleErrorEvent({ reason: 'network', message: 'x' });
     expect([error.type, error.bubbles, error.composed, error.cancelable]).toEqual(['resale-error', true, true, false]);
+    const stock = new widgets.ResaleStockEvent({ source: 'stream' });
+    expect([stock.type, stock.bubbles, stock.composed, stock.cancelable, stock.detail]).toEqual(['resale-stock', true, true, false, { source: 'stream' }]);
   });
 });

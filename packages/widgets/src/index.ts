@@ -35,6 +35,6 @@ if (typeof document !== 'undefined' && document.querySelector('resale-seat-map')
 export { ResaleAccessLayer, ResaleBuyBanner, ResaleBuyButton, ResaleBuyModal, ResaleCategoriesList, ResaleSellActions, ResaleSellBanner, loadSeatMap };
 export type { ResaleSeatMap } from './components/seat-map/seat-map.js';
 export { ResaleElement, VERSION } from './internal/base-element.js';
-export { ResaleCtaClickEvent, ResaleErrorEvent, ResaleReadyEvent, type CtaClickDetail, type ErrorDetail, type ReadyDetail } from './events/index.js';
+export { ResaleCtaClickEvent, ResaleErrorEvent, ResaleReadyEvent, ResaleStockEvent, type CtaClickDetail, type ErrorDetail, type ReadyDetail, type StockDetail } from './events/index.js';
 export { TOKENS, type TokenName } from './styles/tokens.js';
 export type * from './internal/types.js';

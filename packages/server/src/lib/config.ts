@@ -33,7 +33,18 @@ export interface AppConfig {
   metricsToken?: string | null | undefined;
   /** The console's operators (`OPERATOR_EMAILS`), lowercased; absent: none. */
   operatorEmails?: readonly string[] | undefined;
+  /**
+   * Live stock streams of the buy access layer one process keeps open at most
+   * (`ACCESS_LAYER_MAX_STREAMS`); beyond, 503 with Retry-After. Absent: {@link ACCESS_LAYER_MAX_STREAMS_DEFAULT}.
+   */
+  accessLayerMaxStreams?: number | undefined;
 }
 
 /** Defaults of `PAGE_RATE_LIMIT_PER_MINUTE` and `PAGE_POST_RATE_LIMIT_PER_MINUTE`. */
 export const PAGE_RATE_LIMIT_DEFAULTS = { perMinute: 300, postPerMinute: 60 } as const;
+
+/**
+ * Default of `ACCESS_LAYER_MAX_STREAMS`: each open stream holds a socket and a few kB, and
+ * costs nothing while its show's stock does not change (flows/accesslayer/accesslayer.stream.ts).
+ */
+export const ACCESS_LAYER_MAX_STREAMS_DEFAULT = 2_000;

@@ -145,3 +145,57 @@ export function envelopeResponse(data: unknown, status = 200): Response {
 export function text(node: Node | null | undefined): string {
   return (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * An `EventSource` the tests drive: install it with `vi.stubGlobal('EventSource', FakeEventSource)`;
+ * every instance is recorded in `FakeEventSource.all` (clear it in `beforeEach`), and the test
+ * emits what a server would send.
+ */
+export class FakeEventSource extends EventTarget {
+  static readonly CONNECTING = 0;
+  static readonly OPEN = 1;
+  static readonly CLOSED = 2;
+  static all: FakeEventSource[] = [];
+  /** The instances not closed. */
+  static get open(): FakeEventSource[] {
+    return FakeEventSource.all.filter((s) => s.readyState !== FakeEventSource.CLOSED);
+  }
+  /** The one open instance (throws unless exactly one is). */
+  static get only(): FakeEventSource {
+    const open = FakeEventSource.open;
+    if (open.length !== 1) throw new Error(`${open.length} EventSources open`);
+    return open[0]!;
+  }
+  readyState = FakeEventSource.CONNECTING;
+  readonly withCredentials = false;
+  constructor(readonly url: string) {
+    super();
+    FakeEventSource.all.push(this);
+  }
+  close(): void {
+    this.readyState = FakeEventSource.CLOSED;
+  }
+  /** The connection answered 200 with `text/event-stream`. */
+  opened(): this {
+    this.readyState = FakeEventSource.OPEN;
+    this.dispatchEvent(new Event('open'));
+    return this;
+  }
+  /** An event named `type` with `data` (JSON-encoded unless a string) and an `id`. */
+  emit(type: string, data: unknown, id = ''): this {
+    this.dispatchEvent(new MessageEvent(type, { data: typeof data === 'string' ? data : JSON.stringify(data), lastEventId: id }));
+    return this;
+  }
+  /** `closed`: an HTTP error (a 503) the browser gives up on; else a network error it resumes from. */
+  fail(closed: boolean): this {
+    this.readyState = closed ? FakeEventSource.CLOSED : FakeEventSource.CONNECTING;
+    this.dispatchEvent(new Event('error'));
+    return this;
+  }
+}
+
+/** Sets `document.visibilityState` (happy-dom's is always `visible`) and dispatches `visibilitychange`. */
+export function setVisibility(state: 'visible' | 'hidden'): void {
+  Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+  document.dispatchEvent(new Event('visibilitychange'));
+}

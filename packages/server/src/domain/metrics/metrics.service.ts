@@ -44,6 +44,8 @@ export class Metrics implements DbTimings {
   private readonly attention: Counter<'what'>;
   /** The buy access layer's snapshot caches (one per app built over these deps), summed at scrape time. */
   private readonly snapshotCaches = new Set<SnapshotCacheCounts>();
+  /** The hubs of the buy access layer's live stock streams (one per app), summed at scrape time. */
+  private readonly stockStreams = new Set<OpenStreamCount>();
   private processMetrics = false;
 
   constructor(private readonly deps: { db: Db; clock: Clock; logger: Logger }) {
@@ -143,6 +145,17 @@ export class Metrics implements DbTimings {
     cacheCounter('resale_buy_accesslayer_cache_hits_total', 'Buy access layer answers served from a cached snapshot without any query (the database unchanged since).', 'hits');
     cacheCounter('resale_buy_accesslayer_cache_checks_total', 'Fingerprint checks of a cached snapshot after something was written (kept or rebuilt).', 'checks');
     cacheCounter('resale_buy_accesslayer_cache_rebuilds_total', 'Snapshots built from the database (first request of a show, or its fingerprint changed).', 'rebuilds');
+    const hubs = this.stockStreams;
+    new Gauge({
+      name: 'resale_accesslayer_streams',
+      help: 'Live stock streams of the buy access layer open in this process (GET /v1/wrapper/accesslayer/stream), at most ACCESS_LAYER_MAX_STREAMS.',
+      registers,
+      collect() {
+        let open = 0;
+        for (const hub of hubs) open += hub.open;
+        this.set(open);
+      },
+    });
 
     this.queueGauges(registers);
   }
@@ -208,6 +221,11 @@ export class Metrics implements DbTimings {
   /** A provider event an operator must act on (see `resale_payment_provider_attention_total`). */
   providerAttention(what: AttentionKind): void {
     this.attention.inc({ what });
+  }
+
+  /** Exposes the number of open live stock streams of a hub (`resale_accesslayer_streams`). */
+  watchStockStreams(hub: OpenStreamCount): void {
+    this.stockStreams.add(hub);
   }
 
   /** Exposes a buy access layer snapshot cache's counts (its hits, checks and rebuilds since start). */
@@ -280,6 +298,11 @@ interface HttpSeries {
 }
 
 /** What a buy access layer snapshot cache counts (accesslayer.buy.cache.ts). */
+/** What `resale_accesslayer_streams` reads of a live stock hub (flows/accesslayer/accesslayer.stream.ts). */
+export interface OpenStreamCount {
+  readonly open: number;
+}
+
 export interface SnapshotCacheCounts {
   readonly hits: number;
   readonly checks: number;

@@ -11,7 +11,7 @@ import type { PartnerRow } from '../../domain/partners/partners.service.js';
 import type { BuyAccessLayerSettings } from '../../domain/partners/partners.settings.js';
 import { isPrimaryScarce } from '../../domain/marketdata/marketdata.service.js';
 import type { DbVersion } from '../../db/change-counter.js';
-import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot, type SnapshotEntry } from './accesslayer.buy.cache.js';
+import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot, type SnapshotEntry, type SnapshotHold } from './accesslayer.buy.cache.js';
 import type { Kernel } from '../../lib/kernel.js';
 import { serviceUrl, servicePaths } from '../../lib/urls.js';
 
@@ -311,21 +311,15 @@ export class BuyAccessLayer {
    */
   private render(partner: PartnerRow, s: ShowSnapshot, lang: Lang, sign: Signer, bulk: boolean, now: number, viewerPk: string | null = null): BuyComponent[] {
     const cfg = buyConfig(partner);
-    const options = enabledOptions(cfg, s);
-    let total = 0;
-    for (const o of options) total += o.quantityForSale;
-    const open = resaleOpen(s, now);
-    const enabled = open && total > 0;
+    const { options, total, open, enabled, holds } = showMarket(cfg, s, now);
     const base = serviceUrl(this.deps.config.publicBaseUrl, servicePaths.market(partner.id, s.eventId, { showId: s.showId, lang }));
-    const holds = open ? s.holds.filter((h) => options.some((o) => o.ticketOptionId === h.ticketOptionId)) : [];
     // The holds of a scope as a call to action's additive fields (nothing when none).
     const held = (ticketOptionId?: string): Pick<BuyCta, 'reserved' | 'yourHold'> => {
-      const mine = holds.filter((h) => (ticketOptionId === undefined || h.ticketOptionId === ticketOptionId) && viewerPk !== null && h.buyerPk === viewerPk);
-      const others = holds.filter((h) => (ticketOptionId === undefined || h.ticketOptionId === ticketOptionId) && !mine.includes(h));
       const out: Pick<BuyCta, 'reserved' | 'yourHold'> = {};
-      if (others.length > 0) out.reserved = { tickets: others.reduce((n, h) => n + h.tickets, 0), backAt: new Date(Math.min(...others.map((h) => h.expiresAt))).toISOString(), whose: viewerPk === null ? 'any' : 'others' };
+      const reserved = reservedOf(holds, viewerPk, ticketOptionId);
+      if (reserved) out.reserved = reserved;
       // The fan's own checkout that ends first and has not ended yet (this answer is not cached: the clock may decide).
-      const own = mine.find((h) => h.expiresAt > now);
+      const own = viewerPk === null ? undefined : holds.find((h) => inScope(h, ticketOptionId) && h.buyerPk === viewerPk && h.expiresAt > now);
       if (own) {
         out.yourHold = {
           tickets: own.tickets,
@@ -377,7 +371,7 @@ export class BuyAccessLayer {
             title: o.title,
             currency: o.currency,
             quantityForSale: o.quantityForSale,
-            floorPrice: o.floorMinor === null ? 0 : toMajor(o.floorMinor, o.currency),
+            floorPrice: floorPriceOf(o),
             visible: l.visible && o.webVisibility,
             callToAction: {
               text: l.ctaText[lang],
@@ -396,7 +390,7 @@ export class BuyAccessLayer {
       out.push({
         type: 'map',
         class: 'integratedMap',
-        integratedMap: { map: { config: { allowOrphanTicketSelection: map.allowOrphanTicketSelection }, totalCount: total, bestListing: bestListing(options, base, sign), results: areas(options) } },
+        integratedMap: { map: { config: { allowOrphanTicketSelection: map.allowOrphanTicketSelection }, totalCount: total, bestListing: bestListing(options, base, sign), results: mapAreas(options) } },
       });
     }
     return out;
@@ -405,6 +399,67 @@ export class BuyAccessLayer {
 
 function notFound(missing: 'event' | 'show', ref: { eventId: string; showId: string }): ApiError {
   return missing === 'event' ? ApiError.notFound('event', ref.eventId) : ApiError.notFound('show', ref.showId);
+}
+
+/**
+ * What every number of the buy access layer is computed from, for one show at `now` under the
+ * partner's configuration: the components (`render`) and the live stock of the stream
+ * (accesslayer.stream.ts) both start here, so they never disagree.
+ */
+export interface ShowMarket {
+  /** The show's options the operator has not disabled, in the show's order (see {@link enabledOptions}). */
+  options: OptionSnapshot[];
+  /** Tickets for sale among those options. */
+  total: number;
+  /** Resale is open now (see {@link resaleOpen}). */
+  open: boolean;
+  /** The show's call to action: resale open and something for sale. */
+  enabled: boolean;
+  /** The live holds of those options; none while resale is closed (nothing to wait for). */
+  holds: SnapshotHold[];
+}
+
+/**
+ * The market of a show as the buy access layer counts it (see {@link ShowMarket}).
+ *
+ * @example const { total, enabled } = showMarket(buyConfig(partner), snapshot, clock.now());
+ */
+export function showMarket(cfg: BuyAccessLayerSettings, s: ShowSnapshot, now: number): ShowMarket {
+  const options = enabledOptions(cfg, s);
+  let total = 0;
+  for (const o of options) total += o.quantityForSale;
+  const open = resaleOpen(s, now);
+  const holds = open ? s.holds.filter((h) => options.some((o) => o.ticketOptionId === h.ticketOptionId)) : [];
+  return { options, total, open, enabled: open && total > 0, holds };
+}
+
+/** An option's floor as the access layer answers it: per ticket with the buyer fee, in major units of its currency; 0 when nothing is for sale. */
+export function floorPriceOf(o: Pick<OptionSnapshot, 'floorMinor' | 'currency'>): number {
+  return o.floorMinor === null ? 0 : toMajor(o.floorMinor, o.currency);
+}
+
+/** Whether a hold is of a scope: the whole show (`ticketOptionId` undefined) or one option. */
+function inScope(h: SnapshotHold, ticketOptionId: string | undefined): boolean {
+  return ticketOptionId === undefined || h.ticketOptionId === ticketOptionId;
+}
+
+/**
+ * A call to action's `reserved`: the tickets of a scope (the show, or one option) held in
+ * checkouts other than the viewer's, and when the first of those holds ends; undefined when
+ * none. `viewerPk` null (an unsigned answer, or the live stock) counts every hold, `whose: 'any'`.
+ *
+ * @example reservedOf(showMarket(cfg, s, now).holds, null, 'opt-vip') // { tickets: 2, backAt: '2026-…Z', whose: 'any' }
+ */
+export function reservedOf(holds: readonly SnapshotHold[], viewerPk: string | null, ticketOptionId?: string): NonNullable<BuyCta['reserved']> | undefined {
+  let tickets = 0;
+  let backAt = Infinity;
+  for (const h of holds) {
+    if (!inScope(h, ticketOptionId) || (viewerPk !== null && h.buyerPk === viewerPk)) continue;
+    tickets += h.tickets;
+    backAt = Math.min(backAt, h.expiresAt);
+  }
+  if (backAt === Infinity) return undefined;
+  return { tickets, backAt: new Date(backAt).toISOString(), whose: viewerPk === null ? 'any' : 'others' };
 }
 
 /** The show's options minus those the operator disabled for the event or for this show. */
@@ -438,8 +493,11 @@ function bestListing(options: readonly OptionSnapshot[], base: string, sign: Sig
   };
 }
 
-/** Per area (in the order areas first appear among the options): tickets for sale, floor and the options in it. */
-function areas(options: readonly OptionSnapshot[]): MapArea[] {
+/**
+ * Per area (in the order areas first appear among the options): tickets for sale, floor and
+ * the options in it. The seat map's `results`, and the live stock's `areas`.
+ */
+export function mapAreas(options: readonly OptionSnapshot[]): MapArea[] {
   const byArea = new Map<string, { quantity: number; floorMinor: number | null; currency: string; ids: string[] }>();
   for (const o of options) {
     if (o.area === null) continue;
@@ -452,5 +510,5 @@ function areas(options: readonly OptionSnapshot[]): MapArea[] {
     }
     byArea.set(o.area, a);
   }
-  return [...byArea].map(([area, a]) => ({ area, quantityForSale: a.quantity, floorPrice: a.floorMinor === null ? 0 : toMajor(a.floorMinor, a.currency), ticketOptionIds: a.ids }));
+  return [...byArea].map(([area, a]) => ({ area, quantityForSale: a.quantity, floorPrice: floorPriceOf(a), ticketOptionIds: a.ids }));
 }

@@ -1,12 +1,14 @@
 import { html, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ResaleErrorEvent } from '../../events/error.js';
 import { ResaleReadyEvent } from '../../events/ready.js';
+import { ResaleStockEvent } from '../../events/stock.js';
 import { apiBase, fetchData, isAbort, LoadError, toErrorDetail } from '../../internal/api.js';
 import { ResaleElement } from '../../internal/base-element.js';
 import { isOffered } from '../../internal/cta.js';
 import { isObject } from '../../internal/safe.js';
 import { loadSeatMap } from '../../internal/seat-map-loader.js';
-import type { AccessLayerComponent } from '../../internal/types.js';
+import { StockStream, type Stock } from '../../internal/stock-stream.js';
+import type { AccessLayerComponent, BuyCallToAction, Reserved } from '../../internal/types.js';
 import { accessLayerStyles } from './access-layer.styles.js';
 
 const KNOWN = new Set(['buyBanner', 'buyModal', 'buyButton', 'categoriesList', 'integratedMap', 'sellBanner']);
@@ -24,6 +26,62 @@ const HOLD_PARTS = ['your-hold', 'your-hold-title', 'your-hold-time', 'your-hold
 function toComponents(data: unknown): AccessLayerComponent[] {
   if (!Array.isArray(data)) throw new LoadError({ reason: 'parse', message: 'the access layer is not a list' });
   return data.filter((c): c is AccessLayerComponent => isObject(c) && typeof c['class'] === 'string' && KNOWN.has(c['class']) && isObject(c[c['class']]));
+}
+
+/**
+ * A call to action with the live `enabled` and `reserved`, as a new object; the URL, the text,
+ * the colours and the fan's own hold stay. One carrying the fan's own hold (an answer signed for
+ * the fan) keeps its `reserved` too: the stream counts every checkout, the fan's included. One
+ * whose answer was signed for a fan without a hold in its scope (`whose: 'others'`) keeps saying
+ * the holds are other fans' (the stream cannot tell whose: it says `any`).
+ */
+function liveCta(cta: unknown, enabled: boolean, reserved: Reserved | undefined): BuyCallToAction {
+  const next = { ...(cta as BuyCallToAction), enabled };
+  if (!next.yourHold) {
+    if (reserved) next.reserved = next.reserved?.whose === 'others' ? { ...reserved, whose: 'others' } : reserved;
+    else delete next.reserved;
+  }
+  return next;
+}
+
+/**
+ * The components with live stock, as new objects where something may change (Lit renders what
+ * changed); the others as they were. Categories and areas are matched by id and name: one the
+ * components do not have is ignored. The buy modal is left alone (see access-layer.md); items the
+ * server sent malformed too.
+ */
+function withStock(items: AccessLayerComponent[], stock: Stock): AccessLayerComponent[] {
+  const categories = new Map(stock.categories.map((c) => [c.ticketOptionId, c]));
+  const areas = new Map(stock.areas.map((a) => [a.area, a]));
+  // The show's holds: the sum of its categories', ending first when the first of them does.
+  let show: Reserved | undefined;
+  for (const { reserved: r } of stock.categories) if (r) show = { tickets: (show?.tickets ?? 0) + r.tickets, backAt: show && show.backAt < r.backAt ? show.backAt : r.backAt, whose: 'any' };
+  return items.map((c) => {
+    const item = (c as unknown as Record<string, Record<string, unknown>>)[c.class]!;
+    if ((c.class === 'buyBanner' || c.class === 'buyButton') && isObject(item['callToAction'])) return { ...c, [c.class]: { ...item, callToAction: liveCta(item['callToAction'], stock.enabled, show) } } as AccessLayerComponent;
+    if (c.class === 'categoriesList' && Array.isArray(item['categories'])) {
+      return {
+        ...c,
+        categoriesList: {
+          ...c.categoriesList,
+          categories: c.categoriesList.categories.map((k) => {
+            const s = isObject(k) && isObject(k.callToAction) ? categories.get(k.ticketOptionId) : undefined;
+            return s ? { ...k, quantityForSale: s.quantityForSale, floorPrice: s.floorPrice, callToAction: liveCta(k.callToAction, s.enabled, s.reserved) } : k;
+          }),
+        },
+      };
+    }
+    const map = item['map'];
+    if (c.class === 'integratedMap' && isObject(map) && Array.isArray(map['results'])) {
+      const m = c.integratedMap.map;
+      const results = m.results.map((r) => {
+        const a = isObject(r) ? areas.get(r.area) : undefined;
+        return a ? { ...r, quantityForSale: a.quantityForSale, floorPrice: a.floorPrice } : r;
+      });
+      return { ...c, integratedMap: { ...c.integratedMap, map: { ...m, totalCount: stock.totalCount, results } } };
+    }
+    return c;
+  });
 }
 
 /** Whether the item shows anything: the banner and the modal only with offers to lead to (as they render). */
@@ -48,6 +106,13 @@ function isVisible(c: AccessLayerComponent): boolean {
  * partner's page never breaks. Success dispatches `resale-ready`. A request in flight is aborted
  * when the element is removed or an attribute changes.
  *
+ * Live stock: while it is in the page (and the page visible), with event, show and key known and
+ * `live` not off, the element listens to `GET {api-base}/v1/wrapper/accesslayer/stream` and
+ * brings the numbers of its components up to date (quantities, floor prices, calls to action
+ * enabled, tickets reserved; never texts, URLs or the fan's own hold), fetched or passed in, and
+ * asks the seat map to reload when its areas changed; each change rendered dispatches
+ * `resale-stock`. See access-layer.md.
+ *
  * The inner elements' own parts are exported with the element's part as a prefix
  * (`::part(buy-button-cta)`, `::part(seat-map-chart)`; see access-layer.md).
  *
@@ -59,6 +124,7 @@ function isVisible(c: AccessLayerComponent): boolean {
  * @csspart seat-map - the inner `<resale-seat-map>`
  * @csspart sell-banner - the inner `<resale-sell-banner>`
  * @event resale-ready - components rendered; detail `{source, count}`
+ * @event resale-stock - live stock changed what the components show; detail `{source: 'stream'}`
  * @event resale-error - the load failed; detail `{reason, status?, message}`
  * @event resale-cta-click - bubbles from the inner components; cancelable
  */
@@ -73,6 +139,7 @@ export class ResaleAccessLayer extends ResaleElement {
     returnTo: { type: String, attribute: 'return-to' },
     components: { attribute: false },
     labels: { attribute: false },
+    live: { converter: (v: string | null) => v !== 'off' && v !== 'false' },
     _items: { state: true },
   };
 
@@ -94,24 +161,40 @@ export class ResaleAccessLayer extends ResaleElement {
   declare components: AccessLayerComponent[] | undefined;
   /** Category display names by ticketOptionId, for the categories list. */
   declare labels: Record<string, string> | undefined;
+  /**
+   * Live stock (default on): `live="off"` or `.live = false` leaves the numbers as first loaded.
+   * See access-layer.md.
+   */
+  declare live: boolean;
 
   declare private _items: AccessLayerComponent[];
 
   #abort: AbortController | undefined;
   #requested: string | undefined;
+  #stream = new StockStream((stock) => this.#onStock(stock));
+  #streamUrl: string | undefined;
+  /** The last stock the stream gave: applied to components that arrive later too. */
+  #stock: Stock | undefined;
+  #reload: ReturnType<typeof setTimeout> | undefined;
 
   constructor() {
     super();
     this._items = [];
+    this.live = true;
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
-    if (this.components === undefined && this.#requested === undefined) this.requestUpdate();
+    // Load (if the earlier request was aborted) and listen to the stream again.
+    this.requestUpdate();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    this.#stream.close();
+    this.#streamUrl = undefined;
+    clearTimeout(this.#reload);
+    this.#reload = undefined;
     if (this.#abort) {
       this.#abort.abort();
       this.#abort = undefined;
@@ -128,6 +211,14 @@ export class ResaleAccessLayer extends ResaleElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // The stream of the show, with the key in the query (EventSource sends no headers).
+    const stream = this.isConnected && this.live && this.requestUrl ? `${this.requestUrl.replace('?', '/stream?')}&publicKey=${encodeURIComponent(this.publicKey!)}` : undefined;
+    if (stream !== this.#streamUrl) {
+      this.#streamUrl = stream;
+      this.#stock = undefined;
+      if (stream) this.#stream.open(stream);
+      else this.#stream.close();
+    }
     if (this.components !== undefined) {
       if (changed.has('components')) {
         this.#abort?.abort();
@@ -169,7 +260,32 @@ export class ResaleAccessLayer extends ResaleElement {
     this.dispatchEvent(new ResaleErrorEvent(toErrorDetail(err)));
   }
 
+  #onStock(stock: Stock): void {
+    if (stock.eventId !== this.eventId || stock.showId !== this.showId) return;
+    this.#stock = stock;
+    // Components on their way: the stock is applied when they arrive.
+    if (this.#abort) return;
+    const before = this._items;
+    const after = withStock(before, stock);
+    const json = (items: AccessLayerComponent[]) => items.map((c) => JSON.stringify(c));
+    const [was, is] = [json(before), json(after)];
+    // The same numbers (the first snapshot, usually): nothing to render or say.
+    if (is.every((j, i) => j === was[i])) return;
+    this._items = after;
+    void this.updateComplete.then(() => this.dispatchEvent(new ResaleStockEvent({ source: 'stream' })));
+    // The map's areas changed: its listings did. Reloads are gathered and spread (1 to 3 s) so a
+    // burst of sales, or every page of a show at once, is one request per page, not a stampede.
+    const m = before.findIndex((c) => c.class === 'integratedMap');
+    if (m >= 0 && was[m] !== is[m]) {
+      this.#reload ??= setTimeout(() => {
+        this.#reload = undefined;
+        void this.renderRoot.querySelector('resale-seat-map')?.reload?.();
+      }, 1000 + Math.random() * 2000);
+    }
+  }
+
   #afterRender(source: 'fetch' | 'property'): void {
+    if (this.#stock) this._items = withStock(this._items, this.#stock);
     const items = this._items;
     if (items.some((c) => c.class === 'integratedMap')) {
       loadSeatMap()

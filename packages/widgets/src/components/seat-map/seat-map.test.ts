@@ -355,6 +355,74 @@ describe('<resale-seat-map> image charts and loading', () => {
   });
 });
 
+describe('<resale-seat-map> reload()', () => {
+  const ATTRS = { 'api-base': 'https://resale.example', 'event-id': 'tour-2026', 'show-id': 'show-1', 'public-key': 'pk_1' };
+  /** The same chart, lst_c3 sold since. */
+  const sold = () => {
+    const data = mapData();
+    data.listings = data.listings.filter((l) => l.listingId !== 'lst_c3');
+    data.areas = data.areas.map((a) => (a.area === 'C' ? { ...a, quantityForSale: 2 } : a));
+    return data;
+  };
+
+  it('fetches again, keeps the chart with its zoom and focus and the picks still on sale, and dispatches nothing', async () => {
+    const fetch = vi.fn(async (_url: string) => envelopeResponse(mapData()));
+    vi.stubGlobal('fetch', fetch);
+    const el = await mountMap({}, ATTRS);
+    const svg = $(el, 'svg');
+    ($(el, '[part="zoom-in"]') as HTMLButtonElement).click();
+    await el.updateComplete;
+    const zoomed = svg.getAttribute('viewBox');
+    el.toggle('lst_c3');
+    el.toggle('lst_c4');
+    seat(el, '4').focus();
+    const onEvent = vi.fn();
+    el.addEventListener('resale-ready', onEvent);
+    el.addEventListener('resale-error', onEvent);
+    fetch.mockImplementation(async () => envelopeResponse(sold()));
+    el.reload();
+    await vi.waitFor(() => expect(seat(el, '3').hasAttribute('data-state')).toBe(false));
+    await el.updateComplete;
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(fetch.mock.calls[1]![0]).toBe(fetch.mock.calls[0]![0]);
+    // The same chart element, where it was, with the sold seat back to the default look.
+    expect($(el, 'svg')).toBe(svg);
+    expect(svg.getAttribute('viewBox')).toBe(zoomed);
+    expect(shadow(el).activeElement).toBe(seat(el, '4'));
+    expect(['tabindex', 'role', 'aria-pressed', 'aria-label'].filter((a) => seat(el, '3').hasAttribute(a))).toEqual([]);
+    expect(seat(el, '4').getAttribute('data-state')).toBe('selected');
+    expect(el.selection).toEqual(['lst_c4']);
+    expect(zone(el, 'C').getAttribute('aria-label')).toBe('C: 2 tickets, from €60.00');
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('keeps what is shown when the reload fails, and gathers calls during a load into one more', async () => {
+    const fetch = vi.fn(async () => envelopeResponse(mapData()));
+    vi.stubGlobal('fetch', fetch);
+    const el = await mountMap({}, ATTRS);
+    const onError = vi.fn();
+    el.addEventListener('resale-error', onError);
+    fetch.mockImplementation(async () => envelopeResponse(null, 503));
+    el.reload();
+    el.reload();
+    el.reload();
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(3));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(fetch).toHaveBeenCalledTimes(3);
+    expect(onError).not.toHaveBeenCalled();
+    expect(seat(el, '3').getAttribute('data-state')).toBe('sale');
+  });
+
+  it('does nothing for data given as a property', async () => {
+    const fetch = vi.fn();
+    vi.stubGlobal('fetch', fetch);
+    const el = await mountMap({ data: mapData() });
+    el.reload();
+    await el.updateComplete;
+    expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
 describe('<resale-seat-map> every seat drawn, legend, the page’s selection', () => {
   /** The demo's way of drawing: zones as shapes beside their seats; B's seats have no offers. */
   const SIBLINGS = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 100">

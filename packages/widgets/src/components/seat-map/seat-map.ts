@@ -245,6 +245,8 @@ export class ResaleSeatMap extends ResaleElement {
 
   #abort: AbortController | undefined;
   #loadedKey: string | undefined;
+  /** A reload asked for while a load was under way: done when it ends. */
+  #again = false;
   #generation = 0;
   #tooltip: FloatingTooltip | undefined;
   #view: ChartView | undefined;
@@ -324,23 +326,44 @@ export class ResaleSeatMap extends ResaleElement {
     return `${base}/v1/wrapper/seatmap?${q}`;
   }
 
-  async #load(url: string): Promise<void> {
+  /**
+   * Fetches the data again (`<resale-access-layer>` calls it when live stock changed the areas):
+   * picks still on sale stay picked, the chart keeps its zoom and focus when it is the same, and
+   * nothing is dispatched; a failure keeps what is shown. Calls during a load are gathered into
+   * one more load after it. Nothing happens before the first data or with `.data`.
+   */
+  reload(): void {
+    const url = this.#sourceUrl();
+    if (this.#abort) this.#again = true;
+    else if (url && this._model && this.data === undefined && url === this.#loadedKey) void this.#load(url, true);
+  }
+
+  async #load(url: string, quiet?: boolean): Promise<void> {
     this.#abort?.abort();
     const abort = (this.#abort = new AbortController());
     try {
       const data = await fetchData(url, { publicKey: this.publicKey, signal: abort.signal });
       if (abort.signal.aborted) return;
       if (!isSeatMapData(data)) throw new LoadError({ reason: 'parse', message: 'not seat map data' });
-      await this.#setData(data, 'fetch');
+      await this.#setData(data, quiet ? undefined : 'fetch');
     } catch (err) {
-      if (isAbort(err) || abort.signal.aborted) return;
+      if (quiet || isAbort(err) || abort.signal.aborted) return;
       this._model = undefined;
       this._svg = null;
       this.dispatchEvent(new ResaleErrorEvent(toErrorDetail(err)));
+    } finally {
+      if (this.#abort === abort) {
+        this.#abort = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.reload();
+        }
+      }
     }
   }
 
-  async #setData(data: SeatMapData, source: 'fetch' | 'property'): Promise<void> {
+  /** `source` undefined: a reload, which says nothing. */
+  async #setData(data: SeatMapData, source: 'fetch' | 'property' | undefined): Promise<void> {
     const generation = ++this.#generation;
     if (!isSeatMapData(data)) {
       this._model = undefined;
@@ -348,7 +371,9 @@ export class ResaleSeatMap extends ResaleElement {
       return;
     }
     let svg: SVGSVGElement | null = null;
-    if (typeof data.chart.svgCode === 'string' && data.chart.svgCode.trim() !== '') {
+    // The same chart (a reload): kept, with its zoom, pan and focus; #decorate redraws its states.
+    if (this._svg && data.chart.svgCode === this._model?.data.chart.svgCode) svg = this._svg;
+    else if (typeof data.chart.svgCode === 'string' && data.chart.svgCode.trim() !== '') {
       const [{ sanitizeSvg }, { ChartView, seatPalette }] = await loadChartModules();
       if (generation !== this.#generation) return;
       svg = sanitizeSvg(data.chart.svgCode);
@@ -391,7 +416,7 @@ export class ResaleSeatMap extends ResaleElement {
     }
     if (this._activeArea && !this._model.areas.has(this._activeArea)) this._activeArea = undefined;
     await this.updateComplete;
-    if (generation !== this.#generation) return;
+    if (generation !== this.#generation || !source) return;
     this.dispatchEvent(new ResaleReadyEvent({ source, count: data.areas.length }));
   }
 
@@ -465,9 +490,15 @@ export class ResaleSeatMap extends ResaleElement {
   #decorate(): void {
     const svg = this._svg;
     const model = this._model;
+    const before = this.#decorated;
     this.#decorated = model;
     this.#drawn = new Set();
     if (!svg || !model) return;
+    // Seats no longer for sale on a chart kept by a reload: back to the default look.
+    for (const key of before?.seatIndex.keys() ?? []) {
+      const el = before!.seatEls.get(key)?.el;
+      if (el && !model.seatIndex.has(key)) for (const a of ['data-state', 'tabindex', 'role', 'aria-pressed', 'aria-label']) el.removeAttribute(a);
+    }
     // The palette of every fill, for the chart and the legend alike (custom properties: set
     // through the CSSOM, which a strict style-src allows, where a style attribute is not).
     const base = this.renderRoot.querySelector<HTMLElement>('.base');

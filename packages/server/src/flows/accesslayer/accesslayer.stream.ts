@@ -1,0 +1,511 @@
+import { randomBytes } from 'node:crypto';
+import type { DbVersion } from '../../db/change-counter.js';
+import { ACCESS_LAYER_MAX_STREAMS_DEFAULT } from '../../lib/config.js';
+import { ApiError } from '../../lib/errors.js';
+import type { Kernel } from '../../lib/kernel.js';
+import { partnerById } from '../../domain/partners/partners.queries.js';
+import type { PartnerRow } from '../../domain/partners/partners.service.js';
+import type { BuyAccessLayerSettings } from '../../domain/partners/partners.settings.js';
+import { BuyAccessLayer, buyConfig, floorPriceOf, mapAreas, reservedOf, resaleOpen, showMarket } from './accesslayer.buy.js';
+import type { ShowSnapshot } from './accesslayer.buy.cache.js';
+
+/**
+ * The live stock of the buy access layer (GET /v1/wrapper/accesslayer/stream): the numbers a
+ * widget shows (tickets for sale, floor prices, holds, per category and area) pushed to every
+ * open page of a show as they change, instead of stock that sold minutes ago.
+ *
+ * ## One subscription per show, never one query per stream
+ * {@link StockStreams} keeps, per (partner, event, show) with at least one open stream, a
+ * *topic*: its subscribers, the last stock sent (as JSON text) and the database version it was
+ * computed at. One timer per process ({@link STOCK_CHECK_MS}, only while something is
+ * subscribed, `unref`ed) reads the change counter (db/change-counter.ts: an O(1) read on
+ * SQLite, the change feed's count on PostgreSQL); when it moved, each topic asks the buy access
+ * layer's own snapshot cache (`ShowSnapshots`, shared with the GET routes: a hot show's
+ * snapshot is usually fresh already) and, if the stock's JSON differs from the last one sent,
+ * pushes it to its subscribers. So N streams of a show cost one fingerprint or rebuild per
+ * write, as one page view after that write would, and nothing while nothing is written.
+ * A stream joining a topic is served the topic's stock (brought up to date first when the
+ * counter moved), without a read of its own.
+ *
+ * Why a timer and not a notification: SQLite has none across processes (the counter is what
+ * tells), and PostgreSQL's change feed wakes listeners only for the work topics writers name
+ * (`onWake`), not for every commit; its count is what this reads, within a tick of a commit.
+ *
+ * Time alone changes the stock once: when the show starts, resale closes (`enabled` false, no
+ * `reserved`). A topic remembers that moment and is checked then, written or not.
+ *
+ * Not seen by the stream until the next write: a buyer fee changed while the price stays the
+ * same (the snapshot cache's own blind spot, bounded there by its full rebuild on the next
+ * request, see accesslayer.buy.cache.ts).
+ *
+ * ## Ids
+ * An event's id is `<epoch>-<seq>`: `epoch` is random per process start, `seq` grows with every
+ * stock this process sends (one counter for all shows, so an id names one stock of one show).
+ * A client resuming with the id of the stock still current gets no snapshot again; any other
+ * id (an older stock, another show, another process, an earlier start) gets one. The last stock
+ * of a show whose last stream closed is kept (up to {@link RETAINED_LIMIT} shows), so the common
+ * case, the one page of a show reconnecting after a dropped connection, resumes quietly.
+ */
+
+/** How often the change counter is read while streams are open (milliseconds). */
+export const STOCK_CHECK_MS = 250;
+/** How often every open stream gets a comment line, so proxies and browsers keep it open (milliseconds). */
+export const STOCK_HEARTBEAT_MS = 15_000;
+/** The reconnection delay a stream tells the browser's EventSource (`retry:`), milliseconds. */
+export const STOCK_RETRY_MS = 3_000;
+/** `Retry-After` of a stream refused because the process has `ACCESS_LAYER_MAX_STREAMS` open. */
+export const STREAMS_FULL_RETRY_AFTER_SECONDS = 10;
+/** `Retry-After` of a stream refused because the process is shutting down (another one will take it). */
+export const STREAMS_CLOSED_RETRY_AFTER_SECONDS = 3;
+/** Shows whose last stock is kept after their last stream closed, least recently closed out first (see "Ids"). */
+export const RETAINED_LIMIT = 10_000;
+
+/** The stock of one show: what the stream's `snapshot` and `stock` events carry (see accesslayer.stream.schemas.ts). */
+export interface ShowStock {
+  eventId: string;
+  showId: string;
+  enabled: boolean;
+  totalCount: number;
+  reserved?: StockReserved;
+  categories: StockCategory[];
+  areas: StockArea[];
+}
+
+/** Held tickets of a scope (see `reservedOf`): always `whose: 'any'`, the stream being the same for everyone. */
+export interface StockReserved {
+  tickets: number;
+  backAt: string;
+  whose: 'others' | 'any';
+}
+
+export interface StockCategory {
+  ticketOptionId: string;
+  quantityForSale: number;
+  floorPrice: number;
+  currency: string;
+  enabled: boolean;
+  reserved?: StockReserved;
+}
+
+export interface StockArea {
+  area: string;
+  quantityForSale: number;
+  floorPrice: number;
+}
+
+/**
+ * The stock of a show at `now`: the numbers of the unsigned buy access layer answer (the same
+ * `showMarket`, floors, holds and areas as its components), without texts or URLs.
+ *
+ * @example const stock = showStock(buyConfig(partner), snapshot, clock.now()); stock.categories[0].floorPrice
+ */
+export function showStock(cfg: BuyAccessLayerSettings, s: ShowSnapshot, now: number): ShowStock {
+  const { options, total, open, enabled, holds } = showMarket(cfg, s, now);
+  const reserved = reservedOf(holds, null);
+  return {
+    eventId: s.eventId,
+    showId: s.showId,
+    enabled,
+    totalCount: total,
+    ...(reserved ? { reserved } : {}),
+    categories: options.map((o) => {
+      const held = reservedOf(holds, null, o.ticketOptionId);
+      return { ticketOptionId: o.ticketOptionId, quantityForSale: o.quantityForSale, floorPrice: floorPriceOf(o), currency: o.currency, enabled: open && o.quantityForSale > 0, ...(held ? { reserved: held } : {}) };
+    }),
+    areas: mapAreas(options).map((a) => ({ area: a.area, quantityForSale: a.quantityForSale, floorPrice: a.floorPrice })),
+  };
+}
+
+/** The first event of a stream (`snapshot`) or a later change (`stock`). */
+export type StockEvent = 'snapshot' | 'stock';
+/** Why the hub ends a stream: the service is shutting down (reconnect), or the show (or its partner) no longer exists. */
+export type ByeReason = 'shutdown' | 'gone';
+
+/** One open stream as the hub sees it: the HTTP side writes what it is told. Calls never overlap. */
+export interface StockListener {
+  /** A stock to send, with its id and its JSON text. */
+  stock(event: StockEvent, id: string, json: string): void;
+  /** Nothing to say, but say something (every {@link STOCK_HEARTBEAT_MS}). */
+  heartbeat(): void;
+  /** The hub has let go of this stream: say why and end it. */
+  bye(reason: ByeReason): void;
+}
+
+/** A stream's hold on its topic. */
+export interface StockSubscription {
+  /** Lets go (the client went away, or the stream was dropped). Harmless twice, and after a `bye`. */
+  end(): void;
+}
+
+/** Timing and limits of {@link StockStreams}; tests shorten or stretch them and drive the hub themselves. */
+export interface StockStreamsOptions {
+  /** See {@link STOCK_CHECK_MS}. */
+  checkEveryMs?: number;
+  /** See {@link STOCK_HEARTBEAT_MS}. */
+  heartbeatEveryMs?: number;
+  /** Open streams at most; default `config.accessLayerMaxStreams`, else `ACCESS_LAYER_MAX_STREAMS_DEFAULT` (lib/config.ts). */
+  maxStreams?: number;
+}
+
+interface Topic {
+  key: string;
+  eventId: string;
+  showId: string;
+  /** The partner as last read: its `buyAccessLayer` setting decides which options count. */
+  partner: PartnerRow;
+  subscribers: Set<StockListener>;
+  /** The change counter the stock below was computed at. */
+  version: DbVersion;
+  /** The last stock sent, and its seq. */
+  json: string;
+  seq: number;
+  /** When time alone changes the stock (the show starts while resale is open), clock ms; null: never. */
+  edge: number | null;
+  /** A refresh under way (one at a time per topic). */
+  pending: Promise<void> | null;
+  /** The show or its partner no longer exists: the topic is closed. */
+  gone: boolean;
+}
+
+/**
+ * The hub of the live stock streams of one process. See the module comment.
+ *
+ * @example
+ * const streams = new StockStreams(deps, buy);
+ * const sub = await streams.subscribe(partner, { eventId: 'tour', showId: 'show-1' }, undefined, listener);
+ * // … listener.stock('snapshot', '3f9a0c41d2e7-1', '{"eventId":"tour",…}') already called
+ * sub.end();
+ */
+export class StockStreams {
+  /** The buy access layer whose snapshot cache the streams read (the GET routes' own, when app.ts is given this hub). */
+  readonly buy: BuyAccessLayer;
+  /** Names this process start in every event id. */
+  readonly epoch = randomBytes(6).toString('hex');
+  /** Open streams at most (beyond: 503 with Retry-After). */
+  readonly maxStreams: number;
+  private readonly checkEveryMs: number;
+  private readonly heartbeatEveryMs: number;
+  private readonly topics = new Map<string, Topic>();
+  private readonly retained = new Map<string, { seq: number; json: string }>();
+  private seq = 0;
+  private subscribed = 0;
+  /** Streams being opened (their slot is taken while their first stock is read). */
+  private opening = 0;
+  private closed = false;
+  private checkTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private checking: Promise<void> | null = null;
+  /** Topic refreshes since start (each one snapshot read through the cache, however many streams): tests read it. */
+  refreshes = 0;
+
+  constructor(
+    private readonly deps: Pick<Kernel, 'db' | 'clock' | 'config' | 'logger'>,
+    buy?: BuyAccessLayer,
+    opts: StockStreamsOptions = {},
+  ) {
+    this.buy = buy ?? new BuyAccessLayer(deps);
+    this.maxStreams = opts.maxStreams ?? deps.config.accessLayerMaxStreams ?? ACCESS_LAYER_MAX_STREAMS_DEFAULT;
+    this.checkEveryMs = opts.checkEveryMs ?? STOCK_CHECK_MS;
+    this.heartbeatEveryMs = opts.heartbeatEveryMs ?? STOCK_HEARTBEAT_MS;
+  }
+
+  /** Streams open now, and being opened (`resale_accesslayer_streams`). */
+  get open(): number {
+    return this.subscribed + this.opening;
+  }
+
+  /** Shows with at least one open stream. */
+  get shows(): number {
+    return this.topics.size;
+  }
+
+  /** Whether the timers run (they do exactly while a stream is open). */
+  get ticking(): boolean {
+    return this.checkTimer !== null;
+  }
+
+  /**
+   * The stock of a show now, once (the stream's JSON answer, for a client that does not ask for
+   * `text/event-stream`): from the open topic when there is one and nothing was written since,
+   * else through the snapshot cache.
+   *
+   * @throws ApiError 404 when the partner has no such event or show
+   */
+  async current(partner: PartnerRow, ref: { eventId: string; showId: string }): Promise<ShowStock> {
+    const version = this.buy.snapshots.counter.read();
+    const topic = this.topics.get(keyOf(partner.id, ref));
+    if (topic && this.buy.snapshots.counter.same(topic.version, version) && !this.timeChanged(topic, this.deps.clock.now())) return JSON.parse(topic.json) as ShowStock;
+    const r = await this.buy.snapshots.get(partner.id, ref.eventId, ref.showId, version);
+    if (!r.found) throw notFound(r.missing, ref);
+    return showStock(buyConfig(partner), r.snapshot, this.deps.clock.now());
+  }
+
+  /**
+   * Opens a stream of a show's stock for `listener`: a `snapshot` first (synchronously, before
+   * this resolves) unless `lastEventId` names the stock that is still current, then a `stock`
+   * at every change, a heartbeat every {@link STOCK_HEARTBEAT_MS}, until `end()` or a `bye`.
+   *
+   * @throws ApiError 503 `rate_limited` (Retry-After) when {@link maxStreams} are open
+   * @throws ApiError 503 `not_ready` (Retry-After) once {@link close}d (the process is shutting down)
+   * @throws ApiError 404 when the partner has no such event or show
+   */
+  async subscribe(partner: PartnerRow, ref: { eventId: string; showId: string }, lastEventId: string | undefined, listener: StockListener): Promise<StockSubscription> {
+    if (this.closed) throw notServing();
+    if (this.open >= this.maxStreams) {
+      throw new ApiError(503, 'rate_limited', `This server has ${this.maxStreams} live stock streams open, its most; retry in ${STREAMS_FULL_RETRY_AFTER_SECONDS} s, or read GET /v1/wrapper/accesslayer meanwhile`, {
+        headers: { 'Retry-After': String(STREAMS_FULL_RETRY_AFTER_SECONDS) },
+      });
+    }
+    // The slot is taken before the first read, so streams opening together cannot overshoot the limit.
+    this.opening++;
+    let topic: Topic;
+    try {
+      topic = await this.topicFor(partner, ref);
+    } finally {
+      this.opening--;
+    }
+    if (this.closed) {
+      this.dropIfIdle(topic);
+      throw notServing();
+    }
+    // Its last stream may have closed while this one waited, which let the topic go: take it back.
+    const current = this.topics.get(topic.key);
+    if (current === undefined) {
+      this.topics.set(topic.key, topic);
+      this.retained.delete(topic.key);
+    } else topic = current;
+    // From here to the snapshot, nothing awaits: no change can fall between the two.
+    topic.subscribers.add(listener);
+    this.subscribed++;
+    this.startTimers();
+    const id = this.idOf(topic.seq);
+    if (lastEventId !== id) listener.stock('snapshot', id, topic.json);
+    return { end: () => this.unsubscribe(topic, listener) };
+  }
+
+  /**
+   * Checks every subscribed show now, as the timer does every {@link STOCK_CHECK_MS}: a show
+   * whose database version moved (or whose start has come) is refreshed through the snapshot
+   * cache, and its subscribers get a `stock` if it changed. Checks run one after another; the
+   * promise settles when this one is done. Never rejects (a failed read is logged and tried
+   * again at the next check).
+   */
+  checkNow(): Promise<void> {
+    const next = (this.checking ?? Promise.resolve()).then(() => this.check());
+    this.checking = next;
+    void next.finally(() => {
+      if (this.checking === next) this.checking = null;
+    });
+    return next;
+  }
+
+  /** Sends every open stream a heartbeat now, as the timer does every {@link STOCK_HEARTBEAT_MS}. */
+  heartbeatNow(): void {
+    for (const topic of [...this.topics.values()]) for (const listener of [...topic.subscribers]) this.tell(topic, listener, (l) => l.heartbeat());
+  }
+
+  /**
+   * The shutdown (main.ts's drain, once the server stops accepting connections): every open
+   * stream gets `bye` (`shutdown`) and ends, so the drain does not wait for them, and every
+   * stream asked for afterwards is refused (503 `not_ready`). The clients reconnect, through the
+   * load balancer, to another process. Harmless twice.
+   */
+  close(): void {
+    this.closed = true;
+    const topics = [...this.topics.values()];
+    this.topics.clear();
+    for (const topic of topics) this.bye(topic, 'shutdown');
+    this.stopTimers();
+  }
+
+  private idOf(seq: number): string {
+    return `${this.epoch}-${seq}`;
+  }
+
+  private timeChanged(topic: Topic, now: number): boolean {
+    return topic.edge !== null && now >= topic.edge;
+  }
+
+  /** The topic of a show, made (its stock read) or brought up to date; throws 404 when the show is not there. */
+  private async topicFor(partner: PartnerRow, ref: { eventId: string; showId: string }): Promise<Topic> {
+    const key = keyOf(partner.id, ref);
+    const counter = this.buy.snapshots.counter;
+    const known = this.topics.get(key);
+    if (known) {
+      if (!counter.same(known.version, counter.read()) || this.timeChanged(known, this.deps.clock.now())) await this.refresh(known);
+      if (known.gone) throw notFound('show', ref);
+      return known;
+    }
+    const version = counter.read();
+    const r = await this.buy.snapshots.get(partner.id, ref.eventId, ref.showId, version);
+    if (!r.found) throw notFound(r.missing, ref);
+    // Another stream of the show may have made the topic meanwhile: one topic per show.
+    const made = this.topics.get(key);
+    if (made) return made;
+    const now = this.deps.clock.now();
+    const json = JSON.stringify(showStock(buyConfig(partner), r.snapshot, now));
+    const kept = this.retained.get(key);
+    this.retained.delete(key);
+    const topic: Topic = {
+      key,
+      eventId: ref.eventId,
+      showId: ref.showId,
+      partner,
+      subscribers: new Set(),
+      version,
+      json,
+      // The same stock as when its last stream closed: the same id, so a resuming client gets no snapshot.
+      seq: kept?.json === json ? kept.seq : ++this.seq,
+      edge: edgeOf(r.snapshot, now),
+      pending: null,
+      gone: false,
+    };
+    this.topics.set(key, topic);
+    return topic;
+  }
+
+  private async check(): Promise<void> {
+    try {
+      const counter = this.buy.snapshots.counter;
+      const version = counter.read();
+      const now = this.deps.clock.now();
+      // The partners read in this check (their settings decide which options count): once each.
+      const partners = new Map<string, Promise<PartnerRow | undefined>>();
+      for (const topic of [...this.topics.values()]) {
+        if (counter.same(topic.version, version) && !this.timeChanged(topic, now)) continue;
+        try {
+          await this.refresh(topic, partners);
+        } catch (err) {
+          // The database may be down: the topic keeps its version, so the next check tries again.
+          this.deps.logger.warn({ err: { message: (err as Error).message }, eventId: topic.eventId, showId: topic.showId }, 'live stock: a show could not be read; trying again at the next check');
+        }
+      }
+    } catch (err) {
+      this.deps.logger.warn({ err: { message: (err as Error).message } }, 'live stock: the check failed');
+    }
+  }
+
+  /** Reads a topic's stock again (one refresh at a time per topic) and sends it if it changed. */
+  private refresh(topic: Topic, partners?: Map<string, Promise<PartnerRow | undefined>>): Promise<void> {
+    if (topic.pending) return topic.pending;
+    const pending = this.load(topic, partners).finally(() => {
+      topic.pending = null;
+    });
+    topic.pending = pending;
+    return pending;
+  }
+
+  private async load(topic: Topic, partners?: Map<string, Promise<PartnerRow | undefined>>): Promise<void> {
+    this.refreshes++;
+    const counter = this.buy.snapshots.counter;
+    const version = counter.read();
+    let partner: PartnerRow | undefined = topic.partner;
+    if (!counter.same(topic.version, version)) {
+      // Something was written: perhaps the partner's settings (a category disabled).
+      const id = topic.partner.id;
+      let read = partners?.get(id);
+      if (!read) {
+        read = this.deps.db.read(async (tx) => await partnerById(tx, id));
+        partners?.set(id, read);
+      }
+      partner = await read;
+    }
+    const r = partner ? await this.buy.snapshots.get(partner.id, topic.eventId, topic.showId, version) : null;
+    if (!partner || !r?.found) return this.gone(topic);
+    const now = this.deps.clock.now();
+    const json = JSON.stringify(showStock(buyConfig(partner), r.snapshot, now));
+    topic.partner = partner;
+    topic.version = version;
+    topic.edge = edgeOf(r.snapshot, now);
+    if (json === topic.json) return;
+    topic.json = json;
+    topic.seq = ++this.seq;
+    const id = this.idOf(topic.seq);
+    for (const listener of [...topic.subscribers]) this.tell(topic, listener, (l) => l.stock('stock', id, json));
+  }
+
+  /** Calls a listener; one that throws (its stream already gone) is let go, the others still hear. */
+  private tell(topic: Topic, listener: StockListener, call: (l: StockListener) => void): void {
+    try {
+      call(listener);
+    } catch (err) {
+      this.deps.logger.debug({ err: { message: (err as Error).message } }, 'live stock: a stream could not be written; dropped');
+      this.unsubscribe(topic, listener);
+    }
+  }
+
+  private unsubscribe(topic: Topic, listener: StockListener): void {
+    if (!topic.subscribers.delete(listener)) return;
+    this.subscribed--;
+    this.dropIfIdle(topic);
+  }
+
+  /** Forgets a topic nobody follows any more (its last stock kept for a resume), and stops the timers when none is left. */
+  private dropIfIdle(topic: Topic): void {
+    if (topic.subscribers.size > 0 || this.topics.get(topic.key) !== topic) return;
+    this.topics.delete(topic.key);
+    this.retained.delete(topic.key);
+    this.retained.set(topic.key, { seq: topic.seq, json: topic.json });
+    if (this.retained.size > RETAINED_LIMIT) this.retained.delete(this.retained.keys().next().value!);
+    if (this.topics.size === 0) this.stopTimers();
+  }
+
+  /** The show (or its partner) no longer exists: its streams end. */
+  private gone(topic: Topic): void {
+    topic.gone = true;
+    if (this.topics.get(topic.key) === topic) this.topics.delete(topic.key);
+    this.retained.delete(topic.key);
+    this.bye(topic, 'gone');
+    if (this.topics.size === 0) this.stopTimers();
+  }
+
+  private bye(topic: Topic, reason: ByeReason): void {
+    const listeners = [...topic.subscribers];
+    topic.subscribers.clear();
+    this.subscribed -= listeners.length;
+    for (const listener of listeners) {
+      try {
+        listener.bye(reason);
+      } catch {
+        // Its stream is gone already: nothing to say goodbye to.
+      }
+    }
+  }
+
+  private startTimers(): void {
+    if (this.checkTimer) return;
+    // Neither keeps the process alive: a stream is no reason not to exit.
+    this.checkTimer = setInterval(() => {
+      // A slow check (a database that answers slowly) is not stacked up behind.
+      if (!this.checking) void this.checkNow();
+    }, this.checkEveryMs).unref();
+    this.heartbeatTimer = setInterval(() => this.heartbeatNow(), this.heartbeatEveryMs).unref();
+  }
+
+  private stopTimers(): void {
+    if (this.checkTimer) clearInterval(this.checkTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.checkTimer = null;
+    this.heartbeatTimer = null;
+  }
+}
+
+/** One show of one partner (the ids are the partner's own, so its id is part of the key). */
+function keyOf(partnerId: string, ref: { eventId: string; showId: string }): string {
+  return `${partnerId}\u0000${ref.eventId.length}:${ref.eventId}\u0000${ref.showId}`;
+}
+
+/** When time alone changes a show's stock: its start, while resale is open (it closes then); null when nothing will. */
+function edgeOf(s: ShowSnapshot, now: number): number | null {
+  return resaleOpen(s, now) ? s.startsAt : null;
+}
+
+function notFound(missing: 'event' | 'show', ref: { eventId: string; showId: string }): ApiError {
+  return missing === 'event' ? ApiError.notFound('event', ref.eventId) : ApiError.notFound('show', ref.showId);
+}
+
+function notServing(): ApiError {
+  return new ApiError(503, 'not_ready', `This server is shutting down; retry in ${STREAMS_CLOSED_RETRY_AFTER_SECONDS} s (another one will serve the stream)`, {
+    headers: { 'Retry-After': String(STREAMS_CLOSED_RETRY_AFTER_SECONDS) },
+  });
+}
