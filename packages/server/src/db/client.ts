@@ -75,6 +75,47 @@ export async function closeDb(db: Db): Promise<void> {
  */
 export type Durability = 'durable' | 'fast';
 
+/** How many prepared statements the query cache keeps per connection (least recently used out first). */
+export const STATEMENT_CACHE_LIMIT = 500;
+
+/**
+ * Drizzle prepares every query it runs (`client.prepare(sql)`), and SQLite's preparation (parse,
+ * plan) costs more than running the small indexed statements most requests make: in a rush of
+ * buy attempts it was the largest item of the service's CPU profile after building the SQL. So
+ * the queries drizzle runs are prepared once per SQL text and connection and kept (a bounded
+ * LRU): only drizzle's session gets the cached `prepare`; code preparing statements of its own
+ * on `$client` (the change counter, pragmas) keeps SQLite's. A statement's row mode sticks, and
+ * drizzle sets `raw()` where it wants rows as arrays and relies on the default elsewhere, so a
+ * statement handed out again is reset to the default first; one still being iterated (`busy`)
+ * is never handed out: a fresh one is prepared for that caller.
+ */
+function cacheStatements(db: Db, sqlite: Database.Database, limit = STATEMENT_CACHE_LIMIT): void {
+  const session = (db as unknown as { session: { client: Database.Database } }).session;
+  const cache = new Map<string, Database.Statement>();
+  const prepare = (source: string): Database.Statement => {
+    const kept = cache.get(source);
+    if (kept && !kept.busy) {
+      cache.delete(source);
+      cache.set(source, kept);
+      if (kept.reader) kept.raw(false);
+      return kept;
+    }
+    const fresh = sqlite.prepare(source);
+    if (!kept) {
+      if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+      cache.set(source, fresh);
+    }
+    return fresh;
+  };
+  session.client = new Proxy(sqlite, {
+    get(target, key) {
+      if (key === 'prepare') return prepare;
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /**
  * Opens the database with WAL, foreign keys, a busy timeout and durable commits (unless
  * `durability: 'fast'`, see {@link Durability}), and applies the committed migrations unless
@@ -91,6 +132,7 @@ export function createDb(path: string, opts: { migrate?: boolean; durability?: D
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(opts.durability === 'fast' ? 'synchronous = NORMAL' : 'synchronous = FULL');
   const db = drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
+  cacheStatements(db, sqlite);
   const transactor = new SqliteTransactor<Db>(sqlite, db);
   db.transact = transactor.transact;
   db.read = transactor.read;
