@@ -29,6 +29,12 @@ export interface DbChangeCounter {
    * synchronous work.
    */
   forgive<T>(work: () => T): T;
+  /**
+   * Calls `fn` soon after a change is counted, where the database says so (PostgreSQL's commit
+   * notifications); absent where only reading tells (SQLite: another process's commit is seen
+   * only by reading `data_version`). Returns the unsubscribe.
+   */
+  onChange?(fn: () => void): () => void;
 }
 
 /**
@@ -120,5 +126,11 @@ class PostgresChangeCounter implements DbChangeCounter {
 
   forgive<T>(work: () => T): T {
     return work();
+  }
+
+  onChange(fn: () => void): () => void {
+    // The feed appears once the pool is open; a counter made before that listens from its first call after.
+    const feed = this.feed();
+    return feed ? feed.onChange(fn) : () => undefined;
   }
 }

@@ -7,6 +7,7 @@ import { sameDatabase } from '../testing/postgres.js';
 import { partners } from '../domain/partners/partners.table.js';
 import { affected } from './affected.js';
 import { selectRows } from './dialect.js';
+import { changeCounter } from './change-counter.js';
 import { sql } from 'drizzle-orm';
 
 /**
@@ -111,5 +112,33 @@ describe('PostgreSQL transactions', () => {
     const put = await a.request('PUT', '/v1/events', { key: p.keys.private, body: { externalReferenceId: 'tour', shows: [showBody('show-1', { title: 'Renamed' })] } });
     expect(put.status).toBe(200);
     expect((await until((c) => c.misses > warm.misses)).misses).toBe(warm.misses + 1);
+  });
+
+  it('calls a change listener when this process commits and when it hears another’s commit (the live stock streams push on it)', async () => {
+    const a = createTestApp();
+    const b = createTestApp({}, { db: sameDatabase(a.db) });
+    await a.partner('Warm-up');
+    const counter = changeCounter(b.db, b.clock);
+    let heard: (() => void) | null = null;
+    const unlisten = counter.onChange!(() => heard?.());
+    const next = () =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no change heard within 5 s')), 5_000);
+        heard = () => {
+          clearTimeout(timer);
+          heard = null;
+          resolve();
+        };
+      });
+    try {
+      let change = next();
+      await a.partner('Another process');
+      await change;
+      change = next();
+      await b.partner('This process');
+      await change;
+    } finally {
+      unlisten();
+    }
   });
 });

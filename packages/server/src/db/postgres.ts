@@ -202,6 +202,7 @@ export class ChangeFeed {
   private retry: NodeJS.Timeout | null = null;
   private listening!: () => void;
   private readonly wakeListeners = new Map<string, Set<() => void>>();
+  private readonly changeListeners = new Set<() => void>();
   /** Settles once the feed first listens. */
   readonly ready = new Promise<void>((resolve) => (this.listening = resolve));
 
@@ -221,7 +222,22 @@ export class ChangeFeed {
 
   /** A commit of this process (counted at once). */
   committed(): void {
+    this.counted();
+  }
+
+  /**
+   * Calls `fn` after every change the feed counts (a commit of this process, or one heard from
+   * another): for caches that push what changed (the live stock streams) rather than wait for
+   * their next read. Returns the unsubscribe.
+   */
+  onChange(fn: () => void): () => void {
+    this.changeListeners.add(fn);
+    return () => void this.changeListeners.delete(fn);
+  }
+
+  private counted(): void {
     this.n++;
+    for (const fn of this.changeListeners) fn();
   }
 
   /**
@@ -240,7 +256,7 @@ export class ChangeFeed {
   private heard(payload: string): void {
     const space = payload.indexOf(' ');
     const from = space < 0 ? payload : payload.slice(0, space);
-    if (from !== this.id && !from.endsWith(QUIET_MARK)) this.n++;
+    if (from !== this.id && !from.endsWith(QUIET_MARK)) this.counted();
     if (space < 0) return;
     for (const topic of payload.slice(space + 1).split(',')) for (const fn of this.wakeListeners.get(topic) ?? []) fn();
   }
@@ -275,7 +291,7 @@ export class ChangeFeed {
       .then(() => {
         if (this.client !== client) return;
         // Whatever was committed while nobody listened: one change covers it.
-        this.n++;
+        this.counted();
         this.connected = true;
         this.listening();
       })

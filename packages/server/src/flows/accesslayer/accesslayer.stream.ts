@@ -27,9 +27,10 @@ import type { ShowSnapshot } from './accesslayer.buy.cache.js';
  * A stream joining a topic is served the topic's stock (brought up to date first when the
  * counter moved), without a read of its own.
  *
- * Why a timer and not a notification: SQLite has none across processes (the counter is what
- * tells), and PostgreSQL's change feed wakes listeners only for the work topics writers name
- * (`onWake`), not for every commit; its count is what this reads, within a tick of a commit.
+ * Why a timer: SQLite has no notification across processes (the counter is what tells). On
+ * PostgreSQL the change feed also calls the hub on every commit it counts (`onChange`), so a
+ * sale reaches the streams {@link STOCK_SOON_MS} after its notification; the timer remains for
+ * a notification connection that is down.
  *
  * Time alone changes the stock once: when the show starts, resale closes (`enabled` false, no
  * `reserved`). A topic remembers that moment and is checked then, written or not.
@@ -49,6 +50,8 @@ import type { ShowSnapshot } from './accesslayer.buy.cache.js';
 
 /** How often the change counter is read while streams are open (milliseconds). */
 export const STOCK_CHECK_MS = 250;
+/** PostgreSQL: how long after a commit notification the shows are checked (the commits of a burst share the check). */
+export const STOCK_SOON_MS = 10;
 /** How often every open stream gets a comment line, so proxies and browsers keep it open (milliseconds). */
 export const STOCK_HEARTBEAT_MS = 15_000;
 /** The reconnection delay a stream tells the browser's EventSource (`retry:`), milliseconds. */
@@ -193,6 +196,9 @@ export class StockStreams {
   private opening = 0;
   private closed = false;
   private checkTimer: NodeJS.Timeout | null = null;
+  /** PostgreSQL: a check asked by a commit notification, not yet run (bursts of commits share it). */
+  private soon: NodeJS.Timeout | null = null;
+  private unlisten: (() => void) | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   /** Topic refreshes since start (each one snapshot read through the cache, however many streams): tests read it. */
@@ -480,13 +486,26 @@ export class StockStreams {
       if (!this.checking) void this.checkNow();
     }, this.checkEveryMs).unref();
     this.heartbeatTimer = setInterval(() => this.heartbeatNow(), this.heartbeatEveryMs).unref();
+    // Where the database says when something was committed (PostgreSQL's notifications), a
+    // commit is pushed within a few milliseconds instead of at the next tick; the tick stays,
+    // for a notification connection that is down. Commits in a burst share one check.
+    this.unlisten = this.buy.snapshots.counter.onChange?.(() => {
+      this.soon ??= setTimeout(() => {
+        this.soon = null;
+        if (!this.checking) void this.checkNow();
+      }, STOCK_SOON_MS).unref();
+    }) ?? null;
   }
 
   private stopTimers(): void {
     if (this.checkTimer) clearInterval(this.checkTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    if (this.soon) clearTimeout(this.soon);
+    this.unlisten?.();
     this.checkTimer = null;
     this.heartbeatTimer = null;
+    this.soon = null;
+    this.unlisten = null;
   }
 }
 
