@@ -9,6 +9,7 @@ import { run as rateLimit } from './rate-limit.js';
 import { run as dbOutage } from './db-outage.js';
 import { run as seatMap } from './seatmap.js';
 import { run as lighthouse } from './lighthouse.js';
+import { run as onsale } from './onsale.js';
 
 const benches: [string, () => Promise<unknown>][] = [
   ['tickets-ingest', ticketsIngest],
@@ -21,6 +22,7 @@ const benches: [string, () => Promise<unknown>][] = [
   ['db-outage', dbOutage],
   ['seatmap', seatMap],
   ['lighthouse', lighthouse],
+  ['onsale', onsale],
 ];
 const only = process.argv[2];
 for (const [name, bench] of benches) {
