@@ -4,7 +4,8 @@
  * changes a field the widgets read.
  */
 import type { z } from '@hono/zod-openapi';
-import type { BuyComponentSchema, SellAccessLayerResponse } from '@resale/server/schemas';
+import type { BuyComponentSchema, SellAccessLayerResponse, ShowStockSchema } from '@resale/server/schemas';
+import type { Stock } from './stock-stream.js';
 import type { BuyComponent, SellBannerComponent, SellOrderEntry, SellTicketEntry } from './types.js';
 
 type Assert<T extends true> = T;
@@ -17,4 +18,6 @@ export type Checks = [
   Assert<Extends<NonNullable<Sell['tickets']>[number], SellTicketEntry>>,
   Assert<Extends<NonNullable<Sell['orders']>[number], SellOrderEntry>>,
   Assert<Extends<NonNullable<Sell['components']>[number], SellBannerComponent>>,
+  // The live stock the stream sends (its `snapshot` and `stock` events) is what stock-stream.ts reads.
+  Assert<Extends<z.output<typeof ShowStockSchema>, Stock>>,
 ];
