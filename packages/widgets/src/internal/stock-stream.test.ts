@@ -177,13 +177,28 @@ describe('StockStream', () => {
       FakeEventSource.all = [];
       vi.spyOn(Math, 'random').mockReturnValue(random);
       start();
-      FakeEventSource.only.opened().emit('snapshot', STOCK, 'e1-3').emit('bye', 'shutdown');
+      FakeEventSource.only.opened().emit('snapshot', STOCK, 'e1-3').emit('bye', { reason: 'shutdown' });
       expect(FakeEventSource.open).toHaveLength(0);
       vi.advanceTimersByTime(wait - 1);
       expect(FakeEventSource.open).toHaveLength(0);
       vi.advanceTimersByTime(1);
       expect(FakeEventSource.only.url).toBe(`${URL_}&lastEventId=e1-3`);
       stream!.close();
+    }
+  });
+
+  it('stops for good after a bye that says the show is gone or the key revoked, keeping what it has', () => {
+    vi.useFakeTimers();
+    for (const reason of ['gone', 'revoked']) {
+      FakeEventSource.all = [];
+      const onStock = start();
+      FakeEventSource.only.opened().emit('snapshot', STOCK, 'e1-3').emit('bye', { reason });
+      expect(onStock).toHaveBeenCalledTimes(1);
+      expect(FakeEventSource.open).toHaveLength(0);
+      vi.advanceTimersByTime(MAX_BACKOFF_MS);
+      setVisibility('hidden');
+      setVisibility('visible');
+      expect(FakeEventSource.all).toHaveLength(1);
     }
   });
 

@@ -61,6 +61,16 @@ export function parseStock(data: unknown): Stock | undefined {
   return ok ? (s as unknown as Stock) : undefined;
 }
 
+/** Whether a `bye` says there is nothing to come back to: the show is gone, or the key was rotated away. */
+function isFinalBye(data: unknown): boolean {
+  try {
+    const reason = (JSON.parse(String(data)) as { reason?: unknown } | null)?.reason;
+    return reason === 'gone' || reason === 'revoked';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The live stock stream of one show, over `EventSource` (nothing at all where there is none):
  * - `open(url)` connects, `close()` lets go (and stops listening to the page's visibility);
@@ -68,7 +78,8 @@ export function parseStock(data: unknown): Stock | undefined {
  *   (a 503 when the server is full, any non-200) closes the EventSource: it is opened again after
  *   {@link BACKOFF_MS}, doubling up to {@link MAX_BACKOFF_MS}, back to the first wait once open;
  * - `bye` (the server is shutting down): opened again after 1 to 5 s, at random, so the pages of
- *   a server do not all come back at once;
+ *   a server do not all come back at once; but a `bye` that says the show is `gone` or the key
+ *   `revoked` ends the streaming (reconnecting would only be refused): the page keeps its numbers;
  * - a hidden page (`visibilitychange`) closes it, and a visible one opens it again, with the last
  *   event's id as `lastEventId` in the query (a new EventSource cannot set the header), unless a
  *   wait is running: then the wait opens it;
@@ -117,7 +128,7 @@ export class StockStream {
       const on = (type: string, listener: (e: MessageEvent) => unknown) => source.addEventListener(type, (e) => source === this.#source && listener(e as MessageEvent));
       on('snapshot', this.#onEvent);
       on('stock', this.#onEvent);
-      on('bye', () => this.#retry(1000 + Math.random() * 4000));
+      on('bye', ({ data }) => (isFinalBye(data) ? this.close() : this.#retry(1000 + Math.random() * 4000)));
       on('open', () => (this.#backoff = 0));
       // CLOSED: an HTTP error (a 503 when the server is full), or a failure the browser gave up on;
       // CONNECTING: a network error the browser resumes from by itself, with `Last-Event-ID`.

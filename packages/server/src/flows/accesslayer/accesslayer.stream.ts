@@ -3,7 +3,7 @@ import type { DbVersion } from '../../db/change-counter.js';
 import { ACCESS_LAYER_MAX_STREAMS_DEFAULT } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
 import type { Kernel } from '../../lib/kernel.js';
-import { partnerById } from '../../domain/partners/partners.queries.js';
+import { apiKeyExpiry, partnerById } from '../../domain/partners/partners.queries.js';
 import type { PartnerRow } from '../../domain/partners/partners.service.js';
 import type { BuyAccessLayerSettings } from '../../domain/partners/partners.settings.js';
 import { BuyAccessLayer, buyConfig, floorPriceOf, mapAreas, reservedOf, resaleOpen, showMarket } from './accesslayer.buy.js';
@@ -35,6 +35,25 @@ import type { ShowSnapshot } from './accesslayer.buy.cache.js';
  * Time alone changes the stock once: when the show starts, resale closes (`enabled` false, no
  * `reserved`). A topic remembers that moment and is checked then, written or not.
  *
+ * ## A budget of frames, not a frame per write
+ * In an on-sale the stock changes at every tick, and every change is one frame per open stream:
+ * 2,000 streams at 4 changes a second are 8,000 writes a second, and the on-sale benchmark
+ * showed that fan-out, not the sales, taking the service's core. So the process spends at most
+ * {@link STOCK_FRAMES_PER_SECOND} frames a second: a show's next change goes out no sooner than
+ * `open streams / budget` seconds after its last one (never later than {@link STOCK_MAX_GAP_MS}),
+ * carrying whatever changed meanwhile, so the last stock always arrives (a timer checks the show at
+its turn, between the ticks). Below the budget
+ * (fewer than 1,000 streams at the tick's rate) nothing is held back. A stream joining a show
+ * held back this way gets the stock last sent, and the next one with the others. Each frame is
+ * encoded once for all the streams of its show (the HTTP side keeps the bytes of the last one).
+ *
+ * ## Keys
+ * A stream is opened with a key and outlives the request that checked it, so the hub checks the
+ * keys of its open streams again: once a second at most, after a write (a rotation or a revoked
+ * key is a write), each distinct key once (by its hash: no plain key is kept), and at the moment
+ * a key's grace period ends. A stream whose key is no longer valid gets `bye` (`revoked`) and
+ * ends; reconnecting with that key answers 401.
+ *
  * Not seen by the stream until the next write: a buyer fee changed while the price stays the
  * same (the snapshot cache's own blind spot, bounded there by its full rebuild on the next
  * request, see accesslayer.buy.cache.ts).
@@ -62,6 +81,12 @@ export const STREAMS_FULL_RETRY_AFTER_SECONDS = 10;
 export const STREAMS_CLOSED_RETRY_AFTER_SECONDS = 3;
 /** Shows whose last stock is kept after their last stream closed, least recently closed out first (see "Ids"). */
 export const RETAINED_LIMIT = 10_000;
+/** Stock frames a process sends a second at most, all shows together (see "A budget of frames"). */
+export const STOCK_FRAMES_PER_SECOND = 4_000;
+/** The longest a show's change is held back by the frame budget (milliseconds). */
+export const STOCK_MAX_GAP_MS = 1_000;
+/** How often, at most, the keys of open streams are checked again after writes (milliseconds). */
+export const STOCK_KEY_CHECK_MS = 1_000;
 
 /** The stock of one show: what the stream's `snapshot` and `stock` events carry (see accesslayer.stream.schemas.ts). */
 export interface ShowStock {
@@ -121,8 +146,12 @@ export function showStock(cfg: BuyAccessLayerSettings, s: ShowSnapshot, now: num
 
 /** The first event of a stream (`snapshot`) or a later change (`stock`). */
 export type StockEvent = 'snapshot' | 'stock';
-/** Why the hub ends a stream: the service is shutting down (reconnect), or the show (or its partner) no longer exists. */
-export type ByeReason = 'shutdown' | 'gone';
+/**
+ * Why the hub ends a stream: the service is shutting down (reconnect), the show (or its partner)
+ * no longer exists, or the key the stream was opened with was rotated away or revoked (a
+ * reconnection with it answers 401).
+ */
+export type ByeReason = 'shutdown' | 'gone' | 'revoked';
 
 /** One open stream as the hub sees it: the HTTP side writes what it is told. Calls never overlap. */
 export interface StockListener {
@@ -148,6 +177,25 @@ export interface StockStreamsOptions {
   heartbeatEveryMs?: number;
   /** Open streams at most; default `config.accessLayerMaxStreams`, else `ACCESS_LAYER_MAX_STREAMS_DEFAULT` (lib/config.ts). */
   maxStreams?: number;
+  /** See {@link STOCK_FRAMES_PER_SECOND}. */
+  framesPerSecond?: number;
+  /** See {@link STOCK_KEY_CHECK_MS}. */
+  keyCheckEveryMs?: number;
+}
+
+/** What a stream was opened with, beside its show. */
+export interface StockStreamKey {
+  /** The SHA-256 of the key the stream was opened with (`hashSecret`), checked again while it is open. */
+  keyHash: string;
+}
+
+/** The open streams of one key, and what is known of it. */
+interface KeyEntry {
+  streams: Map<StockListener, Topic>;
+  /** When its grace period ends (clock ms), as last read; null: it does not expire. */
+  expiresAt: number | null;
+  /** Not read yet since its first stream opened. */
+  unchecked: boolean;
 }
 
 interface Topic {
@@ -168,6 +216,8 @@ interface Topic {
   pending: Promise<void> | null;
   /** The show or its partner no longer exists: the topic is closed. */
   gone: boolean;
+  /** The frame budget: no stock is sent before this (clock ms). */
+  nextAt: number;
 }
 
 /**
@@ -188,7 +238,13 @@ export class StockStreams {
   readonly maxStreams: number;
   private readonly checkEveryMs: number;
   private readonly heartbeatEveryMs: number;
+  private readonly framesPerSecond: number;
+  private readonly keyCheckEveryMs: number;
   private readonly topics = new Map<string, Topic>();
+  private readonly keys = new Map<string, KeyEntry>();
+  private readonly keyOfListener = new Map<StockListener, string>();
+  /** When the keys were last read (clock ms). */
+  private keysCheckedAt = Number.NEGATIVE_INFINITY;
   private readonly retained = new Map<string, { seq: number; json: string }>();
   private seq = 0;
   private subscribed = 0;
@@ -198,6 +254,8 @@ export class StockStreams {
   private checkTimer: NodeJS.Timeout | null = null;
   /** PostgreSQL: a check asked by a commit notification, not yet run (bursts of commits share it). */
   private soon: NodeJS.Timeout | null = null;
+  /** A check at the turn of a show held back by the frame budget (see `armTurn`). */
+  private turn: NodeJS.Timeout | null = null;
   private unlisten: (() => void) | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
@@ -213,6 +271,8 @@ export class StockStreams {
     this.maxStreams = opts.maxStreams ?? deps.config.accessLayerMaxStreams ?? ACCESS_LAYER_MAX_STREAMS_DEFAULT;
     this.checkEveryMs = opts.checkEveryMs ?? STOCK_CHECK_MS;
     this.heartbeatEveryMs = opts.heartbeatEveryMs ?? STOCK_HEARTBEAT_MS;
+    this.framesPerSecond = opts.framesPerSecond ?? STOCK_FRAMES_PER_SECOND;
+    this.keyCheckEveryMs = opts.keyCheckEveryMs ?? STOCK_KEY_CHECK_MS;
   }
 
   /** Streams open now, and being opened (`resale_accesslayer_streams`). */
@@ -253,9 +313,11 @@ export class StockStreams {
    *
    * @throws ApiError 503 `rate_limited` (Retry-After) when {@link maxStreams} are open
    * @throws ApiError 503 `not_ready` (Retry-After) once {@link close}d (the process is shutting down)
+   * `key`: the key the stream was opened with, checked again while it is open (see "Keys").
+   *
    * @throws ApiError 404 when the partner has no such event or show
    */
-  async subscribe(partner: PartnerRow, ref: { eventId: string; showId: string }, lastEventId: string | undefined, listener: StockListener): Promise<StockSubscription> {
+  async subscribe(partner: PartnerRow, ref: { eventId: string; showId: string }, lastEventId: string | undefined, listener: StockListener, key?: StockStreamKey): Promise<StockSubscription> {
     if (this.closed) throw notServing();
     if (this.open >= this.maxStreams) {
       throw new ApiError(503, 'rate_limited', `This server has ${this.maxStreams} live stock streams open, its most; retry in ${STREAMS_FULL_RETRY_AFTER_SECONDS} s, or read GET /v1/wrapper/accesslayer meanwhile`, {
@@ -283,6 +345,7 @@ export class StockStreams {
     // From here to the snapshot, nothing awaits: no change can fall between the two.
     topic.subscribers.add(listener);
     this.subscribed++;
+    if (key) this.holdKey(key.keyHash, listener, topic);
     this.startTimers();
     const id = this.idOf(topic.seq);
     if (lastEventId !== id) listener.stock('snapshot', id, topic.json);
@@ -338,7 +401,9 @@ export class StockStreams {
     const counter = this.buy.snapshots.counter;
     const known = this.topics.get(key);
     if (known) {
-      if (!counter.same(known.version, counter.read()) || this.timeChanged(known, this.deps.clock.now())) await this.refresh(known);
+      const now = this.deps.clock.now();
+      // Held back by the frame budget: the stock last sent, the next one with the others.
+      if ((!counter.same(known.version, counter.read()) && now >= known.nextAt) || this.timeChanged(known, now)) await this.refresh(known);
       if (known.gone) throw notFound('show', ref);
       return known;
     }
@@ -365,6 +430,7 @@ export class StockStreams {
       edge: edgeOf(r.snapshot, now),
       pending: null,
       gone: false,
+      nextAt: now,
     };
     this.topics.set(key, topic);
     return topic;
@@ -377,8 +443,11 @@ export class StockStreams {
       const now = this.deps.clock.now();
       // The partners read in this check (their settings decide which options count): once each.
       const partners = new Map<string, Promise<PartnerRow | undefined>>();
+      const moved = this.keys.size > 0 && [...this.topics.values()].some((t) => !counter.same(t.version, version));
       for (const topic of [...this.topics.values()]) {
-        if (counter.same(topic.version, version) && !this.timeChanged(topic, now)) continue;
+        if (this.timeChanged(topic, now)) {
+          // The show's start: sent whatever the budget says.
+        } else if (counter.same(topic.version, version) || now < topic.nextAt) continue;
         try {
           await this.refresh(topic, partners);
         } catch (err) {
@@ -386,6 +455,8 @@ export class StockStreams {
           this.deps.logger.warn({ err: { message: (err as Error).message }, eventId: topic.eventId, showId: topic.showId }, 'live stock: a show could not be read; trying again at the next check');
         }
       }
+      await this.checkKeys(moved, now);
+      this.armTurn(now);
     } catch (err) {
       this.deps.logger.warn({ err: { message: (err as Error).message } }, 'live stock: the check failed');
     }
@@ -426,6 +497,7 @@ export class StockStreams {
     if (json === topic.json) return;
     topic.json = json;
     topic.seq = ++this.seq;
+    topic.nextAt = now + this.gapMs();
     const id = this.idOf(topic.seq);
     for (const listener of [...topic.subscribers]) this.tell(topic, listener, (l) => l.stock('stock', id, json));
   }
@@ -440,9 +512,92 @@ export class StockStreams {
     }
   }
 
+  /**
+   * How long a show's next stock waits after one is sent: the open streams' share of the frame
+   * budget, at most {@link STOCK_MAX_GAP_MS}; 0 (the next check) while under the budget at the
+   * tick's rate.
+   */
+  private gapMs(): number {
+    const gap = (this.subscribed * 1000) / this.framesPerSecond;
+    return gap <= STOCK_CHECK_MS ? 0 : Math.min(gap, STOCK_MAX_GAP_MS);
+  }
+
+  /**
+   * A show held back by the budget is checked at its turn, not at the next tick after it: a
+   * timer for the earliest turn when it comes before the tick. The check it runs decides by the
+   * clock, as every check.
+   */
+  private armTurn(now: number): void {
+    if (this.turn || this.closed) return;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const topic of this.topics.values()) if (topic.nextAt > now && topic.nextAt < earliest) earliest = topic.nextAt;
+    if (earliest - now >= this.checkEveryMs) return;
+    this.turn = setTimeout(() => {
+      this.turn = null;
+      if (!this.checking) void this.checkNow();
+    }, earliest - now).unref();
+  }
+
+  private holdKey(hash: string, listener: StockListener, topic: Topic): void {
+    let entry = this.keys.get(hash);
+    if (!entry) this.keys.set(hash, (entry = { streams: new Map(), expiresAt: null, unchecked: true }));
+    entry.streams.set(listener, topic);
+    this.keyOfListener.set(listener, hash);
+  }
+
+  private letGoOfKey(listener: StockListener): void {
+    const hash = this.keyOfListener.get(listener);
+    if (hash === undefined) return;
+    this.keyOfListener.delete(listener);
+    const entry = this.keys.get(hash);
+    entry?.streams.delete(listener);
+    if (entry?.streams.size === 0) this.keys.delete(hash);
+  }
+
+  /**
+   * The keys of the open streams, read again when something was written (at most every
+   * {@link STOCK_KEY_CHECK_MS}) or first seen, and held against the clock at every check: the
+   * streams of a key that is gone or expired get `bye` (`revoked`).
+   */
+  private async checkKeys(written: boolean, now: number): Promise<void> {
+    const due = written && now - this.keysCheckedAt >= this.keyCheckEveryMs;
+    if (due) this.keysCheckedAt = now;
+    for (const [hash, entry] of [...this.keys]) {
+      if (due || entry.unchecked) {
+        entry.unchecked = false;
+        const expiresAt = await this.deps.db.read(async (tx) => await apiKeyExpiry(tx, hash));
+        if (expiresAt === undefined) {
+          this.revoke(hash);
+          continue;
+        }
+        entry.expiresAt = expiresAt;
+      }
+      if (entry.expiresAt !== null && entry.expiresAt <= now) this.revoke(hash);
+    }
+  }
+
+  /** Ends the streams opened with a key that is no longer valid. */
+  private revoke(hash: string): void {
+    const entry = this.keys.get(hash);
+    if (!entry) return;
+    this.keys.delete(hash);
+    for (const [listener, topic] of entry.streams) {
+      this.keyOfListener.delete(listener);
+      if (!topic.subscribers.delete(listener)) continue;
+      this.subscribed--;
+      try {
+        listener.bye('revoked');
+      } catch {
+        // Its stream is gone already.
+      }
+      this.dropIfIdle(topic);
+    }
+  }
+
   private unsubscribe(topic: Topic, listener: StockListener): void {
     if (!topic.subscribers.delete(listener)) return;
     this.subscribed--;
+    this.letGoOfKey(listener);
     this.dropIfIdle(topic);
   }
 
@@ -470,6 +625,7 @@ export class StockStreams {
     topic.subscribers.clear();
     this.subscribed -= listeners.length;
     for (const listener of listeners) {
+      this.letGoOfKey(listener);
       try {
         listener.bye(reason);
       } catch {
@@ -501,6 +657,8 @@ export class StockStreams {
     if (this.checkTimer) clearInterval(this.checkTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     if (this.soon) clearTimeout(this.soon);
+    if (this.turn) clearTimeout(this.turn);
+    this.turn = null;
     this.unlisten?.();
     this.checkTimer = null;
     this.heartbeatTimer = null;

@@ -2,10 +2,11 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
+import { hashSecret } from '../../lib/crypto.js';
 import { ApiError } from '../../lib/errors.js';
 import { issuesToEntries } from '../../lib/validation.js';
 import { createRouter, envelope, ErrorEnvelopeSchema, errorResponses, refuseRepeatedQuery, SECURITY } from '../openapi.js';
-import { partnerKey, presentedKey, type PartnerKeyOptions } from '../middleware/auth.js';
+import { partnerKey, presentedKey, takePartnerRate, type PartnerKeyOptions } from '../middleware/auth.js';
 import { applyBrowserOrigin } from '../middleware/cors.js';
 import { CachedKeyLookup } from '../../flows/accesslayer/accesslayer.buy.keys.js';
 import { STOCK_HEARTBEAT_MS, STOCK_RETRY_MS, type ByeReason, type StockEvent, type StockListener, type StockStreams, type StockSubscription } from '../../flows/accesslayer/accesslayer.stream.js';
@@ -38,6 +39,7 @@ const KEY_PARAM = 'publicKey';
  */
 const MAX_QUEUED_BYTES = 256 * 1024;
 const encoder = new TextEncoder();
+const HEARTBEAT = encoder.encode(': hb\n\n');
 
 /**
  * The stream's key check: the key in `Authorization` as on every access-layer call (public or
@@ -48,7 +50,7 @@ const encoder = new TextEncoder();
  */
 function streamKey(deps: AppDeps, keys: CachedKeyLookup): MiddlewareHandler<AppEnv> {
   const options: PartnerKeyOptions = keys.wrap(deps);
-  const fromHeader = partnerKey(options, ['public', 'private']);
+  const fromHeader = partnerKey(options, ['public', 'private'], 'streams');
   return async function streamKeyMiddleware(c, next) {
     const inUrl = c.req.query(KEY_PARAM);
     if (inUrl === undefined) return fromHeader(c, next);
@@ -63,9 +65,9 @@ function streamKey(deps: AppDeps, keys: CachedKeyLookup): MiddlewareHandler<AppE
       deps.logger.warn({ requestId: c.get('requestId'), partnerId: auth.partner.id, kind: auth.kind }, `a ${auth.kind} key was sent in a URL (${KEY_PARAM}=): refused; the partner should rotate it`);
       throw new ApiError(403, 'forbidden_key_kind', `Only the public key may be sent in the URL (${KEY_PARAM}); this is a ${auth.kind} key, now in logs and browser histories: rotate it, and send secret keys in the Authorization header only`);
     }
-    // What partnerKey does after its lookup: the partner's origins, its rate limit.
+    // What partnerKey does after its lookup: the partner's origins, its rate limit (of stream openings).
     applyBrowserOrigin(c, deps, auth);
-    await deps.rateLimiter.take(`api:${auth.partner.id}`, auth.partner.settings.rateLimitPerMinute ?? deps.config.rateLimitPerMinute);
+    await takePartnerRate(deps, auth, 'streams');
     c.set('auth', auth);
     await next();
   };
@@ -84,6 +86,17 @@ function wantsEventStream(c: Context<AppEnv>): boolean {
 /** One frame of the stream (the ids and JSON we write hold no line break). */
 function frame(event: StockEvent | 'bye', data: string, id?: string): string {
   return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`;
+}
+
+/**
+ * The bytes of the last stock frame: the hub tells every stream of a show the same frame one
+ * after another, so it is encoded once for all of them (an id names one stock of one show, and
+ * its JSON never changes). The bytes are only read by the streams' queues, never written.
+ */
+let lastFrame: { event: StockEvent; id: string; bytes: Uint8Array } | null = null;
+function stockFrame(event: StockEvent, id: string, json: string): Uint8Array {
+  if (lastFrame?.id !== id || lastFrame.event !== event) lastFrame = { event, id, bytes: encoder.encode(frame(event, json, id)) };
+  return lastFrame.bytes;
 }
 
 /**
@@ -118,16 +131,16 @@ function eventStream() {
     },
     { highWaterMark: MAX_QUEUED_BYTES, size: (chunk) => chunk.byteLength },
   );
-  const write = (text: string) => {
+  const write = (bytes: Uint8Array) => {
     if (ended) return;
-    controller.enqueue(encoder.encode(text));
+    controller.enqueue(bytes);
     if ((controller.desiredSize ?? 0) <= 0) end();
   };
   const listener: StockListener = {
-    stock: (event, id, json) => write(frame(event, json, id)),
-    heartbeat: () => write(': hb\n\n'),
+    stock: (event, id, json) => write(stockFrame(event, id, json)),
+    heartbeat: () => write(HEARTBEAT),
     bye: (reason: ByeReason) => {
-      write(frame('bye', JSON.stringify({ reason })));
+      write(encoder.encode(frame('bye', JSON.stringify({ reason }))));
       end();
     },
   };
@@ -162,7 +175,7 @@ export function stockStreamRoutes(deps: AppDeps, streams: StockStreams) {
     description:
       'The numbers of the buy access layer (`quantityForSale`, `floorPrice`, `reserved` per category and area, the show’s `enabled` and `totalCount`) as they change, so widgets update in place. ' +
       'With `Accept: text/event-stream` (a browser’s `EventSource` sends it): `retry: 3000` first, then `event: snapshot` with `id: <epoch>-<seq>` and `data:` the ShowStock JSON; then `event: stock` (same shape, a greater id) whenever the stock changes; ' +
-      `a comment line \`: hb\` every ${STOCK_HEARTBEAT_MS / 1000} s; and \`event: bye\` with \`data: {"reason":"shutdown"}\` (the server is shutting down: reconnect, EventSource does after \`retry\`) or \`{"reason":"gone"}\` (the show or its partner no longer exists: a reconnection answers 404) before the server ends a stream. ` +
+      `a comment line \`: hb\` every ${STOCK_HEARTBEAT_MS / 1000} s; and \`event: bye\` with \`data: {"reason":"shutdown"}\` (the server is shutting down: reconnect, EventSource does after \`retry\`) or \`{"reason":"gone"}\` (the show or its partner no longer exists: a reconnection answers 404) or \`{"reason":"revoked"}\` (the key the stream was opened with was rotated away or revoked, seen within about a second: a reconnection with it answers 401) before the server ends a stream. ` +
       'Reconnecting with `Last-Event-ID` (EventSource sends it) or `lastEventId`: when the stock has not changed since that id, no snapshot is sent again; otherwise (an older stock, or an id of another server process or start) a `snapshot` comes first. ' +
       'Auth: the public (or private) key in `Authorization`, or, since EventSource cannot send headers, the public key as the query parameter `publicKey` (any other kind of key there: 403 `forbidden_key_kind`; both at once: 400). CORS as every public-key call: the partner’s `allowedOrigins`. ' +
       'Errors (unknown key 401, unknown event or show 404, bad query 400) answer in the JSON envelope before any stream starts; so does 503 with `Retry-After` when the server has its most streams open (`rate_limited`) or is shutting down (`not_ready`): EventSource does not retry a non-200 answer, so retry by hand after Retry-After (with `lastEventId`), reading GET /v1/wrapper/accesslayer meanwhile. ' +
@@ -206,7 +219,9 @@ export function stockStreamRoutes(deps: AppDeps, streams: StockStreams) {
     if (c.req.method !== 'GET' || !wantsEventStream(c)) return c.json(ok(await streams.current(partner, ref)), 200);
     const stream = eventStream();
     // Refusals (404, 503) throw here, before any byte of the stream: the usual JSON envelope.
-    stream.attach(await streams.subscribe(partner, ref, c.req.header('last-event-id') ?? q.lastEventId, stream.listener));
+    // The key is checked again while the stream is open (a rotation ends it): by its hash.
+    const keyHash = hashSecret(c.req.query(KEY_PARAM) ?? presentedKey(c) ?? '');
+    stream.attach(await streams.subscribe(partner, ref, c.req.header('last-event-id') ?? q.lastEventId, stream.listener, { keyHash }));
     // `X-Accel-Buffering: no`: nginx would otherwise hold events back. No compression (compression.ts leaves text/event-stream alone).
     return c.body(stream.body, 200, { 'Content-Type': 'text/event-stream', 'X-Accel-Buffering': 'no' });
   });

@@ -5,7 +5,8 @@ import pino from 'pino';
 import { createApp } from '../../app.js';
 import { start, type Service } from '../../main.js';
 import { OPERATOR_TOKEN, serviceDatabaseEnv } from '../../testing/harness.js';
-import { eventBody, ticketBody } from '../../testing/factories.js';
+import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
+import { ManualClock } from '../../lib/clock.js';
 import { tempDir } from '../../testing/temp-dir.js';
 import { setup } from '../../flows/accesslayer/accesslayer.buy.testing.js';
 import { reserveListings } from '../../flows/reserve-listings.js';
@@ -98,13 +99,13 @@ const stockOf = (f: Frame | undefined): ShowStock => JSON.parse(f!.data!) as Sho
  * The buy fixture (accesslayer.buy.testing.ts) with an app of its own around a hub whose timers
  * never fire during a test. `maxStreams` through the config, as ACCESS_LAYER_MAX_STREAMS sets it.
  */
-async function streaming(opts: { maxStreams?: number; settings?: Parameters<typeof setup>[0] } = {}) {
+async function streaming(opts: { maxStreams?: number; framesPerSecond?: number; settings?: Parameters<typeof setup>[0] } = {}) {
   const fx = await setup(opts.settings);
   const { t, p } = fx;
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const deps = { ...t.deps, logger, config: { ...t.deps.config, ...(opts.maxStreams === undefined ? {} : { accessLayerMaxStreams: opts.maxStreams }) } };
-  const hub = new StockStreams(deps, undefined, { checkEveryMs: HOUR, heartbeatEveryMs: HOUR });
+  const hub = new StockStreams(deps, undefined, { checkEveryMs: HOUR, heartbeatEveryMs: HOUR, ...(opts.framesPerSecond === undefined ? {} : { framesPerSecond: opts.framesPerSecond }) });
   const app = createApp(deps, { stockStreams: hub });
   const path = (query: Record<string, string> = {}) => `/v1/wrapper/accesslayer/stream?${new URLSearchParams({ type: 'buy', eventId: 'tour', showId: 'show-1', ...query })}`;
   /** Opens a stream as EventSource does (`Accept: text/event-stream`), the key in `Authorization` unless `key` is null. */
@@ -114,7 +115,8 @@ async function streaming(opts: { maxStreams?: number; settings?: Parameters<type
   };
   /** Opens a stream and reads up to its snapshot. */
   const subscribed = async (query: Record<string, string> = {}, headers: Record<string, string> = {}) => {
-    const { res, sse } = await open(query, headers);
+    // The key as EventSource sends it (in the URL) when the query has it, else in Authorization.
+    const { res, sse } = await open(query, headers, 'publicKey' in query ? null : p.keys.public);
     expect(res.status).toBe(200);
     expect(await sse!.next()).toEqual({ retry: STOCK_RETRY_MS });
     const snapshot = await sse!.next();
@@ -392,6 +394,115 @@ describe('live stock stream: keys, origins and refusals', () => {
     expect((await t.request('GET', path({ type: 'sell' }), { key: p.keys.public, headers })).status).toBe(400);
     expect((await t.request('GET', `${path()}&showId=show-2`, { key: p.keys.public, headers })).status).toBe(400);
     expect(hub.open).toBe(0);
+  });
+});
+
+describe('live stock stream: the frame budget', () => {
+  it('holds a show’s next stock back for its share of the budget, then sends what changed meanwhile in one frame; a stream joining meanwhile gets the stock last sent', async () => {
+    // 2 frames a second for 2 streams: a show's stock at most once a second.
+    const { t, list, hub, subscribed } = await streaming({ framesPerSecond: 2 });
+    const clock = t.deps.clock as ManualClock;
+    const a = await subscribed();
+    const b = await subscribed();
+    await list(['f3'], 4000);
+    await hub.checkNow();
+    const first = await a.sse.arrived();
+    expect(first.map((f) => [f.event, stockOf(f).categories.find((c) => c.ticketOptionId === 'opt-field')?.quantityForSale])).toEqual([['stock', 1]]);
+    expect(await b.sse.arrived()).toEqual(first);
+
+    // Within the second: held back, for the open streams and a new one alike.
+    await list(['f4'], 4500);
+    clock.advance(400);
+    await hub.checkNow();
+    expect(await a.sse.arrived()).toEqual([]);
+    const c = await subscribed();
+    expect(c.snapshot.id).toBe(first[0]!.id);
+    await list(['v1'], 11000);
+    clock.advance(599);
+    await hub.checkNow();
+    expect(await a.sse.arrived()).toEqual([]);
+
+    // Its second over: both changes in one frame, to all three.
+    clock.advance(1);
+    await hub.checkNow();
+    for (const s of [a, b, c]) {
+      const [next, ...none] = await s.sse.arrived();
+      expect(none).toEqual([]);
+      expect(stockOf(next).totalCount).toBe(3);
+    }
+    for (const s of [a, b, c]) await s.sse.cancel();
+  });
+
+  it('holds nothing back under the budget: every check that finds a change sends it', async () => {
+    const { list, hub, subscribed } = await streaming();
+    const { sse } = await subscribed();
+    for (const id of ['f3', 'f4', 'v1']) {
+      await list([id], 4000);
+      await hub.checkNow();
+      expect((await sse.arrived()).map((f) => f.event)).toEqual(['stock']);
+    }
+    await sse.cancel();
+  });
+});
+
+describe('live stock stream: keys', () => {
+  it('ends the streams of a key rotated away with `bye` (revoked) at the next check, and a reconnection with it answers 401', async () => {
+    const { t, p, hub, open, subscribed } = await streaming();
+    const inUrl = await subscribed({ publicKey: p.keys.public });
+    const inHeader = await subscribed({ showId: 'show-2' });
+    const other = await t.partner('Other Tickets');
+    await withEvent(t, other, eventBody('tour', { shows: [showBody('show-1')] }));
+    const theirs = await open({}, {}, other.keys.public);
+    expect(theirs.res.status).toBe(200);
+    await theirs.sse!.next();
+    await theirs.sse!.next();
+
+    const { secret } = await t.deps.partners.rotate(p.id, 'public');
+    await hub.checkNow();
+    for (const s of [inUrl, inHeader]) {
+      expect(await s.sse.rest()).toEqual([{ event: 'bye', data: '{"reason":"revoked"}' }]);
+    }
+    // Another partner's stream, opened with its own key, goes on.
+    expect(theirs.sse!.ended).toBe(false);
+    expect(hub.open).toBe(1);
+    expect((await open({ publicKey: p.keys.public }, {}, null)).res.status).toBe(401);
+    const renewed = await open({ publicKey: secret }, {}, null);
+    expect(renewed.res.status).toBe(200);
+    await renewed.sse!.cancel();
+    await theirs.sse!.cancel();
+  });
+
+  it('keeps a stream through a rotation’s grace period and ends it when the period is over, with no write', async () => {
+    const { t, p, hub, subscribed } = await streaming();
+    const clock = t.deps.clock as ManualClock;
+    const { sse } = await subscribed({ publicKey: p.keys.public });
+    await t.deps.partners.rotate(p.id, 'public', 60);
+    await hub.checkNow();
+    expect(await sse.arrived()).toEqual([]);
+    clock.advance(59_000);
+    await hub.checkNow();
+    expect(await sse.arrived()).toEqual([]);
+    clock.advance(1_000);
+    await hub.checkNow();
+    expect(await sse.rest()).toEqual([{ event: 'bye', data: '{"reason":"revoked"}' }]);
+    expect(hub.open).toBe(0);
+  });
+
+  it('counts stream openings apart from the partner’s API limit: neither uses up the other', async () => {
+    const { t, p, open, buy } = await streaming({ settings: { settings: { rateLimitPerMinute: 2 } } });
+    // The set-up's own calls out of the window.
+    (t.deps.clock as ManualClock).advance(61_000);
+    const streams = [await open({ publicKey: p.keys.public }, {}, null), await open()];
+    expect(streams.map((s) => s.res.status)).toEqual([200, 200]);
+    const third = await open();
+    expect(third.res.status).toBe(429);
+    expect(third.res.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(third.body).toMatchObject({ errors: [{ code: 'rate_limited' }] });
+    // The API's own two calls of the minute are still there.
+    expect((await buy()).status).toBe(200);
+    expect((await buy()).status).toBe(200);
+    expect((await buy()).status).toBe(429);
+    for (const s of streams) await s.sse!.cancel();
   });
 });
 

@@ -40,7 +40,7 @@ export interface OperatorTokenOptions {
  *
  * @example app.openapi(createRoute({ ..., middleware: [partnerKey(deps, ['private'])] }), handler)
  */
-export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[] | ((c: Context<AppEnv>) => readonly ApiKeyKind[])): MiddlewareHandler<AppEnv> {
+export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[] | ((c: Context<AppEnv>) => readonly ApiKeyKind[]), bucket: RateBucket = 'api'): MiddlewareHandler<AppEnv> {
   return async function partnerKeyMiddleware(c, next) {
     const key = presentedKey(c);
     if (!key) throw new ApiError(401, 'unauthorized', 'Send your API key in the Authorization header');
@@ -53,10 +53,22 @@ export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[]
       throw new ApiError(403, 'forbidden_key_kind', `This endpoint accepts the ${accepted.map((k) => KIND_NAMES[k]).join(' or the ')}, not the ${KIND_NAMES[auth.kind]}`);
     }
     applyBrowserOrigin(c, deps, auth);
-    await deps.rateLimiter.take(`api:${auth.partner.id}`, auth.partner.settings.rateLimitPerMinute ?? deps.config.rateLimitPerMinute);
+    await takePartnerRate(deps, auth, bucket);
     c.set('auth', auth);
     await next();
   };
+}
+
+/**
+ * The partner's rate limits: `api`, every call of the API; `streams`, the openings of live stock
+ * streams, counted apart with the same limit, so that an on-sale's pages opening their streams
+ * cannot use up the partner's API (the open streams are bounded by ACCESS_LAYER_MAX_STREAMS).
+ */
+export type RateBucket = 'api' | 'streams';
+
+/** Takes one request of the partner's limit in `bucket` (429 `rate_limited` beyond it). */
+export async function takePartnerRate(deps: Pick<PartnerKeyOptions, 'rateLimiter' | 'config'>, auth: Authenticated, bucket: RateBucket): Promise<void> {
+  await deps.rateLimiter.take(`${bucket}:${auth.partner.id}`, auth.partner.settings.rateLimitPerMinute ?? deps.config.rateLimitPerMinute);
 }
 
 /**
