@@ -28,7 +28,6 @@ const ENGINE_INDEPENDENT = [
   'src/domain/ledger/ledger.reconcile.test.ts',
   // The local double of Stripe's API, driven by the real SDK (test tooling; no database).
   'src/testing/stripe-double.test.ts',
-  ,
   'src/lib/json-limits.test.ts',
   // Rendering from values in memory: e-mail templates, page layout and messages, ticket PDFs, the secure view's rules.
   'src/domain/email/email.templates.test.ts',

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { buildDeps, systemClock, type AppDeps, type Db } from '@resale/server/bench';
-import { SERVICE_MAIN } from '@resale/server/testing';
+import { freePort, SERVICE_MAIN } from '@resale/server/testing';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const KEYS = {
@@ -42,7 +42,8 @@ export function benchServiceEnv(port: number): Record<string, string> {
 
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<{ base: string; dir: string; pid: number | undefined; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'resale-bench-'));
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  // A port the system says is free: a random one may be the local port of a connection a burst left behind.
+  const port = await freePort();
   // BENCH_CPU_PROF=<dir> writes a CPU profile of the server process there.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', SERVICE_MAIN], {

@@ -1,4 +1,5 @@
 import type { ChannelsService } from './domain/channels/channels.service.js';
+import type { GroupCommit } from './db/group-commit.js';
 import type { Kernel } from './lib/kernel.js';
 import type { IdempotencyHandle } from './domain/idempotency/idempotency.store.js';
 import type { RateLimiter } from './http/middleware/rate-limit.js';
@@ -37,6 +38,8 @@ export interface AppDeps extends Kernel {
   listings: ListingsService;
   auth: AuthService;
   intentions: IntentionsService;
+  /** Buy attempts' transactions, written in groups (one durable commit per group: db/group-commit.ts). */
+  reservations: GroupCommit;
   payments: PaymentsService;
   payouts: PayoutsService;
   /** The ledger of money movements (domain/ledger): posted to in the transaction of each change. */

@@ -31,6 +31,8 @@ import { LedgerService } from './domain/ledger/ledger.service.js';
 import { wireReactions } from './flows/reactions.js';
 import { Metrics } from './domain/metrics/metrics.service.js';
 import { instrumentDb } from './domain/metrics/metrics.db.js';
+import { GroupCommit } from './db/group-commit.js';
+import { ENGINE } from './db/engine.js';
 
 /** Wires the services together. Used by main.ts and by tests alike. */
 export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logger: Logger; secretKey: string; paymentProvider?: PaymentProvider | undefined; payoutProvider?: PayoutProvider | undefined }): AppDeps {
@@ -42,7 +44,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
   instrumentDb(opts.db, metrics);
   const events = new EventsService({ db: opts.db, clock: opts.clock, bus });
   const users = new UsersService({ clock: opts.clock });
-  const partners = new PartnersService({ db: opts.db, clock: opts.clock, box });
+  const partners = new PartnersService({ db: opts.db, clock: opts.clock, box, bus });
   const rules = new RulesService({ clock: opts.clock, events });
   const webhooks = new WebhooksService({ db: opts.db, clock: opts.clock, partners, logger: opts.logger, metrics });
   const messages = createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger });
@@ -70,6 +72,8 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     messages,
     listings,
     intentions,
+    // Grouped on SQLite when configured (SQLITE_GROUP_COMMIT); PostgreSQL never groups.
+    reservations: new GroupCommit(opts.db, undefined, ENGINE === 'sqlite' && opts.config.groupCommit === true),
     risk: new RiskService(opts),
     channels: new ChannelsService({ ...opts, events, tickets, listings }),
     ledger,

@@ -59,6 +59,18 @@ describe('parseEnv', () => {
     expect(env.PUBLIC_BASE_URL).toBe('https://resale.example');
   });
 
+  it('takes LISTEN_BACKLOG as a whole number from 1 to 65,535, 4,096 unless set', () => {
+    expect(parseEnv({ SECRET_KEY: SECRET }).LISTEN_BACKLOG).toBe(4096);
+    expect(parseEnv({ SECRET_KEY: SECRET, LISTEN_BACKLOG: '1024' }).LISTEN_BACKLOG).toBe(1024);
+    for (const bad of ['0', '-1', '1.5', 'lots', '65536']) expect(() => parseEnv({ SECRET_KEY: SECRET, LISTEN_BACKLOG: bad })).toThrowError(/LISTEN_BACKLOG/);
+  });
+
+  it('leaves SQLITE_GROUP_COMMIT off unless it is set to true', () => {
+    expect(parseEnv({ SECRET_KEY: SECRET }).SQLITE_GROUP_COMMIT).toBe(false);
+    expect(parseEnv({ SECRET_KEY: SECRET, SQLITE_GROUP_COMMIT: 'true' }).SQLITE_GROUP_COMMIT).toBe(true);
+    expect(() => parseEnv({ SECRET_KEY: SECRET, SQLITE_GROUP_COMMIT: 'maybe' })).toThrowError(/SQLITE_GROUP_COMMIT/);
+  });
+
   it('defaults the shutdown to a 10 s grace within 30 s, and migrates on start', () => {
     const env = parseEnv({ SECRET_KEY: SECRET });
     expect(env).toMatchObject({ SHUTDOWN_GRACE_SECONDS: 10, SHUTDOWN_TIMEOUT_SECONDS: 30, MIGRATE_ON_START: true });

@@ -103,6 +103,14 @@ export const EnvSchema = z.object({
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
   /**
+   * The listening socket's queue of connections the kernel has accepted and the process has not
+   * taken yet. Node's 511 overflows in an on-sale's rush (a burst of 5,000 new connections while
+   * the event loop is busy): the kernel then drops the SYNs, and each client waits for its
+   * retransmit, 1 s, then 3 s, 7 s, 15 s: a p99 of 30 s where the work took 10. Linux caps it at
+   * `net.core.somaxconn` (4,096 on current kernels).
+   */
+  LISTEN_BACKLOG: z.coerce.number().int().min(1).max(65_535).default(4096),
+  /**
    * Shutdown on SIGTERM/SIGINT (main.ts): readiness answers 503 at once, new connections are
    * still accepted for the grace (a load balancer needs time to notice), then refused; requests
    * in flight and the jobs in hand get until the timeout, counted from the signal.
@@ -111,6 +119,12 @@ export const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: seconds(30, 3600),
   /** Apply the committed migrations when the service starts; `false` leaves them to `npm run migrate`. */
   MIGRATE_ON_START: flag(true),
+  /**
+   * SQLite: write concurrent buy attempts in groups, one durable commit per group
+   * (db/group-commit.ts). Off by default: it pays where a disk flush is slow and sales
+   * outnumber refusals, and costs where flushes are cheap (docs/benchmarks.md has both).
+   */
+  SQLITE_GROUP_COMMIT: flag(false),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z.string().min(3).default('resale <no-reply@resale.invalid>'),
   SANDBOX_PRIVATE_KEY: z.string().min(16).optional(),

@@ -1,7 +1,7 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { spawnService as spawnProcess } from './testing/service-process.js';
 import { request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -92,6 +92,23 @@ describe('readiness during a drain (in process)', () => {
     expect(await drained).toEqual({ timedOut: true });
     await expect(get(service.port, '/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(service.drain()).toBe(drained);
+  });
+});
+
+describe('the listening socket (in process)', () => {
+  it('listens with LISTEN_BACKLOG (4,096 unless set), so a rush of new connections queues instead of being dropped', async () => {
+    const listen = vi.spyOn(Server.prototype, 'listen');
+    try {
+      for (const [set, backlog] of [[undefined, 4096], ['10000', 10_000]] as const) {
+        listen.mockClear();
+        const service = await start({ ...baseEnv(await freshDatabase('resale-backlog')), ...(set ? { LISTEN_BACKLOG: set } : {}), SHUTDOWN_GRACE_SECONDS: '0' });
+        expect(listen.mock.calls.map((c) => c[0])).toContainEqual(expect.objectContaining({ backlog, host: '127.0.0.1' }));
+        expect((await get(service.port, '/healthz')).status).toBe(200);
+        await service.drain();
+      }
+    } finally {
+      listen.mockRestore();
+    }
   });
 });
 

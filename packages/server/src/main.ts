@@ -1,4 +1,5 @@
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import { createApp } from './app.js';
@@ -111,6 +112,7 @@ export async function start(source: Record<string, string | undefined> = process
       pageRateLimitPerMinute: env.PAGE_RATE_LIMIT_PER_MINUTE,
       pagePostRateLimitPerMinute: env.PAGE_POST_RATE_LIMIT_PER_MINUTE,
       accessLayerMaxStreams: env.ACCESS_LAYER_MAX_STREAMS,
+      groupCommit: env.SQLITE_GROUP_COMMIT,
     },
   });
   // Process metrics (event-loop lag, memory, CPU, GC) for GET /metrics: sampled from now on, by this process only.
@@ -186,10 +188,9 @@ export async function start(source: Record<string, string | undefined> = process
   let closing = false;
   let server!: Server;
   const port = await new Promise<number>((resolve) => {
-    server = serve(
-      { fetch: (request, bindings) => closingWhenBodyUnread(current.fetch(request, bindings), bindings.incoming), port: env.PORT, hostname: env.HOST, serverOptions: httpServerOptions(env) },
-      (info) => resolve(info.port),
-    ) as Server;
+    // Hono's adaptor server, listened on by hand: its `serve` cannot pass the backlog (LISTEN_BACKLOG).
+    server = createAdaptorServer({ fetch: (request, bindings) => closingWhenBodyUnread(current.fetch(request, bindings), bindings.incoming), serverOptions: httpServerOptions(env) }) as Server;
+    server.listen({ port: env.PORT, host: env.HOST, backlog: env.LISTEN_BACKLOG }, () => resolve((server.address() as AddressInfo).port));
     server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
       responses.add(res);
       if (closing) res.shouldKeepAlive = false;

@@ -2,10 +2,11 @@ import type { DomainEvents } from '../lib/domain-events.js';
 import type { ChannelsService } from '../domain/channels/channels.service.js';
 import type { IntentionsService } from '../domain/intentions/intentions.service.js';
 import type { ListingsService } from '../domain/listings/listings.service.js';
+import type { WebhooksService } from '../domain/webhooks/webhooks.service.js';
 import { cancelShow, type CancelShowDeps } from './cancel-show.js';
 
 /** The modules that react to another module's change. */
-export type ReactionsDeps = CancelShowDeps & { bus: DomainEvents; listings: ListingsService; intentions: IntentionsService; channels: ChannelsService };
+export type ReactionsDeps = CancelShowDeps & { bus: DomainEvents; listings: ListingsService; intentions: IntentionsService; channels: ChannelsService; webhooks: WebhooksService };
 
 /**
  * Every reaction between modules, in one place: when a change in one module must change
@@ -18,7 +19,9 @@ export type ReactionsDeps = CancelShowDeps & { bus: DomainEvents; listings: List
  *   listings end the ticket's live listing (`ListingsService.endForTicket`), which raises:
  * - `listing.ended` (listings) → intentions end the checkout that held it
  *   (`IntentionsService.endForListing`), then channels drop a channel's unsold tickets
- *   (`ChannelsService.dropChannelTickets`).
+ *   (`ChannelsService.dropChannelTickets`);
+ * - `partner.webhook_url.set` (partners: a webhookUrl set or changed) → webhooks make the
+ *   messages that waited for a URL due (`WebhooksService.resumeWaiting`).
  *
  * So deleting a ticket reads, from here: ticket.invalidated → listing ended → its checkout
  * cancelled and, for a channel's listing, the channel's other tickets gone; all in the
@@ -29,4 +32,5 @@ export function wireReactions(deps: ReactionsDeps): void {
   deps.bus.on('ticket.invalidated', async (tx, e) => await deps.listings.endForTicket(tx, e.ticketPk, e.reason));
   deps.bus.on('listing.ended', async (tx, e) => await deps.intentions.endForListing(tx, e));
   deps.bus.on('listing.ended', async (tx, e) => await deps.channels.dropChannelTickets(tx, e.listingId));
+  deps.bus.on('partner.webhook_url.set', async (tx, e) => void (await deps.webhooks.resumeWaiting(tx, e.partnerId)));
 }

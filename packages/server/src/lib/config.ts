@@ -38,6 +38,11 @@ export interface AppConfig {
    * (`ACCESS_LAYER_MAX_STREAMS`); beyond, 503 with Retry-After. Absent: {@link ACCESS_LAYER_MAX_STREAMS_DEFAULT}.
    */
   accessLayerMaxStreams?: number | undefined;
+  /**
+   * SQLite: buy attempts written in groups, one durable commit per group (`SQLITE_GROUP_COMMIT`,
+   * db/group-commit.ts). Absent: false. Ignored on PostgreSQL.
+   */
+  groupCommit?: boolean | undefined;
 }
 
 /** Defaults of `PAGE_RATE_LIMIT_PER_MINUTE` and `PAGE_POST_RATE_LIMIT_PER_MINUTE`. */

@@ -43,6 +43,13 @@ export interface DomainEventMap {
     intentionId: string | null;
     reason: string;
   };
+  /**
+   * A partner's `webhookUrl` was set where it had none (or changed). Subscriber: webhooks
+   * (the messages waiting for a URL become due).
+   */
+  'partner.webhook_url.set': {
+    partnerId: string;
+  };
 }
 
 export type DomainEventName = keyof DomainEventMap;

@@ -7,6 +7,7 @@ import { hashSecret, randomToken, resealAt, safeEqual, type ResealCount, type Se
 import { affected } from '../../db/affected.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
+import type { DomainEvents } from '../../lib/domain-events.js';
 import { apiKeys, partners, type ApiKeyKind } from './partners.table.js';
 import { DEFAULT_SETTINGS, mergeSettings, type PartnerSettings, type PartnerSettingsPatch } from './partners.settings.js';
 
@@ -66,6 +67,8 @@ export interface PartnersServiceDeps {
   clock: Clock;
   /** Seals the webhook and platform secrets (SECRET_KEY). */
   box: SecretBox;
+  /** Where a new `webhookUrl` is announced (`partner.webhook_url.set`); none in tools that change no settings. */
+  bus?: DomainEvents;
 }
 
 /** Partners, their keys and settings. No HTTP here. */
@@ -73,11 +76,13 @@ export class PartnersService {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly box: SecretBox;
+  private readonly bus: DomainEvents | null;
 
   constructor(deps: PartnersServiceDeps) {
     this.db = deps.db;
     this.clock = deps.clock;
     this.box = deps.box;
+    this.bus = deps.bus ?? null;
   }
 
   /** Creates a partner with new keys and webhook secret; the secrets are returned once. */
@@ -142,6 +147,7 @@ export class PartnersService {
       })
       .where(eq(partners.id, id))
       .returning())[0]!;
+    if (partner.settings.webhookUrl && partner.settings.webhookUrl !== current.settings.webhookUrl) await this.bus?.emit(tx, 'partner.webhook_url.set', { partnerId: id });
     return { before: current, partner };
   }
 

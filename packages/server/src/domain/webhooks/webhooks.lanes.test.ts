@@ -168,7 +168,7 @@ describe('webhooks: fairness between partners', () => {
 
     // One pass: the quiet partner's message is read in the first turn (with one batch of the
     // 50 oldest, it was the 201st and waited four passes); the busy one gets at most 20 of the batch.
-    expect(await svc.deliverDue()).toEqual({ attempted: 21, delivered: 21, retrying: 0, failed: 0, claimedElsewhere: 0 });
+    expect(await svc.deliverDue()).toEqual({ attempted: 21, waiting: 0, delivered: 21, retrying: 0, failed: 0, claimedElsewhere: 0 });
     expect(ids(quietRx)).toEqual([single.id]);
     expect(busyRx.received).toHaveLength(20);
     // The busy partner's go out oldest first.

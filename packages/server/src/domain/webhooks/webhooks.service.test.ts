@@ -6,6 +6,7 @@ import { ApiError } from '../../lib/errors.js';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, retryDelayMs } from './webhooks.delivery.js';
 import { webhookAttempts, webhookMessages } from './webhooks.table.js';
 import { closedPort, closeReceivers, enqueue, newService, receiver, setup, shield } from './webhooks.testing.js';
+import { WAITING_FOR_URL } from './webhooks.service.js';
 
 afterEach(closeReceivers);
 
@@ -18,11 +19,15 @@ describe('webhooks: outbox', () => {
       })).rejects.toThrow(/the change failed/);
     expect((await t.db.select({ n: count() }).from(webhookMessages).limit(1))[0]!.n).toBe(0);
 
-    const row = await enqueue(t, svc, partner.id, shield('show-2'));
+    // Due at once where the partner has a URL; put aside until it has one otherwise.
+    const waiting = await enqueue(t, svc, partner.id, shield('show-2'));
+    expect(waiting).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: null });
+    await t.deps.partners.update(partner.id, { settings: { webhookUrl: 'https://partner.example/hooks' } });
+    const row = await enqueue(t, svc, partner.id, shield('show-3'));
     expect(row).toMatchObject({ partnerId: partner.id, action: 'ticketShield.updated', family: 'ticketShield', state: 'pending', attempts: 0, nextAttemptAt: t.clock.now() });
     expect(row.id).toMatch(/^msg_[0-9a-z]{26}$/);
-    expect(row.payload).toEqual({ family: 'ticketShield', action: 'ticketShield.updated', data: { status: true, eventId: 'tour-2026', showId: 'show-2' } });
-    expect((await t.db.select({ n: count() }).from(webhookMessages).limit(1))[0]!.n).toBe(1);
+    expect(row.payload).toEqual({ family: 'ticketShield', action: 'ticketShield.updated', data: { status: true, eventId: 'tour-2026', showId: 'show-3' } });
+    expect((await t.db.select({ n: count() }).from(webhookMessages).limit(1))[0]!.n).toBe(2);
   });
 
   it('refuses data that does not match the catalog, an empty resource key and an unknown partner, rolling the caller back', async () => {
@@ -45,8 +50,8 @@ describe('webhooks: delivery', () => {
     t.clock.set(Date.now()); // the verifier checks the timestamp against the real time
     const msg = await enqueue(t, svc, partner.id, shield('show-1', false));
 
-    expect(await svc.deliverDue()).toEqual({ attempted: 1, delivered: 1, retrying: 0, failed: 0, claimedElsewhere: 0 });
-    expect(await svc.deliverDue()).toEqual({ attempted: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 });
+    expect(await svc.deliverDue()).toEqual({ attempted: 1, waiting: 0, delivered: 1, retrying: 0, failed: 0, claimedElsewhere: 0 });
+    expect(await svc.deliverDue()).toEqual({ attempted: 0, waiting: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 });
     expect(rx.received).toHaveLength(1);
 
     const req = rx.received[0]!;
@@ -274,20 +279,35 @@ describe('webhooks: delivery', () => {
     expect(await svc.get(partner.id, skipped.id)).toMatchObject({ message: { state: 'skipped', attempts: 0 }, attempts: [] });
   });
 
-  it('fails attempts clearly while no webhookUrl is configured, and delivers once one is', async () => {
+  it('puts messages aside without attempts while no webhookUrl is configured, and sends them in order once one is set', async () => {
     const { t, partner, svc } = await setup();
-    const msg = await enqueue(t, svc, partner.id, shield());
-    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
-    const { message, attempts } = await svc.get(partner.id, msg.id);
-    expect(message.lastError).toBe('Not sent: the partner has no webhookUrl configured (settings.webhookUrl)');
-    expect(attempts[0]).toMatchObject({ attempt: 1, url: '', statusCode: null, latencyMs: 0, nextAttemptAt: t.clock.now() + 5_000 });
+    const first = await enqueue(t, svc, partner.id, shield());
+    const second = await enqueue(t, svc, partner.id, shield());
+    // Nothing due: no attempt, no retry schedule, however long it waits.
+    t.clock.advance(86_400_000);
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 0, waiting: 0 });
+    for (const msg of [first, second]) {
+      expect(await svc.get(partner.id, msg.id)).toMatchObject({ message: { state: 'pending', attempts: 0, nextAttemptAt: null, lastError: WAITING_FOR_URL }, attempts: [] });
+    }
 
+    // A URL set (through the settings, as the console and the operator API set it): both go out, oldest first.
     const rx = await receiver();
     await t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
-    t.clock.advance(5_000);
+    expect((await svc.get(partner.id, first.id)).message).toMatchObject({ nextAttemptAt: t.clock.now(), lastError: null });
+    // One resource: the second after the first is delivered (the next pass).
     expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
-    expect(rx.received).toHaveLength(1);
-    expect((await svc.get(partner.id, msg.id)).attempts.map((x) => x.url)).toEqual(['', rx.url]);
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([first.id, second.id]);
+    expect((await svc.get(partner.id, first.id)).attempts.map((x) => x.url)).toEqual([rx.url]);
+
+    // The URL removed while a message is due: claimed, then put aside again, with no attempt counted.
+    const third = await enqueue(t, svc, partner.id, shield());
+    await t.deps.partners.update(partner.id, { settings: { webhookUrl: null } });
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 0, waiting: 1 });
+    expect(await svc.get(partner.id, third.id)).toMatchObject({ message: { state: 'pending', attempts: 0, nextAttemptAt: null, lastError: WAITING_FOR_URL }, attempts: [] });
+    await t.deps.partners.update(partner.id, { settings: { webhookUrl: rx.url } });
+    expect(await svc.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(rx.received).toHaveLength(3);
   });
 
   it('loses nothing across a restart: a new service instance delivers what was committed', async () => {

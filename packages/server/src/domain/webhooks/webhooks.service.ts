@@ -69,8 +69,10 @@ export interface EnqueueInput<A extends WebhookAction> {
 
 /** What one `deliverDue()` did. */
 export interface DeliveryReport {
-  /** Attempts made (messages claimed and sent, or failed for want of a URL). */
+  /** Attempts made (messages claimed and sent). */
   attempted: number;
+  /** Messages claimed and put aside because the partner has no webhookUrl (no attempt made or counted). */
+  waiting: number;
   /** Attempts answered with a 2xx. */
   delivered: number;
   /** Failed attempts with a retry scheduled. */
@@ -106,6 +108,12 @@ export const DEFAULT_LEASE_MARGIN_MS = 30_000;
 export const MAX_LIST_LIMIT = 200;
 /** How often `deliverContinuously` looks at the outbox while nothing else makes it look. Default 1 s (the job's tick). */
 export const DEFAULT_POLL_MS = 1000;
+/**
+ * The `lastError` of a message put aside because its partner has no `webhookUrl`: it is not
+ * attempted (no retries against nothing, no attempts used up) and goes out once a URL is set
+ * (`resumeWaiting`, on the partner's `partner.webhook_url.set`).
+ */
+export const WAITING_FOR_URL = 'Waiting: the partner has no webhookUrl (settings.webhookUrl); sent once one is set';
 /** Looks at the outbox asked for by finished attempts are at least this far apart. */
 const MIN_READ_GAP_MS = 10;
 
@@ -233,6 +241,8 @@ export class WebhooksService {
     if (!partner) throw ApiError.notFound('partner', partnerId);
     const now = this.clock.now();
     const subscribed = opts.test || isSubscribed(partner, action);
+    // Nowhere to send it yet: pending, but not due until the partner sets a URL.
+    const waiting = subscribed && !partner.settings.webhookUrl;
     const body: WebhookBody = { family: familyOf(action), action, data: parsed.data as Record<string, unknown> };
     if (!subscribed) this.metrics?.webhook('skipped', tx);
     const row = (await tx
@@ -247,15 +257,15 @@ export class WebhooksService {
         payload: JSON.stringify(body),
         state: subscribed ? 'pending' : 'skipped',
         attempts: 0,
-        nextAttemptAt: subscribed ? now : null,
+        nextAttemptAt: subscribed && !waiting ? now : null,
         deliveredAt: null,
         lastStatus: null,
-        lastError: subscribed ? null : `Not sent: the partner does not subscribe to ${action} (settings.webhookEvents)`,
+        lastError: waiting ? WAITING_FOR_URL : subscribed ? null : `Not sent: the partner does not subscribe to ${action} (settings.webhookEvents)`,
         createdAt: now,
       })
       .returning())[0]!;
     // Every process's deliveries start as this commits (PostgreSQL; see webhooks.job.ts).
-    if (subscribed) wakeWorkers(tx, 'webhooks');
+    if (subscribed && !waiting) wakeWorkers(tx, 'webhooks');
     return toMessage(row);
   }
 
@@ -287,7 +297,7 @@ export class WebhooksService {
 
   /** `deliverDue` (one read) or `deliverContinuously` (reads until idle). */
   private async drive(continuous: { pollMs: number; signal: AbortSignal | undefined } | null): Promise<DeliveryReport> {
-    const report: DeliveryReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 };
+    const report: DeliveryReport = { attempted: 0, waiting: 0, delivered: 0, retrying: 0, failed: 0, claimedElsewhere: 0 };
     // The messages read and not started yet, per partner; the order of the map is the turn.
     const queues = new Map<string, WebhookMessageRow[]>();
     const inFlight = new Set<Promise<void>>();
@@ -392,6 +402,10 @@ export class WebhooksService {
         return false;
       }
       const result = await this.attempt(row, leaseUntil);
+      if (result === 'waiting') {
+        report.waiting++;
+        return false;
+      }
       report.attempted++;
       report[result]++;
       return true;
@@ -576,7 +590,7 @@ export class WebhooksService {
   }
 
   /** Makes one claimed attempt and records it. Never throws. */
-  private async attempt(row: WebhookMessageRow, leaseUntil: number): Promise<'delivered' | 'retrying' | 'failed'> {
+  private async attempt(row: WebhookMessageRow, leaseUntil: number): Promise<'delivered' | 'retrying' | 'failed' | 'waiting'> {
     const attempt = row.attempts + 1;
     const at = this.clock.now();
     let url = '';
@@ -585,7 +599,9 @@ export class WebhooksService {
       const partner = await this.partners.get(row.partnerId);
       url = partner.settings.webhookUrl ?? '';
       if (!url) {
-        outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: the partner has no webhookUrl configured (settings.webhookUrl)', answer: null };
+        // The URL was removed since the message was queued: put aside, not attempted.
+        await this.putAside(row, leaseUntil);
+        return 'waiting';
       } else {
         // The current secret, and the previous one while a rotation's grace lasts (at the attempt's instant).
         const secrets = this.partners.webhookSigningSecrets(partner, at);
@@ -599,6 +615,34 @@ export class WebhooksService {
       outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'Not sent: internal error of the service (see its logs)', answer: null };
     }
     return this.record(row, attempt, leaseUntil, url, at, outcome);
+  }
+
+  /** A claimed message whose partner has no URL: no longer due, until `resumeWaiting` (if the claim still holds). */
+  private async putAside(row: WebhookMessageRow, leaseUntil: number): Promise<void> {
+    await this.db.transact(async (tx) => {
+      quietCommit(tx);
+      await tx
+        .update(m)
+        .set({ nextAttemptAt: null, lastError: WAITING_FOR_URL })
+        .where(and(eq(m.id, row.id), eq(m.state, 'pending'), eq(m.attempts, row.attempts), eq(m.nextAttemptAt, leaseUntil)));
+    });
+    this.logger.info({ messageId: row.id, partnerId: row.partnerId, action: row.action }, 'webhook waiting: the partner has no webhookUrl');
+  }
+
+  /**
+   * The partner has set a webhookUrl: its messages put aside for want of one are due now, in
+   * their order (each resource's oldest first, as always). In the caller's transaction (the
+   * settings change's: wired in flows/reactions.ts). Returns how many.
+   */
+  async resumeWaiting(tx: Tx, partnerId: string): Promise<number> {
+    const resumed = affected(
+      await tx
+        .update(m)
+        .set({ nextAttemptAt: this.clock.now(), lastError: null })
+        .where(and(eq(m.partnerId, partnerId), eq(m.state, 'pending'), isNull(m.nextAttemptAt))),
+    );
+    if (resumed > 0) wakeWorkers(tx, 'webhooks');
+    return resumed;
   }
 
   /** Writes the attempt to the log and moves the message on, if the claim still holds. */

@@ -81,7 +81,8 @@ export function intentionRoutes(deps: AppDeps) {
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
       // A pick already taken is refused from a read, without waiting for the writer (the write stays the guard).
       await refuseTaken(deps, partner.id, body.items);
-      return respondInTransaction(c, deps, 200, async (tx) => {
+      // Written with the other buy attempts of the moment: one durable commit per group.
+      return respondInTransaction(c, { db: deps.db, transact: deps.reservations.transact }, 200, async (tx) => {
         // The partner from the key, the buyer resolved once: the payment URL signs them in (Login Trust).
         const buyer = await deps.auth.resolveUser(tx, partner.id, body.user, { path: 'user', in: 'body' });
         const row = await reserveListings(deps, tx, { partner, listingIds: body.items, buyerPk: buyer.id });
@@ -108,7 +109,7 @@ export function intentionRoutes(deps: AppDeps) {
       const partner = c.get('auth').partner;
       const l = c.req.valid('query').lang ?? partner.settings.defaultLang;
       await refuseTaken(deps, partner.id, ids);
-      return respondInTransaction(c, deps, 200, async (tx) => svc.checkoutUrl(await reserveListings(deps, tx, { partner, listingIds: ids, buyerPk: null }), l));
+      return respondInTransaction(c, { db: deps.db, transact: deps.reservations.transact }, 200, async (tx) => svc.checkoutUrl(await reserveListings(deps, tx, { partner, listingIds: ids, buyerPk: null }), l));
     },
   );
 

@@ -21,9 +21,11 @@ import { ApiError } from '../../lib/errors.js';
  * never leave work done without its answer to replay.
  */
 
-/** What `respondInTransaction()` uses. */
+/** What `respondInTransaction()` uses: the database, or a runner of its transactions (a group commit, db/group-commit.ts). */
 export interface RespondOptions {
   db: Db;
+  /** Runs the work's transaction instead of `db.transact` (buy attempts: `deps.reservations.transact`). */
+  transact?: <T>(work: (tx: Db) => T | Promise<T>) => Promise<T>;
 }
 
 
@@ -143,7 +145,7 @@ export async function respondInTransaction<T, S extends 200 | 201 | 202 = 200 | 
   work: (tx: Db) => T | Promise<T>,
 ) {
   const handle = c.get('idempotency');
-  const body = await deps.db.transact(async (tx) => {
+  const body = await (deps.transact ?? deps.db.transact)(async (tx) => {
     const envelope = ok(await work(tx), status);
     await handle?.complete(tx, status, JSON.stringify(envelope));
     return envelope;

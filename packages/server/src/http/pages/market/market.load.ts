@@ -441,13 +441,13 @@ export type BuyRefusal = Exclude<BuyOutcome, { kind: 'checkout' } | { kind: 'not
  * HMAC of the client address, for the per-address hold limit.
  */
 export async function buyListings(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'intentions' | 'listings' | 'metrics'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'intentions' | 'listings' | 'metrics' | 'reservations'>,
   input: { partner: PartnerRow; eventRef: string; showId: string | undefined; listingIds: string[]; buyerPk: string; returnTo: string | null; clientKey: string; lang: Lang },
 ): Promise<BuyOutcome> {
   const { partner, lang } = input;
   try {
     await refuseTaken(deps, partner.id, input.listingIds);
-    const intention = await deps.db.transact(async (tx) =>
+    const intention = await deps.reservations.transact(async (tx) =>
       await reserveListings(deps, tx, { partner, listingIds: input.listingIds, buyerPk: input.buyerPk, returnTo: input.returnTo, clientKey: input.clientKey }),
     );
     return { kind: 'checkout', to: servicePaths.checkout(partner.id, intention.id, { lang }) };
