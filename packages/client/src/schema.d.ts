@@ -4534,7 +4534,7 @@ export interface components {
              */
             attemptCount: number;
             /**
-             * @description When it is due (pending only).
+             * @description When it is due (pending only); null while it waits for the partner to set a webhookUrl (`lastError` says so), and once delivered, failed or skipped.
              * @example null
              */
             nextAttemptAt: string | null;

@@ -40,7 +40,7 @@ export const WebhookMessageSchema = z
       example: { family: 'ticketShield', action: 'ticketShield.updated', data: { status: true, eventId: 'tour-2026', showId: 'show-2026-05-01' } },
     }),
     attemptCount: z.number().int().openapi({ description: 'Attempts made in the current delivery round.', example: 2 }),
-    nextAttemptAt: z.string().nullable().openapi({ description: 'When it is due (pending only).', example: null }),
+    nextAttemptAt: z.string().nullable().openapi({ description: 'When it is due (pending only); null while it waits for the partner to set a webhookUrl (`lastError` says so), and once delivered, failed or skipped.', example: null }),
     deliveredAt: z.string().nullable().openapi({ example: '2026-03-01T12:00:05.000Z' }),
     lastStatus: z.number().int().nullable().openapi({ example: 200 }),
     lastError: z.string().nullable().openapi({ example: null }),

@@ -243,8 +243,9 @@ export class StockStreams {
   private readonly topics = new Map<string, Topic>();
   private readonly keys = new Map<string, KeyEntry>();
   private readonly keyOfListener = new Map<StockListener, string>();
-  /** When the keys were last read (clock ms). */
+  /** When the keys were last read (clock ms), and the database version they were read at. */
   private keysCheckedAt = Number.NEGATIVE_INFINITY;
+  private keysVersion: DbVersion | null = null;
   private readonly retained = new Map<string, { seq: number; json: string }>();
   private seq = 0;
   private subscribed = 0;
@@ -443,7 +444,6 @@ export class StockStreams {
       const now = this.deps.clock.now();
       // The partners read in this check (their settings decide which options count): once each.
       const partners = new Map<string, Promise<PartnerRow | undefined>>();
-      const moved = this.keys.size > 0 && [...this.topics.values()].some((t) => !counter.same(t.version, version));
       for (const topic of [...this.topics.values()]) {
         if (this.timeChanged(topic, now)) {
           // The show's start: sent whatever the budget says.
@@ -455,7 +455,7 @@ export class StockStreams {
           this.deps.logger.warn({ err: { message: (err as Error).message }, eventId: topic.eventId, showId: topic.showId }, 'live stock: a show could not be read; trying again at the next check');
         }
       }
-      await this.checkKeys(moved, now);
+      await this.checkKeys(version, now);
       this.armTurn(now);
     } catch (err) {
       this.deps.logger.warn({ err: { message: (err as Error).message } }, 'live stock: the check failed');
@@ -559,9 +559,15 @@ export class StockStreams {
    * {@link STOCK_KEY_CHECK_MS}) or first seen, and held against the clock at every check: the
    * streams of a key that is gone or expired get `bye` (`revoked`).
    */
-  private async checkKeys(written: boolean, now: number): Promise<void> {
+  private async checkKeys(version: DbVersion, now: number): Promise<void> {
+    // Something was written since the keys were last read (a rotation that came within the last
+    // second stays "written" until a check reads them).
+    const written = this.keysVersion === null || !this.buy.snapshots.counter.same(this.keysVersion, version);
     const due = written && now - this.keysCheckedAt >= this.keyCheckEveryMs;
-    if (due) this.keysCheckedAt = now;
+    if (due) {
+      this.keysCheckedAt = now;
+      this.keysVersion = version;
+    }
     for (const [hash, entry] of [...this.keys]) {
       if (due || entry.unchecked) {
         entry.unchecked = false;

@@ -10,7 +10,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { tempDir } from '../../testing/temp-dir.js';
 import { setup } from '../../flows/accesslayer/accesslayer.buy.testing.js';
 import { reserveListings } from '../../flows/reserve-listings.js';
-import { StockStreams, STOCK_RETRY_MS, type ShowStock } from '../../flows/accesslayer/accesslayer.stream.js';
+import { StockStreams, STOCK_KEY_CHECK_MS, STOCK_RETRY_MS, type ShowStock } from '../../flows/accesslayer/accesslayer.stream.js';
 
 /**
  * The live stock stream of the buy access layer (GET /v1/wrapper/accesslayer/stream), read as a
@@ -446,7 +446,7 @@ describe('live stock stream: the frame budget', () => {
 });
 
 describe('live stock stream: keys', () => {
-  it('ends the streams of a key rotated away with `bye` (revoked) at the next check, and a reconnection with it answers 401', async () => {
+  it('ends the streams of a key rotated away with `bye` (revoked) within a second, and a reconnection with it answers 401', async () => {
     const { t, p, hub, open, subscribed } = await streaming();
     const inUrl = await subscribed({ publicKey: p.keys.public });
     const inHeader = await subscribed({ showId: 'show-2' });
@@ -457,7 +457,13 @@ describe('live stock stream: keys', () => {
     await theirs.sse!.next();
     await theirs.sse!.next();
 
+    // The keys read by a check, then rotated within the second: not read again before the second is over…
+    await hub.checkNow();
     const { secret } = await t.deps.partners.rotate(p.id, 'public');
+    await hub.checkNow();
+    expect(await inUrl.sse.arrived()).toEqual([]);
+    // …and then at the next check, though nothing was written since.
+    (t.deps.clock as ManualClock).advance(STOCK_KEY_CHECK_MS);
     await hub.checkNow();
     for (const s of [inUrl, inHeader]) {
       expect(await s.sse.rest()).toEqual([{ event: 'bye', data: '{"reason":"revoked"}' }]);

@@ -64,9 +64,12 @@ describe('console webhooks: the page and the log', () => {
       ids.push((i === 3 ? await enqueue(t, p.id, unlock) : await enqueue(t, p.id, shield(`show-${i}`))).id);
       t.clock.advance(1_000);
     }
-    // No webhookUrl: the first due message fails its attempt (and waits for its retry).
-    await t.deps.webhooks.deliverDue();
+    // No webhookUrl: nothing is attempted; the messages wait for one.
+    expect(await t.deps.webhooks.deliverDue()).toMatchObject({ attempted: 0 });
     const newest = [...ids].reverse();
+    const waiting = await viewer.get(`${page}/${ids[0]}`);
+    expect(waiting.text).toContain('Not sent: no endpoint URL is set. It goes out, in order, as soon as you save one.');
+    expect(waiting.text).toContain('when an endpoint URL is set');
 
     const first = await viewer.get(page);
     expect(first.status).toBe(200);

@@ -205,7 +205,7 @@ export function WebhookMessageView(props: { lang: Lang; model: WebhookMessageMod
             </tr>
             <tr>
               <th scope="row">{wm(lang, 'nextAttempt')}</th>
-              <td>{message.state === 'pending' ? when(message.nextAttemptAt, lang) : '–'}</td>
+              <td>{message.state !== 'pending' ? '–' : message.nextAttemptAt === null ? wm(lang, 'waitingForUrl') : when(message.nextAttemptAt, lang)}</td>
             </tr>
             <tr>
               <th scope="row">{wm(lang, 'deliveredAt')}</th>
@@ -267,7 +267,7 @@ export function WebhookMessageView(props: { lang: Lang; model: WebhookMessageMod
 
       <h2 id="attempts">{wm(lang, 'attemptsTitle')}</h2>
       {attempts.length === 0 ? (
-        <p class="empty">{message.state === 'skipped' ? wm(lang, 'skippedText') : wm(lang, 'noAttempts')}</p>
+        <p class="empty">{message.state === 'skipped' ? wm(lang, 'skippedText') : message.state === 'pending' && message.nextAttemptAt === null ? wm(lang, 'waitingText') : wm(lang, 'noAttempts')}</p>
       ) : (
         <div class="table-wrap">
           <table class="data">
