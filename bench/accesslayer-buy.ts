@@ -54,7 +54,7 @@
  * BENCH_CPU_PROF=<dir> (CPU profiles of the SQLite service's threads, see startServer in bench/lib.ts).
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -63,7 +63,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
 import { BANNER_SETTINGS } from '@resale/server/bench';
-import { api, cpuSeconds, fmt, KEYS, ROOT, startServer } from './lib.js';
+import { api, cpuSeconds, fmt, KEYS, ROOT, startServer, startUrlChild, stopChild, type UrlChild } from './lib.js';
 import { startPgService, startPostgres, treeCpuSeconds, type BenchPostgres, type PgService } from './postgres.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
@@ -196,27 +196,8 @@ async function seedListings(): Promise<void> {
 }
 
 /** A child process of this file (`--bare`, `--proxy`) that prints its URL as its first line. */
-async function startChild(args: string[]): Promise<{ url: string; pid: number | undefined; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SELF, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += String(chunk);
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl).trim());
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before listening`)));
-  });
-  child.stdout!.resume();
-  return {
-    url,
-    pid: child.pid,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
+function startChild(args: string[]): Promise<UrlChild> {
+  return startUrlChild(SELF, args);
 }
 
 /** The answer's bytes as sent with `Accept-Encoding: <accept>` (node:http: fetch would decode them), and its handler's headers. */

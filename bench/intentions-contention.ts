@@ -9,13 +9,12 @@
  * key, no validation, no database. No service can answer the burst sooner than that on this
  * machine: what separates the two is the service's work.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Agent, fetch } from 'undici';
 import { join } from 'node:path';
 import { buildDeps, createDb, inOrder, systemClock } from '@resale/server/bench';
-import { api, fmt, KEYS, ROOT, startServer } from './lib.js';
+import { api, fmt, KEYS, startServer, startUrlChild, type UrlChild } from './lib.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const PATH = '/v1/marketplace/buyingflow/buyIntention';
@@ -57,27 +56,9 @@ async function burst(base: string, picks: string[][]): Promise<{ answers: Answer
 
 const p99Of = (sorted: number[]) => sorted[Math.floor(sorted.length * 0.99) - 1]!;
 
-/** The bare handler (`--bare-refusal`) in a process of its own; it prints its URL first. */
-async function startBare(body: string, headers: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SELF, '--bare-refusal', body, JSON.stringify(headers)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += String(chunk);
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl).trim());
-    });
-    child.once('exit', (code) => reject(new Error(`--bare-refusal exited with ${code} before listening`)));
-  });
-  child.stdout!.resume();
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
+/** The bare handler (`--bare-refusal`) in a process of its own. */
+function startBare(body: string, headers: Record<string, string>): Promise<UrlChild> {
+  return startUrlChild(SELF, ['--bare-refusal', body, JSON.stringify(headers)]);
 }
 
 // The issue's two shapes: 500 attempts over 100 listings (the default), 5,000 over 1,000 (BENCH_CONTENTION_LISTINGS=1000 BENCH_CONTENTION_REQUESTS=5000).

@@ -133,3 +133,40 @@ export const BENCH_TOUR_EVENT = {
     },
   ],
 };
+
+/** A child process serving something on loopback, as {@link startUrlChild} starts it. */
+export interface UrlChild {
+  url: string;
+  pid: number | undefined;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Runs `script` (a benchmark's own file, with a mode flag such as `--bare`) in a child process
+ * under tsx, and resolves with the URL it prints as its first line. The benchmarks' bare
+ * handlers and proxies run so: in the load generator's process they would share its core.
+ *
+ * @example const bare = await startUrlChild(SELF, ['--bare', bodyFile]); … await bare.stop();
+ */
+export async function startUrlChild(script: string, args: string[]): Promise<UrlChild> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += String(chunk);
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(out.slice(0, nl).trim());
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before listening`)));
+  });
+  child.stdout!.resume();
+  return { url, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/** SIGTERM, and the exit awaited (nothing when it has exited already). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}

@@ -108,7 +108,7 @@
  * BENCH_ONSALE_BARE_SECONDS (3).
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -116,7 +116,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { BANNER_SETTINGS } from '@resale/server/bench';
-import { api, cpuSeconds, fmt, KEYS, ROOT, startServer } from './lib.js';
+import { api, cpuSeconds, fmt, KEYS, ROOT, startServer, startUrlChild, stopChild, type UrlChild } from './lib.js';
 import { startPgService, startPostgres, treeCpuSeconds, type BenchPostgres } from './postgres.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -287,26 +287,8 @@ function replayable(headers: IncomingHttpHeaders): Record<string, string> {
 }
 
 /** A child process of this file that prints its URL as its first line (`--bare`, `--tcp-proxy`). */
-async function startUrlChild(args: string[]): Promise<{ url: string; pid: number | undefined; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SELF, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += String(chunk);
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl).trim());
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before listening`)));
-  });
-  child.stdout!.resume();
-  return { url, pid: child.pid, stop: () => stopChild(child) };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
+function startOwnChild(args: string[]): Promise<UrlChild> {
+  return startUrlChild(SELF, args);
 }
 
 /** A child process of this file spoken to over IPC (`--streams`, `--pollers`): one request at a time, its answer. */
@@ -458,11 +440,11 @@ async function measure(target: Target, tmp: string): Promise<Outcome> {
     if (notModified.status !== 304) throw new Error(`If-None-Match answered ${notModified.status}`);
     const bodyFile = join(tmp, `answer-${target.label.replace(/\W+/g, '-')}.br`);
     writeFileSync(bodyFile, full.body);
-    const bare = await startUrlChild(['--bare', bodyFile, JSON.stringify(replayable(full.headers)), JSON.stringify(replayable(notModified.headers)), etag]);
+    const bare = await startOwnChild(['--bare', bodyFile, JSON.stringify(replayable(full.headers)), JSON.stringify(replayable(notModified.headers)), etag]);
     stops.push(bare.stop);
     let bareEntry = bare.url;
     if (target.proxied) {
-      const proxy = await startUrlChild(['--tcp-proxy', bare.url]);
+      const proxy = await startOwnChild(['--tcp-proxy', bare.url]);
       stops.push(proxy.stop);
       bareEntry = proxy.url;
     }
@@ -794,7 +776,7 @@ export async function run(): Promise<Record<string, number>> {
           services.push(svc);
           if (i === 0) await setup(svc.base, { DATABASE_URL: url });
         }
-        const proxy = await startUrlChild(['--tcp-proxy', ...services.map((s) => s.base)]);
+        const proxy = await startOwnChild(['--tcp-proxy', ...services.map((s) => s.base)]);
         stops.push(proxy.stop);
         console.log(`  PostgreSQL ${processes} process${processes > 1 ? 'es' : ''}: setup ${((now() - t0) / 1000).toFixed(1)} s`);
         outcomes.push(
