@@ -42,7 +42,7 @@ import type { ShowSnapshot } from './accesslayer.buy.cache.js';
  * {@link STOCK_FRAMES_PER_SECOND} frames a second: a show's next change goes out no sooner than
  * `open streams / budget` seconds after its last one (never later than {@link STOCK_MAX_GAP_MS}),
  * carrying whatever changed meanwhile, so the last stock always arrives (a timer checks the show at
-its turn, between the ticks). Below the budget
+ * its turn, between the ticks). Below the budget
  * (fewer than 1,000 streams at the tick's rate) nothing is held back. A stream joining a show
  * held back this way gets the stock last sent, and the next one with the others. Each frame is
  * encoded once for all the streams of its show (the HTTP side keeps the bytes of the last one).
