@@ -2056,7 +2056,7 @@ export interface components {
             siteUrl?: string | null;
             /**
              * Format: uri
-             * @description Where webhooks are delivered.
+             * @description Where webhooks are delivered. While it is null, messages wait (pending, not attempted) and go out, in order, once one is set.
              * @example https://partner.example/api/resale/owned
              */
             webhookUrl: string | null;
@@ -2467,7 +2467,7 @@ export interface components {
             siteUrl?: string | null;
             /**
              * Format: uri
-             * @description Where webhooks are delivered.
+             * @description Where webhooks are delivered. While it is null, messages wait (pending, not attempted) and go out, in order, once one is set.
              * @example https://partner.example/api/resale/owned
              */
             webhookUrl?: string | null;

@@ -38,7 +38,7 @@ export interface AppDeps extends Kernel {
   listings: ListingsService;
   auth: AuthService;
   intentions: IntentionsService;
-  /** Buy attempts' transactions, written in groups (one durable commit per group: db/group-commit.ts). */
+  /** Buy attempts' transactions: in groups, one durable commit per group, on SQLite with SQLITE_GROUP_COMMIT; else one transaction each (db/group-commit.ts). */
   reservations: GroupCommit;
   payments: PaymentsService;
   payouts: PayoutsService;

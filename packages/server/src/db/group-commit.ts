@@ -19,7 +19,7 @@ interface Pending {
 /**
  * Group commit: pieces of work that arrive while a group is being written run together in the
  * next group's one transaction, each in a savepoint of its own, so a burst pays one durable
- * commit (one fsync on SQLite, one WAL flush on PostgreSQL) per group rather than per piece.
+ * commit (one fsync of SQLite's WAL) per group rather than per piece.
  *
  * - The window is one turn of the event loop, not a timer: a piece that finds nothing running
  *   starts a group after the current turn (what arrives in that turn joins it); pieces that

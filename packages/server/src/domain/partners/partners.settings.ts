@@ -169,7 +169,7 @@ const settingsShape = {
         "The partner's own site (its home or events page): the hosted pages' way back (the header's brand and its Back link) when the fan came without a checked returnTo. Null: no way back then.",
       example: 'https://tickets.partner.example/',
     }),
-  webhookUrl: url().openapi({ description: 'Where webhooks are delivered.' }),
+  webhookUrl: url().openapi({ description: 'Where webhooks are delivered. While it is null, messages wait (pending, not attempted) and go out, in order, once one is set.' }),
   eventsFeedUrl: url().openapi({ description: 'Pull sync: the JSON array of active events.' }),
   cancelledFeedUrl: url().openapi({ description: 'Pull sync: the JSON array of cancellations.' }),
   feedPollSeconds: z.number().int().min(5).max(86_400).openapi({ description: 'How often the feeds are polled.', example: 300 }),
