@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { inboundRequestId, traceIdOf } from './app.js';
+import { inboundRequestId, traceIdOf } from './http/middleware/request-context.js';
 import { eventBody } from './testing/factories.js';
 import { createTestApp, listen } from './testing/harness.js';
 import { sqlExec } from './testing/sql.js';

@@ -2,7 +2,6 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { randomBytes } from 'node:crypto';
 import type { AppDeps, AppEnv } from './context.js';
 import { fail } from './lib/envelope.js';
 import { refuseControlCharacters } from './http/middleware/control-chars.js';
@@ -48,52 +47,8 @@ import { Readiness } from './http/api/health.readiness.js';
 import { metricsRoutes } from './http/api/metrics.routes.js';
 import { httpMetrics } from './http/middleware/http-metrics.js';
 import { compression } from './http/middleware/compression.js';
-
-/** What an inbound `Request-Id` may be to be used as ours: bounded, and characters that are safe in a header, a log, a URL and HTML. */
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * The caller's `Request-Id` when it may be ours (at most 128 of `A–Z a–z 0–9 . _ : -`), else
- * null: anything else (too long, spaces, commas of a repeated header, `%`, quotes, angle
- * brackets, control or non-ASCII bytes) is dropped, never echoed, and the request gets a
- * generated id. An id the client chose is not necessarily unique (a retry may reuse it).
- *
- * @example inboundRequestId('checkout-7f3a:retry.2') // 'checkout-7f3a:retry.2'
- */
-export function inboundRequestId(value: string): string | null {
-  return SAFE_REQUEST_ID.test(value) ? value : null;
-}
-
-/** W3C Trace Context `traceparent`, version 00: version-traceid-parentid-flags, lowercase hex. */
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
-
-/**
- * The trace id of a valid W3C `traceparent` header (version `00`, a 32-hex trace id and a
- * 16-hex parent id, neither all zeros, 2-hex flags; lowercase, as the recommendation requires),
- * else null (the header is then ignored, as the recommendation says).
- *
- * It goes into the request's log line as `traceId`, and never becomes the request id: one trace
- * spans many requests (a page of the partner's may call the API several times under one trace,
- * a retry reuses its parent id), while a request id names one request and one log line.
- *
- * @example traceIdOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01') // '4bf92f3577b34da6a3ce929d0e0e4736'
- */
-export function traceIdOf(traceparent: string): string | null {
-  const m = TRACEPARENT.exec(traceparent);
-  if (!m || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return null;
-  return m[1]!;
-}
-
-/**
- * A request header, read from Node's IncomingMessage when there is one (asking Hono builds a
- * whole Headers object on every request). Node joins a repeated header with ", ", which neither
- * check above accepts: two `Request-Id`s or two `traceparent`s count as none.
- */
-function requestHeader(c: Context<AppEnv>, name: string): string | undefined {
-  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
-  const raw = incoming?.headers ? incoming.headers[name] : c.req.header(name);
-  return Array.isArray(raw) ? raw.join(', ') : raw;
-}
+import { carryFastPaths } from './http/node-listener.js';
+import { RequestIds, requestContext } from './http/middleware/request-context.js';
 
 /**
  * Builds the HTTP app from its dependencies: request id, one log line per request, body
@@ -116,43 +71,8 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness; stockStr
   // the time covers everything below; no await of its own on the hot path (see http-metrics.ts).
   app.use('*', httpMetrics(deps.metrics));
 
-  // Request ids: the caller's own `Request-Id` when it is safe (inboundRequestId), else a random
-  // per-process prefix and a counter (unique and cheap; they need not be unguessable: they
-  // identify a log line, they grant nothing). A valid W3C `traceparent` adds its trace id to the
-  // request's log line; it never becomes the request id (see traceIdOf).
-  const idPrefix = 'req_' + randomBytes(9).toString('base64url');
-  let idCounter = 0;
-  app.use('*', async function requestContext(c, next) {
-    const sent = requestHeader(c, 'request-id');
-    const inbound = sent ? inboundRequestId(sent) : null;
-    const id = inbound ?? idPrefix + (++idCounter).toString(36);
-    const traceparent = requestHeader(c, 'traceparent');
-    const traceId = traceparent ? traceIdOf(traceparent) : null;
-    c.set('requestId', id);
-    // Before next(): the header goes into the response as it is built. Setting it afterwards
-    // makes Hono copy the finished response (a third of the cost of a cached buy access layer answer).
-    c.header('Request-Id', id);
-    const started = performance.now();
-    await next();
-    // A response a handler built itself (not through the context) gets it here.
-    if (!c.res.headers.has('Request-Id')) c.res.headers.set('Request-Id', id);
-    // Path only: query strings carry e-mails and tokens. Never headers: they carry keys.
-    deps.logger.info(
-      {
-        requestId: id,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-        partnerId: c.get('auth')?.partner.id,
-        // Only when present (pino leaves out undefined fields). The refused value itself is never
-        // logged nor echoed: it is whatever a client chose to send.
-        traceId: traceId ?? undefined,
-        requestIdRefused: sent && !inbound ? true : undefined,
-      },
-      'request',
-    );
-  });
+  // Request ids and one log line per request (request-context.ts): every middleware below runs inside it.
+  app.use('*', requestContext(deps.logger, new RequestIds()));
 
   // Brotli or gzip for text answers of 1 KB or more, by Accept-Encoding (every answer below, errors included; see compression.ts).
   app.use('*', compression());
@@ -205,7 +125,10 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness; stockStr
   app.route('/', accessLayerRoutes(deps));
   // One buy access layer (one snapshot cache) for the components and their live stock.
   const stockStreams = opts.stockStreams ?? new StockStreams(deps);
-  app.route('/', buyAccessLayerRoutes(deps, stockStreams.buy));
+  const buyRoutes = buyAccessLayerRoutes(deps, stockStreams.buy);
+  app.route('/', buyRoutes);
+  // Its fast path (cached answers from memory) is the app's: main.ts and listen() serve it (node-listener.ts).
+  carryFastPaths(buyRoutes, app);
   app.route('/', stockStreamRoutes(deps, stockStreams));
   app.route('/', seatMapRoutes(deps));
   app.route('/', sellEntryRoutes(deps));

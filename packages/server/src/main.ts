@@ -1,7 +1,6 @@
-import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { closeDb, openDb } from './db/client.js';
@@ -15,6 +14,7 @@ import { createLogger } from './logger.js';
 import { startJobs, type RunningJobs } from './jobs/scheduler.js';
 import { Readiness } from './http/api/health.readiness.js';
 import { healthOnlyApp } from './http/api/health.routes.js';
+import { nodeListener } from './http/node-listener.js';
 import { startIngestionWorker, type IngestionWorker } from './jobs/tickets.worker.js';
 import { SANDBOX_BUY_ACCESS_LAYER } from './flows/accesslayer/accesslayer.buy.js';
 import { StockStreams } from './flows/accesslayer/accesslayer.stream.js';
@@ -188,17 +188,22 @@ export async function start(source: Record<string, string | undefined> = process
   let closing = false;
   let server!: Server;
   const port = await new Promise<number>((resolve) => {
-    // Hono's adaptor server, listened on by hand: its `serve` cannot pass the backlog (LISTEN_BACKLOG).
-    server = createAdaptorServer({ fetch: (request, bindings) => closingWhenBodyUnread(current.fetch(request, bindings), bindings.incoming), serverOptions: httpServerOptions(env) }) as Server;
-    server.listen({ port: env.PORT, host: env.HOST, backlog: env.LISTEN_BACKLOG }, () => resolve((server.address() as AddressInfo).port));
-    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-      responses.add(res);
+    // Node's server, listened on by hand (Hono's `serve` cannot pass the backlog, LISTEN_BACKLOG),
+    // with the current app's fast paths before Hono's adaptor (node-listener.ts).
+    const listener = nodeListener(() => current, (request, bindings) => closingWhenBodyUnread(current.fetch(request, bindings), bindings.incoming));
+    server = createServer(httpServerOptions(env), (req: IncomingMessage, res: ServerResponse) => {
+      // Said before anything answers: a fast path may answer at once.
       if (closing) res.shouldKeepAlive = false;
+      listener(req, res);
+      // Answered at once (a fast path): nothing left in flight to wait for, nothing to track.
+      if (res.writableEnded) return;
+      responses.add(res);
       res.once('close', () => {
         responses.delete(res);
         if (closing) server.closeIdleConnections();
       });
     });
+    server.listen({ port: env.PORT, host: env.HOST, backlog: env.LISTEN_BACKLOG }, () => resolve((server.address() as AddressInfo).port));
   });
   // The proxy trust in the start line: a wrong TRUST_PROXY silently weakens every per-address limit.
   // Key ids (never keys) of SECRET_KEY, newest first: during a rotation, which processes run with the new keyring.

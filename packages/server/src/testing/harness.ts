@@ -1,8 +1,8 @@
 import type { PaymentProvider } from '../domain/payments/payments.provider.js';
 import type { PayoutProvider } from '../domain/payouts/payouts.provider.js';
 import pino, { type Logger } from 'pino';
-import { serve } from '@hono/node-server';
-import type { Server, ServerOptions } from 'node:http';
+import { nodeListener } from '../http/node-listener.js';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../app.js';
 import type { AppConfig } from '../lib/config.js';
@@ -205,8 +205,8 @@ export interface Listening {
 }
 
 /**
- * Serves `app` over real HTTP on 127.0.0.1 and a free port, through @hono/node-server as
- * main.ts does: for what only a real socket has (the peer's address, aborted bodies, timeouts).
+ * Serves `app` over real HTTP on 127.0.0.1 and a free port, with its fast paths and through
+ * @hono/node-server as main.ts does: for what only a real socket has (the peer's address, aborted bodies, timeouts).
  *
  * @example
  * const http = await listen(t.app);
@@ -214,8 +214,9 @@ export interface Listening {
  * await http.close();
  */
 export async function listen(app: { fetch: (request: Request, env: any) => Response | Promise<Response> }, serverOptions: ServerOptions = {}): Promise<Listening> {
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', serverOptions }) as Server;
-  await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
+  // As main.ts serves it: the app's fast paths, then Hono's adaptor (node-listener.ts).
+  const server = createServer(serverOptions, nodeListener(() => app, app.fetch));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as { port: number };
   return {
     base: `http://127.0.0.1:${port}`,

@@ -150,6 +150,8 @@ export interface SnapshotEntry {
   builtAt: number;
   /** Kept by its fingerprint after a write: rebuilt anyway once {@link FULL_REBUILD_MS} old. */
   kept: boolean;
+  /** When it was last moved to the recent end of the cache (clock ms). */
+  usedAt: number;
   /** What {@link ShowSnapshots} compares when the counter moved; null for "not found". */
   check: { eventPk: string; showPk: string; listingIds: string[]; fingerprint: string } | null;
 }
@@ -167,6 +169,9 @@ export const SNAPSHOT_CACHE_LIMIT = 2_000;
  * changed while the price stayed the same). Read on the injectable clock.
  */
 export const FULL_REBUILD_MS = 2_000;
+
+/** How often a hit moves its entry to the recent end of the cache (clock ms). */
+const RECENCY_MS = 1_000;
 
 /**
  * Snapshot reads are one consistent read snapshot (WAL: `db.read` with `snapshot`, a deferred
@@ -222,14 +227,20 @@ export class ShowSnapshots {
   entry(partnerId: string, eventId: string, showId: string, version: DbVersion, via?: Db): SnapshotEntry | Promise<SnapshotEntry> {
     const key = `${partnerId}\u0000${eventId.length}:${eventId}\u0000${showId}`;
     const hit = this.cache.get(key);
-    if (hit) this.cache.delete(key); // re-inserted below: the Map's order is the recency order
     const now = this.clock.now();
     const young = hit !== undefined && now - hit.builtAt < FULL_REBUILD_MS;
     if (hit && this.counter.same(hit.version, version) && (young || !hit.kept)) {
-      this.cache.set(key, hit);
+      // The Map's order is the recency order: moved to the end at most once per RECENCY_MS (not on
+      // every page view of an on-sale), which is all an eviction among 2,000 shows needs.
+      if (now - hit.usedAt >= RECENCY_MS || now < hit.usedAt) {
+        this.cache.delete(key);
+        this.cache.set(key, hit);
+        hit.usedAt = now;
+      }
       this.hits++;
       return hit;
     }
+    if (hit) this.cache.delete(key); // re-inserted below
     if (via) return this.refresh(via, key, hit?.check && young ? hit : undefined, partnerId, eventId, showId, version, now);
     // One refresh per show and version at a time: the requests that miss together (a page view
     // burst right after a write) share it instead of each reading the show again.
@@ -272,7 +283,7 @@ export class ShowSnapshots {
   }
 
   private async load(tx: Tx, partnerId: string, eventId: string, showId: string, version: DbVersion, now: number): Promise<SnapshotEntry> {
-    const missing = (what: 'event' | 'show'): SnapshotEntry => ({ version, result: { found: false, missing: what }, rendered: new Map(), builtAt: now, kept: false, check: null });
+    const missing = (what: 'event' | 'show'): SnapshotEntry => ({ version, result: { found: false, missing: what }, rendered: new Map(), builtAt: now, usedAt: now, kept: false, check: null });
     // Prepared once per connection by the owners' queries (events, listings, marketdata): no SQL is built on the hot path.
     const shows = showSnapshotReads(tx);
     const event = await shows.eventByRef(partnerId, eventId);
@@ -312,6 +323,7 @@ export class ShowSnapshots {
       result: { found: true, snapshot },
       rendered: new Map(),
       builtAt: now,
+      usedAt: now,
       kept: false,
       check: { eventPk: event.id, showPk: show.id, listingIds, fingerprint: await this.fingerprint(tx, event.id, show.id, listingIds) },
     };

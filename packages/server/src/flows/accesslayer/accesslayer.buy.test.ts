@@ -569,4 +569,30 @@ describe('buy access layer: the snapshot cache under a burst', () => {
     await Promise.all(Array.from({ length: 20 }, async () => await snapshots.get(p.id, 'tour', 'show-1', later)));
     expect(snapshots.rebuilds + snapshots.checks).toBeLessThanOrEqual(2);
   });
+
+  it('keeps the shows asked for most recently when it is full (recency renewed once a second, not on every hit)', async () => {
+    const { t, p } = await setup();
+    const snapshots = new ShowSnapshots(t.db, t.clock, 2);
+    const version = snapshots.counter.read();
+    const get = async (showId: string) => await snapshots.get(p.id, 'tour', showId, version);
+    await get('show-1');
+    await get('show-2');
+    // show-1 asked again within the second: not renewed, so it is the oldest still.
+    await get('show-1');
+    await get('no-such-show');
+    let before = snapshots.rebuilds;
+    await get('show-2');
+    expect(snapshots.rebuilds).toBe(before);
+    await get('show-1');
+    expect(snapshots.rebuilds).toBe(before + 1);
+    // Now no-such-show is the oldest; a second later a hit renews it: it stays, show-1 goes.
+    t.clock.advance(1_000);
+    await get('no-such-show');
+    await get('show-2');
+    before = snapshots.rebuilds;
+    await get('no-such-show');
+    expect(snapshots.rebuilds).toBe(before);
+    await get('show-1');
+    expect(snapshots.rebuilds).toBe(before + 1);
+  });
 });

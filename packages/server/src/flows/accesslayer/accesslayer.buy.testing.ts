@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { expect } from 'vitest';
 import { inOrder } from '../../lib/in-order.js';
 import { createTestApp, type TestApp, type TestPartner } from '../../testing/harness.js';
@@ -24,8 +25,8 @@ const SHOW_1 = showBody('show-1', {
   ],
 });
 
-export async function setup(opts: { seating?: boolean; settings?: PartnerSettingsPatch } = {}) {
-  const t = createTestApp();
+export async function setup(opts: { seating?: boolean; settings?: PartnerSettingsPatch; logger?: Logger } = {}) {
+  const t = createTestApp({}, opts.logger ? { logger: opts.logger } : {});
   mountBuy(t);
   const p = await t.partner('Acme Tickets', opts.settings ?? {});
   await withEvent(t, p, eventBody('tour', { shows: [SHOW_1, showBody('show-2')], ...(opts.seating ? { seating: { svgCode: '<svg viewBox="0 0 10 10"/>' } } : {}) }));

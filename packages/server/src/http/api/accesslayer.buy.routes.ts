@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import type { AppDeps, AppEnv } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
@@ -7,98 +6,24 @@ import { ApiError } from '../../lib/errors.js';
 import { issuesToEntries } from '../../lib/validation.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, refuseRepeatedQuery, SECURITY } from '../openapi.js';
 import { partnerKey } from '../middleware/auth.js';
-import { negotiateEncoding, type Encoding } from '../../lib/compression.js';
 import { acceptEncodingOf } from '../middleware/compression.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
 import type { ApiKeyKind } from '../../domain/partners/partners.queries.js';
 import { BuyAccessLayer, loginTrustSigning, type Signer } from '../../flows/accesslayer/accesslayer.buy.js';
-import { compressedAnswer } from '../../flows/accesslayer/accesslayer.buy.cache.js';
+import { addFastPath } from '../node-listener.js';
+import { buyFastPath } from './accesslayer.buy.fast.js';
+import { ANSWER_VARY, buyAnswer, PUBLIC_ANSWER_CACHE, SIGNED_ANSWER_CACHE } from './accesslayer.buy.answer.js';
 import { CachedKeyLookup } from '../../flows/accesslayer/accesslayer.buy.keys.js';
 import { BULK_LIMITS, BulkBody, BulkQuery, BulkResponse, BuyComponentsResponse, BuyQuery } from '../../flows/accesslayer/accesslayer.buy.schemas.js';
 
 const LOGIN_TRUST = 'loginTrust[user]';
 const unsigned: Signer = (url) => url;
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
-const ENCODED_HEADERS: Record<Encoding, Record<string, string>> = {
-  br: { ...JSON_HEADERS, 'Content-Encoding': 'br' },
-  gzip: { ...JSON_HEADERS, 'Content-Encoding': 'gzip' },
-};
-/** Below this, an answer goes as it is (the compression middleware's threshold). */
-const COMPRESS_FROM = 1024;
-const CODINGS: readonly Encoding[] = ['br', 'gzip'];
-/** The last `Accept-Encoding` seen and its coding: browsers send the same few strings, so parsing is rare. */
-let lastAccept: { header: string | undefined; coding: Encoding | 'identity' | null } = { header: undefined, coding: 'identity' };
 
-/**
- * How long a partner's CDN (or the browser) may hold an unsigned answer: a couple of seconds
- * fresh, then served stale for a few more while it asks again. In an on-sale that turns every
- * page view of a show within those seconds into one request here; the numbers it shows are at
- * most that old, and the live stream (`…/stream`) corrects them in the widgets. `Vary:
- * Authorization` because the key names the partner (a cache keyed by the URL alone must not
- * serve one partner's answer to another's page); a signed answer (Login Trust) carries one-time
- * tokens and is never stored (`private, no-store`).
- */
-export const PUBLIC_ANSWER_CACHE = 'public, max-age=2, stale-while-revalidate=10';
-const SIGNED_ANSWER_CACHE = 'private, no-store';
-
-/** A rendered answer's validator and its headers per coding, made once per bytes object (as its compressed forms are): a page view allocates none. */
-interface Validated {
-  etag: string;
-  headers: Record<Encoding | 'identity', Record<string, string>>;
-}
-const validated = new WeakMap<Uint8Array, Validated>();
-function validatedOf(bytes: Uint8Array): Validated {
-  let v = validated.get(bytes);
-  if (v === undefined) {
-    // Weak: the same validator for every coding of the same JSON.
-    const etag = `W/"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
-    const more = { ETag: etag, 'Cache-Control': PUBLIC_ANSWER_CACHE };
-    v = { etag, headers: { identity: { ...JSON_HEADERS, ...more }, br: { ...ENCODED_HEADERS.br, ...more }, gzip: { ...ENCODED_HEADERS.gzip, ...more } } };
-    validated.set(bytes, v);
-  }
-  return v;
-}
-
-/**
- * Whether `If-None-Match` names `etag` (weak comparison, RFC 9110 §13.1.2: `W/` ignored on both
- * sides; `*` matches any current answer).
- */
-export function noneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
-  for (const raw of header.split(',')) {
-    const v = raw.trim();
-    if (v === '*' || (v.startsWith('W/') ? v.slice(2) : v) === opaque) return true;
-  }
-  return false;
-}
-
-/**
- * A rendered answer in the coding the client prefers, the compressed one kept with the cached
- * answer (compressedAnswer): a page view compresses nothing. With nothing acceptable (not even
- * identity), identity: an answer is more use to a page than a 406. It carries its `ETag`; a
- * request whose `If-None-Match` names it gets `304` without a body (a poll of an unchanged show
- * costs a few bytes).
- */
+/** The rendered answer as the route sends it (buyAnswer), `Vary` appended (CORS may have said `Origin` already). */
 function sendAnswer(c: Context<AppEnv>, bytes: Uint8Array<ArrayBuffer>): Response {
-  const v = validatedOf(bytes);
-  c.header('Vary', 'Accept-Encoding, Authorization', { append: true });
-  if (noneMatch(c.req.header('if-none-match'), v.etag)) return c.body(null, 304, { ETag: v.etag, 'Cache-Control': PUBLIC_ANSWER_CACHE });
-  let headers = v.headers.identity;
-  let body = bytes;
-  if (bytes.byteLength >= COMPRESS_FROM) {
-    const header = acceptEncodingOf(c);
-    if (lastAccept.header !== header) lastAccept = { header, coding: negotiateEncoding(header, CODINGS) };
-    const coding = lastAccept.coding;
-    if (coding !== 'identity' && coding !== null) {
-      headers = v.headers[coding];
-      body = compressedAnswer(bytes, coding);
-    }
-  }
-  // Every answer varies on Accept-Encoding (so the compression middleware leaves it alone) and
-  // on the key (appended above, as CORS may have said `Vary: Origin` already).
-  // Said here, not left to the adapter: a HEAD answer (no body) carries its GET's length too.
-  return c.body(body, 200, { ...headers, 'Content-Length': String(body.byteLength) });
+  const answer = buyAnswer(bytes, c.req.header('if-none-match'), acceptEncodingOf(c));
+  c.header('Vary', ANSWER_VARY, { append: true });
+  return answer.body === null ? c.body(null, 304, answer.headers) : c.body(answer.body, 200, answer.headers);
 }
 
 /**
@@ -128,6 +53,8 @@ export function buyAccessLayerRoutes(deps: AppDeps, buy = new BuyAccessLayer(dep
   deps.metrics.watchSnapshotCache(buy.snapshots);
   const keys = new CachedKeyLookup(deps, buy.snapshots.counter);
   const authenticate = partnerKey(keys.wrap(deps), keyKinds);
+  // The cached unsigned answers, served before the app sees the request (node-listener.ts).
+  addFastPath(app, buyFastPath(deps, buy, keys));
   const middleware = [authenticate];
   const security = [SECURITY.public, SECURITY.private];
 

@@ -12,7 +12,12 @@ import type { AuditContext } from '../../domain/audit/audit.service.js';
 
 /** The key in `Authorization: <key>` or `Authorization: Bearer <key>`. */
 export function presentedKey(c: Context): string | null {
-  const header = c.req.header('authorization')?.trim();
+  return keyOfAuthorization(c.req.header('authorization'));
+}
+
+/** The key in an `Authorization` header's value (`<key>` or `Bearer <key>`); null when it names none. */
+export function keyOfAuthorization(value: string | undefined): string | null {
+  const header = value?.trim();
   if (!header) return null;
   const m = /^Bearer\s+(.+)$/i.exec(header);
   return (m ? m[1]! : header).trim() || null;

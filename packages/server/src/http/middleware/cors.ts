@@ -80,30 +80,47 @@ export interface PreflightOptions extends BrowserOriginOptions {
   browserRoutes(): readonly BrowserRoute[];
 }
 
+/** The service's own origin, by its public URL (parsed once per URL: it is asked on every browser request). */
+const ownOrigins = new Map<string, string>();
 function ownOrigin(deps: BrowserOriginOptions): string {
-  return new URL(deps.config.publicBaseUrl).origin;
+  const url = deps.config.publicBaseUrl;
+  let origin = ownOrigins.get(url);
+  if (origin === undefined) ownOrigins.set(url, (origin = new URL(url).origin));
+  return origin;
 }
 
+/**
+ * What a request's `Origin` earns once its key is known: `none` (no `Origin`, or a key for
+ * servers: no CORS headers), `allowed` (the partner's own origin or the service's: the headers of
+ * {@link corsAnswerHeaders}, and `Vary: Origin`) or `refused` (403 `origin_not_allowed`).
+ * Only a browser route accepts the public key: a route that let it through is one.
+ */
+export function browserOriginVerdict(origin: string | undefined, deps: BrowserOriginOptions, auth: Authenticated): 'none' | 'allowed' | 'refused' {
+  if (origin === undefined || auth.kind !== 'public') return 'none';
+  return origin === ownOrigin(deps) || (auth.partner.settings.allowedOrigins ?? []).includes(origin) ? 'allowed' : 'refused';
+}
+
+/** The CORS headers of an answer to an allowed browser request from `origin`. */
+export function corsAnswerHeaders(origin: string): Record<string, string> {
+  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSE_HEADERS };
+}
 
 /**
  * Called by the key middleware once the key is known: sets the CORS headers of an allowed
  * browser request, refuses a public-key request from a foreign origin, and leaves every
- * other request alone.
+ * other request alone ({@link browserOriginVerdict}).
  *
  * @throws ApiError 403 `origin_not_allowed`
  */
 export function applyBrowserOrigin(c: Context<AppEnv>, deps: BrowserOriginOptions, auth: Authenticated): void {
   const origin = c.req.header('origin');
-  if (origin === undefined) return;
-  // Only a browser route accepts the public key: the route let it through, so it is one.
-  if (auth.kind !== 'public') return;
+  const verdict = browserOriginVerdict(origin, deps, auth);
+  if (verdict === 'none') return;
   c.header('Vary', 'Origin', { append: true });
-  const allowed = origin === ownOrigin(deps) || (auth.partner.settings.allowedOrigins ?? []).includes(origin);
-  if (!allowed) {
-    throw new ApiError(403, 'origin_not_allowed', `Browser requests from ${origin.slice(0, 200)} are not allowed with this key; the operator adds the origin to the partner's allowedOrigins`);
+  if (verdict === 'refused') {
+    throw new ApiError(403, 'origin_not_allowed', `Browser requests from ${origin!.slice(0, 200)} are not allowed with this key; the operator adds the origin to the partner's allowedOrigins`);
   }
-  c.header('Access-Control-Allow-Origin', origin);
-  c.header('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+  for (const [name, value] of Object.entries(corsAnswerHeaders(origin!))) c.header(name, value);
 }
 
 /**
