@@ -21,6 +21,7 @@ import type { InstanceLease } from './domain/instances/instances.service.js';
 import type { Metrics } from './domain/metrics/metrics.service.js';
 import type { LedgerService } from './domain/ledger/ledger.service.js';
 import type { AuditService } from './domain/audit/audit.service.js';
+import type { WaitingListService } from './domain/waitinglist/waitinglist.service.js';
 import type { ConsoleService } from './domain/console/console.service.js';
 
 /** Everything the app needs, passed in (never imported singletons). */
@@ -52,6 +53,8 @@ export interface AppDeps extends Kernel {
   instance: InstanceLease;
   /** The audit log of changes made in the console and through /admin/v1 (domain/audit). */
   audit: AuditService;
+  /** Fans' waiting lists per show (issue 35; the offers' flow and the API come next). */
+  waitingList: WaitingListService;
   /** The console's people, roles, codes and sessions (domain/console). */
   consoleAccess: ConsoleService;
 }

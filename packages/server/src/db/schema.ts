@@ -24,3 +24,4 @@ export * from '../domain/ledger/ledger.table.js';
 export * from '../domain/console/console.table.js';
 export * from '../domain/audit/audit.table.js';
 export * from '../domain/loads/loads.table.js';
+export * from '../domain/waitinglist/waitinglist.table.js';

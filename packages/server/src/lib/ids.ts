@@ -44,6 +44,9 @@ export const ID_PREFIX = {
   consolePasskeyChallenge: 'cpc',
   audit: 'aud',
   manualLoad: 'mld',
+  waitingListEntry: 'wle',
+  waitingListOffer: 'wlo',
+  waitingListHistory: 'wlh',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
