@@ -53,7 +53,7 @@ export interface AppDeps extends Kernel {
   instance: InstanceLease;
   /** The audit log of changes made in the console and through /admin/v1 (domain/audit). */
   audit: AuditService;
-  /** Fans' waiting lists per show (issue 35; the offers' flow and the API come next). */
+  /** Fans' waiting lists per show. */
   waitingList: WaitingListService;
   /** The console's people, roles, codes and sessions (domain/console). */
   consoleAccess: ConsoleService;
