@@ -229,12 +229,33 @@ export class TicketsService {
    * or cancelled ticket. An active listing ends.
    */
   async admit(tx: Tx, partnerId: string, ticketId: string, at: number): Promise<TicketRow> {
-    const t = await this.get(tx, partnerId, ticketId);
-    const refusal = admissionRefusal(t);
+    const refusal = await this.admitRow(tx, partnerId, await this.get(tx, partnerId, ticketId), at);
     if (refusal) throw ApiError.conflict(refusal.message);
-    await tx.update(tickets).set({ state: 'ADMITTED', admittedAt: at, updatedAt: this.clock.now() }).where(eq(tickets.id, t.id));
-    await this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'admitted' });
     return await this.get(tx, partnerId, ticketId);
+  }
+
+  /**
+   * Admits one ticket exactly once: ONE conditional statement (the state it was read in), its
+   * row count checked, so two gates scanning the same ticket at the same moment, in two
+   * processes, cannot both admit it (on PostgreSQL two transactions may read VALID together;
+   * the second's update then finds the row changed and matches nothing). Answers the refusal,
+   * or null when admitted.
+   */
+  private async admitRow(tx: Tx, partnerId: string, t: TicketRow, at: number): Promise<ReturnType<typeof admissionRefusal>> {
+    const refusal = admissionRefusal(t);
+    if (refusal) return refusal;
+    const admitted = await tx
+      .update(tickets)
+      .set({ state: 'ADMITTED', admittedAt: at, updatedAt: this.clock.now() })
+      .where(and(eq(tickets.id, t.id), eq(tickets.state, t.state)))
+      .returning({ id: tickets.id });
+    if (admitted.length === 0) {
+      // Changed since it was read: what it is now says why (admitted at another gate, most likely).
+      const now = (await tx.select().from(tickets).where(eq(tickets.id, t.id)).limit(1))[0]!;
+      return admissionRefusal(now) ?? { reason: 'already_admitted', message: `Ticket '${t.ticketId}' changed while it was admitted; try again` };
+    }
+    await this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'admitted' });
+    return null;
   }
 
   /** Batch admissions: records what it can, reports the rest with a reason. */
@@ -247,10 +268,8 @@ export class TicketsService {
       seen.add(item.ticketId);
       const t = (await tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, item.ticketId))).limit(1))[0];
       if (!t) return void failed.push({ index, ticketId: item.ticketId, reason: 'unknown', message: `No ticket '${item.ticketId}' was found` });
-      const refusal = admissionRefusal(t);
+      const refusal = await this.admitRow(tx, partnerId, t, Date.parse(item.entryDate));
       if (refusal) return void failed.push({ index, ticketId: item.ticketId, reason: refusal.reason, message: refusal.message });
-      await tx.update(tickets).set({ state: 'ADMITTED', admittedAt: Date.parse(item.entryDate), updatedAt: this.clock.now() }).where(eq(tickets.id, t.id));
-      await this.bus.emit(tx, 'ticket.invalidated', { partnerId, ticketPk: t.id, reason: 'admitted' });
       recorded++;
     });
     return { allRecorded: failed.length === 0, recorded, failed };

@@ -358,6 +358,18 @@ describe('admissions', () => {
     expect((await t.request('POST', '/v1/tickets/none/eventAdmission', { key: p.keys.private })).status).toBe(404);
   });
 
+  it('admits a ticket scanned at several gates at once exactly once (one 200, the others 409)', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    await withEvent(t, p);
+    await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('g1')] });
+    // Concurrent requests: on PostgreSQL each its own pooled connection, all reading VALID together.
+    const answers = await Promise.all(Array.from({ length: 8 }, async () => await t.request('POST', '/v1/tickets/g1/eventAdmission', { key: p.keys.private })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+    expect(answers.find((a) => a.status === 409)!.body.errors[0].message).toMatch(/already admitted/);
+    expect((await t.request('GET', '/v1/tickets/g1', { key: p.keys.private })).body.data.state).toBe('ADMITTED');
+  });
+
   it('records a batch and lists what it could not record, with the reason', async () => {
     const t = createTestApp();
     const p = await t.partner();
