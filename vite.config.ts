@@ -37,6 +37,8 @@ const ENGINE_INDEPENDENT = [
   // Reading CSV/Excel files and turning rows into events, before anything is stored.
   'src/domain/events/import/sheet.read.test.ts',
   'src/domain/events/import/sheet.to-events.test.ts',
+  // The server's listener and its fast paths, over Hono apps of the test's own (no database).
+  'src/http/node-listener.test.ts',
   // The waiting list's matcher: which free listings fit a fan's request (pure).
   'src/domain/waitinglist/waitinglist.match.test.ts',
 ];

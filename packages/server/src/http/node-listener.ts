@@ -52,12 +52,22 @@ type Fetch = Parameters<typeof getRequestListener>[0];
 export function nodeListener(app: () => object, fetch: Fetch): (req: IncomingMessage, res: ServerResponse) => void {
   const viaApp = getRequestListener(fetch);
   return (req, res) => {
-    const list = fastPathsOf(app());
+    const list = fastPaths.get(app());
+    if (list === undefined) return void viaApp(req, res);
     let i = 0;
     const next = (): void => {
       const fast = list[i++];
-      if (fast) fast(req, res, next);
-      else void viaApp(req, res);
+      if (fast === undefined) return void viaApp(req, res);
+      const at = i;
+      try {
+        fast(req, res, next);
+      } catch {
+        // A fast path that throws (a cache reading a database that just went away) must not take
+        // the process down: the app answers instead (a 503 when the database is unavailable),
+        // unless the fast path had begun to answer or had already handed the request on.
+        if (res.headersSent) res.destroy();
+        else if (i === at) next();
+      }
     };
     next();
   };
