@@ -114,3 +114,19 @@ async function sqliteEveryRow(db: Db, tables: readonly string[]): Promise<(tx: D
 export function insertionOrder(alias: string): string {
   return ENGINE === 'postgres' ? `${alias}.ctid` : `${alias}.rowid`;
 }
+
+/**
+ * The messages of the error `work` fails with, its causes included (drizzle wraps the
+ * driver's), joined by ' ← '; 'not refused' when it succeeds. For refusals by the database
+ * itself (a trigger, a constraint), whose words differ by engine.
+ */
+export async function refusal(work: Promise<unknown>): Promise<string> {
+  try {
+    await work;
+  } catch (err) {
+    const messages: string[] = [];
+    for (let e: unknown = err; e instanceof Error; e = e.cause) messages.push(e.message);
+    return messages.join(' ← ');
+  }
+  return 'not refused';
+}

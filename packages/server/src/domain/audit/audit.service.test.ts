@@ -1,21 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../testing/harness.js';
-import { sqlExec, sqlRows } from '../../testing/sql.js';
+import { refusal, sqlExec, sqlRows } from '../../testing/sql.js';
 import { auditChange, isSecretField, redact, REDACTED, type AuditContext } from './audit.service.js';
 import { auditLog } from './audit.table.js';
 
-/** The messages of the error `work` fails with, its causes included (drizzle wraps the driver's). */
-async function refusal(work: Promise<unknown>): Promise<string> {
-  try {
-    await work;
-  } catch (err) {
-    const messages: string[] = [];
-    for (let e: unknown = err; e instanceof Error; e = e.cause) messages.push(e.message);
-    return messages.join(' ← ');
-  }
-  return 'not refused';
-}
 
 const TOKEN: AuditContext = { actor: { kind: 'operator_token' }, clientAddress: '203.0.113.7', requestId: 'req_1' };
 

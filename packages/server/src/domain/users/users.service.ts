@@ -111,10 +111,22 @@ export class UsersService {
   async resolve(tx: Tx, partnerId: string, who: UserIdentity, path = 'buyer'): Promise<UserRow> {
     const store: UserStore = {
       find: async (field, value) => await this.findBy(tx, partnerId, field, value),
-      create: async (row) => await this.insert(tx, row),
+      // Two first requests of one new user at once (a double click, a retry, two gates) both
+      // find nobody and both insert; on PostgreSQL the second insert waits for the first to
+      // commit and would then violate the unique index, aborting its whole transaction (a 500).
+      // So the insert skips a taken identifier, and matching runs again: its lookups now see
+      // the other's committed user. (SQLite runs one writer at a time: the second finds it.)
+      create: async (row) => {
+        if ((await this.statements(tx).insertUnlessTaken().execute(row)).length === 0) throw new UserCreatedMeanwhile();
+      },
       update: async (found, patch) => (await tx.update(users).set(patch).where(eq(users.id, found.id)).returning())[0]!,
     };
-    return await match(store, partnerId, who, path, this.clock.now());
+    try {
+      return await match(store, partnerId, who, path, this.clock.now());
+    } catch (err) {
+      if (!(err instanceof UserCreatedMeanwhile)) throw err;
+      return await match(store, partnerId, who, path, this.clock.now());
+    }
   }
 
   /**
@@ -194,6 +206,7 @@ class UserStatements {
   private readonly lookups: Partial<Record<Field, ReturnType<typeof prepareLookup>>> = {};
   private readonly manyLookups: Partial<Record<Field, ReturnType<typeof prepareManyLookup>>> = {};
   private insertStatement?: ReturnType<typeof prepareInsert>;
+  private insertUnlessTakenStatement?: ReturnType<typeof prepareInsertUnlessTaken>;
 
   constructor(private readonly tx: Tx) {}
 
@@ -210,7 +223,15 @@ class UserStatements {
   insert() {
     return (this.insertStatement ??= prepareInsert(this.tx));
   }
+
+  /** The insert of `resolve`: nothing when another user already holds one of its identifiers (it answers the inserted id, or none). */
+  insertUnlessTaken() {
+    return (this.insertUnlessTakenStatement ??= prepareInsertUnlessTaken(this.tx));
+  }
 }
+
+/** Another transaction created the user `resolve` was creating (see `UsersService.resolve`). */
+class UserCreatedMeanwhile extends Error {}
 
 function prepareLookup(tx: Tx, field: Field) {
   return prepared(tx
@@ -229,9 +250,17 @@ function prepareManyLookup(tx: Tx, field: Field) {
 
 /** The insert of one user, every column bound by name from the row. */
 function prepareInsert(tx: Tx) {
-  return prepared(tx
-    .insert(users)
-    .values(Object.fromEntries(Object.keys(getTableColumns(users)).map((k) => [k, sql.placeholder(k)])) as never), 'users_insert');
+  return prepared(tx.insert(users).values(everyColumnBound()), 'users_insert');
+}
+
+/** Every column of a user row as a placeholder of its name. */
+function everyColumnBound() {
+  return Object.fromEntries(Object.keys(getTableColumns(users)).map((k) => [k, sql.placeholder(k)])) as never;
+}
+
+/** {@link prepareInsert}, skipping a row whose identifier another user of the partner holds. */
+function prepareInsertUnlessTaken(tx: Tx) {
+  return prepared(tx.insert(users).values(everyColumnBound()).onConflictDoNothing().returning({ id: users.id }), 'users_insert_unless_taken');
 }
 
 /**
