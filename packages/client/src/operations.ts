@@ -72,6 +72,13 @@ export const OPERATIONS = {
   "getChannelListing": { method: "get", path: "/v1/channels/listings/{listingId}" },
   "withdrawChannelListing": { method: "delete", path: "/v1/channels/listings/{listingId}" },
   "updateChannelListing": { method: "patch", path: "/v1/channels/listings/{listingId}" },
+  "getWaitingListSettings": { method: "get", path: "/v1/waitinglist/settings" },
+  "putWaitingListSettings": { method: "put", path: "/v1/waitinglist/settings" },
+  "listWaitingListEntries": { method: "get", path: "/v1/waitinglist/entries" },
+  "joinWaitingList": { method: "post", path: "/v1/waitinglist/entries" },
+  "getWaitingListEntry": { method: "get", path: "/v1/waitinglist/entries/{entryId}" },
+  "leaveWaitingList": { method: "delete", path: "/v1/waitinglist/entries/{entryId}" },
+  "exportWaitingList": { method: "get", path: "/admin/v1/partners/{partnerId}/waitinglist" },
 } as const;
 
 /** The operationId of an operation of the resale API. */

@@ -1197,6 +1197,98 @@ export interface paths {
         patch: operations["updateChannelListing"];
         trace?: never;
     };
+    "/v1/waitinglist/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a show’s waiting list settings
+         * @description The show’s settings and how many fans wait; the defaults (off, 15 minutes, no quiet hours, RULES, updatedAt null) for a show never set.
+         */
+        get: operations["getWaitingListSettings"];
+        /**
+         * Set a show’s waiting list
+         * @description Sets the waiting list of one show whole, as a PUT does: an absent offerMinutes is 15 again, absent quietHours none. enabled false pauses the list (no joins, no offers) and keeps every fan’s place. Quiet hours without a timeZone take the venue’s (the show’s location, else the event’s); without one there, timeZone is required. Every invalid field is named at once (400), nothing is written. Repeating the same PUT changes nothing, so it takes no Idempotency-Key.
+         */
+        put: operations["putWaitingListSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waitinglist/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fan’s waiting-list entries
+         * @description Every entry of the fan, newest first, the live ones with their position and live offer; of one show with externalReferenceEventId and showId (both, or neither). A fan who never joined (or is not your user) has none.
+         */
+        get: operations["listWaitingListEntries"];
+        put?: never;
+        /**
+         * Put a fan on a show’s waiting list
+         * @description The fan joins at the back of the show’s line and is told their position. Join time decides the order, and nothing changes it but leaving. One live entry per fan and show: a second join answers 409 naming the live entry (path user). quantity is 1 to the partner’s holdLimits.ticketsPerBuyerPerShow; together asks for seats side by side and needs a seated event. 409 (path showId) when the show’s list is not enabled, resale of the show is closed or it has started. The entry is also a WISHLIST lead of the show (tag waitinglist). A fan known only by your user id, without an e-mail or phone, is refused (400 on user). Accepts Idempotency-Key.
+         */
+        post: operations["joinWaitingList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waitinglist/entries/{entryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a waiting-list entry
+         * @description One entry with its position (while live), its live offer and its history, oldest first: joined, offered, expired, declined, bought, left, withdrawn, closed. Another partner’s entry reads as unknown (404).
+         */
+        get: operations["getWaitingListEntry"];
+        put?: never;
+        post?: never;
+        /**
+         * Take a fan off a show’s waiting list
+         * @description The entry becomes LEFT and the fans behind move up. When it held an offer, the offer is declined and its checkout cancelled at once, so the tickets go to the next fan. 409 (path entryId) when the entry has already ended; another partner’s entry reads as unknown (404).
+         */
+        delete: operations["leaveWaitingList"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/partners/{partnerId}/waitinglist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a show’s waiting-list history
+         * @description Everything that happened to the show’s line, in the order it happened (seq): each join, offer, expiry, decline, purchase, leave, withdrawal and closing, with the fan and what they asked for. format=csv answers a CSV file (UTF-8 with a byte order mark, columns seq, at, kind, entryId, entrySeq, offerId, userId, email, phone, ticketOptionId, quantity, together, listingIds, reason; a cell a spreadsheet would read as a formula starts with '). Operator token.
+         */
+        get: operations["exportWaitingList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "ticketShield.updated": {
@@ -1353,6 +1445,86 @@ export interface webhooks {
          * @description A seller payout was delivered. Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
          */
         post: operations["webhook_payouts_delivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "waitinglist.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * waitinglist.joined webhook
+         * @description A fan joined a show’s waiting list, at the back of the line. Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
+         */
+        post: operations["webhook_waitinglist_joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "waitinglist.offered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * waitinglist.offered webhook
+         * @description Tickets were held for the next fan of a show’s waiting list until expiresAt; the fan is e-mailed (or texted) a link to pay. Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
+         */
+        post: operations["webhook_waitinglist_offered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "waitinglist.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * waitinglist.expired webhook
+         * @description A waiting-list offer ended unpaid (timed out, declined, payment failed, or withdrawn); its tickets go to the next fan in line, or on sale. Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
+         */
+        post: operations["webhook_waitinglist_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "waitinglist.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * waitinglist.converted webhook
+         * @description A waiting fan paid the tickets held for them; the entry is done (the sale itself comes as ticket.update). Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
+         */
+        post: operations["webhook_waitinglist_converted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1967,6 +2139,438 @@ export interface components {
              */
             deliveredAt: string;
         };
+        /**
+         * @description A fan joined a show’s waiting list, at the back of the line.
+         * @example {
+         *       "family": "waitinglist",
+         *       "action": "waitinglist.joined",
+         *       "data": {
+         *         "entryId": "wle_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "eventId": "tour-2026",
+         *         "showId": "show-2026-05-01",
+         *         "ticketOptionId": null,
+         *         "user": {
+         *           "id": "user-9902",
+         *           "email": "fan@example.com",
+         *           "phone": null
+         *         },
+         *         "quantity": 2,
+         *         "together": true,
+         *         "position": 12,
+         *         "joinedAt": "2026-04-20T18:20:00.000Z"
+         *       }
+         *     }
+         */
+        WaitinglistJoinedWebhook: {
+            /**
+             * @description The part of action before the first dot.
+             * @example waitinglist
+             * @enum {string}
+             */
+            family: "waitinglist";
+            /**
+             * @description What happened.
+             * @example waitinglist.joined
+             * @enum {string}
+             */
+            action: "waitinglist.joined";
+            data: components["schemas"]["WaitingListJoinedData"];
+        };
+        /** @description A fan joined a show’s waiting list. */
+        WaitingListJoinedData: {
+            /**
+             * @description The waiting-list entry (`wle_…`).
+             * @example wle_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            entryId: string;
+            /**
+             * @description The partner's event id (externalReferenceId).
+             * @example tour-2026
+             */
+            eventId: string;
+            /**
+             * @description The partner's show id.
+             * @example show-2026-05-01
+             */
+            showId: string;
+            /**
+             * @description The partner's ticket option the fan asked for; null: any option of the show.
+             * @example null
+             */
+            ticketOptionId: string | null;
+            /** @description The fan. */
+            user: {
+                /** @description The partner's user id, when known. */
+                id: string | null;
+                email: string | null;
+                /** @description E.164. */
+                phone: string | null;
+            };
+            /**
+             * @description Tickets the fan waits for, exactly.
+             * @example 2
+             */
+            quantity: number;
+            /**
+             * @description Seats side by side.
+             * @example true
+             */
+            together: boolean;
+            /**
+             * @description The fan's place among the show's live entries when they joined (1: first).
+             * @example 12
+             */
+            position: number;
+            /** Format: date-time */
+            joinedAt: string;
+        };
+        /**
+         * @description Tickets were held for the next fan of a show’s waiting list until expiresAt; the fan is e-mailed (or texted) a link to pay.
+         * @example {
+         *       "family": "waitinglist",
+         *       "action": "waitinglist.offered",
+         *       "data": {
+         *         "entryId": "wle_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "eventId": "tour-2026",
+         *         "showId": "show-2026-05-01",
+         *         "ticketOptionId": null,
+         *         "user": {
+         *           "id": "user-9902",
+         *           "email": "fan@example.com",
+         *           "phone": null
+         *         },
+         *         "quantity": 2,
+         *         "together": true,
+         *         "offerId": "wlo_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "intentionId": "bi_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "listingIds": [
+         *           "lst_01jd8x3k4f5g6h7j8k9m0n1p2q"
+         *         ],
+         *         "ticketIds": [
+         *           "t-1001",
+         *           "t-1002"
+         *         ],
+         *         "seats": [
+         *           {
+         *             "section": "A",
+         *             "row": "12",
+         *             "seat": "7"
+         *           },
+         *           {
+         *             "section": "A",
+         *             "row": "12",
+         *             "seat": "8"
+         *           }
+         *         ],
+         *         "currency": "EUR",
+         *         "total": 110,
+         *         "offeredAt": "2026-04-20T18:27:00.000Z",
+         *         "notifyAt": "2026-04-20T18:27:00.000Z",
+         *         "expiresAt": "2026-04-20T18:42:00.000Z"
+         *       }
+         *     }
+         */
+        WaitinglistOfferedWebhook: {
+            /**
+             * @description The part of action before the first dot.
+             * @example waitinglist
+             * @enum {string}
+             */
+            family: "waitinglist";
+            /**
+             * @description What happened.
+             * @example waitinglist.offered
+             * @enum {string}
+             */
+            action: "waitinglist.offered";
+            data: components["schemas"]["WaitingListOfferedData"];
+        };
+        /** @description Tickets are held for a waiting fan; the service e-mails them the link to pay. No link with a sign-in token is sent here: a partner that tells the fan itself links to its own pages (Login Trust). */
+        WaitingListOfferedData: {
+            /**
+             * @description The waiting-list entry (`wle_…`).
+             * @example wle_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            entryId: string;
+            /**
+             * @description The partner's event id (externalReferenceId).
+             * @example tour-2026
+             */
+            eventId: string;
+            /**
+             * @description The partner's show id.
+             * @example show-2026-05-01
+             */
+            showId: string;
+            /**
+             * @description The partner's ticket option the fan asked for; null: any option of the show.
+             * @example null
+             */
+            ticketOptionId: string | null;
+            /** @description The fan. */
+            user: {
+                /** @description The partner's user id, when known. */
+                id: string | null;
+                email: string | null;
+                /** @description E.164. */
+                phone: string | null;
+            };
+            /**
+             * @description Tickets the fan waits for, exactly.
+             * @example 2
+             */
+            quantity: number;
+            /**
+             * @description Seats side by side.
+             * @example true
+             */
+            together: boolean;
+            /**
+             * @description The offer (`wlo_…`).
+             * @example wlo_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            offerId: string;
+            /**
+             * @description The buy intention holding the tickets for the fan (its checkout is where they pay).
+             * @example bi_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            intentionId: string;
+            /**
+             * @description The listings held for the fan.
+             * @example [
+             *       "lst_01jd8x3k4f5g6h7j8k9m0n1p2q"
+             *     ]
+             */
+            listingIds: string[];
+            /**
+             * @description The partner's ids of the held tickets.
+             * @example [
+             *       "t-1001",
+             *       "t-1002"
+             *     ]
+             */
+            ticketIds: string[];
+            /** @description The place of each held ticket (nulls for general admission). */
+            seats: {
+                section: string | null;
+                row: string | null;
+                seat: string | null;
+            }[];
+            currency: string;
+            /**
+             * @description What the fan pays in all, fees included, major units.
+             * @example 110
+             */
+            total: number;
+            /** Format: date-time */
+            offeredAt: string;
+            /**
+             * Format: date-time
+             * @description When the fan is told: when the offer is made (quiet hours, which will delay it, are not applied yet).
+             */
+            notifyAt: string;
+            /**
+             * Format: date-time
+             * @description When the hold ends and the tickets go to the next fan.
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description A waiting-list offer ended unpaid (timed out, declined, payment failed, or withdrawn); its tickets go to the next fan in line, or on sale.
+         * @example {
+         *       "family": "waitinglist",
+         *       "action": "waitinglist.expired",
+         *       "data": {
+         *         "entryId": "wle_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "eventId": "tour-2026",
+         *         "showId": "show-2026-05-01",
+         *         "ticketOptionId": null,
+         *         "user": {
+         *           "id": "user-9902",
+         *           "email": "fan@example.com",
+         *           "phone": null
+         *         },
+         *         "quantity": 2,
+         *         "together": true,
+         *         "offerId": "wlo_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "reason": "timeout",
+         *         "entryState": "EXPIRED"
+         *       }
+         *     }
+         */
+        WaitinglistExpiredWebhook: {
+            /**
+             * @description The part of action before the first dot.
+             * @example waitinglist
+             * @enum {string}
+             */
+            family: "waitinglist";
+            /**
+             * @description What happened.
+             * @example waitinglist.expired
+             * @enum {string}
+             */
+            action: "waitinglist.expired";
+            data: components["schemas"]["WaitingListExpiredData"];
+        };
+        /** @description A waiting-list offer ended unpaid; its tickets went to the next fan or on sale. */
+        WaitingListExpiredData: {
+            /**
+             * @description The waiting-list entry (`wle_…`).
+             * @example wle_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            entryId: string;
+            /**
+             * @description The partner's event id (externalReferenceId).
+             * @example tour-2026
+             */
+            eventId: string;
+            /**
+             * @description The partner's show id.
+             * @example show-2026-05-01
+             */
+            showId: string;
+            /**
+             * @description The partner's ticket option the fan asked for; null: any option of the show.
+             * @example null
+             */
+            ticketOptionId: string | null;
+            /** @description The fan. */
+            user: {
+                /** @description The partner's user id, when known. */
+                id: string | null;
+                email: string | null;
+                /** @description E.164. */
+                phone: string | null;
+            };
+            /**
+             * @description Tickets the fan waits for, exactly.
+             * @example 2
+             */
+            quantity: number;
+            /**
+             * @description Seats side by side.
+             * @example true
+             */
+            together: boolean;
+            /**
+             * @description The offer (`wlo_…`).
+             * @example wlo_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            offerId: string;
+            /**
+             * @description `timeout`: not paid in time; `declined`: the fan said no thanks or cancelled the checkout; `payment_failed`: the payment was refused; `withdrawn`: not the fan’s doing (the listing was removed), the fan keeps their place.
+             * @example timeout
+             * @enum {string}
+             */
+            reason: "timeout" | "declined" | "payment_failed" | "withdrawn";
+            /**
+             * @description The entry after the offer ended: WAITING (withdrawn: still in line, same place), else it ended (the fan may join again, at the back).
+             * @example EXPIRED
+             * @enum {string}
+             */
+            entryState: "WAITING" | "EXPIRED" | "DECLINED";
+        };
+        /**
+         * @description A waiting fan paid the tickets held for them; the entry is done (the sale itself comes as ticket.update).
+         * @example {
+         *       "family": "waitinglist",
+         *       "action": "waitinglist.converted",
+         *       "data": {
+         *         "entryId": "wle_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "eventId": "tour-2026",
+         *         "showId": "show-2026-05-01",
+         *         "ticketOptionId": null,
+         *         "user": {
+         *           "id": "user-9902",
+         *           "email": "fan@example.com",
+         *           "phone": null
+         *         },
+         *         "quantity": 2,
+         *         "together": true,
+         *         "offerId": "wlo_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "intentionId": "bi_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *         "listingIds": [
+         *           "lst_01jd8x3k4f5g6h7j8k9m0n1p2q"
+         *         ],
+         *         "ticketIds": [
+         *           "t-1001",
+         *           "t-1002"
+         *         ],
+         *         "paidAt": "2026-04-20T18:31:07.000Z"
+         *       }
+         *     }
+         */
+        WaitinglistConvertedWebhook: {
+            /**
+             * @description The part of action before the first dot.
+             * @example waitinglist
+             * @enum {string}
+             */
+            family: "waitinglist";
+            /**
+             * @description What happened.
+             * @example waitinglist.converted
+             * @enum {string}
+             */
+            action: "waitinglist.converted";
+            data: components["schemas"]["WaitingListConvertedData"];
+        };
+        /** @description A waiting fan paid the tickets offered to them. */
+        WaitingListConvertedData: {
+            /**
+             * @description The waiting-list entry (`wle_…`).
+             * @example wle_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            entryId: string;
+            /**
+             * @description The partner's event id (externalReferenceId).
+             * @example tour-2026
+             */
+            eventId: string;
+            /**
+             * @description The partner's show id.
+             * @example show-2026-05-01
+             */
+            showId: string;
+            /**
+             * @description The partner's ticket option the fan asked for; null: any option of the show.
+             * @example null
+             */
+            ticketOptionId: string | null;
+            /** @description The fan. */
+            user: {
+                /** @description The partner's user id, when known. */
+                id: string | null;
+                email: string | null;
+                /** @description E.164. */
+                phone: string | null;
+            };
+            /**
+             * @description Tickets the fan waits for, exactly.
+             * @example 2
+             */
+            quantity: number;
+            /**
+             * @description Seats side by side.
+             * @example true
+             */
+            together: boolean;
+            /**
+             * @description The offer (`wlo_…`).
+             * @example wlo_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            offerId: string;
+            /**
+             * @description The paid buy intention: the `resaleId` of the `ticket.update` of the same sale.
+             * @example bi_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            intentionId: string;
+            listingIds: string[];
+            ticketIds: string[];
+            /** Format: date-time */
+            paidAt: string;
+        };
         ErrorEnvelope: {
             /**
              * @description Repeats the HTTP status code.
@@ -2111,7 +2715,7 @@ export interface components {
              *       "ticketShield.updated"
              *     ]
              */
-            webhookEvents: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered")[] | null;
+            webhookEvents: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted")[] | null;
             sellBanner: components["schemas"]["SellBannerSettings"];
             buyAccessLayer: components["schemas"]["BuyAccessLayerSettings"];
             /**
@@ -2543,7 +3147,7 @@ export interface components {
              *       "ticketShield.updated"
              *     ]
              */
-            webhookEvents?: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered")[] | null;
+            webhookEvents?: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted")[] | null;
             sellBanner?: components["schemas"]["SellBannerSettings"];
             buyAccessLayer?: components["schemas"]["BuyAccessLayerSettingsInput"];
             /**
@@ -4499,7 +5103,7 @@ export interface components {
              * @example ticketShield.updated
              * @enum {string}
              */
-            action: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered";
+            action: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted";
             /** @example ticketShield */
             family: string;
             /**
@@ -6015,6 +6619,323 @@ export interface components {
              */
             currency?: string;
         };
+        WaitingListSettings: {
+            /** @example tour-2026 */
+            externalReferenceEventId: string;
+            /** @example show-1 */
+            showId: string;
+            /**
+             * @description Whether fans may join and offers are made.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description How long an offer holds its tickets, in minutes.
+             * @example 15
+             */
+            offerMinutes: number;
+            /** @description The quiet window with its time zone, or null. */
+            quietHours: {
+                /** @example 22:00 */
+                start: string;
+                /** @example 08:00 */
+                end: string;
+                /** @example Europe/Madrid */
+                timeZone: string;
+            } | null;
+            /**
+             * @example FACE_VALUE
+             * @enum {string}
+             */
+            priceCap: "FACE_VALUE" | "RULES";
+            /**
+             * @description Fans in the line now (waiting, or holding an offer).
+             * @example 132
+             */
+            waiting: number;
+            /**
+             * @description When the organiser last set them; null: never set (these are the defaults: off).
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        WaitingListSettingsInput: {
+            /**
+             * @description The partner’s event id (externalReferenceId).
+             * @example tour-2026
+             */
+            externalReferenceEventId: string;
+            /**
+             * @description The show of the event.
+             * @example show-1
+             */
+            showId: string;
+            /**
+             * @description Whether fans may join and offers are made. false pauses the list: every fan keeps their place.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description How long an offer holds its tickets for the fan, in minutes (5 to 1440; default 15).
+             * @example 15
+             */
+            offerMinutes?: number;
+            /** @description Offers made in this window still hold their tickets, but the fan is told when it ends. Absent or null: none. */
+            quietHours?: {
+                /**
+                 * @description When offers stop being announced, wall time HH:MM.
+                 * @example 22:00
+                 */
+                start: string;
+                /**
+                 * @description When held offers are announced, wall time HH:MM (before start: the window wraps midnight).
+                 * @example 08:00
+                 */
+                end: string;
+                /**
+                 * @description IANA time zone of the two times; default the venue’s (the show’s location, else the event’s).
+                 * @example Europe/Madrid
+                 */
+                timeZone?: string;
+            } | null;
+            /**
+             * @description FACE_VALUE caps listings published while fans wait at face value; RULES adds no cap to the resale rules.
+             * @example FACE_VALUE
+             * @enum {string}
+             */
+            priceCap: "FACE_VALUE" | "RULES";
+        };
+        WaitingListEntry: {
+            /** @example wle_01jd8x3k4f5g6h7j8k9m0n1p2q */
+            id: string;
+            /** @example tour-2026 */
+            externalReferenceEventId: string;
+            /** @example show-1 */
+            showId: string;
+            /**
+             * @description null: any ticket option of the show.
+             * @example opt-field
+             */
+            ticketOptionId: string | null;
+            /** @example 2 */
+            quantity: number;
+            /** @example true */
+            together: boolean;
+            /** @description The fan, as the partner knows them. */
+            user: {
+                /** @example user-881 */
+                id: string | null;
+                /** @example fan@example.com */
+                email: string | null;
+                /** @example null */
+                phone: string | null;
+            };
+            /**
+             * @description WAITING, OFFERED (tickets held for the fan: see offer) are live; CONVERTED (bought), EXPIRED (the offer ran out), DECLINED, LEFT and CLOSED (the show’s list ended) are final. A final entry never comes back: joining again puts the fan at the back.
+             * @example WAITING
+             * @enum {string}
+             */
+            state: "WAITING" | "OFFERED" | "CONVERTED" | "EXPIRED" | "DECLINED" | "LEFT" | "CLOSED";
+            /**
+             * @description 1 + the live entries that joined before this one; null once final. An order, not a promise: a returned listing goes to the earliest entry it satisfies (quantity, option, seats together).
+             * @example 12
+             */
+            position: number | null;
+            /** @example 2026-03-01T12:00:00.000Z */
+            joinedAt: string;
+            offer: components["schemas"]["WaitingListOffer"];
+            /** @example null */
+            endedAt: string | null;
+            /** @example null */
+            endReason: string | null;
+        };
+        /** @description The live offer of an OFFERED entry; null otherwise. */
+        WaitingListOffer: {
+            /** @example wlo_01jd8x3k4f5g6h7j8k9m0n1p2q */
+            id: string;
+            /**
+             * @example LIVE
+             * @enum {string}
+             */
+            state: "LIVE" | "CONVERTED" | "EXPIRED" | "DECLINED" | "WITHDRAWN";
+            /**
+             * @description The buy intention holding the offered tickets for the fan (GET /v1/marketplace/buyingflow/buyIntention/{intentionId}).
+             * @example bi_01jd8x3k4f5g6h7j8k9m0n1p2q
+             */
+            intentionId: string;
+            /**
+             * @example [
+             *       "lst_01jd8x3k4f5g6h7j8k9m0n1p2q"
+             *     ]
+             */
+            listingIds: string[];
+            /** @example 2 */
+            quantity: number;
+            /**
+             * @description When the fan is told (the end of the quiet hours, or when the offer was made).
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            notifyAt: string;
+            /**
+             * @description When the hold ends and the tickets go to the next fan.
+             * @example 2026-03-01T12:15:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description The hosted checkout of the held tickets (the fan signs in there; add Login Trust to sign them in).
+             * @example https://resale.example/checkout/ptr_…/bi_…?lang=es
+             */
+            checkoutUrl: string;
+        } | null;
+        WaitingListJoinInput: {
+            /**
+             * @description The partner’s event id (externalReferenceId).
+             * @example tour-2026
+             */
+            externalReferenceEventId: string;
+            /**
+             * @description The show of the event.
+             * @example show-1
+             */
+            showId: string;
+            /**
+             * @description Only tickets of this ticket option; absent: any option of the show.
+             * @example opt-field
+             */
+            ticketOptionId?: string;
+            /**
+             * @description Tickets wanted, offered all at once: 1 to the show’s most tickets per buyer (the partner’s holdLimits.ticketsPerBuyerPerShow, default 10).
+             * @example 2
+             */
+            quantity: number;
+            /**
+             * @description Seats side by side (only for an event with a seating chart).
+             * @example true
+             */
+            together: boolean;
+            /**
+             * @description The fan: e-mail, E.164 phone or the partner’s user id, resolved as the buy intention’s user (your own users only).
+             * @example fan@example.com
+             */
+            user: string;
+        };
+        WaitingListEntryWithHistory: {
+            /** @example wle_01jd8x3k4f5g6h7j8k9m0n1p2q */
+            id: string;
+            /** @example tour-2026 */
+            externalReferenceEventId: string;
+            /** @example show-1 */
+            showId: string;
+            /**
+             * @description null: any ticket option of the show.
+             * @example opt-field
+             */
+            ticketOptionId: string | null;
+            /** @example 2 */
+            quantity: number;
+            /** @example true */
+            together: boolean;
+            /** @description The fan, as the partner knows them. */
+            user: {
+                /** @example user-881 */
+                id: string | null;
+                /** @example fan@example.com */
+                email: string | null;
+                /** @example null */
+                phone: string | null;
+            };
+            /**
+             * @description WAITING, OFFERED (tickets held for the fan: see offer) are live; CONVERTED (bought), EXPIRED (the offer ran out), DECLINED, LEFT and CLOSED (the show’s list ended) are final. A final entry never comes back: joining again puts the fan at the back.
+             * @example WAITING
+             * @enum {string}
+             */
+            state: "WAITING" | "OFFERED" | "CONVERTED" | "EXPIRED" | "DECLINED" | "LEFT" | "CLOSED";
+            /**
+             * @description 1 + the live entries that joined before this one; null once final. An order, not a promise: a returned listing goes to the earliest entry it satisfies (quantity, option, seats together).
+             * @example 12
+             */
+            position: number | null;
+            /** @example 2026-03-01T12:00:00.000Z */
+            joinedAt: string;
+            offer: components["schemas"]["WaitingListOffer"];
+            /** @example null */
+            endedAt: string | null;
+            /** @example null */
+            endReason: string | null;
+            /** @description What happened to the entry, oldest first (append-only). */
+            history: components["schemas"]["WaitingListHistoryItem"][];
+        };
+        WaitingListHistoryItem: {
+            /**
+             * @description The show’s sequence: the order in which things happened to its line.
+             * @example 7
+             */
+            seq: number;
+            /**
+             * @example joined
+             * @enum {string}
+             */
+            kind: "joined" | "offered" | "expired" | "declined" | "bought" | "left" | "withdrawn" | "closed";
+            /** @example 2026-03-01T12:00:00.000Z */
+            at: string;
+            /** @example null */
+            offerId: string | null;
+            /**
+             * @description The listings of the offer this row is about.
+             * @example []
+             */
+            listingIds: string[];
+            /**
+             * @description Why an offer or the entry ended (timeout, declined, left, …).
+             * @example null
+             */
+            reason: string | null;
+        };
+        WaitingListHistoryExportRow: {
+            /**
+             * @description The show’s sequence: the order things happened in.
+             * @example 7
+             */
+            seq: number;
+            /** @example 2026-03-01T12:00:00.000Z */
+            at: string;
+            /**
+             * @example joined
+             * @enum {string}
+             */
+            kind: "joined" | "offered" | "expired" | "declined" | "bought" | "left" | "withdrawn" | "closed";
+            /** @example wle_01jd8x3k4f5g6h7j8k9m0n1p2q */
+            entryId: string;
+            /**
+             * @description The entry’s place in the line (its join number).
+             * @example 3
+             */
+            entrySeq: number;
+            /** @example null */
+            offerId: string | null;
+            /**
+             * @description How the partner knows the fan: its user id, else the e-mail, else the phone.
+             * @example user-881
+             */
+            userId: string;
+            /** @example fan@example.com */
+            email: string | null;
+            /** @example null */
+            phone: string | null;
+            /** @example null */
+            ticketOptionId: string | null;
+            /** @example 2 */
+            quantity: number;
+            /** @example false */
+            together: boolean;
+            /**
+             * @description The offered listings, space-separated.
+             * @example
+             */
+            listingIds: string;
+            /** @example null */
+            reason: string | null;
+        };
         GetLivenessEnvelope: {
             /** @example 200 */
             status: number;
@@ -6391,6 +7312,48 @@ export interface components {
             /** @example 200 */
             status: number;
             data: components["schemas"]["ChannelListing"];
+            /** @description null on success */
+            errors: null;
+        };
+        WaitingListSettingsEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["WaitingListSettings"];
+            /** @description null on success */
+            errors: null;
+        };
+        WaitingListEntryListEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["WaitingListEntry"][];
+            /** @description null on success */
+            errors: null;
+        };
+        WaitingListEntryEnvelope: {
+            /** @example 201 */
+            status: number;
+            data: components["schemas"]["WaitingListEntry"];
+            /** @description null on success */
+            errors: null;
+        };
+        WaitingListEntryWithHistoryEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["WaitingListEntryWithHistory"];
+            /** @description null on success */
+            errors: null;
+        };
+        LeaveWaitingListEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["WaitingListEntry"];
+            /** @description null on success */
+            errors: null;
+        };
+        WaitingListHistoryExportRowListEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["WaitingListHistoryExportRow"][];
             /** @description null on success */
             errors: null;
         };
@@ -9926,7 +10889,7 @@ export interface operations {
                 /** @description Only messages in this state. */
                 state?: "pending" | "delivered" | "failed" | "skipped";
                 /** @description Only messages of this action. */
-                action?: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered";
+                action?: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted";
                 /** @description How many messages, newest first (1–200). */
                 limit?: number;
             };
@@ -13955,6 +14918,765 @@ export interface operations {
             };
         };
     };
+    getWaitingListSettings: {
+        parameters: {
+            query: {
+                /** @description The partner’s event id (externalReferenceId). */
+                externalReferenceEventId: string;
+                /** @description The show of the event. */
+                showId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListSettingsEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putWaitingListSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitingListSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The settings as stored */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListSettingsEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWaitingListEntries: {
+        parameters: {
+            query: {
+                /** @description The fan: e-mail, E.164 phone or the partner’s user id. */
+                user: string;
+                /** @description With showId: only that show’s entries. */
+                externalReferenceEventId?: string;
+                /** @description With externalReferenceEventId: only that show’s entries. */
+                showId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListEntryListEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    joinWaitingList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a second request with the same key and body (within 24 hours) gets the first answer again, with `Idempotent-Replayed: true`, and changes nothing. 1 to 255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitingListJoinInput"];
+            };
+        };
+        responses: {
+            /** @description The entry, WAITING, with its position */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListEntryEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflicting state */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWaitingListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry and its history */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListEntryWithHistoryEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    leaveWaitingList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry, LEFT */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveWaitingListEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflicting state */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    exportWaitingList: {
+        parameters: {
+            query: {
+                /** @description The partner’s event id (externalReferenceId). */
+                externalReferenceEventId: string;
+                /** @description The show of the event. */
+                showId: string;
+                /** @description json (default): the envelope; csv: a file, one row per history row. */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The history, oldest first (JSON), or the CSV file */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListHistoryExportRowListEnvelope"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     webhook_ticketShield_updated: {
         parameters: {
             query?: never;
@@ -14175,6 +15897,122 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PayoutsDeliveredWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the message; anything else, a timeout or a network error is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_waitinglist_joined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry and replay, so use it to deduplicate. */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the partner’s whsec_ secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitinglistJoinedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the message; anything else, a timeout or a network error is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_waitinglist_offered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry and replay, so use it to deduplicate. */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the partner’s whsec_ secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitinglistOfferedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the message; anything else, a timeout or a network error is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_waitinglist_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry and replay, so use it to deduplicate. */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the partner’s whsec_ secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitinglistExpiredWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the message; anything else, a timeout or a network error is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_waitinglist_converted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry and replay, so use it to deduplicate. */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the partner’s whsec_ secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitinglistConvertedWebhook"];
             };
         };
         responses: {

@@ -40,6 +40,7 @@ import { intentionRoutes } from './http/api/intentions.routes.js';
 import { riskRoutes } from './http/api/risk.routes.js';
 import { marketDataRoutes } from './http/api/marketdata.routes.js';
 import { channelRoutes } from './http/api/channels.routes.js';
+import { waitingListRoutes } from './http/api/waitinglist.routes.js';
 import { widgetsGuide } from './http/api/docs.widgets.js';
 import { finishingDocument } from './http/api/docs.document.js';
 import { healthRoutes } from './http/api/health.routes.js';
@@ -137,6 +138,7 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness; stockStr
   app.route('/', riskRoutes(deps));
   app.route('/', marketDataRoutes(deps));
   app.route('/', channelRoutes(deps));
+  app.route('/', waitingListRoutes(deps));
   app.route('/', widgetRoutes());
   // The hosted pages, each with the session and CSRF middleware its entry asks for (the
   // development mailbox never in production): http/pages/registry.ts.
@@ -196,6 +198,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Auth', description: 'One-time tokens for Login Force and Login Trust' },
       { name: 'Risk', description: 'Purchase risk evaluation and feedback' },
       { name: 'Channels', description: 'Inbound listings from other resale platforms (channels key)' },
+      { name: 'Waiting list', description: 'Fans queue per show; returned tickets are offered to the earliest fan they fit, in join order' },
       { name: 'Market data', description: 'Primary-sale inventory of shows, and leads (ticket holders, abandoned carts, virtual queue, wishlists)' },
       { name: 'Operator', description: 'Partners, keys and settings, and the ledger (operator token)' },
       { name: 'Payment provider', description: 'Events from the payment provider (Stripe), verified by its signature' },

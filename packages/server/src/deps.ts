@@ -51,7 +51,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
   const messages = createMessagesService({ db: opts.db, clock: opts.clock, config: opts.config, logger: opts.logger });
   const tickets = new TicketsService({ clock: opts.clock, bus, events, users });
   const listings = new ListingsService({ ...opts, bus, events, rules, webhooks, messages, tickets });
-  const intentions = new IntentionsService({ ...opts, listings, metrics });
+  const intentions = new IntentionsService({ ...opts, bus, listings, metrics });
   const ledger = new LedgerService({ clock: opts.clock });
   const auth = new AuthService({ db: opts.db, clock: opts.clock, box, partners, users, messages });
   // Sellers' connected accounts at the payout provider (Stripe Connect); null: the sandbox's IBANs.
@@ -83,7 +83,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     payouts: new PayoutsService({ ...opts, webhooks, ledger }, connect),
     auth,
     audit: new AuditService({ clock: opts.clock }),
-    waitingList: new WaitingListService({ clock: opts.clock, events }),
+    waitingList: new WaitingListService({ clock: opts.clock, bus, events }),
     // The console's passkeys belong to the host of PUBLIC_BASE_URL (WebAuthn's RP ID and origin).
     consoleAccess: new ConsoleService({ clock: opts.clock, box, messages, relyingParty: relyingPartyOf(opts.config.publicBaseUrl) }),
   };

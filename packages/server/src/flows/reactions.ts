@@ -4,9 +4,10 @@ import type { IntentionsService } from '../domain/intentions/intentions.service.
 import type { ListingsService } from '../domain/listings/listings.service.js';
 import type { WebhooksService } from '../domain/webhooks/webhooks.service.js';
 import { cancelShow, type CancelShowDeps } from './cancel-show.js';
+import { entryJoined, matchShow, offerAvailable, offerEnded, type WaitingListOffersDeps } from './waiting-list-offers.js';
 
 /** The modules that react to another module's change. */
-export type ReactionsDeps = CancelShowDeps & { bus: DomainEvents; listings: ListingsService; intentions: IntentionsService; channels: ChannelsService; webhooks: WebhooksService };
+export type ReactionsDeps = CancelShowDeps & WaitingListOffersDeps & { bus: DomainEvents; listings: ListingsService; intentions: IntentionsService; channels: ChannelsService; webhooks: WebhooksService };
 
 /**
  * Every reaction between modules, in one place: when a change in one module must change
@@ -21,7 +22,17 @@ export type ReactionsDeps = CancelShowDeps & { bus: DomainEvents; listings: List
  *   (`IntentionsService.endForListing`), then channels drop a channel's unsold tickets
  *   (`ChannelsService.dropChannelTickets`);
  * - `partner.webhook_url.set` (partners: a webhookUrl set or changed) → webhooks make the
- *   messages that waited for a URL due (`WebhooksService.resumeWaiting`).
+ *   messages that waited for a URL due (`WebhooksService.resumeWaiting`);
+ * - `listing.available` (listings: published, or released by a checkout that ended unpaid) →
+ *   the waiting list's offers hold it for the earliest fan it fits (flows/waiting-list-offers.ts
+ *   `offerAvailable`), before the partner is told;
+ * - `intention.ended` (intentions: paid, expired, failed, cancelled; before the listings are
+ *   released) → for a `waitinglist` intention only, its offer ends (`offerEnded`: converted,
+ *   expired, declined or withdrawn) and the partner is told; the release that follows raises
+ *   `listing.available`, so the next fan is offered in the same transaction;
+ * - `waitinglist.joined` → the `waitinglist.joined` webhook, and an offer at once when stock on
+ *   sale fits the new entry (`entryJoined`); `waitinglist.enabled` → the stock on sale is
+ *   offered to the line (`matchShow`).
  *
  * So deleting a ticket reads, from here: ticket.invalidated → listing ended → its checkout
  * cancelled and, for a channel's listing, the channel's other tickets gone; all in the
@@ -33,4 +44,8 @@ export function wireReactions(deps: ReactionsDeps): void {
   deps.bus.on('listing.ended', async (tx, e) => await deps.intentions.endForListing(tx, e));
   deps.bus.on('listing.ended', async (tx, e) => await deps.channels.dropChannelTickets(tx, e.listingId));
   deps.bus.on('partner.webhook_url.set', async (tx, e) => void (await deps.webhooks.resumeWaiting(tx, e.partnerId)));
+  deps.bus.on('listing.available', async (tx, e) => await offerAvailable(deps, tx, e));
+  deps.bus.on('intention.ended', async (tx, e) => await offerEnded(deps, tx, e));
+  deps.bus.on('waitinglist.joined', async (tx, e) => await entryJoined(deps, tx, e));
+  deps.bus.on('waitinglist.enabled', async (tx, e) => await matchShow(deps, tx, e));
 }

@@ -44,6 +44,51 @@ export interface DomainEventMap {
     reason: string;
   };
   /**
+   * Listings of a show became ACTIVE (on sale): published (`cause: 'new'`, ListingsService.open)
+   * or given back by a checkout that ended unpaid (`released`, the listings' release). Raised in
+   * that transaction BEFORE the partner is told, so a reaction may still hold them (the waiting
+   * list offers them first) and the partner hears the state they end in. Subscriber: the
+   * waiting-list offers (flows/waiting-list-offers.ts `offerAvailable`).
+   */
+  'listing.available': {
+    partnerId: string;
+    showPk: string;
+    listingIds: string[];
+    cause: 'new' | 'released';
+  };
+  /**
+   * A buy intention ended: PAID (`markPaid`), or EXPIRED, FAILED or CANCELLED (`endIfPending`,
+   * raised before its listings are released, so a reaction sees the end before the listings
+   * flow on). `kind` tells an ordinary checkout from a waiting-list offer; `reason` is the
+   * intention's end reason (`paid` for PAID). Subscriber: the waiting-list offers (ends the
+   * offer held by a `waitinglist` intention).
+   */
+  'intention.ended': {
+    partnerId: string;
+    intentionId: string;
+    showPk: string;
+    kind: 'checkout' | 'waitinglist';
+    state: 'PAID' | 'EXPIRED' | 'FAILED' | 'CANCELLED';
+    reason: string;
+  };
+  /**
+   * A fan joined a show's waiting list (WaitingListService.join). Subscribers: the waiting-list
+   * offers (`waitinglist.joined` webhook, then an offer at once when fitting stock is on sale).
+   */
+  'waitinglist.joined': {
+    partnerId: string;
+    showPk: string;
+    entryId: string;
+  };
+  /**
+   * A show's waiting list was turned on (WaitingListService.putSettings, from off or never set).
+   * Subscriber: the waiting-list offers (`matchShow`: the stock on sale is offered to the line).
+   */
+  'waitinglist.enabled': {
+    partnerId: string;
+    showPk: string;
+  };
+  /**
    * A partner's `webhookUrl` was set where it had none (or changed). Subscriber: webhooks
    * (the messages waiting for a URL become due).
    */

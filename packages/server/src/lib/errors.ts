@@ -86,6 +86,14 @@ export const DOMAIN_REASONS = [
   'intention_ended',
   /** A pick of seats would leave a single empty seat in a row (the seat map's rule, on every path). */
   'orphan_seat',
+  /** The show's waiting list is not enabled (joins and offers are paused or were never on). */
+  'waitinglist_closed',
+  /** The fan already has a live entry (waiting or holding an offer) for the show. */
+  'already_waiting',
+  /** The waiting-list entry is final (left, bought, expired, declined or closed). */
+  'waitinglist_ended',
+  /** An offer for a waiting-list entry that is not waiting (offered already, or final). */
+  'not_waiting',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

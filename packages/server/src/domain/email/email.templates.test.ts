@@ -27,6 +27,7 @@ const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
     ],
     receiptUrl: 'https://resale.test/checkout/ptr_1/bi_01jd8x3k4f5g6h7j8k9m0n1p2q/done?lang=en',
   },
+  waitingListOffer: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', tickets: [{ option: 'Stalls', section: 'A', row: '3', seat: '7' }, { option: 'Stalls', section: 'A', row: '3', seat: '8' }], amount: { minor: 11000, currency: 'EUR' }, expiresAt: '2026-04-20T18:42:00+02:00', minutes: 15, checkoutUrl: 'https://resale.test/checkout/ptr_1/bi_1?lang=en&oneTimeToken=ott_x', timeZone: 'Europe/Madrid' },
   wishlistAvailable: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', marketUrl: 'https://resale.test/market/ptr_1/aurora?showId=s1&lang=en', ticketOptionTitle: 'Field' },
 };
 
@@ -70,6 +71,10 @@ const EXPECTED: Record<TemplateName, Record<'en' | 'es', string[]>> = {
       'Tu recibo: https://resale.test/checkout/ptr_1/',
     ],
   },
+  waitingListOffer: {
+    en: ['Aurora Tour', 'Madrid night', '2 tickets', '€110.00', '18:42', '15 minutes', 'Buy your tickets: https://resale.test/checkout/ptr_1/bi_1?lang=en&oneTimeToken=ott_x'],
+    es: ['Aurora Tour', 'Madrid night', '2 entradas', '110,00 €', '18:42', '15 minutos', 'Comprar tus entradas: https://resale.test/checkout/ptr_1/bi_1?lang=en&oneTimeToken=ott_x'],
+  },
   wishlistAvailable: {
     en: ['Aurora Tour', 'Madrid night', '(Field)', '1 May 2026', 'See the tickets: https://resale.test/market/ptr_1/aurora?showId=s1&lang=en'],
     es: ['Aurora Tour', 'Madrid night', '(Field)', '1 de mayo de 2026', 'Ver las entradas: https://resale.test/market/ptr_1/aurora?showId=s1&lang=en'],
@@ -83,7 +88,7 @@ const BAD_OUTPUT = /undefined|null|NaN|\[object|\$\{/;
 
 describe('message templates', () => {
   it('has the templates the other modules use', () => {
-    expect([...TEMPLATE_NAMES].sort()).toEqual(['consoleCode', 'consoleInvitation', 'delistNotice', 'listingSold', 'oneTimePassword', 'payoutDetailsChanged', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'stepUpCode', 'ticketUnlocked', 'wishlistAvailable']);
+    expect([...TEMPLATE_NAMES].sort()).toEqual(['consoleCode', 'consoleInvitation', 'delistNotice', 'listingSold', 'oneTimePassword', 'payoutDetailsChanged', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'stepUpCode', 'ticketUnlocked', 'waitingListOffer', 'wishlistAvailable']);
   });
 
   for (const name of TEMPLATE_NAMES) {

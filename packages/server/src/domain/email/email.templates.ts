@@ -82,6 +82,26 @@ export interface TemplateVars {
     ticketOptionTitle?: string | null;
     timeZone?: string;
   };
+  /**
+   * Tickets a fan waited for are held for them (the waiting list's offer) until `expiresAt`:
+   * the button goes to the checkout of the held tickets.
+   */
+  waitingListOffer: {
+    eventTitle: string;
+    showTitle: string;
+    showDate: string;
+    /** The held tickets: each one's ticket option and its seat when seated. */
+    tickets: { option: string; section?: string | null; row?: string | null; seat?: string | null }[];
+    /** What the fan pays in all, fees included. */
+    amount: MoneyVar;
+    /** When the hold ends, ISO 8601 with offset. */
+    expiresAt: string;
+    /** The hold's length, in minutes, as the organiser set it. */
+    minutes: number;
+    /** http(s) URL of the checkout holding the tickets (signing the fan in once, where it can). */
+    checkoutUrl: string;
+    timeZone?: string;
+  };
 }
 
 export type TemplateName = keyof TemplateVars;
@@ -146,6 +166,17 @@ const SCHEMAS: { [K in TemplateName]: z.ZodType<TemplateVars[K], any> } = {
       // Up to MAX_INTENTION_ITEMS listings, each possibly a whole order's pack.
       .max(2000),
     receiptUrl: z.url({ protocol: /^https?$/ }).optional(),
+    timeZone: timeZone.optional(),
+  }),
+  waitingListOffer: z.object({
+    eventTitle: title,
+    showTitle: title,
+    showDate: isoInstant,
+    tickets: z.array(z.object({ option: title, section: seatPart, row: seatPart, seat: seatPart })).min(1).max(2000),
+    amount: money,
+    expiresAt: isoInstant,
+    minutes: z.number().int().min(1).max(1440),
+    checkoutUrl: z.url({ protocol: /^https?$/ }),
     timeZone: timeZone.optional(),
   }),
   wishlistAvailable: z.object({
@@ -256,6 +287,31 @@ const FOOTER: Record<Lang, string> = {
 };
 
 const COPY: { [K in TemplateName]: Written<K> } = {
+  waitingListOffer: {
+    en: (v, f) => ({
+      subject: `Tickets for ${v.eventTitle} are held for you`,
+      blocks: [
+        `You are next on the waiting list for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}): we are holding ${f.tickets(v.tickets.length)} for you, ${f.money(v.amount)} in all, fees included.`,
+        ...v.tickets.map((t) => f.place(t)),
+        `They are held for you until ${f.dateTime(v.expiresAt, v.timeZone)} (${f.minutes(v.minutes)}). After that they go to the next fan in line.`,
+        { href: v.checkoutUrl, label: 'Buy your tickets' },
+        'Not interested any more? Do nothing: the hold ends by itself and the tickets go to the next fan.',
+      ],
+      // Short (one SMS): the show's date is in the checkout.
+      sms: `${v.eventTitle}: ${f.tickets(v.tickets.length)} held for you until ${f.dateTime(v.expiresAt, v.timeZone)}, ${f.money(v.amount)}: ${v.checkoutUrl}`,
+    }),
+    es: (v, f) => ({
+      subject: `Te guardamos entradas para ${v.eventTitle}`,
+      blocks: [
+        `Eres el siguiente en la lista de espera de ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}): te guardamos ${f.tickets(v.tickets.length)}, ${f.money(v.amount)} en total, gastos incluidos.`,
+        ...v.tickets.map((t) => f.place(t)),
+        `Te las guardamos hasta ${f.dateTime(v.expiresAt, v.timeZone)} (${f.minutes(v.minutes)}). Después pasan al siguiente de la lista.`,
+        { href: v.checkoutUrl, label: 'Comprar tus entradas' },
+        '¿Ya no te interesan? No hagas nada: la reserva termina sola y las entradas pasan al siguiente.',
+      ],
+      sms: `${v.eventTitle}: te guardamos ${f.tickets(v.tickets.length)} hasta ${f.dateTime(v.expiresAt, v.timeZone)}, ${f.money(v.amount)}: ${v.checkoutUrl}`,
+    }),
+  },
   wishlistAvailable: {
     en: (v, f) => ({
       subject: `Resale tickets are available for ${v.eventTitle}`,

@@ -12,7 +12,7 @@ import { DEFAULT_HOLD_LIMITS, type HoldLimits } from '../partners/partners.setti
 import { userToApi } from '../users/users.service.js';
 import { userByPk } from '../users/users.queries.js';
 import type { IntentionRow } from './intentions.queries.js';
-import { buyIntentions, type IntentionState } from './intentions.table.js';
+import { buyIntentions, type IntentionKind, type IntentionState } from './intentions.table.js';
 import type { IntentionOutcome } from '../metrics/metrics.service.js';
 import type { Kernel } from '../../lib/kernel.js';
 import type { ListingsService } from '../listings/listings.service.js';
@@ -59,7 +59,7 @@ export class HoldLimitError extends ApiError {
  * Expiry, failure and cancellation release the listings at once.
  */
 export class IntentionsService {
-  constructor(private readonly deps: Pick<Kernel, 'db' | 'clock' | 'config'> & { listings: ListingsService; metrics: Metrics }) {
+  constructor(private readonly deps: Pick<Kernel, 'db' | 'clock' | 'config' | 'bus'> & { listings: ListingsService; metrics: Metrics }) {
   }
 
   /**
@@ -89,22 +89,48 @@ export class IntentionsService {
       showPk: first.showPk,
       tickets: input.listings.reduce((n, r) => n + r.quantity, 0),
     });
+    return await this.insert(tx, { partnerId: partner.id, listings: input.listings, buyerPk: input.buyerPk, kind: 'checkout', expiresAt: this.deps.clock.now() + partner.settings.buyIntentionTtlSeconds * 1000, returnTo: input.returnTo ?? null, clientKey: input.clientKey ?? null });
+  }
+
+  /**
+   * Opens a PENDING `waitinglist` intention: the listings held for a named fan until
+   * `expiresAt` (the offer's end), for the waiting-list offers (flows/waiting-list-offers.ts).
+   * No hold limits: the fan asked for exactly this many tickets when they joined, and was
+   * checked then; the partner's limits are about a buyer picking, and an offer is not a pick.
+   * The caller reserves the listings in the same transaction (`ListingsService.reserve`).
+   *
+   * @throws Error on a caller's mistake (no listings, listings of several shows or currencies, an end not after now)
+   * @example const offer = await intentions.openOffer(tx, { partnerId, listings: fit, buyerPk: entry.userPk, expiresAt: now + 15 * 60_000 })
+   */
+  async openOffer(tx: Tx, input: { partnerId: string; listings: readonly ListingRow[]; buyerPk: string; expiresAt: number }): Promise<IntentionRow> {
+    const first = input.listings[0];
+    const now = this.deps.clock.now();
+    if (!first) throw new Error('intentions.openOffer: an offer holds at least one listing');
+    if (input.listings.some((l) => l.showPk !== first.showPk || l.currency !== first.currency)) throw new Error('intentions.openOffer: one offer holds listings of one show and currency');
+    if (!(input.expiresAt > now)) throw new Error(`intentions.openOffer: an offer ends after now (now ${now}, expiresAt ${input.expiresAt})`);
+    return await this.insert(tx, { partnerId: input.partnerId, listings: input.listings, buyerPk: input.buyerPk, kind: 'waitinglist', expiresAt: input.expiresAt, returnTo: null, clientKey: null });
+  }
+
+  /** The PENDING row of a new intention holding `listings` (one show and currency), counted in the metrics. */
+  private async insert(tx: Tx, input: { partnerId: string; listings: readonly ListingRow[]; buyerPk: string | null; kind: IntentionRow['kind']; expiresAt: number; returnTo: string | null; clientKey: string | null }): Promise<IntentionRow> {
+    const first = input.listings[0]!;
     const now = this.deps.clock.now();
     this.deps.metrics.intention(tx, 'created');
     return (await tx
       .insert(buyIntentions)
       .values({
         id: newId('intention'),
-        partnerId: partner.id,
+        partnerId: input.partnerId,
         showPk: first.showPk,
         buyerPk: input.buyerPk,
         state: 'PENDING',
+        kind: input.kind,
         listingIds: input.listings.map((l) => l.id),
         currency: first.currency,
         totalMinor: input.listings.reduce((sum, r) => sum + r.quantity * (r.priceMinor + r.buyerFeeMinor), 0),
-        expiresAt: now + partner.settings.buyIntentionTtlSeconds * 1000,
-        returnTo: input.returnTo ?? null,
-        clientKey: input.clientKey ?? null,
+        expiresAt: input.expiresAt,
+        returnTo: input.returnTo,
+        clientKey: input.clientKey,
         endReason: null,
         paidAt: null,
         endedAt: null,
@@ -205,7 +231,9 @@ export class IntentionsService {
 
   /**
    * PENDING → `state`, releasing the listings still held (RESERVED by this intention → ACTIVE),
-   * both conditional: a second caller changes nothing and gets null.
+   * both conditional: a second caller changes nothing and gets null. `intention.ended` is raised
+   * between the two: a waiting-list offer is ended (its fan moved on) before its listings are
+   * released and offered to the next fan, in this transaction.
    */
   async endIfPending(tx: Tx, id: string, state: Exclude<IntentionState, 'PENDING' | 'PAID'>, reason: string): Promise<IntentionRow | null> {
     const now = this.deps.clock.now();
@@ -216,6 +244,7 @@ export class IntentionsService {
       .returning())[0]!;
     if (!ended) return null;
     this.deps.metrics.intention(tx, ENDED_OUTCOME[state]);
+    await this.emitEnded(tx, ended);
     await this.deps.listings.release(tx, id);
     return ended;
   }
@@ -233,7 +262,14 @@ export class IntentionsService {
       .returning())[0];
     if (!paid) return null;
     this.deps.metrics.intention(tx, 'paid');
+    await this.emitEnded(tx, paid);
     return paid;
+  }
+
+  /** `intention.ended` for a row that just left PENDING. */
+  private async emitEnded(tx: Tx, row: IntentionRow): Promise<void> {
+    if (row.state === 'PENDING') return;
+    await this.deps.bus.emit(tx, 'intention.ended', { partnerId: row.partnerId, intentionId: row.id, showPk: row.showPk, kind: row.kind satisfies IntentionKind, state: row.state, reason: row.state === 'PAID' ? 'paid' : (row.endReason ?? '') });
   }
 
   /** The intention as the API answers it. */

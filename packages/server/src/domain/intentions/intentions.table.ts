@@ -12,6 +12,15 @@ import { users } from '../users/users.table.js';
 export const INTENTION_STATES = ['PENDING', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
 export type IntentionState = (typeof INTENTION_STATES)[number];
 
+/**
+ * What a buy intention is: a buyer's own `checkout` (they picked the listings, under the hold
+ * limits), or a `waitinglist` offer (the service held the listings for the fan next in a show's
+ * waiting list, until the offer's end). Both are paid, expire and release the same way; the
+ * kind only tells the waiting list which ends are its offers'.
+ */
+export const INTENTION_KINDS = ['checkout', 'waitinglist'] as const;
+export type IntentionKind = (typeof INTENTION_KINDS)[number];
+
 export const buyIntentions = dbTable(
   'buy_intentions',
   {
@@ -23,6 +32,7 @@ export const buyIntentions = dbTable(
     /** Known when created for a user (buyIntention), else set when the buyer signs in at checkout. */
     buyerPk: text().references(() => users.id),
     state: text({ enum: INTENTION_STATES }).notNull(),
+    kind: text({ enum: INTENTION_KINDS }).notNull().default('checkout'),
     /** The listings it holds (or held): kept after they are released, for history and payment. */
     listingIds: text({ mode: 'json' }).$type<string[]>().notNull(),
     currency: text().notNull(),

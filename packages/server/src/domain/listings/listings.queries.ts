@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, exists, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { listings, listingTickets, type ListingState } from './listings.table.js';
-import { rowKey, selectRows } from '../../db/dialect.js';
+import { rowKey, selectRows, skipLocked } from '../../db/dialect.js';
 import { perConnection, prepared } from '../../db/statements.js';
 
 /**
@@ -275,4 +275,18 @@ export async function searchListings(tx: Tx, partnerId: string, match: ListingMa
 /** The partner's live listings (for sale or held by a checkout), oldest first, at most `limit`. */
 export async function liveListingsOfPartner(tx: Tx, partnerId: string, limit: number): Promise<ListingRow[]> {
   return await tx.select().from(listings).where(and(eq(listings.partnerId, partnerId), inArray(listings.state, ['ACTIVE', 'RESERVED']))).orderBy(listings.createdAt, listings.id).limit(limit);
+}
+
+/**
+ * The ACTIVE listings of a show with the primary keys of their tickets, for the waiting list's
+ * offers: on PostgreSQL read `FOR UPDATE SKIP LOCKED`, so the reader (who holds the show's
+ * waiting-list lock) never waits on a row another transaction is changing; that transaction
+ * offers what it frees itself. A transaction's own locked rows are never skipped.
+ */
+export async function freeListingsOfShow(tx: Tx, showPk: string): Promise<{ listing: ListingRow; ticketPks: string[] }[]> {
+  const rows = await skipLocked(tx.select().from(listings).where(and(eq(listings.showPk, showPk), eq(listings.state, 'ACTIVE'))));
+  const pks = await ticketPksOfListings(tx, rows.map((l) => l.id));
+  const byListing = new Map<string, string[]>();
+  for (const t of pks) byListing.set(t.listingId, [...(byListing.get(t.listingId) ?? []), t.ticketPk]);
+  return rows.map((listing) => ({ listing, ticketPks: byListing.get(listing.id) ?? [] }));
 }

@@ -13,7 +13,7 @@ import { ticketByRef, ticketRowsByPks, ticketsByPks, type TicketRow } from '../t
 import { userToApi } from '../users/users.service.js';
 import { userOf, usersByPks } from '../users/users.queries.js';
 import { priceLimits, settlePrice, type PriceLimits } from './listings.pricing.js';
-import { latestListingOfTicket, liveListingOfTicket, LIVE_LISTING_STATES, ticketPksOf, type ListingRow } from './listings.queries.js';
+import { latestListingOfTicket, listingsByIds, liveListingOfTicket, LIVE_LISTING_STATES, ticketPksOf, type ListingRow } from './listings.queries.js';
 import { listings, listingTickets, type ListingState } from './listings.table.js';
 import type { Kernel } from '../../lib/kernel.js';
 import type { EventsService } from '../events/events.service.js';
@@ -175,6 +175,12 @@ export class ListingsService {
    * Puts a listing on the market (ACTIVE) whose tickets are already LISTED by the tickets
    * module, and tells the partner (`listing.created`). Used by `create` and by the channel
    * flow (flows/publish-channel-listing.ts).
+   *
+   * `listing.available` (cause `new`) is raised first, in this transaction: the show's waiting
+   * list may offer the listing to a fan at once (it is then RESERVED before anyone could see it
+   * on sale). The partner is told after, with the state read back, so a listing offered at birth
+   * is announced once, as RESERVED (the offer's reservation stays quiet about it), and the row
+   * returned is the listing as it stands.
    */
   async open(tx: Tx, draft: ListingDraft): Promise<ListingRow> {
     const now = this.deps.clock.now();
@@ -205,8 +211,10 @@ export class ListingsService {
       })
       .returning())[0]!;
     await tx.insert(listingTickets).values(draft.ticketPks.map((ticketPk) => ({ listingId: listing.id, ticketPk })));
-    await this.notify(tx, listing, 'listing.created');
-    return listing;
+    await this.deps.bus.emit(tx, 'listing.available', { partnerId: listing.partnerId, showPk: listing.showPk, listingIds: [listing.id], cause: 'new' });
+    const current = (await listingsByIds(tx, listing.partnerId, [listing.id]))[0] ?? listing;
+    await this.notify(tx, current, 'listing.created');
+    return current;
   }
 
   /** The seller changes the price of their ACTIVE listing, within the rules. */
@@ -238,15 +246,23 @@ export class ListingsService {
    * ACTIVE → RESERVED for exactly `listingIds`, held by `intentionId`: ONE conditional
    * statement whose row count is checked, so under any concurrency a listing is held by at
    * most one intention and never sold twice. The caller's transaction rolls back when short.
+   *
+   * @param opts.unannounced listings being published in this very transaction (an offer made
+   *   from `listing.available` cause `new`): no `listing.updated` for them, `open` announces them
+   *   once, RESERVED, with `listing.created`
    * @throws 409 `listing_unavailable`
    */
-  async reserve(tx: Tx, partnerId: string, listingIds: readonly string[], intentionId: string): Promise<ListingRow[]> {
-    const held = await this.transition(tx, and(eq(listings.partnerId, partnerId), inArray(listings.id, [...listingIds]), eq(listings.state, 'ACTIVE'))!, { state: 'RESERVED', intentionId });
+  async reserve(tx: Tx, partnerId: string, listingIds: readonly string[], intentionId: string, opts: { unannounced?: readonly string[] } = {}): Promise<ListingRow[]> {
+    const held = await this.transition(tx, and(eq(listings.partnerId, partnerId), inArray(listings.id, [...listingIds]), eq(listings.state, 'ACTIVE'))!, { state: 'RESERVED', intentionId }, new Set(opts.unannounced ?? []));
     if (held.length !== listingIds.length) throw listingUnavailable();
     return held;
   }
 
-  /** RESERVED by `intentionId` → ACTIVE: the checkout ended without a sale. */
+  /**
+   * RESERVED by `intentionId` → ACTIVE: the checkout ended without a sale. Answers the rows on
+   * sale afterwards: a listing the waiting list held again for its next fan (`listing.available`)
+   * is not among them.
+   */
   async release(tx: Tx, intentionId: string): Promise<ListingRow[]> {
     return await this.transition(tx, and(eq(listings.intentionId, intentionId), eq(listings.state, 'RESERVED'))!, { state: 'ACTIVE', intentionId: null });
   }
@@ -371,15 +387,22 @@ export class ListingsService {
    * the partner is told of each row that changed: `listing.updated` with the state after it,
    * and, when it ended unsold, its tickets freed, `listing.deleted` and the `listing.ended`
    * domain event. Returns the rows that changed.
+   *
+   * Rows moved to ACTIVE raise `listing.available` (cause `released`, one event per show) before
+   * anyone is told: the waiting list may hold them again for the next fan in this transaction,
+   * and then its reservation told the partner RESERVED; only rows still ACTIVE are announced
+   * ACTIVE. `quiet`: rows not to announce (see `reserve`).
    */
-  private async transition(tx: Tx, where: SQL, set: Partial<Pick<ListingRow, 'state' | 'intentionId' | 'endReason' | 'soldAt' | 'endedAt' | 'priceMinor' | 'buyerFeeMinor' | 'sellerFeeMinor' | 'payoutMinor'>>): Promise<ListingRow[]> {
+  private async transition(tx: Tx, where: SQL, set: Partial<Pick<ListingRow, 'state' | 'intentionId' | 'endReason' | 'soldAt' | 'endedAt' | 'priceMinor' | 'buyerFeeMinor' | 'sellerFeeMinor' | 'payoutMinor'>>, quiet: ReadonlySet<string> = new Set()): Promise<ListingRow[]> {
     const before = set.state === 'TERMINATED' || set.state === 'DELISTED' ? await tx.select({ id: listings.id, intentionId: listings.intentionId }).from(listings).where(where) : [];
-    const changed = await tx
+    let changed = await tx
       .update(listings)
       .set({ ...set, updatedAt: this.deps.clock.now() })
       .where(where)
       .returning();
+    if (set.state === 'ACTIVE' && changed.length > 0) changed = await this.announceAvailable(tx, changed);
     for (const l of changed) {
+      if (quiet.has(l.id)) continue;
       await this.notify(tx, l, 'listing.updated');
       if (l.state !== 'TERMINATED' && l.state !== 'DELISTED') continue;
       await this.deps.tickets.markUnlisted(tx, await ticketPksOf(tx, l.id));
@@ -388,6 +411,22 @@ export class ListingsService {
       await this.deps.bus.emit(tx, 'listing.ended', { partnerId: l.partnerId, listingId: l.id, intentionId, reason: l.endReason ?? '' });
     }
     return changed;
+  }
+
+  /**
+   * Raises `listing.available` (cause `released`) for rows just moved to ACTIVE, one event per
+   * show, and answers those still ACTIVE afterwards (read back: a reaction may have reserved
+   * them again, and told the partner so itself).
+   */
+  private async announceAvailable(tx: Tx, freed: ListingRow[]): Promise<ListingRow[]> {
+    const byShow = new Map<string, ListingRow[]>();
+    for (const l of freed) byShow.set(l.showPk, [...(byShow.get(l.showPk) ?? []), l]);
+    for (const [showPk, rows] of byShow) await this.deps.bus.emit(tx, 'listing.available', { partnerId: rows[0]!.partnerId, showPk, listingIds: rows.map((l) => l.id), cause: 'released' });
+    const now = new Map((await listingsByIds(tx, freed[0]!.partnerId, freed.map((l) => l.id))).map((l) => [l.id, l]));
+    return freed.flatMap((l) => {
+      const current = now.get(l.id);
+      return current?.state === 'ACTIVE' ? [current] : [];
+    });
   }
 
   private async scope(tx: Tx, ticket: TicketRow): Promise<Scope> {

@@ -7,7 +7,7 @@ import { ticketBody, withEvent } from '../../testing/factories.js';
 import { messages } from '../email/email.table.js';
 import { leads } from './leads.table.js';
 import { wishlistJob } from '../../jobs/wishlist.job.js';
-import { notifyWishlists, WISHLIST_BATCH } from './leads.wishlist.js';
+import { notifyWishlists, WAITING_LIST_LEAD_TAG, WISHLIST_BATCH } from './leads.wishlist.js';
 
 async function setup(settings: Parameters<TestApp['partner']>[1] = {}) {
   const t = createTestApp();
@@ -106,6 +106,17 @@ describe('wishlist notifications', () => {
     t.clock.set('2026-04-01T12:00:00Z');
     expect(await notifyWishlists(t.deps)).toBe(1);
     expect((await mails()).map((m) => m.to)).toEqual(['wish@example.com']);
+  });
+
+  it('leaves a fan in the show’s waiting list to its offers (no generic e-mail besides)', async () => {
+    const { t, list, wish, mails, stored } = await setup();
+    const queued = await wish({ tags: [WAITING_LIST_LEAD_TAG] });
+    const other = await wish({ buyer: { email: 'other@example.com' } });
+    await list('f1');
+    expect(await notifyWishlists(t.deps)).toBe(1);
+    expect((await mails()).map((m) => m.to)).toEqual(['other@example.com']);
+    expect((await stored(queued.id)).notifiedAt).toBeNull();
+    expect((await stored(other.id)).notifiedAt).not.toBeNull();
   });
 
   it('works through the waiting leads in batches', async () => {

@@ -1,5 +1,6 @@
 import type { Lang } from '@resale/shared/lang';
-import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, not, or, sql, type SQL } from 'drizzle-orm';
+import { jsonArrayHasAny } from '../../db/dialect.js';
 import type { Kernel } from '../../lib/kernel.js';
 import type { MessagesService } from '../email/email.service.js';
 import type { PartnersService } from '../partners/partners.service.js';
@@ -109,6 +110,9 @@ export async function notifyWishlists(deps: Deps, limit = WISHLIST_BATCH): Promi
   });
 }
 
+/** Tag of the Wishlist lead a waiting-list entry makes (flows/waiting-list-join.ts): market data tells them apart, and this job leaves them to the list's offers. */
+export const WAITING_LIST_LEAD_TAG = 'waitinglist';
+
 /** Shows per statement when the waiting leads are read (each show binds its options' ids too). */
 const SHOWS_PER_STATEMENT = 200;
 
@@ -150,7 +154,8 @@ async function dueLeads(tx: Tx, now: number, limit: number) {
       ...await tx
         .select()
         .from(leads)
-        .where(and(waiting(), or(...scope)))
+        // A fan in the show's waiting list is offered what fits them (flows/waiting-list-offers.ts): no generic e-mail besides.
+        .where(and(waiting(), not(jsonArrayHasAny(leads.tags, [WAITING_LIST_LEAD_TAG])), or(...scope)))
         // No ORDER BY: with one, SQLite walks the whole table in id order instead of the partial index.
         .limit(limit - rows.length),
     );

@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { waitinglistOffers, waitinglistSettings, type WaitinglistOfferRow, type WaitinglistSettingsRow } from './waitinglist.table.js';
+import { waitinglistEntries, waitinglistOffers, waitinglistSettings, type WaitinglistEntryRow, type WaitinglistOfferRow, type WaitinglistSettingsRow } from './waitinglist.table.js';
 
 /**
  * Reads of the waiting list other modules and flows may use. Only `waitinglist.service.ts`
@@ -8,7 +8,7 @@ import { waitinglistOffers, waitinglistSettings, type WaitinglistOfferRow, type 
  * read again by the service under the show's lock.
  */
 
-export type { WaitinglistOfferRow, WaitinglistSettingsRow };
+export type { WaitinglistEntryRow, WaitinglistOfferRow, WaitinglistSettingsRow };
 
 /**
  * A show's settings row, or undefined when the organiser never set any (the list is off). One
@@ -30,4 +30,42 @@ export async function liveOfferOfEntry(tx: Tx, entryId: string): Promise<Waiting
     .from(waitinglistOffers)
     .where(and(eq(waitinglistOffers.entryId, entryId), eq(waitinglistOffers.state, 'LIVE')))
     .limit(1))[0];
+}
+
+/** A class of WAITING entries: every entry of one class is satisfied by the same listings. */
+export interface WaitingClass {
+  quantity: number;
+  together: boolean;
+  /** null: any ticket option. */
+  ticketOptionPk: string | null;
+}
+
+/**
+ * The classes of a show's WAITING entries (quantity, together, option): what the offers' matcher
+ * asks fits for, at most a few dozen whatever the length of the line (a range of the match index).
+ */
+export async function waitingClassesOf(tx: Tx, showPk: string): Promise<WaitingClass[]> {
+  return await tx
+    .selectDistinct({ quantity: waitinglistEntries.quantity, together: waitinglistEntries.together, ticketOptionPk: waitinglistEntries.ticketOptionPk })
+    .from(waitinglistEntries)
+    .where(and(eq(waitinglistEntries.showPk, showPk), eq(waitinglistEntries.state, 'WAITING')));
+}
+
+/**
+ * The earliest WAITING entries of one class (smallest `seq` first), an entry of any option
+ * counting for `optionPk`; `limit` of them (one index seek). `notUserPk`: leave that fan out.
+ */
+export async function earliestWaitingOf(tx: Tx, showPk: string, cls: { quantity: number; together: boolean; ticketOptionPk: string | null }, limit: number): Promise<WaitinglistEntryRow[]> {
+  const option = cls.ticketOptionPk === null ? isNull(waitinglistEntries.ticketOptionPk) : eq(waitinglistEntries.ticketOptionPk, cls.ticketOptionPk);
+  return await tx
+    .select()
+    .from(waitinglistEntries)
+    .where(and(eq(waitinglistEntries.showPk, showPk), eq(waitinglistEntries.state, 'WAITING'), eq(waitinglistEntries.quantity, cls.quantity), eq(waitinglistEntries.together, cls.together), option))
+    .orderBy(asc(waitinglistEntries.seq))
+    .limit(limit);
+}
+
+/** An entry by id, or undefined. */
+export async function waitingListEntryById(tx: Tx, entryId: string): Promise<WaitinglistEntryRow | undefined> {
+  return (await tx.select().from(waitinglistEntries).where(eq(waitinglistEntries.id, entryId)).limit(1))[0];
 }

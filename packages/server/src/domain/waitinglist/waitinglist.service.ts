@@ -168,7 +168,7 @@ function knownTimeZone(timeZone: string): boolean {
  * (their offers then go by SMS).
  */
 export class WaitingListService {
-  constructor(private readonly deps: Pick<Kernel, 'clock'> & { events: EventsService }) {}
+  constructor(private readonly deps: Pick<Kernel, 'clock' | 'bus'> & { events: EventsService }) {}
 
   // ------------------------------------------------------------------ settings
 
@@ -202,6 +202,7 @@ export class WaitingListService {
     const { values, errors } = validSettings(input, show.location?.timeZone || event.location.timeZone || null);
     if (errors.length > 0) throw ApiError.invalid(errors);
     await serializeOn(tx, waitingListLockKey(show.id));
+    const wasOn = (await waitingListSettingsOf(tx, show.id))?.enabled ?? false;
     const now = this.deps.clock.now();
     const row = (await tx
       .insert(waitinglistSettings)
@@ -209,6 +210,11 @@ export class WaitingListService {
       // The counters are the line's, not the organiser's: a new setting keeps them.
       .onConflictDoUpdate({ target: waitinglistSettings.showPk, set: { ...values, updatedAt: now } })
       .returning())[0]!;
+    // Turned on: what is on sale now goes to the line (the offers' `matchShow`), in this transaction.
+    if (row.enabled && !wasOn) {
+      await this.deps.bus.emit(tx, 'waitinglist.enabled', { partnerId, showPk: show.id });
+      return settingsOf((await waitingListSettingsOf(tx, show.id)) ?? row);
+    }
     return settingsOf(row);
   }
 
@@ -290,7 +296,10 @@ export class WaitingListService {
     }
     const position = await this.positionOf(tx, show.id, seq);
     await this.appendHistory(tx, row, seq, 'joined', null, { position, quantity: row.quantity, together: row.together, ticketOptionPk, source: row.source });
-    return toEntry(row, position, null);
+    // Its listeners tell the partner and offer fitting stock on sale at once: the entry is
+    // answered as it stands after them (OFFERED, with its offer, when it was).
+    await this.deps.bus.emit(tx, 'waitinglist.joined', { partnerId, showPk: show.id, entryId: row.id });
+    return await this.withPosition(tx, (await tx.select().from(waitinglistEntries).where(eq(waitinglistEntries.id, row.id)).limit(1))[0] ?? row);
   }
 
   /**

@@ -79,6 +79,30 @@ const ListingDataSchema = z
   })
   .openapi('ListingWebhookData', { description: 'A listing of the secondary market, as it is after the change.', example: LISTING_EXAMPLE });
 
+/** What every `waitinglist.*` webhook says of its entry. */
+const waitingListEntryFields = {
+  entryId: z.string().min(1).openapi({ description: 'The waiting-list entry (`wle_…`).', example: 'wle_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
+  eventId: eventId(),
+  showId: showId(),
+  ticketOptionId: z.string().min(1).nullable().openapi({ description: "The partner's ticket option the fan asked for; null: any option of the show.", example: null }),
+  user: PersonSchema.openapi({ description: 'The fan.' }),
+  quantity: z.number().int().min(1).openapi({ description: 'Tickets the fan waits for, exactly.', example: 2 }),
+  together: z.boolean().openapi({ description: 'Seats side by side.', example: true }),
+};
+
+const WAITING_LIST_ENTRY_EXAMPLE = {
+  entryId: 'wle_01jd8x3k4f5g6h7j8k9m0n1p2q',
+  eventId: 'tour-2026',
+  showId: 'show-2026-05-01',
+  ticketOptionId: null,
+  user: { id: 'user-9902', email: 'fan@example.com', phone: null },
+  quantity: 2,
+  together: true,
+};
+
+/** The offer of an entry as the `waitinglist.*` webhooks name it. */
+const offerId = () => z.string().min(1).openapi({ description: 'The offer (`wlo_…`).', example: 'wlo_01jd8x3k4f5g6h7j8k9m0n1p2q' });
+
 /**
  * Every kind of webhook, in the order OpenAPI lists them. To add a kind, add its definition
  * here, a row to the table in docs/webhooks.md, and the `enqueue` that sends it.
@@ -248,6 +272,91 @@ export const WEBHOOK_KINDS = [
       currency: 'EUR',
       listingIds: ['lst_01jd8x3k4f5g6h7j8k9m0n1p2q'],
       deliveredAt: '2026-05-08T10:00:00.000Z',
+    },
+  }),
+  defineWebhook({
+    action: 'waitinglist.joined',
+    data: z
+      .object({
+        ...waitingListEntryFields,
+        position: z.number().int().min(1).openapi({ description: "The fan's place among the show's live entries when they joined (1: first).", example: 12 }),
+        joinedAt: z.iso.datetime({ offset: true }),
+      })
+      .openapi('WaitingListJoinedData', { description: 'A fan joined a show’s waiting list.' }),
+    description: 'A fan joined a show’s waiting list, at the back of the line.',
+    example: { ...WAITING_LIST_ENTRY_EXAMPLE, position: 12, joinedAt: '2026-04-20T18:20:00.000Z' },
+  }),
+  defineWebhook({
+    action: 'waitinglist.offered',
+    data: z
+      .object({
+        ...waitingListEntryFields,
+        offerId: offerId(),
+        intentionId: z.string().min(1).openapi({ description: 'The buy intention holding the tickets for the fan (its checkout is where they pay).', example: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
+        listingIds: z.array(z.string().min(1)).min(1).openapi({ description: 'The listings held for the fan.', example: ['lst_01jd8x3k4f5g6h7j8k9m0n1p2q'] }),
+        ticketIds: z.array(z.string().min(1)).min(1).openapi({ description: "The partner's ids of the held tickets.", example: ['t-1001', 't-1002'] }),
+        seats: z.array(z.object({ section: z.string().nullable(), row: z.string().nullable(), seat: z.string().nullable() })).openapi({ description: 'The place of each held ticket (nulls for general admission).' }),
+        currency: z.string().length(3),
+        total: z.number().nonnegative().openapi({ description: 'What the fan pays in all, fees included, major units.', example: 110 }),
+        offeredAt: z.iso.datetime({ offset: true }),
+        notifyAt: z.iso.datetime({ offset: true }).openapi({ description: 'When the fan is told: when the offer is made (quiet hours, which will delay it, are not applied yet).' }),
+        expiresAt: z.iso.datetime({ offset: true }).openapi({ description: 'When the hold ends and the tickets go to the next fan.' }),
+      })
+      .openapi('WaitingListOfferedData', { description: 'Tickets are held for a waiting fan; the service e-mails them the link to pay. No link with a sign-in token is sent here: a partner that tells the fan itself links to its own pages (Login Trust).' }),
+    description: 'Tickets were held for the next fan of a show’s waiting list until expiresAt; the fan is e-mailed (or texted) a link to pay.',
+    example: {
+      ...WAITING_LIST_ENTRY_EXAMPLE,
+      offerId: 'wlo_01jd8x3k4f5g6h7j8k9m0n1p2q',
+      intentionId: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q',
+      listingIds: ['lst_01jd8x3k4f5g6h7j8k9m0n1p2q'],
+      ticketIds: ['t-1001', 't-1002'],
+      seats: [
+        { section: 'A', row: '12', seat: '7' },
+        { section: 'A', row: '12', seat: '8' },
+      ],
+      currency: 'EUR',
+      total: 110,
+      offeredAt: '2026-04-20T18:27:00.000Z',
+      notifyAt: '2026-04-20T18:27:00.000Z',
+      expiresAt: '2026-04-20T18:42:00.000Z',
+    },
+  }),
+  defineWebhook({
+    action: 'waitinglist.expired',
+    data: z
+      .object({
+        ...waitingListEntryFields,
+        offerId: offerId(),
+        reason: z.enum(['timeout', 'declined', 'payment_failed', 'withdrawn']).openapi({
+          description: '`timeout`: not paid in time; `declined`: the fan said no thanks or cancelled the checkout; `payment_failed`: the payment was refused; `withdrawn`: not the fan’s doing (the listing was removed), the fan keeps their place.',
+          example: 'timeout',
+        }),
+        entryState: z.enum(['WAITING', 'EXPIRED', 'DECLINED']).openapi({ description: 'The entry after the offer ended: WAITING (withdrawn: still in line, same place), else it ended (the fan may join again, at the back).', example: 'EXPIRED' }),
+      })
+      .openapi('WaitingListExpiredData', { description: 'A waiting-list offer ended unpaid; its tickets went to the next fan or on sale.' }),
+    description: 'A waiting-list offer ended unpaid (timed out, declined, payment failed, or withdrawn); its tickets go to the next fan in line, or on sale.',
+    example: { ...WAITING_LIST_ENTRY_EXAMPLE, offerId: 'wlo_01jd8x3k4f5g6h7j8k9m0n1p2q', reason: 'timeout', entryState: 'EXPIRED' },
+  }),
+  defineWebhook({
+    action: 'waitinglist.converted',
+    data: z
+      .object({
+        ...waitingListEntryFields,
+        offerId: offerId(),
+        intentionId: z.string().min(1).openapi({ description: 'The paid buy intention: the `resaleId` of the `ticket.update` of the same sale.', example: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
+        listingIds: z.array(z.string().min(1)).min(1),
+        ticketIds: z.array(z.string().min(1)).min(1),
+        paidAt: z.iso.datetime({ offset: true }),
+      })
+      .openapi('WaitingListConvertedData', { description: 'A waiting fan paid the tickets offered to them.' }),
+    description: 'A waiting fan paid the tickets held for them; the entry is done (the sale itself comes as ticket.update).',
+    example: {
+      ...WAITING_LIST_ENTRY_EXAMPLE,
+      offerId: 'wlo_01jd8x3k4f5g6h7j8k9m0n1p2q',
+      intentionId: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q',
+      listingIds: ['lst_01jd8x3k4f5g6h7j8k9m0n1p2q'],
+      ticketIds: ['t-1001', 't-1002'],
+      paidAt: '2026-04-20T18:31:07.000Z',
     },
   }),
 ] as const;

@@ -108,7 +108,7 @@ describe('the OpenAPI document', () => {
         if (takesKey && status.startsWith('2')) expect(response.headers['Idempotent-Replayed']).toBeDefined();
       }
     }
-    expect(idempotent).toBe(9);
+    expect(idempotent).toBe(10);
     expect(doc.info.description).toContain('405 method_not_allowed, with an `Allow` header');
     expect(doc.paths['/v1/events'].post.responses['503'].headers['Retry-After']).toBeDefined();
   });

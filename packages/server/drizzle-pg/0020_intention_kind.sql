@@ -1,0 +1,1 @@
+ALTER TABLE "buy_intentions" ADD COLUMN "kind" text DEFAULT 'checkout' NOT NULL;
