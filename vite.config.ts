@@ -41,6 +41,8 @@ const ENGINE_INDEPENDENT = [
   'src/http/node-listener.test.ts',
   // The waiting list's matcher: which free listings fit a fan's request (pure).
   'src/domain/waitinglist/waitinglist.match.test.ts',
+  // Quiet hours read on the venue's wall clock (pure).
+  'src/domain/waitinglist/waitinglist.model.test.ts',
 ];
 
 /** One Vitest run for the whole repository; each workspace is a project. */

@@ -2366,7 +2366,7 @@ export interface components {
             offeredAt: string;
             /**
              * Format: date-time
-             * @description When the fan is told: when the offer is made (quiet hours, which will delay it, are not applied yet).
+             * @description When the fan is told: when the offer is made, or when the show’s quiet hours end (the hold counts from then).
              */
             notifyAt: string;
             /**

@@ -95,6 +95,44 @@ describe('waiting-list offers', () => {
     expect(sent[0]!.text).toMatch(/oneTimeToken=/);
   });
 
+  it('makes an offer in the show’s quiet hours at once, and tells the fan when they end (the hold counted from then)', async () => {
+    const { t, fan, settings, join, entry, publish, intention, hooks } = await setup();
+    await settings({ ...ON, quietHours: { start: '22:00', end: '08:00', timeZone: 'Europe/Madrid' } });
+    const b = await join(await fan('ben'));
+    // 23:30 in Madrid (UTC+2 in April): inside the window, which ends at 08:00 the next morning.
+    t.clock.set('2026-04-20T21:30:00Z');
+    const l = await publish([['A', '1', '1']]);
+    expect(l.state).toBe('RESERVED');
+    const told = Date.parse('2026-04-21T06:00:00Z');
+    expect(await entry(b.id)).toMatchObject({ state: 'OFFERED' });
+    expect((await intention(l.intentionId!)).expiresAt).toBe(told + 15 * 60_000);
+    expect((await hooks('waitinglist.offered'))[0]).toMatchObject({ offeredAt: '2026-04-20T21:30:00.000Z', notifyAt: '2026-04-21T06:00:00.000Z', expiresAt: '2026-04-21T06:15:00.000Z' });
+    const outbox = async () => await sqlRows<{ state: string; next_attempt_at: number | string }>(t.db, `select state, next_attempt_at from messages where template = 'waitingListOffer'`);
+    expect(Number((await outbox())[0]!.next_attempt_at)).toBe(told);
+    // Nothing goes out during the night; at 08:00 it does.
+    t.clock.set('2026-04-21T05:59:00Z');
+    expect((await t.deps.messages.deliverDue()).sent).toBe(0);
+    t.clock.set('2026-04-21T06:00:00Z');
+    expect((await t.deps.messages.deliverDue()).sent).toBe(1);
+    expect((await outbox())[0]!.state).toBe('sent');
+    // Outside the window an offer is told at once.
+    t.clock.set('2026-04-21T10:00:00Z');
+    const c = await join(await fan('cat'));
+    await publish([['A', '1', '2']]);
+    expect((await hooks('waitinglist.offered')).find((h) => h.entryId === c.id)).toMatchObject({ offeredAt: '2026-04-21T10:00:00.000Z', notifyAt: '2026-04-21T10:00:00.000Z' });
+  });
+
+  it('leaves on public sale what no fan could be told of before the show begins (quiet hours ending after its start)', async () => {
+    const { t, fan, settings, join, entry, publish } = await setup();
+    await settings({ ...ON, quietHours: { start: '20:00', end: '08:00', timeZone: 'Europe/Madrid' } });
+    const b = await join(await fan('ben'));
+    // 20:30 in Madrid on the show's day; the show starts at 21:00 and the window ends at 08:00.
+    t.clock.set('2026-05-01T18:30:00Z');
+    const l = await publish([['A', '1', '1']]);
+    expect(l.state).toBe('ACTIVE');
+    expect(await entry(b.id)).toMatchObject({ state: 'WAITING' });
+  });
+
   it('keeps to the quantity and to seats together, and leaves on sale what fits nobody', async () => {
     const { fan, settings, join, entry, publish, listing, hooks } = await setup();
     await settings();

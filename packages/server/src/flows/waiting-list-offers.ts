@@ -13,7 +13,7 @@ import { ticketSeatsByPks } from '../domain/tickets/tickets.queries.js';
 import { userByPk, type UserRow } from '../domain/users/users.queries.js';
 import { userToApi } from '../domain/users/users.service.js';
 import { FreePool, type Fit, type FreeListing } from '../domain/waitinglist/waitinglist.match.js';
-import type { OfferOutcome } from '../domain/waitinglist/waitinglist.model.js';
+import { quietHoursEnd, type OfferOutcome } from '../domain/waitinglist/waitinglist.model.js';
 import { earliestWaitingOf, waitingClassesOf, waitingListEntryById, waitingListSettingsOf, type WaitinglistEntryRow, type WaitinglistSettingsRow } from '../domain/waitinglist/waitinglist.queries.js';
 import { waitingListLockKey, type WaitingListService } from '../domain/waitinglist/waitinglist.service.js';
 import type { WebhooksService } from '../domain/webhooks/webhooks.service.js';
@@ -66,6 +66,8 @@ interface Line {
   event: EventRow;
   partner: PartnerRow;
   chart: readonly Seat[];
+  /** When an offer made now tells its fan: now, or the end of the show's quiet hours. */
+  notifyAt: number;
 }
 
 /** A free listing with its row, as read for this offer round. */
@@ -188,9 +190,14 @@ async function lineOf(deps: WaitingListOffersDeps, tx: Tx, showPk: string): Prom
   const settings = await waitingListSettingsOf(tx, showPk);
   if (!settings?.enabled || settings.waiting <= 0) return null;
   const found = await showWithEvent(tx, showPk);
-  if (!found || !isResaleOpen(found.show) || deps.clock.now() >= found.show.startsAt) return null;
+  const now = deps.clock.now();
+  if (!found || !isResaleOpen(found.show) || now >= found.show.startsAt) return null;
+  // Inside quiet hours the offer is made now and told when they end; ending after the show has
+  // begun, nobody could be told in time: the tickets stay on public sale instead.
+  const notifyAt = quietHoursEnd(settings.quietHours, now) ?? now;
+  if (notifyAt >= found.show.startsAt) return null;
   const svg = found.event.seating?.svgCode;
-  return { settings, show: found.show, event: found.event, partner: await partnerOf(tx, settings.partnerId), chart: svg ? chartSeats(svg) : [] };
+  return { settings, show: found.show, event: found.event, partner: await partnerOf(tx, settings.partnerId), chart: svg ? chartSeats(svg) : [], notifyAt };
 }
 
 /** The show's ACTIVE listings with their seats (skip-locked where the dialect can). */
@@ -294,9 +301,10 @@ async function makeOffer(deps: WaitingListOffersDeps, tx: Tx, line: Line, entry:
   try {
     await tx.transact(async (sp) => {
       const now = deps.clock.now();
-      // Never past the show's start: nobody pays for a show that has begun.
-      const expiresAt = Math.min(now + line.settings.offerMinutes * 60_000, line.show.startsAt);
-      const notifyAt = now;
+      // Told now, or when the show's quiet hours end; held `offerMinutes` from then, never past
+      // the show's start: nobody pays for a show that has begun.
+      const notifyAt = line.notifyAt;
+      const expiresAt = Math.min(notifyAt + line.settings.offerMinutes * 60_000, line.show.startsAt);
       const intention = await deps.intentions.openOffer(sp, { partnerId: line.partner.id, listings: rows, buyerPk: entry.userPk, expiresAt });
       await deps.listings.reserve(sp, line.partner.id, fit.listingIds, intention.id, { unannounced: fit.listingIds.filter((id) => unannounced.has(id)) });
       const offer = await deps.waitingList.recordOffer(sp, { entryId: entry.id, intentionId: intention.id, listingIds: fit.listingIds, quantity: fit.quantity, expiresAt, notifyAt });
@@ -315,10 +323,10 @@ async function makeOffer(deps: WaitingListOffersDeps, tx: Tx, line: Line, entry:
         tickets: tickets.map((t) => ({ option: options.get(t.ticketOptionPk)?.title ?? t.ticketOptionPk, section: t.section, row: t.row, seat: t.seat })),
         amount: { minor: intention.totalMinor, currency: intention.currency },
         expiresAt: toIso(expiresAt),
-        minutes: Math.max(1, Math.round((expiresAt - now) / 60_000)),
+        minutes: Math.max(1, Math.round((expiresAt - notifyAt) / 60_000)),
         checkoutUrl,
         ...(timeZone ? { timeZone } : {}),
-      });
+      }, { notBefore: notifyAt });
       if (messageId) await deps.waitingList.noteOfferMessage(sp, offer.id, messageId);
 
       await deps.webhooks.enqueue(sp, line.partner.id, {

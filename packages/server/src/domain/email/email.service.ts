@@ -51,6 +51,8 @@ export interface SendInput<K extends TemplateName = TemplateName> {
   vars: TemplateVars[K];
   /** E-mail only (the ticket PDF of `ticketUnlocked`, for example). */
   attachments?: Attachment[];
+  /** Not sent before this instant (epoch ms; a waiting-list offer made in the show's quiet hours). Default: at once. */
+  notBefore?: number;
 }
 
 /** What one `deliverDue` call did. */
@@ -183,7 +185,7 @@ export class MessagesService {
         ),
         state: 'pending',
         attempts: 0,
-        nextAttemptAt: now,
+        nextAttemptAt: Math.max(now, input.notBefore ?? now),
         sentAt: null,
         lastError: null,
         createdAt: now,
@@ -207,10 +209,11 @@ export class MessagesService {
     template: K,
     lang: Lang,
     vars: TemplateVars[K],
-    opts: { attachments?: Attachment[] } = {},
+    opts: { attachments?: Attachment[]; notBefore?: number } = {},
   ): Promise<string | null> {
     if (user.email) return await this.send(tx, { partnerId, channel: 'email', to: user.email, template, lang, vars, ...opts } as SendInput<K>);
-    if (user.phone) return await this.send(tx, { partnerId, channel: 'sms', to: user.phone, template, lang, vars } as SendInput<K>);
+    const later = opts.notBefore === undefined ? {} : { notBefore: opts.notBefore };
+    if (user.phone) return await this.send(tx, { partnerId, channel: 'sms', to: user.phone, template, lang, vars, ...later } as SendInput<K>);
     return null;
   }
 

@@ -1,4 +1,5 @@
 import { ApiError } from '../../lib/errors.js';
+import { wallTimeAt, zonedInstant } from '../../lib/zoned-time.js';
 
 /**
  * The waiting list's vocabulary: states, kinds, limits and the shapes the service answers.
@@ -85,6 +86,33 @@ export interface QuietHours {
   start: string;
   end: string;
   timeZone: string;
+}
+
+/** Minutes since midnight of a valid `HH:MM`. */
+function minutesOf(hhmm: string): number {
+  return Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+}
+
+/**
+ * When quiet hours that hold `now` end (epoch ms), or null when `now` is outside them (or
+ * there are none): an offer made at `now` tells its fan then. The window is read on the
+ * venue's wall clock, so it is the same local hours in winter and summer; an end that a
+ * daylight-saving change skips moves forward by the gap, as clocks do.
+ *
+ * @example quietHoursEnd({ start: '22:00', end: '08:00', timeZone: 'Europe/Madrid' }, Date.parse('2026-04-20T23:30:00+02:00')) // Date.parse('2026-04-21T08:00:00+02:00')
+ */
+export function quietHoursEnd(quiet: QuietHours | null, now: number): number | null {
+  if (quiet === null) return null;
+  const wall = wallTimeAt(now, quiet.timeZone);
+  const minute = wall.hour * 60 + wall.minute;
+  const start = minutesOf(quiet.start);
+  const end = minutesOf(quiet.end);
+  const wraps = start > end;
+  const inside = wraps ? minute >= start || minute < end : minute >= start && minute < end;
+  if (!inside) return null;
+  // Ends today, unless the window wraps midnight and this is its evening part.
+  const day = new Date(Date.UTC(wall.year, wall.month - 1, wall.day + (wraps && minute >= start ? 1 : 0)));
+  return zonedInstant({ year: day.getUTCFullYear(), month: day.getUTCMonth() + 1, day: day.getUTCDate(), hour: Math.floor(end / 60), minute: end % 60, second: 0 }, quiet.timeZone);
 }
 
 /** Quiet hours as given: without `timeZone`, the venue's (the show's location, else the event's). */

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, isNull, lt, sql, type SQL } from 'd
 import type { Tx } from '../../db/client.js';
 import { serializeOn } from '../../db/dialect.js';
 import { toIso } from '../../lib/clock.js';
+import { isTimeZone } from '../../lib/zoned-time.js';
 import { ApiError, type ErrorEntry } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inOrder } from '../../lib/in-order.js';
@@ -134,16 +135,6 @@ const INSERT_CHUNK = 500;
 const READ_CHUNK = 1000;
 
 const isLive = (): SQL => inArray(waitinglistEntries.state, LIVE_ENTRY_STATES);
-
-/** Whether `timeZone` is an IANA zone this runtime knows. */
-function knownTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A fair waiting list per show: an organiser's settings, fans joining and
@@ -646,7 +637,7 @@ function validSettings(input: SettingsInput, venueTimeZone: string | null): { va
     if (startOk && endOk && q.start === q.end) error('invalid_value', 'quietHours.end', 'quietHours.end must differ from quietHours.start (a window of no length, or of a whole day, holds every offer or none)');
     const timeZone = q.timeZone ?? venueTimeZone;
     if (timeZone === null) error('missing_field', 'quietHours.timeZone', 'quietHours.timeZone is required: the venue has no time zone to read the quiet hours in');
-    else if (!knownTimeZone(timeZone)) error('invalid_value', 'quietHours.timeZone', 'quietHours.timeZone must be an IANA time zone such as Europe/Madrid');
+    else if (!isTimeZone(timeZone)) error('invalid_value', 'quietHours.timeZone', 'quietHours.timeZone must be an IANA time zone such as Europe/Madrid');
     if (timeZone !== null) quietHours = { start: q.start, end: q.end, timeZone };
   }
   if (!(PRICE_CAPS as readonly string[]).includes(input.priceCap)) error('invalid_value', 'priceCap', `priceCap must be one of ${PRICE_CAPS.join(', ')}`);

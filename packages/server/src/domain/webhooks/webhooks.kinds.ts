@@ -299,7 +299,7 @@ export const WEBHOOK_KINDS = [
         currency: z.string().length(3),
         total: z.number().nonnegative().openapi({ description: 'What the fan pays in all, fees included, major units.', example: 110 }),
         offeredAt: z.iso.datetime({ offset: true }),
-        notifyAt: z.iso.datetime({ offset: true }).openapi({ description: 'When the fan is told: when the offer is made (quiet hours, which will delay it, are not applied yet).' }),
+        notifyAt: z.iso.datetime({ offset: true }).openapi({ description: 'When the fan is told: when the offer is made, or when the show’s quiet hours end (the hold counts from then).' }),
         expiresAt: z.iso.datetime({ offset: true }).openapi({ description: 'When the hold ends and the tickets go to the next fan.' }),
       })
       .openapi('WaitingListOfferedData', { description: 'Tickets are held for a waiting fan; the service e-mails them the link to pay. No link with a sign-in token is sent here: a partner that tells the fan itself links to its own pages (Login Trust).' }),

@@ -1,7 +1,8 @@
 import type { ErrorEntry } from '../../../lib/errors.js';
 import { issuesToEntries } from '../../../lib/validation.js';
 import { apiSchemas, type EventUpdateInput } from '../events.schemas.js';
-import { excelSerialToDate, hasOffset, isTimeZone, parseLocal, wallOfExcelDate, zonedIso } from './sheet.dates.js';
+import { excelSerialToDate, hasOffset, parseLocal, wallOfExcelDate } from './sheet.dates.js';
+import { isTimeZone, zonedIso } from '../../../lib/zoned-time.js';
 import { COLUMN_BY_PATTERN, COLUMNS, columnOf, type Column, type ColumnLevel } from './sheet.layout.js';
 import type { CellValue, Sheet } from './sheet.read.js';
 
