@@ -7,10 +7,11 @@ import type { JoinInput, SettingsInput } from '../domain/waitinglist/waitinglist
 import { MAX_INTENTION_ITEMS } from '../domain/intentions/intentions.service.js';
 import { eventBody, showBody, ticketBody, withEvent } from '../testing/factories.js';
 import { createTestApp } from '../testing/harness.js';
-import { sqlRows } from '../testing/sql.js';
+import { sqlExec, sqlRows } from '../testing/sql.js';
 import { completePurchase } from './complete-purchase.js';
 import { offers as marketOffers } from './market.queries.js';
 import { reserveListings } from './reserve-listings.js';
+import { sweepWaitingLists } from './waiting-list-offers.js';
 
 /**
  * The waiting list's offers (flows/waiting-list-offers.ts) through the real services and their
@@ -131,6 +132,31 @@ describe('waiting-list offers', () => {
     const l = await publish([['A', '1', '1']]);
     expect(l.state).toBe('ACTIVE');
     expect(await entry(b.id)).toMatchObject({ state: 'WAITING' });
+  });
+
+  it('sweeps: offers stock on sale an offer round missed, and closes the line of a show that began, withdrawing its live offer', async () => {
+    const { t, fan, settings, join, entry, publish, listing, intention } = await setup();
+    await settings();
+    const ben = await join(await fan('ben'));
+    // Paused and resumed behind the offers' back (as a lost event would leave it): the listing stays on sale.
+    await sqlExec(t.db, `update waitinglist_settings set enabled = false`);
+    const missed = await publish([['A', '1', '1']]);
+    expect(missed.state).toBe('ACTIVE');
+    await sqlExec(t.db, `update waitinglist_settings set enabled = true`);
+    expect(await sweepWaitingLists(t.deps)).toEqual({ closed: 0, swept: 1 });
+    expect((await listing(missed.id)).state).toBe('RESERVED');
+    expect(await entry(ben.id)).toMatchObject({ state: 'OFFERED', offer: { listingIds: [missed.id] } });
+    const held = (await listing(missed.id)).intentionId!;
+    const cat = await join(await fan('cat'));
+    // The show begins (21:00 in Madrid): both entries closed, Ben's offer withdrawn, its checkout ended and the ticket released.
+    t.clock.set('2026-05-01T19:00:00Z');
+    expect(await sweepWaitingLists(t.deps)).toEqual({ closed: 2, swept: 0 });
+    expect(await entry(ben.id)).toMatchObject({ state: 'CLOSED', endReason: 'show_started' });
+    expect(await entry(cat.id)).toMatchObject({ state: 'CLOSED' });
+    expect(await intention(held)).toMatchObject({ state: 'CANCELLED', endReason: 'waitinglist_closed' });
+    expect((await listing(missed.id)).state).toBe('ACTIVE');
+    // Nothing live is left to sweep.
+    expect(await sweepWaitingLists(t.deps)).toEqual({ closed: 0, swept: 0 });
   });
 
   it('keeps to the quantity and to seats together, and leaves on sale what fits nobody', async () => {

@@ -130,6 +130,44 @@ export async function matchShow(deps: WaitingListOffersDeps, tx: Tx, e: { showPk
   await offerListings(deps, tx, line, null, new Set());
 }
 
+/** What one sweep of the waiting lists did. */
+export interface SweepReport {
+  /** Entries closed because their show was cancelled or has begun. */
+  closed: number;
+  /** Lines whose stock on sale was offered again. */
+  swept: number;
+}
+
+/**
+ * The waiting lists' sweep (jobs/waitinglist.job.ts), each show with live entries in its own
+ * transaction: the line of a show cancelled or begun is closed (its entries `CLOSED`, a live
+ * offer withdrawn and its checkout cancelled); any other line is offered what is on sale and
+ * fits it ({@link matchShow}). Offers are made as listings become available; the sweep is the
+ * repair for the rare listing an offer round skipped (locked by a transaction that then rolled
+ * back) and the end of lines nobody else would close.
+ */
+export async function sweepWaitingLists(deps: WaitingListOffersDeps & Pick<Kernel, 'db'>): Promise<SweepReport> {
+  const report: SweepReport = { closed: 0, swept: 0 };
+  const shows = await deps.db.read(async (tx) => await deps.waitingList.showsWithLiveEntries(tx));
+  for (const showPk of shows) {
+    await deps.db.transact(async (tx) => {
+      const found = await showWithEvent(tx, showPk);
+      if (!found) return;
+      const cancelled = found.show.status === 'CANCELLED';
+      if (cancelled || deps.clock.now() >= found.show.startsAt) {
+        const r = await deps.waitingList.close(tx, showPk, cancelled ? 'show_cancelled' : 'show_started');
+        // The offers were withdrawn with the line: their checkouts end, their tickets go back.
+        for (const id of r.cancelIntentionIds) await deps.intentions.endIfPending(tx, id, 'CANCELLED', 'waitinglist_closed');
+        report.closed += r.closed;
+        return;
+      }
+      await matchShow(deps, tx, { showPk });
+      report.swept++;
+    });
+  }
+  return report;
+}
+
 /**
  * `intention.ended`: the offer held by a `waitinglist` intention ends as the intention did, and
  * the partner is told. Returns at once for an ordinary checkout (no query). Runs before the

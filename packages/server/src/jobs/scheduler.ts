@@ -13,11 +13,12 @@ import { authPurgeJob } from './auth.job.js';
 import { intentionsJob } from './intentions.job.js';
 import { paymentsJob } from './payments.job.js';
 import { wishlistJob } from './wishlist.job.js';
+import { waitingListJob } from './waitinglist.job.js';
 import { instanceLeaseJob } from './instances.job.js';
 
 /** Every scheduled job of the service. */
 export function jobs(): Job[] {
-  return [instanceLeaseJob, purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob, wishlistJob];
+  return [instanceLeaseJob, purgeIdempotencyJob, ticketsJob, feedsJob, webhooksJob, emailJob, unlocksJob, authPurgeJob, intentionsJob, paymentsJob, wishlistJob, waitingListJob];
 }
 
 /** While the database cannot be used, how often each job tries again. */

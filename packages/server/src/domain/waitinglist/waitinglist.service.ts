@@ -492,6 +492,11 @@ export class WaitingListService {
     return { closed: live.length, cancelIntentionIds: withdrawn.map((o) => o.intentionId) };
   }
 
+  /** The shows whose line holds live entries (WAITING or OFFERED): what the sweep looks at. */
+  async showsWithLiveEntries(tx: Tx): Promise<string[]> {
+    return (await tx.select({ showPk: waitinglistSettings.showPk }).from(waitinglistSettings).where(sql`${waitinglistSettings.waiting} > 0`)).map((r) => r.showPk);
+  }
+
   // ------------------------------------------------------------------ the operator's export
 
   /**
