@@ -10,6 +10,7 @@ import { run as dbOutage } from './db-outage.js';
 import { run as seatMap } from './seatmap.js';
 import { run as lighthouse } from './lighthouse.js';
 import { run as onsale } from './onsale.js';
+import { run as waitingList } from './waitinglist.js';
 
 const benches: [string, () => Promise<unknown>][] = [
   ['tickets-ingest', ticketsIngest],
@@ -23,6 +24,7 @@ const benches: [string, () => Promise<unknown>][] = [
   ['seatmap', seatMap],
   ['lighthouse', lighthouse],
   ['onsale', onsale],
+  ['waitinglist', waitingList],
 ];
 const only = process.argv[2];
 for (const [name, bench] of benches) {
