@@ -12,6 +12,7 @@ import type { EffectiveRules } from '../rules/rules.service.js';
 import { ticketByRef, ticketRowsByPks, ticketsByPks, type TicketRow } from '../tickets/tickets.queries.js';
 import { userToApi } from '../users/users.service.js';
 import { userOf, usersByPks } from '../users/users.queries.js';
+import { priceCapOf } from '../waitinglist/waitinglist.queries.js';
 import { priceLimits, settlePrice, type PriceLimits } from './listings.pricing.js';
 import { latestListingOfTicket, listingsByIds, liveListingOfTicket, LIVE_LISTING_STATES, ticketPksOf, type ListingRow } from './listings.queries.js';
 import { listings, listingTickets, type ListingState } from './listings.table.js';
@@ -29,9 +30,10 @@ export { LIVE_LISTING_STATES };
 /** Why a ticket cannot be listed (the access layer's NOT_SELLABLE), or null. */
 export type NotSellableReason = 'not_valid' | 'resale_closed' | 'show_started' | 'max_sell_reached';
 
-/** What a seller sees before publishing: the rules' limits and the fee breakdown. */
+/** What a seller sees before publishing: the rules' limits (with the waiting list's face-value cap, if any) and the fee breakdown. */
 export interface SellQuote {
   currency: string;
+  /** `limits.cap` says when fans are waiting and the price is capped at face value. */
   limits: PriceLimits;
   /** The breakdown at the given (or fixed) price; null while no price is known. */
   breakdown: PriceBreakdown | null;
@@ -106,7 +108,7 @@ export class ListingsService {
   /** Limits and fees for a price (minor units) of the seller's ticket(s). */
   async quote(tx: Tx, ticket: TicketRow, askedMinor: number | null): Promise<SellQuote> {
     const s = await this.scope(tx, ticket);
-    const limits = priceLimits(s.rules, s.originalMinor);
+    const limits = await this.limitsOf(tx, s);
     const price = limits.fixedMinor ?? askedMinor;
     const max = s.rules.maxSell?.rules.maxTickets;
     const fees = this.fees(s.partner, s.rules);
@@ -121,15 +123,18 @@ export class ListingsService {
 
   /**
    * The price of a listing in `scope` settled under the rules of its option or combination
-   * (minimum, maximum, fixed price) and its fee breakdown (the partner's fees, or a
-   * platformFees rule). The one price assembly of every listing, the partner's and a channel's.
+   * (minimum, maximum, fixed price), capped at face value while the show's waiting list holds
+   * fans for the option (FACE_VALUE), and its fee breakdown (the partner's fees, or a
+   * platformFees rule). The one price assembly of every listing, the partner's and a channel's
+   * (a reprice too).
    * @throws 400 naming `price` (reason `price_rejected`)
    */
   async price(tx: Tx, scope: ListingScope, askedMinor: number | null): Promise<PriceBreakdown> {
     const option = (await ticketOptionByPk(tx, scope.ticketOptionPk))!;
     const rules = await this.deps.rules.effective(tx, scope.showPk, scope.ticketOptionPk, scope.priceTypePk);
     const original = (await combinationOf(tx, scope.ticketOptionPk, scope.priceTypePk))?.priceMinor ?? option.priceMinor;
-    return this.settle(await partnerOf(tx, scope.partnerId), rules, original, askedMinor, option.currency);
+    const limits = priceLimits(rules, original, await priceCapOf(tx, scope.showPk, scope.ticketOptionPk));
+    return this.settle(await partnerOf(tx, scope.partnerId), rules, limits, askedMinor, option.currency);
   }
 
   /**
@@ -154,7 +159,7 @@ export class ListingsService {
     if (refusal === 'resale_closed') throw ApiError.conflict('Resale is closed for this show', undefined, 'resale_closed');
     if (refusal === 'show_started') throw ApiError.conflict('The show has started: its tickets can no longer be listed', undefined, 'show_started');
     if (refusal === 'max_sell_reached') throw ApiError.field('out_of_range', 'tickets', `At most ${s.rules.maxSell!.rules.maxTickets} tickets per seller may be listed or sold for this show`, 'body', 'max_sell_reached');
-    const price = this.settle(s.partner, s.rules, s.originalMinor, input.priceMinor, s.option.currency);
+    const price = this.settle(s.partner, s.rules, await this.limitsOf(tx, s), input.priceMinor, s.option.currency);
     // The tickets first: VALID -> LISTED in one conditional statement, all or none.
     if (!(await this.deps.tickets.markListed(tx, rows.map((t) => t.id)))) throw ApiError.conflict('A ticket of this listing was listed or changed meanwhile', undefined, 'changed_meanwhile');
     return await this.open(tx, {
@@ -466,8 +471,17 @@ export class ListingsService {
     return feesWithOverride(partner.settings.fees, rules.platformFees?.rules);
   }
 
-  private settle(partner: PartnerRow, rules: EffectiveRules, originalMinor: number | null, askedMinor: number | null, currency: string): PriceBreakdown {
-    const b = priceBreakdown(settlePrice(askedMinor, priceLimits(rules, originalMinor), currency), this.fees(partner, rules));
+  /**
+   * The limits for the scope's ticket: the rules', capped at face value while the show's
+   * waiting list holds fans for its option. Read here, not in `scope`: a sellability check
+   * (`notSellable`) does not need the waiting list.
+   */
+  private async limitsOf(tx: Tx, s: Scope): Promise<PriceLimits> {
+    return priceLimits(s.rules, s.originalMinor, await priceCapOf(tx, s.show.id, s.option.id));
+  }
+
+  private settle(partner: PartnerRow, rules: EffectiveRules, limits: PriceLimits, askedMinor: number | null, currency: string): PriceBreakdown {
+    const b = priceBreakdown(settlePrice(askedMinor, limits, currency), this.fees(partner, rules));
     if (b.payoutMinor <= 0) throw ApiError.field('out_of_range', 'price', 'The price must be more than the seller fee', 'body', 'price_rejected');
     return b;
   }

@@ -1,5 +1,6 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
+import { LIVE_ENTRY_STATES } from './waitinglist.model.js';
 import { waitinglistEntries, waitinglistOffers, waitinglistSettings, type WaitinglistEntryRow, type WaitinglistOfferRow, type WaitinglistSettingsRow } from './waitinglist.table.js';
 
 /**
@@ -68,4 +69,38 @@ export async function earliestWaitingOf(tx: Tx, showPk: string, cls: { quantity:
 /** An entry by id, or undefined. */
 export async function waitingListEntryById(tx: Tx, entryId: string): Promise<WaitinglistEntryRow | undefined> {
   return (await tx.select().from(waitinglistEntries).where(eq(waitinglistEntries.id, entryId)).limit(1))[0];
+}
+
+/** Why a listing's price is capped at face value, and how many fans the cap protects. */
+export interface WaitingListPriceCap {
+  /** Live entries (WAITING or OFFERED) a listing of the option could serve: the option's and any-option entries. */
+  fans: number;
+}
+
+/**
+ * Whether the waiting list caps the price of a listing of `ticketOptionPk` at face value: the
+ * show's list is enabled with `priceCap` FACE_VALUE and fans are waiting for that option (an
+ * entry for it, or for any option of the show; live entries, WAITING or OFFERED). Null when it
+ * does not. A show without the feature pays one primary-key read, and one with nobody waiting
+ * stops at its `waiting` counter; only then are the option's entries counted (a range of the
+ * live-entries index).
+ *
+ * Read without a lock when pricing: the contract caps listings "published while fans are
+ * waiting", so the count as the listing is published is the one that matters.
+ */
+export async function priceCapOf(tx: Tx, showPk: string, ticketOptionPk: string): Promise<WaitingListPriceCap | null> {
+  const settings = await waitingListSettingsOf(tx, showPk);
+  if (!settings?.enabled || settings.priceCap !== 'FACE_VALUE' || settings.waiting <= 0) return null;
+  const [row] = await tx
+    .select({ fans: count() })
+    .from(waitinglistEntries)
+    .where(
+      and(
+        eq(waitinglistEntries.showPk, showPk),
+        inArray(waitinglistEntries.state, LIVE_ENTRY_STATES),
+        or(eq(waitinglistEntries.ticketOptionPk, ticketOptionPk), isNull(waitinglistEntries.ticketOptionPk)),
+      ),
+    );
+  const fans = row?.fans ?? 0;
+  return fans > 0 ? { fans } : null;
 }

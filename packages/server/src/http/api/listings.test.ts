@@ -99,7 +99,7 @@ describe('price rules', () => {
     expect((await list(['a3'], 4550)).priceMinor).toBe(4550);
     const partnerId = (await t.deps.partners.list())[0]!.id;
     const q = await t.db.transact(async (tx) => await t.deps.listings.quote(tx, await t.deps.tickets.get(t.db, partnerId, 'a1'), 3000));
-    expect(q.limits).toEqual({ originalMinor: 4550, minMinor: 2000, maxMinor: 4550, fixedMinor: null });
+    expect(q.limits).toEqual({ originalMinor: 4550, minMinor: 2000, maxMinor: 4550, fixedMinor: null, cap: null });
     expect(q.breakdown).toEqual({ priceMinor: 3000, buyerFeeMinor: 300, buyerTotalMinor: 3300, sellerFeeMinor: 150, payoutMinor: 2850 });
   });
 

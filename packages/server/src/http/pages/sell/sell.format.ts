@@ -18,15 +18,22 @@ export function typed(minor: number | null, currency: string): string {
   return minor === null ? '' : (minor / 10 ** currencyDigits(currency)).toFixed(currencyDigits(currency));
 }
 
-/** What the seller may ask, said before they type: the face value and the organiser's range (or that there is none). */
+/**
+ * What the seller may ask, said before they type: the face value and the organiser's range (or
+ * that there is none). While fans wait under a face-value cap, the cap comes first and says why
+ * the price cannot go higher (it stands in for the face value it names).
+ */
 export function limitsText(l: PriceLimits, currency: string, lang: Lang): string {
   const f = (m: number) => money(m, currency, lang);
-  if (l.fixedMinor !== null) return sm(lang, 'priceFixed', { price: f(l.fixedMinor) });
-  const face = l.originalMinor !== null ? `${sm(lang, 'faceValue', { price: f(l.originalMinor) })} ` : '';
-  if (l.minMinor !== null && l.maxMinor !== null) return face + sm(lang, 'priceRange', { min: f(l.minMinor), max: f(l.maxMinor) });
+  const cap = l.cap === null ? '' : `${l.cap.fans === 1 ? sm(lang, 'waitingCapOne', { price: f(l.cap.capMinor) }) : sm(lang, 'waitingCap', { fans: new Intl.NumberFormat(lang).format(l.cap.fans), price: f(l.cap.capMinor) })} `;
+  if (l.fixedMinor !== null) return cap + sm(lang, 'priceFixed', { price: f(l.fixedMinor) });
+  const face = cap !== '' ? cap : l.originalMinor !== null ? `${sm(lang, 'faceValue', { price: f(l.originalMinor) })} ` : '';
+  // Under the cap a maximum equal to it was said by the cap's sentence; a lower one (the rules') still counts.
+  const max = l.cap !== null && l.maxMinor === l.cap.capMinor ? null : l.maxMinor;
+  if (l.minMinor !== null && max !== null) return face + sm(lang, 'priceRange', { min: f(l.minMinor), max: f(max) });
   if (l.minMinor !== null) return face + sm(lang, 'priceMin', { min: f(l.minMinor) });
-  if (l.maxMinor !== null) return face + sm(lang, 'priceMax', { max: f(l.maxMinor) });
-  return face + sm(lang, 'priceNoLimit');
+  if (max !== null) return face + sm(lang, 'priceMax', { max: f(max) });
+  return l.cap !== null ? cap.trimEnd() : face + sm(lang, 'priceNoLimit');
 }
 
 /** Whether a price asks more than the ticket's face value (publishing it then needs the seller's confirmation). */

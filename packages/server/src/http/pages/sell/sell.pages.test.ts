@@ -312,3 +312,35 @@ describe('sell flow: managing a listing', () => {
     expect(es.text).toContain('Retirar el anuncio');
   });
 });
+
+describe('sell flow: the waiting list’s face-value cap', () => {
+  it('tells the seller before publishing that fans wait and the price is capped at face value, and refuses more', async () => {
+    const { t, p, browser, signIn, page } = await setup();
+    const SHOW_1 = { externalReferenceEventId: 'tour', showId: 'show-1' };
+    await t.db.transact(async (tx) => await t.deps.waitingList.putSettings(tx, p.id, SHOW_1, { enabled: true, priceCap: 'FACE_VALUE' }));
+    await signIn();
+    // Nobody waits yet: the ordinary hint.
+    expect((await browser.get(page)).text).toContain('Face value: €45.50. The organiser sets no price limit.');
+    for (const [i, ticketOptionId] of [['1', 'opt-field'], ['2', null]] as const) {
+      await t.db.transact(async (tx) => {
+        const user = await t.deps.users.resolve(tx, p.id, { email: `waiting-${i}@example.com` });
+        // Four tickets: no single ticket here satisfies them, so nothing is offered away.
+        await t.deps.waitingList.join(tx, p.id, { ...SHOW_1, userPk: user.id, quantity: 4, maxPerBuyer: 4, together: false, ticketOptionId });
+      });
+    }
+    const form = await browser.get(page);
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('2 fans are waiting for this show: the organiser caps resale at face value (€45.50).');
+    expect(form.text).not.toContain('The organiser sets no price limit.');
+    const es = await browser.get(`${page}?lang=es`);
+    expect(es.text).toContain('2 fans esperan entradas para este espectáculo: el organizador limita la reventa al valor facial (45,50\u00a0€).');
+    const csrf = inputValue(form.text, '_csrf')!;
+    const tooHigh = await browser.post(page, { _csrf: csrf, price: '46', intent: 'publish' });
+    expect(tooHigh.status).toBe(400);
+    expect(tooHigh.text).toContain('2 fans are waiting for this show: the organiser caps resale at face value: the price must be at most 45.5 EUR');
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('VALID');
+    const published = await browser.post(page, { _csrf: csrf, price: '45.50', intent: 'publish' });
+    expect(published.status).toBe(303);
+    expect((await t.deps.tickets.get(t.db, p.id, 'a1')).state).toBe('LISTED');
+  });
+});
