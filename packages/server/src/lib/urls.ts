@@ -44,6 +44,10 @@ export const servicePaths = {
   marketPick: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/buy/pick`,
   /** The market's "tell me when tickets appear" (POST). */
   marketNotify: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/notify`,
+  /** The market's "join the waiting list" (POST); `/continue` carries it through sign-in. */
+  marketWaitingList: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/waitinglist`,
+  /** The market's "leave the waiting list" and an offer's "No thanks" (POST). */
+  marketWaitingListLeave: (partnerId: string, eventRef: string) => `${market(partnerId, eventRef)}/waitinglist/leave`,
   /** The market's seat map data. */
   marketSeatMap: (partnerId: string, eventRef: string, query?: UrlQuery) => withQuery(`${market(partnerId, eventRef)}/seatmap.json`, query),
   /** A buy intention's checkout. */

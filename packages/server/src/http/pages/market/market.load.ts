@@ -17,6 +17,9 @@ import { userByPk } from '../../../domain/users/users.queries.js';
 import { buyerKey, LeadsService } from '../../../domain/marketdata/leads.service.js';
 import { leadOfBuyer } from '../../../domain/marketdata/leads.queries.js';
 import { LeadInputSchema } from '../../../domain/marketdata/leads.schemas.js';
+import { ticketOptionsOfShow } from '../../../domain/events/events.queries.js';
+import { DEFAULT_HOLD_LIMITS } from '../../../domain/partners/partners.settings.js';
+import { joinFromMarket, leaveFromMarket } from '../../../flows/waiting-list-market.js';
 
 /**
  * The market page's loading and its Buy: what the page reads and shows (a plain view model,
@@ -294,21 +297,21 @@ const PICK_PURPOSE = 'market-pick';
  * event, every query value that matters, and this browser (a hash of its anonymous CSRF
  * secret), so the link acts only for the browser that asked, and only as it was made.
  */
-function continueData(partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): string {
-  const fields = ['l', 's', 'x', 'returnTo', RETURN_TO_TAG_PARAM].map((k) => `${k}=${query.get(k) ?? ''}`);
+function continueData(partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string, extra: readonly string[] = []): string {
+  const fields = ['l', 's', 'x', 'returnTo', RETURN_TO_TAG_PARAM, ...extra].map((k) => `${k}=${query.get(k) ?? ''}`);
   return [partnerId, eventRef, ...fields, createHash('sha256').update(browserSecret).digest('base64url')].join('\n');
 }
 
 /** `query` with its end (`x`, {@link PICK_TTL_MS} ahead) and its signature for `purpose`. */
-function signContinue(deps: Pick<AppDeps, 'box' | 'clock'>, purpose: string, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): URLSearchParams {
+function signContinue(deps: Pick<AppDeps, 'box' | 'clock'>, purpose: string, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string, extra: readonly string[] = []): URLSearchParams {
   query.set('x', String(deps.clock.now() + PICK_TTL_MS));
-  query.set('sig', deps.box.sign(purpose, continueData(partnerId, eventRef, query, browserSecret)));
+  query.set('sig', deps.box.sign(purpose, continueData(partnerId, eventRef, query, browserSecret, extra)));
   return query;
 }
 
 /** Whether `query` was signed for `purpose` for this partner, event and browser: `ok`, `expired`, or null (not signed so, or changed). */
-function checkContinue(deps: Pick<AppDeps, 'box' | 'clock'>, purpose: string, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): 'ok' | 'expired' | null {
-  if (!deps.box.verify(purpose, continueData(partnerId, eventRef, query, browserSecret), query.get('sig') ?? '')) return null;
+function checkContinue(deps: Pick<AppDeps, 'box' | 'clock'>, purpose: string, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string, extra: readonly string[] = []): 'ok' | 'expired' | null {
+  if (!deps.box.verify(purpose, continueData(partnerId, eventRef, query, browserSecret, extra), query.get('sig') ?? '')) return null;
   return Number(query.get('x')) < deps.clock.now() ? 'expired' : 'ok';
 }
 
@@ -470,4 +473,197 @@ export async function buyListings(
     if (err.reason === 'own_listing') return { kind: 'ownListing', market };
     return { kind: 'taken', market };
   }
+}
+
+// ------------------------------------------------------------------ the waiting list
+
+/** The join form's fields a refusal can name; `form`: the whole form (already waiting, closed…). */
+export type JoinField = 'quantity' | 'ticketOptionId' | 'together' | 'form';
+
+/** Why a join was refused, as the page says it (market.messages.ts keys). */
+export type JoinErrorKey = 'wlQuantityError' | 'wlOptionError' | 'wlTogetherError' | 'wlAlreadyWaiting' | 'wlClosed' | 'wlResaleClosed' | 'wlNoContact';
+
+/** Every refusal of a join at once, by field. */
+export type JoinErrors = Partial<Record<JoinField, JoinErrorKey>>;
+
+/** The join form as typed (kept when refused). */
+export interface JoinValues {
+  quantity: string;
+  together: boolean;
+  /** '' for any category. */
+  ticketOptionId: string;
+}
+
+/** What the market shows of the show's waiting list when it is enabled. */
+export interface WaitingListView {
+  /** Live entries: "N fans waiting". */
+  waiting: number;
+  joinAction: string;
+  leaveAction: string;
+  /** The most tickets one fan may wait for (the partner's `holdLimits.ticketsPerBuyerPerShow`). */
+  max: number;
+  /** The event has a seating chart: "seats together" is offered. */
+  seated: boolean;
+  /** The show's categories, for the optional choice. */
+  options: { id: string; title: string }[];
+  /** The signed-in viewer's live entry: their place, or their live offer. */
+  mine: { entryId: string; position: number | null; quantity: number; offer: { checkout: string; release: string; expiresAt: number; tickets: number } | null } | null;
+}
+
+/** A show id as a form or link names it: printable text up to 200 characters, else null (no show has another; PostgreSQL refuses a NUL). */
+function printableShowId(value: unknown): string | null {
+  const showId = typeof value === 'string' ? value.slice(0, 200) : '';
+  return showId && ![...showId].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? showId : null;
+}
+
+/** A posted join form: the show (null when it names none) and the values as typed. */
+export function readJoinForm(form: Record<string, string | File>): { showId: string; values: JoinValues } | null {
+  const showId = printableShowId(form.showId);
+  if (!showId) return null;
+  const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max).trim() : '');
+  return { showId, values: { quantity: text(form.quantity, 10), together: form.together === '1' || form.together === 'on', ticketOptionId: text(form.ticketOptionId, 200) } };
+}
+
+/**
+ * The show's waiting list as the market shows it, or null when it is not enabled (the page is
+ * then the wishlist's, as before) or the show is cancelled. With `viewerPk`, their live entry.
+ */
+export async function readWaitingList(
+  deps: Pick<AppDeps, 'db' | 'waitingList'>,
+  partner: Pick<PartnerRow, 'id' | 'settings'>,
+  ref: { eventRef: string; showId: string; showPk: string; seated: boolean; cancelled: boolean },
+  viewerPk: string | null,
+  lang: Lang,
+): Promise<WaitingListView | null> {
+  if (ref.cancelled) return null;
+  return await deps.db.read(async (tx) => {
+    const key = { externalReferenceEventId: ref.eventRef, showId: ref.showId };
+    const settings = await deps.waitingList.getSettings(tx, partner.id, key);
+    if (!settings.enabled) return null;
+    const options = (await ticketOptionsOfShow(tx, ref.showPk)).map((o) => ({ id: o.ticketId, title: o.title }));
+    const entry = viewerPk ? (await deps.waitingList.entriesOf(tx, partner.id, viewerPk, { show: key, live: true }))[0] : undefined;
+    return {
+      waiting: settings.waiting,
+      joinAction: servicePaths.marketWaitingList(partner.id, ref.eventRef),
+      leaveAction: servicePaths.marketWaitingListLeave(partner.id, ref.eventRef),
+      max: (partner.settings.holdLimits ?? DEFAULT_HOLD_LIMITS).ticketsPerBuyerPerShow,
+      seated: ref.seated,
+      options,
+      mine: entry
+        ? {
+            entryId: entry.id,
+            position: entry.position,
+            quantity: entry.quantity,
+            offer: entry.offer
+              ? {
+                  checkout: servicePaths.checkout(partner.id, entry.offer.intentionId, { lang }),
+                  release: servicePaths.checkoutRelease(partner.id, entry.offer.intentionId),
+                  expiresAt: entry.offer.expiresAt,
+                  tickets: entry.offer.quantity,
+                }
+              : null,
+          }
+        : null,
+    };
+  });
+}
+
+/**
+ * The join form checked against the list as the page shows it, every refusal at once: the
+ * quantity a whole number from 1 to the most per fan, the category one of the show's (or any),
+ * "seats together" only for a seated event. The values to join with when none.
+ */
+export function checkJoin(wl: Pick<WaitingListView, 'max' | 'seated' | 'options'>, values: JoinValues): { errors: JoinErrors; quantity: number; ticketOptionId: string | undefined } {
+  const errors: JoinErrors = {};
+  const quantity = /^\d{1,3}$/.test(values.quantity) ? Number(values.quantity) : NaN;
+  if (!(quantity >= 1 && quantity <= wl.max)) errors.quantity = 'wlQuantityError';
+  if (values.ticketOptionId !== '' && !wl.options.some((o) => o.id === values.ticketOptionId)) errors.ticketOptionId = 'wlOptionError';
+  if (values.together && !wl.seated) errors.together = 'wlTogetherError';
+  return { errors, quantity, ticketOptionId: values.ticketOptionId === '' ? undefined : values.ticketOptionId };
+}
+
+/** The service's refusal of a join, as the page's errors (every field it named); null for anything else. */
+function joinRefusal(err: unknown): { status: number; errors: JoinErrors } | null {
+  if (!(err instanceof ApiError)) return null;
+  if (err.status === 400) {
+    const errors: JoinErrors = {};
+    for (const e of err.entries) {
+      if (e.path === 'quantity') errors.quantity = 'wlQuantityError';
+      else if (e.path === 'ticketOptionId') errors.ticketOptionId = 'wlOptionError';
+      else if (e.path === 'together') errors.together = 'wlTogetherError';
+      else if (e.path === 'user') errors.form = 'wlNoContact';
+    }
+    return Object.keys(errors).length > 0 ? { status: 400, errors } : null;
+  }
+  if (err.status === 409) {
+    if (err.reason === 'already_waiting') return { status: 409, errors: { form: 'wlAlreadyWaiting' } };
+    if (err.reason === 'waitinglist_closed') return { status: 409, errors: { form: 'wlClosed' } };
+    return { status: 409, errors: { form: 'wlResaleClosed' } };
+  }
+  return null;
+}
+
+/** What a join from the market came to. */
+export type JoinOutcome = { kind: 'joined' } | { kind: 'refused'; status: number; errors: JoinErrors } | { kind: 'notFound' };
+
+/**
+ * Puts the signed-in fan (`userPk`) on the show's waiting list from the market (the join flow:
+ * a Wishlist lead, and an offer at once when fitting tickets are on sale). The form is checked
+ * first (every refusal at once), then the service's own refusals are the page's.
+ */
+export async function joinWaitingListFromMarket(
+  deps: Pick<AppDeps, 'db' | 'clock' | 'auth' | 'events' | 'intentions' | 'waitingList'>,
+  partner: Pick<PartnerRow, 'id' | 'settings'>,
+  input: { eventRef: string; showId: string; values: JoinValues; wl: WaitingListView; userPk: string },
+): Promise<JoinOutcome> {
+  const checked = checkJoin(input.wl, input.values);
+  if (Object.keys(checked.errors).length > 0) return { kind: 'refused', status: 400, errors: checked.errors };
+  try {
+    await deps.db.transact(async (tx) =>
+      await joinFromMarket(deps, tx, partner, input.userPk, { externalReferenceEventId: input.eventRef, showId: input.showId, ticketOptionId: checked.ticketOptionId, quantity: checked.quantity, together: input.values.together }),
+    );
+    return { kind: 'joined' };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { kind: 'notFound' };
+    const refused = joinRefusal(err);
+    if (refused) return { kind: 'refused', ...refused };
+    throw err;
+  }
+}
+
+/**
+ * The signed-in fan leaves the show's waiting list (`entryId`, theirs only); with a live offer,
+ * that is "No thanks": the offer is declined and its tickets pass to the next fan. `left`, or
+ * `gone` when the entry is not theirs or has ended meanwhile (the page shows as it now is).
+ */
+export async function leaveWaitingListFromMarket(deps: Pick<AppDeps, 'db' | 'clock' | 'auth' | 'events' | 'intentions' | 'waitingList'>, partnerId: string, userPk: string, entryId: string): Promise<'left' | 'gone'> {
+  try {
+    await deps.db.transact(async (tx) => await leaveFromMarket(deps, tx, partnerId, userPk, entryId));
+    return 'left';
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 404 || err.status === 409)) return 'gone';
+    throw err;
+  }
+}
+
+const WAITING_LIST_PURPOSE = 'market-waitinglist';
+/** The join form's values a continued join carries (signed with the rest). */
+const WAITING_LIST_FIELDS = ['q', 't', 'o'] as const;
+
+/**
+ * Where a signed-out fan who pressed "Join the waiting list" comes back to after signing in:
+ * `…/waitinglist/continue` with the show and the form's values, signed for this browser as a
+ * continued Buy is (see {@link pickContinueUrl}), so they are joined on the way back.
+ */
+export function waitingListContinueUrl(deps: Pick<AppDeps, 'box' | 'clock'>, partner: Pick<PartnerRow, 'id'>, eventRef: string, showId: string, values: JoinValues, lang: Lang, browserSecret: string): string {
+  const query = new URLSearchParams({ s: showId, q: values.quantity, t: values.together ? '1' : '', o: values.ticketOptionId, lang });
+  return `${servicePaths.marketWaitingList(partner.id, eventRef)}/continue?${signContinue(deps, WAITING_LIST_PURPOSE, partner.id, eventRef, query, browserSecret, WAITING_LIST_FIELDS)}`;
+}
+
+/** The show and values of a continued join, `expired`, or null when it was not signed for this browser (see {@link waitingListContinueUrl}). */
+export function readWaitingListContinue(deps: Pick<AppDeps, 'box' | 'clock'>, partnerId: string, eventRef: string, query: URLSearchParams, browserSecret: string): { showId: string; values: JoinValues } | 'expired' | null {
+  const checked = checkContinue(deps, WAITING_LIST_PURPOSE, partnerId, eventRef, query, browserSecret, WAITING_LIST_FIELDS);
+  if (checked !== 'ok') return checked;
+  const showId = printableShowId(query.get('s'));
+  return showId ? { showId, values: { quantity: query.get('q') ?? '', together: query.get('t') === '1', ticketOptionId: query.get('o') ?? '' } } : null;
 }

@@ -11,8 +11,33 @@ import { cspWith, noticePage, renderPage } from '../layout.js';
 import { brandAsPartner } from '../brand.js';
 import { notFoundPage } from '../partner-page.js';
 import { ok } from '../../../lib/envelope.js';
-import { buyListings, findPartner, joinWishlist, marketPage, marketSeatMap, notifyContinueUrl, ownPendingCheckout, pickContinueUrl, readBuyForm, readMarket, readNotify, readPick, readPickQuery, wishlistOf, type BuyForm } from './market.load.js';
-import { buyRefusalNotice, MARKET_CSS, MarketPage, pickRefusalNotice } from './market.view.js';
+import {
+  buyListings,
+  checkJoin,
+  findPartner,
+  joinWaitingListFromMarket,
+  joinWishlist,
+  leaveWaitingListFromMarket,
+  marketPage,
+  marketSeatMap,
+  notifyContinueUrl,
+  ownPendingCheckout,
+  pickContinueUrl,
+  readBuyForm,
+  readJoinForm,
+  readMarket,
+  readNotify,
+  readPick,
+  readPickQuery,
+  readWaitingList,
+  readWaitingListContinue,
+  waitingListContinueUrl,
+  wishlistOf,
+  type BuyForm,
+  type JoinErrors,
+  type JoinValues,
+} from './market.load.js';
+import { buyRefusalNotice, MARKET_CSS, MarketPage, pickRefusalNotice, type WaitingListProps } from './market.view.js';
 import { servicePaths } from '../../../lib/urls.js';
 import type { Lang } from '@resale/shared/lang';
 
@@ -230,8 +255,14 @@ export function marketPageRoutes(deps: AppDeps) {
     return session && partnerId && session.partnerId === partnerId ? session : null;
   };
 
-  app.get('/market/:partnerId/:eventRef', async (c) => {
-    const read = await readMarket(deps, { partnerId: c.req.param('partnerId'), eventRef: c.req.param('eventRef'), showId: c.req.query('showId') });
+  app.get('/market/:partnerId/:eventRef', async (c) => await showMarket(c, c.req.query('showId')));
+
+  /**
+   * The market page of the path's event and `showId`; with `refused`, a join of the waiting
+   * list that was refused: its values as typed and every refusal, answered with its status.
+   */
+  const showMarket = async (c: SessionContext, showId: string | undefined, refused: { values: JoinValues; errors: JoinErrors; status: 400 | 409 } | null = null) => {
+    const read = await readMarket(deps, { partnerId: c.req.param('partnerId') ?? '', eventRef: c.req.param('eventRef') ?? '', showId });
     const lang = pageLang(c, read.partner?.settings.defaultLang);
     const page = marketPage(
       deps,
@@ -249,22 +280,135 @@ export function marketPageRoutes(deps: AppDeps) {
       ownSession(c, read.partner?.id)?.userPk ?? null,
     );
     if (page.kind === 'notFound') return notFoundPage(c, lang);
-    const { partner, view } = page;
+    const { partner } = page;
+    let view = page.view;
     // The header carries the way back (and the partner's name, colour, help and terms).
     brandAsPartner(c, partner, view.back);
     c.header('Cache-Control', 'no-store');
     const { pathname, search } = new URL(c.req.url);
+    const viewer = ownSession(c, partner.id);
+    // The show's waiting list, when enabled: it takes the wishlist's place on an empty market.
+    const wlView = read.show && read.found
+      ? await readWaitingList(deps, partner, { eventRef: read.found.event.externalReferenceId, showId: read.show.showId, showPk: read.show.id, seated: Boolean(read.found.event.seating?.svgCode || read.found.event.seating?.image), cancelled: view.show.cancelled }, viewer?.userPk ?? null, lang)
+      : null;
+    // A live offer's hold shows as the offer (Buy, No thanks), not as a checkout of the viewer's.
+    const offerRelease = wlView?.mine?.offer?.release;
+    if (offerRelease) view = { ...view, ownHolds: view.ownHolds.filter((h) => h.release !== offerRelease) };
     // The Buy forms' token, only when one shows: before sign-in, making one sets the browser's CSRF cookie.
     const csrf = view.hasBuyForm ? csrfToken(c, view.buyAction) : '';
     const releaseCsrf = Object.fromEntries(view.ownHolds.map((h) => [h.release, csrfToken(c, h.release)]));
-    // An empty market offers "tell me when tickets appear" (or says the fan is on the list).
+    // An empty market offers "tell me when tickets appear" (or says the fan is on the list), unless the waiting list is open.
     const empty = view.groups.length === 0 && !view.show.cancelled;
-    const viewer = ownSession(c, partner.id);
-    const notify = empty
+    const notify = empty && !wlView
       ? { csrf: csrfToken(c, view.notifyAction), ...(viewer && read.show ? await wishlistOf(deps, partner, read.show.id, viewer.userPk) : { on: false, email: null }) }
       : null;
-    const signedInAs = <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={pathname + search} />;
-    return renderPage(c, <MarketPage view={view} lang={lang} csrf={csrf} releaseCsrf={releaseCsrf} released={c.req.query('released') === '1'} notify={notify} signedInAs={signedInAs} />, { csp: marketCsp(partner, view.hasMap, view.ownHolds.length > 0) });
+    const asked = c.req.query('waitinglist');
+    const done: WaitingListProps['done'] = asked === 'joined' || asked === 'left' || asked === 'declined' ? asked : null;
+    const waitingList = wlView
+      ? {
+          view: wlView,
+          csrf: { join: empty && !wlView.mine ? csrfToken(c, wlView.joinAction) : '', leave: wlView.mine ? csrfToken(c, wlView.leaveAction) : '' },
+          values: refused?.values ?? { quantity: '1', together: false, ticketOptionId: c.req.query('ticketOptionId') && wlView.options.some((o) => o.id === c.req.query('ticketOptionId')) ? c.req.query('ticketOptionId')! : '' },
+          errors: refused?.errors ?? {},
+          done: refused ? null : done,
+        }
+      : null;
+    // A refused join answers on its form's address: signing out comes back to the market itself.
+    const here = refused ? servicePaths.market(partner.id, c.req.param('eventRef') ?? '', { showId: view.show.showId, lang }) : pathname + search;
+    const signedInAs = <SignedInAs c={c} deps={deps} partnerId={partner.id} lang={lang} returnTo={here} />;
+    return renderPage(
+      c,
+      <MarketPage view={view} lang={lang} csrf={csrf} releaseCsrf={releaseCsrf} released={c.req.query('released') === '1'} notify={notify} waitingList={waitingList} waitingListClosed={refused !== null && wlView === null} signedInAs={signedInAs} />,
+      { csp: marketCsp(partner, view.hasMap, view.ownHolds.length > 0 || Boolean(wlView?.mine?.offer)), ...(refused ? { status: refused.status } : {}) },
+    );
+  };
+
+  /**
+   * "Join the waiting list" on an empty market (when the show's list is enabled): the signed-in
+   * fan joins at once (the join flow: a Wishlist lead; an offer at once when fitting tickets are
+   * on sale) and comes back to the market, which shows their place. A signed-out fan signs in
+   * first and is joined on the way back (`…/waitinglist/continue`, signed for this browser with
+   * the form's values), with no second press. A refusal (a bad quantity, already waiting, the
+   * list closed) is the market again with every refusal and the values as typed.
+   */
+  app.post('/market/:partnerId/:eventRef/waitinglist', async (c) => {
+    const found = await partnerOfPath(c);
+    if (found instanceof Response) return found;
+    const { partner, lang } = found;
+    const form = readJoinForm(await c.req.parseBody());
+    if (!form) return notFoundPage(c, lang);
+    const eventRef = c.req.param('eventRef');
+    if (!c.get('session') || c.get('session')?.partnerId !== partner.id) {
+      // Checked before the sign-in, so a fan does not sign in to be told the form was wrong.
+      const wl = await waitingListOfForm(c, partner, eventRef, form.showId, null, lang);
+      if (wl === null) return notFoundPage(c, lang);
+      const checked = checkJoin(wl, form.values);
+      if (Object.keys(checked.errors).length > 0) return await showMarket(c, form.showId, { values: form.values, errors: checked.errors, status: 400 });
+    }
+    const session = requireUser(c, partner, { returnTo: waitingListContinueUrl(deps, partner, eventRef, form.showId, form.values, lang, c.get('sessionConfig').anonymousCsrfSecret()) });
+    if (session instanceof Response) return session;
+    return await joinList(c, partner, eventRef, form.showId, form.values, session.userPk, lang);
   });
+
+  app.get('/market/:partnerId/:eventRef/waitinglist/continue', async (c) => {
+    const found = await partnerOfPath(c);
+    if (found instanceof Response) return found;
+    const { partner, lang } = found;
+    const eventRef = c.req.param('eventRef');
+    const query = new URL(c.req.url).searchParams;
+    const asked = readWaitingListContinue(deps, partner.id, eventRef, query, c.get('sessionConfig').anonymousCsrfSecret());
+    if (asked === null || asked === 'expired') {
+      brandAsPartner(c, partner, null);
+      return noticePage(c, pickRefusalNotice(asked === null ? 'foreign' : 'expired', lang, servicePaths.market(partner.id, eventRef, { showId: query.get('s') || undefined, lang })));
+    }
+    const session = requireUser(c, partner);
+    if (session instanceof Response) return session;
+    return await joinList(c, partner, eventRef, asked.showId, asked.values, session.userPk, lang);
+  });
+
+  /**
+   * "Leave the waiting list", and an offer's "No thanks" (`intent=decline`): the signed-in
+   * fan's own entry leaves the line; a live offer is declined and its tickets pass to the next
+   * fan at once. Back to the market, which says so. Not signed in: sign in, then the market.
+   */
+  app.post('/market/:partnerId/:eventRef/waitinglist/leave', async (c) => {
+    const found = await partnerOfPath(c);
+    if (found instanceof Response) return found;
+    const { partner, lang } = found;
+    const form = await c.req.parseBody();
+    const eventRef = c.req.param('eventRef');
+    const showId = readJoinForm(form)?.showId;
+    const entryId = typeof form.entryId === 'string' ? form.entryId.slice(0, 200) : '';
+    if (!showId || !/^[\w-]+$/.test(entryId)) return notFoundPage(c, lang);
+    const market = servicePaths.market(partner.id, eventRef, { showId, lang });
+    const session = requireUser(c, partner, { returnTo: market });
+    if (session instanceof Response) return session;
+    const left = await leaveWaitingListFromMarket(deps, partner.id, session.userPk, entryId);
+    const said = left === 'left' ? (form.intent === 'decline' ? 'declined' : 'left') : null;
+    return safeRedirect(c, `${servicePaths.market(partner.id, eventRef, { showId, lang, ...(said ? { waitinglist: said } : {}) })}#waitinglist`, 303);
+  });
+
+  /** The show's waiting list as the page shows it, or null when the event or show is unknown or the list is not enabled. */
+  const waitingListOfForm = async (c: SessionContext, partner: PartnerRow, eventRef: string, showId: string, viewerPk: string | null, lang: Lang) => {
+    const read = await readMarket(deps, { partnerId: partner.id, eventRef, showId });
+    if (!read.found || !read.show || read.show.showId !== showId) return null;
+    const seating = read.found.event.seating;
+    return await readWaitingList(deps, partner, { eventRef, showId, showPk: read.show.id, seated: Boolean(seating?.svgCode || seating?.image), cancelled: read.show.status === 'CANCELLED' }, viewerPk, lang);
+  };
+
+  /** Joins the signed-in fan: back to the market showing their place, or the market with the refusals (404 for an unknown show). */
+  const joinList = async (c: SessionContext, partner: PartnerRow, eventRef: string, showId: string, values: JoinValues, userPk: string, lang: Lang) => {
+    const wl = await waitingListOfForm(c, partner, eventRef, showId, userPk, lang);
+    if (wl === null) {
+      // Unknown show: 404. A list not (or no longer) enabled: the market says it is closed.
+      const read = await readMarket(deps, { partnerId: partner.id, eventRef, showId });
+      if (!read.show || read.show.showId !== showId) return notFoundPage(c, lang);
+      return await showMarket(c, showId, { values, errors: { form: 'wlClosed' }, status: 409 });
+    }
+    const outcome = await joinWaitingListFromMarket(deps, partner, { eventRef, showId, values, wl, userPk });
+    if (outcome.kind === 'notFound') return notFoundPage(c, lang);
+    if (outcome.kind === 'refused') return await showMarket(c, showId, { values, errors: outcome.errors, status: outcome.status === 409 ? 409 : 400 });
+    return safeRedirect(c, `${servicePaths.market(partner.id, eventRef, { showId, lang, waitinglist: 'joined' })}#waitinglist`, 303);
+  };
   return app;
 }

@@ -12,7 +12,7 @@ import { pageScriptTag } from '../page-script.js';
 import { servicePaths } from '../../../lib/urls.js';
 import { cm } from '../checkout/checkout.messages.js';
 import { Layout, type NoticeProps } from '../layout.js';
-import type { BuyFormFields, BuyRefusal, MarketView } from './market.load.js';
+import type { BuyFormFields, BuyRefusal, JoinErrors, JoinValues, MarketView, WaitingListView } from './market.load.js';
 import { mm, orphanSeatMessages } from './market.messages.js';
 
 /**
@@ -24,7 +24,18 @@ import { mm, orphanSeatMessages } from './market.messages.js';
 export const MARKET_CSS = `.offers{list-style:none;padding:0}.offers li{margin:0 0 .75rem}.offers li.shared{outline:3px solid #0b4fb3}
 h2{font-size:1.15rem;margin:1.5rem 0 .5rem}.price{font-size:1.2rem;font-weight:700}
 .own-hold{background:var(--surface);border:1px solid var(--line);border-radius:12px;padding:var(--s3) var(--s4);margin:0 0 var(--s4)}.own-hold h2{margin-top:0}.own-hold .countdown{margin-bottom:0}.own-hold .actions form{margin:0}
-.others-hold{color:var(--muted)}.empty-market{background:var(--surface);border:1px solid var(--line);border-radius:12px;padding:var(--s3) var(--s4);margin:0 0 var(--s4)}.empty-market h3{margin-top:0}`;
+.others-hold{color:var(--muted)}.empty-market{background:var(--surface);border:1px solid var(--line);border-radius:12px;padding:var(--s3) var(--s4);margin:0 0 var(--s4)}.empty-market h3{margin-top:0}
+.wl-count{font-weight:600}.wl-form label{margin-top:var(--s3)}.wl-form input[type=number]{max-width:8rem}.wl-form .confirm label{display:inline;font-weight:400}.in-line h2,.wl-offer h2{margin-top:0}.in-line .actions form,.wl-offer .actions form{margin:0}`;
+
+/** The waiting list as the page shows it (when the show's list is enabled), with its forms' tokens and a refused join's values and errors. */
+export interface WaitingListProps {
+  view: WaitingListView;
+  csrf: { join: string; leave: string };
+  values: JoinValues;
+  errors: JoinErrors;
+  /** What was just done, said once: joined, left, or an offer declined. */
+  done: 'joined' | 'left' | 'declined' | null;
+}
 
 function money(minor: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(minor / 10 ** currencyDigits(currency));
@@ -81,8 +92,13 @@ function StrandedBuy(props: { offer: Offer; companion: Offer | null; view: Marke
  * grouped by ticket option and area (a shared listing marked), and the other dates.
  * `signedInAs`: the "signed in as … Sign out" line (nothing when signed out).
  */
-export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; releaseCsrf: Record<string, string>; released?: boolean; notify: { csrf: string; on: boolean; email: string | null } | null; signedInAs: Child }) {
+export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; releaseCsrf: Record<string, string>; released?: boolean; notify: { csrf: string; on: boolean; email: string | null } | null; waitingList?: WaitingListProps | null; waitingListClosed?: boolean; signedInAs: Child }) {
   const { view: v, lang, csrf } = props;
+  const wl = props.waitingList ?? null;
+  const offer = wl?.view.mine?.offer ?? null;
+  // The join form shows on an empty market to a fan not in line; a refusal of the whole form (already waiting…) shows anyway.
+  const showJoin = wl !== null && !wl.view.mine && v.groups.length === 0 && !v.show.cancelled;
+  const formRefusal = wl && !showJoin && wl.errors.form ? mm(lang, wl.errors.form, { max: wl.view.max }) : props.waitingListClosed ? mm(lang, 'wlClosed') : null;
   return (
     <Layout
       lang={lang}
@@ -92,7 +108,7 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
         <>
           <style>{raw(MARKET_CSS)}</style>
           {v.hasMap ? <script type="module" src={servicePaths.widgetsEntry()}></script> : null}
-          {v.ownHolds.length > 0 ? pageScriptTag() : null}
+          {v.ownHolds.length > 0 || offer ? pageScriptTag() : null}
         </>
       }
     >
@@ -109,6 +125,12 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
           {mm(lang, 'released')}
         </p>
       ) : null}
+      {wl?.done ? (
+        <p class="notice" role="status">
+          {mm(lang, wl.done === 'joined' ? 'wlJoined' : wl.done === 'left' ? 'wlLeft' : 'wlDeclined')}
+        </p>
+      ) : null}
+      {wl?.view.mine ? <InLine lang={lang} wl={wl} now={v.now} timeZone={v.timeZone} showId={v.show.showId} /> : null}
       {v.ownHolds.map((h, i) => (
         <OwnHold lang={lang} hold={h} index={i} now={v.now} timeZone={v.timeZone} csrf={props.releaseCsrf[h.release] ?? ''} />
       ))}
@@ -144,7 +166,18 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
       ) : null}
       <h2>{mm(lang, 'forSale')}</h2>
       {v.groups.length === 0 && !v.show.cancelled ? <p>{mm(lang, 'none')}</p> : null}
+      {formRefusal ? (
+        <p class="notice error" role="alert">
+          {formRefusal}
+        </p>
+      ) : null}
+      {wl && wl.view.waiting > 0 ? (
+        <p class="wl-count" role="status">
+          {mm(lang, wl.view.waiting === 1 ? 'wlWaitingOne' : 'wlWaitingOther', { n: wl.view.waiting })}
+        </p>
+      ) : null}
       {props.notify ? <EmptyMarket lang={lang} view={v} notify={props.notify} /> : null}
+      {showJoin ? <JoinWaitingList lang={lang} view={v} wl={wl} /> : null}
       {v.othersHold && !v.show.cancelled ? (
         <p class="others-hold" role="status">
           {mm(lang, v.othersHold.tickets === 1 ? 'othersHoldOne' : 'othersHoldOther', { n: v.othersHold.tickets, time: formatTime(v.othersHold.backAt, lang, v.timeZone) })}
@@ -257,15 +290,20 @@ function EmptyMarket(props: { lang: Lang; view: MarketView; notify: { csrf: stri
           <button type="submit">{mm(lang, 'notifyButton')}</button>
         </form>
       )}
-      {v.primarySalesUrl ? (
-        <p>
-          <a href={v.primarySalesUrl} rel="noopener">
-            {mm(lang, 'primarySale')}
-          </a>
-        </p>
-      ) : null}
+      <PrimarySaleLink url={v.primarySalesUrl} lang={lang} />
     </section>
   );
+}
+
+/** The link to the partner's own (primary) sale of the show, under an empty market, when it has one. */
+function PrimarySaleLink({ url, lang }: { url: string | null | undefined; lang: Lang }) {
+  return url ? (
+    <p>
+      <a href={url} rel="noopener">
+        {mm(lang, 'primarySale')}
+      </a>
+    </p>
+  ) : null;
 }
 
 /**
@@ -306,4 +344,152 @@ export function pickRefusalNotice(why: 'expired' | 'foreign', lang: Lang, market
   return why === 'expired'
     ? { lang, status: 410, title: mm(lang, 'pickExpiredTitle'), text: mm(lang, 'pickExpiredText'), link: backToMarket(market, lang) }
     : { lang, status: 400, title: mm(lang, 'pickForeignTitle'), text: mm(lang, 'pickForeignText'), link: backToMarket(market, lang) };
+}
+
+/** A join refusal's text: the quantity's names the most per fan. */
+function joinErrorText(lang: Lang, key: NonNullable<JoinErrors[keyof JoinErrors]>, max: number): string {
+  return mm(lang, key, { max });
+}
+
+/**
+ * "Join the waiting list" on an empty market, when the show's list is enabled: how many
+ * tickets (1 to the most per fan), seats together (a seated event only), a category (optional),
+ * every refusal at once with the values as typed; and the primary sale when the partner gave one.
+ */
+function JoinWaitingList(props: { lang: Lang; view: MarketView; wl: WaitingListProps }) {
+  const { lang, view: v, wl } = props;
+  const { errors, values } = wl;
+  const max = wl.view.max;
+  const fields = (['quantity', 'ticketOptionId', 'together'] as const).filter((f) => errors[f]);
+  const refused = fields.length > 0 || errors.form;
+  return (
+    <section class="empty-market" id="waitinglist" aria-labelledby="wl-title">
+      <h3 id="wl-title">{mm(lang, 'wlTitle')}</h3>
+      {refused ? (
+        <div class="notice error" role="alert">
+          <p>
+            <strong>{mm(lang, 'wlErrorsTitle')}</strong>
+          </p>
+          <ul>
+            {errors.form ? <li>{joinErrorText(lang, errors.form, max)}</li> : null}
+            {fields.map((f) => (
+              <li>
+                <a href={`#wl-${f}`}>{joinErrorText(lang, errors[f]!, max)}</a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <p>{mm(lang, 'wlText')}</p>
+      <form method="post" action={`${wl.view.joinAction}?lang=${lang}`} class="wl-form" novalidate>
+        <CsrfInput token={wl.csrf.join} />
+        <input type="hidden" name="showId" value={v.show.showId} />
+        <label for="wl-quantity">{mm(lang, 'wlQuantity')}</label>
+        <input
+          type="number"
+          id="wl-quantity"
+          name="quantity"
+          inputmode="numeric"
+          min="1"
+          max={String(max)}
+          required
+          value={values.quantity}
+          aria-invalid={errors.quantity ? 'true' : undefined}
+          aria-describedby={errors.quantity ? 'wl-quantity-hint wl-quantity-error' : 'wl-quantity-hint'}
+        />
+        <p class="hint" id="wl-quantity-hint">
+          {mm(lang, 'wlQuantityHint', { max })}
+        </p>
+        {errors.quantity ? (
+          <p class="error" id="wl-quantity-error">
+            {joinErrorText(lang, errors.quantity, max)}
+          </p>
+        ) : null}
+        {wl.view.options.length > 1 || values.ticketOptionId !== '' ? (
+          <>
+            <label for="wl-ticketOptionId">{mm(lang, 'wlOption')}</label>
+            <select id="wl-ticketOptionId" name="ticketOptionId" aria-invalid={errors.ticketOptionId ? 'true' : undefined} aria-describedby={errors.ticketOptionId ? 'wl-ticketOptionId-error' : undefined}>
+              <option value="" selected={values.ticketOptionId === ''}>
+                {mm(lang, 'wlAnyOption')}
+              </option>
+              {wl.view.options.map((o) => (
+                <option value={o.id} selected={values.ticketOptionId === o.id}>
+                  {o.title}
+                </option>
+              ))}
+            </select>
+            {errors.ticketOptionId ? (
+              <p class="error" id="wl-ticketOptionId-error">
+                {joinErrorText(lang, errors.ticketOptionId, max)}
+              </p>
+            ) : null}
+          </>
+        ) : null}
+        {wl.view.seated || values.together ? (
+          <div class={errors.together ? 'confirm invalid' : 'confirm'}>
+            {errors.together ? (
+              <p class="error" id="wl-together-error">
+                {joinErrorText(lang, errors.together, max)}
+              </p>
+            ) : null}
+            <input type="checkbox" id="wl-together" name="together" value="1" checked={values.together} aria-invalid={errors.together ? 'true' : undefined} aria-describedby={errors.together ? 'wl-together-error' : undefined} />{' '}
+            <label for="wl-together">{mm(lang, 'wlTogether')}</label>
+          </div>
+        ) : null}
+        <button type="submit">{mm(lang, 'wlJoin')}</button>
+      </form>
+      <PrimarySaleLink url={v.primarySalesUrl} lang={lang} />
+    </section>
+  );
+}
+
+/**
+ * The signed-in fan's place on the waiting list: "You are #12 in line for 2 tickets" and the
+ * way out; or, with a live offer, the tickets held for them with the time left (the pages'
+ * countdown), Buy (the offer's checkout) and No thanks (leaving declines the offer: the tickets
+ * pass to the next fan).
+ */
+function InLine(props: { lang: Lang; wl: WaitingListProps; now: number; timeZone: string | undefined; showId: string }) {
+  const { lang, wl } = props;
+  const mine = wl.view.mine!;
+  const leave = (label: string, intent: string) => (
+    <form method="post" action={`${wl.view.leaveAction}?lang=${lang}`}>
+      <CsrfInput token={wl.csrf.leave} />
+      <input type="hidden" name="showId" value={props.showId} />
+      <input type="hidden" name="entryId" value={mine.entryId} />
+      <input type="hidden" name="intent" value={intent} />
+      <button type="submit" class="secondary">
+        {label}
+      </button>
+    </form>
+  );
+  if (mine.offer) {
+    const o = mine.offer;
+    return (
+      <section class="own-hold wl-offer" id="waitinglist" aria-labelledby="wl-offer-title">
+        <h2 id="wl-offer-title">{mm(lang, 'wlOfferTitle')}</h2>
+        <div class="countdown" data-countdown={new Date(o.expiresAt).toISOString()} data-countdown-now={new Date(props.now).toISOString()} data-countdown-one={cm(lang, 'countdownOne')} data-countdown-other={cm(lang, 'countdownOther')} data-countdown-ended={cm(lang, 'countdownEnded')}>
+          <p>{mm(lang, o.tickets === 1 ? 'wlOfferOne' : 'wlOfferOther', { n: o.tickets, time: formatTime(o.expiresAt, lang, props.timeZone) })}</p>
+          <p class="countdown-left" data-countdown-reveal hidden>
+            <span class="countdown-clock" role="timer" data-countdown-clock></span> <span>{cm(lang, 'timeLeft')}</span>
+          </p>
+          <p class="visually-hidden" aria-live="polite" data-countdown-live></p>
+        </div>
+        <div class="actions">
+          <a class="button" href={o.checkout}>
+            {cm(lang, 'buy')}
+          </a>
+          {leave(mm(lang, 'wlDecline'), 'decline')}
+        </div>
+      </section>
+    );
+  }
+  return (
+    <section class="own-hold in-line" id="waitinglist" aria-labelledby="wl-in-line">
+      <h2 id="wl-in-line">{mm(lang, 'wlInLine')}</h2>
+      {mine.position !== null ? <p class="price">{mm(lang, mine.quantity === 1 ? 'wlPositionOne' : 'wlPositionOther', { position: mine.position, n: mine.quantity })}</p> : null}
+      <p>{mm(lang, 'wlInLineText')}</p>
+      <div class="actions">{leave(mm(lang, 'wlLeave'), 'leave')}</div>
+    </section>
+  );
 }
