@@ -84,6 +84,7 @@ describe('the scheduler with several processes', () => {
       'intention-expiry': 'deployment',
       'refunds-and-payouts': 'deployment',
       wishlist: 'deployment',
+      waitinglist: 'deployment',
     });
   });
 });
