@@ -295,6 +295,19 @@ function EmptyMarket(props: { lang: Lang; view: MarketView; notify: { csrf: stri
   );
 }
 
+/** Tickets held until `expiresAt`: what is held (`text`) and the time left, counted down by the page script. */
+function HoldCountdown({ lang, expiresAt, now, text }: { lang: Lang; expiresAt: number; now: number; text: string }) {
+  return (
+    <div class="countdown" data-countdown={new Date(expiresAt).toISOString()} data-countdown-now={new Date(now).toISOString()} data-countdown-one={cm(lang, 'countdownOne')} data-countdown-other={cm(lang, 'countdownOther')} data-countdown-ended={cm(lang, 'countdownEnded')}>
+      <p>{text}</p>
+      <p class="countdown-left" data-countdown-reveal hidden>
+        <span class="countdown-clock" role="timer" data-countdown-clock></span> <span>{cm(lang, 'timeLeft')}</span>
+      </p>
+      <p class="visually-hidden" aria-live="polite" data-countdown-live></p>
+    </div>
+  );
+}
+
 /** The link to the partner's own (primary) sale of the show, under an empty market, when it has one. */
 function PrimarySaleLink({ url, lang }: { url: string | null | undefined; lang: Lang }) {
   return url ? (
@@ -317,13 +330,7 @@ function OwnHold(props: { lang: Lang; hold: MarketView['ownHolds'][number]; inde
   return (
     <section class="own-hold" aria-labelledby={`own-hold-${props.index}`}>
       <h2 id={`own-hold-${props.index}`}>{mm(lang, 'ownHoldTitle')}</h2>
-      <div class="countdown" data-countdown={new Date(hold.expiresAt).toISOString()} data-countdown-now={new Date(props.now).toISOString()} data-countdown-one={cm(lang, 'countdownOne')} data-countdown-other={cm(lang, 'countdownOther')} data-countdown-ended={cm(lang, 'countdownEnded')}>
-        <p>{mm(lang, hold.tickets === 1 ? 'ownHoldOne' : 'ownHoldOther', { n: hold.tickets, time: until })}</p>
-        <p class="countdown-left" data-countdown-reveal hidden>
-          <span class="countdown-clock" role="timer" data-countdown-clock></span> <span>{cm(lang, 'timeLeft')}</span>
-        </p>
-        <p class="visually-hidden" aria-live="polite" data-countdown-live></p>
-      </div>
+      <HoldCountdown lang={lang} expiresAt={hold.expiresAt} now={props.now} text={mm(lang, hold.tickets === 1 ? 'ownHoldOne' : 'ownHoldOther', { n: hold.tickets, time: until })} />
       <div class="actions">
         <a class="button" href={hold.checkout}>
           {mm(lang, 'continueCheckout')}
@@ -468,13 +475,7 @@ function InLine(props: { lang: Lang; wl: WaitingListProps; now: number; timeZone
     return (
       <section class="own-hold wl-offer" id="waitinglist" aria-labelledby="wl-offer-title">
         <h2 id="wl-offer-title">{mm(lang, 'wlOfferTitle')}</h2>
-        <div class="countdown" data-countdown={new Date(o.expiresAt).toISOString()} data-countdown-now={new Date(props.now).toISOString()} data-countdown-one={cm(lang, 'countdownOne')} data-countdown-other={cm(lang, 'countdownOther')} data-countdown-ended={cm(lang, 'countdownEnded')}>
-          <p>{mm(lang, o.tickets === 1 ? 'wlOfferOne' : 'wlOfferOther', { n: o.tickets, time: formatTime(o.expiresAt, lang, props.timeZone) })}</p>
-          <p class="countdown-left" data-countdown-reveal hidden>
-            <span class="countdown-clock" role="timer" data-countdown-clock></span> <span>{cm(lang, 'timeLeft')}</span>
-          </p>
-          <p class="visually-hidden" aria-live="polite" data-countdown-live></p>
-        </div>
+        <HoldCountdown lang={lang} expiresAt={o.expiresAt} now={props.now} text={mm(lang, o.tickets === 1 ? 'wlOfferOne' : 'wlOfferOther', { n: o.tickets, time: formatTime(o.expiresAt, lang, props.timeZone) })} />
         <div class="actions">
           <a class="button" href={o.checkout}>
             {cm(lang, 'buy')}
