@@ -354,6 +354,16 @@ export class WaitingListService {
     return await inOrder(rows, async (row) => await this.withPosition(tx, row));
   }
 
+  /**
+   * The fan's live entry (WAITING or OFFERED) in a show's line, with its position and live
+   * offer; null when the fan is not in it. By the show's key, for readers that already hold it
+   * (the buy access layer's answer signed for a fan): one index seek, plus the position's count.
+   */
+  async liveEntryOfFan(tx: Tx, showPk: string, userPk: string): Promise<WaitingListEntry | null> {
+    const row = await this.liveEntryOf(tx, showPk, userPk);
+    return row ? await this.withPosition(tx, row) : null;
+  }
+
   // ------------------------------------------------------------------ offers (the offer flow's primitives)
 
   /**

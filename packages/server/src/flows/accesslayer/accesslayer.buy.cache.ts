@@ -7,6 +7,7 @@ import { cheapestActivePerOption, listingsByIds, showListingReads, ticketPksOfLi
 import { liveHoldsFingerprint, liveHoldsOfShow } from '../../domain/intentions/intentions.queries.js';
 import { primarySaleReader } from '../../domain/marketdata/marketdata.queries.js';
 import { ticketSeatsByPks } from '../../domain/tickets/tickets.queries.js';
+import { waitingListSettingsOf, type WaitinglistSettingsRow } from '../../domain/waitinglist/waitinglist.queries.js';
 
 export type { DbChangeCounter, DbVersion };
 
@@ -112,6 +113,8 @@ export interface ShowSnapshot {
   partnerId: string;
   eventId: string;
   showId: string;
+  /** The show's key, for the reads of an answer signed for a fan (their place in the waiting list). */
+  showPk: string;
   /** The event has a seating chart (svgCode or image). */
   hasSeating: boolean;
   status: ShowRow['status'];
@@ -123,6 +126,8 @@ export interface ShowSnapshot {
   primary: { soldOut: boolean | null; soldPercentage: number | null } | null;
   /** The show's live holds (checkouts waiting for payment), earliest ending first: what they keep off sale, and whose. */
   holds: SnapshotHold[];
+  /** The show's waiting list while the organiser has it on: the fans in line (waiting, or holding an offer); null when off. */
+  waitingList: { fans: number } | null;
 }
 
 /** A live hold of the show: one checkout's tickets, off sale until it is paid or ends. */
@@ -298,6 +303,7 @@ export class ShowSnapshots {
       partnerId,
       eventId,
       showId,
+      showPk: show.id,
       hasSeating: event.hasSeating === 1,
       status: show.status,
       resaleEnabled: show.resaleEnabled,
@@ -317,6 +323,7 @@ export class ShowSnapshots {
       }),
       primary: await primarySaleReader(tx)(show.id),
       holds: await this.holds(tx, partnerId, show.id, optionRows),
+      waitingList: waitingListOf(await waitingListSettingsOf(tx, show.id)),
     };
     return {
       version,
@@ -332,7 +339,7 @@ export class ShowSnapshots {
   /**
    * Everything a snapshot was built from, as one string, read cheaply: the event's seating
    * flag, the show's status, resale flag and start, its options (ids, order, currency, area,
-   * visibility), its primary sale's soldOut and soldPercentage, its live holds (count, keys and ends), the set of its ACTIVE listings with their prices (a covering scan of
+   * visibility), its primary sale's soldOut and soldPercentage, its live holds (count, keys and ends), its waiting list (on, and the fans in line), the set of its ACTIVE listings with their prices (a covering scan of
    * listings_show_state_idx: the count, the sum of rowids and the sum of a hash of each rowid
    * with its price, so a listing in or out of ACTIVE or repriced changes it), and the seats of
    * the cheapest listings. Not in it: the buyer fee (not in the index), hence
@@ -351,6 +358,8 @@ export class ShowSnapshots {
     parts.push(l?.n, l?.rowids, l?.pairs);
     const h = await liveHoldsFingerprint(tx)(showPk);
     parts.push(h?.n, h?.keys, h?.ends);
+    const w = waitingListOf(await waitingListSettingsOf(tx, showPk));
+    parts.push(w?.fans ?? null);
     for (const s of await this.seats(tx, listingIds)) parts.push(s.listingId, s.section, s.row, s.seat);
     return JSON.stringify(parts);
   }
@@ -432,4 +441,9 @@ export function compressedAnswer(bytes: Uint8Array, coding: Encoding): Uint8Arra
   let forms = compressed.get(bytes);
   if (!forms) compressed.set(bytes, (forms = {}));
   return (forms[coding] ??= encodeSync(bytes, coding));
+}
+
+/** A snapshot's `waitingList` from the show's settings row (the counter is kept under the show's lock with every join and leave). */
+function waitingListOf(row: WaitinglistSettingsRow | undefined): ShowSnapshot['waitingList'] {
+  return row?.enabled ? { fans: row.waiting } : null;
 }

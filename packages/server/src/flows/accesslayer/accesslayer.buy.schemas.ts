@@ -69,6 +69,23 @@ const Cta = z
       })
       .optional()
       .openapi({ description: 'Only with `loginTrust[user]`: the fan’s own checkout of this scope still holding tickets. Say “You have these tickets reserved — continue to checkout (mm:ss left)” linking `url`, and “release them” linking `releaseUrl`.' }),
+    waitingList: z
+      .object({
+        fans: z.number().int().openapi({ example: 12, description: 'Fans in the show’s line (waiting, or holding an offer). The line is the show’s, whatever the category.' }),
+        joinUrl: z.string().openapi({ description: 'The market page’s join form (`#waitinglist`), with the category of a category’s call to action; signed as the other URLs.' }),
+        yours: z
+          .object({
+            position: z.number().int().openapi({ example: 3, description: '1: the next fan a fitting ticket is offered to. An order, not a promise: a listing goes to the earliest entry it satisfies.' }),
+            quantity: z.number().int().openapi({ example: 2 }),
+            state: z.enum(['WAITING', 'OFFERED']).openapi({ description: '`OFFERED`: tickets are held for this fan until `offerExpiresAt`.' }),
+            offerExpiresAt: z.string().optional().openapi({ example: '2026-06-01T18:42:00.000Z' }),
+            url: z.string().openapi({ description: 'The offer’s checkout while `OFFERED`; otherwise the market, where the fan sees the line and can leave it. Signed.' }),
+          })
+          .optional()
+          .openapi({ description: 'Only with `loginTrust[user]`, for a fan in the line: say “You are #3 in line” (or “Tickets are held for you — buy before 18:42”) linking `url`.' }),
+      })
+      .optional()
+      .openapi({ description: 'While the organiser has the show’s waiting list on and resale is open. With nothing for sale (`enabled` false), say “Join the waiting list · 12 fans waiting” linking `joinUrl` rather than a disabled button.' }),
   })
   .openapi('BuyCallToAction');
 

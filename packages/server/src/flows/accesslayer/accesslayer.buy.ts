@@ -9,6 +9,8 @@ import { signingWith } from '../../domain/auth/auth.urls.js';
 import { isResaleOpen } from '../../domain/events/events.model.js';
 import type { PartnerRow } from '../../domain/partners/partners.service.js';
 import type { BuyAccessLayerSettings } from '../../domain/partners/partners.settings.js';
+import type { WaitingListEntry } from '../../domain/waitinglist/waitinglist.model.js';
+import type { WaitingListService } from '../../domain/waitinglist/waitinglist.service.js';
 import { isPrimaryScarce } from '../../domain/marketdata/marketdata.service.js';
 import type { DbVersion } from '../../db/change-counter.js';
 import { ShowSnapshots, type OptionSnapshot, type ShowSnapshot, type SnapshotEntry, type SnapshotHold } from './accesslayer.buy.cache.js';
@@ -79,6 +81,28 @@ export interface BuyCta {
    * market, where the fan can let them go (`releaseUrl`). Each URL signed as the others.
    */
   yourHold?: { tickets: number; expiresAt: string; url: string; releaseUrl: string };
+  /**
+   * Additive, while the organiser has the show's waiting list on and resale is open: the fans
+   * in the show's line (one line per show, whatever the category), and the market's join form.
+   * With nothing for sale (`enabled` false) say "Join the waiting list · N fans waiting"
+   * linking `joinUrl` rather than a disabled button. `yours`: only in an answer signed for a
+   * fan who is in the line.
+   */
+  waitingList?: BuyCtaWaitingList;
+}
+
+/** A call to action's `waitingList` (see {@link BuyCta}). */
+export interface BuyCtaWaitingList {
+  /** Fans in the show's line: waiting, or holding an offer. */
+  fans: number;
+  /** The market page's join form (`#waitinglist`), with the category of a category's call to action; signed as the other URLs. */
+  joinUrl: string;
+  /**
+   * The signed-for fan's place in the line: their position (1 = next), the tickets they wait
+   * for, and while an offer holds tickets for them (`state: OFFERED`) until when; `url` is the
+   * offer's checkout then, the market (where they can leave the line) otherwise. Signed.
+   */
+  yours?: { position: number; quantity: number; state: 'WAITING' | 'OFFERED'; offerExpiresAt?: string; url: string };
 }
 
 export interface BuyBannerComponent {
@@ -231,10 +255,13 @@ export function resaleOpen(s: Pick<ShowSnapshot, 'status' | 'resaleEnabled' | 's
   return isResaleOpen(s) && now < s.startsAt;
 }
 
+/** What the buy access layer reads: the snapshots (db, clock), the public URL, and a signed-for fan's place in a waiting list. */
+export type BuyAccessLayerDeps = Pick<Kernel, 'db' | 'clock' | 'config'> & { waitingList: Pick<WaitingListService, 'liveEntryOfFan'> };
+
 export class BuyAccessLayer {
   readonly snapshots: ShowSnapshots;
 
-  constructor(private readonly deps: Pick<Kernel, 'db' | 'clock' | 'config'>) {
+  constructor(private readonly deps: BuyAccessLayerDeps) {
     this.snapshots = new ShowSnapshots(deps.db, deps.clock);
   }
 
@@ -248,7 +275,14 @@ export class BuyAccessLayer {
   async show(partner: PartnerRow, ref: { eventId: string; showId: string }, lang: Lang, sign: Signer, version: DbVersion = this.snapshots.counter.read(), via?: Db, viewerPk: string | null = null): Promise<BuyComponent[]> {
     const r = await this.snapshots.get(partner.id, ref.eventId, ref.showId, version, via);
     if (!r.found) throw notFound(r.missing, ref);
-    return this.render(partner, r.snapshot, lang, sign, false, this.deps.clock.now(), viewerPk);
+    const line = await this.fanInLine(r.snapshot, viewerPk, via);
+    return this.render(partner, r.snapshot, lang, sign, false, this.deps.clock.now(), viewerPk, line);
+  }
+
+  /** The signed-for fan's live entry in the show's waiting list (null: no fan, the list off, or not in it). */
+  private async fanInLine(s: ShowSnapshot, viewerPk: string | null, via: Db | undefined): Promise<WaitingListEntry | null> {
+    if (viewerPk === null || s.waitingList === null) return null;
+    return await (via ?? this.deps.db).read(async (tx) => await this.deps.waitingList.liveEntryOfFan(tx, s.showPk, viewerPk));
   }
 
   /**
@@ -290,7 +324,8 @@ export class BuyAccessLayer {
       for (const showId of item.showIds) {
         const got = this.snapshots.get(partner.id, item.eventId, showId, version, via);
         const r = got instanceof Promise ? await got : got;
-        out.push({ eventId: item.eventId, showId, components: r.found ? (this.render(partner, r.snapshot, lang, sign, true, now, viewerPk) as BulkBuyComponent[]) : [] });
+        const line = r.found ? await this.fanInLine(r.snapshot, viewerPk, via) : null;
+        out.push({ eventId: item.eventId, showId, components: r.found ? (this.render(partner, r.snapshot, lang, sign, true, now, viewerPk, line) as BulkBuyComponent[]) : [] });
       }
     }
     return out;
@@ -307,15 +342,16 @@ export class BuyAccessLayer {
   /**
    * Renders the components. `viewerPk`: the fan the answer is signed for (Login Trust), whose
    * own holds become `yourHold` (each URL signed) and are not counted as `reserved`; null for an
-   * unsigned answer, which is the same for everyone (and cached).
+   * unsigned answer, which is the same for everyone (and cached). `line`: that fan's live entry
+   * in the show's waiting list (`waitingList.yours`).
    */
-  private render(partner: PartnerRow, s: ShowSnapshot, lang: Lang, sign: Signer, bulk: boolean, now: number, viewerPk: string | null = null): BuyComponent[] {
+  private render(partner: PartnerRow, s: ShowSnapshot, lang: Lang, sign: Signer, bulk: boolean, now: number, viewerPk: string | null = null, line: WaitingListEntry | null = null): BuyComponent[] {
     const cfg = buyConfig(partner);
     const { options, total, open, enabled, holds } = showMarket(cfg, s, now);
     const base = serviceUrl(this.deps.config.publicBaseUrl, servicePaths.market(partner.id, s.eventId, { showId: s.showId, lang }));
     // The holds of a scope as a call to action's additive fields (nothing when none).
-    const held = (ticketOptionId?: string): Pick<BuyCta, 'reserved' | 'yourHold'> => {
-      const out: Pick<BuyCta, 'reserved' | 'yourHold'> = {};
+    const held = (ticketOptionId?: string): Pick<BuyCta, 'reserved' | 'yourHold' | 'waitingList'> => {
+      const out: Pick<BuyCta, 'reserved' | 'yourHold' | 'waitingList'> = {};
       const reserved = reservedOf(holds, viewerPk, ticketOptionId);
       if (reserved) out.reserved = reserved;
       // The fan's own checkout that ends first and has not ended yet (this answer is not cached: the clock may decide).
@@ -329,8 +365,16 @@ export class BuyAccessLayer {
           releaseUrl: sign(`${base}#own-hold-0`),
         };
       }
+      if (open && s.waitingList) out.waitingList = waitingListCta(s.waitingList.fans, ticketOptionId);
       return out;
     };
+    // The line is the show's: the same `yours` in every call to action (its URLs signed once each).
+    const yours = open && line ? yoursOf(line, this.deps.config.publicBaseUrl, partner.id, base, lang, sign) : undefined;
+    const waitingListCta = (fans: number, ticketOptionId: string | undefined): BuyCtaWaitingList => ({
+      fans,
+      joinUrl: sign(`${ticketOptionId === undefined ? base : `${base}&${new URLSearchParams({ ticketOptionId })}`}#waitinglist`),
+      ...(yours ? { yours } : {}),
+    });
     const out: BuyComponent[] = [];
 
     if (cfg.buyBanner) {
@@ -395,6 +439,22 @@ export class BuyAccessLayer {
     }
     return out;
   }
+}
+
+/**
+ * The signed-for fan's place in the line as a call to action shows it: with a live offer, its
+ * checkout (the tickets held for them) and when it ends; otherwise the market, where the fan
+ * sees the line and can leave it.
+ */
+function yoursOf(entry: WaitingListEntry, publicBaseUrl: string, partnerId: string, base: string, lang: Lang, sign: Signer): NonNullable<BuyCtaWaitingList['yours']> {
+  const offer = entry.state === 'OFFERED' ? entry.offer : null;
+  return {
+    position: entry.position ?? 1,
+    quantity: entry.quantity,
+    state: offer ? 'OFFERED' : 'WAITING',
+    ...(offer ? { offerExpiresAt: new Date(offer.expiresAt).toISOString() } : {}),
+    url: sign(offer ? serviceUrl(publicBaseUrl, servicePaths.checkout(partnerId, offer.intentionId, { lang })) : `${base}#waitinglist`),
+  };
 }
 
 function notFound(missing: 'event' | 'show', ref: { eventId: string; showId: string }): ApiError {

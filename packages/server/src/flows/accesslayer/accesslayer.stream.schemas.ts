@@ -54,6 +54,11 @@ export const ShowStockSchema = z
     enabled: z.boolean().openapi({ description: 'The show’s call to action (buy button, banner, modal): resale open and something for sale.' }),
     totalCount: z.number().int().openapi({ example: 6, description: 'Tickets for sale in the categories below.' }),
     reserved: Reserved.optional(),
+    waitingFans: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ example: 12, description: 'Fans in the show’s waiting list (waiting, or holding an offer), while the organiser has it on and resale is open; absent otherwise. The call to action’s `waitingList.fans`.' }),
     categories: z.array(StockCategorySchema).openapi({ description: 'One per ticket option of the show the operator has not disabled, in the show’s order (as `categoriesList`).' }),
     areas: z.array(StockAreaSchema).openapi({ description: 'Per area of the options that have one, in the order they first appear (as the seat map’s `results`); empty when none has.' }),
   })

@@ -6,7 +6,7 @@ import type { Kernel } from '../../lib/kernel.js';
 import { apiKeyExpiry, partnerById } from '../../domain/partners/partners.queries.js';
 import type { PartnerRow } from '../../domain/partners/partners.service.js';
 import type { BuyAccessLayerSettings } from '../../domain/partners/partners.settings.js';
-import { BuyAccessLayer, buyConfig, floorPriceOf, mapAreas, reservedOf, resaleOpen, showMarket } from './accesslayer.buy.js';
+import { BuyAccessLayer, buyConfig, type BuyAccessLayerDeps, floorPriceOf, mapAreas, reservedOf, resaleOpen, showMarket } from './accesslayer.buy.js';
 import type { ShowSnapshot } from './accesslayer.buy.cache.js';
 
 /**
@@ -95,6 +95,8 @@ export interface ShowStock {
   enabled: boolean;
   totalCount: number;
   reserved?: StockReserved;
+  /** Fans in the show's waiting list, while the organiser has it on and resale is open (the call to action's `waitingList.fans`). */
+  waitingFans?: number;
   categories: StockCategory[];
   areas: StockArea[];
 }
@@ -136,6 +138,7 @@ export function showStock(cfg: BuyAccessLayerSettings, s: ShowSnapshot, now: num
     enabled,
     totalCount: total,
     ...(reserved ? { reserved } : {}),
+    ...(open && s.waitingList ? { waitingFans: s.waitingList.fans } : {}),
     categories: options.map((o) => {
       const held = reservedOf(holds, null, o.ticketOptionId);
       return { ticketOptionId: o.ticketOptionId, quantityForSale: o.quantityForSale, floorPrice: floorPriceOf(o), currency: o.currency, enabled: open && o.quantityForSale > 0, ...(held ? { reserved: held } : {}) };
@@ -264,7 +267,7 @@ export class StockStreams {
   refreshes = 0;
 
   constructor(
-    private readonly deps: Pick<Kernel, 'db' | 'clock' | 'config' | 'logger'>,
+    private readonly deps: Pick<Kernel, 'logger'> & BuyAccessLayerDeps,
     buy?: BuyAccessLayer,
     opts: StockStreamsOptions = {},
   ) {
