@@ -15,6 +15,8 @@ export interface CtaClickDetail {
   listingIds?: string[];
   /** A link of the fan's own hold (buy button, categories list): to its checkout, or to release it. */
   hold?: 'continue' | 'release';
+  /** A link of the show's waiting list (buy button, categories list): to join it, or to the fan's place in it. */
+  waitingList?: 'join' | 'place';
 }
 
 /**

@@ -57,6 +57,12 @@ const en = {
   holdUnderFiveMinutes: 'Less than 5 minutes left to pay for your reserved tickets.',
   holdUnderOneMinute: 'Less than a minute left to pay for your reserved tickets.',
   holdEnded: 'Your reservation has ended',
+  // The show's waiting list (waiting.ts). {count} is "1 ticket" / "2 tickets".
+  waitingJoin: 'Join the waiting list',
+  waitingFans_one: '{n} fan waiting',
+  waitingFans_other: '{n} fans waiting',
+  waitingPlace: 'You are #{position} in line for {count}.',
+  waitingPlaceLink: 'See your place',
 };
 
 type Messages = typeof en;
@@ -116,6 +122,11 @@ const es: Messages = {
   holdUnderFiveMinutes: 'Quedan menos de 5 minutos para pagar tus entradas reservadas.',
   holdUnderOneMinute: 'Queda menos de un minuto para pagar tus entradas reservadas.',
   holdEnded: 'Tu reserva ha terminado',
+  waitingJoin: 'Apuntarme a la lista de espera',
+  waitingFans_one: '{n} persona en espera',
+  waitingFans_other: '{n} personas en espera',
+  waitingPlace: 'Eres el n.º {position} de la lista de espera para {count}.',
+  waitingPlaceLink: 'Ver tu lugar',
 };
 
 const MESSAGES: Record<Lang, Messages> = { en, es };

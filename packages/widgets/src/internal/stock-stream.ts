@@ -28,6 +28,8 @@ export interface Stock {
   showId: string;
   enabled: boolean;
   totalCount: number;
+  /** Fans in the show's waiting list while it is on and resale is open; absent otherwise. */
+  waitingFans?: number | undefined;
   categories: StockCategory[];
   areas: StockArea[];
 }
@@ -54,6 +56,7 @@ export function parseStock(data: unknown): Stock | undefined {
     typeof s['showId'] === 'string' &&
     typeof s['enabled'] === 'boolean' &&
     isCount(s['totalCount']) &&
+    (s['waitingFans'] === undefined || isCount(s['waitingFans'])) &&
     Array.isArray(s['categories']) &&
     Array.isArray(s['areas']) &&
     s['categories'].every((c) => isNumbers(c) && typeof c['ticketOptionId'] === 'string' && typeof c['enabled'] === 'boolean' && isReserved(c['reserved'])) &&

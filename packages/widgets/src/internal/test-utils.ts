@@ -1,7 +1,7 @@
 /** Helpers for the component tests (happy-dom). Not part of the bundle. */
 import '../index.js';
 import type { LitElement } from 'lit';
-import type { Reserved, YourHold } from './types.js';
+import type { CtaWaitingList, Reserved, YourHold } from './types.js';
 
 /**
  * happy-dom defines `nodeName`/`nodeType` on Node.prototype as a base getter that subclasses
@@ -128,8 +128,8 @@ export function nextEvent<E extends Event>(target: EventTarget, name: string): P
   return new Promise((resolve) => target.addEventListener(name, (e) => resolve(e as E), { once: true }));
 }
 
-/** A CTA of the buy access layer (`reserved` and `yourHold` only when given). */
-export const cta = (over: Partial<{ text: string; url: string; enabled: boolean; colors: { background: string; text: string }; reserved: Reserved; yourHold: YourHold }> = {}) => ({
+/** A CTA of the buy access layer (`reserved`, `yourHold` and `waitingList` only when given). */
+export const cta = (over: Partial<{ text: string; url: string; enabled: boolean; colors: { background: string; text: string }; reserved: Reserved; yourHold: YourHold; waitingList: CtaWaitingList }> = {}) => ({
   text: 'Buy resale tickets',
   url: 'https://resale.example/market/ptr_1/tour?showId=s1',
   enabled: true,

@@ -29,6 +29,22 @@ export interface YourHold {
   releaseUrl: string;
 }
 
+/** The signed-for fan's place in the show's waiting list (answers signed for the fan only). */
+export interface WaitingPlace {
+  position: number;
+  quantity: number;
+  state: 'WAITING' | 'OFFERED';
+  offerExpiresAt?: string | undefined;
+  url: string;
+}
+
+/** The show's waiting list on a call to action, while it is on and resale is open: the fans in line and the join form. */
+export interface CtaWaitingList {
+  fans: number;
+  joinUrl: string;
+  yours?: WaitingPlace | undefined;
+}
+
 /** A buy call to action. `enabled` false: show it disabled. */
 export interface BuyCallToAction {
   text: string;
@@ -37,6 +53,7 @@ export interface BuyCallToAction {
   colors?: Colors | undefined;
   reserved?: Reserved | undefined;
   yourHold?: YourHold | undefined;
+  waitingList?: CtaWaitingList | undefined;
 }
 
 export interface BuyBanner {

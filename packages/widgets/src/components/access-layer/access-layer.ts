@@ -18,6 +18,8 @@ const exportParts = (prefix: string, parts: string[]) => parts.map((p) => `${p}:
 const BANNER_PARTS = ['base', 'image', 'body', 'title', 'description', 'cta', 'cta-disabled'];
 /** The parts of the fan's own hold (buy button, categories list). */
 const HOLD_PARTS = ['your-hold', 'your-hold-title', 'your-hold-time', 'your-hold-continue', 'your-hold-release'];
+/** The parts of the show's waiting list (buy button, categories list). */
+const WAITING_PARTS = ['waiting-join', 'waiting-fans', 'waiting-place', 'waiting-place-link'];
 
 /**
  * Items the element can render; unknown classes (a newer server) are skipped, never fatal.
@@ -29,14 +31,20 @@ function toComponents(data: unknown): AccessLayerComponent[] {
 }
 
 /**
- * A call to action with the live `enabled` and `reserved`, as a new object; the URL, the text,
+ * A call to action with the live `enabled`, `reserved` and waiting-list count, as a new object; the URL, the text,
  * the colours and the fan's own hold stay. One carrying the fan's own hold (an answer signed for
  * the fan) keeps its `reserved` too: the stream counts every checkout, the fan's included. One
  * whose answer was signed for a fan without a hold in its scope (`whose: 'others'`) keeps saying
  * the holds are other fans' (the stream cannot tell whose: it says `any`).
  */
-function liveCta(cta: unknown, enabled: boolean, reserved: Reserved | undefined): BuyCallToAction {
+function liveCta(cta: unknown, enabled: boolean, reserved: Reserved | undefined, waitingFans: number | undefined): BuyCallToAction {
   const next = { ...(cta as BuyCallToAction), enabled };
+  // The fans in line follow the stream; a list switched off (or resale closed) takes its join
+  // away. A list switched on after the load shows with the next load: the stream has no URLs.
+  if (next.waitingList) {
+    if (waitingFans === undefined) delete next.waitingList;
+    else next.waitingList = { ...next.waitingList, fans: waitingFans };
+  }
   if (!next.yourHold) {
     if (reserved) next.reserved = next.reserved?.whose === 'others' ? { ...reserved, whose: 'others' } : reserved;
     else delete next.reserved;
@@ -58,7 +66,7 @@ function withStock(items: AccessLayerComponent[], stock: Stock): AccessLayerComp
   for (const { reserved: r } of stock.categories) if (r) show = { tickets: (show?.tickets ?? 0) + r.tickets, backAt: show && show.backAt < r.backAt ? show.backAt : r.backAt, whose: 'any' };
   return items.map((c) => {
     const item = (c as unknown as Record<string, Record<string, unknown>>)[c.class]!;
-    if ((c.class === 'buyBanner' || c.class === 'buyButton') && isObject(item['callToAction'])) return { ...c, [c.class]: { ...item, callToAction: liveCta(item['callToAction'], stock.enabled, show) } } as AccessLayerComponent;
+    if ((c.class === 'buyBanner' || c.class === 'buyButton') && isObject(item['callToAction'])) return { ...c, [c.class]: { ...item, callToAction: liveCta(item['callToAction'], stock.enabled, show, stock.waitingFans) } } as AccessLayerComponent;
     if (c.class === 'categoriesList' && Array.isArray(item['categories'])) {
       return {
         ...c,
@@ -66,7 +74,7 @@ function withStock(items: AccessLayerComponent[], stock: Stock): AccessLayerComp
           ...c.categoriesList,
           categories: c.categoriesList.categories.map((k) => {
             const s = isObject(k) && isObject(k.callToAction) ? categories.get(k.ticketOptionId) : undefined;
-            return s ? { ...k, quantityForSale: s.quantityForSale, floorPrice: s.floorPrice, callToAction: liveCta(k.callToAction, s.enabled, s.reserved) } : k;
+            return s ? { ...k, quantityForSale: s.quantityForSale, floorPrice: s.floorPrice, callToAction: liveCta(k.callToAction, s.enabled, s.reserved, stock.waitingFans) } : k;
           }),
         },
       };
@@ -308,7 +316,7 @@ export class ResaleAccessLayer extends ResaleElement {
     return undefined;
   }
 
-  #renderItem(c: AccessLayerComponent, holdInList: boolean): TemplateResult | typeof nothing {
+  #renderItem(c: AccessLayerComponent, holdInList: boolean, placeOnButton: boolean): TemplateResult | typeof nothing {
     const lang = this.lang;
     switch (c.class) {
       case 'buyBanner':
@@ -316,15 +324,16 @@ export class ResaleAccessLayer extends ResaleElement {
       case 'buyModal':
         return html`<resale-buy-modal part="buy-modal" exportparts=${exportParts('buy-modal', ['dialog', 'panel', 'close', 'image', 'title', 'description', 'cta'])} .lang=${lang} .returnTo=${this.returnTo} .component=${c}></resale-buy-modal>`;
       case 'buyButton':
-        return html`<resale-buy-button part="buy-button" exportparts=${exportParts('buy-button', ['cta', 'cta-disabled', 'reserved', ...HOLD_PARTS])} .lang=${lang} .returnTo=${this.returnTo} .holdElsewhere=${holdInList} .component=${c}></resale-buy-button>`;
+        return html`<resale-buy-button part="buy-button" exportparts=${exportParts('buy-button', ['cta', 'cta-disabled', 'reserved', ...HOLD_PARTS, ...WAITING_PARTS])} .lang=${lang} .returnTo=${this.returnTo} .holdElsewhere=${holdInList} .component=${c}></resale-buy-button>`;
       case 'categoriesList':
         return html`<resale-categories-list
           part="categories-list"
-          exportparts=${exportParts('categories-list', ['list', 'category', 'name', 'quantity', 'price', 'cta', 'cta-disabled', ...HOLD_PARTS])}
+          exportparts=${exportParts('categories-list', ['list', 'category', 'name', 'quantity', 'price', 'cta', 'cta-disabled', ...HOLD_PARTS, ...WAITING_PARTS])}
           .lang=${lang}
           .labels=${this.labels}
           .currency=${this.#currency()}
           .returnTo=${this.returnTo}
+          .placeElsewhere=${placeOnButton}
           .component=${c}
         ></resale-categories-list>`;
       case 'integratedMap':
@@ -358,7 +367,9 @@ export class ResaleAccessLayer extends ResaleElement {
     if (items.length === 0) return nothing;
     // The fan's own hold is said once: in its category when the list shows one, else on the button.
     const holdInList = items.some((c) => c.class === 'categoriesList' && Array.isArray(c.categoriesList.categories) && c.categoriesList.categories.some((k) => k?.visible === true && k.callToAction?.yourHold !== undefined));
-    return html`<div class="stack" part="base">${items.map((c) => this.#renderItem(c, holdInList))}</div>`;
+    // The fan's place in the waiting list is said once too: on the button when it shows, else atop the list.
+    const placeOnButton = items.some((c) => c.class === 'buyButton');
+    return html`<div class="stack" part="base">${items.map((c) => this.#renderItem(c, holdInList, placeOnButton))}</div>`;
   }
 }
 

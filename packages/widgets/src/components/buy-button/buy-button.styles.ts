@@ -1,11 +1,13 @@
 import { css } from 'lit';
 import { heldStyles } from '../../styles/held.js';
 import { ctaStyles, tokenStyles } from '../../styles/tokens.js';
+import { waitingStyles } from '../../styles/waiting.js';
 
 export const buttonStyles = [
   tokenStyles,
   ctaStyles,
   heldStyles,
+  waitingStyles,
   css`
     :host {
       display: inline-block;

@@ -5,6 +5,7 @@ import { renderCta, returnAddress } from '../../internal/cta.js';
 import { Clock, renderYourHold, reservedNote } from '../../internal/held.js';
 import { formatPrice, t, ticketCount } from '../../internal/i18n.js';
 import { pickColors } from '../../internal/safe.js';
+import { renderWaitingJoin, renderWaitingPlace } from '../../internal/waiting.js';
 import type { CategoriesListComponent, Category } from '../../internal/types.js';
 import { listStyles } from './categories-list.styles.js';
 
@@ -25,6 +26,11 @@ import { listStyles } from './categories-list.styles.js';
  * fan's own hold of a category shows in its item, with the time left, "Continue to checkout" and
  * "Release them".
  *
+ * The show's waiting list (the calls to action's `waitingList`): a category with nothing for sale
+ * offers "Join the waiting list" (its join form names the category) in place of its disabled
+ * button; a fan in line (answers signed for the fan) sees their place above the list, once
+ * (unless `place-elsewhere`).
+ *
  * @csspart list - the `<ul>`
  * @csspart category - one `<li>` (attribute `data-empty` when nothing is for sale, `data-reserved` when its quantity says tickets reserved)
  * @csspart name - the category name
@@ -37,6 +43,9 @@ import { listStyles } from './categories-list.styles.js';
  * @csspart your-hold-time - the time left, "(4:59 left)"
  * @csspart your-hold-continue - the link to the fan's checkout
  * @csspart your-hold-release - the link to release the tickets (the market page)
+ * @csspart waiting-join - a category's "Join the waiting list" (also `cta`)
+ * @csspart waiting-place - above the list, the fan's place in line: "You are #3 in line for 2 tickets."
+ * @csspart waiting-place-link - its link to the market, where the fan can leave the line
  * @event resale-cta-click - detail carries `ticketOptionId`; cancelable
  */
 export class ResaleCategoriesList extends ResaleElement {
@@ -46,6 +55,7 @@ export class ResaleCategoriesList extends ResaleElement {
     labels: { attribute: false },
     currency: { type: String },
     returnTo: { type: String, attribute: 'return-to' },
+    placeElsewhere: { type: Boolean, attribute: 'place-elsewhere' },
   };
 
   /** The `categoriesList` item of the buy access layer. */
@@ -59,6 +69,11 @@ export class ResaleCategoriesList extends ResaleElement {
    * market shows it only when it is on one of the partner's allowed origins.
    */
   declare returnTo: string | undefined;
+  /**
+   * The fan's place in the waiting list is shown by another element of the page (the buy
+   * button): the list leaves it out rather than say it twice. `<resale-access-layer>` sets it.
+   */
+  declare placeElsewhere: boolean;
 
   readonly #clock = new Clock(this);
 
@@ -77,7 +92,7 @@ export class ResaleCategoriesList extends ResaleElement {
           ? html`<span class="price" part="price">${t(lang, 'from')} ${formatPrice(lang, c.floorPrice, c.currency ?? this.currency)}</span>`
           : nothing}
       </div>
-      ${renderCta({ cta: c.callToAction, colors, host: this, detail, returnTo: back })}
+      ${renderWaitingJoin({ cta: c.callToAction, lang, host: this, detail, returnTo: back, colors }) ?? renderCta({ cta: c.callToAction, colors, host: this, detail, returnTo: back })}
       ${renderYourHold({ cta: c.callToAction, lang, clock: this.#clock, host: this, detail, returnTo: back, colors })}
     </li>`;
   }
@@ -88,7 +103,10 @@ export class ResaleCategoriesList extends ResaleElement {
     const shown = list.categories.filter((c) => c && c.visible === true);
     if (shown.length === 0) return nothing;
     const back = returnAddress(this.returnTo);
-    return html`<ul class="list" part="list" aria-label=${t(this.locale, 'categories')}>
+    // The line is the show's: every category carries the same place; it is said once.
+    const first = shown[0]!;
+    const place = this.placeElsewhere ? nothing : renderWaitingPlace({ cta: first.callToAction ?? {}, lang: this.locale, host: this, detail: { componentClass: 'categoriesList' }, returnTo: back });
+    return html`${place}<ul class="list" part="list" aria-label=${t(this.locale, 'categories')}>
       ${repeat(shown, (c) => c.ticketOptionId, (c) => this.#renderCategory(c, back))}
     </ul>`;
   }
