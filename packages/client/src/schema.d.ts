@@ -5472,6 +5472,35 @@ export interface components {
                 /** @description The market page, where the fan sees the hold and can release it, signed as the other URLs. */
                 releaseUrl: string;
             };
+            /** @description While the organiser has the show’s waiting list on and resale is open. With nothing for sale (`enabled` false), say “Join the waiting list · 12 fans waiting” linking `joinUrl` rather than a disabled button. */
+            waitingList?: {
+                /**
+                 * @description Fans in the show’s line (waiting, or holding an offer). The line is the show’s, whatever the category.
+                 * @example 12
+                 */
+                fans: number;
+                /** @description The market page’s join form (`#waitinglist`), with the category of a category’s call to action; signed as the other URLs. */
+                joinUrl: string;
+                /** @description Only with `loginTrust[user]`, for a fan in the line: say “You are #3 in line” (or “Tickets are held for you — buy before 18:42”) linking `url`. */
+                yours?: {
+                    /**
+                     * @description 1: the next fan a fitting ticket is offered to. An order, not a promise: a listing goes to the earliest entry it satisfies.
+                     * @example 3
+                     */
+                    position: number;
+                    /** @example 2 */
+                    quantity: number;
+                    /**
+                     * @description `OFFERED`: tickets are held for this fan until `offerExpiresAt`.
+                     * @enum {string}
+                     */
+                    state: "WAITING" | "OFFERED";
+                    /** @example 2026-06-01T18:42:00.000Z */
+                    offerExpiresAt?: string;
+                    /** @description The offer’s checkout while `OFFERED`; otherwise the market, where the fan sees the line and can leave it. Signed. */
+                    url: string;
+                };
+            };
         };
         /** @description The partner supplies the overlay and the close behaviour. */
         BuyModalComponent: {
@@ -5616,6 +5645,11 @@ export interface components {
              */
             totalCount: number;
             reserved?: components["schemas"]["StockReserved"];
+            /**
+             * @description Fans in the show’s waiting list (waiting, or holding an offer), while the organiser has it on and resale is open; absent otherwise. The call to action’s `waitingList.fans`.
+             * @example 12
+             */
+            waitingFans?: number;
             /** @description One per ticket option of the show the operator has not disabled, in the show’s order (as `categoriesList`). */
             categories: components["schemas"]["StockCategory"][];
             /** @description Per area of the options that have one, in the order they first appear (as the seat map’s `results`); empty when none has. */
