@@ -1,7 +1,7 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Tx } from './client.js';
 import { ENGINE } from './engine.js';
-import { changeFeedOf, markQuiet, relaxedOf, wakeTopic } from './postgres.js';
+import { changeFeedOf, heldLock, markQuiet, relaxedOf, waitInPlaceOrYield, wakeTopic } from './postgres.js';
 
 const onPostgres = ENGINE === 'postgres';
 
@@ -21,7 +21,7 @@ const onPostgres = ENGINE === 'postgres';
  * | WAL checkpoints      | `PRAGMA wal_autocheckpoint`, `wal_checkpoint`       | none (the server checkpoints itself)      |
  * | `databaseNowMs()`    | `unixepoch('subsec') * 1000`                        | `extract(epoch from clock_timestamp())…`  |
  * | `autocommit`         | `transact` (the single writer)                      | a pool with `synchronous_commit = off`    |
- * | `serializeOn`, `tryLockOn` | nothing (one writer)                         | `pg_(try_)advisory_xact_lock`             |
+ * | `serializeOn`, `tryLockOn`, `lockOrYield` | nothing (one writer)            | `pg_(try_)advisory_xact_lock`             |
  * | `wakeWorkers`, `onWake` | nothing (one process polls)                     | topics on the commit's `pg_notify`        |
  * | `skipLocked(query)`  | the query as it is                                  | `… FOR UPDATE SKIP LOCKED`                |
  * | `quietCommit(tx)`    | nothing                                             | the commit notifies no cache              |
@@ -191,6 +191,22 @@ export function migrationsTable(): SQL {
 export async function serializeOn(tx: Tx, key: string): Promise<void> {
   if (!onPostgres) return;
   await selectRows(tx, sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0)) is not null as locked`);
+}
+
+/**
+ * `serializeOn` for a lock a burst of transactions wants at once (a show's waiting list while
+ * its listings are published). With a blocking lock every transaction of the burst would wait
+ * holding a pooled connection, and a burst wider than the pool would starve every other request
+ * of connections. Here a process keeps only `IN_PLACE_WAITERS` transactions waiting for it in
+ * place, so the lock still passes on at once; any other that finds it held is rolled back, parked
+ * without its connection, and run again as soon as a place frees (`LockBusy`, db/postgres.ts).
+ * Nothing on SQLite (one writer). Use it only where the whole transaction may run again: it must
+ * do nothing outside the database before it commits.
+ */
+export async function lockOrYield(tx: Tx, key: string): Promise<void> {
+  if (!onPostgres) return;
+  if (await tryLockOn(tx, key)) return heldLock(tx, key);
+  await waitInPlaceOrYield(tx, key, () => serializeOn(tx, key));
 }
 
 /**

@@ -337,11 +337,15 @@ function withHandles(root: PgDb, feed: ChangeFeed): Handle {
   const db = root as Handle;
   const inTransaction = transactionsOver(root);
   db.transact = async (fn) => {
-    const topics = new Set<string>();
     let h!: Handle & TxMarks;
-    const result = await inTransaction(async (tx) => {
-      h = handle(tx, topics);
+    const result = await inTransaction(async (tx, turn) => {
+      // Fresh for each attempt: a yielded attempt's topics were rolled back with it.
+      const topics = new Set<string>();
+      h = handle(tx, topics, turn);
       const value = await fn(h);
+      // A `LockBusy` some code caught and went on from: the attempt must not commit (its work
+      // skipped what the lock guards), so it is rolled back and run again all the same.
+      if (turn.busy !== null) throw new LockBusy(turn.busy);
       // One notification per transaction (delivered only on commit), naming the work it woke;
       // none for a quiet one that woke nothing (see `quietCommit`).
       if (!h[QUIET] || topics.size > 0) {
@@ -354,7 +358,7 @@ function withHandles(root: PgDb, feed: ChangeFeed): Handle {
     return result;
   };
   db.read = (fn, opts = {}) => {
-    if (opts.snapshot) return inTransaction(async (tx) => fn(handle(tx, new Set())), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+    if (opts.snapshot) return inTransaction(async (tx, turn) => fn(handle(tx, new Set(), { ...turn, mayYield: false })), { isolationLevel: 'repeatable read', accessMode: 'read only' });
     return settle(() => fn(db));
   };
   return db;
@@ -379,32 +383,163 @@ function withHandles(root: PgDb, feed: ChangeFeed): Handle {
  * transaction (503, see db/availability.ts): whether its work committed is unknown only at
  * `COMMIT`, and the caller's retry with its idempotency key is what resolves it.
  */
-function transactionsOver(root: PgDb): <T>(fn: (tx: PgTx) => Promise<T>, config?: PgTransactionConfig) => Promise<T> {
+function transactionsOver(root: PgDb): <T>(fn: (tx: PgTx, turn: Turn) => Promise<T>, config?: PgTransactionConfig) => Promise<T> {
   const pool = (root as unknown as { $client: pg.Pool }).$client;
   const dialect = new PgDialect({ casing: 'snake_case' });
   const relations = { fullSchema: root._.fullSchema, schema: root._.schema!, tableNamesMap: root._.tableNamesMap };
   return async (fn, config) => {
+    let yields = 0;
     for (let attempt = 0; ; attempt++) {
       const client = await pool.connect();
       let entered = false;
       let lost: Error | undefined;
+      let busy: string | undefined;
+      const turn: Turn = { mayYield: yields < MAX_LOCK_YIELDS, busy: null, locked: new Set() };
       try {
         // A session over this one client: its `transaction` runs on it and leaves it to us.
         const session = new NodePgSession(client, dialect, relations);
         return await session.transaction(async (tx) => {
           entered = true;
-          return fn(tx as unknown as PgTx);
+          return fn(tx as unknown as PgTx, turn);
         }, config);
       } catch (err) {
-        if (!isConnectionLost(err)) throw err;
-        lost = err instanceof Error ? err : new Error(String(err));
-        if (entered || attempt >= pool.options.max) throw err;
+        if (err instanceof LockBusy && yields < MAX_LOCK_YIELDS) {
+          // Rolled back: the connection goes back to the pool while it is parked (below, after `finally`).
+          busy = err.key;
+          attempt--;
+        } else {
+          if (!isConnectionLost(err)) throw err;
+          lost = err instanceof Error ? err : new Error(String(err));
+          if (entered || attempt >= pool.options.max) throw err;
+        }
       } finally {
         client.release(lost);
+        // Committed or rolled back, its locks are free: the transactions parked for them queue again.
+        for (const key of turn.locked) wakeParked(key);
+      }
+      if (busy !== undefined) {
+        yields++;
+        await parkedFor(busy);
       }
     }
   };
 }
+
+/**
+ * A transaction gives way (`lockOrYield`) at most this many times before it waits for the lock
+ * in place whatever the queue: a bound, so that one which keeps losing the race is served.
+ */
+export const MAX_LOCK_YIELDS = 20;
+
+/**
+ * Transactions of this process waiting in place (holding a pooled connection) for one contended
+ * lock, at most: enough that the lock passes on at once when its holder commits (the next waiter
+ * is already in PostgreSQL's queue), few enough that a burst leaves the pool to other requests.
+ * The others wait parked, without a connection, and are woken in order as these get the lock.
+ */
+export const IN_PLACE_WAITERS = 2;
+
+/** The longest a parked transaction waits to be woken before it tries again anyway (a safety net, not the rhythm). */
+const PARKED_MAX_MS = 1_000;
+
+/** One contended lock as this process queues for it. */
+interface LockQueue {
+  /** Transactions waiting for it in place (see {@link IN_PLACE_WAITERS}). */
+  inPlace: number;
+  /** Parked transactions' wake-ups, first parked first. */
+  parked: (() => void)[];
+}
+
+const lockQueues = new Map<string, LockQueue>();
+
+function lockQueue(key: string): LockQueue {
+  let q = lockQueues.get(key);
+  if (!q) lockQueues.set(key, (q = { inPlace: 0, parked: [] }));
+  return q;
+}
+
+/**
+ * After `tryLock` failed on `key`: waits for it in place with `wait` (a blocking lock) when this
+ * process has a place left in the lock's queue or the transaction may not give way (its last
+ * attempt, a read, outside a transaction); otherwise marks the transaction to roll back (whatever
+ * catches the error) and throws {@link LockBusy}: `transact` parks it without its connection
+ * and runs it again once a place is free.
+ */
+export async function waitInPlaceOrYield(tx: object, key: string, wait: () => Promise<void>): Promise<void> {
+  const turn = (tx as Partial<TxMarks>)[TURN];
+  const q = lockQueue(key);
+  if (turn?.mayYield && q.inPlace >= IN_PLACE_WAITERS) {
+    turn.busy = key;
+    throw new LockBusy(key);
+  }
+  q.inPlace++;
+  try {
+    await wait();
+  } finally {
+    q.inPlace--;
+    // Its place is free: a parked transaction takes it (most likely to wait in it, behind this one).
+    wakeParked(key);
+  }
+  turn?.locked.add(key);
+}
+
+/**
+ * Notes that the transaction `tx` holds `key` (taken without waiting): when it ends, the lock is
+ * free, and parked transactions are woken to queue for it again.
+ */
+export function heldLock(tx: object, key: string): void {
+  (tx as Partial<TxMarks>)[TURN]?.locked.add(key);
+}
+
+/** Wakes as many parked transactions as `key`'s queue has free places (in parking order). */
+function wakeParked(key: string): void {
+  const q = lockQueues.get(key);
+  if (!q) return;
+  for (let free = IN_PLACE_WAITERS - q.inPlace; free > 0 && q.parked.length > 0; free--) q.parked.shift()!();
+  if (q.inPlace === 0 && q.parked.length === 0) lockQueues.delete(key);
+}
+
+/** Resolves when a place in `key`'s queue frees (at once if one is free), or after {@link PARKED_MAX_MS}. */
+function parkedFor(key: string): Promise<void> {
+  const q = lockQueue(key);
+  if (q.inPlace < IN_PLACE_WAITERS) return Promise.resolve();
+  return new Promise((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      const i = q.parked.indexOf(wake);
+      if (i >= 0) q.parked.splice(i, 1);
+      resolve();
+    }, PARKED_MAX_MS);
+    q.parked.push(wake);
+  });
+}
+
+/**
+ * Thrown by `lockOrYield` (db/dialect.ts) when another transaction holds a contended lock and
+ * this process already has its waiters in place: the transaction is rolled back, its connection
+ * returned to the pool, and it runs again once a place is free, up to {@link MAX_LOCK_YIELDS}
+ * times. Never seen by callers of `transact`.
+ */
+export class LockBusy extends Error {
+  constructor(readonly key: string) {
+    super(`the lock '${key}' is held by another transaction: this one gives way and runs again`);
+    this.name = 'LockBusy';
+  }
+}
+
+/** What an attempt of a transaction knows of its turn at contended locks (shared by its savepoints). */
+interface Turn {
+  /** The attempt may give way rather than wait for a lock (not its last). */
+  mayYield: boolean;
+  /** The key of the lock it gave way on, once it did. */
+  busy: string | null;
+  /** The contended locks it holds (`lockOrYield`): free when it ends, so the transactions parked for them are woken then. */
+  locked: Set<string>;
+}
+
 
 /** Where a transaction's handle collects the topics `wakeTopic` names (sent with its commit's notification). */
 const WAKE_TOPICS = Symbol('resale.wakeTopics');
@@ -413,19 +548,24 @@ const QUIET = Symbol('resale.quiet');
 /** Ends the sender's id in the payload of a quiet transaction's notification. */
 const QUIET_MARK = '!';
 
+/** A transaction's turn at contended locks (see `yieldOn`). */
+const TURN = Symbol('resale.turn');
+
 interface TxMarks {
   [WAKE_TOPICS]: Set<string>;
   [QUIET]?: boolean;
+  [TURN]: Turn;
 }
 
 /** A transaction's handle: its `transact` is a savepoint, its `read` reads in it. */
-function handle(tx: PgTx, topics: Set<string>): Handle & TxMarks {
+function handle(tx: PgTx, topics: Set<string>, turn: Turn): Handle & TxMarks {
   const h = Object.create(tx) as Handle & TxMarks;
   // A savepoint wakes with its transaction; its own quiet mark is not read (only the whole
-  // transaction can say it writes nothing a cache reads).
-  h.transact = (fn) => tx.transaction(async (sp) => fn(handle(sp, topics)));
+  // transaction can say it writes nothing a cache reads). It gives way with its transaction.
+  h.transact = (fn) => tx.transaction(async (sp) => fn(handle(sp, topics, turn)));
   h.read = (fn) => settle(() => fn(h));
   h[WAKE_TOPICS] = topics;
+  h[TURN] = turn;
   return h;
 }
 

@@ -1,6 +1,6 @@
 import { chartSeats, type Seat } from '@resale/shared/seat-rules';
 import type { Tx } from '../db/client.js';
-import { serializeOn } from '../db/dialect.js';
+import { lockOrYield } from '../db/dialect.js';
 import type { AuthService } from '../domain/auth/auth.service.js';
 import type { MessagesService } from '../domain/email/email.service.js';
 import { isResaleOpen } from '../domain/events/events.model.js';
@@ -33,8 +33,9 @@ import { serviceUrl, servicePaths } from '../lib/urls.js';
  * refunds are the ordinary ones. Its end (`intention.ended`) ends the offer, and the listings
  * it gives back flow through `listing.available` to the next fan in the same transaction.
  *
- * Locking: everything runs under the show's waiting-list lock (`serializeOn`, the key every
- * write to the line takes), and the listings it may offer are read with `skipLocked` where the
+ * Locking: everything runs under the show's waiting-list lock (the key every write to the line
+ * takes; here through `lockOrYield`: a burst of one show's publishes, each finding the line
+ * busy, gives way and runs again rather than wait holding a pooled connection), and the listings it may offer are read with `skipLocked` where the
  * dialect has it: the lock holder never waits on a listing row another transaction is changing
  * (that transaction runs this flow itself for what it frees), so no lock order can deadlock.
  * Reserving is `ListingsService.reserve`, the one conditional statement that guards every sale,
@@ -224,7 +225,8 @@ export function outcomeOf(e: Pick<DomainEventMap['intention.ended'], 'state' | '
  */
 async function lineOf(deps: WaitingListOffersDeps, tx: Tx, showPk: string): Promise<Line | null> {
   if (!(await waitingListSettingsOf(tx, showPk))) return null;
-  await serializeOn(tx, waitingListLockKey(showPk));
+  // The show's publishes come in bursts: wait for the line without holding a pooled connection.
+  await lockOrYield(tx, waitingListLockKey(showPk));
   const settings = await waitingListSettingsOf(tx, showPk);
   if (!settings?.enabled || settings.waiting <= 0) return null;
   const found = await showWithEvent(tx, showPk);
