@@ -224,6 +224,19 @@ it('renders every page and widget state', async () => {
     await shoot(ops, '37-console-operators-money');
     await ops.goto(`${stack.serviceUrl}/console/account`);
     await shoot(ops, '38-console-account');
+    // A show's waiting list: the festival's line filled through the partner API (a listing on sale is offered to it), then the page and a refused form.
+    const show = { externalReferenceEventId: 'demo-festival', showId: 'fest-1' };
+    const partnerApi = async (method: 'PUT' | 'POST', path: string, body: unknown) =>
+      await fetch(`${stack.serviceUrl}${path}`, { method, headers: { authorization: TEST_KEYS.private, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await partnerApi('PUT', '/v1/waitinglist/settings', { ...show, enabled: true, offerMinutes: 20, quietHours: { start: '23:00', end: '08:00' }, priceCap: 'FACE_VALUE' });
+    for (const [user, quantity] of [['dan@demo.test', 2], ['ana@demo.test', 1], ['ben@demo.test', 1], ['carla@demo.test', 4]] as const) await partnerApi('POST', '/v1/waitinglist/entries', { ...show, user, quantity, together: false });
+    await ops.goto(`${base}/events/demo-festival/shows/fest-1/waiting-list`);
+    await shoot(ops, '39-console-waiting-list');
+    await ops.getByLabel('Offer window (minutes)').fill('4');
+    await ops.getByLabel('Quiet from').fill('25:00');
+    await ops.getByRole('button', { name: 'Save the waiting list settings' }).click();
+    await ops.waitForLoadState('load');
+    await shoot(ops, '40-console-waiting-list-errors');
   });
 
   console.log(`${n} pages × ${SIZES.length} sizes in ${OUT}`);

@@ -1,7 +1,16 @@
-import { and, asc, count, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { LIVE_ENTRY_STATES } from './waitinglist.model.js';
-import { waitinglistEntries, waitinglistOffers, waitinglistSettings, type WaitinglistEntryRow, type WaitinglistOfferRow, type WaitinglistSettingsRow } from './waitinglist.table.js';
+import {
+  waitinglistEntries,
+  waitinglistHistory,
+  waitinglistOffers,
+  waitinglistSettings,
+  type WaitinglistEntryRow,
+  type WaitinglistHistoryRow,
+  type WaitinglistOfferRow,
+  type WaitinglistSettingsRow,
+} from './waitinglist.table.js';
 
 /**
  * Reads of the waiting list other modules and flows may use. Only `waitinglist.service.ts`
@@ -9,7 +18,7 @@ import { waitinglistEntries, waitinglistOffers, waitinglistSettings, type Waitin
  * read again by the service under the show's lock.
  */
 
-export type { WaitinglistEntryRow, WaitinglistOfferRow, WaitinglistSettingsRow };
+export type { WaitinglistEntryRow, WaitinglistHistoryRow, WaitinglistOfferRow, WaitinglistSettingsRow };
 
 /**
  * A show's settings row, or undefined when the organiser never set any (the list is off). One
@@ -103,4 +112,77 @@ export async function priceCapOf(tx: Tx, showPk: string, ticketOptionPk: string)
     );
   const fans = row?.fans ?? 0;
   return fans > 0 ? { fans } : null;
+}
+
+// ------------------------------------------------------------------ the console's reads (a show's line, a page at a time)
+
+/** How many entries of a show are live, and how many of them hold an offer. */
+export interface LiveEntryCounts {
+  /** WAITING and OFFERED together: the line's length. */
+  live: number;
+  offered: number;
+}
+
+/** A show's live entries counted by state (a range of the live-entries index, whatever the line's length). */
+export async function liveEntryCountsOf(tx: Tx, showPk: string): Promise<LiveEntryCounts> {
+  const rows = await tx
+    .select({ state: waitinglistEntries.state, n: count() })
+    .from(waitinglistEntries)
+    .where(and(eq(waitinglistEntries.showPk, showPk), inArray(waitinglistEntries.state, LIVE_ENTRY_STATES)))
+    .groupBy(waitinglistEntries.state);
+  const of = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0);
+  return { live: of('WAITING') + of('OFFERED'), offered: of('OFFERED') };
+}
+
+/**
+ * A page of a show's live entries in join order (smallest `seq` first): the entry at `offset`
+ * is at position `offset + 1`, as positions count live entries only. Offset paging over the
+ * partial live-entries index: a page deep in a line of ten thousand skips index entries, never rows.
+ */
+export async function liveEntriesPage(tx: Tx, showPk: string, page: { limit: number; offset: number }): Promise<WaitinglistEntryRow[]> {
+  return await tx
+    .select()
+    .from(waitinglistEntries)
+    .where(and(eq(waitinglistEntries.showPk, showPk), inArray(waitinglistEntries.state, LIVE_ENTRY_STATES)))
+    .orderBy(asc(waitinglistEntries.seq))
+    .limit(page.limit)
+    .offset(page.offset);
+}
+
+/** The live entry of a fan in a show's line, or undefined. */
+export async function liveEntryOfUser(tx: Tx, showPk: string, userPk: string): Promise<WaitinglistEntryRow | undefined> {
+  return (await tx
+    .select()
+    .from(waitinglistEntries)
+    .where(and(eq(waitinglistEntries.showPk, showPk), eq(waitinglistEntries.userPk, userPk), inArray(waitinglistEntries.state, LIVE_ENTRY_STATES)))
+    .limit(1))[0];
+}
+
+/** A live entry's position: 1 + the live entries of its show with a smaller `seq` (the service's own count, read without the lock). */
+export async function livePositionOf(tx: Tx, showPk: string, seq: number): Promise<number> {
+  const [row] = await tx
+    .select({ n: count() })
+    .from(waitinglistEntries)
+    .where(and(eq(waitinglistEntries.showPk, showPk), inArray(waitinglistEntries.state, LIVE_ENTRY_STATES), lt(waitinglistEntries.seq, seq)));
+  return Number(row?.n ?? 0) + 1;
+}
+
+/** The LIVE offers of some entries (at most one each). */
+export async function liveOffersOfEntries(tx: Tx, entryIds: readonly string[]): Promise<WaitinglistOfferRow[]> {
+  if (entryIds.length === 0) return [];
+  return await tx
+    .select()
+    .from(waitinglistOffers)
+    .where(and(inArray(waitinglistOffers.entryId, [...entryIds]), eq(waitinglistOffers.state, 'LIVE')));
+}
+
+/** Entries by id, keyed by it (whatever their state: the history names ended ones too). */
+export async function waitingListEntriesByIds(tx: Tx, entryIds: readonly string[]): Promise<Map<string, WaitinglistEntryRow>> {
+  if (entryIds.length === 0) return new Map();
+  return new Map((await tx.select().from(waitinglistEntries).where(inArray(waitinglistEntries.id, [...new Set(entryIds)]))).map((e) => [e.id, e]));
+}
+
+/** The latest `limit` rows of a show's history, newest first (a range of the history's show-and-seq index). */
+export async function recentHistoryOf(tx: Tx, showPk: string, limit: number): Promise<WaitinglistHistoryRow[]> {
+  return await tx.select().from(waitinglistHistory).where(eq(waitinglistHistory.showPk, showPk)).orderBy(desc(waitinglistHistory.seq)).limit(limit);
 }

@@ -5,13 +5,12 @@ import { ApiError, type ErrorEntry } from '../../lib/errors.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';
 import { operatorRoute, partnerKey } from '../middleware/auth.js';
 import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../middleware/idempotency.js';
-import { csvText } from '../pages/console/console.money.load.js';
+import { waitingListHistoryCsv } from '../pages/console/console.waitinglist.csv.js';
 import { PartnerIdParam } from '../../domain/partners/partners.schemas.js';
 import { HISTORY_EXPORT_COLUMNS } from '../../domain/waitinglist/waitinglist.service.js';
 import {
   entriesToApi,
   entryWithHistoryToApi,
-  exportRowCells,
   settingsToApi,
   ShowKeyQuery,
   WaitingListEntriesQuery,
@@ -215,19 +214,10 @@ export function waitingListRoutes(deps: AppDeps) {
       const partner = await deps.partners.get(partnerId);
       const rows = await deps.db.read(async (tx) => await deps.waitingList.exportHistory(tx, partner.id, show));
       if (format !== 'csv') return c.json(ok(rows), 200);
-      const name = `waitinglist-${fileSafe(partner.id)}-${fileSafe(show.externalReferenceEventId)}-${fileSafe(show.showId)}.csv`;
-      return c.body(csvText([HISTORY_EXPORT_COLUMNS, ...rows.map(exportRowCells)]), 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="${name}"`,
-        'Cache-Control': 'no-store',
-      });
+      const csv = waitingListHistoryCsv(partner.id, show, rows);
+      return c.body(csv.body, 200, csv.headers);
     },
   );
 
   return app;
-}
-
-/** A partner's id as part of a file name: anything but letters, digits, `.`, `_` and `-` becomes `_` (no quote or path can escape the header). */
-function fileSafe(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
 }

@@ -9,6 +9,7 @@ import { ruleToApi, type StoredRuleItemOutput } from '../../../domain/rules/rule
 import { ticketCountsOfShows } from '../../../domain/tickets/tickets.queries.js';
 import { lastFeedRun, latestFeedRuns, type FeedRunRow } from '../../../domain/feeds/feeds.queries.js';
 import { FEED_KINDS, type FeedKind } from '../../../domain/feeds/feeds.service.js';
+import { waitingListSettingsOf, type WaitinglistSettingsRow } from '../../../domain/waitinglist/waitinglist.queries.js';
 
 /** Events per page of a partner's list. */
 export const EVENT_PAGE_SIZE = 50;
@@ -71,6 +72,8 @@ export interface ShowDetail {
   categories: CategoryItem[];
   priceTypes: { priceTypeId: string; title: string | null }[];
   rules: StoredRuleItemOutput[];
+  /** The show's waiting list: on or off, the fans in its line, and whether it was ever set (`updatedAt` null: never). */
+  waitingList: { enabled: boolean; waiting: number; updatedAt: number | null };
 }
 
 /** An event's page: its shows with their switches and counts, and one show in detail. */
@@ -81,6 +84,11 @@ export interface EventPageModel {
   shows: ShowSummary[];
   selected: ShowDetail | null;
   mayAdminister: boolean;
+}
+
+/** A show's waiting list as the event page sums it up (off and empty when never set). */
+function waitingListOf(row: WaitinglistSettingsRow | undefined): ShowDetail['waitingList'] {
+  return row ? { enabled: row.enabled, waiting: row.waiting, updatedAt: row.updatedAt } : { enabled: false, waiting: 0, updatedAt: null };
 }
 
 /**
@@ -143,6 +151,7 @@ export async function loadEventPage(deps: Pick<AppDeps, 'db' | 'rules'>, session
           })),
           priceTypes: priceTypes.map((p) => ({ priceTypeId: p.priceTypeId, title: p.title })),
           rules: rules.map(ruleToApi),
+          waitingList: waitingListOf(await waitingListSettingsOf(tx, selected.id)),
         };
       }
       return {

@@ -6,6 +6,7 @@ import { COMBINATION } from '../../../domain/rules/rules.model.js';
 import type { StoredRuleItemOutput } from '../../../domain/rules/rules.schemas.js';
 import type { EventListModel, EventPageModel, FeedsModel, ShowDetail, ShowSummary } from './console.events.load.js';
 import { em } from './console.events.messages.js';
+import { wm } from './console.waitinglist.messages.js';
 import { CsrfField, Field, fieldId } from './console.view.js';
 
 /** The rows of the rules form (a row left empty is skipped). */
@@ -55,6 +56,11 @@ export function eventsHref(partnerId: string, eventId?: string): string {
 /** The page of one show of an event (its details, at `#show`). */
 export function showHref(partnerId: string, eventId: string, showId: string): string {
   return `${eventsHref(partnerId, eventId)}?show=${encodeURIComponent(showId)}#show`;
+}
+
+/** The waiting-list page of one show of an event: its settings, its line and its history. */
+export function waitingListHref(partnerId: string, eventId: string, showId: string): string {
+  return `${eventsHref(partnerId, eventId)}/shows/${encodeURIComponent(showId)}/waiting-list`;
 }
 
 /** The list of a partner's events: search, a page of them, links to the pages around it. */
@@ -486,6 +492,13 @@ export function EventView(props: { lang: Lang; partnerId: string; model: EventPa
           <h3 id="show">{em(lang, 'detailsOf', { show: show.title })}</h3>
           <p class="muted">
             <code>{show.showId}</code>
+          </p>
+          <h4 id="waiting-list">{wm(lang, 'waitingList')}</h4>
+          <p>
+            {show.waitingList.updatedAt === null
+              ? wm(lang, 'panelNever')
+              : wm(lang, show.waitingList.enabled ? 'panelOn' : 'panelOff', { n: show.waitingList.waiting })}{' '}
+            <a href={waitingListHref(props.partnerId, model.event.externalReferenceId, show.showId)}>{wm(lang, 'panelLink')}</a>
           </p>
           <h4 id="categories">{em(lang, 'categoriesTitle')}</h4>
           <p>{em(lang, 'categoriesIntro')}</p>

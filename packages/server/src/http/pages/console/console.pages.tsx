@@ -13,6 +13,7 @@ import { consolePasskeyRoutes } from './console.passkeys.js';
 import { consoleRiskRoutes } from './console.risk.js';
 import { consoleSalesRoutes } from './console.sales.js';
 import { consoleCsrf, consoleSessionFromRequest, type ConsoleEnv } from './console.session.js';
+import { consoleWaitingListRoutes } from './console.waitinglist.js';
 import { consoleWebhookRoutes } from './console.webhooks.js';
 import { cm } from './console.messages.js';
 
@@ -33,6 +34,7 @@ export function consolePageRoutes(deps: ConsoleDeps) {
   app.route('/', consoleAuditRoutes(deps));
   app.route('/', consoleWebhookRoutes(deps));
   app.route('/', consoleEventRoutes(deps));
+  app.route('/', consoleWaitingListRoutes(deps));
   app.route('/', consoleLoadRoutes(deps));
   app.route('/', consoleRiskRoutes(deps));
   app.route('/', consoleSalesRoutes(deps));

@@ -35,6 +35,7 @@ const ACTIONS: Record<string, Need> = {
   '/events/:eventId/ticket-shield': 'administer',
   '/events/:eventId/categories': 'administer',
   '/events/:eventId/rules': 'administer',
+  '/events/:eventId/shows/:showId/waiting-list/settings': 'administer',
   '/feeds/poll': 'administer',
   '/load': 'administer',
   '/load/:loadId/apply': 'administer',
@@ -99,7 +100,8 @@ async function setup() {
     return csrfTokenFor(row.csrfSecret, action);
   };
   const routes = (method: 'GET' | 'POST') => [...new Set(t.app.routes.filter((r) => r.method === method && r.path.startsWith(PREFIX)).map((r) => r.path.slice(PREFIX.length)))];
-  const concrete = (rest: string) => `/console/partners/${p.id}${rest.replace(/:eventId/g, 'tour').replace(/:[A-Za-z]+/g, 'unknown_id')}`;
+  // The event and show that exist (so a show's pages render, and its forms are read), any other id unknown.
+  const concrete = (rest: string) => `/console/partners/${p.id}${rest.replace(/:eventId/g, 'tour').replace(/:showId/g, 'show-1').replace(/:[A-Za-z]+/g, 'unknown_id')}`;
   return { t, p, q, browsers, csrfFor, routes, concrete };
 }
 
