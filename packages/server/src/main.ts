@@ -66,6 +66,12 @@ export interface DrainResult {
 export interface ProviderOverrides {
   paymentProvider?: PaymentProvider;
   payoutProvider?: PayoutProvider;
+  /**
+   * Milliseconds added to the service's clock, read at every `now()` (default none): a browser
+   * test moves time forward to let a hold or an offer run out instead of waiting for it. The
+   * jobs' timers keep real time and find the moved time when they run.
+   */
+  clockShift?: () => number;
 }
 
 /** A signal repeated within this time of the first is a copy of it (npm forwards the terminal's), not a second one. */
@@ -90,14 +96,16 @@ export async function start(source: Record<string, string | undefined> = process
       : logger.error({ reason: change.reason }, 'database unavailable: answering 503 with Retry-After, readiness off, jobs retrying once a second'),
   );
   // Every process of a deployment reads the database's time (see DatabaseClock).
-  const clock = new DatabaseClock(db);
-  await clock.start();
+  const databaseClock = new DatabaseClock(db);
+  await databaseClock.start();
+  const shift = inject.clockShift;
+  const clock: Clock = shift ? { now: () => databaseClock.now() + shift() } : databaseClock;
   const deps = buildDeps({
     db,
     clock,
     logger,
     secretKey: env.SECRET_KEY,
-    ...(inject.paymentProvider || inject.payoutProvider ? inject : providersOf(env, clock)),
+    ...(inject.paymentProvider || inject.payoutProvider ? { paymentProvider: inject.paymentProvider, payoutProvider: inject.payoutProvider } : providersOf(env, clock)),
     config: {
       env: env.NODE_ENV,
       publicBaseUrl: env.PUBLIC_BASE_URL,
@@ -258,7 +266,7 @@ export async function start(source: Record<string, string | undefined> = process
       try {
         // Only once nothing of this process runs any more: what it still held is free at once.
         if (finished) await db.transact((tx) => deps.instance.retire(tx));
-        clock.stop();
+        databaseClock.stop();
         await closeDb(db);
       } catch (err) {
         logger.error({ err: { message: (err as Error).message } }, 'closing the database failed');

@@ -2,7 +2,7 @@ import { css } from 'lit';
 
 /**
  * The show's waiting list (internal/waiting.ts), shared by the buy button and the categories
- * list: the count and the fan's place as muted text under or above the call to action, wrapping
+ * list: the count and the fan's place as muted text under the call to action (the list puts the place above itself), wrapping
  * at any width, and the place's link with a 44 px target like the hold's Release. Only tokens.
  */
 export const waitingStyles = css`
@@ -11,9 +11,6 @@ export const waitingStyles = css`
     margin: 0.5rem 0 0;
     color: var(--_color-muted);
     overflow-wrap: anywhere;
-  }
-  .waiting-place {
-    margin: 0 0 0.5rem;
   }
   .waiting-place-link {
     display: inline-flex;

@@ -48,6 +48,10 @@ export const listStyles = [
     .quantity {
       overflow-wrap: anywhere;
     }
+    /* The fan's place in the waiting list, once, above the categories. */
+    .waiting-place {
+      margin: 0 0 0.5rem;
+    }
     /* The fan's own hold takes a row of its own under the category. */
     .your-hold {
       flex: 1 1 100%;
