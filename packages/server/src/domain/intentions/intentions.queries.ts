@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { jsonArrayHasAny, rowKey } from '../../db/dialect.js';
 import { perConnection, prepared } from '../../db/statements.js';
-import { buyIntentions, type IntentionState } from './intentions.table.js';
+import { buyIntentions, type IntentionKind, type IntentionState } from './intentions.table.js';
 
 /**
  * Reads of the intentions module other modules may use. Only `intentions.service.ts` writes
@@ -72,17 +72,21 @@ export async function liveOrPaidIntentionsOfBuyer(tx: Tx, partnerId: string, buy
 }
 
 /** A live hold of a show: a PENDING intention, whose buyer, how many tickets, until when. */
+export type { IntentionKind };
+
 export interface LiveHold {
   intentionId: string;
   buyerPk: string | null;
   listingIds: string[];
   expiresAt: number;
+  /** `waitinglist`: an offer to a fan in line, whose tickets pass to the next fan rather than back on sale. */
+  kind: IntentionKind;
 }
 
 /** The show's live holds (PENDING intentions), earliest ending first: who holds what on its market, and when it may be back. */
 export async function liveHoldsOfShow(tx: Tx, showPk: string): Promise<LiveHold[]> {
   return await tx
-    .select({ intentionId: buyIntentions.id, buyerPk: buyIntentions.buyerPk, listingIds: buyIntentions.listingIds, expiresAt: buyIntentions.expiresAt })
+    .select({ intentionId: buyIntentions.id, buyerPk: buyIntentions.buyerPk, listingIds: buyIntentions.listingIds, expiresAt: buyIntentions.expiresAt, kind: buyIntentions.kind })
     .from(buyIntentions)
     .where(and(eq(buyIntentions.showPk, showPk), eq(buyIntentions.state, 'PENDING')))
     .orderBy(buyIntentions.expiresAt, buyIntentions.id);

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { encodeSync, type Encoding } from '../../lib/compression.js';
 import { showSnapshotReads, type ShowRow } from '../../domain/events/events.queries.js';
 import { cheapestActivePerOption, listingsByIds, showListingReads, ticketPksOfListings } from '../../domain/listings/listings.queries.js';
-import { liveHoldsFingerprint, liveHoldsOfShow } from '../../domain/intentions/intentions.queries.js';
+import { liveHoldsFingerprint, liveHoldsOfShow, type IntentionKind } from '../../domain/intentions/intentions.queries.js';
 import { primarySaleReader } from '../../domain/marketdata/marketdata.queries.js';
 import { ticketSeatsByPks } from '../../domain/tickets/tickets.queries.js';
 import { waitingListSettingsOf, type WaitinglistSettingsRow } from '../../domain/waitinglist/waitinglist.queries.js';
@@ -139,6 +139,8 @@ export interface SnapshotHold {
   tickets: number;
   /** When the hold ends unless paid (clock ms): when its tickets may be back on sale. */
   expiresAt: number;
+  /** `waitinglist`: an offer to a fan in line (its tickets pass to the next fan, not back on sale). */
+  kind: IntentionKind;
 }
 
 /** A snapshot, or why there is none (404 on GET, an empty list in bulk). */
@@ -392,7 +394,7 @@ export class ShowSnapshots {
       const rows = h.listingIds.map((id) => listed.get(id)).filter((l) => l !== undefined);
       const option = rows[0] ? optionId.get(rows[0].ticketOptionPk) : undefined;
       if (option === undefined) continue;
-      out.push({ intentionId: h.intentionId, buyerPk: h.buyerPk, ticketOptionId: option, tickets: rows.reduce((n, l) => n + l.quantity, 0), expiresAt: h.expiresAt });
+      out.push({ intentionId: h.intentionId, buyerPk: h.buyerPk, ticketOptionId: option, tickets: rows.reduce((n, l) => n + l.quantity, 0), expiresAt: h.expiresAt, kind: h.kind });
     }
     return out;
   }

@@ -507,6 +507,9 @@ function inScope(h: SnapshotHold, ticketOptionId: string | undefined): boolean {
  * A call to action's `reserved`: the tickets of a scope (the show, or one option) held in
  * checkouts other than the viewer's, and when the first of those holds ends; undefined when
  * none. `viewerPk` null (an unsigned answer, or the live stock) counts every hold, `whose: 'any'`.
+ * Waiting-list offers are left out: their tickets pass to the next fan in line when they end,
+ * not back on sale, so "may be back at 18:42" would promise what will not happen (the line is
+ * said by `waitingList`).
  *
  * @example reservedOf(showMarket(cfg, s, now).holds, null, 'opt-vip') // { tickets: 2, backAt: '2026-…Z', whose: 'any' }
  */
@@ -514,7 +517,7 @@ export function reservedOf(holds: readonly SnapshotHold[], viewerPk: string | nu
   let tickets = 0;
   let backAt = Infinity;
   for (const h of holds) {
-    if (!inScope(h, ticketOptionId) || (viewerPk !== null && h.buyerPk === viewerPk)) continue;
+    if (h.kind === 'waitinglist' || !inScope(h, ticketOptionId) || (viewerPk !== null && h.buyerPk === viewerPk)) continue;
     tickets += h.tickets;
     backAt = Math.min(backAt, h.expiresAt);
   }

@@ -110,6 +110,9 @@ describe('buy access layer: the waiting list', () => {
     // Everyone else sees nothing to buy, and the fans still in line.
     const unsigned = ctas((await buy()).body.data);
     expect(unsigned.button.enabled).toBe(false);
+    // Held for Ana, it passes to the next fan if she does not buy it: not "reserved, may be back".
+    expect(unsigned.button).not.toHaveProperty('reserved');
+    expect(unsigned.cats['opt-field']).not.toHaveProperty('reserved');
     expect(unsigned.button.waitingList!.fans).toBe(2);
     expect((await signed('ben@example.com')).button.waitingList!.yours).toMatchObject({ position: 2, state: 'WAITING' });
 

@@ -130,6 +130,8 @@ export interface MarketView {
   ownHolds: { tickets: number; expiresAt: number; checkout: string; release: string }[];
   /** Tickets held by other fans' checkouts, and when the first of those holds ends (they may be back then); null when none. */
   othersHold: { tickets: number; backAt: number } | null;
+  /** Tickets held for other fans in the waiting list's offers, and when the first offer ends (they pass to the next fan then, not back on sale); null when none. */
+  heldForLine: { tickets: number; until: number } | null;
   /** The server's now, for the countdowns (a device's wrong clock neither shortens nor lengthens them). */
   now: number;
   /** The show's primary sale (an http(s) URL the partner sent), offered when nothing is for sale; else null. */
@@ -148,11 +150,23 @@ function httpUrlOrNull(url: string | null | undefined): string | null {
   }
 }
 
+/** The holds of other fans than `viewerPk` of one kind: their tickets, and when the first ends; null when none. */
+function othersOf(holds: MarketRead['holds'], viewerPk: string | null, kind: MarketRead['holds'][number]['kind']): { tickets: number; at: number } | null {
+  const others = holds.filter((h) => h.kind === kind && (h.buyerPk === null || h.buyerPk !== viewerPk));
+  if (others.length === 0) return null;
+  return { tickets: others.reduce((n, h) => n + h.tickets, 0), at: Math.min(...others.map((h) => h.expiresAt)) };
+}
+
 /** The tickets other fans' checkouts hold (not `viewerPk`'s), and when the first hold ends, or null. */
 function othersHoldOf(holds: MarketRead['holds'], viewerPk: string | null): MarketView['othersHold'] {
-  const others = holds.filter((h) => h.buyerPk === null || h.buyerPk !== viewerPk);
-  if (others.length === 0) return null;
-  return { tickets: others.reduce((n, h) => n + h.tickets, 0), backAt: Math.min(...others.map((h) => h.expiresAt)) };
+  const o = othersOf(holds, viewerPk, 'checkout');
+  return o && { tickets: o.tickets, backAt: o.at };
+}
+
+/** The tickets held for other fans by waiting-list offers, and when the first offer ends, or null. */
+function heldForLineOf(holds: MarketRead['holds'], viewerPk: string | null): MarketView['heldForLine'] {
+  const o = othersOf(holds, viewerPk, 'waitinglist');
+  return o && { tickets: o.tickets, until: o.at };
 }
 
 /** The market page, or a 404 when the partner, the event or a visible show is missing. */
@@ -222,6 +236,7 @@ export function marketPage(deps: Pick<AppDeps, 'box' | 'clock'>, read: MarketRea
         .filter((h) => viewerPk !== null && h.buyerPk === viewerPk)
         .map((h) => ({ tickets: h.tickets, expiresAt: h.expiresAt, checkout: servicePaths.checkout(partner.id, h.intentionId, { lang }), release: servicePaths.checkoutRelease(partner.id, h.intentionId) })),
       othersHold: othersHoldOf(read.holds, viewerPk),
+      heldForLine: heldForLineOf(read.holds, viewerPk),
       now: deps.clock.now(),
       primarySalesUrl: httpUrlOrNull(show.primarySalesUrl),
       notifyAction: servicePaths.marketNotify(partner.id, eventRef),

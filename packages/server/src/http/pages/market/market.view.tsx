@@ -183,6 +183,11 @@ export function MarketPage(props: { view: MarketView; lang: Lang; csrf: string; 
           {mm(lang, v.othersHold.tickets === 1 ? 'othersHoldOne' : 'othersHoldOther', { n: v.othersHold.tickets, time: formatTime(v.othersHold.backAt, lang, v.timeZone) })}
         </p>
       ) : null}
+      {v.heldForLine && !v.show.cancelled ? (
+        <p class="others-hold held-for-line" role="status">
+          {mm(lang, v.heldForLine.tickets === 1 ? 'heldForLineOne' : 'heldForLineOther', { n: v.heldForLine.tickets, time: formatTime(v.heldForLine.until, lang, v.timeZone) })}
+        </p>
+      ) : null}
       {v.groups.map(({ title, offers }) => (
         <section aria-label={title}>
           <h3>{title}</h3>

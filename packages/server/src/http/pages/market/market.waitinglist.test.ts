@@ -240,8 +240,12 @@ describe('market page: the waiting list', () => {
     // Shown as the offer, not as a checkout of theirs to release.
     expect(offered.text).not.toContain('You have tickets reserved');
     expect(offered.headers.get('content-security-policy')).toContain("script-src 'self'");
-    expect((await second.get(market)).text).not.toContain('Tickets are held for you');
-    expect((await second.get(market)).text).toContain('You are #2 in line for 1 ticket.');
+    const behind = (await second.get(market)).text;
+    expect(behind).not.toContain('Tickets are held for you');
+    expect(behind).toContain('You are #2 in line for 1 ticket.');
+    // The held ticket goes to the next fan, not back on sale: said so, not "may be back at".
+    expect(behind).toContain('1 ticket is held for a fan on the waiting list until 13:15 CET: if they do not buy it, it goes to the next fan in line.');
+    expect(behind).not.toContain('reserved by another fan');
     expect((await first.get(`${market}&lang=es`)).text).toContain('Tienes 1 entrada reservada hasta las 13:15 CET.');
 
     const declined = await first.post(leave, { _csrf: csrfOf(offered.text, `${leave}?lang=en`)!, showId: 'show-1', entryId: a!.id, intent: 'decline' });
