@@ -6806,6 +6806,41 @@ export interface components {
             /** @example 2 */
             quantity: number;
             /**
+             * @description Your ids of the held tickets, in the listings’ order.
+             * @example [
+             *       "tk-1042",
+             *       "tk-1043"
+             *     ]
+             */
+            ticketIds: string[];
+            /**
+             * @description Their seats, in the same order (nulls for general admission).
+             * @example [
+             *       {
+             *         "section": "B",
+             *         "row": "4",
+             *         "seat": "11"
+             *       },
+             *       {
+             *         "section": "B",
+             *         "row": "4",
+             *         "seat": "12"
+             *       }
+             *     ]
+             */
+            seats: {
+                section: string | null;
+                row: string | null;
+                seat: string | null;
+            }[];
+            /** @example EUR */
+            currency: string;
+            /**
+             * @description What the fan pays for them, fees included, in major units of `currency`.
+             * @example 96.8
+             */
+            total: number;
+            /**
              * @description When the fan is told (the end of the quiet hours, or when the offer was made).
              * @example 2026-03-01T12:00:00.000Z
              */

@@ -4,6 +4,10 @@ import { toIso } from '../../lib/clock.js';
 import { serviceUrl, servicePaths } from '../../lib/urls.js';
 import { showsWithEvents, ticketOptionsByPks } from '../events/events.queries.js';
 import { usersByPks } from '../users/users.queries.js';
+import { intentionById } from '../intentions/intentions.queries.js';
+import { ticketPksOfListings } from '../listings/listings.queries.js';
+import { ticketSeatsByPks } from '../tickets/tickets.queries.js';
+import { toMajor } from '../../lib/money.js';
 import { userToApi } from '../users/users.service.js';
 import {
   ENTRY_STATES,
@@ -15,6 +19,7 @@ import {
   DEFAULT_OFFER_MINUTES,
   type WaitingListEntry,
   type WaitingListHistoryItem,
+  type WaitingListOffer,
   type WaitingListSettings,
 } from './waitinglist.model.js';
 import { HISTORY_EXPORT_COLUMNS, type HistoryExportRow } from './waitinglist.service.js';
@@ -141,6 +146,12 @@ const OfferSchema = z
     intentionId: z.string().openapi({ description: 'The buy intention holding the offered tickets for the fan (GET /v1/marketplace/buyingflow/buyIntention/{intentionId}).', example: 'bi_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
     listingIds: z.array(z.string()).openapi({ example: ['lst_01jd8x3k4f5g6h7j8k9m0n1p2q'] }),
     quantity: z.number().int().openapi({ example: 2 }),
+    ticketIds: z.array(z.string()).openapi({ description: 'Your ids of the held tickets, in the listings’ order.', example: ['tk-1042', 'tk-1043'] }),
+    seats: z
+      .array(z.object({ section: z.string().nullable(), row: z.string().nullable(), seat: z.string().nullable() }))
+      .openapi({ description: 'Their seats, in the same order (nulls for general admission).', example: [{ section: 'B', row: '4', seat: '11' }, { section: 'B', row: '4', seat: '12' }] }),
+    currency: z.string().openapi({ example: 'EUR' }),
+    total: z.number().openapi({ description: 'What the fan pays for them, fees included, in major units of `currency`.', example: 96.8 }),
     notifyAt: z.string().openapi({ description: 'When the fan is told (the end of the quiet hours, or when the offer was made).', example: '2026-03-01T12:00:00.000Z' }),
     expiresAt: z.string().openapi({ description: 'When the hold ends and the tickets go to the next fan.', example: '2026-03-01T12:15:00.000Z' }),
     checkoutUrl: z.string().openapi({ description: 'The hosted checkout of the held tickets (the fan signs in there; add Login Trust to sign them in).', example: 'https://resale.example/checkout/ptr_…/bi_…?lang=es' }),
@@ -206,6 +217,7 @@ export async function entriesToApi(tx: Tx, rows: readonly WaitingListEntry[], op
   const shows = await showsWithEvents(tx, [...new Set(rows.map((r) => r.showPk))]);
   const options = await ticketOptionsByPks(tx, [...new Set(rows.flatMap((r) => (r.ticketOptionPk === null ? [] : [r.ticketOptionPk])))]);
   const users = await usersByPks(tx, [...new Set(rows.map((r) => r.userPk))]);
+  const held = await offersHeld(tx, rows.flatMap((r) => (r.offer ? [r.offer] : [])));
   return rows.map((r) => {
     const found = shows.get(r.showPk);
     const user = users.get(r.userPk);
@@ -230,6 +242,7 @@ export async function entriesToApi(tx: Tx, rows: readonly WaitingListEntry[], op
             intentionId: offer.intentionId,
             listingIds: offer.listingIds,
             quantity: offer.quantity,
+            ...held.get(offer.id)!,
             notifyAt: toIso(offer.notifyAt),
             expiresAt: toIso(offer.expiresAt),
             checkoutUrl: serviceUrl(opts.publicBaseUrl, servicePaths.checkout(r.partnerId, offer.intentionId, { lang: opts.lang })),
@@ -239,6 +252,33 @@ export async function entriesToApi(tx: Tx, rows: readonly WaitingListEntry[], op
       endReason: r.endReason,
     };
   });
+}
+
+/** What a live offer holds, as the API's offer says it. */
+type OfferHeld = Pick<z.output<typeof OfferSchema>, 'ticketIds' | 'seats' | 'currency' | 'total'>;
+
+/**
+ * What live offers hold, as the API says it: the tickets (ids and seats, in the listings' order)
+ * and what the fan pays (the intention's total). A fan has few live offers: read per offer.
+ */
+async function offersHeld(tx: Tx, offers: readonly WaitingListOffer[]): Promise<Map<string, OfferHeld>> {
+  const out = new Map<string, OfferHeld>();
+  for (const offer of offers) {
+    const intention = await intentionById(tx, offer.intentionId);
+    if (!intention) throw new Error(`waitinglist: offer ${offer.id} names intention ${offer.intentionId}, which does not exist`);
+    const pairs = await ticketPksOfListings(tx, offer.listingIds);
+    const order = new Map(offer.listingIds.map((id, i) => [id, i]));
+    pairs.sort((a, b) => order.get(a.listingId)! - order.get(b.listingId)!);
+    const seats = await ticketSeatsByPks(tx, pairs.map((p) => p.ticketPk));
+    const tickets = pairs.map((p) => seats.get(p.ticketPk)).filter((t) => t !== undefined);
+    out.set(offer.id, {
+      ticketIds: tickets.map((t) => t.ticketId),
+      seats: tickets.map((t) => ({ section: t.section, row: t.row, seat: t.seat })),
+      currency: intention.currency,
+      total: toMajor(intention.totalMinor, intention.currency),
+    });
+  }
+  return out;
 }
 
 /** One entry with its history, as GET /v1/waitinglist/entries/{entryId} answers it. */

@@ -297,6 +297,10 @@ describe('DELETE /v1/waitinglist/entries/{entryId}', () => {
       position: 1,
       offer: { state: 'LIVE', intentionId, listingIds: [listingId], quantity: 1, expiresAt: '2026-03-01T12:15:00.000Z', checkoutUrl: `http://resale.test/checkout/${p.id}/${intentionId}?lang=en` },
     });
+    // What the offer holds and costs, as the `waitinglist.offered` webhook says it.
+    const intention = (await t.db.select().from(buyIntentions).where(eq(buyIntentions.id, intentionId)))[0]!;
+    expect(intention.totalMinor).toBeGreaterThan(4000);
+    expect(offered.body.data.offer).toMatchObject({ ticketIds: ['tk-offer'], seats: [{ section: null, row: null, seat: null }], currency: 'EUR', total: intention.totalMinor / 100 });
     const left = await t.request('DELETE', `${ENTRIES}/${joined.body.data.id}`, { key: p.keys.private });
     expect(left.status).toBe(200);
     expect(left.body.data).toMatchObject({ state: 'LEFT', offer: null });
