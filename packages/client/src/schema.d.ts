@@ -1278,7 +1278,7 @@ export interface paths {
         };
         /**
          * Export a show’s waiting-list history
-         * @description Everything that happened to the show’s line, in the order it happened (seq): each join, offer, expiry, decline, purchase, leave, withdrawal and closing, with the fan and what they asked for. format=csv answers a CSV file (UTF-8 with a byte order mark, columns seq, at, kind, entryId, entrySeq, offerId, userId, email, phone, ticketOptionId, quantity, together, listingIds, reason; a cell a spreadsheet would read as a formula starts with '). Operator token.
+         * @description Everything that happened to the show’s line, in the order it happened (seq): each join, offer, expiry, decline, purchase, leave, withdrawal and closing, with the fan and what they asked for. JSON answers a page (cursor pagination: pass `nextCursor` as `startingAfter`); format=csv answers the whole history as a CSV file (UTF-8 with a byte order mark, columns seq, at, kind, entryId, entrySeq, offerId, userId, email, phone, ticketOptionId, quantity, together, listingIds, reason; a cell a spreadsheet would read as a formula starts with '). Operator token.
          */
         get: operations["exportWaitingList"];
         put?: never;
@@ -6960,6 +6960,14 @@ export interface components {
              */
             reason: string | null;
         };
+        WaitingListExportPage: {
+            items: components["schemas"]["WaitingListHistoryExportRow"][];
+            /**
+             * @description Pass as startingAfter for the next page; null on the last.
+             * @example 1000
+             */
+            nextCursor: number | null;
+        };
         WaitingListHistoryExportRow: {
             /**
              * @description The show’s sequence: the order things happened in.
@@ -7419,10 +7427,10 @@ export interface components {
             /** @description null on success */
             errors: null;
         };
-        WaitingListHistoryExportRowListEnvelope: {
+        WaitingListExportPageEnvelope: {
             /** @example 200 */
             status: number;
-            data: components["schemas"]["WaitingListHistoryExportRow"][];
+            data: components["schemas"]["WaitingListExportPage"];
             /** @description null on success */
             errors: null;
         };
@@ -15650,8 +15658,12 @@ export interface operations {
                 externalReferenceEventId: string;
                 /** @description The show of the event. */
                 showId: string;
-                /** @description json (default): the envelope; csv: a file, one row per history row. */
+                /** @description json (default): a page in the envelope; csv: the whole history as a file, one row per history row. */
                 format?: "json" | "csv";
+                /** @description JSON only: the previous page’s nextCursor (a `seq`). */
+                startingAfter?: number | null;
+                /** @description JSON only: rows per page, 1 to 5000 (default 1000). */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -15668,7 +15680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WaitingListHistoryExportRowListEnvelope"];
+                    "application/json": components["schemas"]["WaitingListExportPageEnvelope"];
                     "text/csv": string;
                 };
             };

@@ -289,10 +289,17 @@ export async function entryWithHistoryToApi(tx: Tx, entry: WaitingListEntry & { 
 
 // ------------------------------------------------------------------ the operator's export
 
+/** Rows per page of the JSON export: the default and the most. */
+export const EXPORT_PAGE_DEFAULT = 1_000;
+export const EXPORT_PAGE_MAX = 5_000;
+
 /** Query of the operator's export: the show, and the format. */
 export const WaitingListExportQuery = ShowKeyQuery.extend({
-  format: z.enum(['json', 'csv']).optional().openapi({ param: { name: 'format', in: 'query' }, description: 'json (default): the envelope; csv: a file, one row per history row.', example: 'csv' }),
+  format: z.enum(['json', 'csv']).optional().openapi({ param: { name: 'format', in: 'query' }, description: 'json (default): a page in the envelope; csv: the whole history as a file, one row per history row.', example: 'csv' }),
+  startingAfter: z.coerce.number().int().min(0).optional().openapi({ param: { name: 'startingAfter', in: 'query' }, description: 'JSON only: the previous page’s nextCursor (a `seq`).', example: 1000 }),
+  limit: z.coerce.number().int().min(1).max(EXPORT_PAGE_MAX).optional().openapi({ param: { name: 'limit', in: 'query' }, description: `JSON only: rows per page, 1 to ${EXPORT_PAGE_MAX} (default ${EXPORT_PAGE_DEFAULT}).`, example: 500 }),
 });
+
 
 export const WaitingListExportRowSchema = z
   .object({

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { serializeOn } from '../../db/dialect.js';
 import { toIso } from '../../lib/clock.js';
@@ -511,22 +511,45 @@ export class WaitingListService {
 
   /**
    * A show's whole history in its sequence, one row per transition with the entry's fan and
-   * request, for the operator's export (CSV columns: {@link HISTORY_EXPORT_COLUMNS}).
+   * request, for the operator's export as a file (CSV columns: {@link HISTORY_EXPORT_COLUMNS}).
    *
    * @throws ApiError 404 unknown (or another partner's) event or show
    */
   async exportHistory(tx: Tx, partnerId: string, key: ShowKey): Promise<HistoryExportRow[]> {
     const { show } = await this.findShow(tx, partnerId, key);
-    const history = await tx
-      .select()
-      .from(waitinglistHistory)
-      .where(and(eq(waitinglistHistory.partnerId, partnerId), eq(waitinglistHistory.showPk, show.id)))
-      .orderBy(asc(waitinglistHistory.seq));
-    const entries = new Map((await tx.select().from(waitinglistEntries).where(eq(waitinglistEntries.showPk, show.id))).map((e) => [e.id, e]));
+    return await this.historyRows(tx, partnerId, show.id, null, null);
+  }
+
+  /**
+   * One page of {@link exportHistory}: the rows after sequence number `startingAfter` (0 or
+   * absent: from the start), at most `limit`, and the cursor of the next page (the last row's
+   * `seq`), null on the last. The sequence only grows: a page read later never skips a row.
+   *
+   * @throws ApiError 404 unknown (or another partner's) event or show
+   */
+  async exportHistoryPage(tx: Tx, partnerId: string, key: ShowKey, page: { startingAfter?: number | undefined; limit: number }): Promise<{ items: HistoryExportRow[]; nextCursor: number | null }> {
+    const { show } = await this.findShow(tx, partnerId, key);
+    const rows = await this.historyRows(tx, partnerId, show.id, page.startingAfter ?? 0, page.limit + 1);
+    const items = rows.slice(0, page.limit);
+    return { items, nextCursor: rows.length > page.limit ? items[items.length - 1]!.seq : null };
+  }
+
+  /** History rows of a show after `afterSeq` (null: all), at most `limit` (null: all), with their entries' fans and requests. */
+  private async historyRows(tx: Tx, partnerId: string, showPk: string, afterSeq: number | null, limit: number | null): Promise<HistoryExportRow[]> {
+    const where = [eq(waitinglistHistory.partnerId, partnerId), eq(waitinglistHistory.showPk, showPk)];
+    if (afterSeq !== null) where.push(gt(waitinglistHistory.seq, afterSeq));
+    const query = tx.select().from(waitinglistHistory).where(and(...where)).orderBy(asc(waitinglistHistory.seq));
+    const history = limit === null ? await query : await query.limit(limit);
+    // The entries the rows name (all of the show's for the whole history; a page's own otherwise).
+    const entryRows =
+      limit === null
+        ? await tx.select().from(waitinglistEntries).where(eq(waitinglistEntries.showPk, showPk))
+        : await tx.select().from(waitinglistEntries).where(inArray(waitinglistEntries.id, [...new Set(history.map((h) => h.entryId))]));
+    const entries = new Map(entryRows.map((e) => [e.id, e]));
     const userPks = [...new Set([...entries.values()].map((e) => e.userPk))];
     const users = new Map<string, UserRow>();
     for (let i = 0; i < userPks.length; i += READ_CHUNK) for (const [pk, u] of await usersByPks(tx, userPks.slice(i, i + READ_CHUNK))) users.set(pk, u);
-    const options = new Map((await ticketOptionsOfShows(tx, [show.id])).map((o) => [o.id, o.ticketId]));
+    const options = new Map((await ticketOptionsOfShows(tx, [showPk])).map((o) => [o.id, o.ticketId]));
     return history.map((h) => {
       const entry = entries.get(h.entryId)!;
       const user = users.get(entry.userPk)!;

@@ -340,12 +340,13 @@ describe('GET /admin/v1/partners/{partnerId}/waitinglist', () => {
     const url = `/admin/v1/partners/${p.id}/waitinglist?externalReferenceEventId=tour&showId=show-1`;
     const json = await t.request('GET', url, { operator: true });
     expect(json.status).toBe(200);
-    expect(json.body.data.map((r: { seq: number; kind: string; entryId: string }) => [r.seq, r.kind, r.entryId])).toEqual([
+    expect(json.body.data.nextCursor).toBeNull();
+    expect(json.body.data.items.map((r: { seq: number; kind: string; entryId: string }) => [r.seq, r.kind, r.entryId])).toEqual([
       [1, 'joined', a.body.data.id],
       [2, 'joined', b.body.data.id],
       [3, 'left', a.body.data.id],
     ]);
-    expect(json.body.data[1]).toMatchObject({ userId: 'fan@example.com', email: 'fan@example.com', ticketOptionId: 'opt-vip', quantity: 2, together: false, entrySeq: 2 });
+    expect(json.body.data.items[1]).toMatchObject({ userId: 'fan@example.com', email: 'fan@example.com', ticketOptionId: 'opt-vip', quantity: 2, together: false, entrySeq: 2 });
     const csv = await t.app.request(`${url}&format=csv`, { headers: { authorization: 'Bearer test-operator-token-000000000000' } });
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -365,10 +366,37 @@ describe('GET /admin/v1/partners/{partnerId}/waitinglist', () => {
     const { t, p } = await setup();
     const url = `/admin/v1/partners/${p.id}/waitinglist?externalReferenceEventId=tour&showId=show-1`;
     expect((await t.request('GET', url, { key: p.keys.private })).status).toBe(401);
-    expect((await t.request('GET', url, { operator: true })).body.data).toEqual([]);
+    expect((await t.request('GET', url, { operator: true })).body.data).toEqual({ items: [], nextCursor: null });
     expect((await t.request('GET', `/admin/v1/partners/ptr_nope/waitinglist?externalReferenceEventId=tour&showId=show-1`, { operator: true })).status).toBe(404);
     expect((await t.request('GET', `/admin/v1/partners/${p.id}/waitinglist?externalReferenceEventId=tour&showId=show-9`, { operator: true })).status).toBe(404);
     expect((await t.request('GET', `${url}&format=xml`, { operator: true })).status).toBe(400);
+    for (const bad of ['limit=0', 'limit=5001', 'limit=abc', 'startingAfter=-1', 'startingAfter=1.5']) {
+      const res = await t.request('GET', `${url}&${bad}`, { operator: true });
+      expect(res.status, bad).toBe(400);
+      expect(res.body.errors[0].path, bad).toBe(bad.split('=')[0]);
+    }
+  });
+
+  it('pages the JSON by the show’s sequence, a page read later never skipping a row', async () => {
+    const { t, p, put, join } = await setup();
+    await put(ON);
+    for (let i = 0; i < 5; i++) await join({ user: `fan${i}@example.com` });
+    const url = `/admin/v1/partners/${p.id}/waitinglist?externalReferenceEventId=tour&showId=show-1&limit=2`;
+    const seqs: number[] = [];
+    let cursor: number | null = null;
+    let pages = 0;
+    do {
+      const res: { status: number; body: { data: { items: { seq: number }[]; nextCursor: number | null } } } = await t.request('GET', cursor === null ? url : `${url}&startingAfter=${cursor}`, { operator: true });
+      expect(res.status).toBe(200);
+      expect(res.body.data.items.length).toBeLessThanOrEqual(2);
+      seqs.push(...res.body.data.items.map((r) => r.seq));
+      cursor = res.body.data.nextCursor;
+      pages++;
+      // A fan joins between pages: the new row comes on a later page.
+      if (pages === 1) await join({ user: 'late@example.com' });
+    } while (cursor !== null);
+    expect(seqs).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(pages).toBe(3);
   });
 });
 

@@ -10,6 +10,7 @@ import { PartnerIdParam } from '../../domain/partners/partners.schemas.js';
 import { HISTORY_EXPORT_COLUMNS } from '../../domain/waitinglist/waitinglist.service.js';
 import {
   entriesToApi,
+  EXPORT_PAGE_DEFAULT,
   entryWithHistoryToApi,
   settingsToApi,
   ShowKeyQuery,
@@ -195,13 +196,13 @@ export function waitingListRoutes(deps: AppDeps) {
       summary: 'Export a show’s waiting-list history',
       description:
         'Everything that happened to the show’s line, in the order it happened (seq): each join, offer, expiry, decline, purchase, leave, withdrawal and closing, with the fan and what they asked for. ' +
-        `format=csv answers a CSV file (UTF-8 with a byte order mark, columns ${HISTORY_EXPORT_COLUMNS.join(', ')}; a cell a spreadsheet would read as a formula starts with '). Operator token.`,
+        `JSON answers a page (cursor pagination: pass \`nextCursor\` as \`startingAfter\`); format=csv answers the whole history as a CSV file (UTF-8 with a byte order mark, columns ${HISTORY_EXPORT_COLUMNS.join(', ')}; a cell a spreadsheet would read as a formula starts with '). Operator token.`,
       request: { params: PartnerIdParam, query: WaitingListExportQuery },
       responses: {
         200: {
           description: 'The history, oldest first (JSON), or the CSV file',
           content: {
-            'application/json': { schema: envelope(z.array(WaitingListExportRowSchema)) },
+            'application/json': { schema: envelope(z.object({ items: z.array(WaitingListExportRowSchema), nextCursor: z.number().int().nullable().openapi({ description: 'Pass as startingAfter for the next page; null on the last.', example: 1000 }) }).openapi('WaitingListExportPage')) },
             'text/csv': { schema: z.string().openapi({ example: `${HISTORY_EXPORT_COLUMNS.join(',')}\r\n1,2026-03-01T12:00:00.000Z,joined,wle_…,1,,fan@example.com,fan@example.com,,,2,false,,\r\n` }) },
           },
         },
@@ -210,12 +211,16 @@ export function waitingListRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const { partnerId } = c.req.valid('param');
-      const { format, ...show } = c.req.valid('query');
+      const { format, startingAfter, limit, ...show } = c.req.valid('query');
       const partner = await deps.partners.get(partnerId);
-      const rows = await deps.db.read(async (tx) => await deps.waitingList.exportHistory(tx, partner.id, show));
-      if (format !== 'csv') return c.json(ok(rows), 200);
-      const csv = waitingListHistoryCsv(partner.id, show, rows);
-      return c.body(csv.body, 200, csv.headers);
+      if (format === 'csv') {
+        // The file is the whole history: a spreadsheet has no pages.
+        const rows = await deps.db.read(async (tx) => await deps.waitingList.exportHistory(tx, partner.id, show));
+        const csv = waitingListHistoryCsv(partner.id, show, rows);
+        return c.body(csv.body, 200, csv.headers);
+      }
+      const page = await deps.db.read(async (tx) => await deps.waitingList.exportHistoryPage(tx, partner.id, show, { startingAfter, limit: limit ?? EXPORT_PAGE_DEFAULT }));
+      return c.json(ok(page), 200);
     },
   );
 
