@@ -21,6 +21,7 @@ import type { InstanceLease } from './domain/instances/instances.service.js';
 import type { Metrics } from './domain/metrics/metrics.service.js';
 import type { LedgerService } from './domain/ledger/ledger.service.js';
 import type { AuditService } from './domain/audit/audit.service.js';
+import type { LeadsService } from './domain/marketdata/leads.service.js';
 import type { WaitingListService } from './domain/waitinglist/waitinglist.service.js';
 import type { ConsoleService } from './domain/console/console.service.js';
 
@@ -55,6 +56,8 @@ export interface AppDeps extends Kernel {
   audit: AuditService;
   /** Fans' waiting lists per show. */
   waitingList: WaitingListService;
+  /** Leads (wishlist, market data) partners send and fans leave (domain/marketdata). */
+  leads: LeadsService;
   /** The console's people, roles, codes and sessions (domain/console). */
   consoleAccess: ConsoleService;
 }

@@ -19,6 +19,7 @@ import { ListingsService } from './domain/listings/listings.service.js';
 import { AuthService } from './domain/auth/auth.service.js';
 import { AuditService } from './domain/audit/audit.service.js';
 import { WaitingListService } from './domain/waitinglist/waitinglist.service.js';
+import { LeadsService } from './domain/marketdata/leads.service.js';
 import { ConsoleService, relyingPartyOf } from './domain/console/console.service.js';
 import { IntentionsService } from './domain/intentions/intentions.service.js';
 import { PaymentsService } from './domain/payments/payments.service.js';
@@ -84,6 +85,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     auth,
     audit: new AuditService({ clock: opts.clock }),
     waitingList: new WaitingListService({ clock: opts.clock, bus, events }),
+    leads: new LeadsService({ clock: opts.clock, events }),
     // The console's passkeys belong to the host of PUBLIC_BASE_URL (WebAuthn's RP ID and origin).
     consoleAccess: new ConsoleService({ clock: opts.clock, box, messages, relyingParty: relyingPartyOf(opts.config.publicBaseUrl) }),
   };

@@ -4,7 +4,7 @@ import type { EventsService } from '../domain/events/events.service.js';
 import type { IntentionsService } from '../domain/intentions/intentions.service.js';
 import type { WaitingListService } from '../domain/waitinglist/waitinglist.service.js';
 import type { Kernel } from '../lib/kernel.js';
-import { LeadsService } from '../domain/marketdata/leads.service.js';
+import type { LeadsService } from '../domain/marketdata/leads.service.js';
 import { WAITING_LIST_LEAD_TAG } from '../domain/marketdata/leads.wishlist.js';
 import { LeadInputSchema } from '../domain/marketdata/leads.schemas.js';
 import { DEFAULT_HOLD_LIMITS } from '../domain/partners/partners.settings.js';
@@ -21,7 +21,7 @@ import { ApiError, type ErrorLocation } from '../lib/errors.js';
  */
 
 /** What joining and leaving use. */
-export type WaitingListJoinDeps = Pick<Kernel, 'clock'> & { auth: AuthService; events: EventsService; intentions: IntentionsService; waitingList: WaitingListService };
+export type WaitingListJoinDeps = Pick<Kernel, 'clock'> & { auth: AuthService; events: EventsService; intentions: IntentionsService; waitingList: WaitingListService; leads: LeadsService };
 type Deps = WaitingListJoinDeps;
 
 
@@ -72,7 +72,7 @@ export async function joinWaitingList(deps: Deps, tx: Tx, partner: Pick<PartnerR
   );
   // After the join, which validated the show and the option: the lead cannot refuse what the
   // entry accepted, and a refused join writes no lead.
-  await new LeadsService(deps).upsert(
+  await deps.leads.upsert(
     tx,
     partner.id,
     LeadInputSchema.parse({

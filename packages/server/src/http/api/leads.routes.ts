@@ -5,7 +5,6 @@ import { createRouter, documentBodyAs, envelope, errorResponses, jsonBody, jsonR
 import { partnerKey } from '../middleware/auth.js';
 import { IdempotencyKeyHeaders, idempotency, respondInTransaction } from '../middleware/idempotency.js';
 import { LeadBulkDocumentedSchema, LeadBulkResultSchema, LeadBulkSchema, LeadInputSchema, LeadListSchema, LeadSchema, LeadUpsertResultSchema, MAX_BULK_LEADS } from '../../domain/marketdata/leads.schemas.js';
-import { LeadsService } from '../../domain/marketdata/leads.service.js';
 import { LEAD_TYPES } from '../../domain/marketdata/leads.model.js';
 
 /** Page size of GET /v1/marketdata/users. */
@@ -15,7 +14,7 @@ export const LEADS_PAGE_MAX = 200;
 /** POST /v1/marketdata/users, POST …/users/bulk, GET …/users and GET …/users/:leadId (mounted by marketDataRoutes). */
 export function leadRoutes(deps: AppDeps) {
   const app = createRouter();
-  const svc = new LeadsService(deps);
+  const svc = deps.leads;
   const key = partnerKey(deps, ['private']);
   const common = { tags: ['Market data'], security: [SECURITY.private] };
 

@@ -14,7 +14,7 @@ import { refuseTaken, reserveListings } from '../../../flows/reserve-listings.js
 import { listingsByIds } from '../../../domain/listings/listings.queries.js';
 import { intentionById, liveHoldsOfShow } from '../../../domain/intentions/intentions.queries.js';
 import { userByPk } from '../../../domain/users/users.queries.js';
-import { buyerKey, LeadsService } from '../../../domain/marketdata/leads.service.js';
+import { buyerKey } from '../../../domain/marketdata/leads.service.js';
 import { leadOfBuyer } from '../../../domain/marketdata/leads.queries.js';
 import { LeadInputSchema } from '../../../domain/marketdata/leads.schemas.js';
 import { ticketOptionsOfShow } from '../../../domain/events/events.queries.js';
@@ -394,13 +394,13 @@ function fanIdentity(user: { externalId: string | null; email: string | null }):
  * the "tell me when tickets appear" of an empty market. Answers false when the fan has neither
  * a partner id nor an e-mail to be told at (nothing written), or the show is unknown.
  */
-export async function joinWishlist(deps: Pick<AppDeps, 'db' | 'clock' | 'events'>, partner: Pick<PartnerRow, 'id'>, eventRef: string, showId: string, userPk: string): Promise<boolean> {
+export async function joinWishlist(deps: Pick<AppDeps, 'db' | 'clock' | 'leads'>, partner: Pick<PartnerRow, 'id'>, eventRef: string, showId: string, userPk: string): Promise<boolean> {
   return await deps.db.transact(async (tx) => {
     const user = await userByPk(tx, userPk);
     const buyer = user ? fanIdentity(user) : {};
     if (!buyer.id && !buyer.email) return false;
     try {
-      await new LeadsService(deps).upsert(tx, partner.id, LeadInputSchema.parse({ type: 'WISHLIST', externalReferenceEventId: eventRef, showId, buyer, date: new Date(deps.clock.now()).toISOString() }));
+      await deps.leads.upsert(tx, partner.id, LeadInputSchema.parse({ type: 'WISHLIST', externalReferenceEventId: eventRef, showId, buyer, date: new Date(deps.clock.now()).toISOString() }));
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return false;
       throw err;
@@ -627,7 +627,7 @@ export type JoinOutcome = { kind: 'joined' } | { kind: 'refused'; status: number
  * first (every refusal at once), then the service's own refusals are the page's.
  */
 export async function joinWaitingListFromMarket(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'auth' | 'events' | 'intentions' | 'waitingList'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'auth' | 'events' | 'intentions' | 'waitingList' | 'leads'>,
   partner: Pick<PartnerRow, 'id' | 'settings'>,
   input: { eventRef: string; showId: string; values: JoinValues; wl: WaitingListView; userPk: string },
 ): Promise<JoinOutcome> {
@@ -651,7 +651,7 @@ export async function joinWaitingListFromMarket(
  * that is "No thanks": the offer is declined and its tickets pass to the next fan. `left`, or
  * `gone` when the entry is not theirs or has ended meanwhile (the page shows as it now is).
  */
-export async function leaveWaitingListFromMarket(deps: Pick<AppDeps, 'db' | 'clock' | 'auth' | 'events' | 'intentions' | 'waitingList'>, partnerId: string, userPk: string, entryId: string): Promise<'left' | 'gone'> {
+export async function leaveWaitingListFromMarket(deps: Pick<AppDeps, 'db' | 'clock' | 'auth' | 'events' | 'intentions' | 'waitingList' | 'leads'>, partnerId: string, userPk: string, entryId: string): Promise<'left' | 'gone'> {
   try {
     await deps.db.transact(async (tx) => await leaveFromMarket(deps, tx, partnerId, userPk, entryId));
     return 'left';
