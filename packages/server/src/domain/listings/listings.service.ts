@@ -304,14 +304,14 @@ export class ListingsService {
     if (scope.priceTypeId !== undefined && scope.ticketOptionId === undefined) throw ApiError.field('missing_field', 'ticketOptionId', 'ticketOptionId is required with priceTypeId');
     if (scope.ticketOptionId !== undefined) conditions.push(eq(listings.ticketOptionPk, (await this.deps.events.findTicketOption(tx, show.id, scope.ticketOptionId)).id));
     if (scope.priceTypeId !== undefined) conditions.push(eq(listings.priceTypePk, (await this.deps.events.findPriceType(tx, show.id, scope.priceTypeId)).id));
-    const live = await tx.select().from(listings).where(and(...conditions));
+    // All in one statement, before any reaction runs: ending a listing ends the checkout that
+    // held it, which releases its other listings; one by one, a sibling of the scope would be
+    // put back on sale (and offered to the waiting list) before its own turn came.
+    const ended = await this.transition(tx, and(...conditions)!, { state: 'DELISTED', endReason: 'organiser', endedAt: this.deps.clock.now(), intentionId: null });
     const lang = (await partnerOf(tx, partnerId)).settings.defaultLang;
-    const sellers = await usersByPks(tx, live.map((l) => l.sellerPk));
-    for (const listing of live) {
-      await this.end(tx, listing, 'DELISTED', 'organiser');
-      await this.deps.messages.toUser(tx, partnerId, sellers.get(listing.sellerPk)!, 'delistNotice', lang, { eventTitle: event.title, showTitle: show.title, reason: null });
-    }
-    return { delisted: live.length, listingIds: live.map((l) => l.id) };
+    const sellers = await usersByPks(tx, ended.map((l) => l.sellerPk));
+    for (const listing of ended) await this.deps.messages.toUser(tx, partnerId, sellers.get(listing.sellerPk)!, 'delistNotice', lang, { eventTitle: event.title, showTitle: show.title, reason: null });
+    return { delisted: ended.length, listingIds: ended.map((l) => l.id) };
   }
 
   /**

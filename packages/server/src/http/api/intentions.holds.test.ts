@@ -140,6 +140,18 @@ describe('checkout rules', () => {
     expect((await ben.get(reserved.location!)).text).toContain('Nothing was charged.');
     expect((await t.deps.listings.get(t.db, p.id, listings[0]!.id)).state).toBe('DELISTED');
   });
+
+  it('delists every listing of a checkout holding two, none put back on sale on the way', async () => {
+    const { t, p, listings, signedIn, buy } = await market(3);
+    const ben = await signedIn('ben@example.com');
+    const reserved = await buy(ben, [listings[0]!.id, listings[1]!.id]);
+    expect(reserved.status).toBe(303);
+    const delist = await t.request('POST', '/v1/delist', { key: p.keys.public, body: { externalReferenceEventId: 'tour', showId: 'show-1' } });
+    expect(delist.status).toBe(200);
+    expect(delist.body.data.delisted).toBe(3);
+    for (const l of listings) expect((await t.deps.listings.get(t.db, p.id, l.id)).state).toBe('DELISTED');
+    expect((await t.db.select().from(buyIntentions))[0]).toMatchObject({ state: 'CANCELLED', endReason: 'delisted' });
+  });
 });
 
 describe('return addresses', () => {
