@@ -24,6 +24,7 @@ const ENGINE_INDEPENDENT = [
   'src/http/api/openapi.lint.test.ts',
   // Pure functions: sealing and keyrings, fees, JSON limits, the ledger's journals.
   'src/lib/crypto.test.ts',
+  'src/domain/admission/admission.keys.test.ts',
   'src/domain/ledger/ledger.accounts.test.ts',
   'src/domain/ledger/ledger.reconcile.test.ts',
   // The local double of Stripe's API, driven by the real SDK (test tooling; no database).
