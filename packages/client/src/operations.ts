@@ -23,6 +23,7 @@ export const OPERATIONS = {
   "listRules": { method: "get", path: "/v1/rules" },
   "upsertRules": { method: "post", path: "/v1/rules" },
   "retiredUpsertRules": { method: "post", path: "/v1/events/rules" },
+  "verifyAdmissionCode": { method: "post", path: "/v1/tickets/admission/verify" },
   "createTicketsAsync": { method: "post", path: "/v1/tickets" },
   "getTicketJob": { method: "get", path: "/v1/tickets/jobs/{jobId}" },
   "createTicketsSync": { method: "post", path: "/v1/sync/tickets" },

@@ -361,6 +361,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tickets/admission/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a scanned rotating code and admit its ticket
+         * @description For shows with ticketShield’s rotating codes: checks the text a scanner read from the holder’s phone and, when it is a current code of a ticket its holder may use, records the admission, once. Scanning the same code again answers `admitted` with `repeat: true` (a retry is never refused); any other scan of an admitted ticket answers `already_admitted`, also when two gates scan one ticket at the same moment. A refusal is an answer (200, `valid: false`, its `reason`), not an error. The spec’s eventAdmission endpoints keep working for partner QR codes.
+         */
+        post: operations["verifyAdmissionCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets": {
         parameters: {
             query?: never;
@@ -4752,6 +4772,55 @@ export interface components {
             ruleType: "fixedListingPrice";
             rules: components["schemas"]["FixedListingPriceRules"];
         };
+        AdmissionVerifyResult: {
+            /** @description Let the holder in. */
+            valid: boolean;
+            /**
+             * @description `admitted` (this scan admitted the ticket; `repeat` true when it is the same scan again), `already_admitted` (another scan did), `revoked` (the ticket changed hands, or this phone is no longer the holder’s), `expired` (a code more than two steps old: a screenshot), `not_yet_valid`, `forged`, `malformed` (not a rotating code), `unknown`, `other_show`, `listed` (on sale in the market), `deleted`, `cancelled`.
+             * @example admitted
+             * @enum {string}
+             */
+            reason: "admitted" | "already_admitted" | "revoked" | "expired" | "not_yet_valid" | "forged" | "malformed" | "unknown" | "other_show" | "listed" | "deleted" | "cancelled";
+            /** @description The very scan that admitted the ticket, again (a retry): still `valid`. */
+            repeat: boolean;
+            /** @description The ticket the code is of; null when the code names none of yours (malformed, unknown, forged). */
+            ticket: {
+                /** @example tk-1042 */
+                ticketId: string;
+                /** @example tour-2026 */
+                externalReferenceEventId: string;
+                /** @example show-1 */
+                showId: string;
+                /**
+                 * @example {
+                 *       "section": "B",
+                 *       "row": "4",
+                 *       "seat": "11"
+                 *     }
+                 */
+                seat: {
+                    section: string | null;
+                    row: string | null;
+                    seat: string | null;
+                };
+            } | null;
+            /** @example 2027-06-01T19:42:07.000Z */
+            admittedAt: string | null;
+        };
+        AdmissionVerifyRequest: {
+            /**
+             * @description What the scanner read from the fan’s phone, as read (white space and letter case are forgiven).
+             * @example KNAAAAB…
+             */
+            text: string;
+            /**
+             * @description With showId: the door’s show; a ticket of another answers `other_show`.
+             * @example tour-2026
+             */
+            externalReferenceEventId?: string;
+            /** @example show-1 */
+            showId?: string;
+        };
         TicketJob: {
             /** @example job_01jd8x3k4f5g6h7j8k9m0n1p2q */
             jobId: string;
@@ -7107,6 +7176,13 @@ export interface components {
             /** @example 200 */
             status: number;
             data: components["schemas"]["EventRecord"];
+            /** @description null on success */
+            errors: null;
+        };
+        AdmissionVerifyResultEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["AdmissionVerifyResult"];
             /** @description null on success */
             errors: null;
         };
@@ -9641,6 +9717,123 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    verifyAdmissionCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdmissionVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description The verdict */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdmissionVerifyResultEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -41,6 +41,7 @@ import { riskRoutes } from './http/api/risk.routes.js';
 import { marketDataRoutes } from './http/api/marketdata.routes.js';
 import { channelRoutes } from './http/api/channels.routes.js';
 import { waitingListRoutes } from './http/api/waitinglist.routes.js';
+import { admissionRoutes } from './http/api/admission.routes.js';
 import { widgetsGuide } from './http/api/docs.widgets.js';
 import { finishingDocument } from './http/api/docs.document.js';
 import { healthRoutes } from './http/api/health.routes.js';
@@ -118,6 +119,8 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness; stockStr
   app.route('/', paymentRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', ruleRoutes(deps));
+  // Before the tickets' routes: /v1/tickets/admission/verify is not a ticket's id.
+  app.route('/', admissionRoutes(deps));
   app.route('/', ticketRoutes(deps));
   app.route('/', feedRoutes(deps));
   app.route('/', webhookRoutes(deps));

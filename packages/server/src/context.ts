@@ -22,6 +22,7 @@ import type { Metrics } from './domain/metrics/metrics.service.js';
 import type { LedgerService } from './domain/ledger/ledger.service.js';
 import type { AuditService } from './domain/audit/audit.service.js';
 import type { LeadsService } from './domain/marketdata/leads.service.js';
+import type { AdmissionService } from './domain/admission/admission.service.js';
 import type { WaitingListService } from './domain/waitinglist/waitinglist.service.js';
 import type { ConsoleService } from './domain/console/console.service.js';
 
@@ -56,6 +57,8 @@ export interface AppDeps extends Kernel {
   audit: AuditService;
   /** Fans' waiting lists per show. */
   waitingList: WaitingListService;
+  /** Rotating admission codes: phones certified for tickets, scans checked (domain/admission). */
+  admission: AdmissionService;
   /** Leads (wishlist, market data) partners send and fans leave (domain/marketdata). */
   leads: LeadsService;
   /** The console's people, roles, codes and sessions (domain/console). */

@@ -25,3 +25,4 @@ export * from '../domain/console/console.table.js';
 export * from '../domain/audit/audit.table.js';
 export * from '../domain/loads/loads.table.js';
 export * from '../domain/waitinglist/waitinglist.table.js';
+export * from '../domain/admission/admission.table.js';

@@ -94,6 +94,8 @@ export const DOMAIN_REASONS = [
   'waitinglist_ended',
   /** An offer for a waiting-list entry that is not waiting (offered already, or final). */
   'not_waiting',
+  /** A ticket has no rotating code in its state (listed, sold, admitted, deleted or cancelled). */
+  'ticket_not_valid',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

@@ -235,6 +235,18 @@ export class TicketsService {
   }
 
   /**
+   * Admits the ticket `ticketPk` of `partnerId` if it is `expectedState` still (the rotating
+   * code's verification read it so): the same conditional statement as {@link admit}. Answers
+   * the refusal (`already_admitted` when another scan won), or null when this one admitted it.
+   */
+  async admitIfState(tx: Tx, partnerId: string, ticketPk: string, expectedState: TicketRow['state'], at: number): Promise<ReturnType<typeof admissionRefusal>> {
+    const t = (await tx.select().from(tickets).where(and(eq(tickets.id, ticketPk), eq(tickets.partnerId, partnerId))).limit(1))[0];
+    if (!t) throw new Error(`tickets.admitIfState: no ticket ${ticketPk} of partner ${partnerId}`);
+    if (t.state !== expectedState) return admissionRefusal(t) ?? { reason: 'already_admitted', message: `Ticket '${t.ticketId}' changed while it was admitted; try again` };
+    return await this.admitRow(tx, partnerId, t, at);
+  }
+
+  /**
    * Admits one ticket exactly once: ONE conditional statement (the state it was read in), its
    * row count checked, so two gates scanning the same ticket at the same moment, in two
    * processes, cannot both admit it (on PostgreSQL two transactions may read VALID together;

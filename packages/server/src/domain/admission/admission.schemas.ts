@@ -1,0 +1,37 @@
+import { z } from '@hono/zod-openapi';
+import { VERIFY_REASONS } from './admission.service.js';
+
+/** The scan API's shapes (http/api/admission.routes.ts). */
+
+export const VerifyBody = z
+  .strictObject({
+    text: z.string().min(1).max(2_000).openapi({ description: 'What the scanner read from the fan’s phone, as read (white space and letter case are forgiven).', example: 'KNAAAAB…' }),
+    externalReferenceEventId: z.string().trim().min(1).max(200).optional().openapi({ description: 'With showId: the door’s show; a ticket of another answers `other_show`.', example: 'tour-2026' }),
+    showId: z.string().trim().min(1).max(200).optional().openapi({ example: 'show-1' }),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.showId === undefined) !== (b.externalReferenceEventId === undefined)) ctx.addIssue({ code: 'custom', path: [b.showId === undefined ? 'showId' : 'externalReferenceEventId'], message: 'send the show as both externalReferenceEventId and showId, or neither' });
+  })
+  .openapi('AdmissionVerifyRequest');
+
+export const VerifyResultSchema = z
+  .object({
+    valid: z.boolean().openapi({ description: 'Let the holder in.' }),
+    reason: z.enum(VERIFY_REASONS).openapi({
+      description:
+        '`admitted` (this scan admitted the ticket; `repeat` true when it is the same scan again), `already_admitted` (another scan did), `revoked` (the ticket changed hands, or this phone is no longer the holder’s), `expired` (a code more than two steps old: a screenshot), `not_yet_valid`, `forged`, `malformed` (not a rotating code), `unknown`, `other_show`, `listed` (on sale in the market), `deleted`, `cancelled`.',
+      example: 'admitted',
+    }),
+    repeat: z.boolean().openapi({ description: 'The very scan that admitted the ticket, again (a retry): still `valid`.' }),
+    ticket: z
+      .object({
+        ticketId: z.string().openapi({ example: 'tk-1042' }),
+        externalReferenceEventId: z.string().openapi({ example: 'tour-2026' }),
+        showId: z.string().openapi({ example: 'show-1' }),
+        seat: z.object({ section: z.string().nullable(), row: z.string().nullable(), seat: z.string().nullable() }).openapi({ example: { section: 'B', row: '4', seat: '11' } }),
+      })
+      .nullable()
+      .openapi({ description: 'The ticket the code is of; null when the code names none of yours (malformed, unknown, forged).' }),
+    admittedAt: z.string().nullable().openapi({ example: '2027-06-01T19:42:07.000Z' }),
+  })
+  .openapi('AdmissionVerifyResult');

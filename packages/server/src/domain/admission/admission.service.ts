@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { certificateBytes, certificateHead, parseCode, ROTATION_DEFAULT, timeVerdict } from '@resale/shared/admission-code';
+import type { Tx } from '../../db/client.js';
+import { serializeOn } from '../../db/dialect.js';
+import type { SecretBox } from '../../lib/crypto.js';
+import { ApiError } from '../../lib/errors.js';
+import type { Kernel } from '../../lib/kernel.js';
+import { showWithEvent } from '../events/events.queries.js';
+import { ticketByPk, type TicketRow } from '../tickets/tickets.queries.js';
+import type { TicketsService } from '../tickets/tickets.service.js';
+import { deviceTagKey, issuerKey, keyTagOf, newIssuer, signCertificate, tagValid } from './admission.keys.js';
+import { admissionCredentials, admissionIssuers, type AdmissionCredentialRow, type AdmissionIssuerRow } from './admission.table.js';
+
+/**
+ * Rotating admission codes for ticketShield shows (the format: @resale/shared/admission-code;
+ * the keys: admission.keys.ts). This module owns `admission_issuers` and
+ * `admission_credentials`: it certifies a holder's phone for a ticket ({@link bind}) and checks a
+ * scanned code online, admitting the ticket once ({@link verify}); the ticket's state stays the
+ * tickets module's (its conditional admission).
+ *
+ * Revocation needs no event: a credential names the holder it was issued to and the one phone
+ * certified for them, and a code is checked against both and against the ticket's current
+ * owner and state. So a resale or an owner change (the ticket's owner is someone else), a new
+ * phone (a new epoch and key), a listing, a deletion, an admission or a cancelled show refuse
+ * the old codes at once, online.
+ */
+
+/** Why a scan was refused or admitted (`reason` of POST /v1/tickets/admission/verify). */
+export const VERIFY_REASONS = ['admitted', 'already_admitted', 'revoked', 'expired', 'not_yet_valid', 'forged', 'malformed', 'unknown', 'other_show', 'listed', 'deleted', 'cancelled'] as const;
+export type VerifyReason = (typeof VERIFY_REASONS)[number];
+
+/** What a scanner is told. */
+export interface VerifyResult {
+  /** Let the holder in: this scan admitted the ticket (or is the very scan that did, again). */
+  valid: boolean;
+  reason: VerifyReason;
+  /** The same scan (the same text) as the one that admitted the ticket: a door's retry, not a second person. */
+  repeat: boolean;
+  /** The ticket, once the code named one of the partner's (null for malformed, unknown or forged codes). */
+  ticket: { ticketPk: string; ticketId: string; showPk: string; section: string | null; row: string | null; seat: string | null } | null;
+  /** When the ticket was admitted (by this scan or an earlier one); null when it was not. */
+  admittedAt: number | null;
+}
+
+/** What a phone receives when it is certified for a ticket. */
+export interface Binding {
+  /** The certificate (110 bytes) the phone puts in every code. */
+  certificate: Uint8Array;
+  /** The phone's tag key (32 bytes): sent once, imported by the page as a non-extractable HMAC key. */
+  tagKey: Uint8Array;
+  serial: number;
+  epoch: number;
+  rotationSeconds: number;
+  /** When the certificate's codes stop being valid (clock ms). */
+  notAfter: number;
+}
+
+/** A certificate's codes are valid until this long after the show starts (late entries, a delayed start). */
+export const CERTIFICATE_AFTER_START_MS = 12 * 3_600_000;
+
+/** The lock of a show's issuer and serials. */
+const lockKey = (showPk: string) => `admission:${showPk}`;
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+const fromB64 = (text: string) => Buffer.from(text, 'base64url');
+/** What a credential remembers of the scan that admitted its ticket (not the text: a hash of it). */
+const scanHash = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
+
+export class AdmissionService {
+  constructor(private readonly deps: Pick<Kernel, 'clock'> & { box: SecretBox; tickets: TicketsService }) {}
+
+  /**
+   * Certifies a phone (its Ed25519 public key, 32 bytes) for the ticket `ticketPk`'s current
+   * holder. The first time, the ticket gets its serial (and the show its issuer); a phone
+   * certified again, or the ticket's holder changed, starts a new epoch: every earlier phone's
+   * codes are refused from then on. Proving the caller is the holder is the caller's part.
+   *
+   * @throws ApiError 404 unknown ticket (or another partner's); 409 (reason `ticket_not_valid`) a
+   *   ticket that is not VALID (listed, sold, admitted, deleted, cancelled); 400 on
+   *   `publicKey` when it is not 32 bytes
+   */
+  async bind(tx: Tx, partnerId: string, ticketPk: string, devicePublicKey: Uint8Array): Promise<Binding> {
+    if (devicePublicKey.length !== 32) throw ApiError.field('invalid_format', 'publicKey', 'An Ed25519 public key is 32 bytes');
+    const ticket = await ticketByPk(tx, ticketPk);
+    if (!ticket || ticket.partnerId !== partnerId) throw ApiError.notFound('ticket');
+    if (ticket.state !== 'VALID') throw ApiError.conflict(`Ticket '${ticket.ticketId}' is ${ticket.state}: it has no code`, undefined, 'ticket_not_valid');
+    const found = await showWithEvent(tx, ticket.showPk);
+    if (!found) throw new Error(`admission.bind: ticket ${ticketPk} names show ${ticket.showPk}, which does not exist`);
+    await serializeOn(tx, lockKey(ticket.showPk));
+    const issuer = await this.issuerOf(tx, partnerId, ticket.showPk);
+    const now = this.deps.clock.now();
+    const existing = (await tx.select().from(admissionCredentials).where(eq(admissionCredentials.ticketPk, ticketPk)).limit(1))[0];
+    let serial: number;
+    let epoch: number;
+    if (existing) {
+      serial = existing.serial;
+      // A phone already bound at this epoch, or a new holder: a new epoch voids every earlier code.
+      epoch = existing.deviceKey !== null || existing.ownerPk !== ticket.ownerPk ? existing.epoch + 1 : existing.epoch;
+    } else {
+      serial = issuer.lastSerial + 1;
+      epoch = 1;
+      await tx.update(admissionIssuers).set({ lastSerial: serial, updatedAt: now }).where(eq(admissionIssuers.showPk, ticket.showPk));
+    }
+    const notAfter = found.show.startsAt + CERTIFICATE_AFTER_START_MS;
+    const head = certificateHead({ keyTag: issuer.keyTag, serial, epoch, rotation: issuer.rotationSeconds, notAfterMinutes: Math.floor(notAfter / 60_000), devicePublicKey });
+    const certificate = certificateBytes(head, signCertificate(issuerKey(fromB64(this.deps.box.open(issuer.privateKeySealed))), head));
+    const values = { serial, epoch, ownerPk: ticket.ownerPk, deviceKey: b64(devicePublicKey), boundAt: now, admittedScan: null, updatedAt: now };
+    await tx
+      .insert(admissionCredentials)
+      .values({ ticketPk, partnerId, showPk: ticket.showPk, ...values, createdAt: now })
+      .onConflictDoUpdate({ target: admissionCredentials.ticketPk, set: values });
+    const tagKey = deviceTagKey(fromB64(this.deps.box.open(issuer.tagSecretSealed)), serial, epoch, devicePublicKey);
+    return { certificate, tagKey, serial, epoch, rotationSeconds: issuer.rotationSeconds, notAfter: Math.floor(notAfter / 60_000) * 60_000 };
+  }
+
+  /**
+   * Checks a scanned text for `partnerId` and, when it is a current code of a ticket its holder
+   * may use, admits the ticket: once, whatever the concurrency (the tickets module's
+   * conditional statement). The same scan again answers `admitted` with `repeat`; any other
+   * scan of an admitted ticket `already_admitted`. Cheapest checks first; the tag last but one
+   * (a keyed hash), the admission's write last. `showPk`: the door's show, when the scanner
+   * names one (`other_show` for a ticket of another).
+   */
+  async verify(tx: Tx, partnerId: string, text: string, opts: { showPk?: string | undefined } = {}): Promise<VerifyResult> {
+    const refused = (reason: VerifyReason, ticket: VerifyResult['ticket'] = null, admittedAt: number | null = null): VerifyResult => ({ valid: false, reason, repeat: false, ticket, admittedAt });
+    const parsed = parseCode(text);
+    if (!parsed.ok) return refused('malformed');
+    const code = parsed.code;
+    const issuer = (await tx.select().from(admissionIssuers).where(and(eq(admissionIssuers.partnerId, partnerId), eq(admissionIssuers.keyTag, code.keyTag))).limit(1))[0];
+    if (!issuer) return refused('unknown');
+    const credential = (await tx.select().from(admissionCredentials).where(and(eq(admissionCredentials.showPk, issuer.showPk), eq(admissionCredentials.serial, code.serial))).limit(1))[0];
+    if (!credential) return refused('unknown');
+    const ticket = await ticketByPk(tx, credential.ticketPk);
+    if (!ticket) return refused('unknown');
+    // Before naming the ticket: a code whose tag is wrong proves nothing about it.
+    const tagKey = deviceTagKey(fromB64(this.deps.box.open(issuer.tagSecretSealed)), code.serial, code.epoch, code.devicePublicKey);
+    if (!tagValid(tagKey, code)) return refused('forged');
+    const named = ticketOf(ticket);
+    if (opts.showPk !== undefined && opts.showPk !== ticket.showPk) return refused('other_show', named);
+    const hash = scanHash(code.bytes);
+    if (ticket.state === 'ADMITTED') return credential.admittedScan === hash ? { valid: true, reason: 'admitted', repeat: true, ticket: named, admittedAt: ticket.admittedAt } : refused('already_admitted', named, ticket.admittedAt);
+    const stateRefusal = refusalOfState(ticket.state);
+    if (stateRefusal) return refused(stateRefusal, named);
+    const found = await showWithEvent(tx, ticket.showPk);
+    if (!found || found.show.status === 'CANCELLED') return refused('cancelled', named);
+    if (!isCurrent(credential, ticket, code)) return refused('revoked', named);
+    const time = timeVerdict(code, this.deps.clock.now());
+    if (time !== 'current') return refused(time, named);
+    const at = this.deps.clock.now();
+    const refusal = await this.deps.tickets.admitIfState(tx, partnerId, ticket.id, 'VALID', at);
+    if (refusal) {
+      // Another scan won the race: the same scan (a door's retry through another process) reads as it did.
+      const now = (await ticketByPk(tx, ticket.id))!;
+      const winner = (await tx.select({ admittedScan: admissionCredentials.admittedScan }).from(admissionCredentials).where(eq(admissionCredentials.ticketPk, ticket.id)).limit(1))[0];
+      if (refusal.reason === 'already_admitted' && winner?.admittedScan === hash) return { valid: true, reason: 'admitted', repeat: true, ticket: named, admittedAt: now.admittedAt };
+      return refused(refusal.reason, named, now.admittedAt);
+    }
+    await tx.update(admissionCredentials).set({ admittedScan: hash, updatedAt: at }).where(eq(admissionCredentials.ticketPk, ticket.id));
+    return { valid: true, reason: 'admitted', repeat: false, ticket: named, admittedAt: at };
+  }
+
+  /** The show's issuer, made (and sealed) the first time; under the show's lock. */
+  private async issuerOf(tx: Tx, partnerId: string, showPk: string): Promise<AdmissionIssuerRow> {
+    const existing = (await tx.select().from(admissionIssuers).where(eq(admissionIssuers.showPk, showPk)).limit(1))[0];
+    if (existing) return existing;
+    const now = this.deps.clock.now();
+    // The 2-byte tag must be unique among the partner's shows: a new key until it is (1 in 65,536 a try).
+    for (;;) {
+      const made = newIssuer();
+      const taken = (await tx.select({ showPk: admissionIssuers.showPk }).from(admissionIssuers).where(and(eq(admissionIssuers.partnerId, partnerId), eq(admissionIssuers.keyTag, made.keyTag))).limit(1))[0];
+      if (taken) continue;
+      if (keyTagOf(made.publicKey) !== made.keyTag) throw new Error('admission: key tag mismatch');
+      const row = {
+        showPk,
+        partnerId,
+        keyTag: made.keyTag,
+        publicKey: b64(made.publicKey),
+        privateKeySealed: this.deps.box.seal(made.privateKey.toString('base64url')),
+        tagSecretSealed: this.deps.box.seal(made.tagSecret.toString('base64url')),
+        rotationSeconds: ROTATION_DEFAULT,
+        lastSerial: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await tx.insert(admissionIssuers).values(row);
+      return row;
+    }
+  }
+}
+
+/** A ticket as a scan answer names it. */
+function ticketOf(t: TicketRow): NonNullable<VerifyResult['ticket']> {
+  return { ticketPk: t.id, ticketId: t.ticketId, showPk: t.showPk, section: t.section, row: t.row, seat: t.seat };
+}
+
+/** Why a ticket in this state admits no one (ADMITTED is answered apart: the same scan again is no refusal). */
+function refusalOfState(state: TicketRow['state']): VerifyReason | null {
+  if (state === 'LISTED') return 'listed';
+  if (state === 'SOLD') return 'revoked';
+  if (state === 'DELETED') return 'deleted';
+  if (state === 'CANCELLED') return 'cancelled';
+  return null;
+}
+
+/** The code was made by the phone certified at the credential's epoch, for the ticket's holder now. */
+function isCurrent(c: AdmissionCredentialRow, t: TicketRow, code: { epoch: number; devicePublicKey: Uint8Array }): boolean {
+  return c.ownerPk === t.ownerPk && c.epoch === code.epoch && c.deviceKey !== null && c.deviceKey === b64(code.devicePublicKey);
+}

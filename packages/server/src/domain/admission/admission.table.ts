@@ -1,0 +1,66 @@
+import { partnerColumn, timestamps } from '../../db/columns.js';
+import { dbTable, integer, text, uniqueIndex } from '../../db/schema-builders.js';
+import { shows } from '../events/events.table.js';
+import { tickets } from '../tickets/tickets.table.js';
+import { users } from '../users/users.table.js';
+
+/**
+ * A show's issuer of rotating admission codes (admission.keys.ts): its Ed25519 key pair and the
+ * secret its phones' tag keys derive from, both sealed with `SECRET_KEY`, made the first time a
+ * phone of the show is certified. `keyTag` names it in codes: unique among the partner's
+ * shows, so a scan finds its show from the code alone. `lastSerial` numbers the show's tickets
+ * in codes (4 bytes instead of an id), advanced under the show's lock.
+ */
+export const admissionIssuers = dbTable(
+  'admission_issuers',
+  {
+    showPk: text()
+      .primaryKey()
+      .references(() => shows.id, { onDelete: 'cascade' }),
+    partnerId: partnerColumn(),
+    keyTag: integer().notNull(),
+    /** 32 raw bytes, base64url: public (scanner kits list it). */
+    publicKey: text().notNull(),
+    privateKeySealed: text().notNull(),
+    tagSecretSealed: text().notNull(),
+    rotationSeconds: integer().notNull(),
+    lastSerial: integer().notNull(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('admission_issuers_partner_tag_uq').on(t.partnerId, t.keyTag)],
+);
+
+/**
+ * A ticket's credential: its number in codes (`serial`), its generation (`epoch`), the holder it
+ * was issued to and the phone certified for them. A code is valid only for the epoch, holder
+ * and phone written here: a resale (the ticket's owner is no longer `ownerPk`), or a new phone,
+ * makes every earlier code worthless. `admittedScan` is the hash of the scan that admitted the
+ * ticket, so the same scan again answers as it did (a door's retry) and any other scan
+ * `already_admitted`.
+ */
+export const admissionCredentials = dbTable(
+  'admission_credentials',
+  {
+    ticketPk: text()
+      .primaryKey()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    partnerId: partnerColumn(),
+    showPk: text()
+      .notNull()
+      .references(() => shows.id, { onDelete: 'cascade' }),
+    serial: integer().notNull(),
+    epoch: integer().notNull(),
+    ownerPk: text()
+      .notNull()
+      .references(() => users.id),
+    /** The certified phone's Ed25519 public key (32 bytes, base64url); null while none is bound at this epoch. */
+    deviceKey: text(),
+    boundAt: integer(),
+    admittedScan: text(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('admission_credentials_show_serial_uq').on(t.showPk, t.serial)],
+);
+
+export type AdmissionIssuerRow = typeof admissionIssuers.$inferSelect;
+export type AdmissionCredentialRow = typeof admissionCredentials.$inferSelect;

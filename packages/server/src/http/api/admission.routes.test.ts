@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { stepAt } from '@resale/shared/admission-code';
+import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
+import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
+import { createTestApp } from '../../testing/harness.js';
+
+/** POST /v1/tickets/admission/verify over HTTP: the answer's shape, and every bad input refused with nothing written. */
+
+const URL_ = '/v1/tickets/admission/verify';
+
+async function setup() {
+  const t = createTestApp();
+  const p = await t.partner();
+  await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1'), showBody('show-2')] }));
+  expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('tk-1', { section: 'B', row: '4', seat: '11' })] })).status).toBe(200);
+  const keys = await generateDeviceKeys();
+  const ticket = await t.deps.tickets.get(t.db, p.id, 'tk-1');
+  const binding = await t.db.transact(async (tx) => await t.deps.admission.bind(tx, p.id, ticket.id, keys.publicKey));
+  const tag = await importTagKey(new Uint8Array(binding.tagKey));
+  const code = async () => await makeCode({ device: keys.privateKey, tag }, binding.certificate, stepAt(t.clock.now(), 15));
+  return { t, p, code };
+}
+
+describe('POST /v1/tickets/admission/verify', () => {
+  it('admits with the ticket, its show and seat, and answers a refusal as a verdict (200), not an error', async () => {
+    const { t, p, code } = await setup();
+    const text = await code();
+    const res = await t.request('POST', URL_, { key: p.keys.private, body: { text, externalReferenceEventId: 'tour', showId: 'show-1' } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      valid: true,
+      reason: 'admitted',
+      repeat: false,
+      ticket: { ticketId: 'tk-1', externalReferenceEventId: 'tour', showId: 'show-1', seat: { section: 'B', row: '4', seat: '11' } },
+      admittedAt: '2026-03-01T12:00:00.000Z',
+    });
+    const again = await t.request('POST', URL_, { key: p.keys.private, body: { text } });
+    expect(again.body.data).toMatchObject({ valid: true, reason: 'admitted', repeat: true });
+    const junk = await t.request('POST', URL_, { key: p.keys.private, body: { text: 'not a code' } });
+    expect(junk.status).toBe(200);
+    expect(junk.body.data).toEqual({ valid: false, reason: 'malformed', repeat: false, ticket: null, admittedAt: null });
+  });
+
+  it('refuses bad input with every error at once, the wrong key, another partner’s show, and admits nothing meanwhile', async () => {
+    const { t, p, code } = await setup();
+    const text = await code();
+    const post = (body: unknown, key: string | null = p.keys.private, headers: Record<string, string> = {}) => t.request('POST', URL_, { key, body, headers });
+    const missing = await post({});
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((e: { path: string }) => e.path)).toContain('text');
+    expect((await post({ text: 'x'.repeat(2_001) })).status).toBe(400);
+    expect((await post({ text, extra: 1 })).status).toBe(400);
+    expect((await post({ text: 42 })).status).toBe(400);
+    const half = await post({ text, showId: 'show-1' });
+    expect(half.status).toBe(400);
+    expect(half.body.errors[0].path).toBe('externalReferenceEventId');
+    expect((await post({ text, externalReferenceEventId: 'tour', showId: 'show-9' })).status).toBe(404);
+    const other = await t.partner('Other');
+    await withEvent(t, other, eventBody('theirs', { shows: [showBody('x-1')] }));
+    expect((await post({ text, externalReferenceEventId: 'theirs', showId: 'x-1' })).status).toBe(404);
+    // Another partner's key reads the code as unknown: it names none of its tickets.
+    expect((await post({ text }, other.keys.private)).body.data).toMatchObject({ valid: false, reason: 'unknown', ticket: null });
+    expect([401, 403]).toContain((await post({ text }, p.keys.public)).status);
+    expect((await post({ text }, null)).status).toBe(401);
+    const typed = await t.app.request(URL_, { method: 'POST', headers: { authorization: `Bearer ${p.keys.private}`, 'content-type': 'text/plain' }, body: JSON.stringify({ text }) });
+    expect(typed.status).toBeGreaterThanOrEqual(400);
+    expect(typed.status).toBeLessThan(500);
+    // Nothing of it admitted the ticket.
+    expect((await t.deps.tickets.get(t.db, p.id, 'tk-1')).state).toBe('VALID');
+    expect((await post({ text })).body.data.reason).toBe('admitted');
+  });
+});
