@@ -11,6 +11,7 @@ import { run as seatMap } from './seatmap.js';
 import { run as lighthouse } from './lighthouse.js';
 import { run as onsale } from './onsale.js';
 import { run as waitingList } from './waitinglist.js';
+import { run as admissionVerify } from './admission-verify.js';
 
 const benches: [string, () => Promise<unknown>][] = [
   ['tickets-ingest', ticketsIngest],
@@ -25,6 +26,7 @@ const benches: [string, () => Promise<unknown>][] = [
   ['lighthouse', lighthouse],
   ['onsale', onsale],
   ['waitinglist', waitingList],
+  ['admission-verify', admissionVerify],
 ];
 const only = process.argv[2];
 for (const [name, bench] of benches) {
