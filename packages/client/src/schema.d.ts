@@ -1451,6 +1451,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "ticket.admitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.admitted webhook
+         * @description A ticket was admitted at the door by its rotating code (once per ticket; a repeated scan sends nothing). Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
+         */
+        post: operations["webhook_ticket_admitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payouts.delivered": {
         parameters: {
             query?: never;
@@ -2090,6 +2110,81 @@ export interface components {
              * @example show-2026-05-01
              */
             showId: string;
+        };
+        /**
+         * @description A ticket was admitted at the door by its rotating code (once per ticket; a repeated scan sends nothing).
+         * @example {
+         *       "family": "ticket",
+         *       "action": "ticket.admitted",
+         *       "data": {
+         *         "ticketId": "tk-1042",
+         *         "eventId": "tour-2026",
+         *         "showId": "show-2026-05-01",
+         *         "seat": {
+         *           "section": "B",
+         *           "row": "4",
+         *           "seat": "11"
+         *         },
+         *         "admittedAt": "2027-06-01T19:42:07.000Z",
+         *         "source": "code"
+         *       }
+         *     }
+         */
+        TicketAdmittedWebhook: {
+            /**
+             * @description The part of action before the first dot.
+             * @example ticket
+             * @enum {string}
+             */
+            family: "ticket";
+            /**
+             * @description What happened.
+             * @example ticket.admitted
+             * @enum {string}
+             */
+            action: "ticket.admitted";
+            data: components["schemas"]["TicketAdmittedData"];
+        };
+        /** @description A ticket was admitted at the door by its rotating code. */
+        TicketAdmittedData: {
+            /**
+             * @description Your id of the ticket.
+             * @example tk-1042
+             */
+            ticketId: string;
+            /**
+             * @description The partner's event id (externalReferenceId).
+             * @example tour-2026
+             */
+            eventId: string;
+            /**
+             * @description The partner's show id.
+             * @example show-2026-05-01
+             */
+            showId: string;
+            /**
+             * @example {
+             *       "section": "B",
+             *       "row": "4",
+             *       "seat": "11"
+             *     }
+             */
+            seat: {
+                section: string | null;
+                row: string | null;
+                seat: string | null;
+            };
+            /**
+             * @description When the ticket was admitted.
+             * @example 2027-06-01T19:42:07.000Z
+             */
+            admittedAt: string;
+            /**
+             * @description `code`: a rotating code checked online (POST /v1/tickets/admission/verify).
+             * @example code
+             * @enum {string}
+             */
+            source: "code";
         };
         /**
          * @description A seller payout was delivered.
@@ -2735,7 +2830,7 @@ export interface components {
              *       "ticketShield.updated"
              *     ]
              */
-            webhookEvents: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted")[] | null;
+            webhookEvents: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "ticket.admitted" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted")[] | null;
             sellBanner: components["schemas"]["SellBannerSettings"];
             buyAccessLayer: components["schemas"]["BuyAccessLayerSettings"];
             /**
@@ -3167,7 +3262,7 @@ export interface components {
              *       "ticketShield.updated"
              *     ]
              */
-            webhookEvents?: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted")[] | null;
+            webhookEvents?: ("ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "ticket.admitted" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted")[] | null;
             sellBanner?: components["schemas"]["SellBannerSettings"];
             buyAccessLayer?: components["schemas"]["BuyAccessLayerSettingsInput"];
             /**
@@ -5172,7 +5267,7 @@ export interface components {
              * @example ticketShield.updated
              * @enum {string}
              */
-            action: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted";
+            action: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "ticket.admitted" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted";
             /** @example ticketShield */
             family: string;
             /**
@@ -11159,7 +11254,7 @@ export interface operations {
                 /** @description Only messages in this state. */
                 state?: "pending" | "delivered" | "failed" | "skipped";
                 /** @description Only messages of this action. */
-                action?: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted";
+                action?: "ticketShield.updated" | "ticket.update" | "resale.refunded" | "listing.created" | "listing.updated" | "listing.deleted" | "event.unlock" | "ticket.admitted" | "payouts.delivered" | "waitinglist.joined" | "waitinglist.offered" | "waitinglist.expired" | "waitinglist.converted";
                 /** @description How many messages, newest first (1–200). */
                 limit?: number;
             };
@@ -16142,6 +16237,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EventUnlockWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the message; anything else, a timeout or a network error is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_ticket_admitted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry and replay, so use it to deduplicate. */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the partner’s whsec_ secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketAdmittedWebhook"];
             };
         };
         responses: {

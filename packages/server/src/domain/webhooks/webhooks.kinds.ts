@@ -253,6 +253,21 @@ export const WEBHOOK_KINDS = [
     example: { eventId: 'tour-2026', showId: 'show-2026-05-01' },
   }),
   defineWebhook({
+    action: 'ticket.admitted',
+    data: z
+      .object({
+        ticketId: z.string().min(1).openapi({ description: 'Your id of the ticket.', example: 'tk-1042' }),
+        eventId: eventId(),
+        showId: showId(),
+        seat: z.object({ section: z.string().nullable(), row: z.string().nullable(), seat: z.string().nullable() }).openapi({ example: { section: 'B', row: '4', seat: '11' } }),
+        admittedAt: z.string().openapi({ description: 'When the ticket was admitted.', example: '2027-06-01T19:42:07.000Z' }),
+        source: z.enum(['code']).openapi({ description: '`code`: a rotating code checked online (POST /v1/tickets/admission/verify).', example: 'code' }),
+      })
+      .openapi('TicketAdmittedData', { description: 'A ticket was admitted at the door by its rotating code.' }),
+    description: 'A ticket was admitted at the door by its rotating code (once per ticket; a repeated scan sends nothing).',
+    example: { ticketId: 'tk-1042', eventId: 'tour-2026', showId: 'show-2026-05-01', seat: { section: 'B', row: '4', seat: '11' }, admittedAt: '2027-06-01T19:42:07.000Z', source: 'code' },
+  }),
+  defineWebhook({
     action: 'payouts.delivered',
     data: z
       .object({

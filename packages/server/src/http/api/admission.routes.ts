@@ -4,7 +4,7 @@ import { toIso } from '../../lib/clock.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
-import { showWithEvent } from '../../domain/events/events.queries.js';
+import { admitScan } from '../../flows/admit-scan.js';
 import { VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
 
 /** Admission by the rotating code: a scanner's online check (domain/admission). */
@@ -33,18 +33,8 @@ export function admissionRoutes(deps: AppDeps) {
       const partnerId = c.get('auth').partner.id;
       return respondInTransaction(c, deps, 200, async (tx) => {
         const door = body.showId === undefined || body.externalReferenceEventId === undefined ? undefined : await deps.events.findShow(tx, partnerId, body.externalReferenceEventId, body.showId);
-        const r = await deps.admission.verify(tx, partnerId, body.text, { showPk: door?.show.id });
-        const shown = r.ticket ? await showWithEvent(tx, r.ticket.showPk) : undefined;
-        return {
-          valid: r.valid,
-          reason: r.reason,
-          repeat: r.repeat,
-          ticket:
-            r.ticket && shown
-              ? { ticketId: r.ticket.ticketId, externalReferenceEventId: shown.event.externalReferenceId, showId: shown.show.showId, seat: { section: r.ticket.section, row: r.ticket.row, seat: r.ticket.seat } }
-              : null,
-          admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt),
-        };
+        const r = await admitScan(deps, tx, partnerId, body.text, { showPk: door?.show.id });
+        return { valid: r.valid, reason: r.reason, repeat: r.repeat, ticket: r.ticket, admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt) };
       });
     },
   );
