@@ -13,6 +13,9 @@
  * for the run: a code lives 45 to 60 s, so the run (certifying, then scanning) must fit in that,
  * which bounds BENCH_ADM_TICKETS at the rates measured (the run fails loudly if a code expired).
  *
+ * Then, before any scan online, the show's scanner kit (its JSON and gzipped bytes) and the
+ * offline verifier's rate over the same codes (WebCrypto in this process: two signatures each).
+ *
  * Ends with one line `admission-verify: tickets=… verify_per_s=… verify_p99_ms=…
  * admit_per_s=… admit_p99_ms=… admitted=…`.
  */
@@ -21,6 +24,8 @@ import pino from 'pino';
 import { join } from 'node:path';
 import { stepAt } from '@resale/shared/admission-code';
 import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
+import { gzipSync } from 'node:zlib';
+import { createKitVerifier, type ScannerKit } from '@resale/shared/admission-kit';
 import { buildDeps, createDb, systemClock } from '@resale/server/bench';
 import { api, benchServiceEnv, fmt, KEYS, startServer } from './lib.js';
 
@@ -60,6 +65,16 @@ export async function run(): Promise<Record<string, number>> {
     db.$client.close();
     const prepS = (performance.now() - started) / 1000;
 
+    // The scanner kit of the show and the offline verifier over the same codes (in this process, WebCrypto).
+    const kit = (await api(server.base, 'GET', '/v1/shows/g1/scanner-kit?externalReferenceEventId=gate')) as ScannerKit;
+    const kitJson = Buffer.from(JSON.stringify(kit));
+    const kitGzip = gzipSync(kitJson).length;
+    const verifier = await createKitVerifier(kit);
+    const offlineStarted = performance.now();
+    let offlineAdmitted = 0;
+    for (const text of texts) if ((await verifier.verify(text, Date.now())).reason === 'admitted') offlineAdmitted++;
+    const offlinePerS = TICKETS / ((performance.now() - offlineStarted) / 1000);
+
     const headers = { authorization: `Bearer ${KEYS.private}`, 'content-type': 'application/json' };
     let next = 0;
     let admittedByCode = 0;
@@ -88,11 +103,17 @@ export async function run(): Promise<Record<string, number>> {
       admitP99Ms: admit.latency.p99,
       admitted: admittedByCode,
       non2xx: verify.non2xx + admit.non2xx,
+      offlinePerS,
+      kitBytes: kitJson.length,
+      kitGzipBytes: kitGzip,
     };
     console.log(`admission-verify: ${fmt(TICKETS)} phones certified and their codes made in ${prepS.toFixed(1)} s; ${CONNECTIONS} connections, each code scanned once`);
     console.log(`  POST /v1/tickets/admission/verify: ${fmt(result.verifyPerS)}/s, p50 ${verify.latency.p50} ms, p99 ${verify.latency.p99} ms; ${fmt(admittedByCode)} admitted`);
     console.log(`  baseline, POST /v1/tickets/{id}/eventAdmission: ${fmt(result.admitPerS)}/s, p50 ${admit.latency.p50} ms, p99 ${admit.latency.p99} ms`);
+    console.log(`  offline, the reference verifier (@resale/shared/admission-kit, WebCrypto, two signatures a code): ${fmt(offlinePerS)}/s, ${fmt(offlineAdmitted)} admitted; the kit: ${fmt(kitJson.length)} bytes, ${fmt(kitGzip)} gzipped (${(kitGzip / TICKETS).toFixed(1)} bytes a ticket)`);
+    console.log(`admission-verify: offline_per_s=${offlinePerS.toFixed(0)} kit_bytes=${kitJson.length} kit_gzip_bytes=${kitGzip}`);
     console.log(`admission-verify: tickets=${TICKETS} verify_per_s=${result.verifyPerS.toFixed(0)} verify_p99_ms=${verify.latency.p99} admit_per_s=${result.admitPerS.toFixed(0)} admit_p99_ms=${admit.latency.p99} admitted=${admittedByCode}`);
+    if (offlineAdmitted !== TICKETS) throw new Error(`the offline verifier admitted ${offlineAdmitted} of ${TICKETS}`);
     if (admittedByCode !== TICKETS || result.non2xx > 0) throw new Error(`expected every code admitted once (${admittedByCode} of ${TICKETS}, ${result.non2xx} non-2xx)`);
     return result;
   } finally {

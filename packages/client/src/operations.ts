@@ -24,6 +24,7 @@ export const OPERATIONS = {
   "upsertRules": { method: "post", path: "/v1/rules" },
   "retiredUpsertRules": { method: "post", path: "/v1/events/rules" },
   "verifyAdmissionCode": { method: "post", path: "/v1/tickets/admission/verify" },
+  "getScannerKit": { method: "get", path: "/v1/shows/{showId}/scanner-kit" },
   "createTicketsAsync": { method: "post", path: "/v1/tickets" },
   "getTicketJob": { method: "get", path: "/v1/tickets/jobs/{jobId}" },
   "createTicketsSync": { method: "post", path: "/v1/sync/tickets" },

@@ -381,6 +381,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/shows/{showId}/scanner-kit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a show’s scanner kit (offline checks of rotating codes)
+         * @description Everything a door needs to check the show’s rotating codes without the service: the issuer’s public keys and, per ticket with a code, its serial, ticket id, seat, lowest valid epoch and state. No secret and no personal data: a leaked kit forges nothing. Fetch it again often while online (every 30 s): a resale, a new phone or an admission elsewhere reaches an offline scanner only with the next kit.
+         */
+        get: operations["getScannerKit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets": {
         parameters: {
             query?: never;
@@ -4916,6 +4936,51 @@ export interface components {
             /** @example show-1 */
             showId?: string;
         };
+        /** @description What a scanner needs to check the show’s rotating codes offline (@resale/shared/admission-kit). No secret and no personal data. */
+        ScannerKit: {
+            /** @enum {number} */
+            v: 1;
+            /** @example tour-2026 */
+            externalReferenceEventId: string;
+            /** @example show-1 */
+            showId: string;
+            /**
+             * @description When the kit was built: a scanner corrects its clock by it.
+             * @example 2027-06-01T18:00:00.000Z
+             */
+            serverTime: string;
+            /**
+             * @description Past this, the kit is too old to admit anyone offline (`kit_expired`).
+             * @example 2027-06-02T06:00:00.000Z
+             */
+            validUntil: string;
+            /**
+             * @description Steps a code stays valid around the scanner’s.
+             * @example {
+             *       "past": 2,
+             *       "future": 1
+             *     }
+             */
+            window: {
+                past: number;
+                future: number;
+            };
+            /** @description The show’s issuer keys: the 2-byte tag codes carry and the raw Ed25519 public key (base64url). */
+            keys: {
+                tag: number;
+                publicKey: string;
+            }[];
+            /** @description One column per field, one entry per ticket with a code, in serial order: `minEpoch`, the lowest epoch still valid (the seller’s phone after a resale, an old phone, are below it); `state`, why the ticket admits no one, or empty. */
+            tickets: {
+                serial: number[];
+                ticketId: string[];
+                section: (string | null)[];
+                row: (string | null)[];
+                seat: (string | null)[];
+                minEpoch: number[];
+                state: ("" | "revoked" | "listed" | "deleted" | "admitted" | "cancelled")[];
+            };
+        };
         TicketJob: {
             /** @example job_01jd8x3k4f5g6h7j8k9m0n1p2q */
             jobId: string;
@@ -7278,6 +7343,13 @@ export interface components {
             /** @example 200 */
             status: number;
             data: components["schemas"]["AdmissionVerifyResult"];
+            /** @description null on success */
+            errors: null;
+        };
+        ScannerKitEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["ScannerKit"];
             /** @description null on success */
             errors: null;
         };
@@ -9927,6 +9999,104 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getScannerKit: {
+        parameters: {
+            query: {
+                /** @description The show’s event. */
+                externalReferenceEventId: string;
+            };
+            header?: never;
+            path: {
+                showId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The kit */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScannerKitEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

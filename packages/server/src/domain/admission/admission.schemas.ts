@@ -35,3 +35,36 @@ export const VerifyResultSchema = z
     admittedAt: z.string().nullable().openapi({ example: '2027-06-01T19:42:07.000Z' }),
   })
   .openapi('AdmissionVerifyResult');
+
+export const ScannerKitQuery = z.object({
+  externalReferenceEventId: z.string().trim().min(1).max(200).openapi({ param: { name: 'externalReferenceEventId', in: 'query' }, description: 'The show’s event.', example: 'tour-2026' }),
+});
+
+export const ShowIdParam = z.object({
+  showId: z.string().trim().min(1).max(200).openapi({ param: { name: 'showId', in: 'path' }, example: 'show-1' }),
+});
+
+const nullableText = z.string().nullable();
+
+export const ScannerKitSchema = z
+  .object({
+    v: z.literal(1),
+    externalReferenceEventId: z.string().openapi({ example: 'tour-2026' }),
+    showId: z.string().openapi({ example: 'show-1' }),
+    serverTime: z.string().openapi({ description: 'When the kit was built: a scanner corrects its clock by it.', example: '2027-06-01T18:00:00.000Z' }),
+    validUntil: z.string().openapi({ description: 'Past this, the kit is too old to admit anyone offline (`kit_expired`).', example: '2027-06-02T06:00:00.000Z' }),
+    window: z.object({ past: z.number().int(), future: z.number().int() }).openapi({ description: 'Steps a code stays valid around the scanner’s.', example: { past: 2, future: 1 } }),
+    keys: z.array(z.object({ tag: z.number().int(), publicKey: z.string() })).openapi({ description: 'The show’s issuer keys: the 2-byte tag codes carry and the raw Ed25519 public key (base64url).' }),
+    tickets: z
+      .object({
+        serial: z.array(z.number().int()),
+        ticketId: z.array(z.string()),
+        section: z.array(nullableText),
+        row: z.array(nullableText),
+        seat: z.array(nullableText),
+        minEpoch: z.array(z.number().int()),
+        state: z.array(z.enum(['', 'revoked', 'listed', 'deleted', 'admitted', 'cancelled'])),
+      })
+      .openapi({ description: 'One column per field, one entry per ticket with a code, in serial order: `minEpoch`, the lowest epoch still valid (the seller’s phone after a resale, an old phone, are below it); `state`, why the ticket admits no one, or empty.' }),
+  })
+  .openapi('ScannerKit', { description: 'What a scanner needs to check the show’s rotating codes offline (@resale/shared/admission-kit). No secret and no personal data.' });

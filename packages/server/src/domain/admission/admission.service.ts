@@ -7,7 +7,9 @@ import type { SecretBox } from '../../lib/crypto.js';
 import { ApiError } from '../../lib/errors.js';
 import type { Kernel } from '../../lib/kernel.js';
 import { showWithEvent } from '../events/events.queries.js';
-import { ticketByPk, type TicketRow } from '../tickets/tickets.queries.js';
+import { ticketByPk, ticketRowsByPks, type TicketRow } from '../tickets/tickets.queries.js';
+import { KIT_WINDOW, type KitTicketState, type ScannerKit } from '@resale/shared/admission-kit';
+import { toIso } from '../../lib/clock.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
 import { deviceTagKey, issuerKey, keyTagOf, newIssuer, signCertificate, tagValid } from './admission.keys.js';
 import { admissionCredentials, admissionIssuers, type AdmissionCredentialRow, type AdmissionIssuerRow } from './admission.table.js';
@@ -58,6 +60,9 @@ export interface Binding {
 
 /** A certificate's codes are valid until this long after the show starts (late entries, a delayed start). */
 export const CERTIFICATE_AFTER_START_MS = 12 * 3_600_000;
+
+/** How long a scanner may trust a kit (a scanner online fetches a fresh one far more often). */
+export const KIT_VALID_MS = 12 * 3_600_000;
 
 /** The lock of a show's issuer and serials. */
 const lockKey = (showPk: string) => `admission:${showPk}`;
@@ -160,6 +165,45 @@ export class AdmissionService {
     return { valid: true, reason: 'admitted', repeat: false, ticket: named, admittedAt: at };
   }
 
+  /**
+   * The scanner kit of a show (@resale/shared/admission-kit): its issuer keys and, per ticket
+   * with a code, the serial, the partner's ticket id and seat, the lowest epoch still valid (one
+   * more than the credential's when the ticket changed hands since: the seller's phone is
+   * refused) and why it admits no one. Valid for 12 hours, or until 12 hours after the show
+   * starts if that is sooner. No secret and no personal data.
+   */
+  async kit(tx: Tx, showPk: string): Promise<ScannerKit> {
+    const found = await showWithEvent(tx, showPk);
+    if (!found) throw ApiError.notFound('show');
+    const now = this.deps.clock.now();
+    const issuer = (await tx.select().from(admissionIssuers).where(eq(admissionIssuers.showPk, showPk)).limit(1))[0];
+    const credentials = (await tx.select().from(admissionCredentials).where(eq(admissionCredentials.showPk, showPk))).sort((a, b) => a.serial - b.serial);
+    const tickets = new Map((await ticketRowsByPks(tx, credentials.map((c) => c.ticketPk))).map((t) => [t.id, t]));
+    const cancelled = found.show.status === 'CANCELLED';
+    const cols: ScannerKit['tickets'] = { serial: [], ticketId: [], section: [], row: [], seat: [], minEpoch: [], state: [] };
+    for (const c of credentials) {
+      const t = tickets.get(c.ticketPk);
+      if (!t) continue;
+      cols.serial.push(c.serial);
+      cols.ticketId.push(t.ticketId);
+      cols.section.push(t.section);
+      cols.row.push(t.row);
+      cols.seat.push(t.seat);
+      cols.minEpoch.push(c.ownerPk === t.ownerPk ? c.epoch : c.epoch + 1);
+      cols.state.push(cancelled ? 'cancelled' : kitStateOf(t.state));
+    }
+    return {
+      v: 1,
+      externalReferenceEventId: found.event.externalReferenceId,
+      showId: found.show.showId,
+      serverTime: toIso(now),
+      validUntil: toIso(Math.min(now + KIT_VALID_MS, found.show.startsAt + CERTIFICATE_AFTER_START_MS)),
+      window: { ...KIT_WINDOW },
+      keys: issuer ? [{ tag: issuer.keyTag, publicKey: issuer.publicKey }] : [],
+      tickets: cols,
+    };
+  }
+
   /** The show's issuer, made (and sealed) the first time; under the show's lock. */
   private async issuerOf(tx: Tx, partnerId: string, showPk: string): Promise<AdmissionIssuerRow> {
     const existing = (await tx.select().from(admissionIssuers).where(eq(admissionIssuers.showPk, showPk)).limit(1))[0];
@@ -201,6 +245,16 @@ function refusalOfState(state: TicketRow['state']): VerifyReason | null {
   if (state === 'DELETED') return 'deleted';
   if (state === 'CANCELLED') return 'cancelled';
   return null;
+}
+
+/** A ticket's state as a kit says it ('' when it may be admitted). */
+function kitStateOf(state: TicketRow['state']): KitTicketState {
+  if (state === 'ADMITTED') return 'admitted';
+  if (state === 'LISTED') return 'listed';
+  if (state === 'SOLD') return 'revoked';
+  if (state === 'DELETED') return 'deleted';
+  if (state === 'CANCELLED') return 'cancelled';
+  return '';
 }
 
 /** The code was made by the phone certified at the credential's epoch, for the ticket's holder now. */

@@ -5,7 +5,8 @@ import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURIT
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
 import { admitScan } from '../../flows/admit-scan.js';
-import { VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
+import { ScannerKitQuery, ScannerKitSchema, ShowIdParam, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
+import { ok } from '../../lib/envelope.js';
 
 /** Admission by the rotating code: a scanner's online check (domain/admission). */
 export function admissionRoutes(deps: AppDeps) {
@@ -36,6 +37,30 @@ export function admissionRoutes(deps: AppDeps) {
         const r = await admitScan(deps, tx, partnerId, body.text, { showPk: door?.show.id });
         return { valid: r.valid, reason: r.reason, repeat: r.repeat, ticket: r.ticket, admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt) };
       });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: ['Tickets'],
+      security: [SECURITY.private],
+      method: 'get',
+      path: '/v1/shows/{showId}/scanner-kit',
+      operationId: 'getScannerKit',
+      summary: 'Get a show’s scanner kit (offline checks of rotating codes)',
+      description:
+        'Everything a door needs to check the show’s rotating codes without the service: the issuer’s public keys and, per ticket with a code, its serial, ticket id, seat, lowest valid epoch and state. ' +
+        'No secret and no personal data: a leaked kit forges nothing. Fetch it again often while online (every 30 s): a resale, a new phone or an admission elsewhere reaches an offline scanner only with the next kit.',
+      middleware: [key],
+      request: { params: ShowIdParam, query: ScannerKitQuery },
+      responses: { 200: jsonResponse(envelope(ScannerKitSchema), 'The kit'), ...errorResponses(404) },
+    }),
+    async (c) => {
+      const { showId } = c.req.valid('param');
+      const { externalReferenceEventId } = c.req.valid('query');
+      const partnerId = c.get('auth').partner.id;
+      const kit = await deps.db.read(async (tx) => await deps.admission.kit(tx, (await deps.events.findShow(tx, partnerId, externalReferenceEventId, showId)).show.id), { snapshot: true });
+      return c.json(ok(kit), 200);
     },
   );
 

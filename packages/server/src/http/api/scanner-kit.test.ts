@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { base32Decode, base32Encode, stepAt } from '@resale/shared/admission-code';
+import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
+import { createKitVerifier, type ScannerKit } from '@resale/shared/admission-kit';
+import type { Tx } from '../../db/client.js';
+import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
+import { createTestApp } from '../../testing/harness.js';
+import { admissionIssuers } from '../../domain/admission/admission.table.js';
+
+/**
+ * GET /v1/shows/{showId}/scanner-kit and the offline verifier that reads it
+ * (@resale/shared/admission-kit): a door without the service admits a current code once, and
+ * refuses screenshots, forgeries, other shows' codes, the seller's phone after a resale and
+ * tickets listed, with only what the kit holds.
+ */
+
+const KIT = (showId = 'show-1', event = 'tour') => `/v1/shows/${showId}/scanner-kit?externalReferenceEventId=${event}`;
+
+async function setup() {
+  const t = createTestApp();
+  const p = await t.partner();
+  await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1'), showBody('show-2')] }));
+  const body = [ticketBody('tk-1', { section: 'B', row: '4', seat: '11', buyer: 'ana@example.com' }), ticketBody('tk-2', { buyer: 'ana@example.com' }), ticketBody('tk-3', { buyer: 'ana@example.com' }), ticketBody('tk-9', { showId: 'show-2' })];
+  expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body })).status).toBe(200);
+  const tx = <T>(fn: (tx: Tx) => Promise<T>) => t.db.transact(fn);
+  const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
+  const phone = async (ticketId: string) => {
+    const keys = await generateDeviceKeys();
+    const binding = await tx(async (tx) => await t.deps.admission.bind(tx, p.id, (await ticket(ticketId)).id, keys.publicKey));
+    const tag = await importTagKey(new Uint8Array(binding.tagKey));
+    return async (step = stepAt(t.clock.now(), 15)) => await makeCode({ device: keys.privateKey, tag }, binding.certificate, step);
+  };
+  const kit = async (): Promise<ScannerKit> => {
+    const res = await t.request('GET', KIT(), { key: p.keys.private });
+    expect(res.status).toBe(200);
+    return res.body.data as ScannerKit;
+  };
+  return { t, p, tx, ticket, phone, kit };
+}
+
+describe('the scanner kit', () => {
+  it('lists the show’s key and its tickets with a code, and holds no secret nor anyone’s e-mail', async () => {
+    const { t, kit, phone } = await setup();
+    expect((await kit()).keys).toEqual([]);
+    await phone('tk-1');
+    await phone('tk-2');
+    const k = await kit();
+    expect(k).toMatchObject({ v: 1, externalReferenceEventId: 'tour', showId: 'show-1', serverTime: '2026-03-01T12:00:00.000Z', validUntil: '2026-03-02T00:00:00.000Z', window: { past: 2, future: 1 } });
+    expect(k.keys).toHaveLength(1);
+    expect(k.tickets).toEqual({ serial: [1, 2], ticketId: ['tk-1', 'tk-2'], section: ['B', null], row: ['4', null], seat: ['11', null], minEpoch: [1, 1], state: ['', ''] });
+    const text = JSON.stringify(k);
+    expect(text).not.toMatch(/example\.com|sealed|v2\./);
+    const [issuer] = await t.db.select().from(admissionIssuers);
+    expect(text).not.toContain(issuer!.privateKeySealed);
+    expect(text).not.toContain(issuer!.tagSecretSealed);
+    expect(text).toContain(issuer!.publicKey);
+  });
+
+  it('lets a door without the service admit a current code once and refuse the rest', async () => {
+    const { t, kit, phone } = await setup();
+    const code = await phone('tk-1');
+    const other = await phone('tk-9'); // show-2: its own issuer
+    const verifier = await createKitVerifier(await kit());
+    const now = t.clock.now();
+    const text = await code();
+    expect(await verifier.verify(text, now)).toEqual({ valid: true, reason: 'admitted', repeat: false, ticket: { serial: 1, ticketId: 'tk-1', section: 'B', row: '4', seat: '11' } });
+    expect(await verifier.verify(`  ${text.toLowerCase()} `, now)).toMatchObject({ valid: true, repeat: true });
+    expect(await verifier.verify(await code(stepAt(now, 15) + 1), now)).toMatchObject({ valid: false, reason: 'already_admitted' });
+    expect([...verifier.admitted.keys()]).toEqual([1]);
+    expect(await verifier.verify(await other(), now)).toMatchObject({ valid: false, reason: 'unknown', ticket: null });
+    expect(await verifier.verify('TKT-123', now)).toMatchObject({ reason: 'malformed' });
+    // Past the kit's validity nothing is admitted offline.
+    expect(await verifier.verify(text, Date.parse('2026-03-02T00:00:01Z'))).toMatchObject({ valid: false, reason: 'kit_expired' });
+  });
+
+  it('refuses screenshots, codes from the future and forgeries offline', async () => {
+    const { t, kit, phone } = await setup();
+    const code = await phone('tk-1');
+    const verifier = await createKitVerifier(await kit());
+    const now = t.clock.now();
+    const step = stepAt(now, 15);
+    expect(await verifier.verify(await code(step - 3), now)).toMatchObject({ valid: false, reason: 'expired', ticket: { ticketId: 'tk-1' } });
+    expect(await verifier.verify(await code(step + 2), now)).toMatchObject({ valid: false, reason: 'not_yet_valid' });
+    const bytes = base32Decode(await code())!;
+    bytes[112] = bytes[112]! ^ 1;
+    expect(await verifier.verify(base32Encode(bytes), now)).toMatchObject({ valid: false, reason: 'forged', ticket: null });
+    expect(verifier.admitted.size).toBe(0);
+  });
+
+  it('refuses the seller’s phone after a resale, and a listed or admitted ticket, from the next kit', async () => {
+    const { t, p, tx, ticket, kit, phone } = await setup();
+    const seller = await phone('tk-1');
+    const listed = await phone('tk-2');
+    const used = await phone('tk-3');
+    const buyer = await tx(async (tx) => await t.deps.users.resolve(tx, p.id, { email: 'ben@example.com' }));
+    await tx(async (tx) => await t.deps.tickets.transfer(tx, [(await ticket('tk-1')).id], buyer.id));
+    await tx(async (tx) => await t.deps.listings.create(tx, p.id, { sellerPk: (await ticket('tk-2')).ownerPk, ticketPks: [(await ticket('tk-2')).id], priceMinor: 4000 }));
+    expect((await t.request('POST', '/v1/tickets/tk-3/eventAdmission', { key: p.keys.private })).status).toBe(200);
+    const k = await kit();
+    expect(k.tickets).toMatchObject({ minEpoch: [2, 1, 1], state: ['', 'listed', 'admitted'] });
+    const verifier = await createKitVerifier(k);
+    const now = t.clock.now();
+    expect(await verifier.verify(await seller(), now)).toMatchObject({ valid: false, reason: 'revoked', ticket: { ticketId: 'tk-1' } });
+    expect(await verifier.verify(await listed(), now)).toMatchObject({ valid: false, reason: 'listed' });
+    expect(await verifier.verify(await used(), now)).toMatchObject({ valid: false, reason: 'already_admitted' });
+    // The buyer's new phone (epoch 2, bound after the kit was fetched) is admitted offline.
+    const theirs = await phone('tk-1');
+    expect(await verifier.verify(await theirs(), now)).toMatchObject({ valid: true, reason: 'admitted' });
+  });
+
+  it('needs the private key, the event, and a show of the partner’s', async () => {
+    const { t, p } = await setup();
+    expect((await t.request('GET', '/v1/shows/show-1/scanner-kit', { key: p.keys.private })).status).toBe(400);
+    expect((await t.request('GET', KIT('show-9'), { key: p.keys.private })).status).toBe(404);
+    expect((await t.request('GET', KIT('show-1', 'nope'), { key: p.keys.private })).status).toBe(404);
+    const other = await t.partner('Other');
+    expect((await t.request('GET', KIT(), { key: other.keys.private })).status).toBe(404);
+    expect([401, 403]).toContain((await t.request('GET', KIT(), { key: p.keys.public })).status);
+    expect((await t.request('GET', KIT(), { key: null })).status).toBe(401);
+  });
+});

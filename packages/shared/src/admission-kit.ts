@@ -1,0 +1,105 @@
+import { parseCode, timeVerdict, WINDOW } from './admission-code.js';
+import { importIssuerKey, signaturesValid, type Key } from './admission-crypto.js';
+
+/**
+ * A scanner kit: what a door needs to check a show's rotating codes without the service (GET
+ * /v1/shows/{showId}/scanner-kit), and the offline verifier that reads it. No secret and no
+ * personal data in a kit: the show's issuer public keys, and per ticket its serial, the
+ * partner's ticket id and seat, the lowest epoch still valid and why it admits no one.
+ * Defined once here for the service that builds kits and every verifier that reads them.
+ */
+
+/** Why a ticket of a kit admits no one; '' when it may be admitted. */
+export type KitTicketState = '' | 'revoked' | 'listed' | 'deleted' | 'admitted' | 'cancelled';
+
+/** A scanner kit, version 1. Columns, one entry per ticket with a code, in serial order. */
+export interface ScannerKit {
+  v: 1;
+  externalReferenceEventId: string;
+  showId: string;
+  /** When the service built it (ISO): a scanner corrects its clock by it. */
+  serverTime: string;
+  /** After this (ISO) the kit is too old to trust: the verifier answers `kit_expired`. */
+  validUntil: string;
+  window: { past: number; future: number };
+  /** The show's issuer keys: the 2-byte tag codes carry, and the raw Ed25519 public key (base64url). */
+  keys: { tag: number; publicKey: string }[];
+  tickets: {
+    serial: number[];
+    ticketId: string[];
+    section: (string | null)[];
+    row: (string | null)[];
+    seat: (string | null)[];
+    /** The lowest epoch still valid: a code of an earlier one is a seller's after a resale, or an old phone's. */
+    minEpoch: number[];
+    state: KitTicketState[];
+  };
+}
+
+/** An offline verdict: the online reasons a kit can tell, and `kit_expired`. */
+export type OfflineReason = 'admitted' | 'already_admitted' | 'revoked' | 'expired' | 'not_yet_valid' | 'forged' | 'malformed' | 'unknown' | 'listed' | 'deleted' | 'cancelled' | 'kit_expired';
+
+export interface OfflineResult {
+  valid: boolean;
+  reason: OfflineReason;
+  /** The same text as the scan that admitted the ticket on this scanner. */
+  repeat: boolean;
+  ticket: { serial: number; ticketId: string; section: string | null; row: string | null; seat: string | null } | null;
+}
+
+/** A kit's verifier: checks texts at `nowMs` (the scanner's clock, corrected by the kit's `serverTime`), remembering what it admitted. */
+export interface KitVerifier {
+  verify(text: string, nowMs: number): Promise<OfflineResult>;
+  /** The serials this verifier admitted, with the text that did it (to sync once online). */
+  readonly admitted: ReadonlyMap<number, string>;
+}
+
+/**
+ * A verifier of `kit`: each code's two signatures against the kit's issuer key (no secret
+ * needed), its step within the window, its epoch against the ticket's lowest valid one, the
+ * ticket's state, and the tickets this scanner already admitted (once each; the same text again
+ * is a `repeat`).
+ */
+export async function createKitVerifier(kit: ScannerKit): Promise<KitVerifier> {
+  const keys = new Map<number, Key>();
+  for (const k of kit.keys) keys.set(k.tag, await importIssuerKey(fromBase64Url(k.publicKey)));
+  const bySerial = new Map(kit.tickets.serial.map((s, i) => [s, i]));
+  const validUntil = Date.parse(kit.validUntil);
+  const admitted = new Map<number, string>();
+  return {
+    admitted,
+    async verify(text, nowMs) {
+      const refused = (reason: OfflineReason, ticket: OfflineResult['ticket'] = null): OfflineResult => ({ valid: false, reason, repeat: false, ticket });
+      if (!(nowMs <= validUntil)) return refused('kit_expired');
+      const parsed = parseCode(text);
+      if (!parsed.ok) return refused('malformed');
+      const code = parsed.code;
+      const key = keys.get(code.keyTag);
+      const i = bySerial.get(code.serial);
+      if (!key || i === undefined) return refused('unknown');
+      if (!(await signaturesValid(code, key))) return refused('forged');
+      const t = kit.tickets;
+      const ticket = { serial: code.serial, ticketId: t.ticketId[i]!, section: t.section[i] ?? null, row: t.row[i] ?? null, seat: t.seat[i] ?? null };
+      const canonical = text.trim().toUpperCase();
+      const mine = admitted.get(code.serial);
+      if (mine !== undefined) return mine === canonical ? { valid: true, reason: 'admitted', repeat: true, ticket } : refused('already_admitted', ticket);
+      const state = t.state[i] ?? '';
+      if (state === 'admitted') return refused('already_admitted', ticket);
+      if (state !== '') return refused(state, ticket);
+      if (code.epoch < (t.minEpoch[i] ?? 0)) return refused('revoked', ticket);
+      const time = timeVerdict(code, nowMs);
+      if (time !== 'current') return refused(time, ticket);
+      admitted.set(code.serial, canonical);
+      return { valid: true, reason: 'admitted', repeat: false, ticket };
+    },
+  };
+}
+
+/** The window every kit of this version states. */
+export const KIT_WINDOW = { past: WINDOW.past, future: WINDOW.future } as const;
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
