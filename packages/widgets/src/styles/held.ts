@@ -38,7 +38,9 @@ export const heldStyles = css`
     align-items: center;
     gap: 0.5rem var(--_space);
   }
-  .your-hold-release {
+  /* The quieter links beside a call to action (also the waiting list's "See your place", waiting.ts). */
+  .your-hold-release,
+  .waiting-place-link {
     display: inline-flex;
     align-items: center;
     min-height: 2.75rem;
@@ -46,7 +48,8 @@ export const heldStyles = css`
     font-weight: 600;
     text-decoration: underline;
   }
-  .your-hold-release:focus-visible {
+  .your-hold-release:focus-visible,
+  .waiting-place-link:focus-visible {
     outline: 3px solid var(--_color-focus);
     outline-offset: 2px;
   }
