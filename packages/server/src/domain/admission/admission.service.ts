@@ -11,7 +11,7 @@ import { ticketByPk, ticketRowsByPks, type TicketRow } from '../tickets/tickets.
 import { KIT_WINDOW, type KitTicketState, type ScannerKit } from '@resale/shared/admission-kit';
 import { toIso } from '../../lib/clock.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
-import { deviceTagKey, issuerKey, keyTagOf, newIssuer, signCertificate, tagValid } from './admission.keys.js';
+import { deviceTagKey, issuerKey, newIssuer, signCertificate, tagValid } from './admission.keys.js';
 import { admissionCredentials, admissionIssuers, type AdmissionCredentialRow, type AdmissionIssuerRow } from './admission.table.js';
 
 /**
@@ -214,7 +214,6 @@ export class AdmissionService {
       const made = newIssuer();
       const taken = (await tx.select({ showPk: admissionIssuers.showPk }).from(admissionIssuers).where(and(eq(admissionIssuers.partnerId, partnerId), eq(admissionIssuers.keyTag, made.keyTag))).limit(1))[0];
       if (taken) continue;
-      if (keyTagOf(made.publicKey) !== made.keyTag) throw new Error('admission: key tag mismatch');
       const row = {
         showPk,
         partnerId,
