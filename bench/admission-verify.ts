@@ -53,6 +53,12 @@ export async function run(): Promise<Record<string, number>> {
     const db = createDb(join(server.dir, 'bench.sqlite'));
     const deps = buildDeps({ db, clock: systemClock, logger: pino({ level: 'silent' }), secretKey: benchServiceEnv(0).SECRET_KEY!, config: { env: 'production', publicBaseUrl: server.base, operatorToken: null, maxBodyBytes: 1e6, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'x' } });
     const partner = (await deps.partners.authenticate(KEYS.private))!.partner;
+    // The show's venue scans rotating codes (ticketShield on): what the operator switches.
+    await db.transact(async (tx) => {
+      const show = (await deps.events.findShow(tx, partner.id, 'gate', 'g1')).show;
+      await deps.events.setTicketShield(tx, show.id, true);
+      await deps.events.setAdmissionCodes(tx, show.id, { venueScans: 'rotating', rotationSeconds: null });
+    });
     const started = performance.now();
     const step = stepAt(Date.now(), 15) + 1;
     const texts: string[] = [];

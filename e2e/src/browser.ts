@@ -81,20 +81,28 @@ export async function expectSoundPage(page: Page, opts: { include?: string; labe
   }
 }
 
+/** How a journey's person differs from the default. */
+export interface PersonOptions {
+  /** Requests of the page's scripts whose failure the journey causes on purpose (a service stopped, a ticket resold): their "Failed to load resource" is no fault. */
+  expectedFailures?: RegExp;
+  /** Pixels per CSS pixel (a phone's 2 or 3). */
+  deviceScaleFactor?: number;
+}
+
 /**
  * A fresh browser profile (its own cookies), as a second person on another computer, kept in
  * `contexts` for closing. Content-Security-Policy violations and console errors of its pages
  * go to `sinks` (a page answered with a 4xx on purpose logs "Failed to load resource" for
  * itself: that one is the page's status, not a fault, and is let through).
  */
-async function newPerson(browser: Browser, contexts: BrowserContext[], sinks: { csp: string[]; errors: string[] }): Promise<Page> {
-  const context = await browser.newContext();
+async function newPerson(browser: Browser, contexts: BrowserContext[], sinks: { csp: string[]; errors: string[] }, opts: PersonOptions): Promise<Page> {
+  const context = await browser.newContext(opts.deviceScaleFactor ? { deviceScaleFactor: opts.deviceScaleFactor } : {});
   context.setDefaultTimeout(15_000);
   contexts.push(context);
   const page = await context.newPage();
   page.on('console', (m) => {
     if (/content security policy/i.test(m.text())) sinks.csp.push(`${page.url()}: ${m.text()}`);
-    else if (m.type() === 'error' && !(m.text().startsWith('Failed to load resource') && m.location().url === page.url())) sinks.errors.push(`${page.url()}: ${m.text()} (${m.location().url})`);
+    else if (m.type() === 'error' && !(m.text().startsWith('Failed to load resource') && (m.location().url === page.url() || opts.expectedFailures?.test(m.location().url)))) sinks.errors.push(`${page.url()}: ${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', (err) => sinks.errors.push(`${page.url()}: uncaught ${err.message}`));
   return page;
@@ -106,7 +114,7 @@ async function newPerson(browser: Browser, contexts: BrowserContext[], sinks: { 
  * Content-Security-Policy violation or a console error (a missing favicon included): every
  * page (demo, service, widgets) works under its strict policy. Call at the top of the file.
  */
-export function journeyBrowser(): { person: () => Promise<Page> } {
+export function journeyBrowser(): { person: (opts?: PersonOptions) => Promise<Page> } {
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   const sinks = { csp: [] as string[], errors: [] as string[] };
@@ -121,5 +129,5 @@ export function journeyBrowser(): { person: () => Promise<Page> } {
     for (const c of contexts) await c.close();
     await browser?.close();
   });
-  return { person: () => newPerson(browser!, contexts, sinks) };
+  return { person: (opts = {}) => newPerson(browser!, contexts, sinks, opts) };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launch, PHONE } from './browser.js';
 import { startStack, TEST_KEYS, type Stack } from './stack.js';
 import { ANA, CARLA, steps } from './steps.js';
+import { ticketCodeSteps } from './ticket-code.steps.js';
 
 /**
  * `npm run screenshots`: the service and the demo on loopback, walked as a seller and a buyer
@@ -19,6 +20,7 @@ const SIZES = [{ width: 1280, height: 800 }, PHONE] as const;
 let stack: Stack;
 let browser: Browser;
 const { signIn, sell, reserve, pay, mailbox } = steps(() => stack);
+const { rotatingShow, ticketFor } = ticketCodeSteps(() => stack);
 const overflowing: string[] = [];
 const failed: string[] = [];
 let n = 0;
@@ -237,6 +239,25 @@ it('renders every page and widget state', async () => {
     await ops.getByRole('button', { name: 'Save the waiting list settings' }).click();
     await ops.waitForLoadState('load');
     await shoot(ops, '40-console-waiting-list-errors');
+  });
+
+  // The rotating code: the view before the holder signs in, the code drawn on the phone, and the same ticket opened on a second phone.
+  await stage('rotating code', async () => {
+    await rotatingShow();
+    const url = await ticketFor('gate-shot', ANA.email);
+    const holder = await person();
+    await holder.goto(url);
+    await shoot(holder, '41-ticket-view-code-sign-in');
+    await holder.getByRole('link', { name: 'Sign in to show the code' }).click();
+    await holder.getByRole('button', { name: ANA.name }).click();
+    await holder.locator('[data-code-canvas]').waitFor({ state: 'visible' });
+    await shoot(holder, '42-ticket-view-rotating-code');
+    const second = await person();
+    await second.goto(url);
+    await second.getByRole('link', { name: 'Sign in to show the code' }).click();
+    await second.getByRole('button', { name: ANA.name }).click();
+    await second.getByRole('button', { name: 'Show the code on this phone' }).waitFor();
+    await shoot(second, '43-ticket-view-code-elsewhere');
   });
 
   console.log(`${n} pages × ${SIZES.length} sizes in ${OUT}`);

@@ -659,7 +659,7 @@ export interface paths {
         get?: never;
         /**
          * Switch ticketShield for an event or a show
-         * @description Each show whose flag changes emits a ticketShield.updated webhook ({status, eventId, showId}); a switch that changes nothing emits none. Audited as `partner.ticket_shield.set` with each show whose flag changed. Operator token.
+         * @description With `admissionCodes`, also sets which code the venue scans at these shows (the rotating code is shown in the secure view only while ticketShield is on). Each show whose flag changes emits a ticketShield.updated webhook ({status, eventId, showId}); a switch that changes nothing emits none. Audited as `partner.ticket_shield.set` with each show whose flag changed. Operator token.
          */
         put: operations["setTicketShield"];
         post?: never;
@@ -2867,6 +2867,7 @@ export interface components {
             rateLimitPerMinute: number | null;
             holdLimits: components["schemas"]["HoldLimits"];
             branding: components["schemas"]["Branding"];
+            admissionCodes: components["schemas"]["AdmissionCodesSettings"];
             /**
              * @description Whether a platform secret is configured (it is never shown).
              * @example true
@@ -3180,6 +3181,20 @@ export interface components {
              */
             termsUrl?: string;
         } | null;
+        /** @description Which code the venue scans on ticketShield shows, and the rotating code’s step; a show may override it. */
+        AdmissionCodesSettings: {
+            /**
+             * @description Which code the venue scans on ticketShield shows: the partner's own QR (`partner`) or the rotating, holder-bound code (`rotating`).
+             * @example rotating
+             * @enum {string}
+             */
+            venueScans: "partner" | "rotating";
+            /**
+             * @description Seconds each rotating code is shown before the next (5–60).
+             * @example 15
+             */
+            rotationSeconds: number;
+        };
         PartnerCreate: {
             /** @example Acme Tickets */
             name: string;
@@ -3315,6 +3330,19 @@ export interface components {
                 perClientAddress?: number;
             };
             branding?: components["schemas"]["Branding"];
+            admissionCodes?: {
+                /**
+                 * @description Which code the venue scans on ticketShield shows: the partner's own QR (`partner`) or the rotating, holder-bound code (`rotating`).
+                 * @example rotating
+                 * @enum {string}
+                 */
+                venueScans?: "partner" | "rotating";
+                /**
+                 * @description Seconds each rotating code is shown before the next (5–60).
+                 * @example 15
+                 */
+                rotationSeconds?: number;
+            };
             /** @description Secret header value the service sends to the platform on every request. Write-only. */
             platformSecret?: string | null;
         };
@@ -5433,6 +5461,14 @@ export interface components {
             showId: string;
             status: boolean;
             changed: boolean;
+            /** @description The admission codes in force at the show (its override, else the partner’s). */
+            admissionCodes: {
+                /** @enum {string} */
+                venueScans: "partner" | "rotating";
+                rotationSeconds: number;
+                /** @description The holder's view shows the rotating code (ticketShield on and the venue scans rotating codes). */
+                rotating: boolean;
+            };
         }[];
         TicketShieldSwitch: {
             /**
@@ -5447,6 +5483,22 @@ export interface components {
             showId?: string;
             /** @description true activates ticketShield, false deactivates it. */
             status: boolean;
+            /**
+             * @description The shows' own admission codes, overriding the partner's `admissionCodes` setting; null returns them to the partner's; left out, they stay as they are.
+             * @example {
+             *       "venueScans": "rotating",
+             *       "rotationSeconds": 15
+             *     }
+             */
+            admissionCodes?: {
+                /**
+                 * @description Which code the venue scans: the partner's own QR (`partner`) or the rotating, holder-bound code (`rotating`, shown only while ticketShield is on).
+                 * @enum {string}
+                 */
+                venueScans: "partner" | "rotating";
+                /** @description Seconds per rotating code (5–60); without it, the partner's. */
+                rotationSeconds?: number;
+            } | null;
         };
         Listing: {
             /** @example lst_01jd8x3k4f5g6h7j8k9m0n1p2q */
@@ -11631,7 +11683,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The shows and whether each changed */
+            /** @description The shows, whether each changed, and their admission codes */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

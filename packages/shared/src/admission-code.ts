@@ -50,6 +50,10 @@ export const ROTATION_MIN = 5;
 export const ROTATION_MAX = 60;
 export const ROTATION_DEFAULT = 15;
 
+/** Which code a venue's scanners read on a ticketShield show: the partner's own QR, or this rotating code. */
+export const VENUE_SCANS = ['partner', 'rotating'] as const;
+export type VenueScans = (typeof VENUE_SCANS)[number];
+
 /** Steps a code stays valid around the verifier's: two behind (a scan that took a moment, a slow clock), one ahead (a fast clock). */
 export const WINDOW = { past: 2, future: 1 } as const;
 

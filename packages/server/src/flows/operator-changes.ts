@@ -10,6 +10,8 @@ import { FEED_KINDS, FeedsService, type ClaimedPoll, type FeedRun } from '../dom
 import { partnerById, type ApiKeyKind } from '../domain/partners/partners.queries.js';
 import { DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS, publicSettings, type PartnerChange, type PartnerRow, type PartnerSecrets, type PartnersService } from '../domain/partners/partners.service.js';
 import { DEFAULT_SETTINGS, type PartnerSettingsPatch } from '../domain/partners/partners.settings.js';
+import { admissionCodesOf, type ShowAdmissionCodes } from '../domain/events/events.model.js';
+import type { VenueScans } from '@resale/shared/admission-code';
 import type { WebhookMessageWithAttempts, WebhooksService } from '../domain/webhooks/webhooks.service.js';
 
 /**
@@ -212,13 +214,19 @@ export interface TicketShieldSwitch {
   showId?: string | undefined;
   /** true activates ticketShield, false deactivates it. */
   status: boolean;
+  /**
+   * Which code the venue scans at these shows and the rotating code's step, overriding the
+   * partner's `admissionCodes`; null returns them to the partner's; absent leaves them as they are.
+   */
+  admissionCodes?: { venueScans: VenueScans; rotationSeconds?: number | undefined } | null | undefined;
 }
 
-/** A show after {@link setTicketShield}: its flag, and whether this switch changed it. */
+/** A show after {@link setTicketShield}: its flag, whether this switch changed it, and its admission codes then in force. */
 export interface TicketShieldResult {
   showId: string;
   status: boolean;
   changed: boolean;
+  admissionCodes: ShowAdmissionCodes;
 }
 
 /**
@@ -237,21 +245,30 @@ export async function setTicketShield(deps: OperatorChangesDeps, ctx: AuditConte
     const was = Object.fromEntries(results.map((r) => [r.showId, r.changed ? !r.status : r.status]));
     const is = Object.fromEntries(results.map((r) => [r.showId, r.status]));
     const target = input.showId === undefined ? input.eventId : `${input.eventId}/${input.showId}`;
-    await deps.audit.record(tx, ctx, { action: OPERATOR_ACTIONS.setTicketShield, partnerId, target, ...auditChange({ shows: was }, { shows: is }) });
-    return results;
+    // The show's own override of the codes, before → after, for the shows whose override changed.
+    const moved = results.filter((r) => r.codesWere !== null);
+    const codesWere = moved.length ? { admissionCodes: Object.fromEntries(moved.map((r) => [r.showId, r.codesWere!.override])) } : {};
+    const codesAre = moved.length ? { admissionCodes: Object.fromEntries(moved.map((r) => [r.showId, input.admissionCodes ?? null])) } : {};
+    await deps.audit.record(tx, ctx, { action: OPERATOR_ACTIONS.setTicketShield, partnerId, target, ...auditChange({ shows: was, ...codesWere }, { shows: is, ...codesAre }) });
+    return results.map(({ codesWere: _c, ...r }) => r);
   });
 }
 
 /** The switch itself, in `tx`: the events module writes each flag, the webhook is the switch's own. */
-async function switchTicketShield(deps: Pick<OperatorChangesDeps, 'events' | 'webhooks'>, tx: Tx, partnerId: string, input: TicketShieldSwitch): Promise<TicketShieldResult[]> {
-  if (!(await partnerById(tx, partnerId))) throw ApiError.notFound('partner', partnerId);
+async function switchTicketShield(deps: Pick<OperatorChangesDeps, 'events' | 'webhooks'>, tx: Tx, partnerId: string, input: TicketShieldSwitch): Promise<(TicketShieldResult & { codesWere: { override: { venueScans: VenueScans; rotationSeconds: number | null } | null } | null })[]> {
+  const partner = await partnerById(tx, partnerId);
+  if (!partner) throw ApiError.notFound('partner', partnerId);
   const event = await eventByRef(tx, partnerId, input.eventId);
   if (!event) throw ApiError.notFound('event', input.eventId);
   const one = input.showId === undefined ? undefined : await showOfEvent(tx, event.id, input.showId);
   const targets = input.showId === undefined ? await showsOfEventByShowId(tx, event.id) : one ? [one] : [];
   if (targets.length === 0) throw ApiError.notFound('show', input.showId);
+  const codes = input.admissionCodes;
   return await inOrder(targets, async (show) => {
     const changed = await deps.events.setTicketShield(tx, show.id, input.status);
+    const override = show.venueScans === null ? null : { venueScans: show.venueScans, rotationSeconds: show.rotationSeconds };
+    const codesChanged = codes === undefined ? false : await deps.events.setAdmissionCodes(tx, show.id, codes && { venueScans: codes.venueScans, rotationSeconds: codes.rotationSeconds ?? null });
+    const now = codes === undefined ? show : { ...show, venueScans: codes?.venueScans ?? null, rotationSeconds: codes?.rotationSeconds ?? null };
     if (changed) {
       await deps.webhooks.enqueue(tx, partnerId, {
         action: 'ticketShield.updated',
@@ -259,6 +276,6 @@ async function switchTicketShield(deps: Pick<OperatorChangesDeps, 'events' | 'we
         data: { status: input.status, eventId: input.eventId, showId: show.showId },
       });
     }
-    return { showId: show.showId, status: input.status, changed };
+    return { showId: show.showId, status: input.status, changed, codesWere: codesChanged ? { override } : null, admissionCodes: admissionCodesOf({ ...now, ticketShield: input.status }, partner.settings) };
   });
 }

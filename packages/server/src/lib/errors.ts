@@ -96,6 +96,12 @@ export const DOMAIN_REASONS = [
   'not_waiting',
   /** A ticket has no rotating code in its state (listed, sold, admitted, deleted or cancelled). */
   'ticket_not_valid',
+  /** The ticket's code is not shown yet (before its unlock moment). */
+  'code_locked',
+  /** The show's venue does not scan rotating codes (ticketShield off, or the partner's own QR). */
+  'codes_off',
+  /** A ticket's code was moved to new phones too often in a day. */
+  'too_many_devices',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

@@ -91,6 +91,15 @@ export async function withEvent(t: TestApp, p: TestPartner, body = eventBody('to
   expect(res.status).toBe(200);
 }
 
+/**
+ * Turns the rotating admission codes on for an event's shows, as the operator does:
+ * ticketShield on and the venue scanning rotating codes (`rotationSeconds` left to the
+ * partner's, 15 s by default).
+ */
+export async function withRotatingCodes(t: TestApp, p: TestPartner, eventId = 'tour', rotationSeconds?: number) {
+  const res = await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId, status: true, admissionCodes: { venueScans: 'rotating', ...(rotationSeconds === undefined ? {} : { rotationSeconds }) } } });
+  expect(res.status).toBe(200);
+}
 
 /** A partners row as stored, for tests that write the table directly (the data layer's own tests). */
 export function partnerRow(id: string, name = id) {

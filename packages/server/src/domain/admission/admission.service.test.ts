@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { base32Decode, base32Encode, stepAt } from '@resale/shared/admission-code';
 import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
 import type { Tx } from '../../db/client.js';
-import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
+import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp, type TestPartner } from '../../testing/harness.js';
 import type { Binding } from './admission.service.js';
 
@@ -19,6 +19,7 @@ async function setup() {
   const t = createTestApp();
   const p = await t.partner();
   await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1'), showBody('show-2')] }));
+  await withRotatingCodes(t, p);
   const sync = await t.request('POST', '/v1/sync/tickets', {
     key: p.keys.private,
     body: [ticketBody('tk-1', { buyer: 'ana@example.com' }), ticketBody('tk-2', { buyer: 'ana@example.com' }), ticketBody('tk-9', { showId: 'show-2', buyer: 'ana@example.com' })],

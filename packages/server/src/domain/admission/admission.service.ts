@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { certificateBytes, certificateHead, parseCode, ROTATION_DEFAULT, timeVerdict } from '@resale/shared/admission-code';
+import { certificateBytes, certificateHead, parseCode, timeVerdict } from '@resale/shared/admission-code';
+import { admissionCodesOf } from '../events/events.model.js';
+import { partnerOf } from '../partners/partners.queries.js';
 import type { Tx } from '../../db/client.js';
 import { serializeOn } from '../../db/dialect.js';
 import type { SecretBox } from '../../lib/crypto.js';
@@ -56,7 +58,13 @@ export interface Binding {
   rotationSeconds: number;
   /** When the certificate's codes stop being valid (clock ms). */
   notAfter: number;
+  /** This replaced the holder's earlier phone (whose codes are refused from now on). */
+  moved: boolean;
 }
+
+/** Phones a holder may certify for one ticket in a day (a lost phone, a new one, a browser reset: not a stream of them). */
+export const BINDS_PER_DAY = 5;
+const DAY_MS = 86_400_000;
 
 /** A certificate's codes are valid until this long after the show starts (late entries, a delayed start). */
 export const CERTIFICATE_AFTER_START_MS = 12 * 3_600_000;
@@ -77,13 +85,18 @@ export class AdmissionService {
 
   /**
    * Certifies a phone (its Ed25519 public key, 32 bytes) for the ticket `ticketPk`'s current
-   * holder. The first time, the ticket gets its serial (and the show its issuer); a phone
-   * certified again, or the ticket's holder changed, starts a new epoch: every earlier phone's
-   * codes are refused from then on. Proving the caller is the holder is the caller's part.
+   * holder, at the show's step (`rotationSeconds` of its admission codes). The first time, the
+   * ticket gets its serial (and the show its issuer); a phone certified again, or the ticket's
+   * holder changed, starts a new epoch: every earlier phone's codes are refused from then on
+   * (`moved` says a phone of the same holder was replaced: the caller tells the holder). A
+   * holder may certify {@link BINDS_PER_DAY} phones a day for a ticket. Proving the caller is
+   * the holder is the caller's part.
    *
    * @throws ApiError 404 unknown ticket (or another partner's); 409 (reason `ticket_not_valid`) a
-   *   ticket that is not VALID (listed, sold, admitted, deleted, cancelled); 400 on
-   *   `publicKey` when it is not 32 bytes
+   *   ticket that is not VALID (listed, sold, admitted, deleted, cancelled); 409 (reason
+   *   `codes_off`) a show whose venue does not scan rotating codes; 429 (reason
+   *   `too_many_devices`) past the day's phones, with `Retry-After`; 400 on `publicKey` when it
+   *   is not 32 bytes
    */
   async bind(tx: Tx, partnerId: string, ticketPk: string, devicePublicKey: Uint8Array): Promise<Binding> {
     if (devicePublicKey.length !== 32) throw ApiError.field('invalid_format', 'publicKey', 'An Ed25519 public key is 32 bytes');
@@ -92,31 +105,58 @@ export class AdmissionService {
     if (ticket.state !== 'VALID') throw ApiError.conflict(`Ticket '${ticket.ticketId}' is ${ticket.state}: it has no code`, undefined, 'ticket_not_valid');
     const found = await showWithEvent(tx, ticket.showPk);
     if (!found) throw new Error(`admission.bind: ticket ${ticketPk} names show ${ticket.showPk}, which does not exist`);
+    const codes = admissionCodesOf(found.show, (await partnerOf(tx, partnerId)).settings);
+    if (!codes.rotating) throw ApiError.conflict(`The venue of show '${found.show.showId}' does not scan rotating codes`, undefined, 'codes_off');
     await serializeOn(tx, lockKey(ticket.showPk));
     const issuer = await this.issuerOf(tx, partnerId, ticket.showPk);
     const now = this.deps.clock.now();
     const existing = (await tx.select().from(admissionCredentials).where(eq(admissionCredentials.ticketPk, ticketPk)).limit(1))[0];
     let serial: number;
     let epoch: number;
+    let moved = false;
+    // The day's phones: a window that opens with the first certification and lasts a day.
+    let recentBinds = 1;
+    let bindsSince = now;
     if (existing) {
       serial = existing.serial;
+      const sameHolder = existing.ownerPk === ticket.ownerPk;
+      moved = sameHolder && existing.deviceKey !== null;
       // A phone already bound at this epoch, or a new holder: a new epoch voids every earlier code.
-      epoch = existing.deviceKey !== null || existing.ownerPk !== ticket.ownerPk ? existing.epoch + 1 : existing.epoch;
+      epoch = existing.deviceKey !== null || !sameHolder ? existing.epoch + 1 : existing.epoch;
+      if (sameHolder && existing.bindsSince !== null && now - existing.bindsSince < DAY_MS) {
+        recentBinds = existing.recentBinds + 1;
+        bindsSince = existing.bindsSince;
+        if (recentBinds > BINDS_PER_DAY) {
+          const retryAfter = Math.ceil((existing.bindsSince + DAY_MS - now) / 1000);
+          throw new ApiError(429, 'rate_limited', `This ticket's code was moved to ${BINDS_PER_DAY} phones today: try again later`, { reason: 'too_many_devices', headers: { 'Retry-After': String(retryAfter) } });
+        }
+      }
     } else {
       serial = issuer.lastSerial + 1;
       epoch = 1;
       await tx.update(admissionIssuers).set({ lastSerial: serial, updatedAt: now }).where(eq(admissionIssuers.showPk, ticket.showPk));
     }
     const notAfter = found.show.startsAt + CERTIFICATE_AFTER_START_MS;
-    const head = certificateHead({ keyTag: issuer.keyTag, serial, epoch, rotation: issuer.rotationSeconds, notAfterMinutes: Math.floor(notAfter / 60_000), devicePublicKey });
+    const head = certificateHead({ keyTag: issuer.keyTag, serial, epoch, rotation: codes.rotationSeconds, notAfterMinutes: Math.floor(notAfter / 60_000), devicePublicKey });
     const certificate = certificateBytes(head, signCertificate(issuerKey(fromB64(this.deps.box.open(issuer.privateKeySealed))), head));
-    const values = { serial, epoch, ownerPk: ticket.ownerPk, deviceKey: b64(devicePublicKey), boundAt: now, admittedScan: null, updatedAt: now };
+    const values = { serial, epoch, ownerPk: ticket.ownerPk, deviceKey: b64(devicePublicKey), boundAt: now, recentBinds, bindsSince, admittedScan: null, updatedAt: now };
     await tx
       .insert(admissionCredentials)
       .values({ ticketPk, partnerId, showPk: ticket.showPk, ...values, createdAt: now })
       .onConflictDoUpdate({ target: admissionCredentials.ticketPk, set: values });
     const tagKey = deviceTagKey(fromB64(this.deps.box.open(issuer.tagSecretSealed)), serial, epoch, devicePublicKey);
-    return { certificate, tagKey, serial, epoch, rotationSeconds: issuer.rotationSeconds, notAfter: Math.floor(notAfter / 60_000) * 60_000 };
+    return { certificate, tagKey, serial, epoch, rotationSeconds: codes.rotationSeconds, notAfter: Math.floor(notAfter / 60_000) * 60_000, moved };
+  }
+
+  /**
+   * Whether `devicePublicKey` (32 bytes) is the phone certified for the ticket's current holder:
+   * `current`; `moved` when another phone (or an earlier holder's) is; `none` when no phone is.
+   * What the holder's page asks while online, to stop showing a code that no longer admits.
+   */
+  async deviceStatus(tx: Tx, ticket: { id: string; ownerPk: string }, devicePublicKey: Uint8Array | null): Promise<'current' | 'moved' | 'none'> {
+    const c = (await tx.select({ ownerPk: admissionCredentials.ownerPk, deviceKey: admissionCredentials.deviceKey }).from(admissionCredentials).where(eq(admissionCredentials.ticketPk, ticket.id)).limit(1))[0];
+    if (!c || c.deviceKey === null || c.ownerPk !== ticket.ownerPk) return 'none';
+    return devicePublicKey !== null && c.deviceKey === b64(devicePublicKey) ? 'current' : 'moved';
   }
 
   /**
@@ -221,7 +261,6 @@ export class AdmissionService {
         publicKey: b64(made.publicKey),
         privateKeySealed: this.deps.box.seal(made.privateKey.toString('base64url')),
         tagSecretSealed: this.deps.box.seal(made.tagSecret.toString('base64url')),
-        rotationSeconds: ROTATION_DEFAULT,
         lastSerial: 0,
         createdAt: now,
         updatedAt: now,

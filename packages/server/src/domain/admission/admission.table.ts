@@ -23,7 +23,6 @@ export const admissionIssuers = dbTable(
     publicKey: text().notNull(),
     privateKeySealed: text().notNull(),
     tagSecretSealed: text().notNull(),
-    rotationSeconds: integer().notNull(),
     lastSerial: integer().notNull(),
     ...timestamps,
   },
@@ -56,6 +55,9 @@ export const admissionCredentials = dbTable(
     /** The certified phone's Ed25519 public key (32 bytes, base64url); null while none is bound at this epoch. */
     deviceKey: text(),
     boundAt: integer(),
+    /** Phones certified for the ticket since `bindsSince` (the limit on moving a code from phone to phone). */
+    recentBinds: integer().notNull().default(0),
+    bindsSince: integer(),
     admittedScan: text(),
     ...timestamps,
   },

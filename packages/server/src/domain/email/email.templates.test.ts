@@ -4,6 +4,7 @@ import { escapeHtml, formatter, pickLang, renderMessage, TEMPLATE_NAMES, type Te
 
 /** Sample variables of every template, with distinctive values to find in the output. */
 const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
+  codeMoved: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', movedAt: '2026-05-01T18:42:00+02:00', ticketUrl: 'https://resale.test/t/tkt_1?x=1&y=2', timeZone: 'Europe/Madrid' },
   ticketUnlocked: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', showDate: '2026-05-01T21:00:00+02:00', ticketUrl: 'https://resale.test/t/tkt_1?x=1&y=2' },
   listingSold: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', amount: { minor: 4550, currency: 'EUR' }, payoutDate: '2026-06-15' },
   delistNotice: { eventTitle: 'Aurora Tour', showTitle: 'Madrid night', reason: 'Venue capacity changed' },
@@ -33,6 +34,10 @@ const SAMPLES: { [K in TemplateName]: TemplateVars[K] } = {
 
 /** What each template must show, per language (formatted with Intl). */
 const EXPECTED: Record<TemplateName, Record<'en' | 'es', string[]>> = {
+  codeMoved: {
+    en: ['Aurora Tour', 'Madrid night', '1 May 2026', '18:42', 'moved to another phone', 'https://resale.test/t/tkt_1?x=1&y=2'],
+    es: ['Aurora Tour', 'Madrid night', '1 de mayo de 2026', '18:42', 'otro móvil', 'https://resale.test/t/tkt_1?x=1&y=2'],
+  },
   ticketUnlocked: {
     en: ['Aurora Tour', 'Madrid night', '1 May 2026', '21:00', 'https://resale.test/t/tkt_1?x=1&y=2'],
     es: ['Aurora Tour', 'Madrid night', '1 de mayo de 2026', '21:00', 'https://resale.test/t/tkt_1?x=1&y=2'],
@@ -88,7 +93,7 @@ const BAD_OUTPUT = /undefined|null|NaN|\[object|\$\{/;
 
 describe('message templates', () => {
   it('has the templates the other modules use', () => {
-    expect([...TEMPLATE_NAMES].sort()).toEqual(['consoleCode', 'consoleInvitation', 'delistNotice', 'listingSold', 'oneTimePassword', 'payoutDetailsChanged', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'stepUpCode', 'ticketUnlocked', 'waitingListOffer', 'wishlistAvailable']);
+    expect([...TEMPLATE_NAMES].sort()).toEqual(['codeMoved', 'consoleCode', 'consoleInvitation', 'delistNotice', 'listingSold', 'oneTimePassword', 'payoutDetailsChanged', 'payoutScheduled', 'purchaseConfirmed', 'refund', 'stepUpCode', 'ticketUnlocked', 'waitingListOffer', 'wishlistAvailable']);
   });
 
   for (const name of TEMPLATE_NAMES) {

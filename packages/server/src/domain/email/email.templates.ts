@@ -36,6 +36,21 @@ export interface TemplateVars {
     /** IANA time zone of the venue (`Europe/Madrid`), optional. */
     timeZone?: string;
   };
+  /**
+   * A ticket's rotating code was moved to another phone or browser (the holder certified a new
+   * one): the earlier one shows no valid code any more. Sent so a holder whose link and sign-in
+   * were used by someone else finds out at once.
+   */
+  codeMoved: {
+    eventTitle: string;
+    showTitle: string;
+    showDate: string;
+    /** When the code moved, ISO 8601 with offset. */
+    movedAt: string;
+    /** http(s) URL of the secure ticket view. */
+    ticketUrl: string;
+    timeZone?: string;
+  };
   /** A seller's listing was sold. */
   listingSold: { eventTitle: string; showTitle: string; amount: MoneyVar; payoutDate: string };
   /** A seller's listing was removed by the organiser. */
@@ -144,6 +159,7 @@ const SCHEMAS: { [K in TemplateName]: z.ZodType<TemplateVars[K], any> } = {
     ticketUrl: z.url({ protocol: /^https?$/ }),
     timeZone: timeZone.optional(),
   }),
+  codeMoved: z.object({ eventTitle: title, showTitle: title, showDate: isoInstant, movedAt: isoInstant, ticketUrl: z.url({ protocol: /^https?$/ }), timeZone: timeZone.optional() }),
   listingSold: z.object({ eventTitle: title, showTitle: title, amount: money, payoutDate: isoDay }),
   delistNotice: z.object({ eventTitle: title, showTitle: title, reason: z.string().trim().max(500).nullish() }),
   oneTimePassword: z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits'), minutes: z.number().int().min(1).max(1440) }),
@@ -287,6 +303,26 @@ const FOOTER: Record<Lang, string> = {
 };
 
 const COPY: { [K in TemplateName]: Written<K> } = {
+  codeMoved: {
+    en: (v, f) => ({
+      subject: `Your ticket for ${v.eventTitle} moved to another phone`,
+      blocks: [
+        `The code of your ticket for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) was moved to another phone or browser at ${f.dateTime(v.movedAt, v.timeZone)}. The one that showed it before no longer shows a valid code.`,
+        { href: v.ticketUrl, label: 'View your ticket' },
+        'If this was not you, someone has your ticket link and signed in as you: open your ticket on your own phone to bring the code back, change the password of your e-mail, and contact the ticketing site.',
+      ],
+      sms: `The code of your ticket for ${v.eventTitle} moved to another phone at ${f.dateTime(v.movedAt, v.timeZone)}. Not you? Open your ticket: ${v.ticketUrl}`,
+    }),
+    es: (v, f) => ({
+      subject: `Tu entrada para ${v.eventTitle} se ha pasado a otro móvil`,
+      blocks: [
+        `El código de tu entrada para ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) se ha pasado a otro móvil o navegador el ${f.dateTime(v.movedAt, v.timeZone)}. El que lo mostraba antes ya no muestra un código válido.`,
+        { href: v.ticketUrl, label: 'Ver tu entrada' },
+        'Si no has sido tú, alguien tiene el enlace de tu entrada y ha iniciado sesión como tú: abre tu entrada en tu propio móvil para recuperar el código, cambia la contraseña de tu correo y contacta con la web de venta.',
+      ],
+      sms: `El código de tu entrada para ${v.eventTitle} se ha pasado a otro móvil el ${f.dateTime(v.movedAt, v.timeZone)}. ¿No has sido tú? Abre tu entrada: ${v.ticketUrl}`,
+    }),
+  },
   waitingListOffer: {
     en: (v, f) => ({
       subject: `Tickets for ${v.eventTitle} are held for you`,

@@ -1,3 +1,5 @@
+import type { VenueScans } from '@resale/shared/admission-code';
+import { DEFAULT_ADMISSION_CODES, type AdmissionCodesSettings } from '../partners/partners.settings.js';
 import type { ShowStatus } from './events.table.js';
 import type { Configuration, ImageIn, InventoryIn, Location, Producer, Seating, ShowDates } from './events.schemas.js';
 
@@ -94,4 +96,23 @@ export function isResaleOpen(show: { status: ShowStatus; resaleEnabled: boolean 
  */
 export function effectiveConfiguration(event: Configuration, show: Configuration): Configuration {
   return { ...event, ...Object.fromEntries(Object.entries(show).filter(([, v]) => v !== undefined)) };
+}
+
+/** What the venue scans at a show, and the rotating code's step (see {@link admissionCodesOf}). */
+export interface ShowAdmissionCodes {
+  venueScans: VenueScans;
+  rotationSeconds: number;
+  /** The holder's view shows the rotating code instead of the partner's QR: ticketShield is on and the venue scans rotating codes. */
+  rotating: boolean;
+}
+
+/**
+ * The show's admission codes: its own override, else the partner's setting (stored settings from
+ * before the setting existed lack it: the default). Rotating codes need ticketShield: without
+ * it the partner shows its own tickets and the service shows none.
+ */
+export function admissionCodesOf(show: { ticketShield: boolean; venueScans: VenueScans | null; rotationSeconds: number | null }, partnerSettings: { admissionCodes?: AdmissionCodesSettings | undefined }): ShowAdmissionCodes {
+  const partner = partnerSettings.admissionCodes ?? DEFAULT_ADMISSION_CODES;
+  const venueScans = show.venueScans ?? partner.venueScans;
+  return { venueScans, rotationSeconds: show.rotationSeconds ?? partner.rotationSeconds, rotating: show.ticketShield && venueScans === 'rotating' };
 }

@@ -1,3 +1,4 @@
+import type { VenueScans } from '@resale/shared/admission-code';
 import { inOrder } from '../../lib/in-order.js';
 import { and, asc, eq, inArray, isNull, lte, ne } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
@@ -166,6 +167,19 @@ export class EventsService {
     if (!(await this.db.read(async (tx) => (await tx.select({ id: shows.id }).from(shows).where(due).limit(1))[0]))) return 0;
     // A transaction of its own: on the HTTP thread it takes turns with the worker (tickets.worker.ts).
     return this.db.transact(async (tx) => affected(await tx.update(shows).set({ status: 'ON_SALE', updatedAt: now }).where(due)));
+  }
+
+  /**
+   * Sets a show's override of the partner's admission codes (which code the venue scans, the
+   * rotating code's step; null follows the partner), with ticketShield's switch. True when
+   * either changed.
+   */
+  async setAdmissionCodes(tx: Tx, showPk: string, codes: { venueScans: VenueScans; rotationSeconds: number | null } | null): Promise<boolean> {
+    const next = { venueScans: codes?.venueScans ?? null, rotationSeconds: codes?.rotationSeconds ?? null };
+    const row = (await tx.select({ venueScans: shows.venueScans, rotationSeconds: shows.rotationSeconds }).from(shows).where(eq(shows.id, showPk)).limit(1))[0];
+    if (!row || (row.venueScans === next.venueScans && row.rotationSeconds === next.rotationSeconds)) return false;
+    await tx.update(shows).set({ ...next, updatedAt: this.clock.now() }).where(eq(shows.id, showPk));
+    return true;
   }
 
   /**
@@ -367,7 +381,7 @@ export class EventsService {
       createdAt: ev.createdAt,
       updatedAt: ev.updatedAt,
       // Rows map onto the aggregate by dropping the bookkeeping columns.
-      shows: showRows.map(({ partnerId: _p, eventPk: _e, position: _o, createdAt: _c, updatedAt: _u, ticketShield: _t, unlockAnnouncedAt: _a, ...show }) => ({
+      shows: showRows.map(({ partnerId: _p, eventPk: _e, position: _o, createdAt: _c, updatedAt: _u, ticketShield: _t, venueScans: _v, rotationSeconds: _r, unlockAnnouncedAt: _a, ...show }) => ({
         ...show,
         ticketOptions: optionRows.filter((o) => o.showPk === show.id).map(({ partnerId: _p2, showPk: _s, position: _o2, createdAt: _c2, updatedAt: _u2, ...o }) => o),
         priceTypes: ptRows.filter((p) => p.showPk === show.id).map(({ partnerId: _p3, showPk: _s3, position: _o3, createdAt: _c3, updatedAt: _u3, ...p }) => p),

@@ -1,3 +1,4 @@
+import { VENUE_SCANS } from '@resale/shared/admission-code';
 import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { timestamps, partnerColumn } from '../../db/columns.js';
 import type {
@@ -61,6 +62,10 @@ export const shows = dbTable(
     cancelledAt: integer(),
     /** ticketShield: tickets are shown only through the secure ticket view. Switched by the operator. */
     ticketShield: integer({ mode: 'boolean' }).notNull().default(false),
+    /** The show's override of the partner's `admissionCodes.venueScans` (`partner` or `rotating`); null follows the partner. Switched by the operator with ticketShield. */
+    venueScans: text({ enum: VENUE_SCANS }),
+    /** The show's override of the partner's `admissionCodes.rotationSeconds`; null follows the partner. */
+    rotationSeconds: integer(),
     /** When the `event.unlock` webhook went out for this show; null until then. */
     unlockAnnouncedAt: integer(),
     position: integer().notNull(),

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { whenPresent } from '../../lib/validation.js';
 import { normaliseOrigin, ORIGIN_PATTERN } from '../../lib/origins.js';
 import { contrastRatio } from '@resale/shared/contrast';
+import { ROTATION_DEFAULT, ROTATION_MAX, ROTATION_MIN, VENUE_SCANS } from '@resale/shared/admission-code';
 // The actions a partner may subscribe to are the defined webhook kinds. webhooks.kinds.ts imports
 // nothing of partners, and must not: the webhooks service imports partners (a cycle would close).
 import { WEBHOOK_ACTIONS } from '../webhooks/webhooks.kinds.js';
@@ -159,6 +160,24 @@ export const brandingSchema = z
   .openapi('Branding');
 export type Branding = z.output<typeof brandingSchema>;
 
+/**
+ * Which code the venue's scanners read on ticketShield shows, and how often the rotating one
+ * changes. `partner`: the partner's own QR (`ticketAccess.locator`), shown in the secure view
+ * once unlocked. `rotating`: the service's rotating code bound to the holder's phone
+ * (domain/admission); the partner's QR is then never shown. A show may override both
+ * (`PUT /admin/v1/partners/{partnerId}/ticketShield`).
+ */
+export const admissionCodesSchema = z
+  .strictObject({
+    venueScans: z.enum(VENUE_SCANS).openapi({ description: "Which code the venue scans on ticketShield shows: the partner's own QR (`partner`) or the rotating, holder-bound code (`rotating`).", example: 'rotating' }),
+    rotationSeconds: z.number().int().min(ROTATION_MIN).max(ROTATION_MAX).openapi({ description: `Seconds each rotating code is shown before the next (${ROTATION_MIN}–${ROTATION_MAX}).`, example: ROTATION_DEFAULT }),
+  })
+  .openapi('AdmissionCodesSettings');
+export type AdmissionCodesSettings = z.output<typeof admissionCodesSchema>;
+
+/** The partner's QR, and 15-second steps when a partner or show turns rotating codes on. */
+export const DEFAULT_ADMISSION_CODES: AdmissionCodesSettings = { venueScans: 'partner', rotationSeconds: ROTATION_DEFAULT };
+
 const settingsShape = {
   ownershipUrl: url().openapi({ description: "The platform's ticket ownership endpoint (GET ?user=)." }),
   loginUrl: url().openapi({ description: "The platform's sign-in page for Login Force; receives returnTo." }),
@@ -205,6 +224,7 @@ const settingsShape = {
   }),
   holdLimits: holdLimitsSchema.openapi({ description: 'Limits on live checkout holds per buyer, per buyer and show, and per client address.' }),
   branding: brandingSchema.nullable().openapi({ description: 'How the hosted pages present the partner (name or logo, colour, help and terms links); null shows the partner’s name in the service’s colours.' }),
+  admissionCodes: admissionCodesSchema.openapi({ description: 'Which code the venue scans on ticketShield shows, and the rotating code’s step; a show may override it.' }),
 };
 
 /** The stored settings, every field present. */
@@ -232,6 +252,7 @@ export const DEFAULT_SETTINGS: PartnerSettings = {
   rateLimitPerMinute: null,
   holdLimits: DEFAULT_HOLD_LIMITS,
   branding: null,
+  admissionCodes: DEFAULT_ADMISSION_CODES,
 };
 
 /** What an operator sends: any subset, plus the write-only `platformSecret` (null clears it). */
@@ -240,6 +261,7 @@ export const settingsPatchSchema = z
     ...settingsShape,
     fees: feesSchema.partial(),
     holdLimits: holdLimitsSchema.partial(),
+    admissionCodes: admissionCodesSchema.partial(),
     platformSecret: z.string().min(16, 'must be at least 16 characters').max(500).nullable().openapi({
       description: 'Secret header value the service sends to the platform on every request. Write-only.',
     }),
@@ -250,12 +272,13 @@ export type PartnerSettingsPatch = z.output<typeof settingsPatchSchema>;
 
 /** Applies a patch to stored settings. */
 export function mergeSettings(current: PartnerSettings, patch: PartnerSettingsPatch): PartnerSettings {
-  const { platformSecret: _secret, fees, holdLimits, ...rest } = patch;
+  const { platformSecret: _secret, fees, holdLimits, admissionCodes, ...rest } = patch;
   const next: PartnerSettings = { ...current };
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
   const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   if (fees) next.fees = { ...current.fees, ...defined(fees) };
   // Stored settings from before holdLimits existed lack it: the defaults fill in.
   if (holdLimits) next.holdLimits = { ...DEFAULT_HOLD_LIMITS, ...current.holdLimits, ...defined(holdLimits) };
+  if (admissionCodes) next.admissionCodes = { ...DEFAULT_ADMISSION_CODES, ...current.admissionCodes, ...defined(admissionCodes) };
   return next;
 }

@@ -13,7 +13,7 @@ import { usersByPks } from '../users/users.queries.js';
 import { qrUnlockAt } from './tickets.access.js';
 import { ticketPdf } from './tickets.pdf.js';
 import { tickets } from './tickets.table.js';
-import { buildTicketView, secureViewUrl } from './tickets.view.js';
+import { buildTicketView, hasDownload, secureViewUrl } from './tickets.view.js';
 
 const DAY = 86_400_000;
 /** A qrUnlock rule may open at most 720 h (30 days) before the show. */
@@ -63,7 +63,7 @@ export async function runUnlocks(deps: Pick<Kernel, 'db' | 'clock' | 'config' | 
       if (view.access.unlockAt > now) continue;
       const url = secureViewUrl(deps, ticket);
       const lang = partner.settings.defaultLang;
-      const pdf = view.access.showQr || view.willCall ? await ticketPdf(view, url, lang) : null;
+      const pdf = hasDownload(view) ? await ticketPdf(view, url, lang) : null;
       const sent = await deps.db.transact(async (tx) => {
         const claimed = await tx.update(tickets).set({ unlockNotifiedAt: now }).where(and(eq(tickets.id, ticket.id), isNull(tickets.unlockNotifiedAt)));
         if (affected(claimed) !== 1) return false;

@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import type { Kernel } from '../../lib/kernel.js';
 import type { RulesService } from '../rules/rules.service.js';
 import type { Tx } from '../../db/client.js';
-import { effectiveConfiguration } from '../events/events.model.js';
+import { admissionCodesOf, effectiveConfiguration } from '../events/events.model.js';
 import { showWithEvent, ticketOptionByPk } from '../events/events.queries.js';
 import type { ImageIn, Location } from '../events/events.schemas.js';
 import { partnerOf } from '../partners/partners.queries.js';
@@ -57,6 +57,13 @@ export interface TicketView {
   access: AccessView;
   /** The moment (the service's clock) `access` was decided at: the page counts down to the unlock from it, not from the device's clock. */
   now: number;
+  /**
+   * The rotating code replaces the partner's QR (ticketShield on, the venue scans rotating
+   * codes, the QR unlocked and the ticket VALID): `qr` and `code` are then null, so the
+   * partner's locator is never in the page, its PDF or an e-mail; the page's script draws the
+   * code on the holder's phone (domain/admission). Null otherwise.
+   */
+  rotating: { rotationSeconds: number } | null;
   /** Present only when `access.showQr`: never computed for a locked ticket. */
   qr: { kind: 'svg'; svg: string } | { kind: 'image'; url: string } | null;
   code: string | null;
@@ -134,7 +141,9 @@ export async function readTicketView(deps: TicketViewDeps, tx: Tx, ticketPk: str
   });
   let qr: TicketView['qr'] = null;
   let code: string | null = null;
-  if (access.showQr) {
+  const codes = admissionCodesOf(r.show, r.partner.settings);
+  const rotating = access.showQr && codes.rotating ? { rotationSeconds: codes.rotationSeconds } : null;
+  if (access.showQr && !rotating) {
     const a = r.ticket.ticketAccess;
     if (a.type === 'URL') qr = { kind: 'image', url: a.locator };
     else code = a.locator;
@@ -153,6 +162,7 @@ export async function readTicketView(deps: TicketViewDeps, tx: Tx, ticketPk: str
     seating: { section: r.ticket.section, row: r.ticket.row, seat: r.ticket.seat },
     access,
     now,
+    rotating,
     qr,
     code,
     willCall: access.showWillCall
@@ -166,6 +176,14 @@ export async function readTicketView(deps: TicketViewDeps, tx: Tx, ticketPk: str
     defaultLang: r.partner.settings.defaultLang,
     ticketShield: r.show.ticketShield,
   };
+}
+
+/**
+ * Whether the ticket can be downloaded as a PDF: its static QR shows, or it is collected at the
+ * box office. A rotating code has no PDF: a printed code would be a screenshot.
+ */
+export function hasDownload(view: TicketView): boolean {
+  return Boolean((view.access.showQr && !view.rotating) || view.willCall);
 }
 
 /** A view of `readTicketView` with the QR of its code drawn (a view showing a code has one). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stepAt } from '@resale/shared/admission-code';
 import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
-import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
+import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
 import { sqlRows } from '../../testing/sql.js';
 
@@ -13,6 +13,7 @@ async function setup() {
   const t = createTestApp();
   const p = await t.partner();
   await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1'), showBody('show-2')] }));
+  await withRotatingCodes(t, p);
   expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('tk-1', { section: 'B', row: '4', seat: '11' })] })).status).toBe(200);
   const keys = await generateDeviceKeys();
   const ticket = await t.deps.tickets.get(t.db, p.id, 'tk-1');

@@ -3,7 +3,7 @@ import { base32Decode, base32Encode, stepAt } from '@resale/shared/admission-cod
 import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
 import { createKitVerifier, type ScannerKit } from '@resale/shared/admission-kit';
 import type { Tx } from '../../db/client.js';
-import { eventBody, showBody, ticketBody, withEvent } from '../../testing/factories.js';
+import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
 import { admissionIssuers } from '../../domain/admission/admission.table.js';
 
@@ -20,6 +20,7 @@ async function setup() {
   const t = createTestApp();
   const p = await t.partner();
   await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1'), showBody('show-2')] }));
+  await withRotatingCodes(t, p);
   const body = [ticketBody('tk-1', { section: 'B', row: '4', seat: '11', buyer: 'ana@example.com' }), ticketBody('tk-2', { buyer: 'ana@example.com' }), ticketBody('tk-3', { buyer: 'ana@example.com' }), ticketBody('tk-9', { showId: 'show-2' })];
   expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body })).status).toBe(200);
   const tx = <T>(fn: (tx: Tx) => Promise<T>) => t.db.transact(fn);

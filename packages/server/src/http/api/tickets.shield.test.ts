@@ -20,11 +20,11 @@ describe('ticketShield switch (operator)', () => {
     const { t, p } = await setup();
     const one = await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId: 'tour', showId: 'show-1', status: true } });
     expect(one.status).toBe(200);
-    expect(one.body.data).toEqual([{ showId: 'show-1', status: true, changed: true }]);
+    expect(one.body.data).toEqual([{ showId: 'show-1', status: true, changed: true, admissionCodes: { venueScans: 'partner', rotationSeconds: 15, rotating: false } }]);
     const all = await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId: 'tour', status: true } });
     expect(all.body.data).toEqual([
-      { showId: 'show-1', status: true, changed: false },
-      { showId: 'show-2', status: true, changed: true },
+      { showId: 'show-1', status: true, changed: false, admissionCodes: { venueScans: 'partner', rotationSeconds: 15, rotating: false } },
+      { showId: 'show-2', status: true, changed: true, admissionCodes: { venueScans: 'partner', rotationSeconds: 15, rotating: false } },
     ]);
     const hooks = await t.deps.webhooks.list(p.id, { action: 'ticketShield.updated' });
     expect(hooks.map((h) => h.message.payload)).toEqual([

@@ -44,9 +44,11 @@ export interface HostedPage {
    * Whether the page knows users (`sessionFromRequest`), and where it names its partner, to
    * which the session is scoped: `path`, its `:partnerId`; `query`, the `p` query parameter
    * (the sign-in pages, which serve every partner under one path); `console`, the console's own
-   * sessions (http/pages/console/console.session.ts), apart from the fans'. null: no session.
+   * sessions (http/pages/console/console.session.ts), apart from the fans'; `holder`, a fan's
+   * session of whichever partner (the ticket view names no partner: it checks the session is
+   * its ticket's holder's before it certifies a phone). null: no session.
    */
-  session: 'path' | 'query' | 'console' | null;
+  session: 'path' | 'query' | 'holder' | 'console' | null;
   /**
    * Every POST of the page needs its form's CSRF token (`csrfProtection`: 403 "This form has
    * expired" otherwise, in the partner's language and brand, before the handler runs). Needs
@@ -76,7 +78,8 @@ export const HOSTED_PAGES: readonly HostedPage[] = [
   { name: 'auth', paths: ['/auth/*'], rateLimit: 'page', session: 'query', csrf: true, beforeCsrf: signInGuard, crawl: false, routes: authPageRoutes },
   // The console: operators and partners' people, with their own sessions and CSRF.
   { name: 'console', paths: ['/console', '/console/*'], rateLimit: 'page', session: 'console', csrf: true, crawl: false, routes: consolePageRoutes },
-  { name: 'ticket view', paths: ['/tickets/view/*'], rateLimit: 'page', session: null, csrf: false, crawl: true, routes: ticketPageRoutes },
+  // The holder's session certifies a phone for the rotating code (a JSON POST with the X-CSRF-Token header); the service worker lives at /tickets/sw.js.
+  { name: 'ticket view', paths: ['/tickets/view/*', '/tickets/sw.js'], rateLimit: 'page', session: 'holder', csrf: true, crawl: true, routes: ticketPageRoutes },
   { name: 'API reference', paths: ['/docs', '/docs/*'], rateLimit: 'page', session: null, csrf: false, crawl: false, routes: () => docsRoutes({ openApiPath: '/v1/openapi.json', title: 'resale API reference' }) },
   { name: 'home', paths: ['/', '/favicon.svg', '/favicon.ico'], rateLimit: 'none', session: null, csrf: false, crawl: false, routes: () => homeRoutes() },
   { name: 'page script', paths: ['/assets/*'], rateLimit: 'none', session: null, csrf: false, crawl: false, routes: () => pageScriptRoutes() },
@@ -84,7 +87,8 @@ export const HOSTED_PAGES: readonly HostedPage[] = [
 ];
 
 /** The partner a page names, for its session and its CSRF refusal (see {@link HostedPage.session}). */
-function partnerIdOf(session: 'path' | 'query'): (c: Context<SessionEnv, any, any>) => string | null {
+function partnerIdOf(session: 'path' | 'query' | 'holder'): (c: Context<SessionEnv, any, any>) => string | null {
+  if (session === 'holder') return () => null;
   return session === 'path' ? (c) => c.req.param('partnerId') ?? '' : (c) => c.req.query('p') ?? null;
 }
 

@@ -29,11 +29,6 @@ export async function loadTicket(deps: TicketViewDeps, token: string): Promise<{
   return { kind: 'ticket', ticket: found.ticket, partner: found.partner ?? null, view: await drawQr(found.view) };
 }
 
-/** Whether the ticket can be downloaded (as a PDF): its QR shows, or it is collected at the box office. */
-export function hasDownload(view: TicketView): boolean {
-  return Boolean(view.access.showQr || view.willCall);
-}
-
 /** The ticket's PDF (with the link back to this view) and the file name it is saved as. */
 export async function ticketDownload(deps: Pick<TicketViewDeps, 'box' | 'config'>, found: Pick<TicketFound, 'ticket' | 'view'>, lang: Lang): Promise<{ pdf: Uint8Array<ArrayBuffer>; fileName: string }> {
   const pdf = await ticketPdf(found.view, secureViewUrl(deps, found.ticket), lang);

@@ -34,19 +34,48 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color
 .ticket-access::before,.ticket-access::after{content:"";position:absolute;top:-12px;box-sizing:border-box;width:22px;height:22px;border-radius:50%;background:var(--canvas);border:1px solid var(--line)}
 .ticket-access::before{left:-12px;clip-path:inset(0 0 0 50%)}.ticket-access::after{right:-12px;clip-path:inset(0 50% 0 0)}
 .qr svg,.qr img{width:100%;max-width:18rem;height:auto;display:block;margin:0 auto}
+.rotating{text-align:center}.code-frame{position:relative;max-width:18rem;margin:0 auto}
+.code-frame canvas{display:block;width:100%;height:auto;image-rendering:pixelated;background:#fff}
+.code-bar{height:6px;margin-top:var(--s2);background:var(--line);border-radius:3px;overflow:hidden}.code-bar span{display:block;height:100%;background:var(--brand,#0b4fb3);transform-origin:left center}
+.code-clock{margin:var(--s2) 0 0;font-variant-numeric:tabular-nums;font-weight:700;font-size:1.25rem;letter-spacing:.04em}
+.code-help{color:var(--muted);margin:var(--s3) auto 0;max-width:28rem}.rotating .notice{text-align:left}
+@media (prefers-reduced-motion:reduce){.code-bar span{transition:none}}
 .notice{background:#fff7e0;border-left:4px solid #8a5a00;padding:.75rem 1rem}.willcall{font-size:1.4rem;letter-spacing:.05em}
 .unlock[data-countdown-state=ended]{border-left-color:var(--ok)}.unlock[data-countdown-state=ended] .countdown-left,.unlock[data-countdown-state=ended] .countdown-until{display:none}.unlock .countdown-ended{color:inherit;display:flex;flex-wrap:wrap;align-items:center;gap:var(--s2) var(--s3)}
 @media print{header.site .back,footer.site,.actions,.skip{display:none}.card{break-inside:avoid;border:1px solid #000}body{background:#fff}
-.ticket-banner,.ticket-access::before,.ticket-access::after,.unlock [data-countdown-reveal],.unlock [data-countdown-on-end]{display:none!important}.ticket-access{border-top-color:#000}}`;
+.ticket-banner,.ticket-access::before,.ticket-access::after,.unlock [data-countdown-reveal],.unlock [data-countdown-on-end],.rotating{display:none!important}.ticket-access{border-top-color:#000}}`;
 
 /**
  * The partner's QR image (URL access) and the show's banner may be on any https host; the
- * pages' script counts down to a locked QR's unlock.
+ * pages' script counts down to a locked QR's unlock, and the rotating code's script
+ * (/widgets/v1/ticket-code.js) calls the service (its certificate, its status).
  */
-export const VIEW_CSP = cspWith({ styles: [VIEW_CSS], imgSrc: ['https:'], scripts: true });
+export const VIEW_CSP = cspWith({ styles: [VIEW_CSS], imgSrc: ['https:'], scripts: true, fetches: true });
 
-/** The shell of the ticket view's pages: the shared layout with the view's stylesheet, and the pages' script when `script`. */
-function Page(props: { lang: Lang; title: string; script?: boolean; children?: Child }) {
+/** Where the rotating code's script and the view's service worker are served from. */
+export const TICKET_CODE_SCRIPT = '/widgets/v1/ticket-code.js';
+export const TICKET_WORKER = { path: '/tickets/sw.js', scope: '/tickets/view/' } as const;
+
+/**
+ * What the page needs to show a rotating code (TicketView.rotating): the phone's part is the
+ * script's (@resale/widgets src/hosted/ticket-code.ts), which reads these from the element's
+ * data attributes.
+ */
+export interface RotatingCodeProps {
+  /** The ticket's key in the phone's storage (its internal id: the same across languages and links of one holder). */
+  key: string;
+  /** `POST` (certify this phone) and `GET` (its status) of the ticket's code: `/tickets/view/<token>/code`. */
+  codeHref: string;
+  /** The CSRF token of the POST. */
+  csrf: string;
+  /** The signed-in session is the ticket's holder's: the script may certify this phone. */
+  holder: boolean;
+  /** Where the holder signs in to come back to this page. */
+  signInHref: string;
+}
+
+/** The shell of the ticket view's pages: the shared layout with the view's stylesheet, the pages' script when `script`, the rotating code's when `codeScript`. */
+function Page(props: { lang: Lang; title: string; script?: boolean; codeScript?: boolean; children?: Child }) {
   return (
     <Layout
       lang={props.lang}
@@ -55,6 +84,7 @@ function Page(props: { lang: Lang; title: string; script?: boolean; children?: C
         <>
           <style>{raw(VIEW_CSS)}</style>
           {props.script ? pageScriptTag() : null}
+          {props.codeScript ? <script type="module" src={TICKET_CODE_SCRIPT}></script> : null}
         </>
       }
     >
@@ -127,15 +157,75 @@ function UnlockCountdown(props: { v: TicketView; lang: Lang; selfHref: string })
 }
 
 /**
+ * The rotating code's area: the canvas the script draws each step's QR on, a bar that runs
+ * down to the next code and the time (a screenshot shows neither moving), what the code is,
+ * and the states the script says in the live region (preparing, offline, moved to another
+ * phone, no longer yours). Without script: why there is no code. Not signed in as the holder:
+ * the way to sign in (the script hides it when this phone already holds the code).
+ */
+function RotatingCode(props: { v: TicketView; lang: Lang; code: RotatingCodeProps }) {
+  const { v, lang, code } = props;
+  const n = v.rotating!.rotationSeconds;
+  const said = (key: Parameters<typeof tm>[1]) => tm(lang, key);
+  return (
+    <div
+      class="rotating"
+      data-ticket-code
+      data-key={code.key}
+      data-code-url={code.codeHref}
+      data-csrf={code.csrf}
+      data-holder={code.holder ? 'yes' : 'no'}
+      data-rotation={String(n)}
+      data-server-now={new Date(v.now).toISOString()}
+      data-lang={lang}
+      data-worker={TICKET_WORKER.path}
+      data-worker-scope={TICKET_WORKER.scope}
+      data-said-offline={said('codeOffline')}
+      data-said-moved={said('codeMoved')}
+      data-said-gone={said('codeGone')}
+      data-said-off={said('codeOff')}
+      data-said-too-many={said('codeTooMany')}
+      data-said-failed={said('codeFailed')}
+      data-said-needs-network={said('codeNeedsNetwork')}
+      data-said-sign-in={said('codeSignIn')}
+    >
+      <div class="code-frame">
+        <canvas data-code-canvas hidden width="61" height="61" role="img" aria-label={tm(lang, 'rotatingLabel', { id: v.ticketId, n })}></canvas>
+        <div class="code-bar" data-code-bar hidden>
+          <span></span>
+        </div>
+        <p class="code-clock" data-code-clock hidden></p>
+      </div>
+      <p class="code-help">{tm(lang, 'rotatingHelp', { n })}</p>
+      <p class="notice" data-code-status role="status">
+        {code.holder ? said('codePreparing') : said('codeSignIn')}
+      </p>
+      <noscript>
+        <p class="notice">{said('codeNoScript')}</p>
+      </noscript>
+      <p class="actions" data-code-sign-in hidden={code.holder}>
+        <a class="button" href={code.signInHref}>
+          {said('codeSignInButton')}
+        </a>
+      </p>
+      <p class="actions">
+        <button type="button" class="button" data-code-move hidden>
+          {said('codeMove')}
+        </button>
+      </p>
+    </div>
+  );
+}
+
+/**
  * The access stub: how the holder gets in. The QR (or why not yet: a locked one counts down to
  * its unlock), the code, the box office's pick-up, the PDF's link (`pdfHref`) if any, and "Add to
  * calendar" (`calendarHref`).
  *
- * The one place the page shows a credential, kept apart on purpose: a future rotating,
- * holder-bound code (a QR redrawn every few seconds from a secret the page holds) drops in here,
- * replacing the static QR, without touching the rest of the ticket.
+ * The one place the page shows a credential: the partner's static QR, or in its place the
+ * rotating, holder-bound code ({@link RotatingCode}) when the show's venue scans those.
  */
-function AccessArea(props: { v: TicketView; lang: Lang; pdfHref: string | null; calendarHref: string; selfHref: string }) {
+function AccessArea(props: { v: TicketView; lang: Lang; pdfHref: string | null; calendarHref: string; selfHref: string; code: RotatingCodeProps | null }) {
   const { v, lang } = props;
   const message = accessNotice(v, lang);
   return (
@@ -147,6 +237,7 @@ function AccessArea(props: { v: TicketView; lang: Lang; pdfHref: string | null; 
           {message}
         </p>
       ) : null}
+      {v.rotating && props.code ? <RotatingCode v={v} lang={lang} code={props.code} /> : null}
       {v.qr?.kind === 'svg' ? (
         <div class="qr" role="img" aria-label={tm(lang, 'qrLabel', { id: v.ticketId })}>
           {raw(v.qr.svg)}
@@ -204,10 +295,10 @@ function AccessArea(props: { v: TicketView; lang: Lang; pdfHref: string | null; 
  * and place, the holder and the state; then its {@link AccessArea}. `selfHref` is this page (the
  * locked QR's countdown offers it at the unlock).
  */
-export function TicketPage({ v, lang, pdfHref, calendarHref, selfHref }: { v: TicketView; lang: Lang; pdfHref: string | null; calendarHref: string; selfHref: string }) {
+export function TicketPage({ v, lang, pdfHref, calendarHref, selfHref, code }: { v: TicketView; lang: Lang; pdfHref: string | null; calendarHref: string; selfHref: string; code: RotatingCodeProps | null }) {
   const banner = bannerSrc(v.imageUrl);
   return (
-    <Page lang={lang} title={`${v.eventTitle} · ${tm(lang, 'title')}`} script={v.access.qrAbsence === 'locked'}>
+    <Page lang={lang} title={`${v.eventTitle} · ${tm(lang, 'title')}`} script={v.access.qrAbsence === 'locked'} codeScript={Boolean(v.rotating && code)}>
       <article class="card ticket" aria-labelledby="ticket-h">
         {/* Sized by its attributes and aspect-ratio (no shift as it loads); eager: it is above the fold. */}
         {banner ? <img class="ticket-banner" src={banner} alt="" width="1000" height="400" loading="eager" decoding="async" referrerpolicy="no-referrer" /> : null}
@@ -231,7 +322,7 @@ export function TicketPage({ v, lang, pdfHref, calendarHref, selfHref }: { v: Ti
             <dd>{tm(lang, `state_${v.state}`)}</dd>
           </dl>
         </div>
-        <AccessArea v={v} lang={lang} pdfHref={pdfHref} calendarHref={calendarHref} selfHref={selfHref} />
+        <AccessArea v={v} lang={lang} pdfHref={pdfHref} calendarHref={calendarHref} selfHref={selfHref} code={code} />
       </article>
     </Page>
   );

@@ -1,0 +1,30 @@
+import { defineConfig } from 'vite';
+import { precompress } from './vite.precompress.js';
+
+/**
+ * The scripts of the service's own pages (src/hosted/), not widgets: the secure ticket view's
+ * rotating code. Built after the widgets into the same `dist/` (so the service serves them at
+ * `/widgets/v1/<name>.js`, compressed the same way), each one file with everything it imports
+ * (no chunk shared with the widgets: a page loads one script), and no manifest (the widgets'
+ * `dist/manifest.json` stays theirs).
+ */
+export default defineConfig({
+  define: { 'process.env.NODE_ENV': '"production"' },
+  plugins: [precompress()],
+  build: {
+    target: 'es2022',
+    outDir: 'dist',
+    emptyOutDir: false,
+    minify: true,
+    sourcemap: false,
+    manifest: false,
+    lib: {
+      entry: { 'ticket-code': 'src/hosted/ticket-code.ts' },
+      formats: ['es'],
+      fileName: (_format, name) => `${name}.js`,
+    },
+    rolldownOptions: {
+      output: { minify: true, comments: false },
+    },
+  },
+});
