@@ -1,5 +1,5 @@
 // Budgets of the script-tag build, measured on the bytes the service sends: the `.br` and `.gz`
-// files the build writes beside each bundle (vite.config.ts, Brotli 11 and gzip 9), counted as
+// files the build writes beside each bundle (vite.shared.ts, Brotli 11 and gzip 9), counted as
 // they are on disk (`brotli: false`: no compression by size-limit itself). The service serves the
 // `.br` to every browser that accepts Brotli (all current ones) and the `.gz` to the others
 // (widgets.static.ts); both must fit, and a test requests them from the running service

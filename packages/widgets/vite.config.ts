@@ -1,5 +1,5 @@
 import { defineConfig } from 'vite';
-import { precompress } from './vite.precompress.js';
+import { SHARED } from './vite.shared.js';
 
 /**
  * One ES-module build serves both audiences:
@@ -11,14 +11,10 @@ import { precompress } from './vite.precompress.js';
  * `.br` and a `.gz` beside it (see precompress).
  */
 export default defineConfig({
-  define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [precompress()],
+  ...SHARED,
   build: {
-    target: 'es2022',
-    outDir: 'dist',
+    ...SHARED.build,
     emptyOutDir: true,
-    minify: true,
-    sourcemap: false,
     manifest: 'manifest.json',
     lib: {
       entry: 'src/index.ts',

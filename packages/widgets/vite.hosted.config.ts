@@ -1,5 +1,5 @@
 import { defineConfig } from 'vite';
-import { precompress } from './vite.precompress.js';
+import { SHARED } from './vite.shared.js';
 
 /**
  * The scripts of the service's own pages (src/hosted/), not widgets: the secure ticket view's
@@ -9,14 +9,10 @@ import { precompress } from './vite.precompress.js';
  * `dist/manifest.json` stays theirs).
  */
 export default defineConfig({
-  define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [precompress()],
+  ...SHARED,
   build: {
-    target: 'es2022',
-    outDir: 'dist',
+    ...SHARED.build,
     emptyOutDir: false,
-    minify: true,
-    sourcemap: false,
     manifest: false,
     lib: {
       entry: { 'ticket-code': 'src/hosted/ticket-code.ts' },

@@ -22,7 +22,7 @@ const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', ma
 const CODINGS: readonly Encoding[] = ['br', 'gzip'];
 const SUFFIX: Record<Encoding, string> = { br: '.br', gzip: '.gz' };
 const DECODE: Record<Encoding, (b: Uint8Array) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync };
-/** What the build uses (vite.config.ts): the maximum, since it is paid once per file, not per request. */
+/** What the build uses (the widgets' vite.shared.ts): the maximum, since it is paid once per file, not per request. */
 const MAX_QUALITY: Record<Encoding, number> = { br: 11, gzip: 9 };
 
 /** One representation of a file: its bytes and their tag. */
@@ -50,7 +50,7 @@ interface Cached {
  * ever leaves the folder.
  *
  * Compression: the build writes `<file>.br` and `<file>.gz` beside each bundle at maximum
- * quality (vite.config.ts); they are served by `Accept-Encoding` (Brotli first, q-values
+ * quality (the widgets' vite.shared.ts); they are served by `Accept-Encoding` (Brotli first, q-values
  * honoured, see negotiateEncoding) with `Vary: Accept-Encoding`, their own `Content-Length` and
  * an ETag per coding (`"<hash>-br"`, `"<hash>-gzip"`), so a 304 only ever confirms the bytes the
  * client holds. A pre-compressed file is used only when it decodes to the very file beside it

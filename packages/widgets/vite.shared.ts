@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { Plugin } from 'vite';
+import type { BuildEnvironmentOptions, Plugin, UserConfig } from 'vite';
 
 /**
  * Writes `<file>.br` and `<file>.gz` beside every JavaScript and CSS file of the build, at
@@ -32,3 +32,13 @@ export function precompress(): Plugin {
     },
   };
 }
+
+/**
+ * What every build of this package shares: production code (libraries drop their development
+ * branches), precompressed files, ES2022 into `dist/`, minified, without source maps.
+ */
+export const SHARED: Pick<UserConfig, 'define' | 'plugins'> & { build: Pick<BuildEnvironmentOptions, 'target' | 'outDir' | 'minify' | 'sourcemap'> } = {
+  define: { 'process.env.NODE_ENV': '"production"' },
+  plugins: [precompress()],
+  build: { target: 'es2022', outDir: 'dist', minify: true, sourcemap: false },
+};
