@@ -25,6 +25,7 @@ export const OPERATIONS = {
   "retiredUpsertRules": { method: "post", path: "/v1/events/rules" },
   "verifyAdmissionCode": { method: "post", path: "/v1/tickets/admission/verify" },
   "getScannerKit": { method: "get", path: "/v1/shows/{showId}/scanner-kit" },
+  "syncAdmissions": { method: "post", path: "/v1/shows/{showId}/admissions/sync" },
   "createTicketsAsync": { method: "post", path: "/v1/tickets" },
   "getTicketJob": { method: "get", path: "/v1/tickets/jobs/{jobId}" },
   "createTicketsSync": { method: "post", path: "/v1/sync/tickets" },

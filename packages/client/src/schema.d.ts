@@ -401,6 +401,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/shows/{showId}/admissions/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a door’s offline scans of rotating codes
+         * @description A door that checked codes offline with the scanner kit sends what it scanned, with when, once it is back online (again and again is harmless: a scan already synced answers as it did, `repeat`). Each scan is checked as the door checked it, at its `scannedAt` (the code’s step against that moment; the ticket’s holder, phone and state as they are now), earliest first: the earliest scan of a ticket admits it, dated `scannedAt`, with the `ticket.admitted` webhook (`source: sync`); any other scan of it answers `already_admitted` (one ticket, two entries: for the venue to follow up). A ticket admitted earlier, online or by another door’s sync, stays as first recorded. `scannedAt` must be within the last 24 hours and at most 5 minutes ahead of the service’s clock; every wrong scan is named at once and nothing is recorded.
+         */
+        post: operations["syncAdmissions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets": {
         parameters: {
             query?: never;
@@ -1482,7 +1502,7 @@ export interface webhooks {
         put?: never;
         /**
          * ticket.admitted webhook
-         * @description A ticket was admitted at the door by its rotating code (once per ticket; a repeated scan sends nothing). Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
+         * @description A ticket was admitted at the door by its rotating code, online or synced after offline scanning (once per ticket; a repeated scan sends nothing). Sent as a POST to the partner’s webhookUrl, signed by the Standard Webhooks scheme; answer any 2xx within 10 s, or it is retried (about 3 days).
          */
         post: operations["webhook_ticket_admitted"];
         delete?: never;
@@ -2132,7 +2152,7 @@ export interface components {
             showId: string;
         };
         /**
-         * @description A ticket was admitted at the door by its rotating code (once per ticket; a repeated scan sends nothing).
+         * @description A ticket was admitted at the door by its rotating code, online or synced after offline scanning (once per ticket; a repeated scan sends nothing).
          * @example {
          *       "family": "ticket",
          *       "action": "ticket.admitted",
@@ -2200,11 +2220,11 @@ export interface components {
              */
             admittedAt: string;
             /**
-             * @description `code`: a rotating code checked online (POST /v1/tickets/admission/verify).
+             * @description `code`: a rotating code checked online (POST /v1/tickets/admission/verify); `sync`: scanned offline at a door and synced later (POST /v1/shows/{showId}/admissions/sync), `admittedAt` being the scan’s time.
              * @example code
              * @enum {string}
              */
-            source: "code";
+            source: "code" | "sync";
         };
         /**
          * @description A seller payout was delivered.
@@ -5009,6 +5029,26 @@ export interface components {
                 state: ("" | "revoked" | "listed" | "deleted" | "admitted" | "cancelled")[];
             };
         };
+        AdmissionSyncResult: {
+            /** @description One verdict per scan, in the order sent. */
+            results: components["schemas"]["AdmissionVerifyResult"][];
+        };
+        AdmissionSyncRequest: {
+            /** @description The door's offline scans, 1 to 500. */
+            scans: {
+                /**
+                 * @description What the scanner read, as read.
+                 * @example KNAAAAB…
+                 */
+                text: string;
+                /**
+                 * Format: date-time
+                 * @description When the door scanned it (its clock corrected by its kit’s `serverTime`); at most a day ago and not in the future.
+                 * @example 2027-06-01T19:42:07.000Z
+                 */
+                scannedAt: string;
+            }[];
+        };
         TicketJob: {
             /** @example job_01jd8x3k4f5g6h7j8k9m0n1p2q */
             jobId: string;
@@ -7402,6 +7442,13 @@ export interface components {
             /** @example 200 */
             status: number;
             data: components["schemas"]["ScannerKit"];
+            /** @description null on success */
+            errors: null;
+        };
+        AdmissionSyncResultEnvelope: {
+            /** @example 200 */
+            status: number;
+            data: components["schemas"]["AdmissionSyncResult"];
             /** @description null on success */
             errors: null;
         };
@@ -10149,6 +10196,128 @@ export interface operations {
             };
             /** @description Unknown resource (or another partner’s: they read the same) */
             404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A fault of ours (never your input): the message quotes the request id for support */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving right now: the database cannot be used (database_unavailable: unreachable, restarting, full or read-only; nothing was changed), or a release whose migrations are not applied yet (not_ready); retry after Retry-After */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    syncAdmissions: {
+        parameters: {
+            query: {
+                /** @description The show’s event. */
+                externalReferenceEventId: string;
+            };
+            header?: never;
+            path: {
+                showId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdmissionSyncRequest"];
+            };
+        };
+        responses: {
+            /** @description One verdict per scan, in the order sent */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdmissionSyncResultEnvelope"];
+                };
+            };
+            /** @description Invalid input: every offending field is listed */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A key of the wrong kind */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown resource (or another partner’s: they read the same) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

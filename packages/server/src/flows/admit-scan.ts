@@ -17,7 +17,7 @@ export interface ScanAnswer extends Omit<VerifyResult, 'ticket'> {
  * when this scan admitted it, `ticket.admitted` queued in the same transaction: a retry of the
  * same scan, or a refusal, sends nothing.
  */
-export async function admitScan(deps: AdmitScanDeps, tx: Tx, partnerId: string, text: string, door: { showPk?: string | undefined } = {}): Promise<ScanAnswer> {
+export async function admitScan(deps: AdmitScanDeps, tx: Tx, partnerId: string, text: string, door: { showPk?: string | undefined; at?: number | undefined } = {}, source: 'code' | 'sync' = 'code'): Promise<ScanAnswer> {
   const r = await deps.admission.verify(tx, partnerId, text, door);
   const found = r.ticket ? await showWithEvent(tx, r.ticket.showPk) : undefined;
   const ticket =
@@ -28,8 +28,31 @@ export async function admitScan(deps: AdmitScanDeps, tx: Tx, partnerId: string, 
     await deps.webhooks.enqueue(tx, partnerId, {
       action: 'ticket.admitted',
       resourceKey: `ticket:${ticket.ticketId}`,
-      data: { ticketId: ticket.ticketId, eventId: ticket.externalReferenceEventId, showId: ticket.showId, seat: ticket.seat, admittedAt: toIso(r.admittedAt), source: 'code' },
+      data: { ticketId: ticket.ticketId, eventId: ticket.externalReferenceEventId, showId: ticket.showId, seat: ticket.seat, admittedAt: toIso(r.admittedAt), source },
     });
   }
   return { ...r, ticket };
+}
+
+/** A scan a door recorded offline: the text it read, and when (the door's clock, corrected by its kit's `serverTime`). */
+export interface OfflineScan {
+  text: string;
+  scannedAt: number;
+}
+
+/**
+ * Scans recorded offline at a door of show `showPk`, synced when it is back online: each checked
+ * as the door checked it, at its `scannedAt` (the code's step against that moment; the ticket's
+ * owner, phone and state as they are now), earliest first, so within a sync the earliest scan
+ * of a ticket admits it (dated `scannedAt`, `ticket.admitted` with `source: sync`) and any later
+ * one answers `already_admitted`: one ticket, two entries, for the venue to follow up. A ticket
+ * an earlier sync or an online scan admitted stays admitted as first recorded: the service
+ * records the first admission it learns of. The same scan synced again is a `repeat`. Answers
+ * in the order given.
+ */
+export async function syncScans(deps: AdmitScanDeps, tx: Tx, partnerId: string, showPk: string, scans: readonly OfflineScan[]): Promise<ScanAnswer[]> {
+  const order = scans.map((s, i) => ({ ...s, i })).sort((a, b) => a.scannedAt - b.scannedAt || a.i - b.i);
+  const answers: ScanAnswer[] = new Array(scans.length);
+  for (const s of order) answers[s.i] = await admitScan(deps, tx, partnerId, s.text, { showPk, at: s.scannedAt }, 'sync');
+  return answers;
 }

@@ -36,6 +36,28 @@ export const VerifyResultSchema = z
   })
   .openapi('AdmissionVerifyResult');
 
+/** Scans a sync may carry: a door's backlog of an hour at a busy gate, in pages of this size. */
+export const SYNC_MAX_SCANS = 500;
+
+export const SyncBody = z
+  .strictObject({
+    scans: z
+      .array(
+        z.strictObject({
+          text: z.string().min(1).max(2_000).openapi({ description: 'What the scanner read, as read.', example: 'KNAAAAB…' }),
+          scannedAt: z.iso.datetime({ offset: true }).openapi({ description: 'When the door scanned it (its clock corrected by its kit’s `serverTime`); at most a day ago and not in the future.', example: '2027-06-01T19:42:07.000Z' }),
+        }),
+      )
+      .min(1)
+      .max(SYNC_MAX_SCANS)
+      .openapi({ description: `The door's offline scans, 1 to ${SYNC_MAX_SCANS}.` }),
+  })
+  .openapi('AdmissionSyncRequest');
+
+export const SyncResultSchema = z
+  .object({ results: z.array(VerifyResultSchema).openapi({ description: 'One verdict per scan, in the order sent.' }) })
+  .openapi('AdmissionSyncResult');
+
 export const ScannerKitQuery = z.object({
   externalReferenceEventId: z.string().trim().min(1).max(200).openapi({ param: { name: 'externalReferenceEventId', in: 'query' }, description: 'The show’s event.', example: 'tour-2026' }),
 });

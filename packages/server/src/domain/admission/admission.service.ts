@@ -165,9 +165,11 @@ export class AdmissionService {
    * conditional statement). The same scan again answers `admitted` with `repeat`; any other
    * scan of an admitted ticket `already_admitted`. Cheapest checks first; the tag last but one
    * (a keyed hash), the admission's write last. `showPk`: the door's show, when the scanner
-   * names one (`other_show` for a ticket of another).
+   * names one (`other_show` for a ticket of another). `at`: when the door scanned it (a scan
+   * recorded offline and synced later: its code is checked at that moment, and the admission
+   * dated then); now by default.
    */
-  async verify(tx: Tx, partnerId: string, text: string, opts: { showPk?: string | undefined } = {}): Promise<VerifyResult> {
+  async verify(tx: Tx, partnerId: string, text: string, opts: { showPk?: string | undefined; at?: number | undefined } = {}): Promise<VerifyResult> {
     const refused = (reason: VerifyReason, ticket: VerifyResult['ticket'] = null, admittedAt: number | null = null): VerifyResult => ({ valid: false, reason, repeat: false, ticket, admittedAt });
     const parsed = parseCode(text);
     if (!parsed.ok) return refused('malformed');
@@ -190,9 +192,9 @@ export class AdmissionService {
     const found = await showWithEvent(tx, ticket.showPk);
     if (!found || found.show.status === 'CANCELLED') return refused('cancelled', named);
     if (!isCurrent(credential, ticket, code)) return refused('revoked', named);
-    const time = timeVerdict(code, this.deps.clock.now());
+    const at = opts.at ?? this.deps.clock.now();
+    const time = timeVerdict(code, at);
     if (time !== 'current') return refused(time, named);
-    const at = this.deps.clock.now();
     const refusal = await this.deps.tickets.admitIfState(tx, partnerId, ticket.id, 'VALID', at);
     if (refusal) {
       // Another scan won the race: the same scan (a door's retry through another process) reads as it did.
@@ -201,7 +203,7 @@ export class AdmissionService {
       if (refusal.reason === 'already_admitted' && winner?.admittedScan === hash) return { valid: true, reason: 'admitted', repeat: true, ticket: named, admittedAt: now.admittedAt };
       return refused(refusal.reason, named, now.admittedAt);
     }
-    await tx.update(admissionCredentials).set({ admittedScan: hash, updatedAt: at }).where(eq(admissionCredentials.ticketPk, ticket.id));
+    await tx.update(admissionCredentials).set({ admittedScan: hash, updatedAt: this.deps.clock.now() }).where(eq(admissionCredentials.ticketPk, ticket.id));
     return { valid: true, reason: 'admitted', repeat: false, ticket: named, admittedAt: at };
   }
 

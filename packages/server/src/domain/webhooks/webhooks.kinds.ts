@@ -261,10 +261,10 @@ export const WEBHOOK_KINDS = [
         showId: showId(),
         seat: z.object({ section: z.string().nullable(), row: z.string().nullable(), seat: z.string().nullable() }).openapi({ example: { section: 'B', row: '4', seat: '11' } }),
         admittedAt: z.string().openapi({ description: 'When the ticket was admitted.', example: '2027-06-01T19:42:07.000Z' }),
-        source: z.enum(['code']).openapi({ description: '`code`: a rotating code checked online (POST /v1/tickets/admission/verify).', example: 'code' }),
+        source: z.enum(['code', 'sync']).openapi({ description: '`code`: a rotating code checked online (POST /v1/tickets/admission/verify); `sync`: scanned offline at a door and synced later (POST /v1/shows/{showId}/admissions/sync), `admittedAt` being the scan’s time.', example: 'code' }),
       })
       .openapi('TicketAdmittedData', { description: 'A ticket was admitted at the door by its rotating code.' }),
-    description: 'A ticket was admitted at the door by its rotating code (once per ticket; a repeated scan sends nothing).',
+    description: 'A ticket was admitted at the door by its rotating code, online or synced after offline scanning (once per ticket; a repeated scan sends nothing).',
     example: { ticketId: 'tk-1042', eventId: 'tour-2026', showId: 'show-2026-05-01', seat: { section: 'B', row: '4', seat: '11' }, admittedAt: '2027-06-01T19:42:07.000Z', source: 'code' },
   }),
   defineWebhook({

@@ -4,8 +4,9 @@ import { toIso } from '../../lib/clock.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
-import { admitScan } from '../../flows/admit-scan.js';
-import { ScannerKitQuery, ScannerKitSchema, ShowIdParam, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
+import { admitScan, syncScans } from '../../flows/admit-scan.js';
+import { ApiError } from '../../lib/errors.js';
+import { ScannerKitQuery, ScannerKitSchema, ShowIdParam, SyncBody, SyncResultSchema, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
 import { ok } from '../../lib/envelope.js';
 
 /** Admission by the rotating code: a scanner's online check (domain/admission). */
@@ -64,5 +65,46 @@ export function admissionRoutes(deps: AppDeps) {
     },
   );
 
+  app.openapi(
+    createRoute({
+      tags: ['Tickets'],
+      security: [SECURITY.private],
+      method: 'post',
+      path: '/v1/shows/{showId}/admissions/sync',
+      operationId: 'syncAdmissions',
+      summary: 'Sync a door’s offline scans of rotating codes',
+      description:
+        'A door that checked codes offline with the scanner kit sends what it scanned, with when, once it is back online (again and again is harmless: a scan already synced answers as it did, `repeat`). ' +
+        'Each scan is checked as the door checked it, at its `scannedAt` (the code’s step against that moment; the ticket’s holder, phone and state as they are now), earliest first: the earliest scan of a ticket admits it, dated `scannedAt`, with the `ticket.admitted` webhook (`source: sync`); any other scan of it answers `already_admitted` (one ticket, two entries: for the venue to follow up). A ticket admitted earlier, online or by another door’s sync, stays as first recorded. ' +
+        '`scannedAt` must be within the last 24 hours and at most 5 minutes ahead of the service’s clock; every wrong scan is named at once and nothing is recorded.',
+      middleware: [key],
+      request: { params: ShowIdParam, query: ScannerKitQuery, body: jsonBody(SyncBody) },
+      responses: { 200: jsonResponse(envelope(SyncResultSchema), 'One verdict per scan, in the order sent'), ...errorResponses(400, 404) },
+    }),
+    (c) => {
+      const { showId } = c.req.valid('param');
+      const { externalReferenceEventId } = c.req.valid('query');
+      const partnerId = c.get('auth').partner.id;
+      const now = deps.clock.now();
+      const scans = c.req.valid('json').scans.map((s) => ({ text: s.text, scannedAt: Date.parse(s.scannedAt) }));
+      const wrong = scans.flatMap((s, i) =>
+        s.scannedAt > now + SYNC_AHEAD_MS || s.scannedAt < now - SYNC_BEHIND_MS
+          ? [{ code: 'out_of_range' as const, message: 'scannedAt must be within the last 24 hours and at most 5 minutes ahead', path: `scans.${i}.scannedAt`, in: 'body' as const }]
+          : [],
+      );
+      if (wrong.length) throw ApiError.invalid(wrong);
+      return respondInTransaction(c, deps, 200, async (tx) => {
+        const door = await deps.events.findShow(tx, partnerId, externalReferenceEventId, showId);
+        const answers = await syncScans(deps, tx, partnerId, door.show.id, scans);
+        return { results: answers.map((r) => ({ valid: r.valid, reason: r.reason, repeat: r.repeat, ticket: r.ticket, admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt) })) };
+      });
+    },
+  );
+
   return app;
 }
+
+/** How far a door's clock may run ahead of the service's (its kit corrects it; a little drift remains). */
+const SYNC_AHEAD_MS = 5 * 60_000;
+/** How old a synced scan may be: a door offline through a whole show, and then some. */
+const SYNC_BEHIND_MS = 24 * 3_600_000;
