@@ -27,7 +27,7 @@ export interface SettingField {
 
 /** A section of the form. */
 export interface SettingSection {
-  id: 'timing' | 'fees' | 'holds' | 'platform' | 'api' | 'branding' | 'components';
+  id: 'timing' | 'admission' | 'fees' | 'holds' | 'platform' | 'api' | 'branding' | 'components';
   title: Record<Lang, string>;
   fields: SettingField[];
 }
@@ -44,6 +44,14 @@ export const SETTING_SECTIONS: readonly SettingSection[] = [
       f('buyIntentionTtlSeconds', 'int', 'Checkout hold (seconds)', 'Reserva del pago (segundos)'),
       f('oneTimeTokenTtlSeconds', 'int', 'One-time token lifetime (seconds)', 'Vida de un token de un solo uso (segundos)'),
       f('payoutDelayDays', 'int', 'Payout after the show (days)', 'Pago tras la función (días)'),
+    ],
+  },
+  {
+    id: 'admission',
+    title: { en: 'Admission at the door (ticketShield shows)', es: 'Acceso en la puerta (funciones con ticketShield)' },
+    fields: [
+      f('admissionCodes.venueScans', 'text', 'Code the venue scans: partner (your own QR) or rotating (the holder-bound code that changes)', 'Código que lee la puerta: partner (vuestro QR) o rotating (el código ligado al titular que cambia)'),
+      f('admissionCodes.rotationSeconds', 'int', 'Seconds per rotating code (5 to 60)', 'Segundos por código rotativo (de 5 a 60)'),
     ],
   },
   {

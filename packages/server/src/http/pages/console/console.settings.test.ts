@@ -51,6 +51,25 @@ describe('console settings: the platform secret, the components, the preview', (
     expect(JSON.stringify(rows)).not.toContain(secret);
   });
 
+  it('sets which code the venue scans and its step, both errors at once with the typed values kept, audited', async () => {
+    const { t, p, ops, page, action, settings } = await setup();
+    // A partner stored before the setting existed reads the default.
+    expect((await settingsFormOf(ops, p.id))).toMatchObject({ 'admissionCodes.venueScans': 'partner', 'admissionCodes.rotationSeconds': '15' });
+    const wrong = await submit(ops, page, action, { ...(await settingsFormOf(ops, p.id)), 'admissionCodes.venueScans': 'laser', 'admissionCodes.rotationSeconds': '61' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('href="#f-admissionCodes-venueScans"');
+    expect(wrong.text).toContain('href="#f-admissionCodes-rotationSeconds"');
+    expect(wrong.text).toContain('value="laser"');
+    expect(wrong.text).toContain('value="61"');
+    expect((await settings()).admissionCodes).toEqual({ venueScans: 'partner', rotationSeconds: 15 });
+    expect(await t.db.read(async (tx) => await tx.select().from(auditLog))).toEqual([]);
+    const saved = await submit(ops, page, action, { ...(await settingsFormOf(ops, p.id)), 'admissionCodes.venueScans': 'rotating', 'admissionCodes.rotationSeconds': '10' });
+    expect(saved.status, saved.text.slice(0, 400)).toBe(303);
+    expect((await settings()).admissionCodes).toEqual({ venueScans: 'rotating', rotationSeconds: 10 });
+    const entry = (await t.db.read(async (tx) => await tx.select().from(auditLog)))[0]!;
+    expect(JSON.stringify(entry)).toContain('rotationSeconds');
+  });
+
   it('takes the buy access layer and the sell banner as JSON, checked by the API’s schema with every problem at once and the typed text kept', async () => {
     const { t, p, ops, page, action, settings } = await setup();
     const notJson = await submit(ops, page, action, { ...(await settingsFormOf(ops, p.id)), buyAccessLayer: '{ "buyBanner": ', sellBanner: '[1, 2]' });
