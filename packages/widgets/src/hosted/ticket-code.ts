@@ -129,8 +129,24 @@ function start(root: HTMLElement): void {
     await del(key, store);
   };
 
-  /** Makes this phone's key pair and has the service certify it for the holder. */
+  /**
+   * Makes this phone's key pair and has the service certify it for the holder. Under a lock of
+   * the ticket across this browser's tabs (Web Locks), and only when no tab certified one
+   * meanwhile: two tabs certifying at once would move the code from one to the other, and tell
+   * the holder it moved.
+   */
   const certify = async () => {
+    const locks = (navigator as Navigator & { locks?: { request(name: string, fn: () => Promise<void>): Promise<void> } }).locks;
+    if (locks) await locks.request(`resale-ticket-code:${key}`, certifyHere);
+    else await certifyHere();
+  };
+
+  const certifyHere = async () => {
+    const other = await get<Held>(key, store).catch(() => undefined);
+    if (other && other.v === 1 && other.notAfter > now()) {
+      show(other);
+      return;
+    }
     if (move) move.disabled = true;
     try {
       const keys = await generateDeviceKeys();
@@ -174,8 +190,11 @@ function start(root: HTMLElement): void {
     }
   };
 
-  /** Asks the service about this phone's code and does what the answer says. */
-  const check = async () => {
+  /** Asks the service about this phone's code and does what the answer says; one at a time (a poll, a return to the page and the network coming back may ask together). */
+  let checking: Promise<void> = Promise.resolve();
+  const check = (): Promise<void> => (checking = checking.then(checkNow, checkNow));
+
+  const checkNow = async () => {
     if (stopped) return;
     let answer: Status;
     try {
@@ -234,7 +253,7 @@ function start(root: HTMLElement): void {
     );
   };
 
-  move?.addEventListener('click', () => void certify());
+  move?.addEventListener('click', () => void (checking = checking.then(certify, certify)));
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState !== 'visible') {
       wake = null;
