@@ -222,6 +222,10 @@ export function authPageRoutes(deps: PageDeps) {
       markSignedOut(c, deps, session);
     }
     clearSessionCookie(c, deps.config);
+    // Signing out on a shared phone takes the tickets' rotating codes with it: the browser drops
+    // this origin's storage (the codes' keys in IndexedDB, the ticket views the service worker
+    // kept, the worker). Signing in again certifies the phone anew.
+    c.header('Clear-Site-Data', '"storage"');
     const body = await c.req.parseBody();
     const back = safeReturnTo(typeof body.returnTo === 'string' ? body.returnTo : null, deps.config.publicBaseUrl);
     return safeRedirect(c, back ?? sessionPath(lang), 303);

@@ -39,6 +39,8 @@ async function open(browser: TestBrowser, url: string) {
 async function signOutHere(browser: TestBrowser) {
   const who = await browser.get('/auth/session?lang=en');
   const res = await browser.post('/auth/logout?lang=en', { _csrf: csrfOf(who.text, '/auth/logout?lang=en')!, returnTo: '/auth/session' });
+  // The codes of rotating tickets kept in this browser go with the session (a shared phone).
+  expect(res.headers.get('clear-site-data')).toBe('"storage"');
   expect(res.status).toBe(303);
   return res;
 }
