@@ -390,7 +390,7 @@ export interface paths {
         };
         /**
          * Get a show’s scanner kit (offline checks of rotating codes)
-         * @description Everything a door needs to check the show’s rotating codes without the service: the issuer’s public keys and, per ticket with a code, its serial, ticket id, seat, lowest valid epoch and state. No secret and no personal data: a leaked kit forges nothing. Fetch it again often while online (every 30 s): a resale, a new phone or an admission elsewhere reaches an offline scanner only with the next kit.
+         * @description Everything a door needs to check the show’s rotating codes without the service: the issuer’s public keys and, per ticket with a code, its serial, ticket id, seat, lowest valid epoch and state. No secret and no personal data: a leaked kit forges nothing. Fetch it again often while online (every 30 s), with `since` the last kit’s `serverTime` to receive only what changed: a resale, a new phone or an admission elsewhere reaches an offline scanner only with the next kit.
          */
         get: operations["getScannerKit"];
         put?: never;
@@ -5002,6 +5002,11 @@ export interface components {
              * @example 2027-06-02T06:00:00.000Z
              */
             validUntil: string;
+            /**
+             * @description Present on a delta (`?since=`): the tickets changed since then, to merge into the door’s kit by serial; absent on a whole kit.
+             * @example 2027-06-01T19:40:00.000Z
+             */
+            since?: string;
             /**
              * @description Steps a code stays valid around the scanner’s.
              * @example {
@@ -10145,6 +10150,8 @@ export interface operations {
             query: {
                 /** @description The show’s event. */
                 externalReferenceEventId: string;
+                /** @description The `serverTime` of the door’s last kit: only the tickets changed since then (`since` in the answer; merge them by serial). A whole kit when it is too old, or the show changed. */
+                since?: string;
             };
             header?: never;
             path: {

@@ -21,6 +21,11 @@ export interface ScannerKit {
   serverTime: string;
   /** After this (ISO) the kit is too old to trust: the verifier answers `kit_expired`. */
   validUntil: string;
+  /**
+   * Present on a delta (`?since=`): the kit holds only the tickets that changed since then (with
+   * an overlap), to be merged into the door's kit with {@link mergeKit}. Absent on a whole kit.
+   */
+  since?: string;
   window: { past: number; future: number };
   /** The show's issuer keys: the 2-byte tag codes carry, and the raw Ed25519 public key (base64url). */
   keys: { tag: number; publicKey: string }[];
@@ -93,6 +98,35 @@ export async function createKitVerifier(kit: ScannerKit): Promise<KitVerifier> {
       return { valid: true, reason: 'admitted', repeat: false, ticket };
     },
   };
+}
+
+/**
+ * The door's kit after `next`: `next` itself when it is a whole kit; a delta's tickets replace
+ * or join the base's by serial (kept in serial order), its keys, times and window win.
+ *
+ * @throws Error when the delta is of another show
+ */
+export function mergeKit(base: ScannerKit, next: ScannerKit): ScannerKit {
+  if (next.since === undefined) return next;
+  if (base.showId !== next.showId || base.externalReferenceEventId !== next.externalReferenceEventId) throw new Error('mergeKit: a delta of another show');
+  const rows = new Map<number, number>();
+  const merged: ScannerKit['tickets'] = { serial: [], ticketId: [], section: [], row: [], seat: [], minEpoch: [], state: [] };
+  const columns = Object.keys(merged) as (keyof ScannerKit['tickets'])[];
+  const put = (from: ScannerKit['tickets'], i: number) => {
+    const serial = from.serial[i]!;
+    let at = rows.get(serial);
+    if (at === undefined) {
+      at = merged.serial.length;
+      rows.set(serial, at);
+    }
+    for (const c of columns) (merged[c] as unknown[])[at] = from[c][i];
+  };
+  base.tickets.serial.forEach((_, i) => put(base.tickets, i));
+  next.tickets.serial.forEach((_, i) => put(next.tickets, i));
+  const order = merged.serial.map((s, i) => [s, i] as const).sort((a, b) => a[0] - b[0]);
+  const tickets = Object.fromEntries(columns.map((c) => [c, order.map(([, i]) => merged[c][i])])) as ScannerKit['tickets'];
+  const { since: _since, ...whole } = next;
+  return { ...whole, tickets };
 }
 
 /** The window every kit of this version states. */

@@ -62,6 +62,17 @@ export const ScannerKitQuery = z.object({
   externalReferenceEventId: z.string().trim().min(1).max(200).openapi({ param: { name: 'externalReferenceEventId', in: 'query' }, description: 'The show’s event.', example: 'tour-2026' }),
 });
 
+export const ScannerKitDeltaQuery = ScannerKitQuery.extend({
+  since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({
+      param: { name: 'since', in: 'query' },
+      description: 'The `serverTime` of the door’s last kit: only the tickets changed since then (`since` in the answer; merge them by serial). A whole kit when it is too old, or the show changed.',
+      example: '2027-06-01T19:40:00.000Z',
+    }),
+});
+
 export const ShowIdParam = z.object({
   showId: z.string().trim().min(1).max(200).openapi({ param: { name: 'showId', in: 'path' }, example: 'show-1' }),
 });
@@ -75,6 +86,7 @@ export const ScannerKitSchema = z
     showId: z.string().openapi({ example: 'show-1' }),
     serverTime: z.string().openapi({ description: 'When the kit was built: a scanner corrects its clock by it.', example: '2027-06-01T18:00:00.000Z' }),
     validUntil: z.string().openapi({ description: 'Past this, the kit is too old to admit anyone offline (`kit_expired`).', example: '2027-06-02T06:00:00.000Z' }),
+    since: z.string().optional().openapi({ description: 'Present on a delta (`?since=`): the tickets changed since then, to merge into the door’s kit by serial; absent on a whole kit.', example: '2027-06-01T19:40:00.000Z' }),
     window: z.object({ past: z.number().int(), future: z.number().int() }).openapi({ description: 'Steps a code stays valid around the scanner’s.', example: { past: 2, future: 1 } }),
     keys: z.array(z.object({ tag: z.number().int(), publicKey: z.string() })).openapi({ description: 'The show’s issuer keys: the 2-byte tag codes carry and the raw Ed25519 public key (base64url).' }),
     tickets: z

@@ -72,6 +72,9 @@ export const CERTIFICATE_AFTER_START_MS = 12 * 3_600_000;
 /** How long a scanner may trust a kit (a scanner online fetches a fresh one far more often). */
 export const KIT_VALID_MS = 12 * 3_600_000;
 
+/** How far before a delta's `since` changes are sent again: longer than any transaction of the service. */
+export const KIT_DELTA_OVERLAP_MS = 60_000;
+
 /** The lock of a show's issuer and serials. */
 const lockKey = (showPk: string) => `admission:${showPk}`;
 
@@ -213,11 +216,19 @@ export class AdmissionService {
    * more than the credential's when the ticket changed hands since: the seller's phone is
    * refused) and why it admits no one. Valid for 12 hours, or until 12 hours after the show
    * starts if that is sooner. No secret and no personal data.
+   *
+   * `since` (a door's last kit's `serverTime`): a delta, only the tickets whose credential or
+   * ticket changed from {@link KIT_DELTA_OVERLAP_MS} before it (a transaction that began before
+   * the last kit and committed after it is not missed), to merge with `mergeKit`. A whole kit
+   * instead when `since` is older than a kit's life, ahead of now, or the show changed since (a
+   * cancellation touches every ticket).
    */
-  async kit(tx: Tx, showPk: string): Promise<ScannerKit> {
+  async kit(tx: Tx, showPk: string, opts: { since?: number | undefined } = {}): Promise<ScannerKit> {
     const found = await showWithEvent(tx, showPk);
     if (!found) throw ApiError.notFound('show');
     const now = this.deps.clock.now();
+    const from = opts.since === undefined ? null : opts.since - KIT_DELTA_OVERLAP_MS;
+    const delta = from !== null && opts.since! <= now && opts.since! > now - KIT_VALID_MS && found.show.updatedAt < from;
     const issuer = (await tx.select().from(admissionIssuers).where(eq(admissionIssuers.showPk, showPk)).limit(1))[0];
     const credentials = (await tx.select().from(admissionCredentials).where(eq(admissionCredentials.showPk, showPk))).sort((a, b) => a.serial - b.serial);
     const tickets = new Map((await ticketRowsByPks(tx, credentials.map((c) => c.ticketPk))).map((t) => [t.id, t]));
@@ -226,6 +237,7 @@ export class AdmissionService {
     for (const c of credentials) {
       const t = tickets.get(c.ticketPk);
       if (!t) continue;
+      if (delta && c.updatedAt < from && t.updatedAt < from) continue;
       cols.serial.push(c.serial);
       cols.ticketId.push(t.ticketId);
       cols.section.push(t.section);
@@ -243,6 +255,7 @@ export class AdmissionService {
       window: { ...KIT_WINDOW },
       keys: issuer ? [{ tag: issuer.keyTag, publicKey: issuer.publicKey }] : [],
       tickets: cols,
+      ...(delta ? { since: toIso(opts.since!) } : {}),
     };
   }
 

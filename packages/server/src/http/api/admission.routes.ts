@@ -6,7 +6,7 @@ import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
 import { admitScan, syncScans } from '../../flows/admit-scan.js';
 import { ApiError } from '../../lib/errors.js';
-import { ScannerKitQuery, ScannerKitSchema, ShowIdParam, SyncBody, SyncResultSchema, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
+import { ScannerKitDeltaQuery, ScannerKitQuery, ScannerKitSchema, ShowIdParam, SyncBody, SyncResultSchema, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
 import { ok } from '../../lib/envelope.js';
 
 /** Admission by the rotating code: a scanner's online check (domain/admission). */
@@ -51,16 +51,17 @@ export function admissionRoutes(deps: AppDeps) {
       summary: 'Get a show’s scanner kit (offline checks of rotating codes)',
       description:
         'Everything a door needs to check the show’s rotating codes without the service: the issuer’s public keys and, per ticket with a code, its serial, ticket id, seat, lowest valid epoch and state. ' +
-        'No secret and no personal data: a leaked kit forges nothing. Fetch it again often while online (every 30 s): a resale, a new phone or an admission elsewhere reaches an offline scanner only with the next kit.',
+        'No secret and no personal data: a leaked kit forges nothing. Fetch it again often while online (every 30 s), with `since` the last kit’s `serverTime` to receive only what changed: a resale, a new phone or an admission elsewhere reaches an offline scanner only with the next kit.',
       middleware: [key],
-      request: { params: ShowIdParam, query: ScannerKitQuery },
+      request: { params: ShowIdParam, query: ScannerKitDeltaQuery },
       responses: { 200: jsonResponse(envelope(ScannerKitSchema), 'The kit'), ...errorResponses(404) },
     }),
     async (c) => {
       const { showId } = c.req.valid('param');
-      const { externalReferenceEventId } = c.req.valid('query');
+      const { externalReferenceEventId, since } = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
-      const kit = await deps.db.read(async (tx) => await deps.admission.kit(tx, (await deps.events.findShow(tx, partnerId, externalReferenceEventId, showId)).show.id), { snapshot: true });
+      const opts = { since: since === undefined ? undefined : Date.parse(since) };
+      const kit = await deps.db.read(async (tx) => await deps.admission.kit(tx, (await deps.events.findShow(tx, partnerId, externalReferenceEventId, showId)).show.id, opts), { snapshot: true });
       return c.json(ok(kit), 200);
     },
   );

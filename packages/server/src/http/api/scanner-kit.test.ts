@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { base32Decode, base32Encode, stepAt } from '@resale/shared/admission-code';
 import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
-import { createKitVerifier, type ScannerKit } from '@resale/shared/admission-kit';
+import { createKitVerifier, mergeKit, type ScannerKit } from '@resale/shared/admission-kit';
 import type { Tx } from '../../db/client.js';
 import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
@@ -107,6 +107,44 @@ describe('the scanner kit', () => {
     // The buyer's new phone (epoch 2, bound after the kit was fetched) is admitted offline.
     const theirs = await phone('tk-1');
     expect(await verifier.verify(await theirs(), now)).toMatchObject({ valid: true, reason: 'admitted' });
+  });
+
+  it('sends a door only what changed since its last kit (`since`), which merges into the same kit as a whole one', async () => {
+    const { t, p, tx, ticket, kit, phone } = await setup();
+    // (The show was switched to rotating codes at the start: a change of the show, which sends whole kits.)
+    t.clock.advance(5 * 60_000);
+    await phone('tk-1');
+    await phone('tk-2');
+    t.clock.advance(5 * 60_000);
+    const first = await kit();
+    const delta = async (since: string) => {
+      const res = await t.request('GET', `${KIT()}&since=${encodeURIComponent(since)}`, { key: p.keys.private });
+      expect(res.status).toBe(200);
+      return res.body.data as ScannerKit;
+    };
+    // Nothing changed since (the minute before it included, in case a transaction was still open): an empty delta.
+    t.clock.advance(5 * 60_000);
+    const quiet = await delta(first.serverTime);
+    expect(quiet).toMatchObject({ since: first.serverTime, tickets: { serial: [] } });
+    expect(quiet.keys).toEqual(first.keys);
+    // A transfer of tk-1, an admission of tk-2, and a first phone for tk-3.
+    const buyer = await tx(async (tx) => await t.deps.users.resolve(tx, p.id, { email: 'ben@example.com' }));
+    await tx(async (tx) => await t.deps.tickets.transfer(tx, [(await ticket('tk-1')).id], buyer.id));
+    expect((await t.request('POST', '/v1/tickets/tk-2/eventAdmission', { key: p.keys.private })).status).toBe(200);
+    await phone('tk-3');
+    t.clock.advance(5 * 60_000);
+    const changed = await delta(quiet.serverTime);
+    expect(changed.tickets).toEqual({ serial: [1, 2, 3], ticketId: ['tk-1', 'tk-2', 'tk-3'], section: ['B', null, null], row: ['4', null, null], seat: ['11', null, null], minEpoch: [2, 1, 1], state: ['', 'admitted', ''] });
+    // Merged into the door's kit, it is the whole kit of now.
+    const whole = await kit();
+    const { since: _s, ...merged } = mergeKit(mergeKit(first, quiet), changed);
+    expect(merged).toEqual(whole);
+    expect(mergeKit(first, whole)).toBe(whole);
+    // Too old a `since`, one from the future, or a show changed since: the whole kit.
+    expect((await delta('2026-02-28T00:00:00Z')).since).toBeUndefined();
+    expect((await delta('2027-01-01T00:00:00Z')).since).toBeUndefined();
+    expect((await t.request('GET', `${KIT()}&since=yesterday`, { key: p.keys.private })).status).toBe(400);
+    expect(() => mergeKit(first, { ...changed, showId: 'show-2' })).toThrow(/another show/);
   });
 
   it('needs the private key, the event, and a show of the partner’s', async () => {
