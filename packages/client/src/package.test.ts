@@ -41,7 +41,7 @@ afterAll(() => {
 
 describe('the packed @resale/client', () => {
   it('holds the built module, its declarations and the README, and no sources or tests', () => {
-    expect(files).toEqual(expect.arrayContaining(['README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/operations.js', 'dist/operations.d.ts', 'dist/schema.d.ts', 'package.json']));
+    expect(files).toEqual(expect.arrayContaining(['README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/operations.js', 'dist/operations.d.ts', 'dist/schema.d.ts', 'dist/admission/admission-kit.js', 'dist/admission/admission-kit.d.ts', 'dist/admission/admission-code.js', 'dist/admission/admission-crypto.js', 'package.json']));
     expect(files.filter((f) => f.startsWith('src/') || f.includes('.test.') || f.startsWith('testing/') || f.startsWith('scripts/'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { version: string; private?: boolean; exports: Record<string, unknown> };
     expect(manifest.private).toBeUndefined();
@@ -70,5 +70,18 @@ describe('the packed @resale/client', () => {
     const loaded = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('@resale/client'); console.log(JSON.stringify({ create: typeof m.createResaleClient, verify: typeof m.verifyWebhook, unwrap: typeof m.unwrap, getEvent: m.OPERATIONS.getEvent }));"], { cwd: project, encoding: 'utf8' });
     expect(loaded.stderr).toBe('');
     expect(JSON.parse(loaded.stdout)).toEqual({ create: 'function', verify: 'function', unwrap: 'function', getEvent: { method: 'get', path: '/v1/events/{externalReferenceId}' } });
+
+    // The offline verifier, from its own entry: a text that is no code is told apart without any kit key.
+    const door = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const { createKitVerifier, mergeKit } = await import('@resale/client/admission'); const kit = { v: 1, externalReferenceEventId: 'e', showId: 's', serverTime: new Date().toISOString(), validUntil: new Date(Date.now() + 60000).toISOString(), window: { past: 2, future: 1 }, keys: [], tickets: { serial: [], ticketId: [], section: [], row: [], seat: [], minEpoch: [], state: [] } }; const v = await createKitVerifier(kit); console.log(JSON.stringify({ merge: typeof mergeKit, verdict: await v.verify('TKT-1', Date.now()) }));",
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(door.stderr).toBe('');
+    expect(JSON.parse(door.stdout)).toEqual({ merge: 'function', verdict: { valid: false, reason: 'malformed', repeat: false, ticket: null } });
   }, 120_000);
 });
