@@ -15,11 +15,14 @@
  *
  * Then, before any scan online, the show's scanner kit (its JSON and gzipped bytes) and the
  * offline verifier's rate over the same codes (WebCrypto in this process: two signatures each).
+ * And first of all, a stadium: a second show of BENCH_ADM_KIT_TICKETS (60,000) tickets, each
+ * with a phone certified, whose kit a door fetches: its bytes, gzipped bytes and time to serve.
  *
  * Ends with one line `admission-verify: tickets=… verify_per_s=… verify_p99_ms=…
  * admit_per_s=… admit_p99_ms=… admitted=…`.
  */
 import autocannon from 'autocannon';
+import { Agent, fetch as freshFetch } from 'undici';
 import pino from 'pino';
 import { join } from 'node:path';
 import { stepAt } from '@resale/shared/admission-code';
@@ -30,6 +33,8 @@ import { buildDeps, createDb, systemClock } from '@resale/server/bench';
 import { api, benchServiceEnv, fmt, KEYS, startServer } from './lib.js';
 
 const TICKETS = Number(process.env.BENCH_ADM_TICKETS ?? 5_000);
+/** The show whose kit is weighed: a stadium's worth of tickets, each with a phone certified. */
+const KIT_TICKETS = Number(process.env.BENCH_ADM_KIT_TICKETS ?? 60_000);
 const CONNECTIONS = 32;
 
 export async function run(): Promise<Record<string, number>> {
@@ -41,24 +46,54 @@ export async function run(): Promise<Record<string, number>> {
       description: 'benchmark',
       location: { city: 'Madrid', timeZone: 'Europe/Madrid' },
       configuration: {},
-      shows: [{ showId: 'g1', title: 'Night', date: '2027-05-01T21:00:00+02:00', images: [], configuration: {}, ticketOptions: [{ ticketId: 'opt', title: 'Field', description: 'f', currency: 'EUR', price: 40 }] }],
+      shows: [
+        { showId: 'g1', title: 'Night', date: '2027-05-01T21:00:00+02:00', images: [], configuration: {}, ticketOptions: [{ ticketId: 'opt', title: 'Field', description: 'f', currency: 'EUR', price: 40 }] },
+        { showId: 'big', title: 'Stadium', date: '2027-05-02T21:00:00+02:00', images: [], configuration: {}, ticketOptions: [{ ticketId: 'opt', title: 'Field', description: 'f', currency: 'EUR', price: 40 }] },
+      ],
     });
-    const ticket = (id: string) => ({ externalReferenceEventId: 'gate', showId: 'g1', buyer: `fan-${id}@example.com`, ticketId: id, ticketAccess: { type: 'OTHER', locator: id }, ticketOptionId: 'opt', price: 40 });
+    const ticket = (id: string, showId = 'g1') => ({ externalReferenceEventId: 'gate', showId, buyer: `fan-${id}@example.com`, ticketId: id, ticketAccess: { type: 'OTHER', locator: id }, ticketOptionId: 'opt', price: 40 });
     const coded = Array.from({ length: TICKETS }, (_, i) => `c-${i}`);
     const plain = Array.from({ length: TICKETS }, (_, i) => `p-${i}`);
-    const all = [...coded, ...plain].map(ticket);
+    const all = [...coded, ...plain].map((id) => ticket(id));
     for (let i = 0; i < all.length; i += 500) await api(server.base, 'POST', '/v1/sync/tickets', all.slice(i, i + 500));
 
     // A phone per coded ticket, certified on the service's own file, and its code of the next step.
     const db = createDb(join(server.dir, 'bench.sqlite'));
     const deps = buildDeps({ db, clock: systemClock, logger: pino({ level: 'silent' }), secretKey: benchServiceEnv(0).SECRET_KEY!, config: { env: 'production', publicBaseUrl: server.base, operatorToken: null, maxBodyBytes: 1e6, rateLimitPerMinute: 0, smtpUrl: null, mailFrom: 'x' } });
     const partner = (await deps.partners.authenticate(KEYS.private))!.partner;
-    // The show's venue scans rotating codes (ticketShield on): what the operator switches.
+    // The shows' venue scans rotating codes (ticketShield on): what the operator switches.
     await db.transact(async (tx) => {
-      const show = (await deps.events.findShow(tx, partner.id, 'gate', 'g1')).show;
-      await deps.events.setTicketShield(tx, show.id, true);
-      await deps.events.setAdmissionCodes(tx, show.id, { venueScans: 'rotating', rotationSeconds: null });
+      for (const showId of ['g1', 'big']) {
+        const show = (await deps.events.findShow(tx, partner.id, 'gate', showId)).show;
+        await deps.events.setTicketShield(tx, show.id, true);
+        await deps.events.setAdmissionCodes(tx, show.id, { venueScans: 'rotating', rotationSeconds: null });
+      }
     });
+
+    // The stadium: its tickets synced, a phone certified for each (a hundred to a transaction:
+    // short enough for the service's own writers on the same file), then its kit fetched as a door does.
+    const bigStarted = performance.now();
+    const big = Array.from({ length: KIT_TICKETS }, (_, i) => `s-${i}`);
+    // The asynchronous queue (POST /v1/tickets, 1,000 a batch): the synchronous endpoint allows 60 calls a minute.
+    const jobs: string[] = [];
+    for (let i = 0; i < big.length; i += 1000) jobs.push((await api(server.base, 'POST', '/v1/tickets', big.slice(i, i + 1000).map((id) => ticket(id, 'big')))).jobId);
+    for (const id of jobs) while ((await api(server.base, 'GET', `/v1/tickets/jobs/${id}`)).state !== 'done') await new Promise((r) => setTimeout(r, 50));
+    const bigPhone = await generateDeviceKeys();
+    for (let i = 0; i < big.length; i += 100) {
+      await db.transact(async (tx) => {
+        for (const id of big.slice(i, i + 100)) await deps.admission.bind(tx, partner.id, (await deps.tickets.get(tx, partner.id, id)).id, bigPhone.publicKey);
+      });
+      // SQLite's lock is not fair between processes: a pause lets the service's own jobs write.
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const bigPrepS = (performance.now() - bigStarted) / 1000;
+    const kitStarted = performance.now();
+    // On a connection of its own: the last one idled through the binding, and the service may have closed it (keep-alive).
+    const bigKit = (await freshFetch(`${server.base}/v1/shows/big/scanner-kit?externalReferenceEventId=gate`, { headers: { authorization: KEYS.private }, dispatcher: new Agent() }).then(async (r) => ((await r.json()) as { data: ScannerKit }).data));
+    const bigKitMs = performance.now() - kitStarted;
+    const bigKitJson = Buffer.from(JSON.stringify(bigKit));
+    const bigKitGzip = gzipSync(bigKitJson).length;
+    if (bigKit.tickets.serial.length !== KIT_TICKETS) throw new Error(`the stadium's kit lists ${bigKit.tickets.serial.length} of ${KIT_TICKETS} tickets`);
     const started = performance.now();
     const step = stepAt(Date.now(), 15) + 1;
     const texts: string[] = [];
@@ -112,12 +147,17 @@ export async function run(): Promise<Record<string, number>> {
       offlinePerS,
       kitBytes: kitJson.length,
       kitGzipBytes: kitGzip,
+      bigKitTickets: KIT_TICKETS,
+      bigKitBytes: bigKitJson.length,
+      bigKitGzipBytes: bigKitGzip,
+      bigKitMs,
     };
     console.log(`admission-verify: ${fmt(TICKETS)} phones certified and their codes made in ${prepS.toFixed(1)} s; ${CONNECTIONS} connections, each code scanned once`);
     console.log(`  POST /v1/tickets/admission/verify: ${fmt(result.verifyPerS)}/s, p50 ${verify.latency.p50} ms, p99 ${verify.latency.p99} ms; ${fmt(admittedByCode)} admitted`);
     console.log(`  baseline, POST /v1/tickets/{id}/eventAdmission: ${fmt(result.admitPerS)}/s, p50 ${admit.latency.p50} ms, p99 ${admit.latency.p99} ms`);
     console.log(`  offline, the reference verifier (@resale/shared/admission-kit, WebCrypto, two signatures a code): ${fmt(offlinePerS)}/s, ${fmt(offlineAdmitted)} admitted; the kit: ${fmt(kitJson.length)} bytes, ${fmt(kitGzip)} gzipped (${(kitGzip / TICKETS).toFixed(1)} bytes a ticket)`);
-    console.log(`admission-verify: offline_per_s=${offlinePerS.toFixed(0)} kit_bytes=${kitJson.length} kit_gzip_bytes=${kitGzip}`);
+    console.log(`  the stadium's kit (${fmt(KIT_TICKETS)} tickets with a phone, made in ${bigPrepS.toFixed(0)} s): ${fmt(bigKitJson.length)} bytes, ${fmt(bigKitGzip)} gzipped (${(bigKitGzip / KIT_TICKETS).toFixed(1)} bytes a ticket), served in ${bigKitMs.toFixed(0)} ms`);
+    console.log(`admission-verify: offline_per_s=${offlinePerS.toFixed(0)} kit_bytes=${kitJson.length} kit_gzip_bytes=${kitGzip} big_kit_tickets=${KIT_TICKETS} big_kit_bytes=${bigKitJson.length} big_kit_gzip_bytes=${bigKitGzip} big_kit_ms=${bigKitMs.toFixed(0)}`);
     console.log(`admission-verify: tickets=${TICKETS} verify_per_s=${result.verifyPerS.toFixed(0)} verify_p99_ms=${verify.latency.p99} admit_per_s=${result.admitPerS.toFixed(0)} admit_p99_ms=${admit.latency.p99} admitted=${admittedByCode}`);
     if (offlineAdmitted !== TICKETS) throw new Error(`the offline verifier admitted ${offlineAdmitted} of ${TICKETS}`);
     if (admittedByCode !== TICKETS || result.non2xx > 0) throw new Error(`expected every code admitted once (${admittedByCode} of ${TICKETS}, ${result.non2xx} non-2xx)`);

@@ -9,7 +9,7 @@ import type { SecretBox } from '../../lib/crypto.js';
 import { ApiError } from '../../lib/errors.js';
 import type { Kernel } from '../../lib/kernel.js';
 import { showWithEvent } from '../events/events.queries.js';
-import { ticketByPk, ticketRowsByPks, type TicketRow } from '../tickets/tickets.queries.js';
+import { ticketByPk, ticketRowsOfShow, type TicketRow } from '../tickets/tickets.queries.js';
 import { KIT_WINDOW, type KitTicketState, type ScannerKit } from '@resale/shared/admission-kit';
 import { toIso } from '../../lib/clock.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
@@ -231,7 +231,7 @@ export class AdmissionService {
     const delta = from !== null && opts.since! <= now && opts.since! > now - KIT_VALID_MS && found.show.updatedAt < from;
     const issuer = (await tx.select().from(admissionIssuers).where(eq(admissionIssuers.showPk, showPk)).limit(1))[0];
     const credentials = (await tx.select().from(admissionCredentials).where(eq(admissionCredentials.showPk, showPk))).sort((a, b) => a.serial - b.serial);
-    const tickets = new Map((await ticketRowsByPks(tx, credentials.map((c) => c.ticketPk))).map((t) => [t.id, t]));
+    const tickets = new Map((await ticketRowsOfShow(tx, showPk)).map((t) => [t.id, t]));
     const cancelled = found.show.status === 'CANCELLED';
     const cols: ScannerKit['tickets'] = { serial: [], ticketId: [], section: [], row: [], seat: [], minEpoch: [], state: [] };
     for (const c of credentials) {

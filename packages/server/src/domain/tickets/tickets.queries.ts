@@ -26,6 +26,11 @@ export async function ticketRowsByPks(tx: Tx, ticketPks: readonly string[]): Pro
   return await tx.select().from(tickets).where(inArray(tickets.id, [...ticketPks]));
 }
 
+/** Every ticket of a show (by its `tickets_show_state_idx`): for reads of a whole show, where a list of ids would pass SQL's limit on parameters (a stadium's 60,000). */
+export async function ticketRowsOfShow(tx: Tx, showPk: string): Promise<TicketRow[]> {
+  return await tx.select().from(tickets).where(eq(tickets.showPk, showPk));
+}
+
 /** Where a ticket sits, as the partner sent it. */
 export interface TicketSeat {
   ticketId: string;
