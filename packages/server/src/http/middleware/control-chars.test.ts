@@ -10,7 +10,7 @@ describe('control characters', () => {
     for (const bad of ['Gala\u0000', 'Gala\u0007', '\u001bGala', 'Gala\u007f', 'Gala\u0085', 'Gala\u009f', 'Gala\b', 'Gala\f']) {
       const res = await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('tour', { title: bad }) });
       expect(res.status, JSON.stringify(bad)).toBe(400);
-      expect(res.body.errors).toEqual([{ code: 'invalid_value', path: 'title', in: 'body', message: 'title must not contain control characters' }]);
+      expect(res.body.errors).toEqual([{ code: 'invalid_value', path: 'title', in: 'body', message: 'title must not contain control characters or unpaired surrogates' }]);
     }
     expect((await t.request('GET', '/v1/events/tour', { key: p.keys.private })).status).toBe(404);
   });
@@ -26,6 +26,24 @@ describe('control characters', () => {
     const queued = await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [ticketBody('a1', { section: 'A\u0000' })] });
     expect(queued.status).toBe(400);
     expect(await t.db.select().from(tickets)).toEqual([]);
+  });
+
+  it('refuse an unpaired surrogate escape in a key or a value (not text: PostgreSQL refuses to store it), and let a pair through', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    await withEvent(t, p);
+    // JSON.stringify writes a lone surrogate as its escape, as a client would send it.
+    const inKey = await t.request('POST', '/v1/tickets', { key: p.keys.private, body: [{ ...ticketBody('a1'), 'externalReferenceEventId\udfff': 'tour' }] });
+    expect(inKey.status).toBe(400);
+    expect(inKey.body.errors[0]).toMatchObject({ code: 'invalid_value', path: '0.externalReferenceEventId\udfff' });
+    for (const bad of ['Gala\ud800', '\udc00Gala', 'Gala\udfff\ud83d']) {
+      const res = await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('a2', { section: bad })] });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.errors[0]).toMatchObject({ code: 'invalid_value', path: '0.section' });
+    }
+    expect(await t.db.select().from(tickets)).toEqual([]);
+    const paired = await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('a3', { section: 'Gala \ud83c\udfab' })] });
+    expect(paired.status).toBe(200);
   });
 
   it('leaves tab, line feed and carriage return, and escaped backslashes, alone', async () => {

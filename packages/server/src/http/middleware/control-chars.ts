@@ -3,7 +3,8 @@ import type { AppEnv } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 
 /**
- * Refuses control characters (C0 but tab, LF and CR; DEL; C1) in what a request carries, for
+ * Refuses control characters (C0 but tab, LF and CR; DEL; C1), and in a JSON body unpaired
+ * surrogate escapes (`\udfff`: no character at all), in what a request carries, for
  * every endpoint at once: a NUL or an escape in a partner's user id, an event title or a
  * buyer's name travels on into e-mails, PDFs, webhooks and the partner's own systems, and is
  * never meant. Tab, line feed and carriage return stay allowed in JSON strings (descriptions
@@ -23,7 +24,7 @@ export function refuseControlCharacters(): MiddlewareHandler<AppEnv> {
       if (JSON_CONTROL.test(text)) {
         const path = pathOfControl(text);
         // Malformed JSON is left to the validator, which says so.
-        if (path !== null) throw ApiError.field('invalid_value', path, `${path || 'The body'} must not contain control characters`);
+        if (path !== null) throw ApiError.field('invalid_value', path, `${path || 'The body'} must not contain control characters or unpaired surrogates`);
       }
     }
     await next();
@@ -38,11 +39,15 @@ const URL_CONTROL = /%(?:[01][0-9a-f]|7f)|%c2%[89][0-9a-f]/i;
  * or of a C0 control other than tab, LF and CR (raw C0 controls are not valid JSON). An escape is
  * real when an odd number of backslashes leads to it: `\\u0000` is the text "\u0000", not a NUL.
  */
-const JSON_CONTROL = /[\u007f-\u009f]|(?<!\\)(?:\\\\)*\\(?:u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])|[bf])/i;
+const JSON_CONTROL = /[\u007f-\u009f]|(?<!\\)(?:\\\\)*\\(?:u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])|ud[89a-f]|[bf])/i;
 
-/** The characters {@link JSON_CONTROL} looks for, once decoded. */
+/**
+ * The characters {@link JSON_CONTROL} looks for, once decoded: the controls, and a surrogate
+ * without its pair (a JSON escape such as `\udfff` alone decodes to one: no character, and not
+ * text PostgreSQL stores; a pair, an emoji, is fine).
+ */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** The dotted path (as validation errors give it) of the first key or string holding a control, '' for the root, null when the text is not JSON. */
 function pathOfControl(text: string): string | null {
