@@ -4,7 +4,8 @@
 //   RESALE_KEY        your private key (sk_…)
 //   RESALE_EVENT_ID   your event id, RESALE_SHOW_ID your show id
 //
-// Reads scanned texts from standard input, one per line (a scanner in keyboard mode types them).
+// Reads scanned texts from standard input, one per line (a scanner in keyboard mode types them);
+// at the end of the input it syncs what it admitted and stops.
 // Run it with: npx tsx examples/door.ts
 import { createInterface } from 'node:readline';
 import { createResaleClient, unwrap } from '@resale/client';
@@ -27,42 +28,61 @@ let door: KitVerifier | null = null;
 let offset = 0;
 const pending: { text: string; scannedAt: string }[] = [];
 
-async function refresh(): Promise<void> {
-  const query = kit ? { externalReferenceEventId: eventId, since: kit.serverTime } : { externalReferenceEventId: eventId };
-  const next = unwrap(await resale.getScannerKit({ params: { path: { showId }, query } })).data as ScannerKit;
-  kit = kit ? mergeKit(kit, next) : next;
-  offset = Date.parse(kit.serverTime) - Date.now();
-  // A new verifier starts with no memory of this door's admissions: it is made only once they are
-  // all synced (see below), so the kit itself marks them admitted.
-  door = await createKitVerifier(kit);
+/** Scans and kit changes, one at a time: a scan admitted while the kit changes is not forgotten. */
+let turn: Promise<unknown> = Promise.resolve();
+function inTurn<T>(fn: () => Promise<T>): Promise<T> {
+  const run = turn.then(fn);
+  turn = run.catch(() => undefined);
+  return run;
 }
 
-// 2. Back online, the door's admissions go to the service: each ticket admitted once, earliest scan first.
+async function refresh(): Promise<void> {
+  const query = kit ? { externalReferenceEventId: eventId, since: kit.serverTime } : { externalReferenceEventId: eventId };
+  const next = unwrap(await resale.getScannerKit({ params: { path: { showId }, query } })).data;
+  await inTurn(async () => {
+    kit = kit ? mergeKit(kit, next) : next;
+    offset = Date.parse(kit.serverTime) - Date.now();
+    // A verifier of the fresher kit that remembers what this door admitted, synced yet or not.
+    door = await createKitVerifier(kit, { admitted: door?.admitted ?? [] });
+  });
+}
+
+// 2. Online, the door's admissions go to the service: each ticket admitted once, earliest scan first.
 async function sync(): Promise<void> {
-  if (pending.length === 0) return;
-  const scans = pending.splice(0, 500);
-  try {
-    const answer = unwrap(await resale.syncAdmissions({ params: { path: { showId }, query: { externalReferenceEventId: eventId } }, body: { scans } })).data;
-    answer.results.forEach((r, i) => {
-      if (r.reason === 'already_admitted') console.warn(`second entry with ${r.ticket?.ticketId ?? 'a ticket'} at ${scans[i]!.scannedAt}`);
-    });
-  } catch {
-    pending.unshift(...scans); // offline again: kept for the next try
+  while (pending.length > 0) {
+    const scans = pending.splice(0, 500);
+    try {
+      const answer = unwrap(await resale.syncAdmissions({ params: { path: { showId }, query: { externalReferenceEventId: eventId } }, body: { scans } })).data;
+      answer.results.forEach((r, i) => {
+        if (r.reason === 'already_admitted') console.warn(`second entry with ${r.ticket?.ticketId ?? 'a ticket'} at ${scans[i]!.scannedAt}`);
+      });
+    } catch {
+      pending.unshift(...scans); // offline: kept for the next try
+      return;
+    }
   }
 }
 
 await refresh();
-setInterval(() => {
-  void sync()
-    .then(() => (pending.length === 0 ? refresh() : undefined))
-    .catch(() => undefined); // offline: the door goes on with the kit it holds
+const timer = setInterval(() => {
+  // Offline, either fails: the door goes on with the kit it holds and keeps its scans.
+  void sync().catch(() => undefined);
+  void refresh().catch(() => undefined);
 }, 30_000);
 
 // 3. Each scan: checked against the kit, with no call to the service.
 for await (const line of createInterface({ input: process.stdin })) {
-  const now = Date.now() + offset;
-  const verdict = await door!.verify(line, now);
+  if (line.trim() === '') continue;
+  const { verdict, now } = await inTurn(async () => {
+    const now = Date.now() + offset;
+    return { verdict: await door!.verify(line, now), now };
+  });
   if (verdict.valid && !verdict.repeat) pending.push({ text: line.trim(), scannedAt: new Date(now).toISOString() });
-  const seat = verdict.ticket ? [verdict.ticket.section, verdict.ticket.row, verdict.ticket.seat].filter(Boolean).join(' ') : '';
-  console.log(verdict.valid ? `IN  ${verdict.ticket?.ticketId} ${seat}` : `NO  ${verdict.reason}`);
+  const ticket = verdict.ticket ? [verdict.ticket.ticketId, verdict.ticket.section, verdict.ticket.row, verdict.ticket.seat].filter(Boolean) : [];
+  console.log([verdict.valid ? 'IN ' : `NO  ${verdict.reason}`, ...ticket, verdict.repeat ? '(the same scan again)' : ''].filter(Boolean).join(' '));
 }
+
+// 4. The end of the input: what is left goes to the service.
+clearInterval(timer);
+await sync();
+if (pending.length > 0) console.warn(`${pending.length} admissions not synced: the service could not be reached`);

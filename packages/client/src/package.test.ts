@@ -5,13 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handMadeShow } from '../testing/admission.js';
 
 /**
  * The package as a partner installs it: `npm pack` (which builds it: ESM and declarations in
- * dist/), the tarball installed into a throwaway project outside the workspace, the quickstart
- * compiled there under tsc --strict against the installed declarations, and the installed
- * module imported by Node. Dependencies come from npm's cache (the workspace's install filled
- * it), so nothing here needs the network.
+ * dist/), the tarball installed into a throwaway project outside the workspace, the examples
+ * (the quickstart, and the door of `@resale/client/admission`) compiled there under tsc
+ * --strict against the installed declarations, and both entries imported and used by Node.
+ * Dependencies come from npm's cache (the workspace's install filled it), so nothing here needs
+ * the network.
  */
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
@@ -50,7 +52,7 @@ describe('the packed @resale/client', () => {
     expect(JSON.stringify(manifest.exports).match(/"[^"]*\.ts"/g)?.filter((f) => !f.endsWith('.d.ts"')) ?? []).toEqual([]);
   });
 
-  it('installs into a project of its own, where the quickstart compiles under tsc --strict and the module loads', () => {
+  it('installs into a project of its own, where the examples compile under tsc --strict and both entries load and work', async () => {
     const project = join(work, 'partner-app');
     cpSync(join(PACKAGE, 'examples'), join(project, 'examples'), { recursive: true });
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'partner-app', private: true, type: 'module', dependencies: { '@resale/client': `file:${tarball}` } }, null, 2));
@@ -71,17 +73,50 @@ describe('the packed @resale/client', () => {
     expect(loaded.stderr).toBe('');
     expect(JSON.parse(loaded.stdout)).toEqual({ create: 'function', verify: 'function', unwrap: 'function', getEvent: { method: 'get', path: '/v1/events/{externalReferenceId}' } });
 
-    // The offline verifier, from its own entry: a text that is no code is told apart without any kit key.
+    // The offline verifier, from its own entry (`@resale/client/admission`), in a Node process of
+    // the partner's project: a real kit and real codes (made here as the service and a phone
+    // make them) in, every verdict out.
+    const now = Date.now();
+    const show = await handMadeShow(now);
+    const phone = await show.phone(1);
+    const screenshot = await (await show.phone(2))(now - 60_000);
+    const text = await phone(now);
+    const kit = show.kit([
+      { serial: 1, ticketId: 'tk-1' },
+      { serial: 2, ticketId: 'tk-2' },
+    ]);
+    writeFileSync(join(project, 'door.json'), JSON.stringify({ kit, now, text, next: await phone(now + 15_000), old: screenshot }));
     const door = spawnSync(
       process.execPath,
       [
         '--input-type=module',
         '-e',
-        "const { createKitVerifier, mergeKit } = await import('@resale/client/admission'); const kit = { v: 1, externalReferenceEventId: 'e', showId: 's', serverTime: new Date().toISOString(), validUntil: new Date(Date.now() + 60000).toISOString(), window: { past: 2, future: 1 }, keys: [], tickets: { serial: [], ticketId: [], section: [], row: [], seat: [], minEpoch: [], state: [] } }; const v = await createKitVerifier(kit); console.log(JSON.stringify({ merge: typeof mergeKit, verdict: await v.verify('TKT-1', Date.now()) }));",
+        [
+          "import { readFileSync } from 'node:fs';",
+          "import { createKitVerifier, mergeKit, OFFLINE_REASONS } from '@resale/client/admission';",
+          "const { kit, now, text, next, old } = JSON.parse(readFileSync('door.json', 'utf8'));",
+          'const door = await createKitVerifier(kit);',
+          'const verdicts = [];',
+          'for (const [scan, at] of [[text, now], [text, now + 1000], [next, now + 15000], [old, now], ["TKT-1", now]]) verdicts.push(await door.verify(scan, at));',
+          'console.log(JSON.stringify({ merge: typeof mergeKit, reasons: OFFLINE_REASONS.length, verdicts: verdicts.map((v) => [v.valid, v.reason, v.repeat, v.ticket?.ticketId ?? null]) }));',
+        ].join('\n'),
       ],
       { cwd: project, encoding: 'utf8' },
     );
     expect(door.stderr).toBe('');
-    expect(JSON.parse(door.stdout)).toEqual({ merge: 'function', verdict: { valid: false, reason: 'malformed', repeat: false, ticket: null } });
+    expect(JSON.parse(door.stdout)).toEqual({
+      merge: 'function',
+      reasons: 12,
+      verdicts: [
+        [true, 'admitted', false, 'tk-1'],
+        [true, 'admitted', true, 'tk-1'],
+        [false, 'already_admitted', false, 'tk-1'],
+        [false, 'expired', false, 'tk-2'],
+        [false, 'malformed', false, null],
+      ],
+    });
+    // Only the entries are exported: the verifier's inner modules are not reachable by name.
+    const inner = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('@resale/client/dist/admission/admission-crypto.js')"], { cwd: project, encoding: 'utf8' });
+    expect(inner.stderr).toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
   }, 120_000);
 });

@@ -14,6 +14,9 @@ import { createResaleClient, unwrap, type Schemas } from '../src/index.js';
 export interface TestService {
   baseUrl: string;
   operatorToken: string;
+  /** Its SQLite file and secret key: for tests that reach below the API (testing/admission.ts). */
+  databasePath: string;
+  secretKey: string;
   stop(): Promise<void>;
 }
 
@@ -22,10 +25,13 @@ export async function startTestService(): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'resale-client-test-'));
   const operatorToken = 'client-test-operator-token-0123456789';
   const start = await loadStart();
-  const service = await start({ ...documentServiceEnv(join(dir, 'resale.sqlite')), OPERATOR_TOKEN: operatorToken });
+  const env: Record<string, string> = { ...documentServiceEnv(join(dir, 'resale.sqlite')), OPERATOR_TOKEN: operatorToken };
+  const service = await start(env);
   return {
     baseUrl: `http://127.0.0.1:${service.port}`,
     operatorToken,
+    databasePath: env.DATABASE_PATH!,
+    secretKey: env.SECRET_KEY!,
     stop: async () => {
       await service.stop();
       rmSync(dir, { recursive: true, force: true });

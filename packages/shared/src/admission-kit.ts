@@ -41,36 +41,66 @@ export interface ScannerKit {
   };
 }
 
-/** An offline verdict: the online reasons a kit can tell, and `kit_expired`. */
-export type OfflineReason = 'admitted' | 'already_admitted' | 'revoked' | 'expired' | 'not_yet_valid' | 'forged' | 'malformed' | 'unknown' | 'listed' | 'deleted' | 'cancelled' | 'kit_expired';
+/**
+ * Every offline verdict: the online reasons a kit can tell (not `other_show`: a kit is one
+ * show's, so another show's code is `unknown`), and `kit_expired`. Only `admitted` lets the
+ * holder in.
+ */
+export const OFFLINE_REASONS = ['admitted', 'already_admitted', 'revoked', 'expired', 'not_yet_valid', 'forged', 'malformed', 'unknown', 'listed', 'deleted', 'cancelled', 'kit_expired'] as const;
+/** An offline verdict (see {@link OFFLINE_REASONS}). */
+export type OfflineReason = (typeof OFFLINE_REASONS)[number];
 
+/** What a door is told about a scan. */
 export interface OfflineResult {
+  /** Let the holder in: this scan admitted the ticket, or is the very scan that did, again. */
   valid: boolean;
   reason: OfflineReason;
-  /** The same text as the scan that admitted the ticket on this scanner. */
+  /** The same text as the scan that admitted the ticket on this scanner (a retry, not a second person). */
   repeat: boolean;
+  /** The ticket the code names, once its signatures are checked (null for malformed, unknown, forged codes and `kit_expired`). */
   ticket: { serial: number; ticketId: string; section: string | null; row: string | null; seat: string | null } | null;
 }
 
 /** A kit's verifier: checks texts at `nowMs` (the scanner's clock, corrected by the kit's `serverTime`), remembering what it admitted. */
 export interface KitVerifier {
+  /**
+   * The verdict on a scanned text (surrounding white space and lower case are tolerated) at
+   * `nowMs`, milliseconds since the epoch on the service's clock: the door's `Date.now()`
+   * corrected by the offset to the kit's `serverTime` measured when it was fetched. Explicit,
+   * so a door whose own clock is off is not silently trusted. Admits each ticket once.
+   */
   verify(text: string, nowMs: number): Promise<OfflineResult>;
-  /** The serials this verifier admitted, with the text that did it (to sync once online). */
+  /** The serials this verifier admitted, with the text that did it (to sync once online, and to seed a verifier of a fresher kit). */
   readonly admitted: ReadonlyMap<number, string>;
+}
+
+/** What a verifier starts from besides its kit. */
+export interface KitVerifierOptions {
+  /**
+   * What this door admitted before (a previous verifier's `admitted`): a verifier made from a
+   * fresher kit goes on refusing a second entry on those tickets, synced or not.
+   */
+  admitted?: Iterable<readonly [number, string]>;
 }
 
 /**
  * A verifier of `kit`: each code's two signatures against the kit's issuer key (no secret
  * needed), its step within the window, its epoch against the ticket's lowest valid one, the
  * ticket's state, and the tickets this scanner already admitted (once each; the same text again
- * is a `repeat`).
+ * is a `repeat`). The memory of what it admitted is its own (in memory), seeded by
+ * `opts.admitted`.
+ *
+ * @throws Error when `kit` is a delta (merge it into a whole kit with {@link mergeKit} first) or
+ *   of another version than 1
  */
-export async function createKitVerifier(kit: ScannerKit): Promise<KitVerifier> {
+export async function createKitVerifier(kit: ScannerKit, opts: KitVerifierOptions = {}): Promise<KitVerifier> {
+  if (kit.v !== 1) throw new Error(`createKitVerifier: a kit of version ${String(kit.v)}, this verifier reads version 1`);
+  if (kit.since !== undefined) throw new Error('createKitVerifier: a delta (`since`) lists only the tickets changed: merge it into the door’s kit with mergeKit first');
   const keys = new Map<number, Key>();
   for (const k of kit.keys) keys.set(k.tag, await importIssuerKey(fromBase64Url(k.publicKey)));
   const bySerial = new Map(kit.tickets.serial.map((s, i) => [s, i]));
   const validUntil = Date.parse(kit.validUntil);
-  const admitted = new Map<number, string>();
+  const admitted = new Map<number, string>(opts.admitted ?? []);
   return {
     admitted,
     async verify(text, nowMs) {
