@@ -74,7 +74,7 @@ beforeAll(async () => {
   const synced = unwrap(await resale.createTicketsSync({ body: tickets })).data;
   expect(synced.rejected).toBe(0);
   phones = await servicePhones(service);
-});
+}, 60_000); // starting a whole service, under a loaded CI machine: well over the default 10 s
 
 afterAll(async () => {
   await phones?.close();
