@@ -41,6 +41,7 @@ import { riskRoutes } from './http/api/risk.routes.js';
 import { marketDataRoutes } from './http/api/marketdata.routes.js';
 import { channelRoutes } from './http/api/channels.routes.js';
 import { waitingListRoutes } from './http/api/waitinglist.routes.js';
+import { doorRoutes } from './http/api/door.routes.js';
 import { admissionRoutes } from './http/api/admission.routes.js';
 import { widgetsGuide } from './http/api/docs.widgets.js';
 import { finishingDocument } from './http/api/docs.document.js';
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness; stockStr
   app.route('/', ruleRoutes(deps));
   // Before the tickets' routes: /v1/tickets/admission/verify is not a ticket's id.
   app.route('/', admissionRoutes(deps));
+  app.route('/', doorRoutes(deps));
   app.route('/', ticketRoutes(deps));
   app.route('/', feedRoutes(deps));
   app.route('/', webhookRoutes(deps));
@@ -177,6 +179,11 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     name: 'Authorization',
     description: 'The channels key (sk_ch_…), bare or as "Bearer <key>". Channels group only.',
   });
+  registry.registerComponent('securitySchemes', 'doorToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A door’s token (door_…), from the door link made in the console (the part after `#`). It checks codes of its show only, and stops working when revoked or 12 hours after the show starts.',
+  });
   registry.registerComponent('securitySchemes', 'operatorToken', { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' });
   registerWebhookDocs(registry);
   app.getOpenAPI31Document = finishingDocument(app.getOpenAPI31Document);
@@ -196,6 +203,7 @@ function registerDocument(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       { name: 'Events', description: 'Events, shows, ticket options, price types and combinations' },
       { name: 'Rules', description: 'Resale rules per ticket option and combination' },
       { name: 'Tickets', description: 'Ticket sync, lifecycle, admissions and ticket URLs' },
+      { name: 'Doors', description: 'The venue’s scanner page: a door’s own token checks codes of its show (door links are made in the console)' },
       { name: 'Marketplace', description: 'Listings, delist, and the sell and buy flows' },
       { name: 'Access layer', description: 'Statuses, calls to action and components partners render' },
       { name: 'Auth', description: 'One-time tokens for Login Force and Login Trust' },

@@ -23,6 +23,7 @@ import type { LedgerService } from './domain/ledger/ledger.service.js';
 import type { AuditService } from './domain/audit/audit.service.js';
 import type { LeadsService } from './domain/marketdata/leads.service.js';
 import type { AdmissionService } from './domain/admission/admission.service.js';
+import type { DoorsService, OpenedDoor } from './domain/admission/admission.doors.js';
 import type { WaitingListService } from './domain/waitinglist/waitinglist.service.js';
 import type { ConsoleService } from './domain/console/console.service.js';
 
@@ -59,6 +60,8 @@ export interface AppDeps extends Kernel {
   waitingList: WaitingListService;
   /** Rotating admission codes: phones certified for tickets, scans checked (domain/admission). */
   admission: AdmissionService;
+  /** The doors of shows: links that open the venue's scanner page for one show (domain/admission). */
+  doors: DoorsService;
   /** Leads (wishlist, market data) partners send and fans leave (domain/marketdata). */
   leads: LeadsService;
   /** The console's people, roles, codes and sessions (domain/console). */
@@ -73,6 +76,8 @@ export interface AppEnv {
     clientAddress: string;
     /** Set by the key middleware on partner routes. */
     auth: Authenticated;
+    /** Set by the door middleware on the door API (/v1/door): the door its token opened. */
+    door: OpenedDoor;
     /** Set by the idempotency middleware when the request carries a claimed Idempotency-Key. */
     idempotency?: IdempotencyHandle;
   };

@@ -21,6 +21,7 @@ import { AuditService } from './domain/audit/audit.service.js';
 import { WaitingListService } from './domain/waitinglist/waitinglist.service.js';
 import { LeadsService } from './domain/marketdata/leads.service.js';
 import { AdmissionService } from './domain/admission/admission.service.js';
+import { DoorsService } from './domain/admission/admission.doors.js';
 import { ConsoleService, relyingPartyOf } from './domain/console/console.service.js';
 import { IntentionsService } from './domain/intentions/intentions.service.js';
 import { PaymentsService } from './domain/payments/payments.service.js';
@@ -88,6 +89,7 @@ export function buildDeps(opts: { db: Db; clock: Clock; config: AppConfig; logge
     waitingList: new WaitingListService({ clock: opts.clock, bus, events }),
     leads: new LeadsService({ clock: opts.clock, events }),
     admission: new AdmissionService({ clock: opts.clock, box, tickets }),
+    doors: new DoorsService({ clock: opts.clock }),
     // The console's passkeys belong to the host of PUBLIC_BASE_URL (WebAuthn's RP ID and origin).
     consoleAccess: new ConsoleService({ clock: opts.clock, box, messages, relyingParty: relyingPartyOf(opts.config.publicBaseUrl) }),
   };

@@ -111,11 +111,12 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 }
 
 /** Security requirement names registered in the document. */
-export const SECURITY: Record<'private' | 'public' | 'channels' | 'operator', Record<string, string[]>> = {
+export const SECURITY: Record<'private' | 'public' | 'channels' | 'operator' | 'door', Record<string, string[]>> = {
   private: { privateKey: [] },
   public: { publicKey: [] },
   channels: { channelsKey: [] },
   operator: { operatorToken: [] },
+  door: { doorToken: [] },
 };
 
 /**

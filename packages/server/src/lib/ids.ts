@@ -47,6 +47,7 @@ export const ID_PREFIX = {
   waitingListEntry: 'wle',
   waitingListOffer: 'wlo',
   waitingListHistory: 'wlh',
+  door: 'dor',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

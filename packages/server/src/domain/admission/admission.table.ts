@@ -1,5 +1,5 @@
 import { partnerColumn, timestamps } from '../../db/columns.js';
-import { dbTable, integer, text, uniqueIndex } from '../../db/schema-builders.js';
+import { dbTable, index, integer, text, uniqueIndex } from '../../db/schema-builders.js';
 import { shows } from '../events/events.table.js';
 import { tickets } from '../tickets/tickets.table.js';
 import { users } from '../users/users.table.js';
@@ -64,5 +64,36 @@ export const admissionCredentials = dbTable(
   (t) => [uniqueIndex('admission_credentials_show_serial_uq').on(t.showPk, t.serial)],
 );
 
+/**
+ * A door of a show: a link (`/door#<token>`) that opens the venue's scanner page for that show
+ * alone, made in the console by who may administer the partner, so door staff hired for a
+ * night need no console account and no API key. Only the token's hash is kept (the link is
+ * shown once). It works until `revokedAt`, or until the show's certificates end (12 hours after
+ * the show starts, read from the show at each use: a show moved moves its doors too).
+ * `lastSeenAt`: the door's last call, at most a minute stale (the console tells an operator
+ * which doors are live).
+ */
+export const admissionDoors = dbTable(
+  'admission_doors',
+  {
+    id: text().primaryKey(),
+    partnerId: partnerColumn(),
+    showPk: text()
+      .notNull()
+      .references(() => shows.id, { onDelete: 'cascade' }),
+    /** What staff call the door ("North gate 3"), 1–60 characters. */
+    label: text().notNull(),
+    /** Hex SHA-256 of the door's token. */
+    tokenHash: text().notNull(),
+    /** Who made the link (the console person's e-mail, as the audit names them). */
+    createdBy: text().notNull(),
+    revokedAt: integer(),
+    lastSeenAt: integer(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('admission_doors_token_uq').on(t.tokenHash), index('admission_doors_show_idx').on(t.showPk)],
+);
+
 export type AdmissionIssuerRow = typeof admissionIssuers.$inferSelect;
 export type AdmissionCredentialRow = typeof admissionCredentials.$inferSelect;
+export type AdmissionDoorRow = typeof admissionDoors.$inferSelect;

@@ -1,11 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../../context.js';
-import { toIso } from '../../lib/clock.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
 import { admitScan, syncScans } from '../../flows/admit-scan.js';
-import { ApiError } from '../../lib/errors.js';
+import { syncedScans, verdictToApi } from './admission.answer.js';
 import { ScannerKitDeltaQuery, ScannerKitQuery, ScannerKitSchema, ShowIdParam, SyncBody, SyncResultSchema, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
 import { ok } from '../../lib/envelope.js';
 
@@ -35,8 +34,7 @@ export function admissionRoutes(deps: AppDeps) {
       const partnerId = c.get('auth').partner.id;
       return respondInTransaction(c, deps, 200, async (tx) => {
         const door = body.showId === undefined || body.externalReferenceEventId === undefined ? undefined : await deps.events.findShow(tx, partnerId, body.externalReferenceEventId, body.showId);
-        const r = await admitScan(deps, tx, partnerId, body.text, { showPk: door?.show.id });
-        return { valid: r.valid, reason: r.reason, repeat: r.repeat, ticket: r.ticket, admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt) };
+        return verdictToApi(await admitScan(deps, tx, partnerId, body.text, { showPk: door?.show.id }));
       });
     },
   );
@@ -86,26 +84,14 @@ export function admissionRoutes(deps: AppDeps) {
       const { showId } = c.req.valid('param');
       const { externalReferenceEventId } = c.req.valid('query');
       const partnerId = c.get('auth').partner.id;
-      const now = deps.clock.now();
-      const scans = c.req.valid('json').scans.map((s) => ({ text: s.text, scannedAt: Date.parse(s.scannedAt) }));
-      const wrong = scans.flatMap((s, i) =>
-        s.scannedAt > now + SYNC_AHEAD_MS || s.scannedAt < now - SYNC_BEHIND_MS
-          ? [{ code: 'out_of_range' as const, message: 'scannedAt must be within the last 24 hours and at most 5 minutes ahead', path: `scans.${i}.scannedAt`, in: 'body' as const }]
-          : [],
-      );
-      if (wrong.length) throw ApiError.invalid(wrong);
+      const scans = syncedScans(c.req.valid('json').scans, deps.clock.now());
       return respondInTransaction(c, deps, 200, async (tx) => {
         const door = await deps.events.findShow(tx, partnerId, externalReferenceEventId, showId);
         const answers = await syncScans(deps, tx, partnerId, door.show.id, scans);
-        return { results: answers.map((r) => ({ valid: r.valid, reason: r.reason, repeat: r.repeat, ticket: r.ticket, admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt) })) };
+        return { results: answers.map(verdictToApi) };
       });
     },
   );
 
   return app;
 }
-
-/** How far a door's clock may run ahead of the service's (its kit corrects it; a little drift remains). */
-const SYNC_AHEAD_MS = 5 * 60_000;
-/** How old a synced scan may be: a door offline through a whole show, and then some. */
-const SYNC_BEHIND_MS = 24 * 3_600_000;

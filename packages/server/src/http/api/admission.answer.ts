@@ -1,0 +1,36 @@
+import type { ScanAnswer } from '../../flows/admit-scan.js';
+import { toIso } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
+
+/**
+ * What the scan endpoints share, the partner's (admission.routes.ts) and a door's
+ * (door.routes.ts): a verdict as the API answers it, and the times a sync of offline scans
+ * accepts.
+ */
+
+/** A scan's verdict as the API answers it (`AdmissionVerifyResult`). */
+export function verdictToApi(r: ScanAnswer) {
+  return { valid: r.valid, reason: r.reason, repeat: r.repeat, ticket: r.ticket, admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt) };
+}
+
+/** How far a door's clock may run ahead of the service's (its kit corrects it; a little drift remains). */
+export const SYNC_AHEAD_MS = 5 * 60_000;
+/** How old a synced scan may be: a door offline through a whole show, and then some. */
+export const SYNC_BEHIND_MS = 24 * 3_600_000;
+
+/**
+ * The scans of a sync request with their times read, every `scannedAt` out of range named at
+ * once (400, nothing recorded).
+ *
+ * @throws ApiError 400 `out_of_range` on `scans.<i>.scannedAt`
+ */
+export function syncedScans(scans: readonly { text: string; scannedAt: string }[], now: number): { text: string; scannedAt: number }[] {
+  const read = scans.map((s) => ({ text: s.text, scannedAt: Date.parse(s.scannedAt) }));
+  const wrong = read.flatMap((s, i) =>
+    s.scannedAt > now + SYNC_AHEAD_MS || s.scannedAt < now - SYNC_BEHIND_MS
+      ? [{ code: 'out_of_range' as const, message: 'scannedAt must be within the last 24 hours and at most 5 minutes ahead', path: `scans.${i}.scannedAt`, in: 'body' as const }]
+      : [],
+  );
+  if (wrong.length) throw ApiError.invalid(wrong);
+  return read;
+}
