@@ -14,7 +14,7 @@ import { sqlRows } from '../../testing/sql.js';
  * refused. The test clock starts at 2026-03-01T12:00:00Z; the shows start 2026-05-01T19:00Z.
  */
 
-const ctx: AuditContext = { actor: { kind: 'console', userId: 'cu_1', email: 'lead@venue.example', role: 'admin' } };
+const ctx: AuditContext = { actor: { kind: 'console', userId: 'cu_1', email: 'lead@venue.example', role: 'partner_admin' } };
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function setup() {
@@ -176,7 +176,7 @@ describe('the door API', () => {
 
   it('is in the OpenAPI document with the door’s own security scheme', async () => {
     const { t } = await setup();
-    const doc = (await t.request('GET', '/v1/openapi.json')).body;
+    const doc: any = (await t.request('GET', '/v1/openapi.json')).body;
     expect(doc.components.securitySchemes.doorToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const [path, method] of [['/v1/door', 'get'], ['/v1/door/scanner-kit', 'get'], ['/v1/door/verify', 'post'], ['/v1/door/sync', 'post']] as const) {
       expect(doc.paths[path][method].security).toEqual([{ doorToken: [] }]);

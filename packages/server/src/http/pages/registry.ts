@@ -10,6 +10,7 @@ import { marketPageRoutes } from './market/market.pages.js';
 import { pageScriptRoutes } from './page-script.js';
 import { sellPageRoutes } from './sell/sell.pages.js';
 import { ticketPageRoutes } from './tickets/tickets.pages.js';
+import { doorPageRoutes } from './door/door.pages.js';
 import { docsRoutes } from '../api/docs.routes.js';
 import { consoleMiddleware, consolePageRoutes } from './console/console.pages.js';
 
@@ -80,6 +81,8 @@ export const HOSTED_PAGES: readonly HostedPage[] = [
   { name: 'console', paths: ['/console', '/console/*'], rateLimit: 'page', session: 'console', csrf: true, crawl: false, routes: consolePageRoutes },
   // The holder's session certifies a phone for the rotating code (a JSON POST with the X-CSRF-Token header); the service worker lives at /tickets/sw.js.
   { name: 'ticket view', paths: ['/tickets/view/*', '/tickets/sw.js'], rateLimit: 'page', session: 'holder', csrf: true, crawl: true, routes: ticketPageRoutes },
+  // The venue's scanner page: no session (its script calls the door API with the door's token, kept on the device); the service worker lives at /door/sw.js.
+  { name: 'door scanner', paths: ['/door', '/door/*'], rateLimit: 'page', session: null, csrf: false, crawl: false, routes: () => doorPageRoutes() },
   { name: 'API reference', paths: ['/docs', '/docs/*'], rateLimit: 'page', session: null, csrf: false, crawl: false, routes: () => docsRoutes({ openApiPath: '/v1/openapi.json', title: 'resale API reference' }) },
   { name: 'home', paths: ['/', '/favicon.svg', '/favicon.ico'], rateLimit: 'none', session: null, csrf: false, crawl: false, routes: () => homeRoutes() },
   { name: 'page script', paths: ['/assets/*'], rateLimit: 'none', session: null, csrf: false, crawl: false, routes: () => pageScriptRoutes() },

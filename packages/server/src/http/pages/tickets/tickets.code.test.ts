@@ -246,9 +246,13 @@ describe('the secure view’s rotating code', () => {
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; connect-src 'self'");
     const script = await res.text();
-    expect(script).toContain("var CACHE = 'resale-ticket-views-1'");
+    expect(script).toContain('var PREFIX = "resale-ticket-views-"');
     // Only views and the code's script are kept, never the code's certificate or status.
-    expect(script).toContain('/tickets\\/view\\/[^/]+$/');
+    expect(script).toContain('var PAGE = new RegExp("^/tickets/view/[^/]+$")');
+    expect(script).toContain('var SCRIPT = new RegExp("^/widgets/v1/(?:ticket-code\\\\.js|chunks/[^/]+\\\\.js)$")');
+    expect(script).toContain('var DROP_ON_404 = true');
     expect(script).not.toContain('/code');
+    // Its folder holds its scope: no wider scope asked for.
+    expect(res.headers.get('service-worker-allowed')).toBeNull();
   });
 });

@@ -9,8 +9,8 @@ import { brandAsPartner } from '../brand.js';
 import { loadTicket, ticketDownload } from './tickets.load.js';
 import { ticketCalendar } from '../../../domain/tickets/tickets.calendar.js';
 import { hasDownload, secureViewUrl } from '../../../domain/tickets/tickets.view.js';
-import { Gone, TICKET_WORKER, TicketPage, VIEW_CSP } from './tickets.view.js';
-import { TICKET_WORKER_SCRIPT } from './tickets.worker.js';
+import { Gone, TicketPage, VIEW_CSP } from './tickets.view.js';
+import { serveOfflineWorker, TICKET_WORKER } from '../offline-worker.js';
 import { z } from 'zod';
 import { ticketForToken } from '../../../domain/tickets/tickets.view.js';
 import { certifyPhone, phoneStatus } from '../../../flows/ticket-code.js';
@@ -150,16 +150,10 @@ export function ticketPageRoutes(deps: AppDeps) {
   });
 
   /**
-   * The view's service worker (tickets.worker.ts): a reload without network shows the last copy
+   * The view's service worker (offline-worker.ts): a reload without network shows the last copy
    * of the page and its code's script. Its scope is the views (`/tickets/view/`).
    */
-  app.get(TICKET_WORKER.path, (c) => {
-    c.header('Content-Type', 'text/javascript; charset=utf-8');
-    c.header('Cache-Control', 'no-cache');
-    // The worker's own policy governs its fetches: the service only.
-    c.header('Content-Security-Policy', "default-src 'none'; connect-src 'self'");
-    return c.body(TICKET_WORKER_SCRIPT);
-  });
+  app.get(TICKET_WORKER.path, (c) => serveOfflineWorker(c, TICKET_WORKER));
 
   /** "Add to calendar": the show as an .ics file (no secret in it: the QR and the code stay on the page). */
   app.get('/tickets/view/:token/event.ics', async (c) => {
