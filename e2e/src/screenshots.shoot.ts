@@ -6,7 +6,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launch, PHONE } from './browser.js';
 import { startStack, TEST_KEYS, type Stack } from './stack.js';
 import { ANA, CARLA, steps } from './steps.js';
-import { ticketCodeSteps } from './ticket-code.steps.js';
+import { EVENT, ticketCodeSteps } from './ticket-code.steps.js';
+// jsQR is CommonJS whose module.exports also carries the function as `default` (what its types name).
+import jsqr from 'jsqr';
+import { PNG } from 'pngjs';
 
 /**
  * `npm run screenshots`: the service and the demo on loopback, walked as a seller and a buyer
@@ -178,9 +181,12 @@ it('renders every page and widget state', async () => {
     await shoot(fresh, '19-sign-in-by-code');
   });
 
+  // The operator's console page, and the sandbox partner's pages in it (the door's stage makes a door link there).
+  let ops!: Page;
+  let base = '';
   // The console, as the operator: sign-in, the overview after the sales above, a partner's tabs, a refused form, the audit log.
   await stage('console', async () => {
-    const ops = await person();
+    ops = await person();
     await ops.goto(`${stack.serviceUrl}/console`);
     await shoot(ops, '20-console-sign-in');
     await ops.getByLabel('Work e-mail').fill(TEST_KEYS.operatorEmail);
@@ -201,7 +207,7 @@ it('renders every page and widget state', async () => {
     await shoot(ops, '23-console-partners');
     // The sandbox: the demo's partner, with its events, sales and webhooks.
     const partnerHref = await ops.getByRole('link', { name: 'sandbox', exact: true }).getAttribute('href');
-    const base = `${stack.serviceUrl}${partnerHref}`;
+    base = `${stack.serviceUrl}${partnerHref}`;
     await ops.goto(base);
     await shoot(ops, '24-console-settings');
     await ops.getByLabel('QR codes unlock (hours before the show)').fill('soon');
@@ -209,6 +215,15 @@ it('renders every page and widget state', async () => {
     await ops.getByRole('button', { name: 'Save' }).click();
     await ops.waitForLoadState('load');
     await shoot(ops, '25-console-settings-errors');
+    // A door of the gala's show, made through its form: the answer shows its link once, and the event page below lists it.
+    await stage('console door', async () => {
+      await ops.goto(`${base}/events/demo-gala`);
+      await ops.getByLabel('Door name (1 to 60 characters)').fill('North gate 3');
+      await ops.getByRole('button', { name: 'Make the door link' }).click();
+      await ops.waitForLoadState('load');
+      await ops.getByLabel('Door link', { exact: true }).waitFor();
+      await shoot(ops, '30-console-event-door-link');
+    });
     for (const [tab, name] of [['/developers', '26-console-developers'], ['/team', '27-console-team'], ['/webhooks', '28-console-webhooks'], ['/events', '29-console-events'], ['/events/demo-gala', '30-console-event'], ['/load', '31-console-manual-load'], ['/sales', '34-console-sales'], ['/money', '35-console-money'], ['/risk', '36-console-risk']] as const) {
       await ops.goto(`${base}${tab}`);
       await shoot(ops, name);
@@ -258,6 +273,36 @@ it('renders every page and widget state', async () => {
     await second.getByRole('button', { name: ANA.name }).click();
     await second.getByRole('button', { name: 'Show the code on this phone' }).waitFor();
     await shoot(second, '43-ticket-view-code-elsewhere');
+  });
+
+  // The venue's scanner page: a door link of the rotating show made in the console, opened on the door's device, a fan's code typed in, then a code refused.
+  await stage('door', async () => {
+    await ops.goto(`${base}/events/${EVENT}`);
+    await ops.getByLabel('Door name (1 to 60 characters)').fill('North gate 3');
+    await ops.getByRole('button', { name: 'Make the door link' }).click();
+    const link = await ops.getByLabel('Door link', { exact: true }).inputValue();
+    const door = await person();
+    await door.goto(link);
+    await door.locator('[data-door-scan]').waitFor({ state: 'visible' });
+    await shoot(door, '44-door-ready');
+    const fan = await person();
+    await fan.goto(await ticketFor('door-shot', ANA.email, { section: 'B', row: '4', seat: '11' }));
+    await fan.getByRole('link', { name: 'Sign in to show the code' }).click();
+    await fan.getByRole('button', { name: ANA.name }).click();
+    const canvas = fan.locator('[data-code-canvas]');
+    await canvas.waitFor({ state: 'visible' });
+    const png = PNG.sync.read(await canvas.screenshot());
+    const text = jsqr.default(new Uint8ClampedArray(png.data), png.width, png.height)!.data;
+    const type = async (code: string) => {
+      await door.getByLabel('Scan or type the code').fill(code);
+      await door.getByLabel('Scan or type the code').press('Enter');
+      await door.locator('[data-door-verdict][data-verdict=in], [data-door-verdict][data-verdict=no]').waitFor();
+    };
+    await type(text);
+    await shoot(door, '45-door-admitted');
+    await type('KNAAAAB');
+    await door.locator('[data-door-verdict][data-verdict=no]').waitFor();
+    await shoot(door, '46-door-refused');
   });
 
   console.log(`${n} pages × ${SIZES.length} sizes in ${OUT}`);

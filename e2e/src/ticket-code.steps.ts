@@ -34,9 +34,9 @@ export function ticketCodeSteps(stackOf: () => Stack) {
     expect(switched.status).toBe(200);
   }
 
-  /** A ticket of the show for `email`, its partner's own QR `STATIC-<id>`, and the link to its secure view. */
-  async function ticketFor(id: string, email: string): Promise<string> {
-    const synced = await stackOf().api('POST', '/v1/sync/tickets', [{ externalReferenceEventId: EVENT, showId: 'night-1', buyer: email, ticketId: id, ticketAccess: { type: 'OTHER', locator: `STATIC-${id}` }, ticketOptionId: 'floor', price: 40 }]);
+  /** A ticket of the show for `email` (at `seat`, else standing), its partner's own QR `STATIC-<id>`, and the link to its secure view. */
+  async function ticketFor(id: string, email: string, seat: { section: string; row: string; seat: string } | null = null): Promise<string> {
+    const synced = await stackOf().api('POST', '/v1/sync/tickets', [{ externalReferenceEventId: EVENT, showId: 'night-1', buyer: email, ticketId: id, ticketAccess: { type: 'OTHER', locator: `STATIC-${id}` }, ticketOptionId: 'floor', price: 40, ...seat }]);
     expect(synced.status, JSON.stringify(synced.body)).toBe(200);
     return await viewUrl(id);
   }

@@ -49,6 +49,17 @@ interface Verdict {
   second?: boolean;
 }
 
+/** The service's verdict (`AdmissionVerifyResult`): its ticket names the seat apart. */
+interface Answer {
+  valid: boolean;
+  reason: string;
+  repeat: boolean;
+  ticket: { ticketId: string; seat: { section: string | null; row: string | null; seat: string | null } } | null;
+}
+
+/** The service's ticket as the page shows a ticket, online or offline. */
+const ticketOf = (a: Answer): Verdict['ticket'] => (a.ticket ? { ticketId: a.ticket.ticketId, ...a.ticket.seat } : null);
+
 /** An admission made offline, waiting to be sent. */
 interface Queued {
   text: string;
@@ -61,7 +72,7 @@ const SYNC_EVERY_MS = 15_000;
 const CALL_TIMEOUT_MS = 4_000;
 /** The scans the log keeps. */
 const LOG_SIZE = 30;
-/** The same code in front of the camera is read many times a second: once every this long. */
+/** A code in front of the camera is read many times a second: checked again only after it was out of view this long. */
 const CAMERA_REPEAT_MS = 3_000;
 const SYNC_PAGE = 500;
 
@@ -238,10 +249,10 @@ function start(root: HTMLElement): void {
       const at = now();
       let v: Verdict | null = null;
       try {
-        const res = await call<Omit<Verdict, 'offline' | 'at'>>('/verify', { method: 'POST', body: { text } });
+        const res = await call<Answer>('/verify', { method: 'POST', body: { text } });
         if (res.status === 200) {
           const d = res.body.data;
-          v = { valid: d.valid, reason: d.reason, repeat: d.repeat, ticket: d.ticket, offline: false, at };
+          v = { valid: d.valid, reason: d.reason, repeat: d.repeat, ticket: ticketOf(d), offline: false, at };
           if (d.valid && !d.repeat) remember(text);
           setReachable(true);
         } else {
@@ -278,7 +289,7 @@ function start(root: HTMLElement): void {
         const page = queue.slice(0, SYNC_PAGE);
         let res;
         try {
-          res = await call<{ results: Omit<Verdict, 'offline' | 'at'>[] }>('/sync', { method: 'POST', body: { scans: page } });
+          res = await call<{ results: Answer[] }>('/sync', { method: 'POST', body: { scans: page } });
         } catch (err) {
           if (err instanceof Closed) return close();
           return setReachable(false);
@@ -286,7 +297,7 @@ function start(root: HTMLElement): void {
         setReachable(true);
         if (res.status === 200) {
           for (const [i, r] of res.body.data.results.entries()) {
-            if (!r.valid && r.reason === 'already_admitted') await record({ valid: false, reason: r.reason, repeat: false, ticket: r.ticket, offline: true, at: Date.parse(page[i]!.scannedAt), second: true });
+            if (!r.valid && r.reason === 'already_admitted') await record({ valid: false, reason: r.reason, repeat: false, ticket: ticketOf(r), offline: true, at: Date.parse(page[i]!.scannedAt), second: true });
           }
           queue = queue.slice(page.length);
         } else {
@@ -346,9 +357,11 @@ function start(root: HTMLElement): void {
       if (!stream) return;
       const found = await detector.detect(video).catch(() => []);
       const text = found[0]?.rawValue;
-      if (text && (text !== lastRead.text || Date.now() - lastRead.at > CAMERA_REPEAT_MS)) {
+      if (text) {
+        // Checked when it comes into view, not again while it stays there.
+        const fresh = text !== lastRead.text || Date.now() - lastRead.at > CAMERA_REPEAT_MS;
         lastRead = { text, at: Date.now() };
-        await check(text);
+        if (fresh) await check(text);
       }
       setTimeout(() => void read(), 200);
     };
@@ -387,7 +400,11 @@ function start(root: HTMLElement): void {
   setInterval(() => void refreshKit(), KIT_EVERY_MS);
   setInterval(() => void sync(), SYNC_EVERY_MS);
 
-  if ('serviceWorker' in navigator && root.dataset.worker) navigator.serviceWorker.register(root.dataset.worker, { scope: root.dataset.workerScope ?? '/door' }).catch(() => undefined);
+  if ('serviceWorker' in navigator && root.dataset.worker) {
+    navigator.serviceWorker.register(root.dataset.worker, { scope: root.dataset.workerScope ?? '/door' }).catch(() => undefined);
+    // This load did not pass through the worker: it is asked to keep the page and this script now, for a reload offline.
+    void navigator.serviceWorker.ready.then((r) => r.active?.postMessage({ keep: [location.pathname, new URL(import.meta.url).pathname] }));
+  }
 
   void (async () => {
     const fromLink = /^#(door_[0-9A-Za-z]+)$/.exec(location.hash)?.[1];

@@ -267,7 +267,11 @@ function start(root: HTMLElement): void {
   }, POLL_MS);
   window.addEventListener('online', () => void check());
 
-  if ('serviceWorker' in navigator && d.worker) navigator.serviceWorker.register(d.worker, { scope: d.workerScope ?? '/tickets/view/' }).catch(() => undefined);
+  if ('serviceWorker' in navigator && d.worker) {
+    navigator.serviceWorker.register(d.worker, { scope: d.workerScope ?? '/tickets/view/' }).catch(() => undefined);
+    // This load did not pass through the worker: it is asked to keep the view and this script now, for a reload offline.
+    void navigator.serviceWorker.ready.then((r) => r.active?.postMessage({ keep: [location.pathname, new URL(import.meta.url).pathname] }));
+  }
 
   void (async () => {
     const stored = (await get<Held>(key, store).catch(() => undefined)) ?? null;

@@ -14,6 +14,8 @@ import type { Context } from 'hono';
  *   same, network first (a new release reaches the next online load), the copy offline.
  * - everything else (the API, images): not touched: what those scripts keep offline they keep
  *   themselves (IndexedDB).
+ * - a message `{keep: [path, …]}` from the page's script: those of the paths above fetched and
+ *   kept now (the load that registered the worker did not pass through it).
  *
  * Plain JavaScript in a string, like the pages' script (page-script.ts): it is short, the
  * server never runs it, and no build step stands between this file and the browser. Bump a
@@ -54,6 +56,18 @@ self.addEventListener('activate', function (event) {
   event.waitUntil(caches.keys().then(function (names) {
     return Promise.all(names.filter(function (n) { return n.indexOf(PREFIX) === 0 && n !== CACHE; }).map(function (n) { return caches.delete(n); }));
   }).then(function () { return self.clients.claim(); }));
+});
+// A page's script asks, once the worker is active, to keep the page and itself: the load that
+// registered the worker did not go through it, so nothing of it was kept yet. Only the paths this
+// worker keeps anyway are taken.
+self.addEventListener('message', function (event) {
+  var paths = event.data && Array.isArray(event.data.keep) ? event.data.keep : [];
+  event.waitUntil(caches.open(CACHE).then(function (cache) {
+    return Promise.all(paths.filter(function (p) { return typeof p === 'string' && (PAGE.test(p) || SCRIPT.test(p)); }).map(function (p) {
+      var url = new URL(p, self.location.origin);
+      return fetch(url.href, { credentials: 'same-origin' }).then(function (res) { if (res.ok) return cache.put(url.origin + url.pathname, res); }, function () {});
+    }));
+  }));
 });
 self.addEventListener('fetch', function (event) {
   var req = event.request;

@@ -1,7 +1,9 @@
 import type { AppDeps } from '../../../context.js';
 import { can, type ConsoleSession } from '../../../domain/console/console.service.js';
 import { eventByRef, priceTypesOfShow, searchEvents, showsOfEvent, ticketOptionsOfShows, type EventListItem, type EventRow, type ShowRow } from '../../../domain/events/events.queries.js';
-import { isResaleOpen } from '../../../domain/events/events.model.js';
+import { admissionCodesOf, isResaleOpen, type ShowAdmissionCodes } from '../../../domain/events/events.model.js';
+import type { DoorView } from '../../../domain/admission/admission.doors.js';
+import { CERTIFICATE_AFTER_START_MS } from '../../../domain/admission/admission.service.js';
 import { listingCountsOfShows } from '../../../domain/listings/listings.queries.js';
 import { leadCountsOfEvent } from '../../../domain/marketdata/marketdata.queries.js';
 import { partnerById } from '../../../domain/partners/partners.queries.js';
@@ -74,6 +76,22 @@ export interface ShowDetail {
   rules: StoredRuleItemOutput[];
   /** The show's waiting list: on or off, the fans in its line, and whether it was ever set (`updatedAt` null: never). */
   waitingList: { enabled: boolean; waiting: number; updatedAt: number | null };
+  /** The show's door links, oldest first, what they check there (see {@link DoorChecks}), and for how many hours after the show starts they work. */
+  doors: { checks: DoorChecks; rotationSeconds: number; hoursAfterStart: number; list: DoorView[] };
+}
+
+/**
+ * What a door link of the show checks: the rotating codes (`rotating`), or nothing, because
+ * ticket protection is off (`shield_off`: the fans show the partner's own tickets) or because
+ * the venue scans the partner's own QR (`partner_qr`). The page says which: a door made for a
+ * show without rotating codes opens, and then has nothing to check.
+ */
+export type DoorChecks = 'rotating' | 'shield_off' | 'partner_qr';
+
+/** What a door link checks at a show of these admission codes (the partner's setting and the show's own: {@link admissionCodesOf}). */
+function doorChecksOf(codes: ShowAdmissionCodes): DoorChecks {
+  if (codes.rotating) return 'rotating';
+  return codes.venueScans === 'rotating' ? 'shield_off' : 'partner_qr';
 }
 
 /** An event's page: its shows with their switches and counts, and one show in detail. */
@@ -96,7 +114,7 @@ function waitingListOf(row: WaitinglistSettingsRow | undefined): ShowDetail['wai
  * counts, and the show `showId` (the first when none is named) in detail; null when the event is
  * not the partner's (or unknown) or the named show is not the event's.
  */
-export async function loadEventPage(deps: Pick<AppDeps, 'db' | 'rules'>, session: ConsoleSession, partnerId: string, eventId: string, showId: string | undefined): Promise<EventPageModel | null> {
+export async function loadEventPage(deps: Pick<AppDeps, 'db' | 'rules' | 'doors'>, session: ConsoleSession, partnerId: string, eventId: string, showId: string | undefined): Promise<EventPageModel | null> {
   if (!can(session, 'read', partnerId)) return null;
   return await deps.db.read(
     async (tx) => {
@@ -139,6 +157,7 @@ export async function loadEventPage(deps: Pick<AppDeps, 'db' | 'rules'>, session
         const options = await ticketOptionsOfShows(tx, [selected.id]);
         const priceTypes = (await priceTypesOfShow(tx, selected.id)).sort((a, b) => a.position - b.position);
         const rules = await deps.rules.list(tx, partnerId, { externalReferenceEventId: event.externalReferenceId, showId: selected.showId });
+        const codes = admissionCodesOf(selected, partner?.settings ?? {});
         detail = {
           showId: selected.showId,
           title: selected.title,
@@ -152,6 +171,7 @@ export async function loadEventPage(deps: Pick<AppDeps, 'db' | 'rules'>, session
           priceTypes: priceTypes.map((p) => ({ priceTypeId: p.priceTypeId, title: p.title })),
           rules: rules.map(ruleToApi),
           waitingList: waitingListOf(await waitingListSettingsOf(tx, selected.id)),
+          doors: { checks: doorChecksOf(codes), rotationSeconds: codes.rotationSeconds, hoursAfterStart: CERTIFICATE_AFTER_START_MS / 3_600_000, list: await deps.doors.listOfShow(tx, selected) },
         };
       }
       return {

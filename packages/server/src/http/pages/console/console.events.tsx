@@ -3,19 +3,26 @@ import type { Lang } from '@resale/shared/lang';
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { applyRules, setCategoryDisabled, setResale } from '../../../flows/console-events.js';
+import { createDoor, revokeDoor } from '../../../flows/console-doors.js';
 import { pollFeeds, setTicketShield } from '../../../flows/operator-changes.js';
 import { ApiError, type ErrorEntry } from '../../../lib/errors.js';
 import { COMBINATION } from '../../../domain/rules/rules.model.js';
 import { RulesRequest, ruleIssuesToEntries, type RuleItemInput } from '../../../domain/rules/rules.schemas.js';
 import { safeRedirect } from '../auth/auth.session.js';
+import { cspWith } from '../layout.js';
+import { pageScriptTag } from '../page-script.js';
 import { consoleRefusal, type ConsoleDeps } from './console.auth.js';
+import { doorFormRefusal, typedDoorLabel } from './console.doors.js';
+import { drm } from './console.doors.messages.js';
+import { doorFieldLabels, type DoorForms, type DoorFormState, type NewDoorView } from './console.doors.view.js';
 import { em } from './console.events.messages.js';
-import { loadEventList, loadEventPage, loadFeeds, MAX_EVENT_PAGE } from './console.events.load.js';
+import { loadEventList, loadEventPage, loadFeeds, MAX_EVENT_PAGE, type ShowDetail } from './console.events.load.js';
 import { sectionHref } from './console.sections.js';
-import { eventsHref, EventsListView, EventView, FeedsPanel, RULE_ROWS, RULE_ROW_FIELDS, RULE_VALUE_EXAMPLES, ruleFieldLabels, ruleFieldName, type EventForms, type RuleRow, type RulesFormState } from './console.events.view.js';
+import { doorsHref, eventsHref, EventsListView, EventView, FeedsPanel, RULE_ROWS, RULE_ROW_FIELDS, RULE_VALUE_EXAMPLES, ruleFieldLabels, ruleFieldName, type EventForms, type RuleRow, type RulesFormState } from './console.events.view.js';
 import { partnerAction, partnerReader, renderPartnerSection } from './console.partner-frame.js';
 import { consoleAuditContext } from './console.partners.js';
 import { consoleCsrfToken, type ConsoleContext, type ConsoleEnv } from './console.session.js';
+import { CONSOLE_CSS } from './console.view.js';
 
 /** The CSRF token of a form posting to `action` (a path whose segments are URL-encoded), as the CSRF check will see its path. */
 function csrfFor(c: ConsoleContext, deps: ConsoleDeps, action: string): string {
@@ -107,7 +114,6 @@ function rulesFromForm(lang: Lang, rows: readonly RuleRow[], ids: { externalRefe
   return { ok: true, items: parsed.data, rowOf };
 }
 
-/** The notice of the event page reached after a change (`?saved=`). */
 /** The notice of the events page after a poll of the feeds (`?polled=`). */
 function feedsNotice(c: ConsoleContext): string | undefined {
   const lang = c.get('consoleLang');
@@ -119,6 +125,10 @@ function feedsNotice(c: ConsoleContext): string | undefined {
   return em(lang, 'polled', { applied: n('applied'), skipped: n('skipped'), failed: n('failed') });
 }
 
+/** The event page's policy when it shows a door link just made: the console's, with the pages' own script for its Copy button. */
+const DOOR_MADE_CSP = cspWith({ styles: [CONSOLE_CSS], scripts: true });
+
+/** The notice of the event page reached after a change (`?saved=`). */
 function savedNotice(c: ConsoleContext): string | undefined {
   const lang = c.get('consoleLang');
   const saved = c.req.query('saved');
@@ -126,16 +136,18 @@ function savedNotice(c: ConsoleContext): string | undefined {
   if (saved === 'shield') return em(lang, 'savedShield');
   if (saved === 'category') return em(lang, 'savedCategory');
   if (saved === 'rules') return em(lang, 'savedRules', { n: Math.min(Number(c.req.query('n') ?? 0) || 0, 100) });
+  if (saved === 'door-revoked') return drm(lang, 'savedRevoked');
   return undefined;
 }
 
 /**
  * The console's events section of a partner: the events (search, pages) and an event's page,
  * where who may administer the partner switches resale and ticket protection per show (or for
- * every show), leaves categories out of the buy access layer, and adds or replaces rules. Every
- * change goes through a flow that audits it in its transaction (flows/console-events.ts,
- * flows/operator-changes.ts); an unknown event or show, or another partner's, answers 404; a
- * change the role may not make answers 403 before the form is read.
+ * every show), leaves categories out of the buy access layer, adds or replaces rules, and makes
+ * and revokes the show's door links. Every change goes through a flow that audits it in its
+ * transaction (flows/console-events.ts, flows/operator-changes.ts, flows/console-doors.ts); an
+ * unknown event, show or door, or another partner's, answers 404; a change the role may not
+ * make answers 403 before the form is read.
  */
 export function consoleEventRoutes(deps: ConsoleDeps) {
   const app = new Hono<ConsoleEnv>();
@@ -178,21 +190,38 @@ export function consoleEventRoutes(deps: ConsoleDeps) {
     return safeRedirect(c, `${eventsHref(partnerId)}?${new URLSearchParams(query)}#feeds`, 303);
   });
 
-  /** An event's page (the show `showId` in detail) with the rules form's state; 404 when the event or show is not the partner's. */
-  const eventPage = async (c: ConsoleContext, partnerId: string, eventId: string, showId: string | undefined, state: { rulesForm?: RulesFormState; notice?: string | undefined; status?: number } = {}) => {
+  /**
+   * An event's page (the show `showId` in detail) with the state of its forms (the rules', the
+   * door's) and a door link just made; 404 when the event or show is not the partner's.
+   */
+  const eventPage = async (
+    c: ConsoleContext,
+    partnerId: string,
+    eventId: string,
+    showId: string | undefined,
+    state: { rulesForm?: RulesFormState; doorForm?: DoorFormState; newDoor?: NewDoorView; notice?: string | undefined; status?: number } = {},
+  ) => {
     const session = c.get('console')!;
     const lang = c.get('consoleLang');
     const model = await loadEventPage(deps, session, partnerId, eventId, showId);
     if (!model) return consoleRefusal(c, 404);
     const base = eventsHref(partnerId, eventId);
-    const form = (path: string) => ({ action: `${base}/${path}`, csrf: csrfFor(c, deps, `${base}/${path}`) });
-    const forms: EventForms = { resale: form('resale'), shield: form('ticket-shield'), categories: form('categories'), rules: form('rules') };
+    const to = (action: string) => ({ action, csrf: csrfFor(c, deps, action) });
+    const form = (path: string) => to(`${base}/${path}`);
+    // A door's revoke form for each live door only: the others have nothing to revoke.
+    const doorForms = (show: ShowDetail): DoorForms => {
+      const doors = doorsHref(partnerId, eventId, show.showId);
+      return { make: to(doors), revoke: Object.fromEntries(show.doors.list.filter((d) => d.status === 'live').map((d) => [d.doorId, to(`${doors}/${encodeURIComponent(d.doorId)}/revoke`)])) };
+    };
+    const forms: EventForms = { resale: form('resale'), shield: form('ticket-shield'), categories: form('categories'), rules: form('rules'), doors: model.selected ? doorForms(model.selected) : null };
     const rulesForm = state.rulesForm ?? { rows: [], errors: {} };
-    return renderPartnerSection(c, deps, session, partnerId, 'events', <EventView lang={lang} partnerId={partnerId} model={model} forms={forms} rulesForm={rulesForm} />, {
+    const doorForm = state.doorForm ?? { typed: '', errors: {} };
+    return renderPartnerSection(c, deps, session, partnerId, 'events', <EventView lang={lang} partnerId={partnerId} model={model} forms={forms} rulesForm={rulesForm} doorForm={doorForm} newDoor={state.newDoor} />, {
       status: state.status ?? 200,
       notice: state.notice,
-      errors: rulesForm.errors,
-      labels: { ...ruleFieldLabels(lang), [FORM_ERROR]: em(lang, 'addRulesTitle') },
+      errors: { ...rulesForm.errors, ...doorForm.errors },
+      labels: { ...ruleFieldLabels(lang), [FORM_ERROR]: em(lang, 'addRulesTitle'), ...doorFieldLabels(lang) },
+      ...(state.newDoor ? { head: pageScriptTag(), csp: DOOR_MADE_CSP } : {}),
     });
   };
 
@@ -203,11 +232,11 @@ export function consoleEventRoutes(deps: ConsoleDeps) {
     return eventPage(c, got.partnerId, c.req.param('eventId'), show === undefined || show === '' ? undefined : show.slice(0, 200), { notice: savedNotice(c) });
   });
 
-  /** Where a change of the event goes back to: its page, at the show it changed. */
-  const back = (c: ConsoleContext, partnerId: string, eventId: string, showId: string | undefined, saved: string, extra = '') =>
-    safeRedirect(c, `${eventsHref(partnerId, eventId)}?${new URLSearchParams({ ...(showId ? { show: showId } : {}), saved })}${extra}#${showId ? 'show' : 'shows'}`, 303);
+  /** Where a change of the event goes back to: its page, at the show it changed (`at`: a part of it). */
+  const back = (c: ConsoleContext, partnerId: string, eventId: string, showId: string | undefined, saved: string, opts: { extra?: string; at?: string } = {}) =>
+    safeRedirect(c, `${eventsHref(partnerId, eventId)}?${new URLSearchParams({ ...(showId ? { show: showId } : {}), saved })}${opts.extra ?? ''}#${opts.at ?? (showId ? 'show' : 'shows')}`, 303);
 
-  /** A change's answer when the flow refuses it: 404 (unknown event, show or option) as the console's page, anything else thrown on. */
+  /** A change's answer when the flow refuses it: 404 (unknown event, show, option or door) as the console's page, anything else thrown on. */
   const refused = (c: ConsoleContext, err: unknown) => {
     if (err instanceof ApiError && err.status === 404) return consoleRefusal(c, 404);
     throw err;
@@ -287,7 +316,7 @@ export function consoleEventRoutes(deps: ConsoleDeps) {
     if (!result.ok) return eventPage(c, partnerId, eventId, showId, { rulesForm: { rows, errors: result.errors }, status: 400 });
     try {
       const applied = await applyRules(deps, consoleAuditContext(c, session, partnerId), partnerId, result.items);
-      return back(c, partnerId, eventId, showId, 'rules', `&n=${applied.length}`);
+      return back(c, partnerId, eventId, showId, 'rules', { extra: `&n=${applied.length}` });
     } catch (err) {
       if (err instanceof ApiError && err.status !== 404 && err.status < 500) {
         const errors: Record<string, string> = {};
@@ -296,6 +325,39 @@ export function consoleEventRoutes(deps: ConsoleDeps) {
       }
       return refused(c, err);
     }
+  });
+
+  app.post('/console/partners/:partnerId/events/:eventId/shows/:showId/doors', async (c) => {
+    const got = await partnerAction(c, 'administer');
+    if (got instanceof Response) return got;
+    const { session, partnerId, form } = got;
+    const eventId = c.req.param('eventId');
+    const showId = c.req.param('showId');
+    const typed = typedDoorLabel(form);
+    try {
+      const made = await createDoor(deps, consoleAuditContext(c, session, partnerId), partnerId, { eventId, showId, label: typed });
+      // The page itself (200), not a redirect: the link is in this answer only, never in a URL, the history or a later page.
+      return eventPage(c, partnerId, eventId, showId, { newDoor: { label: made.label, link: made.link, expiresAt: Date.parse(made.expiresAt) } });
+    } catch (err) {
+      const refusal = doorFormRefusal(c.get('consoleLang'), err);
+      if (refusal) return eventPage(c, partnerId, eventId, showId, { doorForm: { typed, errors: refusal.errors }, status: refusal.status });
+      return refused(c, err);
+    }
+  });
+
+  app.post('/console/partners/:partnerId/events/:eventId/shows/:showId/doors/:doorId/revoke', async (c) => {
+    const got = await partnerAction(c, 'administer');
+    if (got instanceof Response) return got;
+    const { session, partnerId } = got;
+    const eventId = c.req.param('eventId');
+    const showId = c.req.param('showId');
+    try {
+      // A door revoked already is revoked again harmlessly (nothing written): a double click, a resent form.
+      await revokeDoor(deps, consoleAuditContext(c, session, partnerId), partnerId, { eventId, showId, doorId: c.req.param('doorId') });
+    } catch (err) {
+      return refused(c, err);
+    }
+    return back(c, partnerId, eventId, showId, 'door-revoked', { at: 'doors' });
   });
 
   return app;

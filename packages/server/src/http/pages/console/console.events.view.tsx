@@ -6,6 +6,7 @@ import { COMBINATION } from '../../../domain/rules/rules.model.js';
 import type { StoredRuleItemOutput } from '../../../domain/rules/rules.schemas.js';
 import type { EventListModel, EventPageModel, FeedsModel, ShowDetail, ShowSummary } from './console.events.load.js';
 import { em } from './console.events.messages.js';
+import { DoorsPanel, NewDoorPanel, type DoorForms, type DoorFormState, type NewDoorView } from './console.doors.view.js';
 import { wm } from './console.waitinglist.messages.js';
 import { CsrfField, Field, fieldId } from './console.view.js';
 
@@ -61,6 +62,11 @@ export function showHref(partnerId: string, eventId: string, showId: string): st
 /** The waiting-list page of one show of an event: its settings, its line and its history. */
 export function waitingListHref(partnerId: string, eventId: string, showId: string): string {
   return `${eventsHref(partnerId, eventId)}/shows/${encodeURIComponent(showId)}/waiting-list`;
+}
+
+/** Where a show's doors post: `…/doors` makes one, `…/doors/<doorId>/revoke` revokes one. */
+export function doorsHref(partnerId: string, eventId: string, showId: string): string {
+  return `${eventsHref(partnerId, eventId)}/shows/${encodeURIComponent(showId)}/doors`;
 }
 
 /** The list of a partner's events: search, a page of them, links to the pages around it. */
@@ -211,6 +217,8 @@ export interface EventForms {
   shield: { action: string; csrf: string };
   categories: { action: string; csrf: string };
   rules: { action: string; csrf: string };
+  /** The selected show's doors (null without a show). */
+  doors: DoorForms | null;
 }
 
 /** A switch (resale, ticket protection) of one show or of every show: a form with one button that turns it the other way. */
@@ -469,12 +477,16 @@ function RulesForm(props: { lang: Lang; show: ShowDetail; state: RulesFormState;
   );
 }
 
-/** An event's page: its shows with their switches and counts, then the selected show's categories, rules and rules form. */
-export function EventView(props: { lang: Lang; partnerId: string; model: EventPageModel; forms: EventForms; rulesForm: RulesFormState }) {
+/**
+ * An event's page: its shows with their switches and counts, then the selected show's waiting
+ * list, doors, categories, rules and rules form; a door link just made (`newDoor`) first of all.
+ */
+export function EventView(props: { lang: Lang; partnerId: string; model: EventPageModel; forms: EventForms; rulesForm: RulesFormState; doorForm: DoorFormState; newDoor?: NewDoorView | undefined }) {
   const { lang, model } = props;
   const show = model.selected;
   return (
     <>
+      {props.newDoor ? <NewDoorPanel lang={lang} door={props.newDoor} timeZone={model.timeZone} /> : null}
       <p>
         <a href={eventsHref(props.partnerId)}>{em(lang, 'toEvents')}</a>
       </p>
@@ -500,6 +512,7 @@ export function EventView(props: { lang: Lang; partnerId: string; model: EventPa
               : wm(lang, show.waitingList.enabled ? 'panelOn' : 'panelOff', { n: show.waitingList.waiting })}{' '}
             <a href={waitingListHref(props.partnerId, model.event.externalReferenceId, show.showId)}>{wm(lang, 'panelLink')}</a>
           </p>
+          {props.forms.doors ? <DoorsPanel lang={lang} show={show} timeZone={model.timeZone} mayAdminister={model.mayAdminister} forms={props.forms.doors} state={props.doorForm} /> : null}
           <h4 id="categories">{em(lang, 'categoriesTitle')}</h4>
           <p>{em(lang, 'categoriesIntro')}</p>
           <CategoriesTable lang={lang} show={show} mayAdminister={model.mayAdminister} form={props.forms.categories} />

@@ -36,6 +36,8 @@ const ACTIONS: Record<string, Need> = {
   '/events/:eventId/categories': 'administer',
   '/events/:eventId/rules': 'administer',
   '/events/:eventId/shows/:showId/waiting-list/settings': 'administer',
+  '/events/:eventId/shows/:showId/doors': 'administer',
+  '/events/:eventId/shows/:showId/doors/:doorId/revoke': 'administer',
   '/feeds/poll': 'administer',
   '/load': 'administer',
   '/load/:loadId/apply': 'administer',
