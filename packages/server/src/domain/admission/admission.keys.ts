@@ -50,8 +50,12 @@ export function signCertificate(key: KeyObject, head: Uint8Array): Buffer {
   return sign(null, withContext(CONTEXT.cert, head), key);
 }
 
-/** The tag key of one certified phone: HMAC(the show's secret, the serial, the epoch, the device's public key). */
-export function deviceTagKey(tagSecret: Buffer, serial: number, epoch: number, devicePublicKey: Uint8Array): Buffer {
+/**
+ * The tag key of one certified phone: HMAC(the show's secret, the serial, the epoch, the device's
+ * public key). The secret as bytes, or as a secret KeyObject made once (`createSecretKey`,
+ * admission.secrets.ts), which the online check keeps to skip opening and preparing it per scan.
+ */
+export function deviceTagKey(tagSecret: Buffer | KeyObject, serial: number, epoch: number, devicePublicKey: Uint8Array): Buffer {
   const ids = Buffer.alloc(6);
   ids.writeUInt32BE(serial, 0);
   ids.writeUInt16BE(epoch, 4);

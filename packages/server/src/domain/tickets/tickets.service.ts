@@ -22,6 +22,25 @@ import { tickets, type TicketJobResult, type TicketState } from './tickets.table
 
 export type { TicketJobResult, TicketRow };
 
+/** What an admission needs of a ticket's row (`admitAsRead`: the columns a door's scan reads). */
+type AdmissionRow = Pick<TicketRow, 'id' | 'partnerId' | 'ticketId' | 'state'>;
+
+/**
+ * The conditional admission of {@link TicketsService.admitAsRead} and `admit`, prepared once
+ * per connection: a door admits thousands of tickets a minute, and drizzle building the SQL of
+ * each cost more than running it.
+ */
+const admitStatement = perConnection((tx) =>
+  prepared(
+    tx
+      .update(tickets)
+      .set({ state: 'ADMITTED', admittedAt: sql`${sql.placeholder('at')}`, updatedAt: sql`${sql.placeholder('now')}` })
+      .where(and(eq(tickets.id, sql.placeholder('ticketPk')), eq(tickets.state, sql.placeholder('state'))))
+      .returning({ id: tickets.id }),
+    'tickets_admit',
+  ),
+);
+
 /** An item that passed validation, with its position in the request. */
 export interface ValidItem {
   index: number;
@@ -235,15 +254,15 @@ export class TicketsService {
   }
 
   /**
-   * Admits the ticket `ticketPk` of `partnerId` if it is `expectedState` still (the rotating
-   * code's verification read it so): the same conditional statement as {@link admit}. Answers
-   * the refusal (`already_admitted` when another scan won), or null when this one admitted it.
+   * Admits `ticket` of `partnerId`, a row read in this same transaction (the rotating code's
+   * check read it, `ticketForScan`), if it is still in the state it was read in: the same
+   * conditional statement as {@link admit}, without reading the row again (the statement's
+   * condition, not the read, is what admits a ticket once). Answers the refusal
+   * (`already_admitted` when another scan won), or null when this one admitted it.
    */
-  async admitIfState(tx: Tx, partnerId: string, ticketPk: string, expectedState: TicketRow['state'], at: number): Promise<ReturnType<typeof admissionRefusal>> {
-    const t = (await tx.select().from(tickets).where(and(eq(tickets.id, ticketPk), eq(tickets.partnerId, partnerId))).limit(1))[0];
-    if (!t) throw new Error(`tickets.admitIfState: no ticket ${ticketPk} of partner ${partnerId}`);
-    if (t.state !== expectedState) return admissionRefusal(t) ?? { reason: 'already_admitted', message: `Ticket '${t.ticketId}' changed while it was admitted; try again` };
-    return await this.admitRow(tx, partnerId, t, at);
+  async admitAsRead(tx: Tx, partnerId: string, ticket: AdmissionRow, at: number): Promise<ReturnType<typeof admissionRefusal>> {
+    if (ticket.partnerId !== partnerId) throw new Error(`tickets.admitAsRead: ticket ${ticket.id} is not of partner ${partnerId}`);
+    return await this.admitRow(tx, partnerId, ticket, at);
   }
 
   /**
@@ -253,14 +272,10 @@ export class TicketsService {
    * the second's update then finds the row changed and matches nothing). Answers the refusal,
    * or null when admitted.
    */
-  private async admitRow(tx: Tx, partnerId: string, t: TicketRow, at: number): Promise<ReturnType<typeof admissionRefusal>> {
+  private async admitRow(tx: Tx, partnerId: string, t: AdmissionRow, at: number): Promise<ReturnType<typeof admissionRefusal>> {
     const refusal = admissionRefusal(t);
     if (refusal) return refusal;
-    const admitted = await tx
-      .update(tickets)
-      .set({ state: 'ADMITTED', admittedAt: at, updatedAt: this.clock.now() })
-      .where(and(eq(tickets.id, t.id), eq(tickets.state, t.state)))
-      .returning({ id: tickets.id });
+    const admitted = await admitStatement(tx).execute({ ticketPk: t.id, state: t.state, at, now: this.clock.now() });
     if (admitted.length === 0) {
       // Changed since it was read: what it is now says why (admitted at another gate, most likely).
       const now = (await tx.select().from(tickets).where(eq(tickets.id, t.id)).limit(1))[0]!;
@@ -587,7 +602,7 @@ export class TicketsService {
   }
 }
 
-function admissionRefusal(t: TicketRow): { reason: 'deleted' | 'already_admitted' | 'cancelled'; message: string } | null {
+function admissionRefusal(t: Pick<TicketRow, 'state' | 'ticketId'>): { reason: 'deleted' | 'already_admitted' | 'cancelled'; message: string } | null {
   if (t.state === 'DELETED') return { reason: 'deleted', message: `Ticket '${t.ticketId}' is deleted` };
   if (t.state === 'ADMITTED') return { reason: 'already_admitted', message: `Ticket '${t.ticketId}' was already admitted` };
   if (t.state === 'CANCELLED') return { reason: 'cancelled', message: `Ticket '${t.ticketId}' belongs to a cancelled show` };

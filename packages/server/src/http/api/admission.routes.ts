@@ -4,7 +4,7 @@ import { toIso } from '../../lib/clock.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
-import { admitScan, syncScans } from '../../flows/admit-scan.js';
+import { admitScan, scanTransactions, syncScans } from '../../flows/admit-scan.js';
 import { ApiError } from '../../lib/errors.js';
 import { ScannerKitDeltaQuery, ScannerKitQuery, ScannerKitSchema, ShowIdParam, SyncBody, SyncResultSchema, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
 import { ok } from '../../lib/envelope.js';
@@ -33,7 +33,8 @@ export function admissionRoutes(deps: AppDeps) {
     (c) => {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, async (tx) => {
+      // Grouped with the other scans that arrive meanwhile, on SQLite (flows/admit-scan.ts).
+      return respondInTransaction(c, { db: deps.db, transact: scanTransactions(deps.db) }, 200, async (tx) => {
         const door = body.showId === undefined || body.externalReferenceEventId === undefined ? undefined : await deps.events.findShow(tx, partnerId, body.externalReferenceEventId, body.showId);
         const r = await admitScan(deps, tx, partnerId, body.text, { showPk: door?.show.id });
         return { valid: r.valid, reason: r.reason, repeat: r.repeat, ticket: r.ticket, admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt) };
