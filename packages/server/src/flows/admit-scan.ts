@@ -11,7 +11,7 @@ export type AdmitScanDeps = { admission: AdmissionService; webhooks: WebhooksSer
  * The most scans one group commits together (see {@link scanTransactions}): about 2 ms of the
  * connection at the measured cost of a scan, while every other request of the process waits.
  */
-export const SCAN_GROUP_MAX = 32;
+const SCAN_GROUP_MAX = 32;
 
 const scanGroups = new WeakMap<Db, GroupCommit>();
 
