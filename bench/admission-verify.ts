@@ -19,7 +19,8 @@
  * with a phone certified, whose kit a door fetches: its bytes, gzipped bytes and time to serve.
  *
  * Ends with one line `admission-verify: tickets=… verify_per_s=… verify_p99_ms=…
- * admit_per_s=… admit_p99_ms=… admitted=…`.
+ * admit_per_s=… admit_p99_ms=… verify_cpu_us=… admit_cpu_us=… admitted=…`: each rate timed to
+ * the run's last answer, and the service's CPU time (all its threads) per request.
  */
 import autocannon from 'autocannon';
 import { Agent, fetch as freshFetch } from 'undici';
