@@ -19,7 +19,8 @@
  * with a phone certified, whose kit a door fetches: its bytes, gzipped bytes and time to serve.
  *
  * Ends with one line `admission-verify: tickets=… verify_per_s=… verify_p99_ms=…
- * admit_per_s=… admit_p99_ms=… admitted=…`.
+ * admit_per_s=… admit_p99_ms=… verify_cpu_us=… admit_cpu_us=… admitted=…`: each rate timed to
+ * the run's last answer, and the service's CPU time (all its threads) per request.
  */
 import autocannon from 'autocannon';
 import { Agent, fetch as freshFetch } from 'undici';
@@ -30,7 +31,7 @@ import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admis
 import { gzipSync } from 'node:zlib';
 import { createKitVerifier, type ScannerKit } from '@resale/shared/admission-kit';
 import { buildDeps, createDb, systemClock } from '@resale/server/bench';
-import { api, benchServiceEnv, fmt, KEYS, startServer } from './lib.js';
+import { api, benchServiceEnv, cpuSeconds, fmt, KEYS, startServer } from './lib.js';
 
 const TICKETS = Number(process.env.BENCH_ADM_TICKETS ?? 5_000);
 /** The show whose kit is weighed: a stadium's worth of tickets, each with a phone certified. */
@@ -119,29 +120,51 @@ export async function run(): Promise<Record<string, number>> {
     const headers = { authorization: `Bearer ${KEYS.private}`, 'content-type': 'application/json' };
     let next = 0;
     let admittedByCode = 0;
+    // The service's CPU time (all its threads) per request: steadier than the rate on a shared machine.
+    const cpuBeforeVerify = cpuSeconds(server.pid);
+    // Timed to the last answer: autocannon's own duration (and its end) keep to whole seconds of its ticker.
+    const verifyStarted = performance.now();
+    let verifyEnded = verifyStarted;
     const verify = await autocannon({
       url: `${server.base}/v1/tickets/admission/verify`,
       connections: CONNECTIONS,
       amount: TICKETS,
       headers,
       method: 'POST',
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: texts[next++ % TICKETS] }) }), onResponse: (status, body) => void (status === 200 && body.includes('"reason":"admitted"') && admittedByCode++) }],
+      requests: [
+        {
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: texts[next++ % TICKETS] }) }),
+          onResponse: (status, body) => {
+            verifyEnded = performance.now();
+            if (status === 200 && body.includes('"reason":"admitted"')) admittedByCode++;
+          },
+        },
+      ],
     });
+    const verifyS = (verifyEnded - verifyStarted) / 1000;
+    const cpuAfterVerify = cpuSeconds(server.pid);
     let nextPlain = 0;
+    const admitStarted = performance.now();
+    let admitEnded = admitStarted;
     const admit = await autocannon({
       url: server.base,
       connections: CONNECTIONS,
       amount: TICKETS,
       headers,
-      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/v1/tickets/${plain[nextPlain++ % TICKETS]}/eventAdmission` }) }],
+      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/v1/tickets/${plain[nextPlain++ % TICKETS]}/eventAdmission` }), onResponse: () => void (admitEnded = performance.now()) }],
     });
-    const rate = (r: autocannon.Result) => r.requests.total / (r.duration || 1);
+    const admitS = (admitEnded - admitStarted) / 1000;
+    const cpuAfterAdmit = cpuSeconds(server.pid);
+    const rate = (r: autocannon.Result, seconds: number) => r.requests.total / seconds;
+    const cpuUs = (from: number | null, to: number | null) => (from === null || to === null ? Number.NaN : ((to - from) * 1e6) / TICKETS);
     const result = {
       tickets: TICKETS,
-      verifyPerS: rate(verify),
+      verifyPerS: rate(verify, verifyS),
       verifyP99Ms: verify.latency.p99,
-      admitPerS: rate(admit),
+      admitPerS: rate(admit, admitS),
       admitP99Ms: admit.latency.p99,
+      verifyCpuUs: cpuUs(cpuBeforeVerify, cpuAfterVerify),
+      admitCpuUs: cpuUs(cpuAfterVerify, cpuAfterAdmit),
       admitted: admittedByCode,
       non2xx: verify.non2xx + admit.non2xx,
       offlinePerS,
@@ -153,12 +176,12 @@ export async function run(): Promise<Record<string, number>> {
       bigKitMs,
     };
     console.log(`admission-verify: ${fmt(TICKETS)} phones certified and their codes made in ${prepS.toFixed(1)} s; ${CONNECTIONS} connections, each code scanned once`);
-    console.log(`  POST /v1/tickets/admission/verify: ${fmt(result.verifyPerS)}/s, p50 ${verify.latency.p50} ms, p99 ${verify.latency.p99} ms; ${fmt(admittedByCode)} admitted`);
-    console.log(`  baseline, POST /v1/tickets/{id}/eventAdmission: ${fmt(result.admitPerS)}/s, p50 ${admit.latency.p50} ms, p99 ${admit.latency.p99} ms`);
+    console.log(`  POST /v1/tickets/admission/verify: ${fmt(result.verifyPerS)}/s, p50 ${verify.latency.p50} ms, p99 ${verify.latency.p99} ms, ${fmt(result.verifyCpuUs)} µs of the service's CPU a scan; ${fmt(admittedByCode)} admitted`);
+    console.log(`  baseline, POST /v1/tickets/{id}/eventAdmission: ${fmt(result.admitPerS)}/s, p50 ${admit.latency.p50} ms, p99 ${admit.latency.p99} ms, ${fmt(result.admitCpuUs)} µs of the service's CPU an admission`);
     console.log(`  offline, the reference verifier (@resale/shared/admission-kit, WebCrypto, two signatures a code): ${fmt(offlinePerS)}/s, ${fmt(offlineAdmitted)} admitted; the kit: ${fmt(kitJson.length)} bytes, ${fmt(kitGzip)} gzipped (${(kitGzip / TICKETS).toFixed(1)} bytes a ticket)`);
     console.log(`  the stadium's kit (${fmt(KIT_TICKETS)} tickets with a phone, made in ${bigPrepS.toFixed(0)} s): ${fmt(bigKitJson.length)} bytes, ${fmt(bigKitGzip)} gzipped (${(bigKitGzip / KIT_TICKETS).toFixed(1)} bytes a ticket), served in ${bigKitMs.toFixed(0)} ms`);
     console.log(`admission-verify: offline_per_s=${offlinePerS.toFixed(0)} kit_bytes=${kitJson.length} kit_gzip_bytes=${kitGzip} big_kit_tickets=${KIT_TICKETS} big_kit_bytes=${bigKitJson.length} big_kit_gzip_bytes=${bigKitGzip} big_kit_ms=${bigKitMs.toFixed(0)}`);
-    console.log(`admission-verify: tickets=${TICKETS} verify_per_s=${result.verifyPerS.toFixed(0)} verify_p99_ms=${verify.latency.p99} admit_per_s=${result.admitPerS.toFixed(0)} admit_p99_ms=${admit.latency.p99} admitted=${admittedByCode}`);
+    console.log(`admission-verify: tickets=${TICKETS} verify_per_s=${result.verifyPerS.toFixed(0)} verify_p99_ms=${verify.latency.p99} admit_per_s=${result.admitPerS.toFixed(0)} admit_p99_ms=${admit.latency.p99} verify_cpu_us=${result.verifyCpuUs.toFixed(0)} admit_cpu_us=${result.admitCpuUs.toFixed(0)} admitted=${admittedByCode}`);
     if (offlineAdmitted !== TICKETS) throw new Error(`the offline verifier admitted ${offlineAdmitted} of ${TICKETS}`);
     if (admittedByCode !== TICKETS || result.non2xx > 0) throw new Error(`expected every code admitted once (${admittedByCode} of ${TICKETS}, ${result.non2xx} non-2xx)`);
     return result;

@@ -1,11 +1,36 @@
-import type { Tx } from '../db/client.js';
+import type { Db, Tx } from '../db/client.js';
+import { GroupCommit } from '../db/group-commit.js';
 import type { AdmissionService, VerifyResult } from '../domain/admission/admission.service.js';
-import { showWithEvent } from '../domain/events/events.queries.js';
 import type { WebhooksService } from '../domain/webhooks/webhooks.service.js';
 import { toIso } from '../lib/clock.js';
 
 /** What a scan at the door composes: the admission module's check, and the partner's webhook. */
 export type AdmitScanDeps = { admission: AdmissionService; webhooks: WebhooksService };
+
+/**
+ * The most scans one group commits together (see {@link scanTransactions}): about 2 ms of the
+ * connection at the measured cost of a scan, while every other request of the process waits.
+ */
+const SCAN_GROUP_MAX = 32;
+
+const scanGroups = new WeakMap<Db, GroupCommit>();
+
+/**
+ * The transactions a door's online scans run in (`respondInTransaction`'s `transact`), one
+ * runner per database. Each scan is a write transaction (the admission, the scan's hash, the
+ * webhook); on SQLite, those that arrive together share one transaction and one durable commit,
+ * each in a savepoint of its own, so each stays all-or-nothing and is answered only once its
+ * group has committed (db/group-commit.ts). One by one, the flush of each commit (about 0.2 ms,
+ * blocking the one connection) alone bounded a process to some 4,000 scans a second, with
+ * nothing else done. On PostgreSQL each scan is its own transaction, as before.
+ *
+ * @example respondInTransaction(c, { db: deps.db, transact: scanTransactions(deps.db) }, 200, (tx) => admitScan(deps, tx, partnerId, text))
+ */
+export function scanTransactions(db: Db): GroupCommit['transact'] {
+  let group = scanGroups.get(db);
+  if (group === undefined) scanGroups.set(db, (group = new GroupCommit(db, SCAN_GROUP_MAX)));
+  return group.transact;
+}
 
 /** A scan's verdict with the ticket named by the partner's ids, as the scan API answers it. */
 export interface ScanAnswer extends Omit<VerifyResult, 'ticket'> {
@@ -19,11 +44,7 @@ export interface ScanAnswer extends Omit<VerifyResult, 'ticket'> {
  */
 export async function admitScan(deps: AdmitScanDeps, tx: Tx, partnerId: string, text: string, door: { showPk?: string | undefined; at?: number | undefined } = {}, source: 'code' | 'sync' = 'code'): Promise<ScanAnswer> {
   const r = await deps.admission.verify(tx, partnerId, text, door);
-  const found = r.ticket ? await showWithEvent(tx, r.ticket.showPk) : undefined;
-  const ticket =
-    r.ticket && found
-      ? { ticketId: r.ticket.ticketId, externalReferenceEventId: found.event.externalReferenceId, showId: found.show.showId, seat: { section: r.ticket.section, row: r.ticket.row, seat: r.ticket.seat } }
-      : null;
+  const ticket = r.ticket ? { ticketId: r.ticket.ticketId, externalReferenceEventId: r.ticket.externalReferenceEventId, showId: r.ticket.showId, seat: { section: r.ticket.section, row: r.ticket.row, seat: r.ticket.seat } } : null;
   if (r.valid && !r.repeat && ticket && r.admittedAt !== null) {
     await deps.webhooks.enqueue(tx, partnerId, {
       action: 'ticket.admitted',

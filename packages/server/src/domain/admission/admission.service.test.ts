@@ -137,4 +137,17 @@ describe('rotating admission codes', () => {
     // The rest: the same text as the winner (a repeat) or another scan.
     expect(results.every((r) => (r.reason === 'admitted' && (r.repeat || r === admitted[0])) || r.reason === 'already_admitted')).toBe(true);
   });
+
+  it('never admits a ticket that changed hands after the scan read it: the admission is conditioned on the holder read', async () => {
+    const { t, p, tx, ticket } = await setup();
+    // What a scan read, before a transfer committed (on PostgreSQL another transaction may commit in between).
+    const read = await ticket('tk-1');
+    expect((await t.request('PUT', '/v1/tickets/tk-1', { key: p.keys.private, body: { buyer: 'carla@example.com' } })).status).toBe(200);
+    const refusal = await tx(async (tx) => await t.deps.tickets.admitAsRead(tx, p.id, read, t.clock.now()));
+    expect(refusal).toMatchObject({ reason: 'changed_hands' });
+    expect((await ticket('tk-1')).state).toBe('VALID');
+    // The row read now (the new holder's) admits.
+    expect(await tx(async (tx) => await t.deps.tickets.admitAsRead(tx, p.id, await ticket('tk-1'), t.clock.now()))).toBeNull();
+    expect((await ticket('tk-1')).state).toBe('ADMITTED');
+  });
 });

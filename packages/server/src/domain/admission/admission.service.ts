@@ -8,13 +8,15 @@ import { serializeOn } from '../../db/dialect.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { ApiError } from '../../lib/errors.js';
 import type { Kernel } from '../../lib/kernel.js';
-import { showWithEvent } from '../events/events.queries.js';
-import { ticketByPk, ticketRowsOfShow, type TicketRow } from '../tickets/tickets.queries.js';
+import { showScanRef, showWithEvent, type ShowScanRef } from '../events/events.queries.js';
+import { ticketByPk, ticketForScan, ticketRowsOfShow, type TicketRow, type TicketScanRow } from '../tickets/tickets.queries.js';
 import { KIT_WINDOW, type KitTicketState, type ScannerKit } from '@resale/shared/admission-kit';
 import { toIso } from '../../lib/clock.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
 import { deviceTagKey, issuerKey, newIssuer, signCertificate, tagValid } from './admission.keys.js';
-import { admissionCredentials, admissionIssuers, type AdmissionCredentialRow, type AdmissionIssuerRow } from './admission.table.js';
+import { admissionCredentials, admissionIssuers, type AdmissionIssuerRow } from './admission.table.js';
+import { OpenedTagSecrets } from './admission.secrets.js';
+import { scanStatements, type ScanCredential } from './admission.statements.js';
 
 /**
  * Rotating admission codes for ticketShield shows (the format: @resale/shared/admission-code;
@@ -41,8 +43,11 @@ export interface VerifyResult {
   reason: VerifyReason;
   /** The same scan (the same text) as the one that admitted the ticket: a door's retry, not a second person. */
   repeat: boolean;
-  /** The ticket, once the code named one of the partner's (null for malformed, unknown or forged codes). */
-  ticket: { ticketPk: string; ticketId: string; showPk: string; section: string | null; row: string | null; seat: string | null } | null;
+  /**
+   * The ticket, once the code named one of the partner's (null for malformed, unknown or forged
+   * codes), with the partner's ids of its show and event (what a scan's answer names it by).
+   */
+  ticket: { ticketPk: string; ticketId: string; showPk: string; showId: string; externalReferenceEventId: string; section: string | null; row: string | null; seat: string | null } | null;
   /** When the ticket was admitted (by this scan or an earlier one); null when it was not. */
   admittedAt: number | null;
 }
@@ -77,6 +82,8 @@ export const KIT_DELTA_OVERLAP_MS = 60_000;
 
 /** The lock of a show's issuer and serials. */
 const lockKey = (showPk: string) => `admission:${showPk}`;
+/** The lock of one credential (a show's serial), taken by a scan and by a phone's certification: after the show's lock, never before it. */
+const credentialLockKey = (showPk: string, serial: number) => `admission:${showPk}:${serial}`;
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 const fromB64 = (text: string) => Buffer.from(text, 'base64url');
@@ -84,7 +91,12 @@ const fromB64 = (text: string) => Buffer.from(text, 'base64url');
 const scanHash = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
 
 export class AdmissionService {
-  constructor(private readonly deps: Pick<Kernel, 'clock'> & { box: SecretBox; tickets: TicketsService }) {}
+  /** The issuers' tag secrets the online check has opened (admission.secrets.ts). */
+  private readonly secrets: OpenedTagSecrets;
+
+  constructor(private readonly deps: Pick<Kernel, 'clock'> & { box: SecretBox; tickets: TicketsService }) {
+    this.secrets = new OpenedTagSecrets(deps.box);
+  }
 
   /**
    * Certifies a phone (its Ed25519 public key, 32 bytes) for the ticket `ticketPk`'s current
@@ -113,7 +125,12 @@ export class AdmissionService {
     await serializeOn(tx, lockKey(ticket.showPk));
     const issuer = await this.issuerOf(tx, partnerId, ticket.showPk);
     const now = this.deps.clock.now();
-    const existing = (await tx.select().from(admissionCredentials).where(eq(admissionCredentials.ticketPk, ticketPk)).limit(1))[0];
+    let existing = (await tx.select().from(admissionCredentials).where(eq(admissionCredentials.ticketPk, ticketPk)).limit(1))[0];
+    if (existing) {
+      // The credential's own lock, which a scan of it holds (verify): read again once held.
+      await serializeOn(tx, credentialLockKey(ticket.showPk, existing.serial));
+      existing = (await tx.select().from(admissionCredentials).where(eq(admissionCredentials.ticketPk, ticketPk)).limit(1))[0]!;
+    }
     let serial: number;
     let epoch: number;
     let moved = false;
@@ -177,28 +194,39 @@ export class AdmissionService {
     const parsed = parseCode(text);
     if (!parsed.ok) return refused('malformed');
     const code = parsed.code;
-    const issuer = (await tx.select().from(admissionIssuers).where(and(eq(admissionIssuers.partnerId, partnerId), eq(admissionIssuers.keyTag, code.keyTag))).limit(1))[0];
+    // Prepared once per connection (admission.statements.ts): a door's scans run these for every code.
+    const scans = scanStatements(tx);
+    const issuer = await scans.issuerByTag(partnerId, code.keyTag);
     if (!issuer) return refused('unknown');
-    const credential = (await tx.select().from(admissionCredentials).where(and(eq(admissionCredentials.showPk, issuer.showPk), eq(admissionCredentials.serial, code.serial))).limit(1))[0];
+    // A phone certified meanwhile (bind, another transaction) waits for this scan, or this scan
+    // for it: never read the old phone's credential and admit after the new one committed.
+    await serializeOn(tx, credentialLockKey(issuer.showPk, code.serial));
+    const credential = await scans.credentialBySerial(issuer.showPk, code.serial);
     if (!credential) return refused('unknown');
-    const ticket = await ticketByPk(tx, credential.ticketPk);
+    const ticket = await ticketForScan(tx, credential.ticketPk);
     if (!ticket) return refused('unknown');
-    // Before naming the ticket: a code whose tag is wrong proves nothing about it.
-    const tagKey = deviceTagKey(fromB64(this.deps.box.open(issuer.tagSecretSealed)), code.serial, code.epoch, code.devicePublicKey);
+    // Before naming the ticket: a code whose tag is wrong proves nothing about it. The show's
+    // secret is opened once per process, not at every scan (admission.secrets.ts).
+    const tagKey = deviceTagKey(this.secrets.tagSecret(issuer.tagSecretSealed), code.serial, code.epoch, code.devicePublicKey);
     if (!tagValid(tagKey, code)) return refused('forged');
-    const named = ticketOf(ticket);
+    // Read once: its status below, and its ids for the answer.
+    const show = await showScanRef(tx, ticket.showPk);
+    if (!show) throw new Error(`admission.verify: ticket ${ticket.id} names show ${ticket.showPk}, which does not exist`);
+    const named = ticketOf(ticket, show);
     if (opts.showPk !== undefined && opts.showPk !== ticket.showPk) return refused('other_show', named);
     const hash = scanHash(code.bytes);
     if (ticket.state === 'ADMITTED') return credential.admittedScan === hash ? { valid: true, reason: 'admitted', repeat: true, ticket: named, admittedAt: ticket.admittedAt } : refused('already_admitted', named, ticket.admittedAt);
     const stateRefusal = refusalOfState(ticket.state);
     if (stateRefusal) return refused(stateRefusal, named);
-    const found = await showWithEvent(tx, ticket.showPk);
-    if (!found || found.show.status === 'CANCELLED') return refused('cancelled', named);
+    if (show.status === 'CANCELLED') return refused('cancelled', named);
     if (!isCurrent(credential, ticket, code)) return refused('revoked', named);
     const at = opts.at ?? this.deps.clock.now();
     const time = timeVerdict(code, at);
     if (time !== 'current') return refused(time, named);
-    const refusal = await this.deps.tickets.admitIfState(tx, partnerId, ticket.id, 'VALID', at);
+    // The row as read above (VALID), admitted by the tickets module's conditional statement.
+    const refusal = await this.deps.tickets.admitAsRead(tx, partnerId, ticket, at);
+    // Changed hands between the read and the admission (a transfer committed meanwhile): the code is the former holder's.
+    if (refusal?.reason === 'changed_hands') return refused('revoked', named);
     if (refusal) {
       // Another scan won the race: the same scan (a door's retry through another process) reads as it did.
       const now = (await ticketByPk(tx, ticket.id))!;
@@ -206,7 +234,7 @@ export class AdmissionService {
       if (refusal.reason === 'already_admitted' && winner?.admittedScan === hash) return { valid: true, reason: 'admitted', repeat: true, ticket: named, admittedAt: now.admittedAt };
       return refused(refusal.reason, named, now.admittedAt);
     }
-    await tx.update(admissionCredentials).set({ admittedScan: hash, updatedAt: this.deps.clock.now() }).where(eq(admissionCredentials.ticketPk, ticket.id));
+    await scans.recordAdmittedScan(ticket.id, hash, this.deps.clock.now());
     return { valid: true, reason: 'admitted', repeat: false, ticket: named, admittedAt: at };
   }
 
@@ -287,8 +315,8 @@ export class AdmissionService {
 }
 
 /** A ticket as a scan answer names it. */
-function ticketOf(t: TicketRow): NonNullable<VerifyResult['ticket']> {
-  return { ticketPk: t.id, ticketId: t.ticketId, showPk: t.showPk, section: t.section, row: t.row, seat: t.seat };
+function ticketOf(t: TicketScanRow, show: ShowScanRef): NonNullable<VerifyResult['ticket']> {
+  return { ticketPk: t.id, ticketId: t.ticketId, showPk: t.showPk, showId: show.showId, externalReferenceEventId: show.externalReferenceEventId, section: t.section, row: t.row, seat: t.seat };
 }
 
 /** Why a ticket in this state admits no one (ADMITTED is answered apart: the same scan again is no refusal). */
@@ -311,6 +339,6 @@ function kitStateOf(state: TicketRow['state']): KitTicketState {
 }
 
 /** The code was made by the phone certified at the credential's epoch, for the ticket's holder now. */
-function isCurrent(c: AdmissionCredentialRow, t: TicketRow, code: { epoch: number; devicePublicKey: Uint8Array }): boolean {
+function isCurrent(c: ScanCredential, t: Pick<TicketRow, 'ownerPk'>, code: { epoch: number; devicePublicKey: Uint8Array }): boolean {
   return c.ownerPk === t.ownerPk && c.epoch === code.epoch && c.deviceKey !== null && c.deviceKey === b64(code.devicePublicKey);
 }

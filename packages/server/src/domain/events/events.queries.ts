@@ -40,6 +40,34 @@ export async function showWithEvent(tx: Tx, showPk: string): Promise<ShowWithEve
   return (await tx.select({ show: shows, event: events }).from(shows).innerJoin(events, eq(events.id, shows.eventPk)).where(eq(shows.id, showPk)).limit(1))[0];
 }
 
+/** What a scan at the door reads of its ticket's show: its status, and the partner's ids of it and of its event. */
+export interface ShowScanRef {
+  status: ShowRow['status'];
+  showId: string;
+  externalReferenceEventId: string;
+}
+
+/**
+ * {@link ShowScanRef} of a show by primary key (undefined: no such show). The online check of
+ * rotating codes reads it for every scan (`AdmissionService.verify`): prepared once per
+ * connection, and three columns, where {@link showWithEvent} builds its SQL each time and maps
+ * both whole rows (the event's seating chart parsed from JSON).
+ */
+export async function showScanRef(tx: Tx, showPk: string): Promise<ShowScanRef | undefined> {
+  return (await showScanRefStatement(tx).execute({ showPk }))[0];
+}
+
+const showScanRefStatement = perConnection((tx) =>
+  prepared(
+    tx
+      .select({ status: shows.status, showId: shows.showId, externalReferenceEventId: events.externalReferenceId })
+      .from(shows)
+      .innerJoin(events, eq(events.id, shows.eventPk))
+      .where(eq(shows.id, sql.placeholder('showPk'))),
+    'events_showScanRef',
+  ),
+);
+
 /** Shows and their events for several primary keys, keyed by show primary key. */
 export async function showsWithEvents(tx: Tx, showPks: readonly string[]): Promise<Map<string, ShowWithEvent>> {
   if (showPks.length === 0) return new Map();

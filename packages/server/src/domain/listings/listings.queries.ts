@@ -32,12 +32,25 @@ export async function ticketPksOf(tx: Tx, listingId: string): Promise<string[]> 
 
 /** The live (ACTIVE or RESERVED) listing holding a ticket, if any. */
 export async function liveListingOfTicket(tx: Tx, ticketPk: string): Promise<ListingRow | undefined> {
-  return (await tx
-    .select({ l: listings })
-    .from(listings)
-    .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
-    .where(and(eq(listingTickets.ticketPk, ticketPk), inArray(listings.state, [...LIVE_LISTING_STATES]))).limit(1))[0]?.l;
+  return (await liveListingStatement(tx).execute({ ticketPk }))[0]?.l;
 }
+
+/**
+ * The statement of {@link liveListingOfTicket}, prepared once per connection: every admission
+ * asks it (`ticket.invalidated`), a door thousands of times a minute, and drizzle building its
+ * SQL cost several times running it.
+ */
+const liveListingStatement = perConnection((tx) =>
+  prepared(
+    tx
+      .select({ l: listings })
+      .from(listings)
+      .innerJoin(listingTickets, eq(listingTickets.listingId, listings.id))
+      .where(and(eq(listingTickets.ticketPk, sql.placeholder('ticketPk')), inArray(listings.state, [...LIVE_LISTING_STATES])))
+      .limit(1),
+    'listings_liveListingOfTicket',
+  ),
+);
 
 /** The live listing of a ticket, else its latest one. */
 export async function latestListingOfTicket(tx: Tx, ticketPk: string): Promise<ListingRow | undefined> {

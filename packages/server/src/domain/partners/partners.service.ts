@@ -14,7 +14,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type PartnerSettings, type PartnerSett
 /** Key prefixes: they tell a human which key is which; lookup is by hash only. */
 export const KEY_PREFIX: Record<ApiKeyKind, string> = { private: 'sk_', public: 'pk_', channels: 'sk_ch_' };
 
-import { partnerById, type PartnerRow } from './partners.queries.js';
+import { apiKeyWithPartner, partnerById, type PartnerRow } from './partners.queries.js';
 export type { PartnerRow };
 
 /** A freshly minted secret set, shown once. */
@@ -210,13 +210,7 @@ export class PartnersService {
   async authenticate(presented: string): Promise<Authenticated | null> {
     const hash = hashSecret(presented);
     // Every API request the key cache (accesslayer.buy.keys.ts) does not answer.
-    const row = await this.db.read(async (tx) =>
-      (await tx
-        .select({ key: apiKeys, partner: partners })
-        .from(apiKeys)
-        .innerJoin(partners, eq(partners.id, apiKeys.partnerId))
-        .where(eq(apiKeys.hash, hash)).limit(1))[0],
-    );
+    const row = await this.db.read(async (tx) => await apiKeyWithPartner(tx, hash));
     if (!row) return null;
     // The lookup is by hash; the comparison below keeps the final check constant-time.
     if (!safeEqual(row.key.hash, hash)) return null;

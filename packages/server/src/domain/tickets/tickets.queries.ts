@@ -1,5 +1,6 @@
-import { and, count, eq, inArray, min } from 'drizzle-orm';
+import { and, count, eq, inArray, min, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
+import { perConnection, prepared } from '../../db/statements.js';
 import { ticketJobs, tickets } from './tickets.table.js';
 
 /**
@@ -13,6 +14,39 @@ export type TicketRow = typeof tickets.$inferSelect;
 export async function ticketByRef(tx: Tx, partnerId: string, ticketId: string): Promise<TicketRow | undefined> {
   return (await tx.select().from(tickets).where(and(eq(tickets.partnerId, partnerId), eq(tickets.ticketId, ticketId))).limit(1))[0];
 }
+
+/** What a scan at the door reads of a ticket: {@link ticketForScan}. */
+export type TicketScanRow = Pick<TicketRow, 'id' | 'partnerId' | 'ticketId' | 'showPk' | 'ownerPk' | 'state' | 'admittedAt' | 'section' | 'row' | 'seat'>;
+
+/**
+ * {@link TicketScanRow} of a ticket by primary key (any partner's: the caller scopes it). The
+ * online check of rotating codes reads it for every scan (`AdmissionService.verify`): prepared
+ * once per connection, and only these columns (the whole row parses its JSON columns).
+ */
+export async function ticketForScan(tx: Tx, ticketPk: string): Promise<TicketScanRow | undefined> {
+  return (await ticketForScanStatement(tx).execute({ ticketPk }))[0];
+}
+
+const ticketForScanStatement = perConnection((tx) =>
+  prepared(
+    tx
+      .select({
+        id: tickets.id,
+        partnerId: tickets.partnerId,
+        ticketId: tickets.ticketId,
+        showPk: tickets.showPk,
+        ownerPk: tickets.ownerPk,
+        state: tickets.state,
+        admittedAt: tickets.admittedAt,
+        section: tickets.section,
+        row: tickets.row,
+        seat: tickets.seat,
+      })
+      .from(tickets)
+      .where(eq(tickets.id, sql.placeholder('ticketPk'))),
+    'tickets_ticketForScan',
+  ),
+);
 
 /** Tickets of a partner by primary key, in no particular order. */
 export async function ticketsByPks(tx: Tx, partnerId: string, ticketPks: readonly string[]): Promise<TicketRow[]> {

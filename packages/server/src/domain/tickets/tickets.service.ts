@@ -22,6 +22,41 @@ import { tickets, type TicketJobResult, type TicketState } from './tickets.table
 
 export type { TicketJobResult, TicketRow };
 
+/** What an admission needs of a ticket's row (`admitAsRead`: the columns a door's scan reads). */
+type AdmissionRow = Pick<TicketRow, 'id' | 'partnerId' | 'ticketId' | 'state'>;
+
+/**
+ * {@link admitStatement} also conditioned on the holder read: a rotating code is its holder's,
+ * so a scan's admission must not land on a ticket that changed hands after the scan read it
+ * (on PostgreSQL a transfer may commit between the read and the write; its state stays VALID).
+ */
+const admitHeldStatement = perConnection((tx) =>
+  prepared(
+    tx
+      .update(tickets)
+      .set({ state: 'ADMITTED', admittedAt: sql`${sql.placeholder('at')}`, updatedAt: sql`${sql.placeholder('now')}` })
+      .where(and(eq(tickets.id, sql.placeholder('ticketPk')), eq(tickets.state, sql.placeholder('state')), eq(tickets.ownerPk, sql.placeholder('ownerPk'))))
+      .returning({ id: tickets.id }),
+    'tickets_admitHeld',
+  ),
+);
+
+/**
+ * The conditional admission of {@link TicketsService.admitAsRead} and `admit`, prepared once
+ * per connection: a door admits thousands of tickets a minute, and drizzle building the SQL of
+ * each cost more than running it.
+ */
+const admitStatement = perConnection((tx) =>
+  prepared(
+    tx
+      .update(tickets)
+      .set({ state: 'ADMITTED', admittedAt: sql`${sql.placeholder('at')}`, updatedAt: sql`${sql.placeholder('now')}` })
+      .where(and(eq(tickets.id, sql.placeholder('ticketPk')), eq(tickets.state, sql.placeholder('state'))))
+      .returning({ id: tickets.id }),
+    'tickets_admit',
+  ),
+);
+
 /** An item that passed validation, with its position in the request. */
 export interface ValidItem {
   index: number;
@@ -235,32 +270,35 @@ export class TicketsService {
   }
 
   /**
-   * Admits the ticket `ticketPk` of `partnerId` if it is `expectedState` still (the rotating
-   * code's verification read it so): the same conditional statement as {@link admit}. Answers
-   * the refusal (`already_admitted` when another scan won), or null when this one admitted it.
+   * Admits `ticket` of `partnerId`, a row read in this same transaction (the rotating code's
+   * check read it, `ticketForScan`), if it is still in the state it was read in: the same
+   * conditional statement as {@link admit}, without reading the row again (the statement's
+   * condition, not the read, is what admits a ticket once), also conditioned on the holder read.
+   * Answers the refusal (`already_admitted` when another scan won; `changed_hands` when the
+   * ticket's holder changed since it was read), or null when this one admitted it.
    */
-  async admitIfState(tx: Tx, partnerId: string, ticketPk: string, expectedState: TicketRow['state'], at: number): Promise<ReturnType<typeof admissionRefusal>> {
-    const t = (await tx.select().from(tickets).where(and(eq(tickets.id, ticketPk), eq(tickets.partnerId, partnerId))).limit(1))[0];
-    if (!t) throw new Error(`tickets.admitIfState: no ticket ${ticketPk} of partner ${partnerId}`);
-    if (t.state !== expectedState) return admissionRefusal(t) ?? { reason: 'already_admitted', message: `Ticket '${t.ticketId}' changed while it was admitted; try again` };
-    return await this.admitRow(tx, partnerId, t, at);
+  async admitAsRead(tx: Tx, partnerId: string, ticket: AdmissionRow & Pick<TicketRow, 'ownerPk'>, at: number): Promise<ReturnType<typeof admissionRefusal> | { reason: 'changed_hands'; message: string }> {
+    if (ticket.partnerId !== partnerId) throw new Error(`tickets.admitAsRead: ticket ${ticket.id} is not of partner ${partnerId}`);
+    const refusal = await this.admitRow(tx, partnerId, ticket, at, ticket.ownerPk);
+    if (refusal?.reason !== 'already_admitted') return refusal;
+    // Matched nothing: admitted meanwhile, or still in its state with another holder.
+    const now = (await tx.select({ state: tickets.state, ownerPk: tickets.ownerPk }).from(tickets).where(eq(tickets.id, ticket.id)).limit(1))[0]!;
+    return now.state === ticket.state && now.ownerPk !== ticket.ownerPk ? { reason: 'changed_hands', message: `Ticket '${ticket.ticketId}' changed hands while it was scanned` } : refusal;
   }
 
   /**
-   * Admits one ticket exactly once: ONE conditional statement (the state it was read in), its
+   * Admits one ticket exactly once: ONE conditional statement (the state it was read in, and
+   * the holder `heldBy` when given), its
    * row count checked, so two gates scanning the same ticket at the same moment, in two
    * processes, cannot both admit it (on PostgreSQL two transactions may read VALID together;
    * the second's update then finds the row changed and matches nothing). Answers the refusal,
    * or null when admitted.
    */
-  private async admitRow(tx: Tx, partnerId: string, t: TicketRow, at: number): Promise<ReturnType<typeof admissionRefusal>> {
+  private async admitRow(tx: Tx, partnerId: string, t: AdmissionRow, at: number, heldBy?: string): Promise<ReturnType<typeof admissionRefusal>> {
     const refusal = admissionRefusal(t);
     if (refusal) return refusal;
-    const admitted = await tx
-      .update(tickets)
-      .set({ state: 'ADMITTED', admittedAt: at, updatedAt: this.clock.now() })
-      .where(and(eq(tickets.id, t.id), eq(tickets.state, t.state)))
-      .returning({ id: tickets.id });
+    const values = { ticketPk: t.id, state: t.state, at, now: this.clock.now() };
+    const admitted = heldBy === undefined ? await admitStatement(tx).execute(values) : await admitHeldStatement(tx).execute({ ...values, ownerPk: heldBy });
     if (admitted.length === 0) {
       // Changed since it was read: what it is now says why (admitted at another gate, most likely).
       const now = (await tx.select().from(tickets).where(eq(tickets.id, t.id)).limit(1))[0]!;
@@ -587,7 +625,7 @@ export class TicketsService {
   }
 }
 
-function admissionRefusal(t: TicketRow): { reason: 'deleted' | 'already_admitted' | 'cancelled'; message: string } | null {
+function admissionRefusal(t: Pick<TicketRow, 'state' | 'ticketId'>): { reason: 'deleted' | 'already_admitted' | 'cancelled'; message: string } | null {
   if (t.state === 'DELETED') return { reason: 'deleted', message: `Ticket '${t.ticketId}' is deleted` };
   if (t.state === 'ADMITTED') return { reason: 'already_admitted', message: `Ticket '${t.ticketId}' was already admitted` };
   if (t.state === 'CANCELLED') return { reason: 'cancelled', message: `Ticket '${t.ticketId}' belongs to a cancelled show` };

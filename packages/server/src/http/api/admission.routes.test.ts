@@ -4,6 +4,7 @@ import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admis
 import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
 import { sqlRows } from '../../testing/sql.js';
+import { ENGINE } from '../../db/engine.js';
 
 /** POST /v1/tickets/admission/verify over HTTP: the answer's shape, and every bad input refused with nothing written. */
 
@@ -73,5 +74,61 @@ describe('POST /v1/tickets/admission/verify', () => {
     // Nothing of it admitted the ticket.
     expect((await t.deps.tickets.get(t.db, p.id, 'tk-1')).state).toBe('VALID');
     expect((await post({ text })).body.data.reason).toBe('admitted');
+  });
+});
+
+describe('a door’s scans arriving together (grouped in one transaction on SQLite)', () => {
+  it('admits each ticket once, answers each scan as if alone, and queues one webhook per admission', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1')] }));
+    await withRotatingCodes(t, p);
+    const ids = ['tk-1', 'tk-2', 'tk-3'];
+    expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ids.map((id) => ticketBody(id)) })).status).toBe(200);
+    const phone = async (ticketId: string) => {
+      const keys = await generateDeviceKeys();
+      const ticket = await t.deps.tickets.get(t.db, p.id, ticketId);
+      const binding = await t.db.transact(async (tx) => await t.deps.admission.bind(tx, p.id, ticket.id, keys.publicKey));
+      const tag = await importTagKey(new Uint8Array(binding.tagKey));
+      return async (step: number) => await makeCode({ device: keys.privateKey, tag }, binding.certificate, step);
+    };
+    const step = stepAt(t.clock.now(), 15);
+    const [one, two, three] = await Promise.all(ids.map(phone));
+    // tk-1: four different codes (its holder's screenshots) and one of them twice (a gate's retry); tk-2 and tk-3 once each.
+    const ones = await Promise.all([step - 2, step - 1, step, step + 1].map((s) => one!(s)));
+    const texts = [...ones, ones[0]!, await two!(step), await three!(step)];
+    const transactions = { root: 0 };
+    const transact = t.db.transact;
+    t.db.transact = ((fn) => (transactions.root++, transact(fn))) as typeof transact;
+    const answers = (await Promise.all(texts.map((text) => t.request('POST', URL_, { key: p.keys.private, body: { text } })))).map((r) => {
+      expect(r.status).toBe(200);
+      return r.body.data as { valid: boolean; reason: string; repeat: boolean; ticket: { ticketId: string } | null };
+    });
+    t.db.transact = transact;
+    const ofOne = answers.slice(0, 5);
+    expect(ofOne.filter((a) => a.reason === 'admitted' && !a.repeat)).toHaveLength(1);
+    expect(ofOne.filter((a) => a.reason === 'already_admitted')).toHaveLength(ofOne.filter((a) => a.reason !== 'admitted').length);
+    // The retry of the winning text reads as the winner did; of a losing text, as that text did.
+    expect(answers[4]!.reason).toBe(answers[0]!.reason);
+    if (answers[0]!.reason === 'admitted') expect(answers[4]).toMatchObject({ valid: true, repeat: true });
+    expect(answers.slice(5)).toMatchObject([{ valid: true, reason: 'admitted', repeat: false, ticket: { ticketId: 'tk-2' } }, { valid: true, reason: 'admitted', repeat: false, ticket: { ticketId: 'tk-3' } }]);
+    for (const id of ids) expect((await t.deps.tickets.get(t.db, p.id, id)).state).toBe('ADMITTED');
+    const hooks = await sqlRows<{ payload: string }>(t.db, `select payload from webhook_messages where action = 'ticket.admitted'`);
+    expect(hooks.map((h) => JSON.parse(h.payload).data.ticketId).sort()).toEqual(ids);
+    // SQLite: the scans that arrived together shared transactions (PostgreSQL: one each).
+    if (ENGINE === 'sqlite') expect(transactions.root).toBeLessThan(texts.length);
+    else expect(transactions.root).toBe(texts.length);
+  });
+
+  it('answers a scan that fails on its own (an unknown door) without undoing the others of its group', async () => {
+    const { t, p, code } = await setup();
+    const text = await code();
+    const [lost, admitted] = await Promise.all([
+      t.request('POST', URL_, { key: p.keys.private, body: { text, externalReferenceEventId: 'tour', showId: 'show-9' } }),
+      t.request('POST', URL_, { key: p.keys.private, body: { text } }),
+    ]);
+    expect(lost.status).toBe(404);
+    expect(admitted.body.data).toMatchObject({ valid: true, reason: 'admitted', repeat: false });
+    expect((await t.deps.tickets.get(t.db, p.id, 'tk-1')).state).toBe('ADMITTED');
   });
 });

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../context.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
-import { admitScan, syncScans } from '../../flows/admit-scan.js';
+import { admitScan, scanTransactions, syncScans } from '../../flows/admit-scan.js';
 import { syncedScans, verdictToApi } from './admission.answer.js';
 import { ScannerKitDeltaQuery, ScannerKitQuery, ScannerKitSchema, ShowIdParam, SyncBody, SyncResultSchema, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
 import { ok } from '../../lib/envelope.js';
@@ -32,7 +32,8 @@ export function admissionRoutes(deps: AppDeps) {
     (c) => {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
-      return respondInTransaction(c, deps, 200, async (tx) => {
+      // Grouped with the other scans that arrive meanwhile, on SQLite (flows/admit-scan.ts).
+      return respondInTransaction(c, { db: deps.db, transact: scanTransactions(deps.db) }, 200, async (tx) => {
         const door = body.showId === undefined || body.externalReferenceEventId === undefined ? undefined : await deps.events.findShow(tx, partnerId, body.externalReferenceEventId, body.showId);
         return verdictToApi(await admitScan(deps, tx, partnerId, body.text, { showPk: door?.show.id }));
       });
