@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
+import type { Binding } from '../domain/admission/admission.service.js';
 import type { TestApp, TestPartner } from './harness.js';
 
 /**
@@ -104,4 +106,19 @@ export async function withRotatingCodes(t: TestApp, p: TestPartner, eventId = 't
 /** A partners row as stored, for tests that write the table directly (the data layer's own tests). */
 export function partnerRow(id: string, name = id) {
   return { id, name, settings: {} as never, webhookSecretSealed: 'x', platformSecretSealed: null, createdAt: 1, updatedAt: 1 };
+}
+
+/**
+ * A phone certified for the current holder of the partner's ticket `ticketId` (keys made with
+ * WebCrypto as the ticket page's script makes them, then `AdmissionService.bind`, as the page's
+ * POST does): its binding, and its code at a step, as the phone draws it.
+ *
+ * @example const { code } = await certifiedPhone(t, p.id, 'tk-1'); const text = await code(stepAt(t.clock.now(), 15));
+ */
+export async function certifiedPhone(t: TestApp, partnerId: string, ticketId: string): Promise<{ binding: Binding; code: (step: number) => Promise<string> }> {
+  const keys = await generateDeviceKeys();
+  const ticket = await t.deps.tickets.get(t.db, partnerId, ticketId);
+  const binding = await t.db.transact(async (tx) => await t.deps.admission.bind(tx, partnerId, ticket.id, keys.publicKey));
+  const tag = await importTagKey(new Uint8Array(binding.tagKey));
+  return { binding, code: async (step) => await makeCode({ device: keys.privateKey, tag }, binding.certificate, step) };
 }

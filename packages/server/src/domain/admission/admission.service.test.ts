@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { base32Decode, base32Encode, stepAt } from '@resale/shared/admission-code';
-import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
 import type { Tx } from '../../db/client.js';
-import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
+import { certifiedPhone, eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp, type TestPartner } from '../../testing/harness.js';
-import type { Binding } from './admission.service.js';
 
 /**
  * Rotating admission codes against a real database (SQLite here, PostgreSQL in server-pg): a
@@ -29,11 +27,8 @@ async function setup() {
   const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
   /** A phone certified for the ticket's holder now, and its code at a step (now's by default). */
   const phone = async (ticketId: string) => {
-    const keys = await generateDeviceKeys();
-    const binding: Binding = await tx(async (tx) => await t.deps.admission.bind(tx, p.id, (await ticket(ticketId)).id, keys.publicKey));
-    const tag = await importTagKey(new Uint8Array(binding.tagKey));
-    const code = async (step = stepAt(t.clock.now(), 15)) => await makeCode({ device: keys.privateKey, tag }, binding.certificate, step);
-    return { binding, code };
+    const { binding, code } = await certifiedPhone(t, p.id, ticketId);
+    return { binding, code: async (step = stepAt(t.clock.now(), 15)) => await code(step) };
   };
   const verify = async (text: string, opts: { showPk?: string; partner?: TestPartner } = {}) => await tx(async (tx) => await t.deps.admission.verify(tx, (opts.partner ?? p).id, text, opts));
   return { t, p, tx, ticket, phone, verify };

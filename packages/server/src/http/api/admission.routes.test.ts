@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stepAt } from '@resale/shared/admission-code';
-import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
-import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
+import { certifiedPhone, eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
 import { sqlRows } from '../../testing/sql.js';
 import { ENGINE } from '../../db/engine.js';
@@ -16,11 +15,8 @@ async function setup() {
   await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1'), showBody('show-2')] }));
   await withRotatingCodes(t, p);
   expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: [ticketBody('tk-1', { section: 'B', row: '4', seat: '11' })] })).status).toBe(200);
-  const keys = await generateDeviceKeys();
-  const ticket = await t.deps.tickets.get(t.db, p.id, 'tk-1');
-  const binding = await t.db.transact(async (tx) => await t.deps.admission.bind(tx, p.id, ticket.id, keys.publicKey));
-  const tag = await importTagKey(new Uint8Array(binding.tagKey));
-  const code = async () => await makeCode({ device: keys.privateKey, tag }, binding.certificate, stepAt(t.clock.now(), 15));
+  const phone = await certifiedPhone(t, p.id, 'tk-1');
+  const code = async () => await phone.code(stepAt(t.clock.now(), 15));
   return { t, p, code };
 }
 
@@ -85,13 +81,7 @@ describe('a door’s scans arriving together (grouped in one transaction on SQLi
     await withRotatingCodes(t, p);
     const ids = ['tk-1', 'tk-2', 'tk-3'];
     expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body: ids.map((id) => ticketBody(id)) })).status).toBe(200);
-    const phone = async (ticketId: string) => {
-      const keys = await generateDeviceKeys();
-      const ticket = await t.deps.tickets.get(t.db, p.id, ticketId);
-      const binding = await t.db.transact(async (tx) => await t.deps.admission.bind(tx, p.id, ticket.id, keys.publicKey));
-      const tag = await importTagKey(new Uint8Array(binding.tagKey));
-      return async (step: number) => await makeCode({ device: keys.privateKey, tag }, binding.certificate, step);
-    };
+    const phone = async (ticketId: string) => (await certifiedPhone(t, p.id, ticketId)).code;
     const step = stepAt(t.clock.now(), 15);
     const [one, two, three] = await Promise.all(ids.map(phone));
     // tk-1: four different codes (its holder's screenshots) and one of them twice (a gate's retry); tk-2 and tk-3 once each.

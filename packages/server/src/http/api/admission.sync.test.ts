@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stepAt } from '@resale/shared/admission-code';
-import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
-import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
+import { certifiedPhone, eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
 import { sqlRows } from '../../testing/sql.js';
 
@@ -24,11 +23,8 @@ async function setup() {
   expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body })).status).toBe(200);
   /** A phone certified for the ticket's holder; its code at a moment (now by default). */
   const phone = async (ticketId: string) => {
-    const keys = await generateDeviceKeys();
-    const ticket = await t.deps.tickets.get(t.db, p.id, ticketId);
-    const b = await t.db.transact(async (tx) => await t.deps.admission.bind(tx, p.id, ticket.id, keys.publicKey));
-    const tag = await importTagKey(new Uint8Array(b.tagKey));
-    return async (at = t.clock.now()) => await makeCode({ device: keys.privateKey, tag }, b.certificate, stepAt(at, 15));
+    const { code } = await certifiedPhone(t, p.id, ticketId);
+    return async (at = t.clock.now()) => await code(stepAt(at, 15));
   };
   const sync = (scans: unknown, key: string | null = p.keys.private, path = SYNC) => t.request('POST', path, { key, body: { scans } });
   const admittedHooks = async () => (await sqlRows<{ payload: string }>(t.db, `select payload from webhook_messages where action = 'ticket.admitted' order by created_at`)).map((h) => JSON.parse(h.payload).data);

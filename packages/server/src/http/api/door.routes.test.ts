@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { stepAt } from '@resale/shared/admission-code';
-import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
 import { createDoor, revokeDoor, CONSOLE_DOOR_ACTIONS } from '../../flows/console-doors.js';
 import type { AuditContext } from '../../domain/audit/audit.service.js';
-import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
+import { certifiedPhone, eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
 import { sqlRows } from '../../testing/sql.js';
 
@@ -26,12 +25,10 @@ async function setup() {
   expect((await t.request('POST', '/v1/sync/tickets', { key: p.keys.private, body })).status).toBe(200);
   const made = await createDoor(t.deps, ctx, p.id, { eventId: 'tour', showId: 'show-1', label: '  North   gate 3 ' });
   const token = made.link.split('#')[1]!;
+  /** A phone certified for the ticket's holder; its code at a moment (now by default). */
   const phone = async (ticketId: string, partner = p) => {
-    const keys = await generateDeviceKeys();
-    const ticket = await t.deps.tickets.get(t.db, partner.id, ticketId);
-    const b = await t.db.transact(async (tx) => await t.deps.admission.bind(tx, partner.id, ticket.id, keys.publicKey));
-    const tag = await importTagKey(new Uint8Array(b.tagKey));
-    return async (at = t.clock.now()) => await makeCode({ device: keys.privateKey, tag }, b.certificate, stepAt(at, 15));
+    const { code } = await certifiedPhone(t, partner.id, ticketId);
+    return async (at = t.clock.now()) => await code(stepAt(at, 15));
   };
   const door = (method: string, path: string, body?: unknown, key: string | null = `Bearer ${token}`) => t.request(method, path, { key, ...(body === undefined ? {} : { body }) });
   return { t, p, made, token, phone, door };

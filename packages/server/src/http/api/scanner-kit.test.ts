@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { base32Decode, base32Encode, stepAt } from '@resale/shared/admission-code';
-import { generateDeviceKeys, importTagKey, makeCode } from '@resale/shared/admission-crypto';
 import { createKitVerifier, mergeKit, type ScannerKit } from '@resale/shared/admission-kit';
 import type { Tx } from '../../db/client.js';
-import { eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
+import { certifiedPhone, eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp } from '../../testing/harness.js';
 import { admissionIssuers } from '../../domain/admission/admission.table.js';
 
@@ -26,10 +25,8 @@ async function setup() {
   const tx = <T>(fn: (tx: Tx) => Promise<T>) => t.db.transact(fn);
   const ticket = async (id: string) => await t.deps.tickets.get(t.db, p.id, id);
   const phone = async (ticketId: string) => {
-    const keys = await generateDeviceKeys();
-    const binding = await tx(async (tx) => await t.deps.admission.bind(tx, p.id, (await ticket(ticketId)).id, keys.publicKey));
-    const tag = await importTagKey(new Uint8Array(binding.tagKey));
-    return async (step = stepAt(t.clock.now(), 15)) => await makeCode({ device: keys.privateKey, tag }, binding.certificate, step);
+    const { code } = await certifiedPhone(t, p.id, ticketId);
+    return async (step = stepAt(t.clock.now(), 15)) => await code(step);
   };
   const kit = async (): Promise<ScannerKit> => {
     const res = await t.request('GET', KIT(), { key: p.keys.private });
