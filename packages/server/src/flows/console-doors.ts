@@ -1,7 +1,7 @@
 import type { Kernel } from '../lib/kernel.js';
 import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
-import { serviceUrl } from '../lib/urls.js';
+import { servicePaths, serviceUrl } from '../lib/urls.js';
 import { auditChange, type AuditContext, type AuditService } from '../domain/audit/audit.service.js';
 import { doorExpiry, type DoorsService } from '../domain/admission/admission.doors.js';
 import { eventByRef, showOfEvent } from '../domain/events/events.queries.js';
@@ -22,12 +22,9 @@ export const CONSOLE_DOOR_ACTIONS = {
   revoke: 'door.revoke',
 } as const;
 
-/** The path of the venue's scanner page; the door's token follows `#`, which browsers never send to a server nor in a Referer. */
-export const DOOR_PAGE_PATH = '/door';
-
-/** The link staff open: the scanner page with the token in its fragment. */
+/** The link staff open: the scanner page with the token in its fragment, which browsers never send to a server nor in a Referer. */
 export function doorLink(publicBaseUrl: string, token: string): string {
-  return `${serviceUrl(publicBaseUrl, DOOR_PAGE_PATH)}#${token}`;
+  return `${serviceUrl(publicBaseUrl, servicePaths.door())}#${token}`;
 }
 
 /** What these changes need. */

@@ -34,6 +34,8 @@ const listing = (partnerId: string, listingId: string) => `${sell(partnerId)}/li
 
 /** Paths of the hosted pages (see the module's comment). */
 export const servicePaths = {
+  /** The venue's scanner page (a door's token follows `#` in its link: flows/console-doors.ts). */
+  door: () => '/door',
   /** The widgets' script-tag entry (every element defined; http/api/widgets.static.ts serves it). */
   widgetsEntry: () => '/widgets/v1/resale.js',
   /** An event's market (`showId`, `listingId`, `ticketId`, `lang`, `returnTo`…). */

@@ -4,7 +4,7 @@ import { OFFLINE_REASONS } from '@resale/shared/admission-kit';
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import { VERIFY_REASONS } from '../../../domain/admission/admission.service.js';
-import { DOOR_PAGE_PATH } from '../../../flows/console-doors.js';
+import { servicePaths } from '../../../lib/urls.js';
 import { pageLang } from '../../../lib/i18n.js';
 import { cspWith, Layout, renderPage } from '../layout.js';
 import { DOOR_WORKER, serveOfflineWorker } from '../offline-worker.js';
@@ -135,7 +135,7 @@ function DoorPage(props: { lang: Lang }) {
  */
 export function doorPageRoutes() {
   const app = new Hono();
-  app.get(DOOR_PAGE_PATH, (c) => {
+  app.get(servicePaths.door(), (c) => {
     c.header('X-Robots-Tag', 'noindex, nofollow');
     return renderPage(c, <DoorPage lang={pageLang(c, 'en')} />, { csp: DOOR_CSP });
   });
