@@ -121,7 +121,10 @@ export function createApp(deps: AppDeps, opts: { readiness?: Readiness; stockStr
   app.route('/', eventRoutes(deps));
   app.route('/', ruleRoutes(deps));
   // Before the tickets' routes: /v1/tickets/admission/verify is not a ticket's id.
-  app.route('/', admissionRoutes(deps));
+  const admission = admissionRoutes(deps);
+  app.route('/', admission);
+  // Its fast path (a door's online scans without the middleware chain): served by main.ts and listen().
+  carryFastPaths(admission, app);
   app.route('/', doorRoutes(deps));
   app.route('/', ticketRoutes(deps));
   app.route('/', feedRoutes(deps));

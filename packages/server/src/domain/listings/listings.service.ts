@@ -14,7 +14,7 @@ import { userToApi } from '../users/users.service.js';
 import { userOf, usersByPks } from '../users/users.queries.js';
 import { priceCapOf } from '../waitinglist/waitinglist.queries.js';
 import { priceLimits, settlePrice, type PriceLimits } from './listings.pricing.js';
-import { latestListingOfTicket, listingsByIds, liveListingOfTicket, LIVE_LISTING_STATES, ticketPksOf, type ListingRow } from './listings.queries.js';
+import { latestListingOfTicket, listingsByIds, liveListingOfTicket, LIVE_LISTING_STATES, ticketPksOf, ticketWasListed, type ListingRow } from './listings.queries.js';
 import { listings, listingTickets, type ListingState } from './listings.table.js';
 import type { Kernel } from '../../lib/kernel.js';
 import type { EventsService } from '../events/events.service.js';
@@ -491,6 +491,8 @@ export class ListingsService {
    * listing ends (endReason `ticket_<reason>`), the pack's other tickets are freed.
    */
   async endForTicket(tx: Tx, ticketPk: string, reason: string): Promise<void> {
+    // Every admission asks (a door's scans, thousands a minute); most of those tickets were never listed.
+    if (!(await ticketWasListed(tx, ticketPk))) return;
     const listing = await liveListingOfTicket(tx, ticketPk);
     if (listing) await this.end(tx, listing, 'TERMINATED', `ticket_${reason}`);
   }

@@ -14,7 +14,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type PartnerSettings, type PartnerSett
 /** Key prefixes: they tell a human which key is which; lookup is by hash only. */
 export const KEY_PREFIX: Record<ApiKeyKind, string> = { private: 'sk_', public: 'pk_', channels: 'sk_ch_' };
 
-import { apiKeyWithPartner, partnerById, type PartnerRow } from './partners.queries.js';
+import { apiKeyHolder, apiKeyWithPartner, partnerById, type PartnerRow } from './partners.queries.js';
 export type { PartnerRow };
 
 /** A freshly minted secret set, shown once. */
@@ -41,6 +41,17 @@ export interface PartnerChange {
 export interface Authenticated {
   partner: PartnerRow;
   kind: ApiKeyKind;
+}
+
+/**
+ * Who holds a key, narrowly: its partner's id, its kind and the partner's API rate limit (null:
+ * the service's default), for the calls that use nothing else of the partner
+ * ({@link PartnersService.keyHolder}).
+ */
+export interface KeyHolder {
+  partnerId: string;
+  kind: ApiKeyKind;
+  rateLimitPerMinute: number | null;
 }
 
 export function newApiKey(kind: ApiKeyKind): string {
@@ -211,11 +222,28 @@ export class PartnersService {
     const hash = hashSecret(presented);
     // Every API request the key cache (accesslayer.buy.keys.ts) does not answer.
     const row = await this.db.read(async (tx) => await apiKeyWithPartner(tx, hash));
-    if (!row) return null;
-    // The lookup is by hash; the comparison below keeps the final check constant-time.
-    if (!safeEqual(row.key.hash, hash)) return null;
-    if (row.key.expiresAt !== null && row.key.expiresAt <= this.clock.now()) return null;
+    if (!row || !this.inForce(row.key, hash)) return null;
     return { partner: row.partner, kind: row.key.kind };
+  }
+
+  /**
+   * What {@link authenticate} answers, narrowed to who holds the key (null when unknown or
+   * expired), read in the caller's transaction without the partner's row: for a call that
+   * needs nothing more and writes anyway (a door's online scan, thousands a minute, reads it in
+   * the scan's own transaction). Looked up on every call, like `authenticate`: a revoked key is
+   * refused by the next request.
+   */
+  async keyHolder(tx: Tx, presented: string): Promise<KeyHolder | null> {
+    const hash = hashSecret(presented);
+    const row = await apiKeyHolder(tx, hash);
+    if (!row || !this.inForce(row, hash)) return null;
+    const limit = row.rateLimitPerMinute;
+    return { partnerId: row.partnerId, kind: row.kind, rateLimitPerMinute: limit === '' ? null : Number(limit) };
+  }
+
+  /** A key found by `hash` is in force: the same hash (compared in constant time: the lookup was by it), and not expired. */
+  private inForce(key: { hash: string; expiresAt: number | null }, hash: string): boolean {
+    return safeEqual(key.hash, hash) && (key.expiresAt === null || key.expiresAt > this.clock.now());
   }
 
   webhookSecret(partner: PartnerRow): string {

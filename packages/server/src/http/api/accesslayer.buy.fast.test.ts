@@ -26,7 +26,7 @@ async function world(opts: { rateLimitPerMinute?: number; logger?: pino.Logger }
   const s = await setup({ settings: { allowedOrigins: [ORIGIN], ...(opts.rateLimitPerMinute ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}) }, ...(opts.logger ? { logger: opts.logger } : {}) });
   await s.list(['f3'], 4000);
   served = await listen(s.t.app);
-  const fast = fastPathsOf(s.t.app)[0] as BuyFastPath;
+  const fast = fastPathsOf(s.t.app).find((f) => f.name === 'buyAccessLayerFastPath') as BuyFastPath;
   const url = (query: Record<string, string> | string = {}) =>
     `/v1/wrapper/accesslayer?${typeof query === 'string' ? query : new URLSearchParams({ type: 'buy', eventId: 'tour', showId: 'show-1', ...query }).toString()}`;
   /** One request over HTTP; its bytes, and whether the fast path answered it. */

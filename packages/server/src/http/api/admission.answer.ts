@@ -1,4 +1,8 @@
-import type { ScanAnswer } from '../../flows/admit-scan.js';
+import type { z } from '@hono/zod-openapi';
+import type { Tx } from '../../db/client.js';
+import type { VerifyBody } from '../../domain/admission/admission.schemas.js';
+import type { EventsService } from '../../domain/events/events.service.js';
+import { admitScan, type AdmitScanDeps, type ScanAnswer } from '../../flows/admit-scan.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 
@@ -11,6 +15,16 @@ import { ApiError } from '../../lib/errors.js';
 /** A scan's verdict as the API answers it (`AdmissionVerifyResult`). */
 export function verdictToApi(r: ScanAnswer) {
   return { valid: r.valid, reason: r.reason, repeat: r.repeat, ticket: r.ticket, admittedAt: r.admittedAt === null ? null : toIso(r.admittedAt) };
+}
+
+/**
+ * A partner's online scan (`POST /v1/tickets/admission/verify`), its body validated: the door's
+ * show when it names one (404 when the partner has no such show), the scan, and its verdict as
+ * the API answers it. The route and its fast path (admission.verify.fast.ts) both answer this.
+ */
+export async function verifyAnswer(deps: AdmitScanDeps & { events: EventsService }, tx: Tx, partnerId: string, body: z.output<typeof VerifyBody>) {
+  const door = body.showId === undefined || body.externalReferenceEventId === undefined ? undefined : await deps.events.findShow(tx, partnerId, body.externalReferenceEventId, body.showId);
+  return verdictToApi(await admitScan(deps, tx, partnerId, body.text, { showPk: door?.show.id }));
 }
 
 /** How far a door's clock may run ahead of the service's (its kit corrects it; a little drift remains). */

@@ -3,14 +3,20 @@ import type { AppDeps } from '../../context.js';
 import { createRouter, envelope, errorResponses, jsonBody, jsonResponse, SECURITY } from '../openapi.js';
 import { partnerKey } from '../middleware/auth.js';
 import { respondInTransaction } from '../middleware/idempotency.js';
-import { admitScan, scanTransactions, syncScans } from '../../flows/admit-scan.js';
-import { syncedScans, verdictToApi } from './admission.answer.js';
+import { scanTransactions, syncScans } from '../../flows/admit-scan.js';
+import { syncedScans, verdictToApi, verifyAnswer } from './admission.answer.js';
 import { ScannerKitDeltaQuery, ScannerKitQuery, ScannerKitSchema, ShowIdParam, SyncBody, SyncResultSchema, VerifyBody, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
 import { ok } from '../../lib/envelope.js';
+import { addFastPath } from '../node-listener.js';
+import { verifyFastPath } from './admission.verify.fast.js';
 
-/** Admission by the rotating code: a scanner's online check (domain/admission). */
+/**
+ * Admission by the rotating code: a scanner's online check (domain/admission), with its fast
+ * path (admission.verify.fast.ts), which the app it is mounted on carries (`carryFastPaths`).
+ */
 export function admissionRoutes(deps: AppDeps) {
   const app = createRouter();
+  addFastPath(app, verifyFastPath(deps));
   const key = partnerKey(deps, ['private']);
 
   app.openapi(
@@ -33,10 +39,7 @@ export function admissionRoutes(deps: AppDeps) {
       const body = c.req.valid('json');
       const partnerId = c.get('auth').partner.id;
       // Grouped with the other scans that arrive meanwhile, on SQLite (flows/admit-scan.ts).
-      return respondInTransaction(c, { db: deps.db, transact: scanTransactions(deps.db) }, 200, async (tx) => {
-        const door = body.showId === undefined || body.externalReferenceEventId === undefined ? undefined : await deps.events.findShow(tx, partnerId, body.externalReferenceEventId, body.showId);
-        return verdictToApi(await admitScan(deps, tx, partnerId, body.text, { showPk: door?.show.id }));
-      });
+      return respondInTransaction(c, { db: deps.db, transact: scanTransactions(deps.db) }, 200, (tx) => verifyAnswer(deps, tx, partnerId, body));
     },
   );
 

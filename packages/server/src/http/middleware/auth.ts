@@ -7,7 +7,7 @@ import { SECURITY } from '../openapi.js';
 import { applyBrowserOrigin } from './cors.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiKeyKind } from '../../domain/partners/partners.queries.js';
-import type { Authenticated } from '../../domain/partners/partners.service.js';
+import type { Authenticated, KeyHolder } from '../../domain/partners/partners.service.js';
 import type { AuditContext } from '../../domain/audit/audit.service.js';
 
 /** The key in `Authorization: <key>` or `Authorization: Bearer <key>`. */
@@ -71,9 +71,13 @@ export function partnerKey(deps: PartnerKeyOptions, kinds: readonly ApiKeyKind[]
  */
 export type RateBucket = 'api' | 'streams';
 
-/** Takes one request of the partner's limit in `bucket` (429 `rate_limited` beyond it). */
-export async function takePartnerRate(deps: Pick<PartnerKeyOptions, 'rateLimiter' | 'config'>, auth: Authenticated, bucket: RateBucket): Promise<void> {
-  await deps.rateLimiter.take(`${bucket}:${auth.partner.id}`, auth.partner.settings.rateLimitPerMinute ?? deps.config.rateLimitPerMinute);
+/**
+ * Takes one request of the partner's limit in `bucket` (429 `rate_limited` beyond it), for a
+ * key authenticated in full or only by its holder (`PartnersService.keyHolder`).
+ */
+export async function takePartnerRate(deps: Pick<PartnerKeyOptions, 'rateLimiter' | 'config'>, auth: Authenticated | KeyHolder, bucket: RateBucket): Promise<void> {
+  const [partnerId, limit] = 'partner' in auth ? [auth.partner.id, auth.partner.settings.rateLimitPerMinute] : [auth.partnerId, auth.rateLimitPerMinute];
+  await deps.rateLimiter.take(`${bucket}:${partnerId}`, limit ?? deps.config.rateLimitPerMinute);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { encodeAsync, encodeSync, negotiateEncoding, varyOnEncoding, withCoding } from '../../lib/compression.js';
+import { encodeAsync, encodeSync, negotiateEncoding, varyOnEncoding, withCoding, type Encoding } from '../../lib/compression.js';
 
 /**
  * The compression of answers (the codings themselves and their choice: lib/compression.ts).
@@ -31,6 +31,9 @@ const NO_STORE = /(?:^|,)\s*no-store\s*(?:,|$)/i;
 const ASYNC_FROM = 64 * 1024;
 /** Above this, not compressed on the fly at all (nothing of ours is this big; a bound on the CPU one answer can take). */
 const MAX_BYTES = 8 * 1024 * 1024;
+
+/** Bodies smaller than this go as they are, by default (compression would save less than a packet). */
+const DEFAULT_THRESHOLD = 1024;
 
 /** Options of {@link compression}. */
 export interface CompressionOptions {
@@ -69,7 +72,7 @@ export interface CompressionOptions {
  * app.use('*', compression({ threshold: 2048 }));
  */
 export function compression(opts: CompressionOptions = {}): MiddlewareHandler {
-  const threshold = opts.threshold ?? 1024;
+  const threshold = opts.threshold ?? DEFAULT_THRESHOLD;
   return async function compress(c: Context, next) {
     await next();
     const res = c.res;
@@ -92,30 +95,49 @@ export function compression(opts: CompressionOptions = {}): MiddlewareHandler {
     const declared = headers.get('content-length');
     if (declared !== null && Number(declared) > MAX_BYTES) return;
     const accepted = acceptEncodingOf(c);
-    const coding = negotiateEncoding(accepted, ['br', 'gzip']);
-    const refusesIdentity = coding !== 'identity' && coding !== null && negotiateEncoding(accepted, []) === null;
     // Known small from its header: no need to read it, and it never depends on Accept-Encoding.
-    if (declared !== null && Number(declared) < threshold && !refusesIdentity) return;
+    if (declared !== null && Number(declared) < threshold && !refusesIdentity(accepted)) return;
 
     const body = new Uint8Array(await res.arrayBuffer());
     const out = new Headers(headers);
-    if (body.byteLength < threshold && !refusesIdentity) {
-      // Read to learn its size: give it back as it was.
-      return replace(c, new Response(body, { status, statusText: res.statusText, headers: out }));
+    const coded = await codedBody(body, accepted, vary, threshold);
+    if (coded !== null) {
+      for (const [name, value] of Object.entries(coded.headers)) out.set(name, value);
+      // Another representation, another tag: a strong ETag names exact bytes (RFC 9110 §8.8.3).
+      const etag = out.get('etag');
+      if (etag && coded.headers['Content-Encoding']) out.set('ETag', withCoding(etag, coded.headers['Content-Encoding'] as Encoding));
     }
-    out.set('Vary', varyOnEncoding(vary));
-    if (coding === 'identity' || coding === null || body.byteLength > MAX_BYTES) {
-      out.set('Content-Length', String(body.byteLength));
-      return replace(c, new Response(body, { status, statusText: res.statusText, headers: out }));
-    }
-    const encoded = body.byteLength >= ASYNC_FROM ? await encodeAsync(body, coding) : encodeSync(body, coding);
-    out.set('Content-Encoding', coding);
-    out.set('Content-Length', String(encoded.byteLength));
-    // Another representation, another tag: a strong ETag names exact bytes (RFC 9110 §8.8.3).
-    const etag = out.get('etag');
-    if (etag) out.set('ETag', withCoding(etag, coding));
-    replace(c, new Response(encoded, { status, statusText: res.statusText, headers: out }));
+    // Read to learn its size: given back as it was when it stays so.
+    replace(c, new Response(coded?.body ?? body, { status, statusText: res.statusText, headers: out }));
   };
+}
+
+/** The request's `Accept-Encoding` accepts Brotli or gzip and refuses identity (`identity;q=0`): even a small answer is compressed. */
+function refusesIdentity(accepted: string | undefined): boolean {
+  const coding = negotiateEncoding(accepted, ['br', 'gzip']);
+  return coding !== 'identity' && coding !== null && negotiateEncoding(accepted, []) === null;
+}
+
+/**
+ * A whole text answer's body as {@link compression} sends it to a request that accepts
+ * `accepted` (the answer's own `Vary` was `vary`): null when it goes as it is, unchanged
+ * (smaller than `threshold`, identity not refused); else its bytes and the headers to set:
+ * `Vary` with Accept-Encoding, `Content-Length`, and `Content-Encoding` unless no coding is
+ * acceptable. For an answer written without the middleware (a fast path, node-listener.ts).
+ */
+export function codedBody(body: Uint8Array<ArrayBuffer>, accepted: string | undefined, vary: string | null, threshold = DEFAULT_THRESHOLD): Promise<CodedBody | null> | CodedBody | null {
+  if (body.byteLength < threshold && !refusesIdentity(accepted)) return null;
+  const coding = negotiateEncoding(accepted, ['br', 'gzip']);
+  const headers: Record<string, string> = { Vary: varyOnEncoding(vary) };
+  if (coding === 'identity' || coding === null || body.byteLength > MAX_BYTES) return { body, headers: { ...headers, 'Content-Length': String(body.byteLength) } };
+  const done = (encoded: Uint8Array<ArrayBuffer>): CodedBody => ({ body: encoded, headers: { ...headers, 'Content-Encoding': coding, 'Content-Length': String(encoded.byteLength) } });
+  return body.byteLength >= ASYNC_FROM ? encodeAsync(body, coding).then(done) : done(encodeSync(body, coding));
+}
+
+/** What {@link codedBody} answers: the bytes to send and the headers that describe them. */
+export interface CodedBody {
+  body: Uint8Array<ArrayBuffer>;
+  headers: Record<string, string>;
 }
 
 /** The request carries a `Cookie` header (read without building Hono's Headers, see {@link acceptEncodingOf}). */

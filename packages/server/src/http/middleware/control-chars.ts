@@ -31,6 +31,15 @@ export function refuseControlCharacters(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * Whether a JSON text may hold what {@link refuseControlCharacters} refuses (a control or an
+ * escape of one, or of a lone surrogate; a false alarm is possible, a miss is not): a fast path
+ * that answers a body without the middleware (node-listener.ts) leaves such a body to it.
+ */
+export function mayHoldControl(jsonText: string): boolean {
+  return JSON_CONTROL.test(jsonText);
+}
+
 /** A percent-encoded C0 control, DEL or C1 control (UTF-8: %C2%80 to %C2%9F) anywhere in the URL (a raw one never reaches a handler). */
 const URL_CONTROL = /%(?:[01][0-9a-f]|7f)|%c2%[89][0-9a-f]/i;
 
