@@ -1,20 +1,8 @@
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, listen, type Listening } from './testing/harness.js';
+import { capturedLogger } from './testing/logs.js';
 
-/** A pino logger at info that keeps every line, parsed. */
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: pino({ level: 'info' }, sink) };
-}
 
 /**
  * Sends the headers of a POST announcing `length` bytes and a first piece of the body, then

@@ -1,22 +1,15 @@
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { inboundRequestId, traceIdOf } from './http/middleware/request-context.js';
 import { eventBody } from './testing/factories.js';
 import { createTestApp, listen } from './testing/harness.js';
+import { capturedLogger } from './testing/logs.js';
 import { sqlExec } from './testing/sql.js';
 
 /** A test app whose log lines are kept, parsed. */
 function appWithLog() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
+  const { logger, lines } = capturedLogger();
+  const t = createTestApp({}, { logger });
   const requestLines = () => lines.filter((l) => l.msg === 'request');
   return { t, lines, requestLines };
 }

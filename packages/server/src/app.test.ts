@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import pino from 'pino';
-import { Writable } from 'node:stream';
 import { createTestApp } from './testing/harness.js';
+import { capturedLogger } from './testing/logs.js';
 import { eventBody } from './testing/factories.js';
 import { sqlExec } from './testing/sql.js';
 
@@ -58,35 +57,24 @@ describe('HTTP surface', () => {
   });
 });
 
-/** A pino destination that keeps every line. */
-function logSink() {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { lines, sink };
-}
 
 describe('logs', () => {
   it('write one line per request with its id, and never keys, query strings or bodies', async () => {
-    const { lines, sink } = logSink();
-    const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
+    const { logger, lines, text } = capturedLogger();
+    const t = createTestApp({}, { logger });
     const p = await t.partner();
     await t.request('POST', '/v1/events', { key: p.keys.private, body: eventBody('secret-tour', { description: 'fan@example.com' }) });
     const res = await t.request('GET', '/v1/events/secret-tour?loginTrust[user]=fan@example.com&oneTimeToken=tok_123', { key: `Bearer ${p.keys.private}` });
-    const all = lines.join('');
+    const all = text();
     expect(lines).toHaveLength(2);
-    const entry = JSON.parse(lines[1]!);
+    const entry = lines[1]!;
     expect(entry).toMatchObject({ msg: 'request', method: 'GET', path: '/v1/events/secret-tour', status: 200, partnerId: p.id, requestId: res.headers.get('request-id') });
     for (const secret of [p.keys.private, 'fan@example.com', 'tok_123', 'loginTrust']) expect(all).not.toContain(secret);
   });
 
   it('log an unexpected error with its stack but answer without it', async () => {
-    const { lines, sink } = logSink();
-    const t = createTestApp({}, { logger: pino({ level: 'info' }, sink) });
+    const { logger, text } = capturedLogger();
+    const t = createTestApp({}, { logger });
     const p = await t.partner();
     await sqlExec(t.db, 'drop table combinations');
     const res = await t.request('GET', '/v1/events/anything', { key: p.keys.private });
@@ -96,6 +84,6 @@ describe('logs', () => {
     expect(failed.status).toBe(500);
     expect(failed.body.errors[0].code).toBe('internal_error');
     expect(JSON.stringify(failed.body)).not.toMatch(/combinations|SQL|sqlite|\.ts/i);
-    expect(lines.join('')).toMatch(/no such table: combinations|relation \\"combinations\\" does not exist/);
+    expect(text()).toMatch(/no such table: combinations|relation \\"combinations\\" does not exist/);
   });
 });

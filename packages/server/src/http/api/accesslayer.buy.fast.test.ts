@@ -1,9 +1,9 @@
 import { request as httpRequest } from 'node:http';
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import type { Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setup } from '../../flows/accesslayer/accesslayer.buy.testing.js';
 import { listen, type Listening } from '../../testing/harness.js';
+import { capturedLogger } from '../../testing/logs.js';
 import { fastPathsOf } from '../node-listener.js';
 import type { BuyFastPath } from './accesslayer.buy.fast.js';
 
@@ -22,7 +22,7 @@ afterEach(async () => {
   served = undefined;
 });
 
-async function world(opts: { rateLimitPerMinute?: number; logger?: pino.Logger } = {}) {
+async function world(opts: { rateLimitPerMinute?: number; logger?: Logger } = {}) {
   const s = await setup({ settings: { allowedOrigins: [ORIGIN], ...(opts.rateLimitPerMinute ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}) }, ...(opts.logger ? { logger: opts.logger } : {}) });
   await s.list(['f3'], 4000);
   served = await listen(s.t.app);
@@ -226,14 +226,8 @@ describe('buy access layer fast path: the same answers as the route', () => {
   });
 
   it('names and logs each answer as the app does, and counts it in the metrics under the route', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-        done();
-      },
-    });
-    const w = await world({ logger: pino({ level: 'info' }, sink) });
+    const { logger, lines } = capturedLogger();
+    const w = await world({ logger });
     const key = { authorization: w.p.keys.public };
     await w.ask(w.url(), key);
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';

@@ -1,11 +1,11 @@
 import { request as httpRequest } from 'node:http';
-import { Writable } from 'node:stream';
 import { brotliDecompressSync } from 'node:zlib';
-import pino from 'pino';
+import type { Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stepAt } from '@resale/shared/admission-code';
 import { certifiedPhone, eventBody, showBody, ticketBody, withEvent, withRotatingCodes } from '../../testing/factories.js';
 import { createTestApp, listen, type Listening } from '../../testing/harness.js';
+import { capturedLogger } from '../../testing/logs.js';
 import { sqlRows } from '../../testing/sql.js';
 import { fastPathsOf } from '../node-listener.js';
 import type { VerifyFastPath } from './admission.verify.fast.js';
@@ -32,7 +32,7 @@ interface Answer {
   bytes: Buffer;
 }
 
-async function world(opts: { rateLimitPerMinute?: number; logger?: pino.Logger } = {}) {
+async function world(opts: { rateLimitPerMinute?: number; logger?: Logger } = {}) {
   const t = createTestApp({}, opts.logger ? { logger: opts.logger } : {});
   const p = await t.partner('Acme Tickets', opts.rateLimitPerMinute ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {});
   await withEvent(t, p, eventBody('tour', { shows: [showBody('show-1'), showBody('show-2')] }));
@@ -228,14 +228,8 @@ describe('the admission verify fast path: the same answers as the route', () => 
   });
 
   it('compresses as the app does when the client refuses identity, names and logs each answer, and counts it under the route', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-        done();
-      },
-    });
-    const w = await world({ logger: pino({ level: 'info' }, sink) });
+    const { logger, lines } = capturedLogger();
+    const w = await world({ logger });
     const text = await w.code('tk-1');
     await w.ask(JSON.stringify({ text }), w.json(w.p.keys.private));
     const coded = await same(w, JSON.stringify({ text }), w.json(w.p.keys.private, { 'accept-encoding': 'br, identity;q=0' }));

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import pino from 'pino';
+import type { Logger } from 'pino';
 import { createTestApp, type TestApp } from '../../testing/harness.js';
+import { capturedLogger } from '../../testing/logs.js';
 import { eventBody, priceDetailShowBody, showBody } from '../../testing/factories.js';
 import type { PartnerSettingsPatch } from '../../domain/partners/partners.settings.js';
 import { events, shows } from '../../domain/events/events.table.js';
@@ -101,7 +101,7 @@ function feedEvent(ref = 'tour-a', overrides: Record<string, unknown> = {}) {
 /** Long enough for a loopback answer on a loaded CI machine; the "hangs" cases wait it out. */
 const FEED_TIMEOUT_MS = 1_000;
 
-async function setup(settings: PartnerSettingsPatch = {}, opts: { logger?: pino.Logger } = {}) {
+async function setup(settings: PartnerSettingsPatch = {}, opts: { logger?: Logger } = {}) {
   const t = createTestApp();
   const platform = await startPlatform();
   const p = await t.partner('Acme', {
@@ -124,16 +124,6 @@ function mountRoutes(t: TestApp, feeds: FeedsService) {
   if (!t.app.routes.some((r) => r.path === '/admin/v1/partners/:partnerId/feedRuns')) t.app.route('/', feedRoutes(t.deps, feeds));
 }
 
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'warn' }, stream), lines };
-}
 
 // ------------------------------------------------------------------ tests
 
@@ -230,7 +220,7 @@ describe('feeds: the events feed', () => {
   });
 
   it('skips a malformed or refused item with its reason and applies the others', async () => {
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = capturedLogger('warn');
     const { t, platform, p, feeds, getEvent } = await setup({}, { logger });
     const { title: _title, ...noTitle } = feedEvent('no-title');
     platform.serve('/events', [
