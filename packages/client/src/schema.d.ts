@@ -2246,7 +2246,11 @@ export interface components {
          *           "seat": "11"
          *         },
          *         "admittedAt": "2027-06-01T19:42:07.000Z",
-         *         "source": "code"
+         *         "source": "code",
+         *         "door": {
+         *           "doorId": "dor_01jd8x3k4f5g6h7j8k9m0n1p2q",
+         *           "name": "North gate 3"
+         *         }
          *       }
          *     }
          */
@@ -2300,11 +2304,24 @@ export interface components {
              */
             admittedAt: string;
             /**
-             * @description `code`: a rotating code checked online (POST /v1/tickets/admission/verify); `sync`: scanned offline at a door and synced later (POST /v1/shows/{showId}/admissions/sync), `admittedAt` being the scan’s time.
+             * @description `code`: a rotating code checked online (POST /v1/tickets/admission/verify, or a door’s page); `sync`: scanned offline at a door and synced later (POST /v1/shows/{showId}/admissions/sync, or a door’s page), `admittedAt` being the scan’s time.
              * @example code
              * @enum {string}
              */
             source: "code" | "sync";
+            /** @description The venue’s scanner page (a door link) that scanned it; null when your own scanner sent the scan with your API key. */
+            door: {
+                /**
+                 * @description The door link’s id (console: the event’s Doors).
+                 * @example dor_01jd8x3k4f5g6h7j8k9m0n1p2q
+                 */
+                doorId: string;
+                /**
+                 * @description The name staff gave the door when it was made.
+                 * @example North gate 3
+                 */
+                name: string;
+            } | null;
         };
         /**
          * @description A seller payout was delivered.

@@ -37,19 +37,33 @@ export interface ScanAnswer extends Omit<VerifyResult, 'ticket'> {
   ticket: { ticketId: string; externalReferenceEventId: string; showId: string; seat: { section: string | null; row: string | null; seat: string | null } } | null;
 }
 
+/** The door link a scan came through (admission.doors.ts), as the `ticket.admitted` webhook names it. */
+export interface ScanDoor {
+  id: string;
+  label: string;
+}
+
+/** Where and when a scan was made: the door's show (a ticket of another is `other_show`), its time (a sync's `scannedAt`; default now), and the door link when it came through one. */
+export interface ScanPlace {
+  showPk?: string | undefined;
+  at?: number | undefined;
+  door?: ScanDoor | undefined;
+}
+
 /**
  * A scanned text checked for `partnerId` (admission `verify`, which admits the ticket once) and,
- * when this scan admitted it, `ticket.admitted` queued in the same transaction: a retry of the
- * same scan, or a refusal, sends nothing.
+ * when this scan admitted it, `ticket.admitted` queued in the same transaction, naming the door
+ * link it came through (null: the partner's own scanner): a retry of the same scan, or a
+ * refusal, sends nothing.
  */
-export async function admitScan(deps: AdmitScanDeps, tx: Tx, partnerId: string, text: string, door: { showPk?: string | undefined; at?: number | undefined } = {}, source: 'code' | 'sync' = 'code'): Promise<ScanAnswer> {
-  const r = await deps.admission.verify(tx, partnerId, text, door);
+export async function admitScan(deps: AdmitScanDeps, tx: Tx, partnerId: string, text: string, place: ScanPlace = {}, source: 'code' | 'sync' = 'code'): Promise<ScanAnswer> {
+  const r = await deps.admission.verify(tx, partnerId, text, { showPk: place.showPk, at: place.at });
   const ticket = r.ticket ? { ticketId: r.ticket.ticketId, externalReferenceEventId: r.ticket.externalReferenceEventId, showId: r.ticket.showId, seat: { section: r.ticket.section, row: r.ticket.row, seat: r.ticket.seat } } : null;
   if (r.valid && !r.repeat && ticket && r.admittedAt !== null) {
     await deps.webhooks.enqueue(tx, partnerId, {
       action: 'ticket.admitted',
       resourceKey: `ticket:${ticket.ticketId}`,
-      data: { ticketId: ticket.ticketId, eventId: ticket.externalReferenceEventId, showId: ticket.showId, seat: ticket.seat, admittedAt: toIso(r.admittedAt), source },
+      data: { ticketId: ticket.ticketId, eventId: ticket.externalReferenceEventId, showId: ticket.showId, seat: ticket.seat, admittedAt: toIso(r.admittedAt), source, door: place.door ? { doorId: place.door.id, name: place.door.label } : null },
     });
   }
   return { ...r, ticket };
@@ -69,11 +83,11 @@ export interface OfflineScan {
  * one answers `already_admitted`: one ticket, two entries, for the venue to follow up. A ticket
  * an earlier sync or an online scan admitted stays admitted as first recorded: the service
  * records the first admission it learns of. The same scan synced again is a `repeat`. Answers
- * in the order given.
+ * in the order given. `door`: the door link that synced them, named in each webhook.
  */
-export async function syncScans(deps: AdmitScanDeps, tx: Tx, partnerId: string, showPk: string, scans: readonly OfflineScan[]): Promise<ScanAnswer[]> {
+export async function syncScans(deps: AdmitScanDeps, tx: Tx, partnerId: string, showPk: string, scans: readonly OfflineScan[], door?: ScanDoor): Promise<ScanAnswer[]> {
   const order = scans.map((s, i) => ({ ...s, i })).sort((a, b) => a.scannedAt - b.scannedAt || a.i - b.i);
   const answers: ScanAnswer[] = new Array(scans.length);
-  for (const s of order) answers[s.i] = await admitScan(deps, tx, partnerId, s.text, { showPk, at: s.scannedAt }, 'sync');
+  for (const s of order) answers[s.i] = await admitScan(deps, tx, partnerId, s.text, { showPk, at: s.scannedAt, door }, 'sync');
   return answers;
 }

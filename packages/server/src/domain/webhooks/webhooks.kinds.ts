@@ -261,11 +261,18 @@ export const WEBHOOK_KINDS = [
         showId: showId(),
         seat: z.object({ section: z.string().nullable(), row: z.string().nullable(), seat: z.string().nullable() }).openapi({ example: { section: 'B', row: '4', seat: '11' } }),
         admittedAt: z.string().openapi({ description: 'When the ticket was admitted.', example: '2027-06-01T19:42:07.000Z' }),
-        source: z.enum(['code', 'sync']).openapi({ description: '`code`: a rotating code checked online (POST /v1/tickets/admission/verify); `sync`: scanned offline at a door and synced later (POST /v1/shows/{showId}/admissions/sync), `admittedAt` being the scan’s time.', example: 'code' }),
+        source: z.enum(['code', 'sync']).openapi({ description: '`code`: a rotating code checked online (POST /v1/tickets/admission/verify, or a door’s page); `sync`: scanned offline at a door and synced later (POST /v1/shows/{showId}/admissions/sync, or a door’s page), `admittedAt` being the scan’s time.', example: 'code' }),
+        door: z
+          .object({
+            doorId: z.string().min(1).openapi({ description: 'The door link’s id (console: the event’s Doors).', example: 'dor_01jd8x3k4f5g6h7j8k9m0n1p2q' }),
+            name: z.string().min(1).openapi({ description: 'The name staff gave the door when it was made.', example: 'North gate 3' }),
+          })
+          .nullable()
+          .openapi({ description: 'The venue’s scanner page (a door link) that scanned it; null when your own scanner sent the scan with your API key.' }),
       })
       .openapi('TicketAdmittedData', { description: 'A ticket was admitted at the door by its rotating code.' }),
     description: 'A ticket was admitted at the door by its rotating code, online or synced after offline scanning (once per ticket; a repeated scan sends nothing).',
-    example: { ticketId: 'tk-1042', eventId: 'tour-2026', showId: 'show-2026-05-01', seat: { section: 'B', row: '4', seat: '11' }, admittedAt: '2027-06-01T19:42:07.000Z', source: 'code' },
+    example: { ticketId: 'tk-1042', eventId: 'tour-2026', showId: 'show-2026-05-01', seat: { section: 'B', row: '4', seat: '11' }, admittedAt: '2027-06-01T19:42:07.000Z', source: 'code', door: { doorId: 'dor_01jd8x3k4f5g6h7j8k9m0n1p2q', name: 'North gate 3' } },
   }),
   defineWebhook({
     action: 'payouts.delivered',

@@ -37,7 +37,7 @@ describe('POST /v1/tickets/admission/verify', () => {
     expect(again.body.data).toMatchObject({ valid: true, reason: 'admitted', repeat: true });
     // The partner hears of the admission once, signed like every webhook; the retry sends nothing.
     const hooks = await sqlRows<{ payload: string }>(t.db, `select payload from webhook_messages where action = 'ticket.admitted'`);
-    expect(hooks.map((h) => JSON.parse(h.payload).data)).toEqual([{ ticketId: 'tk-1', eventId: 'tour', showId: 'show-1', seat: { section: 'B', row: '4', seat: '11' }, admittedAt: '2026-03-01T12:00:00.000Z', source: 'code' }]);
+    expect(hooks.map((h) => JSON.parse(h.payload).data)).toEqual([{ ticketId: 'tk-1', eventId: 'tour', showId: 'show-1', seat: { section: 'B', row: '4', seat: '11' }, admittedAt: '2026-03-01T12:00:00.000Z', source: 'code', door: null }]);
     const junk = await t.request('POST', URL_, { key: p.keys.private, body: { text: 'not a code' } });
     expect(junk.status).toBe(200);
     expect(junk.body.data).toEqual({ valid: false, reason: 'malformed', repeat: false, ticket: null, admittedAt: null });

@@ -69,8 +69,8 @@ describe('POST /v1/shows/{showId}/admissions/sync', () => {
     const ticket = await t.request('GET', '/v1/tickets/tk-1', { key: p.keys.private });
     expect(ticket.body.data.state).toBe('ADMITTED');
     expect(await admittedHooks()).toEqual([
-      { ticketId: 'tk-1', eventId: 'tour', showId: 'show-1', seat, admittedAt: iso(start), source: 'sync' },
-      { ticketId: 'tk-2', eventId: 'tour', showId: 'show-1', seat: { section: null, row: null, seat: null }, admittedAt: iso(start + 30_000), source: 'sync' },
+      { ticketId: 'tk-1', eventId: 'tour', showId: 'show-1', seat, admittedAt: iso(start), source: 'sync', door: null },
+      { ticketId: 'tk-2', eventId: 'tour', showId: 'show-1', seat: { section: null, row: null, seat: null }, admittedAt: iso(start + 30_000), source: 'sync', door: null },
     ]);
 
     // The door sends it all again (it never heard the answer): the same verdicts, the winners as repeats, no webhook more.

@@ -59,7 +59,7 @@ describe('the door API', () => {
   });
 
   it('verifies and admits codes of its show only: once, the same scan a repeat, another show’s ticket other_show, with the webhook', async () => {
-    const { t, p, phone, door } = await setup();
+    const { t, p, made, phone, door } = await setup();
     const one = await phone('tk-1');
     const code = await one();
     const first = await door('POST', '/v1/door/verify', { text: code });
@@ -71,7 +71,8 @@ describe('the door API', () => {
     expect((await door('POST', '/v1/door/verify', { text: await other() })).body.data).toMatchObject({ valid: false, reason: 'other_show', ticket: { ticketId: 'tk-9' } });
     expect((await t.request('GET', '/v1/tickets/tk-9', { key: p.keys.private })).body.data.state).toBe('VALID');
     const hooks = await sqlRows<{ payload: string }>(t.db, `select payload from webhook_messages where action = 'ticket.admitted'`);
-    expect(hooks.map((h) => JSON.parse(h.payload).data)).toEqual([expect.objectContaining({ ticketId: 'tk-1', source: 'code' })]);
+    // The partner learns which door let the ticket in, by the name staff gave it.
+    expect(hooks.map((h) => JSON.parse(h.payload).data)).toEqual([expect.objectContaining({ ticketId: 'tk-1', source: 'code', door: { doorId: made.doorId, name: 'North gate 3' } })]);
     // Another partner's code names none of this partner's tickets.
     const q = await t.partner('Other');
     await withEvent(t, q, eventBody('tour', { shows: [showBody('show-1')] }));
@@ -82,7 +83,7 @@ describe('the door API', () => {
   });
 
   it('serves its show’s kit, whole and as a delta, and syncs offline scans dated when scanned', async () => {
-    const { t, phone, door } = await setup();
+    const { t, made, phone, door } = await setup();
     const one = await phone('tk-1');
     await phone('tk-9');
     t.clock.advance(5 * 60_000);
@@ -102,6 +103,8 @@ describe('the door API', () => {
     expect(synced.status).toBe(200);
     expect(synced.body.data.results).toEqual([expect.objectContaining({ valid: true, reason: 'admitted', admittedAt: iso(scannedAt) })]);
     expect((await door('POST', '/v1/door/sync', { scans: [{ text, scannedAt: iso(scannedAt) }] })).body.data.results[0]).toMatchObject({ valid: true, repeat: true });
+    const hooks = await sqlRows<{ payload: string }>(t.db, `select payload from webhook_messages where action = 'ticket.admitted'`);
+    expect(hooks.map((h) => JSON.parse(h.payload).data)).toEqual([expect.objectContaining({ ticketId: 'tk-1', source: 'sync', admittedAt: iso(scannedAt), door: { doorId: made.doorId, name: 'North gate 3' } })]);
   });
 
   it('refuses bad bodies with every error named, and records nothing', async () => {

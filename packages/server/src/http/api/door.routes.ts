@@ -141,7 +141,7 @@ export function doorRoutes(deps: AppDeps) {
       const { door: row, show } = c.get('door');
       const { text } = c.req.valid('json');
       // Grouped with the other scans that arrive meanwhile, on SQLite (flows/admit-scan.ts).
-      return respondInTransaction(c, { db: deps.db, transact: scanTransactions(deps.db) }, 200, async (tx) => verdictToApi(await admitScan(deps, tx, row.partnerId, text, { showPk: show.id })));
+      return respondInTransaction(c, { db: deps.db, transact: scanTransactions(deps.db) }, 200, async (tx) => verdictToApi(await admitScan(deps, tx, row.partnerId, text, { showPk: show.id, door: row })));
     },
   );
 
@@ -159,7 +159,7 @@ export function doorRoutes(deps: AppDeps) {
     (c) => {
       const { door: row, show } = c.get('door');
       const scans = syncedScans(c.req.valid('json').scans, deps.clock.now());
-      return respondInTransaction(c, deps, 200, async (tx) => ({ results: (await syncScans(deps, tx, row.partnerId, show.id, scans)).map(verdictToApi) }));
+      return respondInTransaction(c, deps, 200, async (tx) => ({ results: (await syncScans(deps, tx, row.partnerId, show.id, scans, row)).map(verdictToApi) }));
     },
   );
 
