@@ -38,7 +38,7 @@ const { person } = journeyBrowser();
  * The holder's phone, signed in, showing the ticket's code: its current code read off the canvas
  * as a camera would, and the phone's clock (Playwright's) moved a step ahead for the next code.
  */
-async function fanShowing(url: string): Promise<{ read: () => Promise<string>; nextStep: () => Promise<void> }> {
+async function fanShowing(url: string): Promise<{ read: () => Promise<string>; shot: () => Promise<string>; nextStep: () => Promise<void> }> {
   const page = await person({ deviceScaleFactor: 2, expectedFailures: /\/tickets\/view\/[^/]+\/code(\?|$)/ });
   await page.setViewportSize(PHONE);
   await page.clock.install();
@@ -55,12 +55,17 @@ async function fanShowing(url: string): Promise<{ read: () => Promise<string>; n
     expect(found, 'a QR code in the canvas').not.toBeNull();
     return found!.data;
   };
+  /** The code as the screen shows it: a PNG, as a data: URL. */
+  const shot = async () => {
+    await canvas.waitFor({ state: 'visible' });
+    return `data:image/png;base64,${(await canvas.screenshot()).toString('base64')}`;
+  };
   const nextStep = async () => {
     const step = Number(await canvas.getAttribute('data-step'));
     await page.clock.fastForward(15_000);
     await expect.poll(async () => Number(await canvas.getAttribute('data-step'))).toBe(step + 1);
   };
-  return { read, nextStep };
+  return { read, shot, nextStep };
 }
 
 /** The door types `text` as a handheld scanner does (the code, then Enter), and the verdict it shows. */
@@ -217,6 +222,67 @@ describe('the venue’s scanner page', () => {
     await door.getByRole('button', { name: 'Stop the camera' }).click();
     expect(await door.locator('[data-door-video]').isHidden()).toBe(true);
     await expectSoundPage(door, { label: 'the door with its camera stopped' });
+  });
+
+  it('(D4) where the browser reads no QR code itself, the page decodes the camera’s frames with its own decoder, loaded then', async () => {
+    // Chromium on Linux has no BarcodeDetector: the page's own decoder (door-qr.js, jsQR) reads
+    // the frames. The camera is a canvas showing the fan's screen as a photo of it: the code's
+    // PNG, on white, as a phone held up to the door's camera.
+    const operator = await person();
+    await consoleShow(operator);
+    await operator.getByLabel(/^Door name/).fill('West gate');
+    await operator.getByRole('button', { name: 'Make the door link' }).click();
+    const link = await operator.getByLabel('Door link', { exact: true }).inputValue();
+    const fan = await fanShowing(await ticketFor('door-4', ANA.email));
+    const photo = await fan.shot();
+
+    const door = await person();
+    const loaded: string[] = [];
+    door.on('request', (r) => void (new URL(r.url()).pathname.startsWith('/widgets/v1/') && loaded.push(new URL(r.url()).pathname)));
+    await door.addInitScript(() => {
+      const w = window as unknown as { showing: string; frames: number };
+      w.showing = '';
+      // The frames the page decoded (it reads each one's pixels).
+      w.frames = 0;
+      const pixels = CanvasRenderingContext2D.prototype.getImageData;
+      CanvasRenderingContext2D.prototype.getImageData = function (...args: Parameters<typeof pixels>) {
+        w.frames += 1;
+        return pixels.apply(this, args);
+      };
+      navigator.mediaDevices.getUserMedia = async () => {
+        const canvas = document.createElement('canvas');
+        canvas.width = 640;
+        canvas.height = 480;
+        const context = canvas.getContext('2d')!;
+        const image = new Image();
+        const draw = () => {
+          context.fillStyle = '#fff';
+          context.fillRect(0, 0, 640, 480);
+          if (w.showing && image.src !== w.showing) image.src = w.showing;
+          if (w.showing && image.complete && image.naturalWidth > 0) context.drawImage(image, 170, 90, 300, 300);
+          requestAnimationFrame(draw);
+        };
+        draw();
+        return canvas.captureStream(10);
+      };
+    });
+    await door.goto(link);
+    expect(await door.evaluate(() => 'BarcodeDetector' in window)).toBe(false);
+    // The decoder is not loaded until the camera is used.
+    expect(loaded).not.toContain('/widgets/v1/door-qr.js');
+    await door.getByRole('button', { name: 'Use the camera' }).click();
+    await expect.poll(() => door.locator('[data-door-video]').isVisible()).toBe(true);
+    await door.evaluate((url) => ((window as unknown as { showing: string }).showing = url), photo);
+    await expect.poll(() => door.locator('[data-door-verdict]').getAttribute('data-verdict'), { timeout: 10_000 }).toBe('in');
+    expect(loaded).toContain('/widgets/v1/door-qr.js');
+    // The code stays in view for ten more frames read: checked once.
+    const frames = () => door.evaluate(() => (window as unknown as { frames: number }).frames);
+    const seen = await frames();
+    await expect.poll(frames, { timeout: 10_000 }).toBeGreaterThan(seen + 10);
+    expect(await door.locator('[data-door-log] li').count()).toBe(1);
+    expect((await stack.api('GET', '/v1/tickets/door-4')).body.data.state).toBe('ADMITTED');
+    await door.getByRole('button', { name: 'Stop the camera' }).click();
+    expect(await door.locator('[data-door-video]').isHidden()).toBe(true);
   });
 
   it('(D2) without a link, or forgotten, the page says how to start', async () => {

@@ -7,6 +7,8 @@ const HOSTED: Record<string, string> = {
   'ticket-code': 'src/hosted/ticket-code.ts',
   // The venue's scanner page.
   door: 'src/hosted/door.ts',
+  // Its QR decoder, loaded by it where the browser reads no QR code itself.
+  'door-qr': 'src/hosted/door-qr.ts',
 };
 
 /**

@@ -102,6 +102,8 @@ export const DOMAIN_REASONS = [
   'codes_off',
   /** A ticket's code was moved to new phones too often in a day. */
   'too_many_devices',
+  /** A live door link of the show already has that name (a form sent twice makes no second door). */
+  'door_name_taken',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

@@ -17,7 +17,8 @@
  *    IndexedDB with what this door admitted, so a reload without network still checks codes,
  *    and a ticket this door let in is not let in twice, synced or not.
  * 4. Codes are read from a handheld scanner (it types the code and Enter), typed, or with the
- *    camera through the BarcodeDetector API where the browser has it.
+ *    camera: through the BarcodeDetector API where the browser has it, else frame by frame by the
+ *    page's own decoder (door-qr.ts, a file of its own loaded the first time, kept offline).
  *
  * Every text comes from the page (`data-texts`, the server's door.messages.ts), in its language.
  * The DOM is written with `textContent` only: a ticket's id or seat is the partner's text.
@@ -74,6 +75,12 @@ const CALL_TIMEOUT_MS = 4_000;
 const LOG_SIZE = 30;
 /** A code in front of the camera is read many times a second: checked again only after it was out of view this long. */
 const CAMERA_REPEAT_MS = 3_000;
+/** The longest side of a frame the page decodes itself (door-qr.ts): a ticket's code held up to a camera is a few hundred pixels wide. */
+const FRAME_MAX = 640;
+/** The page's own QR decoder's file, beside this script (`/widgets/v1/door-qr.js`), loaded the first time it is needed. */
+const QR_FILE = 'door-qr.js';
+// Named by a variable: a literal `new URL('…', import.meta.url)` is an asset to Vite, which would inline the source.
+const QR_MODULE = new URL(QR_FILE, import.meta.url).href;
 const SYNC_PAGE = 500;
 
 /** A call failed for want of network or service, not by the door's own fault. */
@@ -331,7 +338,8 @@ function start(root: HTMLElement): void {
       }
     });
 
-  // The camera, where the browser reads QR codes itself.
+  // The camera: read by the browser where it reads QR codes itself (BarcodeDetector), else by
+  // the page, frame by frame, with its own decoder (door-qr.ts), loaded the first time.
   type Detector = { detect(source: HTMLVideoElement): Promise<{ rawValue: string }[]> };
   const Barcode = (window as unknown as { BarcodeDetector?: { new (o: { formats: string[] }): Detector; getSupportedFormats?(): Promise<string[]> } }).BarcodeDetector;
   let stream: MediaStream | null = null;
@@ -367,13 +375,58 @@ function start(root: HTMLElement): void {
     };
     void read();
   };
+  /**
+   * The page's own detector: each frame drawn on a canvas at most {@link FRAME_MAX} pixels a
+   * side and decoded by door-qr.js. Its loading failing (offline before it was ever kept) says
+   * so once and reads nothing: the scanner and typing still work.
+   */
+  const frameReader = (): Detector => {
+    const canvas = document.createElement('canvas');
+    const context = canvas.getContext('2d', { willReadFrequently: true });
+    let decoder: Promise<((pixels: Uint8ClampedArray, width: number, height: number) => string | null) | null> | undefined;
+    return {
+      async detect(source) {
+        decoder ??= (import(/* @vite-ignore */ QR_MODULE) as Promise<{ readQr: (pixels: Uint8ClampedArray, width: number, height: number) => string | null }>).then(
+          (m) => m.readQr,
+          () => {
+            note(say('cameraFailed'), 'warn');
+            return null;
+          },
+        );
+        const readQr = await decoder;
+        const { videoWidth: w, videoHeight: h } = source;
+        if (!readQr || !context || !w || !h) return [];
+        const scale = Math.min(1, FRAME_MAX / Math.max(w, h));
+        canvas.width = Math.round(w * scale);
+        canvas.height = Math.round(h * scale);
+        context.drawImage(source, 0, 0, canvas.width, canvas.height);
+        const text = readQr(context.getImageData(0, 0, canvas.width, canvas.height).data, canvas.width, canvas.height);
+        return text ? [{ rawValue: text }] : [];
+      },
+    };
+  };
+  /** Asks the page's service worker to keep `paths` for a reload offline (it takes only what it keeps anyway). */
+  function keepOffline(paths: string[]) {
+    if (!('serviceWorker' in navigator) || !root.dataset.worker) return;
+    void navigator.serviceWorker.ready.then((r) => r.active?.postMessage({ keep: paths }));
+  }
+  const offerCamera = (detector: Detector) => {
+    cameraButton.hidden = false;
+    cameraButton.addEventListener('click', () => (stream ? stopCamera() : void startCamera(detector)));
+  };
+  /** Whether the page decodes the camera itself: the worker is asked to keep the decoder too. */
+  let decodesItself = false;
   if (Barcode) {
     void (Barcode.getSupportedFormats?.() ?? Promise.resolve(['qr_code'])).then((formats) => {
-      if (!formats.includes('qr_code')) return;
-      const detector = new Barcode({ formats: ['qr_code'] });
-      cameraButton.hidden = false;
-      cameraButton.addEventListener('click', () => (stream ? stopCamera() : void startCamera(detector)));
+      if (formats.includes('qr_code')) return offerCamera(new Barcode({ formats: ['qr_code'] }));
+      decodesItself = true;
+      keepOffline([new URL(QR_MODULE).pathname]);
+      offerCamera(frameReader());
     });
+  } else if ('mediaDevices' in navigator) {
+    // Decoded by the page wherever there is a camera API (none on a page not served over HTTPS: no button then).
+    decodesItself = true;
+    offerCamera(frameReader());
   }
 
   form.addEventListener('submit', (e) => {
@@ -402,8 +455,9 @@ function start(root: HTMLElement): void {
 
   if ('serviceWorker' in navigator && root.dataset.worker) {
     navigator.serviceWorker.register(root.dataset.worker, { scope: root.dataset.workerScope ?? '/door' }).catch(() => undefined);
-    // This load did not pass through the worker: it is asked to keep the page and this script now, for a reload offline.
-    void navigator.serviceWorker.ready.then((r) => r.active?.postMessage({ keep: [location.pathname, new URL(import.meta.url).pathname] }));
+    // This load did not pass through the worker: it is asked to keep the page and this script
+    // now, for a reload offline, and the decoder where the page reads the camera itself.
+    keepOffline([location.pathname, new URL(import.meta.url).pathname, ...(decodesItself ? [new URL(QR_MODULE).pathname] : [])]);
   }
 
   void (async () => {

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { serializeOn } from '../../db/dialect.js';
 import type { Db, Tx } from '../../db/client.js';
 import { hashSecret, randomToken, safeEqual } from '../../lib/crypto.js';
 import { ApiError } from '../../lib/errors.js';
@@ -77,12 +78,20 @@ export class DoorsService {
    * Makes a door of the show `showPk` (the partner's: the caller found it), named `label`. The
    * token is returned once and never again: only its hash is kept.
    *
-   * @throws ApiError 400 on `label` (empty, too long); 409 past {@link MAX_DOORS_PER_SHOW} live doors
+   * A live door's name is unique in its show, whatever the letter case: the webhooks and the
+   * console tell doors apart by it, and a form sent twice (a reload of the page that showed the
+   * link) is refused rather than making a second door nobody holds the link of.
+   *
+   * @throws ApiError 400 on `label` (empty, too long); 409 on `label`, `door_name_taken`, when a
+   *   live door of the show has the name; 409 past {@link MAX_DOORS_PER_SHOW} live doors
    */
   async create(tx: Tx, partnerId: string, showPk: string, input: { label: string; createdBy: string }): Promise<{ door: AdmissionDoorRow; token: string }> {
     const label = doorLabel(input.label);
-    const live = (await tx.select({ n: count() }).from(admissionDoors).where(and(eq(admissionDoors.showPk, showPk), isNull(admissionDoors.revokedAt))))[0]?.n ?? 0;
-    if (live >= MAX_DOORS_PER_SHOW) throw ApiError.conflict(`A show has at most ${MAX_DOORS_PER_SHOW} doors: revoke some first`, 'label');
+    // Two makes of one show at once (a double click, on PostgreSQL) one after the other: the second sees the first's name.
+    await serializeOn(tx, `doors:${showPk}`);
+    const live = await tx.select({ label: admissionDoors.label }).from(admissionDoors).where(and(eq(admissionDoors.showPk, showPk), isNull(admissionDoors.revokedAt)));
+    if (live.some((d) => d.label.toLowerCase() === label.toLowerCase())) throw ApiError.conflict(`A live door of this show is named "${label}" already: name this one otherwise, or revoke that one first`, 'label', 'door_name_taken');
+    if (live.length >= MAX_DOORS_PER_SHOW) throw ApiError.conflict(`A show has at most ${MAX_DOORS_PER_SHOW} doors: revoke some first`, 'label');
     const now = this.deps.clock.now();
     const token = DOOR_TOKEN_PREFIX + randomToken(256);
     const door: AdmissionDoorRow = { id: newId('door'), partnerId, showPk, label, tokenHash: hashSecret(token), createdBy: input.createdBy, revokedAt: null, lastSeenAt: null, createdAt: now, updatedAt: now };

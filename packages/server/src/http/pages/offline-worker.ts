@@ -31,20 +31,20 @@ export interface OfflineWorker {
   version: number;
   /** A regular expression (its source) of the page's paths. */
   page: string;
-  /** The page's script under `/widgets/v1/`, without `.js`. */
-  script: string;
+  /** The page's scripts under `/widgets/v1/`, without `.js`: its own, and any it loads (the door's QR decoder). */
+  scripts: readonly string[];
   dropOn404: boolean;
 }
 
 /** The secure ticket view's worker (`/tickets/view/<token>`, the rotating code's script). */
-export const TICKET_WORKER: OfflineWorker = { path: '/tickets/sw.js', scope: '/tickets/view/', cache: 'resale-ticket-views', version: 1, page: '^/tickets/view/[^/]+$', script: 'ticket-code', dropOn404: true };
+export const TICKET_WORKER: OfflineWorker = { path: '/tickets/sw.js', scope: '/tickets/view/', cache: 'resale-ticket-views', version: 1, page: '^/tickets/view/[^/]+$', scripts: ['ticket-code'], dropOn404: true };
 
-/** The venue's scanner page's worker (`/door`, its script); served under `/door/` with `Service-Worker-Allowed` for the scope `/door`. */
-export const DOOR_WORKER: OfflineWorker = { path: '/door/sw.js', scope: '/door', cache: 'resale-door', version: 1, page: '^/door$', script: 'door', dropOn404: false };
+/** The venue's scanner page's worker (`/door`, its script and the QR decoder it loads where the browser has none); served under `/door/` with `Service-Worker-Allowed` for the scope `/door`. */
+export const DOOR_WORKER: OfflineWorker = { path: '/door/sw.js', scope: '/door', cache: 'resale-door', version: 1, page: '^/door$', scripts: ['door', 'door-qr'], dropOn404: false };
 
 /** The worker's script (see the module comment). */
 export function offlineWorkerScript(w: OfflineWorker): string {
-  const script = `^/widgets/v1/(?:${w.script.replace(/\./g, '\\.')}\\.js|chunks/[^/]+\\.js)$`;
+  const script = `^/widgets/v1/(?:(?:${w.scripts.map((name) => name.replace(/\./g, '\\.')).join('|')})\\.js|chunks/[^/]+\\.js)$`;
   return `'use strict';
 var PREFIX = ${JSON.stringify(`${w.cache}-`)};
 var CACHE = PREFIX + ${JSON.stringify(String(w.version))};

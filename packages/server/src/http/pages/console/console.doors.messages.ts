@@ -31,6 +31,7 @@ export const drm = defineMessages(
     labelMissing: 'Name the door (for example “North gate 3”).',
     labelTooLong: 'A door’s name is at most {max} characters.',
     tooManyDoors: 'This show already has {max} live door links: revoke some first.',
+    labelTaken: 'A live door of this show is already called “{label}”. If you just made it, its link was shown once: if it is lost, revoke that door below and make another. Otherwise, choose another name.',
     // the new link, shown once
     madeTitle: 'Door link made: {label}',
     madeWarning:
@@ -70,6 +71,7 @@ export const drm = defineMessages(
     labelMissing: 'Nombra el acceso (por ejemplo, «Puerta norte 3»).',
     labelTooLong: 'El nombre de un acceso tiene como mucho {max} caracteres.',
     tooManyDoors: 'Esta sesión ya tiene {max} enlaces de acceso activos: revoca alguno primero.',
+    labelTaken: 'Ya hay un acceso activo de esta sesión llamado «{label}». Si acabas de crearlo, su enlace se mostró una sola vez: si lo has perdido, revoca ese acceso abajo y crea otro. Si no, elige otro nombre.',
     madeTitle: 'Enlace de acceso creado: {label}',
     madeWarning:
       'Este enlace solo se muestra esta vez: cópialo ahora. Quien lo tenga puede comprobar y validar entradas en las puertas de esta sesión, así que envíalo solo al personal de este acceso, nunca por un canal público. Si se pierde o se comparte, revócalo y crea otro.',

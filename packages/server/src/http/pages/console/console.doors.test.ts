@@ -193,6 +193,27 @@ describe('console doors: refused', () => {
     expect((await submit(admin, page(p, '/tour?show=show-2'), doorsAction(p, 'show-2'), { label: 'One more' })).status).toBe(200);
   });
 
+  it('refuses a second live door of the same name (the form sent again by a reload): 409 at the field, the typed name kept, no second door; free again once revoked', async () => {
+    const { t, p, admin } = await setup();
+    const first = await makeDoor(admin, p, 'North gate 3');
+    const firstId = (await storedDoors(t))[0]!.id;
+    // The page that showed the link, reloaded: the browser sends the form again.
+    const again = await submit(admin, page(p, '/tour'), doorsAction(p), { label: '  north   GATE 3 ' });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('A live door of this show is already called “north GATE 3”. If you just made it, its link was shown once');
+    expect(again.text).toContain('value="  north   GATE 3 "');
+    expect(linkOf(again.text)).toBeNull();
+    expect(await storedDoors(t)).toHaveLength(1);
+    expect((await doorAudit(t)).map((e) => e.action)).toEqual(['door.create']);
+    // Another show may have a door of that name; this show once the first is revoked.
+    expect((await submit(admin, page(p, '/tour?show=show-2'), doorsAction(p, 'show-2'), { label: 'North gate 3' })).status).toBe(200);
+    expect((await submit(admin, page(p, '/tour'), doorsAction(p, 'show-1', firstId), {})).status).toBe(303);
+    const renamed = await makeDoor(admin, p, 'North gate 3');
+    expect(renamed.token).not.toBe(first.token);
+    expect((await openDoor(t, first.token)).status).toBe(401);
+    expect((await openDoor(t, renamed.token)).status).toBe(200);
+  });
+
   it('refuses a viewer and a developer (403, before the form is read), a form without its CSRF token (403), the signed-out (sign-in); nothing written', async () => {
     const { t, p, ops, admin } = await setup();
     const { token } = await makeDoor(admin, p, 'North gate 3');

@@ -18,10 +18,13 @@ export function typedDoorLabel(form: Record<string, string>): string {
 
 /**
  * The door form's error and status for a refusal of `createDoor`: 400 on the name (empty, too
- * long), 409 past the doors a show may have; null for any other refusal (a 404 is the page's).
+ * long), 409 on a name a live door has (the form sent again, after a reload of the page that
+ * showed the link) and past the doors a show may have; null for any other refusal (a 404 is
+ * the page's). `typed` is the name as typed.
  */
-export function doorFormRefusal(lang: Lang, err: unknown): { status: 400 | 409; errors: Record<string, string> } | null {
+export function doorFormRefusal(lang: Lang, err: unknown, typed: string): { status: 400 | 409; errors: Record<string, string> } | null {
   if (!(err instanceof ApiError)) return null;
+  if (err.reason === 'door_name_taken') return { status: 409, errors: { [DOOR_LABEL_FIELD]: drm(lang, 'labelTaken', { label: typed.trim().replace(/\s+/g, ' ') }) } };
   if (err.status === 409) return { status: 409, errors: { [DOOR_LABEL_FIELD]: drm(lang, 'tooManyDoors', { max: MAX_DOORS_PER_SHOW }) } };
   if (err.status !== 400) return null;
   const code = err.entries.find((e) => e.path === 'label')?.code;

@@ -339,7 +339,7 @@ export function consoleEventRoutes(deps: ConsoleDeps) {
       // The page itself (200), not a redirect: the link is in this answer only, never in a URL, the history or a later page.
       return eventPage(c, partnerId, eventId, showId, { newDoor: { label: made.label, link: made.link, expiresAt: Date.parse(made.expiresAt) } });
     } catch (err) {
-      const refusal = doorFormRefusal(c.get('consoleLang'), err);
+      const refusal = doorFormRefusal(c.get('consoleLang'), err, typed);
       if (refusal) return eventPage(c, partnerId, eventId, showId, { doorForm: { typed, errors: refusal.errors }, status: refusal.status });
       return refused(c, err);
     }

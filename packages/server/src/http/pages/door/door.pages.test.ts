@@ -37,7 +37,7 @@ describe('the door scanner page', () => {
     expect((await t.app.request('/door/anything')).status).toBe(404);
   });
 
-  it('serves the worker for the scope /door, keeping only the page and its script', async () => {
+  it('serves the worker for the scope /door, keeping only the page, its script and its QR decoder', async () => {
     const t = createTestApp();
     const res = await t.app.request('/door/sw.js');
     expect(res.status).toBe(200);
@@ -46,7 +46,9 @@ describe('the door scanner page', () => {
     expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; connect-src 'self'");
     const script = await res.text();
     expect(script).toContain('var PAGE = new RegExp("^/door$")');
-    expect(script).toContain('var SCRIPT = new RegExp("^/widgets/v1/(?:door\\\\.js|chunks/[^/]+\\\\.js)$")');
+    const kept = new RegExp(JSON.parse(/var SCRIPT = new RegExp\(("[^"]+")\);/.exec(script)![1]!) as string);
+    expect(['/widgets/v1/door.js', '/widgets/v1/door-qr.js', '/widgets/v1/chunks/a1.js'].filter((p) => !kept.test(p))).toEqual([]);
+    expect(['/widgets/v1/ticket-code.js', '/widgets/v1/resale.js', '/widgets/v1/doorXqr.js', '/widgets/v1/door.js.br', '/v1/door', '/door'].filter((p) => kept.test(p))).toEqual([]);
     expect(script).toContain('var DROP_ON_404 = false');
     // The door API (its answers carry the show's tickets) is never cached by the worker.
     expect(script).not.toMatch(/["^]\/v1\//);
