@@ -122,6 +122,21 @@ describe('message templates', () => {
     });
   }
 
+  it('tells the holder of a rotating code to open the ticket on the phone (no screenshot, no printout, no PDF), in en and es', () => {
+    const vars = { ...SAMPLES.ticketUnlocked, rotationSeconds: 15 };
+    const en = plain(renderMessage('ticketUnlocked', 'en', vars).text);
+    const es = plain(renderMessage('ticketUnlocked', 'es', vars).text);
+    expect(en).toContain('its code changes every 15 seconds and only works on the phone that shows it, so a screenshot or a printout will not get you in');
+    expect(es).toContain('su código cambia cada 15 segundos y solo vale en el móvil que lo muestra');
+    for (const text of [en, es]) {
+      expect(text).not.toMatch(/PDF|QR/);
+      expect(text).toContain('https://resale.test/t/tkt_1?x=1&y=2');
+    }
+    // Without it, the QR code and its PDF, as before.
+    expect(plain(renderMessage('ticketUnlocked', 'en', SAMPLES.ticketUnlocked).text)).toContain('with its QR code');
+    expect(() => renderMessage('ticketUnlocked', 'en', { ...SAMPLES.ticketUnlocked, rotationSeconds: 61 })).toThrow();
+  });
+
   it('puts the one-time code in the SMS text', () => {
     expect(renderMessage('oneTimePassword', 'es', { code: '123456', minutes: 10 }, 'sms').text).toBe(
       '123456 es tu código de acceso a la reventa. Caduca en 10 minutos. No lo compartas.',

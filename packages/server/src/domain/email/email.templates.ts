@@ -35,6 +35,11 @@ export interface TemplateVars {
     ticketUrl: string;
     /** IANA time zone of the venue (`Europe/Madrid`), optional. */
     timeZone?: string;
+    /**
+     * Seconds per step when the venue scans the rotating, holder-bound code (no PDF then): the
+     * e-mail says to open the ticket on the phone, since a screenshot or a printout will not do.
+     */
+    rotationSeconds?: number;
   };
   /**
    * A ticket's rotating code was moved to another phone or browser (the holder certified a new
@@ -158,6 +163,7 @@ const SCHEMAS: { [K in TemplateName]: z.ZodType<TemplateVars[K], any> } = {
     showDate: isoInstant,
     ticketUrl: z.url({ protocol: /^https?$/ }),
     timeZone: timeZone.optional(),
+    rotationSeconds: z.number().int().min(5).max(60).optional(),
   }),
   codeMoved: z.object({ eventTitle: title, showTitle: title, showDate: isoInstant, movedAt: isoInstant, ticketUrl: z.url({ protocol: /^https?$/ }), timeZone: timeZone.optional() }),
   listingSold: z.object({ eventTitle: title, showTitle: title, amount: money, payoutDate: isoDay }),
@@ -396,18 +402,34 @@ const COPY: { [K in TemplateName]: Written<K> } = {
     en: (v, f) => ({
       subject: `Your ticket for ${v.eventTitle} is ready`,
       blocks: [
-        `Your ticket for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) is now available, with its QR code.`,
-        { href: v.ticketUrl, label: 'View your ticket' },
-        'If a PDF is attached to this e-mail, you can print it or show it on your phone at the entrance.',
+        ...(v.rotationSeconds === undefined
+          ? [
+              `Your ticket for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) is now available, with its QR code.`,
+              { href: v.ticketUrl, label: 'View your ticket' },
+              'If a PDF is attached to this e-mail, you can print it or show it on your phone at the entrance.',
+            ]
+          : [
+              `Your ticket for ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) is now available, with its entry code.`,
+              { href: v.ticketUrl, label: 'View your ticket' },
+              `At the entrance, open your ticket on your phone, signed in: its code changes every ${v.rotationSeconds} seconds and only works on the phone that shows it, so a screenshot or a printout will not get you in. Open it once before the day: it then works without signal.`,
+            ]),
       ],
       sms: `Your ticket for ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) is ready: ${v.ticketUrl}`,
     }),
     es: (v, f) => ({
       subject: `Tu entrada para ${v.eventTitle} está lista`,
       blocks: [
-        `Tu entrada para ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) ya está disponible, con su código QR.`,
-        { href: v.ticketUrl, label: 'Ver tu entrada' },
-        'Si este correo lleva un PDF adjunto, puedes imprimirlo o mostrarlo en tu móvil en la entrada.',
+        ...(v.rotationSeconds === undefined
+          ? [
+              `Tu entrada para ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) ya está disponible, con su código QR.`,
+              { href: v.ticketUrl, label: 'Ver tu entrada' },
+              'Si este correo lleva un PDF adjunto, puedes imprimirlo o mostrarlo en tu móvil en la entrada.',
+            ]
+          : [
+              `Tu entrada para ${v.eventTitle} – ${v.showTitle} (${f.dateTime(v.showDate, v.timeZone)}) ya está disponible, con su código de acceso.`,
+              { href: v.ticketUrl, label: 'Ver tu entrada' },
+              `En la entrada, abre tu entrada en tu móvil, con tu sesión iniciada: su código cambia cada ${v.rotationSeconds} segundos y solo vale en el móvil que lo muestra, así que una captura de pantalla o una copia impresa no te darán acceso. Ábrela una vez antes del día: después funciona sin cobertura.`,
+            ]),
       ],
       sms: `Tu entrada para ${v.eventTitle} (${f.dateTime(v.showDate, v.timeZone)}) está lista: ${v.ticketUrl}`,
     }),

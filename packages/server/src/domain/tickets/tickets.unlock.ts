@@ -67,7 +67,7 @@ export async function runUnlocks(deps: Pick<Kernel, 'db' | 'clock' | 'config' | 
       const sent = await deps.db.transact(async (tx) => {
         const claimed = await tx.update(tickets).set({ unlockNotifiedAt: now }).where(and(eq(tickets.id, ticket.id), isNull(tickets.unlockNotifiedAt)));
         if (affected(claimed) !== 1) return false;
-        const vars = { eventTitle: event.title, showTitle: show.title, showDate: toIso(show.startsAt), ticketUrl: url, ...(view.timeZone ? { timeZone: view.timeZone } : {}) };
+        const vars = { eventTitle: event.title, showTitle: show.title, showDate: toIso(show.startsAt), ticketUrl: url, ...(view.timeZone ? { timeZone: view.timeZone } : {}), ...(view.rotating ? { rotationSeconds: view.rotating.rotationSeconds } : {}) };
         const attachments = pdf ? [{ filename: `ticket-${ticket.ticketId}.pdf`.replace(/[^\w.-]/g, '_'), contentType: 'application/pdf', content: pdf }] : [];
         if ((await deps.messages.toUser(tx, partner.id, owner, 'ticketUnlocked', lang, vars, { attachments })) === null) {
           deps.logger.warn({ ticketPk: ticket.id }, 'ticket unlocked but its owner has no e-mail or phone');

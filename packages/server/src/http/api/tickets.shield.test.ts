@@ -97,6 +97,19 @@ describe('QR unlock notifications', () => {
     expect(sms.to).toBe('+34600111222');
   });
 
+  it('on a show whose venue scans the rotating code: no PDF, and the e-mail says to open the ticket on the phone', async () => {
+    const { t, p } = await setup();
+    const shield = await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId: 'tour', showId: 'show-1', status: true, admissionCodes: { venueScans: 'rotating', rotationSeconds: 20 } } });
+    expect(shield.status).toBe(200);
+    t.clock.set('2026-03-01T13:00:00Z');
+    expect(await runUnlocks(t.deps)).toEqual({ announced: 1, notified: 2 });
+    const email = (await t.deps.messages.list()).find((m) => m.channel === 'email')!;
+    expect(email.template).toBe('ticketUnlocked');
+    expect(email.text).toContain('its code changes every 20 seconds and only works on the phone that shows it');
+    expect(email.text).not.toMatch(/PDF|QR/);
+    await expect(t.deps.messages.attachment(email.id, 0)).rejects.toThrow();
+  });
+
   it('honours a qrUnlock rule of the ticket option and skips listed-off shows and invalid tickets', async () => {
     const { t, p } = await setup('2026-03-03T12:00:00Z');
     await t.request('PUT', `/admin/v1/partners/${p.id}/ticketShield`, { operator: true, body: { eventId: 'tour', status: true } });

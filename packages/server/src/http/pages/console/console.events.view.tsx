@@ -8,7 +8,7 @@ import type { EventListModel, EventPageModel, FeedsModel, ShowDetail, ShowSummar
 import { em } from './console.events.messages.js';
 import { DoorsPanel, NewDoorPanel, type DoorForms, type DoorFormState, type NewDoorView } from './console.doors.view.js';
 import { wm } from './console.waitinglist.messages.js';
-import { CsrfField, Field, fieldId } from './console.view.js';
+import { CsrfField, Field, SelectField } from './console.view.js';
 
 /** The rows of the rules form (a row left empty is skipped). */
 export const RULE_ROWS = 3;
@@ -425,28 +425,6 @@ function RulesTable(props: { lang: Lang; rules: StoredRuleItemOutput[] }) {
   );
 }
 
-/** A select of the rules form, with its error. */
-function RowSelect(props: { name: string; label: string; value: string; error?: string | undefined; options: { value: string; label: string }[] }) {
-  const id = fieldId(props.name);
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      {props.error ? (
-        <p class="field-error" id={`${id}-error`}>
-          {props.error}
-        </p>
-      ) : null}
-      <select id={id} name={props.name} aria-invalid={props.error ? 'true' : undefined} aria-describedby={props.error ? `${id}-error` : undefined}>
-        {props.options.map((o) => (
-          <option value={o.value} selected={o.value === props.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
 /** The form that adds or replaces rules of the show: a few rows (ticket option, scope, type, JSON value), every error at once, the typed values kept. */
 function RulesForm(props: { lang: Lang; show: ShowDetail; state: RulesFormState; form: { action: string; csrf: string } }) {
   const { lang, show, state } = props;
@@ -464,9 +442,9 @@ function RulesForm(props: { lang: Lang; show: ShowDetail; state: RulesFormState;
           <fieldset>
             <legend>{em(lang, 'ruleRow', { n: row + 1 })}</legend>
             <div class="grid">
-              <RowSelect name={name('ticketOptionId')} label={em(lang, 'ticketOption')} value={typed.ticketOptionId} error={state.errors[name('ticketOptionId')]} options={options} />
-              <RowSelect name={name('priceTypeId')} label={em(lang, 'priceType')} value={typed.priceTypeId} error={state.errors[name('priceTypeId')]} options={priceTypes} />
-              <RowSelect name={name('ruleType')} label={em(lang, 'ruleType')} value={typed.ruleType} error={state.errors[name('ruleType')]} options={types} />
+              <SelectField name={name('ticketOptionId')} label={em(lang, 'ticketOption')} value={typed.ticketOptionId} error={state.errors[name('ticketOptionId')]} options={options} />
+              <SelectField name={name('priceTypeId')} label={em(lang, 'priceType')} value={typed.priceTypeId} error={state.errors[name('priceTypeId')]} options={priceTypes} />
+              <SelectField name={name('ruleType')} label={em(lang, 'ruleType')} value={typed.ruleType} error={state.errors[name('ruleType')]} options={types} />
               <Field name={name('value')} label={em(lang, 'value')} value={typed.value} error={state.errors[name('value')]} />
             </div>
           </fieldset>

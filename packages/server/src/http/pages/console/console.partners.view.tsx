@@ -12,7 +12,7 @@ import { dm } from './console.developers.messages.js';
 import { SANDBOX_CARDS } from '../../../domain/payments/payments.provider.js';
 import { sectionHref, type PartnerSection } from './console.sections.js';
 import type { Child } from 'hono/jsx';
-import { ConsoleLayout, CsrfField, ErrorSummary, Field, fieldId, Notice, TextArea, type ConsoleBarView } from './console.view.js';
+import { ConsoleLayout, CsrfField, ErrorSummary, Field, fieldId, Notice, SelectField, TextArea, type ConsoleBarView } from './console.view.js';
 
 /** The console's address of a partner's page. */
 export function partnerHref(partnerId: string): string {
@@ -158,6 +158,8 @@ function SettingInput(props: { lang: Lang; field: SettingField; value: string; e
       );
     case 'json':
       return <TextArea name={field.name} label={label} value={value} error={error} hint={sm(lang, 'jsonHint')} rows={10} readOnly={readOnly} code />;
+    case 'choice':
+      return <SelectField name={field.name} label={label} value={value} error={error} disabled={readOnly} options={(field.options ?? []).map((o) => ({ value: o.value, label: o.label[lang] }))} />;
     default:
       return <Field name={field.name} label={label} value={value} error={error} readOnly={readOnly} {...(field.kind === 'int' || field.kind === 'number' || field.kind === 'optionalInt' ? { inputmode: 'numeric' as const } : {})} />;
   }

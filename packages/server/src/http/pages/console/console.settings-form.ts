@@ -11,9 +11,10 @@ import { settingsPatchSchema, type PartnerSettings, type PartnerSettingsPatch } 
  * How a setting is typed: numbers, URLs and texts in one input; `secret` write-only (the form
  * never shows it: blank keeps the stored one, a value replaces it); `json` a whole component's
  * configuration as JSON in a text area (blank: the API's null), checked by the same schema as
- * the API's. (The webhook kinds are chosen on the webhooks page, with the endpoint.)
+ * the API's; `choice` one of the field's `options`, in a select. (The webhook kinds are chosen
+ * on the webhooks page, with the endpoint.)
  */
-type Kind = 'int' | 'number' | 'optionalInt' | 'optionalUrl' | 'text' | 'lang' | 'secret' | 'json';
+type Kind = 'int' | 'number' | 'optionalInt' | 'optionalUrl' | 'text' | 'lang' | 'secret' | 'json' | 'choice';
 
 /** One field of the form: its setting's dotted path, how it is typed, its label. */
 export interface SettingField {
@@ -23,6 +24,8 @@ export interface SettingField {
   label: Record<Lang, string>;
   /** Only an operator changes it (fees and capacity are the operator's terms); others read it. */
   operatorOnly?: boolean;
+  /** A `choice`'s values, each with its label (the schema still checks what is sent). */
+  options?: readonly { value: string; label: Record<Lang, string> }[];
 }
 
 /** A section of the form. */
@@ -50,7 +53,13 @@ export const SETTING_SECTIONS: readonly SettingSection[] = [
     id: 'admission',
     title: { en: 'Admission at the door (ticketShield shows)', es: 'Acceso en la puerta (funciones con ticketShield)' },
     fields: [
-      f('admissionCodes.venueScans', 'text', 'Code the venue scans: partner (your own QR) or rotating (the holder-bound code that changes)', 'Código que lee la puerta: partner (vuestro QR) o rotating (el código ligado al titular que cambia)'),
+      {
+        ...f('admissionCodes.venueScans', 'choice', 'Code the venue scans', 'Código que lee la puerta'),
+        options: [
+          { value: 'partner', label: { en: 'Your own QR (ticketAccess.locator)', es: 'Vuestro QR (ticketAccess.locator)' } },
+          { value: 'rotating', label: { en: 'The rotating code bound to the holder', es: 'El código rotativo ligado al titular' } },
+        ],
+      },
       f('admissionCodes.rotationSeconds', 'int', 'Seconds per rotating code (5 to 60)', 'Segundos por código rotativo (de 5 a 60)'),
     ],
   },

@@ -67,6 +67,12 @@ export async function settingsFormOf(browser: TestBrowser, partnerId: string): P
   const out: Record<string, string> = {};
   for (const m of form.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) if (m[1] !== '_csrf') out[m[1]!] = unescape(m[2]!);
   for (const m of form.matchAll(/<textarea[^>]*name="([^"]+)"[^>]*>([^<]*)<\/textarea>/g)) out[m[1]!] = unescape(m[2]!);
+  // A select sends its selected option (the first when none is).
+  for (const m of form.matchAll(/<select[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g)) {
+    const options = [...m[2]!.matchAll(/<option value="([^"]*)"([^>]*)>/g)];
+    const chosen = options.find((o) => /\bselected\b/.test(o[2]!)) ?? options[0];
+    if (chosen) out[m[1]!] = unescape(chosen[1]!);
+  }
   return out;
 }
 

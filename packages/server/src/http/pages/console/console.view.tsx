@@ -189,6 +189,24 @@ export function Field(props: { name: string; label: string; value: string; error
   );
 }
 
+/** A labelled select of the console's forms, its hint and its error said before it, the chosen value kept. */
+export function SelectField(props: { name: string; label: string; value: string; options: readonly { value: string; label: string }[]; error?: string | undefined; hint?: string | undefined; disabled?: boolean }) {
+  const id = fieldId(props.name);
+  return (
+    <FieldParts id={id} label={props.label} hint={props.hint} error={props.error}>
+      {(described) => (
+        <select id={id} name={props.name} disabled={props.disabled} aria-invalid={props.error ? 'true' : undefined} aria-describedby={described}>
+          {props.options.map((o) => (
+            <option value={o.value} selected={o.value === props.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </FieldParts>
+  );
+}
+
 /** A labelled text area of the console's forms (origins one a line, a component's JSON), its error said before it. */
 export function TextArea(props: { name: string; label: string; value: string; error?: string | undefined; hint?: string | undefined; rows?: number; readOnly?: boolean; code?: boolean }) {
   const id = fieldId(props.name);
