@@ -86,6 +86,15 @@ async function consoleShow(page: Page): Promise<void> {
   await page.goto(`${stack.serviceUrl}/console/partners/${await sandboxId()}/events/${EVENT}`);
 }
 
+/** A door link of the rotating show named `name`, made in the console by the operator. */
+async function doorLink(name: string): Promise<string> {
+  const operator = await person();
+  await consoleShow(operator);
+  await operator.getByLabel(/^Door name/).fill(name);
+  await operator.getByRole('button', { name: 'Make the door link' }).click();
+  return await operator.getByLabel('Door link', { exact: true }).inputValue();
+}
+
 describe('the venue’s scanner page', () => {
   it('(D1) a door link made in the console checks codes at the door, online and offline, and stops when revoked', async () => {
     await rotatingShow();
@@ -180,11 +189,7 @@ describe('the venue’s scanner page', () => {
     // the page (a detector that reads what the test shows it, a camera that is a canvas), so
     // what is tested is the page's own part: offering the camera, reading frames, checking a
     // code once while it stays in view, and stopping.
-    const operator = await person();
-    await consoleShow(operator);
-    await operator.getByLabel(/^Door name/).fill('South gate');
-    await operator.getByRole('button', { name: 'Make the door link' }).click();
-    const link = await operator.getByLabel('Door link', { exact: true }).inputValue();
+    const link = await doorLink('South gate');
     const fan = await fanShowing(await ticketFor('door-3', ANA.email));
     const code = await fan.read();
 
@@ -228,11 +233,7 @@ describe('the venue’s scanner page', () => {
     // Chromium on Linux has no BarcodeDetector: the page's own decoder (door-qr.js, jsQR) reads
     // the frames. The camera is a canvas showing the fan's screen as a photo of it: the code's
     // PNG, on white, as a phone held up to the door's camera.
-    const operator = await person();
-    await consoleShow(operator);
-    await operator.getByLabel(/^Door name/).fill('West gate');
-    await operator.getByRole('button', { name: 'Make the door link' }).click();
-    const link = await operator.getByLabel('Door link', { exact: true }).inputValue();
+    const link = await doorLink('West gate');
     const fan = await fanShowing(await ticketFor('door-4', ANA.email));
     const photo = await fan.shot();
 
@@ -268,7 +269,7 @@ describe('the venue’s scanner page', () => {
     });
     await door.goto(link);
     expect(await door.evaluate(() => 'BarcodeDetector' in window)).toBe(false);
-    // The decoder is not loaded until the camera is used.
+    // The page imports the decoder only once the camera is used (its worker may fetch it before, to keep it offline).
     expect(loaded).not.toContain('/widgets/v1/door-qr.js');
     await door.getByRole('button', { name: 'Use the camera' }).click();
     await expect.poll(() => door.locator('[data-door-video]').isVisible()).toBe(true);
