@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { brotliDecompressSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -206,6 +207,25 @@ describe('the admission verify fast path: the same answers as the route', () => 
     });
     expect([chunked.status, data(chunked).reason]).toEqual([200, 'admitted']);
     expect(w.fast.answered).toBe(0);
+  });
+
+  it('lets go of a request whose client leaves mid-body: nothing in flight, nothing written, the next scan answered', async () => {
+    const w = await world();
+    const text = await w.code('tk-1');
+    const body = JSON.stringify({ text });
+    // Headers and a third of the body, then the connection cut.
+    await new Promise<void>((resolve) => {
+      const socket = connect(served!.port, '127.0.0.1', () => {
+        socket.write(`POST ${PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${w.p.keys.private}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, body.length / 3)}`);
+        setImmediate(() => socket.destroy());
+      });
+      socket.on('close', () => resolve());
+    });
+    expect((await w.t.deps.tickets.get(w.t.db, w.p.id, 'tk-1')).state).toBe('VALID');
+    // Answered after the cut one reached the server (one process, in order): by then it was let go.
+    const next = await w.ask(body, w.json(w.p.keys.private));
+    expect([next.fast, next.status, data(next).reason]).toEqual([true, 200, 'admitted']);
+    expect(w.t.deps.metrics.inFlight).toBe(0);
   });
 
   it('stops answering a key the moment it is revoked, and leaves a refusal of the rate limit to the route (429)', async () => {
