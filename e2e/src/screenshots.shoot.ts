@@ -223,6 +223,12 @@ it('renders every page and widget state', async () => {
       await ops.waitForLoadState('load');
       await ops.getByLabel('Door link', { exact: true }).waitFor();
       await shoot(ops, '30-console-event-door-link');
+      // The same name again (the form sent twice): refused at its field, the typed name kept.
+      await ops.getByLabel('Door name (1 to 60 characters)').fill('north gate 3');
+      await ops.getByRole('button', { name: 'Make the door link' }).click();
+      await ops.waitForLoadState('load');
+      await ops.locator('#f-label-error').waitFor();
+      await shoot(ops, '30b-console-event-door-name-taken');
     });
     for (const [tab, name] of [['/developers', '26-console-developers'], ['/team', '27-console-team'], ['/webhooks', '28-console-webhooks'], ['/events', '29-console-events'], ['/events/demo-gala', '30-console-event'], ['/load', '31-console-manual-load'], ['/sales', '34-console-sales'], ['/money', '35-console-money'], ['/risk', '36-console-risk']] as const) {
       await ops.goto(`${base}${tab}`);

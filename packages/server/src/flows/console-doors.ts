@@ -1,11 +1,9 @@
 import type { Kernel } from '../lib/kernel.js';
-import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { servicePaths, serviceUrl } from '../lib/urls.js';
 import { auditChange, type AuditContext, type AuditService } from '../domain/audit/audit.service.js';
 import { doorExpiry, type DoorsService } from '../domain/admission/admission.doors.js';
-import { eventByRef, showOfEvent } from '../domain/events/events.queries.js';
-import type { Tx } from '../db/client.js';
+import type { EventsService } from '../domain/events/events.service.js';
 
 /**
  * The console's doors of a show (http/pages/console/console.events.tsx): a door link made, a
@@ -28,16 +26,7 @@ export function doorLink(publicBaseUrl: string, token: string): string {
 }
 
 /** What these changes need. */
-export type ConsoleDoorsDeps = Pick<Kernel, 'db' | 'config'> & { doors: DoorsService; audit: AuditService };
-
-/** The partner's show named by the event's and the show's ids; 404 otherwise. */
-async function showOf(tx: Tx, partnerId: string, eventId: string, showId: string) {
-  const event = await eventByRef(tx, partnerId, eventId);
-  if (!event) throw ApiError.notFound('event', eventId);
-  const show = await showOfEvent(tx, event.id, showId);
-  if (!show) throw ApiError.notFound('show', showId);
-  return show;
-}
+export type ConsoleDoorsDeps = Pick<Kernel, 'db' | 'config'> & { doors: DoorsService; audit: AuditService; events: EventsService };
 
 /**
  * Makes a door link for the show: the link (shown once: only the token's hash is kept) and the
@@ -47,7 +36,7 @@ async function showOf(tx: Tx, partnerId: string, eventId: string, showId: string
  */
 export async function createDoor(deps: ConsoleDoorsDeps, ctx: AuditContext, partnerId: string, input: { eventId: string; showId: string; label: string }): Promise<{ doorId: string; label: string; link: string; expiresAt: string }> {
   return deps.db.transact(async (tx) => {
-    const show = await showOf(tx, partnerId, input.eventId, input.showId);
+    const { show } = await deps.events.findShow(tx, partnerId, input.eventId, input.showId);
     const createdBy = ctx.actor.kind === 'console' ? ctx.actor.email : 'operator token';
     const { door, token } = await deps.doors.create(tx, partnerId, show.id, { label: input.label, createdBy });
     await deps.audit.record(tx, ctx, { action: CONSOLE_DOOR_ACTIONS.create, partnerId, target: `${input.eventId}/${input.showId}/${door.id}`, ...auditChange({}, { label: door.label }) });
@@ -64,7 +53,7 @@ export async function createDoor(deps: ConsoleDoorsDeps, ctx: AuditContext, part
  */
 export async function revokeDoor(deps: ConsoleDoorsDeps, ctx: AuditContext, partnerId: string, input: { eventId: string; showId: string; doorId: string }): Promise<{ changed: boolean }> {
   return deps.db.transact(async (tx) => {
-    const show = await showOf(tx, partnerId, input.eventId, input.showId);
+    const { show } = await deps.events.findShow(tx, partnerId, input.eventId, input.showId);
     const { before, after } = await deps.doors.revoke(tx, partnerId, show.id, input.doorId);
     const changed = before.revokedAt !== after.revokedAt;
     if (changed) await deps.audit.record(tx, ctx, { action: CONSOLE_DOOR_ACTIONS.revoke, partnerId, target: `${input.eventId}/${input.showId}/${input.doorId}`, ...auditChange({ revokedAt: null }, { revokedAt: toIso(after.revokedAt!) }) });

@@ -26,6 +26,8 @@
 import { createStore, clear, get, set, type UseStore } from 'idb-keyval';
 import { parseCode } from '@resale/shared/admission-code';
 import { createKitVerifier, mergeKit, type KitVerifier, type ScannerKit } from '@resale/shared/admission-kit';
+// Its type only: the decoder itself is loaded at run time, where needed (frameReader).
+import type { readQr as readQrType } from './door-qr.js';
 
 /** GET /v1/door's answer (its envelope's `data`). */
 interface DoorInfo {
@@ -377,16 +379,18 @@ function start(root: HTMLElement): void {
   };
   /**
    * The page's own detector: each frame drawn on a canvas at most {@link FRAME_MAX} pixels a
-   * side and decoded by door-qr.js. Its loading failing (offline before it was ever kept) says
-   * so once and reads nothing: the scanner and typing still work.
+   * side and decoded by door-qr.js, which the page's worker is asked to keep for a reload
+   * offline. Its loading failing (offline before it was ever kept) says so once and reads
+   * nothing: the scanner and typing still work.
    */
   const frameReader = (): Detector => {
+    keepOffline([new URL(QR_MODULE).pathname]);
     const canvas = document.createElement('canvas');
     const context = canvas.getContext('2d', { willReadFrequently: true });
-    let decoder: Promise<((pixels: Uint8ClampedArray, width: number, height: number) => string | null) | null> | undefined;
+    let decoder: Promise<typeof readQrType | null> | undefined;
     return {
       async detect(source) {
-        decoder ??= (import(/* @vite-ignore */ QR_MODULE) as Promise<{ readQr: (pixels: Uint8ClampedArray, width: number, height: number) => string | null }>).then(
+        decoder ??= (import(/* @vite-ignore */ QR_MODULE) as Promise<{ readQr: typeof readQrType }>).then(
           (m) => m.readQr,
           () => {
             note(say('cameraFailed'), 'warn');
@@ -414,18 +418,10 @@ function start(root: HTMLElement): void {
     cameraButton.hidden = false;
     cameraButton.addEventListener('click', () => (stream ? stopCamera() : void startCamera(detector)));
   };
-  /** Whether the page decodes the camera itself: the worker is asked to keep the decoder too. */
-  let decodesItself = false;
   if (Barcode) {
-    void (Barcode.getSupportedFormats?.() ?? Promise.resolve(['qr_code'])).then((formats) => {
-      if (formats.includes('qr_code')) return offerCamera(new Barcode({ formats: ['qr_code'] }));
-      decodesItself = true;
-      keepOffline([new URL(QR_MODULE).pathname]);
-      offerCamera(frameReader());
-    });
+    void (Barcode.getSupportedFormats?.() ?? Promise.resolve(['qr_code'])).then((formats) => offerCamera(formats.includes('qr_code') ? new Barcode({ formats: ['qr_code'] }) : frameReader()));
   } else if ('mediaDevices' in navigator) {
     // Decoded by the page wherever there is a camera API (none on a page not served over HTTPS: no button then).
-    decodesItself = true;
     offerCamera(frameReader());
   }
 
@@ -455,9 +451,8 @@ function start(root: HTMLElement): void {
 
   if ('serviceWorker' in navigator && root.dataset.worker) {
     navigator.serviceWorker.register(root.dataset.worker, { scope: root.dataset.workerScope ?? '/door' }).catch(() => undefined);
-    // This load did not pass through the worker: it is asked to keep the page and this script
-    // now, for a reload offline, and the decoder where the page reads the camera itself.
-    keepOffline([location.pathname, new URL(import.meta.url).pathname, ...(decodesItself ? [new URL(QR_MODULE).pathname] : [])]);
+    // This load did not pass through the worker: it is asked to keep the page and this script now, for a reload offline.
+    keepOffline([location.pathname, new URL(import.meta.url).pathname]);
   }
 
   void (async () => {

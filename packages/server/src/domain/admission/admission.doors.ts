@@ -58,6 +58,11 @@ export type ClosedDoor = 'unknown' | 'revoked' | 'expired';
 /** When a door of `show` stops working. */
 export const doorExpiry = (show: Pick<ShowRow, 'startsAt'>): number => show.startsAt + CERTIFICATE_AFTER_START_MS;
 
+/** A door's status at `now`, its link ending at `expiresAt` ({@link doorExpiry}): what the console lists and what its token opens. */
+function doorStatus(door: Pick<AdmissionDoorRow, 'revokedAt'>, expiresAt: number, now: number): DoorView['status'] {
+  return door.revokedAt !== null ? 'revoked' : now >= expiresAt ? 'expired' : 'live';
+}
+
 /**
  * A door's label as typed: trimmed, 1 to {@link MAX_DOOR_LABEL} characters, no line breaks
  * (control characters are refused by the request's own checks before this).
@@ -127,7 +132,7 @@ export class DoorsService {
       expiresAt,
       revokedAt: r.revokedAt,
       lastSeenAt: r.lastSeenAt,
-      status: r.revokedAt !== null ? 'revoked' : now >= expiresAt ? 'expired' : 'live',
+      status: doorStatus(r, expiresAt, now),
     }));
   }
 
@@ -145,10 +150,10 @@ export class DoorsService {
       return owner ? { door, ...owner } : undefined;
     });
     if (!found) return 'unknown';
-    if (found.door.revokedAt !== null) return 'revoked';
     const now = this.deps.clock.now();
     const expiresAt = doorExpiry(found.show);
-    if (now >= expiresAt) return 'expired';
+    const status = doorStatus(found.door, expiresAt, now);
+    if (status !== 'live') return status;
     if (found.door.lastSeenAt === null || now - found.door.lastSeenAt >= SEEN_EVERY_MS) {
       await db.transact(async (tx) => await tx.update(admissionDoors).set({ lastSeenAt: now }).where(eq(admissionDoors.id, found.door.id)));
     }

@@ -3,9 +3,15 @@ import { VERIFY_REASONS } from './admission.service.js';
 
 /** The scan API's shapes (http/api/admission.routes.ts). */
 
+/**
+ * What a scanner read from a fan's phone, as read (at most 2,000 characters: a code is 160),
+ * described for where it is sent: every scan endpoint's `text`.
+ */
+export const scannedText = (description: string) => z.string().min(1).max(2_000).openapi({ description, example: 'KNAAAAB…' });
+
 export const VerifyBody = z
   .strictObject({
-    text: z.string().min(1).max(2_000).openapi({ description: 'What the scanner read from the fan’s phone, as read (white space and letter case are forgiven).', example: 'KNAAAAB…' }),
+    text: scannedText('What the scanner read from the fan’s phone, as read (white space and letter case are forgiven).'),
     externalReferenceEventId: z.string().trim().min(1).max(200).optional().openapi({ description: 'With showId: the door’s show; a ticket of another answers `other_show`.', example: 'tour-2026' }),
     showId: z.string().trim().min(1).max(200).optional().openapi({ example: 'show-1' }),
   })
@@ -44,7 +50,7 @@ export const SyncBody = z
     scans: z
       .array(
         z.strictObject({
-          text: z.string().min(1).max(2_000).openapi({ description: 'What the scanner read, as read.', example: 'KNAAAAB…' }),
+          text: scannedText('What the scanner read, as read.'),
           scannedAt: z.iso.datetime({ offset: true }).openapi({ description: 'When the door scanned it (its clock corrected by its kit’s `serverTime`); at most a day ago and not in the future.', example: '2027-06-01T19:42:07.000Z' }),
         }),
       )

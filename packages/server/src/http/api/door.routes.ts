@@ -4,7 +4,7 @@ import type { AppDeps, AppEnv } from '../../context.js';
 import { admitScan, scanTransactions, syncScans } from '../../flows/admit-scan.js';
 import { admissionCodesOf } from '../../domain/events/events.model.js';
 import { partnerOf } from '../../domain/partners/partners.queries.js';
-import { ScannerKitSchema, SyncBody, SyncResultSchema, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
+import { ScannerKitSchema, scannedText, SyncBody, SyncResultSchema, VerifyResultSchema } from '../../domain/admission/admission.schemas.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { ok } from '../../lib/envelope.js';
@@ -58,7 +58,7 @@ const DoorSchema = z
   })
   .openapi('Door');
 
-const DoorVerifyBody = z.strictObject({ text: z.string().min(1).max(2_000).openapi({ description: 'What the door read from the fan’s phone, as read.', example: 'KNAAAAB…' }) }).openapi('DoorVerifyRequest');
+const DoorVerifyBody = z.strictObject({ text: scannedText('What the door read from the fan’s phone, as read.') }).openapi('DoorVerifyRequest');
 
 const DoorKitQuery = z.object({
   since: z.iso

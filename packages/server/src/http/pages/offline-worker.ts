@@ -31,8 +31,8 @@ export interface OfflineWorker {
   version: number;
   /** A regular expression (its source) of the page's paths. */
   page: string;
-  /** The page's scripts under `/widgets/v1/`, without `.js`: its own, and any it loads (the door's QR decoder). */
-  scripts: readonly string[];
+  /** The page's scripts under `/widgets/v1/`, without `.js`: its own first ({@link pageScriptOf}), then any it loads (the door's QR decoder). */
+  scripts: readonly [string, ...string[]];
   dropOn404: boolean;
 }
 
@@ -41,6 +41,11 @@ export const TICKET_WORKER: OfflineWorker = { path: '/tickets/sw.js', scope: '/t
 
 /** The venue's scanner page's worker (`/door`, its script and the QR decoder it loads where the browser has none); served under `/door/` with `Service-Worker-Allowed` for the scope `/door`. */
 export const DOOR_WORKER: OfflineWorker = { path: '/door/sw.js', scope: '/door', cache: 'resale-door', version: 1, page: '^/door$', scripts: ['door', 'door-qr'], dropOn404: false };
+
+/** Where the page of worker `w` loads its own script from (`/widgets/v1/<name>.js`, built by @resale/widgets' vite.hosted.config.ts). */
+export function pageScriptOf(w: OfflineWorker): string {
+  return `/widgets/v1/${w.scripts[0]}.js`;
+}
 
 /** The worker's script (see the module comment). */
 export function offlineWorkerScript(w: OfflineWorker): string {

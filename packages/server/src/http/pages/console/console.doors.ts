@@ -1,5 +1,5 @@
 import type { Lang } from '@resale/shared/lang';
-import { MAX_DOOR_LABEL, MAX_DOORS_PER_SHOW } from '../../../domain/admission/admission.doors.js';
+import { doorLabel, MAX_DOOR_LABEL, MAX_DOORS_PER_SHOW } from '../../../domain/admission/admission.doors.js';
 import { ApiError } from '../../../lib/errors.js';
 import { drm } from './console.doors.messages.js';
 import { DOOR_LABEL_FIELD } from './console.doors.view.js';
@@ -24,7 +24,7 @@ export function typedDoorLabel(form: Record<string, string>): string {
  */
 export function doorFormRefusal(lang: Lang, err: unknown, typed: string): { status: 400 | 409; errors: Record<string, string> } | null {
   if (!(err instanceof ApiError)) return null;
-  if (err.reason === 'door_name_taken') return { status: 409, errors: { [DOOR_LABEL_FIELD]: drm(lang, 'labelTaken', { label: typed.trim().replace(/\s+/g, ' ') }) } };
+  if (err.reason === 'door_name_taken') return { status: 409, errors: { [DOOR_LABEL_FIELD]: drm(lang, 'labelTaken', { label: doorLabel(typed) }) } };
   if (err.status === 409) return { status: 409, errors: { [DOOR_LABEL_FIELD]: drm(lang, 'tooManyDoors', { max: MAX_DOORS_PER_SHOW }) } };
   if (err.status !== 400) return null;
   const code = err.entries.find((e) => e.path === 'label')?.code;

@@ -22,6 +22,7 @@ describe('the door scanner page', () => {
     expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
     const html = await res.text();
     expect(html).toContain(`<script type="module" src="${DOOR_SCRIPT}"></script>`);
+    expect(DOOR_SCRIPT).toBe('/widgets/v1/door.js');
     expect(html).toContain('<html lang="en"');
     const texts = JSON.parse(/data-texts="([^"]*)"/.exec(html)![1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')) as Record<string, string>;
     // A verdict for every reason the service or the kit gives.

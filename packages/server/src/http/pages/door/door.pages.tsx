@@ -7,11 +7,11 @@ import { VERIFY_REASONS } from '../../../domain/admission/admission.service.js';
 import { servicePaths } from '../../../lib/urls.js';
 import { pageLang } from '../../../lib/i18n.js';
 import { cspWith, Layout, renderPage } from '../layout.js';
-import { DOOR_WORKER, serveOfflineWorker } from '../offline-worker.js';
+import { DOOR_WORKER, pageScriptOf, serveOfflineWorker } from '../offline-worker.js';
 import { dm } from './door.messages.js';
 
 /** Where the page's script is served (@resale/widgets src/hosted/door.ts). */
-export const DOOR_SCRIPT = '/widgets/v1/door.js';
+export const DOOR_SCRIPT = pageScriptOf(DOOR_WORKER);
 
 /** The page's own rules, after the design system's. */
 const DOOR_CSS = `main{max-width:48rem}

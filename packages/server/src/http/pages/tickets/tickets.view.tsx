@@ -6,7 +6,7 @@ import type { Child } from 'hono/jsx';
 import type { TicketView } from '../../../domain/tickets/tickets.view.js';
 import { cspWith, Layout } from '../layout.js';
 import { pageScriptTag } from '../page-script.js';
-import { TICKET_WORKER } from '../offline-worker.js';
+import { pageScriptOf, TICKET_WORKER } from '../offline-worker.js';
 import { tm } from './tickets.messages.js';
 import { ticketName } from '../../../lib/seats.js';
 
@@ -54,7 +54,7 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color
 export const VIEW_CSP = cspWith({ styles: [VIEW_CSS], imgSrc: ['https:'], scripts: true, fetches: true });
 
 /** Where the rotating code's script is served from (its service worker: offline-worker.ts). */
-export const TICKET_CODE_SCRIPT = '/widgets/v1/ticket-code.js';
+export const TICKET_CODE_SCRIPT = pageScriptOf(TICKET_WORKER);
 
 /**
  * What the page needs to show a rotating code (TicketView.rotating): the phone's part is the
