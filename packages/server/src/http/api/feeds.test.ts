@@ -346,8 +346,10 @@ describe('feeds: a feed that fails', () => {
 
   it('one partner whose feed is down never stops another partner’s', async () => {
     const gone = await startPlatform();
-    await gone.close();
     const { t, platform, feeds } = await setup({ eventsFeedUrl: gone.url('/events'), cancelledFeedUrl: null });
+    // Closed only once the set-up's platform listens: closed first, its port was free for that
+    // platform to be given (both asked for any port), and the dead feed then answered (seen in CI).
+    await gone.close();
     const other = await t.partner('Other', { eventsFeedUrl: platform.url('/events') });
     platform.serve('/events', [feedEvent('tour-z')]);
     const { runs } = await feeds.tick();
