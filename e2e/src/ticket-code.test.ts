@@ -92,9 +92,12 @@ describe('the rotating code on the holder’s phone', () => {
     expect(parsed.ok && parsed.code.step).toBe(first.step);
 
     // A step later the page shows another code (the phone's clock moved, not the test's wait).
+    // The phone's clock also runs in real time, so a step boundary may pass between the first
+    // read and the jump: the page then shows a step or two on, both within the door's window.
     await page.clock.fastForward(15_000);
-    await expect.poll(async () => Number(await page.locator('[data-code-canvas]').getAttribute('data-step'))).toBe(first.step + 1);
+    await expect.poll(async () => Number(await page.locator('[data-code-canvas]').getAttribute('data-step'))).toBeGreaterThan(first.step);
     const second = await readQr(page);
+    expect(second.step - first.step).toBeLessThanOrEqual(2);
     expect(second.text).not.toBe(first.text);
 
     // The door: the newest code admits; the one before it (a screenshot passed on) is refused.
