@@ -205,6 +205,11 @@ it('renders every page and widget state', async () => {
     await shoot(ops, '22-console-overview');
     await ops.goto(`${stack.serviceUrl}/console/partners`);
     await shoot(ops, '23-console-partners');
+    // A partner of a name that exists already: the console asks before making a second one.
+    await ops.getByLabel('Name', { exact: true }).fill('sandbox');
+    await ops.getByRole('button', { name: 'Create' }).click();
+    await ops.getByLabel('Create another partner named “sandbox”').waitFor();
+    await shoot(ops, '23b-console-partners-twin');
     // The sandbox: the demo's partner, with its events, sales and webhooks.
     const partnerHref = await ops.getByRole('link', { name: 'sandbox', exact: true }).getAttribute('href');
     base = `${stack.serviceUrl}${partnerHref}`;

@@ -82,6 +82,11 @@ export interface PartnersServiceDeps {
   bus?: DomainEvents;
 }
 
+/** A partner's name as {@link PartnersService.namedAs} compares it. */
+function partnerNameKey(name: string): string {
+  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
 /** Partners, their keys and settings. No HTTP here. */
 export class PartnersService {
   private readonly db: Db;
@@ -122,6 +127,19 @@ export class PartnersService {
       .returning())[0]!;
     for (const kind of Object.keys(secrets.keys) as ApiKeyKind[]) await this.insertKey(tx, partner.id, kind, secrets.keys[kind]);
     return { partner, secrets };
+  }
+
+  /**
+   * The partners whose name reads as `name` (letter case and runs of spaces aside), oldest
+   * first: the console warns before making a second partner of a name, so that a form sent
+   * twice (a reload of the page that showed the keys) is not a second partner by accident.
+   * Names are not unique (two organisers may share one); the console asks, it does not refuse.
+   */
+  async namedAs(name: string): Promise<{ id: string; name: string }[]> {
+    const key = partnerNameKey(name);
+    // Compared here, not in SQL: SQLite's lower() folds ASCII only, and the partners are few.
+    const rows = await this.db.read(async (tx) => await tx.select({ id: partners.id, name: partners.name }).from(partners).orderBy(asc(partners.createdAt), asc(partners.id)));
+    return rows.filter((r) => partnerNameKey(r.name) === key);
   }
 
   async list(): Promise<PartnerRow[]> {

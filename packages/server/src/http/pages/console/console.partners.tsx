@@ -13,7 +13,7 @@ import { safeRedirect } from '../auth/auth.session.js';
 import { barOf, consoleRefusal, formText, otherLangHref, requireConsole, requireStepUp, type ConsoleDeps } from './console.auth.js';
 import { cm } from './console.messages.js';
 import { editableFields, loadPartnerList, loadPartnerPage } from './console.partners.load.js';
-import { DevelopersView, PartnersView, partnerHref, SecretsOnceView, settingLabels, SettingsView, TeamView, type PartnerPageState } from './console.partners.view.js';
+import { DevelopersView, PartnersView, partnerHref, SecretsOnceView, settingLabels, SettingsView, TeamView, type PartnerCreateState, type PartnerPageState } from './console.partners.view.js';
 import { PARTNER_SECTIONS, type PartnerSection } from './console.sections.js';
 import { partnerAction, renderPartnerSection } from './console.partner-frame.js';
 import { consoleCsrfToken, type ConsoleContext, type ConsoleEnv } from './console.session.js';
@@ -48,7 +48,7 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
   const app = new Hono<ConsoleEnv>();
   const render = (c: ConsoleContext, node: Child, status = 200) => renderPage(c, node, { status, csp: CONSOLE_CSP });
 
-  const partnersPage = async (c: ConsoleContext, session: ConsoleSession, create: { name: string; error?: string }, status = 200) => {
+  const partnersPage = async (c: ConsoleContext, session: ConsoleSession, create: PartnerCreateState, status = 200) => {
     const q = (c.req.query('q') ?? '').slice(0, 200);
     const items = await loadPartnerList(deps, session, q);
     return render(
@@ -62,7 +62,10 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     const session = requireConsole(c);
     if (session instanceof Response) return session;
     if (!session.user.operator) return consoleRefusal(c, 403);
-    return partnersPage(c, session, { name: (c.req.query('name') ?? '').slice(0, 200) });
+    const name = (c.req.query('name') ?? '').slice(0, 200);
+    // Back from a step-up with "create another" ticked: the form as it was sent, the twins named.
+    const again = c.req.query('again') === 'yes' && name.trim() !== '';
+    return partnersPage(c, session, again ? { name, again, twins: await deps.partners.namedAs(name) } : { name });
   });
 
   app.post('/console/partners', async (c) => {
@@ -70,10 +73,18 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     if (session instanceof Response) return session;
     if (!session.user.operator) return consoleRefusal(c, 403);
     const lang = c.get('consoleLang');
-    const name = formText(await c.req.parseBody({ all: true }), 'name', 300).trim();
-    if (name.length < 1 || name.length > 200) return partnersPage(c, session, { name, error: cm(lang, 'badName') }, 400);
-    // The new partner's keys are shown once: a fresh code first (the typed name comes back with it).
-    const stepUp = requireStepUp(c, deps, session, `/console/partners?name=${encodeURIComponent(name)}`);
+    const body = await c.req.parseBody({ all: true });
+    const name = formText(body, 'name', 300).trim();
+    const again = formText(body, 'again', 10) === 'yes';
+    if (name.length < 1 || name.length > 200) return partnersPage(c, session, { name, again, error: cm(lang, 'badName') }, 400);
+    // A partner of this name already: most often this very form sent twice (a reload of the
+    // keys' page), so the console asks before it makes a second one; names need not be unique.
+    if (!again) {
+      const twins = await deps.partners.namedAs(name);
+      if (twins.length > 0) return partnersPage(c, session, { name, twins, error: cm(lang, 'nameTwin', { name }) }, 409);
+    }
+    // The new partner's keys are shown once: a fresh code first (the typed form comes back with it).
+    const stepUp = requireStepUp(c, deps, session, `/console/partners?name=${encodeURIComponent(name)}${again ? '&again=yes' : ''}`);
     if (stepUp) return stepUp;
     const { partner, secrets } = await createPartner(deps, consoleAuditContext(c, session, null), { name });
     return render(

@@ -56,8 +56,14 @@ export function PartnerTable(props: { lang: Lang; items: PartnerItem[] }) {
   );
 }
 
+/**
+ * The form that creates a partner as sent back: the typed name, its error, and the partners
+ * already of that name (`twins`), with the box that creates another one anyway (`again`).
+ */
+export type PartnerCreateState = { name: string; error?: string | undefined; twins?: readonly { id: string; name: string }[]; again?: boolean };
+
 /** The operators' list of partners: search, the list, and the form that creates one. */
-export function PartnersView(props: { lang: Lang; bar: ConsoleBarView; items: PartnerItem[]; q: string; create: { action: string; csrf: string; name: string; error?: string | undefined }; otherLangHref: string }) {
+export function PartnersView(props: { lang: Lang; bar: ConsoleBarView; items: PartnerItem[]; q: string; create: PartnerCreateState & { action: string; csrf: string }; otherLangHref: string }) {
   const { lang } = props;
   return (
     <ConsoleLayout lang={lang} title={cm(lang, 'partnersTitle')} current="partners" bar={props.bar} otherLangHref={props.otherLangHref}>
@@ -74,6 +80,22 @@ export function PartnersView(props: { lang: Lang; bar: ConsoleBarView; items: Pa
       <form method="post" action={props.create.action} class="card" novalidate>
         <CsrfField token={props.create.csrf} />
         <Field name="name" label={cm(lang, 'partnerName')} value={props.create.name} error={props.create.error} required />
+        {props.create.twins?.length ? (
+          <div class="field">
+            <p>{cm(lang, 'twinsAre')}</p>
+            <ul>
+              {props.create.twins.map((t) => (
+                <li>
+                  <a href={partnerHref(t.id)}>{t.name}</a> <code>{t.id}</code>
+                </li>
+              ))}
+            </ul>
+            <label class="check">
+              <input type="checkbox" id={fieldId('again')} name="again" value="yes" checked={props.create.again === true} />
+              {cm(lang, 'createAgain', { name: props.create.name })}
+            </label>
+          </div>
+        ) : null}
         <button type="submit">{cm(lang, 'create')}</button>
       </form>
     </ConsoleLayout>

@@ -189,6 +189,46 @@ describe('console partners', () => {
     expect(JSON.stringify(entries)).not.toContain(privateKey);
   });
 
+  it('asks before a second partner of a name (the keys’ page reloaded sends the form again), and makes it when asked, through a step-up', async () => {
+    const t = await setup();
+    const ops = await signIn(t, OPERATOR);
+    const first = await submit(ops, '/console/partners', '/console/partners', { name: 'Acme Tickets' });
+    expect(first.status).toBe(201);
+    const firstId = /href="\/console\/partners\/(ptr_[^"]+)"/.exec(first.text)![1]!;
+    const count = async () => (await t.request('GET', '/admin/v1/partners', { operator: true })).body.data.length as number;
+    const auditCount = async () => (await t.db.read(async (tx) => await tx.select().from(auditLog))).length;
+    const [partnersBefore, auditBefore] = [await count(), await auditCount()];
+
+    // The same form again (letter case and spaces aside): a warning, the typed name kept, the twin linked, nothing made.
+    const twice = await submit(ops, '/console/partners', '/console/partners', { name: '  acme   TICKETS ' });
+    expect(twice.status).toBe(409);
+    expect(twice.text).toContain('A partner named “acme   TICKETS” exists already');
+    expect(inputValue(twice.text, 'name')).toBe('acme   TICKETS');
+    expect(twice.text).toContain(`href="/console/partners/${firstId}"`);
+    expect(twice.text).toMatch(/<input type="checkbox" id="f-again" name="again" value="yes"\s*\/?>/);
+    expect([await count(), await auditCount()]).toEqual([partnersBefore, auditBefore]);
+    // Another name is no twin; a bad name is refused before any twin is looked for.
+    expect((await submit(ops, '/console/partners', '/console/partners', { name: '' })).status).toBe(400);
+    expect((await submit(ops, '/console/partners', '/console/partners', { name: 'x'.repeat(201), again: 'yes' })).status).toBe(400);
+
+    // Asked for, after a fresh code: the step-up comes back to the form as it was sent, box ticked.
+    t.clock.advance(11 * 60_000);
+    const asked = await submit(ops, '/console/partners', '/console/partners', { name: 'Acme Tickets', again: 'yes' });
+    expect(asked.status).toBe(303);
+    expect(asked.location).toBe(`/console/confirm?next=${encodeURIComponent('/console/partners?name=Acme%20Tickets&again=yes')}`);
+    const back = await confirmWithCode(t, ops, asked.location!, OPERATOR);
+    const form = await ops.get(back.location!);
+    expect(inputValue(form.text, 'name')).toBe('Acme Tickets');
+    expect(form.text).toMatch(/<input type="checkbox" id="f-again" name="again" value="yes" checked/);
+    expect(form.text).toContain(`href="/console/partners/${firstId}"`);
+    const made = await submit(ops, back.location!, '/console/partners', { name: 'Acme Tickets', again: 'yes' });
+    expect(made.status).toBe(201);
+    expect(made.text).toContain('Keys of Acme Tickets');
+    expect(await count()).toBe(partnersBefore + 1);
+    // An unticked "again" in the address (typed by hand) shows no box: nothing to ask.
+    expect((await ops.get('/console/partners?name=Other')).text).not.toContain('name="again"');
+  });
+
   it('answers a settings form with every error at once, the typed values kept, nothing written', async () => {
     const t = await setup();
     const p = await t.partner('Acme');
