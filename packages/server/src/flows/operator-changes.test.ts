@@ -236,6 +236,34 @@ describe('operator changes called by the console', () => {
     expect(await rawLog(t)).not.toContain(secret);
   });
 
+  it('rotates a kind given the version its form read only once: a form sent again, or by two people at once, replaces one key', async () => {
+    const t = createTestApp();
+    const p = await t.partner();
+    const read = async () => await t.db.read(async (tx) => await t.deps.partners.keyVersionsIn(tx, p.id));
+    const before = await read();
+    // Nothing of a 256-bit secret in its version.
+    expect(before.webhookSecret).toMatch(/^[0-9a-f]{16}$/);
+    expect(p.webhookSecret).not.toContain(before.webhookSecret);
+
+    for (const kind of ['private', 'webhookSecret'] as const) {
+      // Two at once with what one page showed: one replaces the key, the other is told it changed.
+      const both = await Promise.allSettled([0, 1].map(async () => await rotatePartnerKey(t.deps, console_, p.id, { kind, graceSeconds: 60, ifVersion: before[kind] })));
+      expect(both.map((r) => r.status).sort(), kind).toEqual(['fulfilled', 'rejected']);
+      const refused = both.find((r) => r.status === 'rejected')!.reason;
+      expect(refused).toMatchObject({ status: 409, reason: 'key_changed', entries: [{ path: 'kind' }] });
+      const after = await read();
+      expect(after[kind], kind).not.toBe(before[kind]);
+      // The others did not move; a version of another kind is no version of this one.
+      for (const other of ['public', 'channels'] as const) expect(after[other]).toBe(before[other]);
+      await expect(rotatePartnerKey(t.deps, console_, p.id, { kind, ifVersion: before.public })).rejects.toMatchObject({ reason: 'key_changed' });
+    }
+    // The key the winner answered is the one in force (with the first through its grace).
+    expect((await t.request('GET', '/v1/events/none', { key: p.keys.private })).status).toBe(404);
+    t.clock.advance(61_000);
+    expect((await t.request('GET', '/v1/events/none', { key: p.keys.private })).status).toBe(401);
+    expect((await entries(t)).map((e) => e.action)).toEqual([OPERATOR_ACTIONS.rotatePartnerKey, OPERATOR_ACTIONS.rotatePartnerWebhookSecret]);
+  });
+
   it('makes the change and its entry together: an entry that cannot be written takes the change back with it', async () => {
     const t = createTestApp();
     const p = await t.partner('Acme', { webhookUrl: 'http://127.0.0.1:9/hooks' });

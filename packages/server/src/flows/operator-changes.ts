@@ -7,8 +7,8 @@ import { auditChange, REDACTED, type AuditContext, type AuditService } from '../
 import { eventByRef, showOfEvent, showsOfEventByShowId } from '../domain/events/events.queries.js';
 import type { EventsService } from '../domain/events/events.service.js';
 import { FEED_KINDS, FeedsService, type ClaimedPoll, type FeedRun } from '../domain/feeds/feeds.service.js';
-import { partnerById, type ApiKeyKind } from '../domain/partners/partners.queries.js';
-import { DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS, publicSettings, type PartnerChange, type PartnerRow, type PartnerSecrets, type PartnersService } from '../domain/partners/partners.service.js';
+import { partnerById } from '../domain/partners/partners.queries.js';
+import { DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS, publicSettings, type PartnerChange, type PartnerRow, type PartnerSecrets, type PartnersService, type RotatableKind } from '../domain/partners/partners.service.js';
 import { DEFAULT_SETTINGS, type PartnerSettingsPatch } from '../domain/partners/partners.settings.js';
 import { admissionCodesOf, type ShowAdmissionCodes } from '../domain/events/events.model.js';
 import type { VenueScans } from '@resale/shared/admission-code';
@@ -118,22 +118,23 @@ export async function updatePartner(deps: OperatorChangesDeps, ctx: AuditContext
  * Issues a new private, public or channels key (or webhook secret, then recorded as
  * {@link rotatePartnerWebhookSecret} records it), answered once; the previous one keeps working
  * for `graceSeconds` (default 0: revoked at once). Records `partner.key.rotate` with
- * `{ kind, graceSeconds }`, never the key.
+ * `{ kind, graceSeconds }`, never the key. With `ifVersion` (the console's form: what
+ * `PartnersService.keyVersionsIn` read when it was shown) only if the kind was not rotated since.
  *
- * @throws ApiError 404 for an unknown partner (nothing recorded)
+ * @throws ApiError 404 for an unknown partner; 409 `key_changed` past `ifVersion` (nothing recorded)
  * @example const { secret, previousValidUntil } = await rotatePartnerKey(deps, ctx, 'ptr_…', { kind: 'private', graceSeconds: 3600 });
  */
 export async function rotatePartnerKey(
   deps: OperatorChangesDeps,
   ctx: AuditContext,
   partnerId: string,
-  input: { kind: ApiKeyKind | 'webhookSecret'; graceSeconds?: number | undefined },
+  input: { kind: RotatableKind; graceSeconds?: number | undefined; ifVersion?: string | undefined },
 ): Promise<{ secret: string; previousValidUntil: number | null }> {
   const graceSeconds = input.graceSeconds ?? 0;
-  if (input.kind === 'webhookSecret') return rotatePartnerWebhookSecret(deps, ctx, partnerId, { graceSeconds });
+  if (input.kind === 'webhookSecret') return rotatePartnerWebhookSecret(deps, ctx, partnerId, { graceSeconds, ifVersion: input.ifVersion });
   const kind = input.kind;
   return deps.db.transact(async (tx) => {
-    const rotated = await deps.partners.rotateIn(tx, partnerId, kind, graceSeconds);
+    const rotated = await deps.partners.rotateIn(tx, partnerId, kind, graceSeconds, input.ifVersion);
     await deps.audit.record(tx, ctx, { action: OPERATOR_ACTIONS.rotatePartnerKey, partnerId, target: partnerId, after: { kind, graceSeconds } });
     return rotated;
   });
@@ -151,11 +152,11 @@ export async function rotatePartnerWebhookSecret(
   deps: OperatorChangesDeps,
   ctx: AuditContext,
   partnerId: string,
-  input: { graceSeconds?: number | undefined } = {},
+  input: { graceSeconds?: number | undefined; ifVersion?: string | undefined } = {},
 ): Promise<{ secret: string; previousValidUntil: number | null }> {
   const graceSeconds = input.graceSeconds ?? DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS;
   return deps.db.transact(async (tx) => {
-    const rotated = await deps.partners.rotateWebhookSecretIn(tx, partnerId, graceSeconds);
+    const rotated = await deps.partners.rotateIn(tx, partnerId, 'webhookSecret', graceSeconds, input.ifVersion);
     await deps.audit.record(tx, ctx, { action: OPERATOR_ACTIONS.rotatePartnerWebhookSecret, partnerId, target: partnerId, after: { webhookSecret: REDACTED, graceSeconds } });
     return rotated;
   });

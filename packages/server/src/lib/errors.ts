@@ -104,6 +104,8 @@ export const DOMAIN_REASONS = [
   'too_many_devices',
   /** A live door link of the show already has that name (a form sent twice makes no second door). */
   'door_name_taken',
+  /** A key or secret was rotated after the form that would rotate it was read (a reload sends the form again). */
+  'key_changed',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

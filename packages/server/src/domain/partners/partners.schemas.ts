@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { toIso } from '../../lib/clock.js';
-import { DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS, MAX_ROTATION_GRACE_SECONDS, publicSettings, type PartnerRow } from './partners.service.js';
+import { DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS, MAX_ROTATION_GRACE_SECONDS, publicSettings, ROTATABLE_KINDS, type PartnerRow } from './partners.service.js';
 import { settingsPatchSchema, settingsSchema } from './partners.settings.js';
 
 /** The `{partnerId}` path parameter of operator routes. */
@@ -58,7 +58,7 @@ export const PartnerCreatedSchema = z
 
 export const RotateSchema = z
   .strictObject({
-    kind: z.enum(['private', 'public', 'channels', 'webhookSecret']).openapi({ example: 'private' }),
+    kind: z.enum(ROTATABLE_KINDS).openapi({ example: 'private' }),
     graceSeconds: z.number().int().min(0).max(MAX_ROTATION_GRACE_SECONDS).default(0).openapi({
       example: 3600,
       description: 'How long the previous key keeps working, so deployments can roll over (for `webhookSecret`: keeps signing beside the new one). 0 revokes it at once.',
@@ -95,7 +95,7 @@ export const WebhookSecretRotatedSchema = z
 
 export const RotatedSchema = z
   .object({
-    kind: z.enum(['private', 'public', 'channels', 'webhookSecret']),
+    kind: z.enum(ROTATABLE_KINDS),
     secret: z.string().openapi({ description: 'The new key or secret. Shown once.' }),
     previousValidUntil: z.string().nullable().openapi({ description: 'Until when the previous key still works; null when revoked at once.' }),
   })

@@ -8,7 +8,7 @@ import { affected } from '../../db/affected.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import type { DomainEvents } from '../../lib/domain-events.js';
-import { apiKeys, partners, type ApiKeyKind } from './partners.table.js';
+import { API_KEY_KINDS, apiKeys, partners, type ApiKeyKind } from './partners.table.js';
 import { DEFAULT_SETTINGS, mergeSettings, type PartnerSettings, type PartnerSettingsPatch } from './partners.settings.js';
 
 /** Key prefixes: they tell a human which key is which; lookup is by hash only. */
@@ -81,6 +81,11 @@ export interface PartnersServiceDeps {
   /** Where a new `webhookUrl` is announced (`partner.webhook_url.set`); none in tools that change no settings. */
   bus?: DomainEvents;
 }
+
+/** What a rotation replaces: one of the three API key kinds, or the webhook signing secret. */
+export const ROTATABLE_KINDS = [...API_KEY_KINDS, 'webhookSecret'] as const;
+/** One of {@link ROTATABLE_KINDS}. */
+export type RotatableKind = (typeof ROTATABLE_KINDS)[number];
 
 /** A partner's name as {@link PartnersService.namedAs} compares it. */
 function partnerNameKey(name: string): string {
@@ -184,12 +189,39 @@ export class PartnersService {
    * Replaces one key kind (or the webhook secret, as {@link rotateWebhookSecret}). The old key
    * stays valid for `graceSeconds` so a partner can roll its deployments without downtime.
    */
-  async rotate(id: string, kind: ApiKeyKind | 'webhookSecret', graceSeconds = 0): Promise<{ secret: string; previousValidUntil: number | null }> {
+  async rotate(id: string, kind: RotatableKind, graceSeconds = 0): Promise<{ secret: string; previousValidUntil: number | null }> {
     return this.db.transact(async (tx) => await this.rotateIn(tx, id, kind, graceSeconds));
   }
 
-  /** {@link rotate} inside the caller's transaction. @throws 404 when the partner is unknown. */
-  async rotateIn(tx: Tx, id: string, kind: ApiKeyKind | 'webhookSecret', graceSeconds = 0): Promise<{ secret: string; previousValidUntil: number | null }> {
+  /**
+   * What each kind of key is now, as a rotation form shows it (see {@link rotateIn}'s
+   * `ifVersion`): a key kind's current key's id (the one without an end; a rotation gives the
+   * one before it an end, even of no grace), the webhook secret's first digest characters
+   * (they tell nothing of a 256-bit secret). Changes with every rotation and only then.
+   *
+   * @throws 404 when the partner is unknown
+   */
+  async keyVersionsIn(tx: Tx, id: string): Promise<Record<RotatableKind, string>> {
+    const partner = await existing(tx, id);
+    const current = await tx.select({ id: apiKeys.id, kind: apiKeys.kind }).from(apiKeys).where(and(eq(apiKeys.partnerId, id), isNull(apiKeys.expiresAt))).orderBy(asc(apiKeys.id));
+    const of = (kind: ApiKeyKind) => current.filter((k) => k.kind === kind).map((k) => k.id).join(',');
+    return { private: of('private'), public: of('public'), channels: of('channels'), webhookSecret: hashSecret(this.box.open(partner.webhookSecretSealed)).slice(0, 16) };
+  }
+
+  /**
+   * {@link rotate} inside the caller's transaction. With `ifVersion` (what
+   * {@link keyVersionsIn} said when the form was shown) it replaces the key only if the kind was
+   * not rotated since: the same form sent twice (the new key's page reloaded) or by two people
+   * at once replaces one key, not two, and the key just shown stays the one in force.
+   *
+   * @throws 404 when the partner is unknown; 409 `key_changed` when the kind changed since `ifVersion`
+   */
+  async rotateIn(tx: Tx, id: string, kind: RotatableKind, graceSeconds = 0, ifVersion?: string): Promise<{ secret: string; previousValidUntil: number | null }> {
+    if (ifVersion !== undefined) {
+      // Two rotations at once (PostgreSQL) one after the other: the second reads the first's key.
+      await serializeOn(tx, `partner-keys:${id}`);
+      if ((await this.keyVersionsIn(tx, id))[kind] !== ifVersion) throw ApiError.conflict(`The partner's ${kind} was replaced after this rotation's form was read: read the page again before replacing it again`, 'kind', 'key_changed');
+    }
     if (kind === 'webhookSecret') return this.rotateWebhookSecretIn(tx, id, graceSeconds);
     const now = this.clock.now();
     const until = now + graceSeconds * 1000;

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../../context.js';
 import { can, type ConsoleSession } from '../../../domain/console/console.service.js';
 import type { ConsoleRole } from '../../../domain/console/console.model.js';
 import { partnerById, searchPartners } from '../../../domain/partners/partners.queries.js';
-import { isSandboxPartner, type PartnerRow } from '../../../domain/partners/partners.service.js';
+import { isSandboxPartner, type PartnerRow, type RotatableKind } from '../../../domain/partners/partners.service.js';
 import { originsFormValue, settingsFormValues, SETTING_SECTIONS, type SettingField } from './console.settings-form.js';
 
 /** A partner in a list: its id, name, and the person's role there (operators: `operator`). */
@@ -41,6 +41,8 @@ export interface PartnerPageModel {
   /** The settings fields this person may change (the others are shown read-only). */
   editable: ReadonlySet<string>;
   mayDevelop: boolean;
+  /** What each key kind is now, sent back by the rotation form (null for who may not rotate). */
+  keyVersions: Record<RotatableKind, string> | null;
   mayAdminister: boolean;
   team: TeamMember[];
   /** Whether the partner is the sandbox, whose market may be reset (flows/sandbox-reset.ts). */
@@ -59,7 +61,7 @@ export function editableFields(session: ConsoleSession, partnerId: string): Sett
  * The partner page's model, or null when the person may not see the partner (unknown, or
  * another partner's: the same answer, so ids tell nothing).
  */
-export async function loadPartnerPage(deps: Pick<AppDeps, 'db' | 'consoleAccess' | 'payments'>, session: ConsoleSession, partnerId: string): Promise<PartnerPageModel | null> {
+export async function loadPartnerPage(deps: Pick<AppDeps, 'db' | 'consoleAccess' | 'payments' | 'partners'>, session: ConsoleSession, partnerId: string): Promise<PartnerPageModel | null> {
   if (!can(session, 'read', partnerId)) return null;
   return await deps.db.read(async (tx) => {
     const partner = await partnerById(tx, partnerId);
@@ -72,6 +74,7 @@ export async function loadPartnerPage(deps: Pick<AppDeps, 'db' | 'consoleAccess'
       origins: originsFormValue(partner.settings),
       editable: new Set(editableFields(session, partnerId).map((f) => f.name)),
       mayDevelop: can(session, 'develop', partnerId),
+      keyVersions: can(session, 'develop', partnerId) ? await deps.partners.keyVersionsIn(tx, partnerId) : null,
       mayAdminister: can(session, 'administer', partnerId),
       team,
       sandbox: isSandboxPartner(partner),

@@ -13,7 +13,9 @@ import { safeRedirect } from '../auth/auth.session.js';
 import { barOf, consoleRefusal, formText, otherLangHref, requireConsole, requireStepUp, type ConsoleDeps } from './console.auth.js';
 import { cm } from './console.messages.js';
 import { editableFields, loadPartnerList, loadPartnerPage } from './console.partners.load.js';
-import { DevelopersView, PartnersView, partnerHref, SecretsOnceView, settingLabels, SettingsView, TeamView, type PartnerCreateState, type PartnerPageState } from './console.partners.view.js';
+import { ApiError } from '../../../lib/errors.js';
+import { ROTATABLE_KINDS, type RotatableKind } from '../../../domain/partners/partners.service.js';
+import { DevelopersView, KEY_LABELS, PartnersView, partnerHref, SecretsOnceView, settingLabels, SettingsView, TeamView, type PartnerCreateState, type PartnerPageState } from './console.partners.view.js';
 import { PARTNER_SECTIONS, type PartnerSection } from './console.sections.js';
 import { partnerAction, renderPartnerSection } from './console.partner-frame.js';
 import { consoleCsrfToken, type ConsoleContext, type ConsoleEnv } from './console.session.js';
@@ -37,6 +39,8 @@ export function consoleAuditContext(c: ConsoleContext, session: ConsoleSession, 
 
 /** The largest grace a rotation takes here, in hours (the API's limit: 7 days). */
 const MAX_GRACE_HOURS = 168;
+
+const isRotatable = (value: string): value is RotatableKind => (ROTATABLE_KINDS as readonly string[]).includes(value);
 
 /**
  * The console's home, the operators' partner list and creation, and a partner's page:
@@ -113,7 +117,7 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     const lang = c.get('consoleLang');
     const base = partnerHref(partnerId);
     const errors = { ...(state.errors ?? {}), ...(state.originsError ? { allowedOrigins: state.originsError } : {}), ...(state.invite?.errors ?? {}) };
-    const labels = { ...settingLabels(lang), allowedOrigins: cm(lang, 'origins'), email: cm(lang, 'email'), role: cm(lang, 'role'), graceHours: cm(lang, 'grace'), confirm: dm(lang, 'resetTitle') };
+    const labels = { ...settingLabels(lang), allowedOrigins: cm(lang, 'origins'), email: cm(lang, 'email'), role: cm(lang, 'role'), graceHours: cm(lang, 'grace'), kind: cm(lang, 'keyKind'), confirm: dm(lang, 'resetTitle') };
     const preview = section === 'settings' ? previewOf(model.partner, lang, state.typed) : null;
     const body =
       section === 'settings' ? (
@@ -201,15 +205,26 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     if (got instanceof Response) return got;
     const { session, partnerId, form } = got;
     const lang = c.get('consoleLang');
-    const kind = form.kind;
-    const hours = Number((form.graceHours ?? '').trim());
-    if ((kind !== 'private' && kind !== 'public' && kind !== 'channels' && kind !== 'webhookSecret') || !/^\d+$/.test((form.graceHours ?? '').trim()) || hours > MAX_GRACE_HOURS) {
-      return partnerPage(c, session, partnerId, 'developers', { errors: { graceHours: cm(lang, 'badGrace') } }, 400);
-    }
+    const kind = form.kind ?? '';
+    const typedHours = (form.graceHours ?? '').trim();
+    const hours = Number(typedHours);
+    const rotation = { kind, graceHours: typedHours.slice(0, 20) };
+    const errors: Record<string, string> = {};
+    if (!isRotatable(kind)) errors.kind = cm(lang, 'badKind');
+    if (!/^\d+$/.test(typedHours) || hours > MAX_GRACE_HOURS) errors.graceHours = cm(lang, 'badGrace');
+    if (Object.keys(errors).length > 0 || !isRotatable(kind)) return partnerPage(c, session, partnerId, 'developers', { errors, rotation }, 400);
     const stepUp = requireStepUp(c, deps, session, `${partnerHref(partnerId)}/developers#keys`);
     if (stepUp) return stepUp;
-    const rotated = await rotatePartnerKey(deps, consoleAuditContext(c, session, partnerId), partnerId, { kind, graceSeconds: hours * 3600 });
-    const label = cm(lang, kind === 'private' ? 'privateKey' : kind === 'public' ? 'publicKey' : kind === 'channels' ? 'channelsKey' : 'webhookSecret');
+    const label = cm(lang, KEY_LABELS[kind]);
+    let rotated: Awaited<ReturnType<typeof rotatePartnerKey>>;
+    try {
+      // What the form showed of this kind: a reload of the new key's page sends it again, and
+      // then it is out of date, so one click replaces one key and the key just shown stays.
+      rotated = await rotatePartnerKey(deps, consoleAuditContext(c, session, partnerId), partnerId, { kind, graceSeconds: hours * 3600, ifVersion: form[`version-${kind}`] ?? '' });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.reason !== 'key_changed') throw err;
+      return partnerPage(c, session, partnerId, 'developers', { errors: { kind: cm(lang, 'keyChanged') }, rotation }, 409);
+    }
     return render(
       c,
       <SecretsOnceView

@@ -13,6 +13,7 @@ import { SANDBOX_CARDS } from '../../../domain/payments/payments.provider.js';
 import { sectionHref, type PartnerSection } from './console.sections.js';
 import type { Child } from 'hono/jsx';
 import { ConsoleLayout, CsrfField, ErrorSummary, Field, fieldId, Notice, SelectField, TextArea, type ConsoleBarView } from './console.view.js';
+import type { RotatableKind } from '../../../domain/partners/partners.service.js';
 
 /** The console's address of a partner's page. */
 export function partnerHref(partnerId: string): string {
@@ -135,8 +136,13 @@ export interface PartnerPageState {
   origins?: string;
   originsError?: string;
   invite?: { email: string; role: string; errors: Record<string, string> };
+  /** The key rotation form as it was sent (refused). */
+  rotation?: { kind: string; graceHours: string };
   notice?: string;
 }
+
+/** Each rotatable kind's name in the console's messages, in the order the form offers them. */
+export const KEY_LABELS = { public: 'publicKey', private: 'privateKey', channels: 'channelsKey', webhookSecret: 'webhookSecret' } as const satisfies Record<RotatableKind, string>;
 
 /** A partner's pages' frame: its name, id and the person's role, the tabs of its sections, a notice, every error of the form. */
 export function PartnerFrame(props: { lang: Lang; bar: ConsoleBarView; model: Pick<PartnerPageModel, 'partner' | 'role'>; sections: readonly PartnerSection[]; current: PartnerSection['id']; notice?: string | undefined; errors?: Record<string, string>; labels?: Record<string, string>; otherLangHref: string; head?: Child; children?: Child }) {
@@ -253,16 +259,11 @@ export function DevelopersView(props: { lang: Lang; model: PartnerPageModel; sta
           <p>{cm(lang, 'keysIntro')}</p>
           <form method="post" action={`${props.base}/keys/rotate`} class="card inline-form" novalidate>
             <CsrfField token={props.csrf.rotate} />
-            <div class="field">
-              <label for="f-kind">{cm(lang, 'keyKind')}</label>
-              <select id="f-kind" name="kind">
-                <option value="public">{cm(lang, 'publicKey')}</option>
-                <option value="private">{cm(lang, 'privateKey')}</option>
-                <option value="channels">{cm(lang, 'channelsKey')}</option>
-                <option value="webhookSecret">{cm(lang, 'webhookSecret')}</option>
-              </select>
-            </div>
-            <Field name="graceHours" label={cm(lang, 'grace')} value="24" inputmode="numeric" error={state.errors?.graceHours} />
+            {Object.entries(model.keyVersions ?? {}).map(([kind, version]) => (
+              <input type="hidden" name={`version-${kind}`} value={version} />
+            ))}
+            <SelectField name="kind" label={cm(lang, 'keyKind')} value={state.rotation?.kind ?? 'public'} options={Object.entries(KEY_LABELS).map(([value, label]) => ({ value, label: cm(lang, label) }))} error={state.errors?.kind} />
+            <Field name="graceHours" label={cm(lang, 'grace')} value={state.rotation?.graceHours ?? '24'} inputmode="numeric" error={state.errors?.graceHours} />
             <button type="submit">{cm(lang, 'rotate')}</button>
           </form>
           <p class="hint">{cm(lang, 'needsStepUp')}</p>

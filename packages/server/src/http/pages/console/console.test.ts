@@ -5,7 +5,7 @@ import { consoleCodes, consoleSessions } from '../../../domain/console/console.t
 import { CONSOLE_IDLE_MS, CONSOLE_SESSION_MS } from '../../../domain/console/console.service.js';
 import { OTP_LIMITS } from '../../../domain/auth/auth.service.js';
 import { csrfOf, inputValue, TestBrowser } from '../auth/auth.testing.js';
-import { confirmWithCode, csrfFor, settingsFormOf as formValues, signIn, submit, withOperators } from './console.testing.js';
+import { confirmWithCode, csrfFor, hiddenFieldsOf, settingsFormOf as formValues, signIn, submit, withOperators } from './console.testing.js';
 
 const OPERATOR = 'ops@resale.test';
 
@@ -322,17 +322,25 @@ describe('console partners', () => {
     await invite(t, ops, p.id, 'dev@acme.example', 'developer');
     const dev = await signIn(t, 'dev@acme.example');
     t.clock.advance(11 * 60_000);
-    const asked = await submit(dev, `/console/partners/${p.id}/developers`, `/console/partners/${p.id}/keys/rotate`, { kind: 'private', graceHours: '1' });
+    const devPage = `/console/partners/${p.id}/developers`;
+    const action = `/console/partners/${p.id}/keys/rotate`;
+    const asked = await submit(dev, devPage, action, { ...(await hiddenFieldsOf(dev, devPage, action)), kind: 'private', graceHours: '1' });
     expect(asked.status).toBe(303);
     expect(asked.location).toBe(`/console/confirm?next=${encodeURIComponent(`/console/partners/${p.id}/developers#keys`)}`);
     const confirmed = await confirmWithCode(t, dev, asked.location!, 'dev@acme.example');
     expect(confirmed.status).toBe(303);
     expect(confirmed.location).toBe(`/console/partners/${p.id}/developers#keys`);
     for (const [kind, graceHours] of [['private', '9999'], ['private', '-1'], ['private', ''], ['owner', '1']] as const) {
-      const bad = await submit(dev, `/console/partners/${p.id}/developers`, `/console/partners/${p.id}/keys/rotate`, { kind, graceHours });
+      const bad = await submit(dev, devPage, action, { kind, graceHours });
       expect(bad.status, `${kind} ${graceHours}`).toBe(400);
     }
-    const rotated = await submit(dev, `/console/partners/${p.id}/developers`, `/console/partners/${p.id}/keys/rotate`, { kind: 'private', graceHours: '1' });
+    // Every error at once, the typed values kept.
+    const both = await submit(dev, devPage, action, { kind: 'owner', graceHours: '9999' });
+    expect(both.status).toBe(400);
+    expect(both.text).toContain('Choose the key to rotate.');
+    expect(both.text).toContain('Enter 0 to 168 hours.');
+    expect(inputValue(both.text, 'graceHours')).toBe('9999');
+    const rotated = await submit(dev, devPage, action, { ...(await hiddenFieldsOf(dev, devPage, action)), kind: 'private', graceHours: '1' });
     expect(rotated.status).toBe(200);
     const key = /<code class="secret">(sk_[^<]+)<\/code>/.exec(rotated.text)![1]!;
     expect((await t.request('GET', '/v1/events/none', { key })).status).toBe(404);
@@ -342,6 +350,40 @@ describe('console partners', () => {
     const entry = (await t.db.read(async (tx) => await tx.select().from(auditLog))).find((e) => e.action === 'partner.key.rotate')!;
     expect(entry).toMatchObject({ actorEmail: 'dev@acme.example', role: 'developer', after: { kind: 'private', graceSeconds: 3600 } });
     expect(JSON.stringify(entry)).not.toContain(key);
+  });
+
+  it('rotates nothing when the new key’s page is sent again (a reload) or the form is out of date: the key just shown stays in force', async () => {
+    const t = await setup();
+    const p = await t.partner('Acme');
+    const ops = await signIn(t, OPERATOR);
+    const devPage = `/console/partners/${p.id}/developers`;
+    const action = `/console/partners/${p.id}/keys/rotate`;
+    const auditCount = async () => (await t.db.read(async (tx) => await tx.select().from(auditLog))).length;
+    for (const [kind, pattern] of [['public', /<code class="secret">(pk_[^<]+)<\/code>/], ['webhookSecret', /<code class="secret">(whsec_[^<]+)<\/code>/]] as const) {
+      const form: Record<string, string> = { ...(await hiddenFieldsOf(ops, devPage, action)), kind, graceHours: '0' };
+      const shown = await submit(ops, devPage, action, form);
+      expect(shown.status, kind).toBe(200);
+      const secret = pattern.exec(shown.text)![1]!;
+      const entries = await auditCount();
+      // The same body again, as a reload of the new key's page sends it.
+      const again = await submit(ops, devPage, action, form);
+      expect(again.status, kind).toBe(409);
+      expect(again.text).toContain('This key was replaced after the page you sent was opened');
+      expect(again.text).not.toMatch(/<code class="secret">/);
+      // The form comes back as sent, with what the kind is now.
+      expect(again.text).toMatch(new RegExp(`<option value="${kind}" selected`));
+      expect(inputValue(again.text, 'graceHours')).toBe('0');
+      expect(inputValue(again.text, `version-${kind}`)).not.toBe(form[`version-${kind}`]);
+      expect(await auditCount()).toBe(entries);
+      if (kind === 'public') expect(await t.deps.partners.authenticate(secret)).toMatchObject({ kind: 'public' });
+      else expect((await t.db.read(async (tx) => await t.deps.partners.keyVersionsIn(tx, p.id))).webhookSecret).toBe(inputValue(again.text, 'version-webhookSecret'));
+    }
+    // A form without what it read (an old page, typed by hand) is out of date too.
+    expect((await submit(ops, devPage, action, { kind: 'private', graceHours: '0' })).status).toBe(409);
+    expect((await t.request('GET', '/v1/events/none', { key: p.keys.private })).status).toBe(404);
+    // From the page as it is now, the rotation goes through.
+    expect((await submit(ops, devPage, action, { ...(await hiddenFieldsOf(ops, devPage, action)), kind: 'private', graceHours: '0' })).status).toBe(200);
+    expect((await t.request('GET', '/v1/events/none', { key: p.keys.private })).status).toBe(401);
   });
 
   it('asks for a fresh code before a platform URL or the webhook endpoint changes, not for the rest', async () => {

@@ -43,6 +43,22 @@ export async function submit(browser: TestBrowser, page: string, action: string,
   return browser.post(action, body);
 }
 
+/**
+ * The hidden fields of the first form of `page` posting to `action`, as a browser sends them
+ * (what `submit` leaves out, since a page may hold several forms to one action).
+ */
+export async function hiddenFieldsOf(browser: TestBrowser, page: string, action: string): Promise<Record<string, string>> {
+  const html = (await browser.get(page)).text;
+  const at = html.indexOf(`action="${action.replace(/&/g, '&amp;')}"`);
+  if (at < 0) throw new Error(`${page} has no form posting to ${action}`);
+  const fields: Record<string, string> = {};
+  for (const tag of html.slice(at, html.indexOf('</form>', at)).match(/<input type="hidden"[^>]*>/g) ?? []) {
+    const name = /name="([^"]*)"/.exec(tag)?.[1];
+    if (name && name !== '_csrf') fields[name] = (/value="([^"]*)"/.exec(tag)?.[1] ?? '').replace(/&amp;/g, '&');
+  }
+  return fields;
+}
+
 /** Completes a step-up from the redirect that asked for it (`/console/confirm?next=…`), answering the redirect back. */
 export async function confirmWithCode(t: TestApp, browser: TestBrowser, confirmUrl: string, email: string): Promise<BrowserResponse> {
   const start = await browser.get(confirmUrl);
