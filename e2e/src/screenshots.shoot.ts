@@ -210,6 +210,7 @@ it('renders every page and widget state', async () => {
     await ops.getByRole('button', { name: 'Create' }).click();
     await ops.getByLabel('Create another partner named “sandbox”').waitFor();
     await shoot(ops, '23b-console-partners-twin');
+    await ops.goto(`${stack.serviceUrl}/console/partners`);
     // The sandbox: the demo's partner, with its events, sales and webhooks.
     const partnerHref = await ops.getByRole('link', { name: 'sandbox', exact: true }).getAttribute('href');
     base = `${stack.serviceUrl}${partnerHref}`;
@@ -239,6 +240,13 @@ it('renders every page and widget state', async () => {
       await ops.goto(`${base}${tab}`);
       await shoot(ops, name);
     }
+    // A refused rotation (checked before any step-up): the form again with what was typed.
+    await ops.goto(`${base}/developers`);
+    await ops.getByLabel('Key', { exact: true }).selectOption('webhookSecret');
+    await ops.getByLabel('Grace (hours)').fill('a week');
+    await ops.getByRole('button', { name: 'Rotate' }).click();
+    await ops.getByText('Enter 0 to 168 hours.').first().waitFor();
+    await shoot(ops, '26b-console-developers-rotation-errors');
     await ops.goto(`${base}/webhooks`);
     const messages = ops.locator('a[href*="/webhooks/msg_"]');
     const message = (await messages.count()) > 0 ? await messages.first().getAttribute('href') : null;
