@@ -79,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Create a partner
-         * @description Creates a partner with its private, public and channels keys and its webhook signing secret, all shown only in this answer. Audited as `partner.create` (never a secret). Operator token.
+         * @description Creates a partner with its private, public and channels keys and its webhook signing secret, all shown only in this answer. Audited as `partner.create` (never a secret). Operator token. No `Idempotency-Key`: a kept answer would keep the secrets, which are stored only as hashes; a request retried after a lost answer makes a second partner, so list the partners (their names) before retrying.
          */
         post: operations["createPartner"];
         delete?: never;
