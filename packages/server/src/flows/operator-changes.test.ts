@@ -6,7 +6,7 @@ import { auditLog, type AuditRow } from '../domain/audit/audit.table.js';
 import { eventBody, showBody } from '../testing/factories.js';
 import { createTestApp, listen, OPERATOR_TOKEN, type TestApp } from '../testing/harness.js';
 import { sqlRows } from '../testing/sql.js';
-import { OPERATOR_ACTIONS, rotatePartnerKey, setTicketShield, updatePartner } from './operator-changes.js';
+import { createPartner, OPERATOR_ACTIONS, rotatePartnerKey, setTicketShield, updatePartner } from './operator-changes.js';
 
 /**
  * Every change made through the operator API (`/admin/v1`) leaves exactly one audit entry,
@@ -234,6 +234,20 @@ describe('operator changes called by the console', () => {
       }),
     ]);
     expect(await rawLog(t)).not.toContain(secret);
+  });
+
+  it('creates a partner of a free name once when asked to: two at once (a double click) make one, and a taken name none', async () => {
+    const t = createTestApp();
+    await t.partner('Gala Tickets');
+    const both = await Promise.allSettled([0, 1].map(async () => await createPartner(t.deps, console_, { name: 'North Stage', nameFree: true })));
+    expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(both.find((r) => r.status === 'rejected')!.reason).toMatchObject({ status: 409, reason: 'partner_name_taken', entries: [{ path: 'name' }] });
+    await expect(createPartner(t.deps, console_, { name: ' gala   TICKETS', nameFree: true })).rejects.toMatchObject({ reason: 'partner_name_taken' });
+    expect((await t.deps.partners.list()).map((p) => p.name).sort()).toEqual(['Gala Tickets', 'North Stage']);
+    expect((await entries(t)).map((e) => e.action)).toEqual([OPERATOR_ACTIONS.createPartner]);
+    // Without `nameFree` (the API, or the console's "create another"), a name may repeat.
+    await createPartner(t.deps, console_, { name: 'North Stage' });
+    expect(await t.deps.partners.namedAs('north stage')).toHaveLength(2);
   });
 
   it('rotates a kind given the version its form read only once: a form sent again, or by two people at once, replaces one key', async () => {

@@ -72,13 +72,15 @@ function platformSecretMark(set: boolean): string | null {
 /**
  * Creates a partner with its keys and webhook secret (answered once, never recorded) and
  * records `partner.create` with the partner's name and the settings that differ from the
- * defaults (`settings.platformSecret: '[redacted]'` when one was given).
+ * defaults (`settings.platformSecret: '[redacted]'` when one was given). With `nameFree` only
+ * if no partner has the name yet (the console's form, unless asked for a second one).
  *
+ * @throws ApiError 409 `partner_name_taken` with `nameFree` when one has it (nothing recorded)
  * @example const { partner, secrets } = await createPartner(deps, ctx, { name: 'Acme Tickets', settings: { webhookUrl: 'https://acme.example/hooks' } });
  */
-export async function createPartner(deps: OperatorChangesDeps, ctx: AuditContext, input: { name: string; settings?: PartnerSettingsPatch | undefined }): Promise<{ partner: PartnerRow; secrets: PartnerSecrets }> {
+export async function createPartner(deps: OperatorChangesDeps, ctx: AuditContext, input: { name: string; settings?: PartnerSettingsPatch | undefined; nameFree?: boolean }): Promise<{ partner: PartnerRow; secrets: PartnerSecrets }> {
   return deps.db.transact(async (tx) => {
-    const created = await deps.partners.createIn(tx, input.name, input.settings ?? {});
+    const created = input.nameFree ? await deps.partners.createNamedIn(tx, input.name, input.settings ?? {}) : await deps.partners.createIn(tx, input.name, input.settings ?? {});
     const { partner } = created;
     const snapshot = partnerSnapshot(partner);
     snapshot.settings.platformSecret = platformSecretMark(partner.platformSecretSealed !== null);

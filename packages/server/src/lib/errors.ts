@@ -106,6 +106,8 @@ export const DOMAIN_REASONS = [
   'door_name_taken',
   /** A key or secret was rotated after the form that would rotate it was read (a reload sends the form again). */
   'key_changed',
+  /** A partner has that name already, and the console asked before making a second one. */
+  'partner_name_taken',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

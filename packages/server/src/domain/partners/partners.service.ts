@@ -136,15 +136,33 @@ export class PartnersService {
 
   /**
    * The partners whose name reads as `name` (letter case and runs of spaces aside), oldest
-   * first: the console warns before making a second partner of a name, so that a form sent
-   * twice (a reload of the page that showed the keys) is not a second partner by accident.
-   * Names are not unique (two organisers may share one); the console asks, it does not refuse.
+   * first: the console asks before making a second partner of a name, so that a form sent
+   * twice (a reload of the page that showed the keys, a double click) is not a second partner
+   * by accident. Names are not unique (two organisers may share one): the console asks, it
+   * does not forbid.
    */
   async namedAs(name: string): Promise<{ id: string; name: string }[]> {
+    return this.db.read(async (tx) => await this.namedAsIn(tx, name));
+  }
+
+  /** {@link namedAs} in the caller's transaction. */
+  async namedAsIn(tx: Tx, name: string): Promise<{ id: string; name: string }[]> {
     const key = partnerNameKey(name);
     // Compared here, not in SQL: SQLite's lower() folds ASCII only, and the partners are few.
-    const rows = await this.db.read(async (tx) => await tx.select({ id: partners.id, name: partners.name }).from(partners).orderBy(asc(partners.createdAt), asc(partners.id)));
+    const rows = await tx.select({ id: partners.id, name: partners.name }).from(partners).orderBy(asc(partners.createdAt), asc(partners.id));
     return rows.filter((r) => partnerNameKey(r.name) === key);
+  }
+
+  /**
+   * {@link createIn} unless a partner is named as `name` already ({@link namedAs}); two at
+   * once (a double click, on PostgreSQL) one after the other, so the second sees the first.
+   *
+   * @throws ApiError 409 on `name`, `partner_name_taken`
+   */
+  async createNamedIn(tx: Tx, name: string, patch: PartnerSettingsPatch = {}): Promise<{ partner: PartnerRow; secrets: PartnerSecrets }> {
+    await serializeOn(tx, 'partners:names');
+    if ((await this.namedAsIn(tx, name)).length > 0) throw ApiError.conflict(`A partner is named "${name}" already`, 'name', 'partner_name_taken');
+    return await this.createIn(tx, name, patch);
   }
 
   async list(): Promise<PartnerRow[]> {

@@ -82,15 +82,21 @@ export function consolePartnerRoutes(deps: ConsoleDeps) {
     const again = formText(body, 'again', 10) === 'yes';
     if (name.length < 1 || name.length > 200) return partnersPage(c, session, { name, again, error: cm(lang, 'badName') }, 400);
     // A partner of this name already: most often this very form sent twice (a reload of the
-    // keys' page), so the console asks before it makes a second one; names need not be unique.
-    if (!again) {
-      const twins = await deps.partners.namedAs(name);
-      if (twins.length > 0) return partnersPage(c, session, { name, twins, error: cm(lang, 'nameTwin', { name }) }, 409);
-    }
+    // keys' page, a double click), so the console asks before it makes a second one; names
+    // need not be unique. Asked before the step-up, and checked again where it is made.
+    const twinsOf = async () => partnersPage(c, session, { name, twins: await deps.partners.namedAs(name), error: cm(lang, 'nameTwin', { name }) }, 409);
+    if (!again && (await deps.partners.namedAs(name)).length > 0) return twinsOf();
     // The new partner's keys are shown once: a fresh code first (the typed form comes back with it).
     const stepUp = requireStepUp(c, deps, session, `/console/partners?name=${encodeURIComponent(name)}${again ? '&again=yes' : ''}`);
     if (stepUp) return stepUp;
-    const { partner, secrets } = await createPartner(deps, consoleAuditContext(c, session, null), { name });
+    let created: Awaited<ReturnType<typeof createPartner>>;
+    try {
+      created = await createPartner(deps, consoleAuditContext(c, session, null), { name, nameFree: !again });
+    } catch (err) {
+      if (err instanceof ApiError && err.reason === 'partner_name_taken') return twinsOf();
+      throw err;
+    }
+    const { partner, secrets } = created;
     return render(
       c,
       <SecretsOnceView

@@ -227,6 +227,11 @@ describe('console partners', () => {
     expect(await count()).toBe(partnersBefore + 1);
     // An unticked "again" in the address (typed by hand) shows no box: nothing to ask.
     expect((await ops.get('/console/partners?name=Other')).text).not.toContain('name="again"');
+    // A double click: two forms at once make one partner, the other is asked about.
+    const clicks = await Promise.all([0, 1].map(async () => await submit(ops, '/console/partners', '/console/partners', { name: 'Double Click' })));
+    expect(clicks.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(clicks.find((r) => r.status === 409)!.text).toContain('A partner named “Double Click” exists already');
+    expect(await count()).toBe(partnersBefore + 2);
   });
 
   it('answers a settings form with every error at once, the typed values kept, nothing written', async () => {
